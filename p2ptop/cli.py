@@ -1,0 +1,66 @@
+"""The ``p2ptop`` command: the dashboard by default, and the subcommands in p2ptop/commands/."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Optional
+
+from . import __version__
+from .commands import COMMANDS
+from .commands.common import add_source_options, fail
+
+
+def _command_modules() -> list:
+    mods = []
+    for name in COMMANDS:
+        modname = f"{__package__}.commands.{name}"
+        try:
+            mods.append(importlib.import_module(modname))
+        except ModuleNotFoundError as e:
+            if e.name != modname:
+                raise
+    return mods
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="p2ptop",
+        description="Why two GPUs cannot talk to each other, or talk slowly, and what to do about it. "
+        "With no command, opens the dashboard.",
+    )
+    p.add_argument("--version", action="version", version=f"p2ptop {__version__}")
+    add_source_options(p)
+    p.add_argument("--interval", type=float, default=2.0, metavar="SECONDS", help="live refresh interval (default 2)")
+    p.add_argument("--no-mouse", action="store_true", help="do not capture the mouse")
+    p.add_argument("--kb", metavar="DIR", action="append", default=[], help="extra knowledge-base entries (repeatable)")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    for mod in _command_modules():
+        mod.add_parser(sub)
+    return p
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        if args.interval <= 0:
+            return fail("--interval must be a positive number of seconds")
+        try:
+            from .ui.app import run_dashboard
+        except ModuleNotFoundError as e:
+            if e.name and e.name.startswith(f"{__package__}.ui"):
+                return fail("the dashboard is not built yet; use `p2ptop topo`")
+            raise
+        return run_dashboard(args)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,6 @@
+"""The subcommands of the ``p2ptop`` command line, one module each.
+
+Each module has ``add_parser(subparsers)`` and ``run(args) -> int`` (the exit status).
+"""
+
+COMMANDS = ("topo", "snapshot", "demo", "bench", "doctor", "explain", "kb", "report")

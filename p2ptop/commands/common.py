@@ -1,0 +1,32 @@
+"""Pieces the subcommands share: the source options and the one-line error exit."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Optional
+
+from ..model import Snapshot, SnapshotError
+from ..sources import SourceUnavailable, open_snapshot
+
+EXIT_OK, EXIT_PROBLEM, EXIT_CANNOT_RUN = 0, 1, 2
+
+
+def add_source_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--demo", metavar="NAME", help="use a bundled demo topology (simulated); `p2ptop demo` lists them")
+    g.add_argument("--replay", metavar="FILE", help="use a saved snapshot file")
+
+
+def fail(message: str) -> int:
+    """One line on stderr, no traceback; exit status 2 (could not run)."""
+    print(f"p2ptop: {message}", file=sys.stderr)
+    return EXIT_CANNOT_RUN
+
+
+def snapshot_from_args(args: argparse.Namespace) -> tuple[Optional[Snapshot], Optional[int]]:
+    """(snapshot, None), or (None, exit status) after printing why."""
+    try:
+        return open_snapshot(demo=getattr(args, "demo", None), replay=getattr(args, "replay", None)), None
+    except (SnapshotError, SourceUnavailable) as e:
+        return None, fail(str(e))

@@ -1,0 +1,456 @@
+"""The snapshot: plain dataclasses for one picture of a GPU host, and their versioned JSON.
+
+Everything in p2ptop flows through a :class:`Snapshot`. Live NVML, the bundled demos and replayed
+files all produce one; the fabric graph, the findings, the dashboard and the exports all read one.
+
+Values that could not be read are ``None`` and the reason is kept in the owning object's ``na``
+mapping (field name -> reason, e.g. ``{"numa_node": "Not Supported"}``), never a guess.
+
+This module imports nothing of ours.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+SCHEMA_VERSION = 1
+SNAPSHOT_KIND = "p2ptop-snapshot"
+
+# --- vocabularies -------------------------------------------------------------------------
+
+#: P2P capabilities NVML reports per ordered pair, in nvidia-smi's ``topo -p2p`` letter order.
+P2P_CAPS = ("read", "write", "nvlink", "atomics", "pci")
+P2P_CAP_LETTER = {"read": "r", "write": "w", "nvlink": "n", "atomics": "a", "pci": "p"}
+
+#: NVML's P2P status values (nvmlGpuP2PStatus_t) by our names, with nvidia-smi's short codes.
+P2P_STATUS_NAMES = {
+    0: "OK",
+    1: "CHIPSET_NOT_SUPPORTED",
+    2: "GPU_NOT_SUPPORTED",
+    3: "TOPOLOGY_NOT_SUPPORTED",
+    4: "DISABLED_BY_REGKEY",
+    5: "NOT_SUPPORTED",
+    6: "UNKNOWN",
+}
+P2P_STATUS_SHORT = {
+    "OK": "OK",
+    "CHIPSET_NOT_SUPPORTED": "CNS",
+    "GPU_NOT_SUPPORTED": "GNS",
+    "TOPOLOGY_NOT_SUPPORTED": "TNS",
+    "DISABLED_BY_REGKEY": "DR",
+    "NOT_SUPPORTED": "NS",
+    "UNKNOWN": "U",
+}
+P2P_STATUS_TEXT = {
+    "OK": "OK",
+    "CHIPSET_NOT_SUPPORTED": "chipset not supported",
+    "GPU_NOT_SUPPORTED": "GPU not supported",
+    "TOPOLOGY_NOT_SUPPORTED": "topology not supported",
+    "DISABLED_BY_REGKEY": "disabled by regkey",
+    "NOT_SUPPORTED": "not supported",
+    "UNKNOWN": "unknown",
+}
+
+#: NVML's common-ancestor levels (nvmlGpuTopologyLevel_t) by our names.
+ANCESTOR_NAMES = {0: "INTERNAL", 10: "SINGLE", 20: "MULTIPLE", 30: "HOSTBRIDGE", 40: "NODE", 50: "SYSTEM"}
+#: The path class nvidia-smi prints for each ancestor when no NVLink joins the pair.
+ANCESTOR_PATH_CLASS = {
+    "INTERNAL": "X",
+    "SINGLE": "PIX",
+    "MULTIPLE": "PXB",
+    "HOSTBRIDGE": "PHB",
+    "NODE": "NODE",
+    "SYSTEM": "SYS",
+}
+#: PCIe path classes from nearest to farthest.
+PCIE_PATH_CLASSES = ("PIX", "PXB", "PHB", "NODE", "SYS")
+
+#: NVML's NVLink version enum (nvmlNvlinkVersion_t) -> marketing version.
+NVLINK_VERSION_NAMES = {1: "1.0", 2: "2.0", 3: "2.2", 4: "3.0", 5: "3.1", 6: "4.0", 7: "5.0", 8: "6.0"}
+#: NVML's remote device types (nvmlIntNvLinkDeviceType_t).
+NVLINK_REMOTE_TYPES = {0: "GPU", 1: "IBMNPU", 2: "NVSWITCH", 255: "UNKNOWN"}
+#: The bus id NVML reports for an NVLink peer it cannot see (an NVSwitch hidden from a VM).
+HIDDEN_REMOTE_BUS = "FFFFFFFF:FF:FF.0"
+
+VIRTUALIZATION_NAMES = {0: "NONE", 1: "PASSTHROUGH", 2: "VGPU", 3: "HOST_VGPU", 4: "HOST_VSGA"}
+FABRIC_STATE_NAMES = {0: "NOT_SUPPORTED", 1: "NOT_STARTED", 2: "IN_PROGRESS", 3: "COMPLETED"}
+
+SOURCE_KINDS = ("nvml", "demo", "replay")
+
+
+class SnapshotError(ValueError):
+    """A snapshot file or document that cannot be used; the message says what is wrong."""
+
+
+# --- the dataclasses ----------------------------------------------------------------------
+
+
+@dataclass
+class Source:
+    """Where a snapshot came from."""
+
+    kind: str = "nvml"  # nvml | demo | replay
+    hostname: Optional[str] = None
+    taken_at: Optional[str] = None  # ISO 8601, UTC
+    detail: Optional[str] = None  # demo name, or the file a replay came from
+    simulated: bool = False  # True for demos and anything derived from them
+    origin_kind: Optional[str] = None  # for a replay: the kind of the source it was saved from
+
+    @property
+    def label(self) -> str:
+        if self.kind == "demo":
+            return f"DEMO {self.detail or ''} (simulated)".replace("  ", " ")
+        if self.kind == "replay":
+            sim = " simulated" if self.simulated else ""
+            return f"REPLAY{sim} {self.detail or ''} (taken {self.taken_at or 'N/A'})"
+        return "LIVE"
+
+
+@dataclass
+class PcieDevice:
+    """One PCI function above a GPU: a bridge, a switch port, a root port (read from sysfs)."""
+
+    bdf: str  # 0000:3a:00.0
+    role: str = "bridge"  # switch_downstream | switch_upstream | root_port | bridge | endpoint
+    vendor_id: Optional[str] = None
+    device_id: Optional[str] = None
+    name: Optional[str] = None
+    link_gen_cur: Optional[int] = None
+    link_gen_max: Optional[int] = None
+    link_width_cur: Optional[int] = None
+    link_width_max: Optional[int] = None
+    acs_ctrl: Optional[int] = None  # ACS control register, when readable
+    na: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class CpuSocket:
+    """A CPU socket (package) with the NUMA nodes it holds."""
+
+    id: int
+    numa_nodes: list[int] = field(default_factory=list)
+    cpus: Optional[str] = None  # "0-31,64-95"
+
+
+@dataclass
+class NvLink:
+    link: int
+    state: Optional[str] = None  # "active" | "inactive"
+    version: Optional[int] = None  # NVML enum (6 = NVLink 4.0)
+    remote_pci_bus_id: Optional[str] = None
+    remote_type: Optional[str] = None  # GPU | NVSWITCH | IBMNPU | UNKNOWN
+    p2p_supported: Optional[bool] = None
+    counters: dict[str, Optional[int]] = field(default_factory=dict)  # replay, recovery, crc_flit, crc_data
+    na: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def active(self) -> bool:
+        return self.state == "active"
+
+    @property
+    def version_name(self) -> Optional[str]:
+        return NVLINK_VERSION_NAMES.get(self.version) if self.version is not None else None
+
+    @property
+    def remote_hidden(self) -> bool:
+        return (self.remote_pci_bus_id or "").upper() == HIDDEN_REMOTE_BUS
+
+
+@dataclass
+class Fabric:
+    """GPU fabric registration (NVSwitch systems): nvmlDeviceGetGpuFabricInfoV."""
+
+    state: Optional[str] = None  # NOT_SUPPORTED | NOT_STARTED | IN_PROGRESS | COMPLETED
+    status: Optional[str] = None  # NVML return of the registration, "Success" when fine
+    clique_id: Optional[int] = None
+    cluster_uuid: Optional[str] = None
+    na: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class GPU:
+    index: int
+    name: Optional[str] = None
+    uuid: Optional[str] = None
+    serial: Optional[str] = None
+    pci_bus_id: Optional[str] = None  # NVML form: 00000000:3A:00.0
+    brand: Optional[str] = None  # NVML brand name: TESLA, GEFORCE, NVIDIA, ...
+    architecture: Optional[str] = None
+    memory_total_mib: Optional[int] = None
+    compute_capability: Optional[str] = None  # "9.0"
+    pcie_gen_cur: Optional[int] = None
+    pcie_gen_max: Optional[int] = None  # what the GPU and slot can reach
+    pcie_width_cur: Optional[int] = None
+    pcie_width_max: Optional[int] = None
+    pcie_replay_counter: Optional[int] = None
+    utilization_gpu: Optional[int] = None  # percent; tells a link trained low under load from an idle one
+    numa_node: Optional[int] = None  # the NUMA node the GPU hangs off ("NUMA Affinity" in topo -m)
+    gpu_numa_id: Optional[int] = None  # the GPU memory's own NUMA id (coherent systems; "GPU NUMA ID")
+    cpu_affinity: Optional[str] = None  # "0-31,64-95"
+    virtualization_mode: Optional[str] = None  # NONE | PASSTHROUGH | VGPU | ...
+    mig_mode: Optional[str] = None  # "Enabled" | "Disabled"
+    fabric: Fabric = field(default_factory=Fabric)
+    nvlinks: list[NvLink] = field(default_factory=list)
+    pcie_path: list[PcieDevice] = field(default_factory=list)  # from the GPU's parent up to its root port
+    root_complex: Optional[str] = None  # "pci0000:00": the host bridge above the GPU
+    na: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return f"GPU{self.index}"
+
+    @property
+    def active_links(self) -> list[NvLink]:
+        return [link for link in self.nvlinks if link.active]
+
+    @property
+    def pcie_degraded(self) -> bool:
+        """True when the link trained below what the GPU and slot can reach."""
+        return (
+            self.pcie_width_cur is not None
+            and self.pcie_width_max is not None
+            and self.pcie_width_cur < self.pcie_width_max
+        ) or (
+            self.pcie_gen_cur is not None
+            and self.pcie_gen_max is not None
+            and self.pcie_gen_cur < self.pcie_gen_max
+        )
+
+
+@dataclass
+class Pair:
+    """One ordered GPU pair as NVML sees it."""
+
+    a: int
+    b: int
+    ancestor: Optional[str] = None  # SINGLE | MULTIPLE | HOSTBRIDGE | NODE | SYSTEM
+    p2p: dict[str, Optional[str]] = field(default_factory=dict)  # cap -> status name (P2P_STATUS_NAMES)
+    na: dict[str, str] = field(default_factory=dict)  # "ancestor" or "p2p.read" -> reason
+
+    def status(self, cap: str) -> Optional[str]:
+        return self.p2p.get(cap)
+
+
+@dataclass
+class Measurement:
+    """One figure of a copy test."""
+
+    name: str  # ce_one_way | ce_bidirectional | sm_read | sm_write | latency_copy | ...
+    value: Optional[float] = None
+    unit: str = "GB/s"
+    min: Optional[float] = None
+    max: Optional[float] = None
+    expected: Optional[float] = None
+    verdict: Optional[str] = None  # healthy | slow | failing | info
+    error: Optional[str] = None
+
+
+@dataclass
+class BenchResult:
+    """The result of a copy test of one ordered pair (filled in by the copy-test runner)."""
+
+    a: int
+    b: int
+    status: str = "ok"  # ok | failed | timeout | crashed | cancelled | unavailable
+    verdict: Optional[str] = None  # healthy | slow | failing
+    simulated: bool = False
+    started_at: Optional[str] = None
+    duration_s: Optional[float] = None
+    measurements: list[Measurement] = field(default_factory=list)
+    integrity: Optional[str] = None  # ok | corrupt | not run
+    first_bad_offset: Optional[int] = None
+    errors: list[str] = field(default_factory=list)  # exact CUDA error texts, kept as evidence
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def measurement(self, name: str) -> Optional[Measurement]:
+        for m in self.measurements:
+            if m.name == name:
+                return m
+        return None
+
+
+@dataclass
+class Snapshot:
+    source: Source = field(default_factory=Source)
+    driver_version: Optional[str] = None
+    cuda_driver_version: Optional[str] = None  # "13.0"
+    nvml_version: Optional[str] = None
+    gpus: list[GPU] = field(default_factory=list)
+    pairs: list[Pair] = field(default_factory=list)
+    sockets: list[CpuSocket] = field(default_factory=list)  # empty when the host did not say
+    host: dict[str, Any] = field(default_factory=dict)  # host facts (doctor); free-form, JSON-safe
+    bench: list[BenchResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the reader wants a person to know
+    na: dict[str, str] = field(default_factory=dict)
+    schema_version: int = SCHEMA_VERSION
+
+    # -- lookups --
+    def gpu(self, index: int) -> Optional[GPU]:
+        for g in self.gpus:
+            if g.index == index:
+                return g
+        return None
+
+    def pair(self, a: int, b: int) -> Optional[Pair]:
+        for p in self.pairs:
+            if p.a == a and p.b == b:
+                return p
+        return None
+
+    def bench_result(self, a: int, b: int) -> Optional[BenchResult]:
+        found = None
+        for r in self.bench:
+            if r.a == a and r.b == b:
+                found = r  # the latest wins
+        return found
+
+    @property
+    def gpu_indices(self) -> list[int]:
+        return [g.index for g in self.gpus]
+
+    # -- JSON --
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        out = {"kind": SNAPSHOT_KIND, "schema_version": self.schema_version}
+        out.update({k: v for k, v in data.items() if k != "schema_version"})
+        return out
+
+    def to_json(self, indent: Optional[int] = 1) -> str:
+        return json.dumps(self.to_dict(), indent=indent, sort_keys=False)
+
+    @classmethod
+    def from_dict(cls, data: Any, *, where: str = "snapshot") -> "Snapshot":
+        if not isinstance(data, dict):
+            raise SnapshotError(f"{where}: expected a JSON object, got {type(data).__name__}")
+        kind = data.get("kind")
+        if kind != SNAPSHOT_KIND:
+            raise SnapshotError(
+                f"{where}: not a p2ptop snapshot (field 'kind' is {kind!r}, expected {SNAPSHOT_KIND!r})"
+            )
+        version = data.get("schema_version")
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise SnapshotError(f"{where}: field 'schema_version' is missing or not an integer")
+        if version > SCHEMA_VERSION:
+            raise SnapshotError(
+                f"{where}: schema_version {version} is newer than this p2ptop understands "
+                f"({SCHEMA_VERSION}); upgrade p2ptop to open it"
+            )
+        if version < 1:
+            raise SnapshotError(f"{where}: schema_version {version} is not valid")
+        body = {k: v for k, v in data.items() if k != "kind"}
+        return _build(cls, body, where)
+
+    @classmethod
+    def from_json(cls, text: str, *, where: str = "snapshot") -> "Snapshot":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise SnapshotError(f"{where}: not valid JSON ({e.msg} at line {e.lineno}, column {e.colno})") from None
+        return cls.from_dict(data, where=where)
+
+
+def load_snapshot(path: str) -> Snapshot:
+    """Read a snapshot file; every failure is a :class:`SnapshotError` naming the file."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise SnapshotError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise SnapshotError(f"{path}: is a directory, not a snapshot file") from None
+    except PermissionError:
+        raise SnapshotError(f"{path}: permission denied") from None
+    except UnicodeDecodeError:
+        raise SnapshotError(f"{path}: not a text file (is it a snapshot.json?)") from None
+    except OSError as e:
+        raise SnapshotError(f"{path}: cannot be read ({e.strerror or e})") from None
+    return Snapshot.from_json(text, where=path)
+
+
+def save_snapshot(snapshot: Snapshot, path: str) -> None:
+    """Write a snapshot atomically: a file is either complete or not there."""
+    import os
+    import tempfile
+
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    fd, tmp = tempfile.mkstemp(prefix=".p2ptop-", suffix=".json", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(snapshot.to_json())
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+# --- strict, typed construction from JSON -------------------------------------------------
+
+
+def _build(cls: type, data: Any, where: str) -> Any:
+    if not isinstance(data, dict):
+        raise SnapshotError(f"{where}: expected an object for {cls.__name__}, got {type(data).__name__}")
+    hints = typing.get_type_hints(cls)
+    kwargs = {}
+    names = {f.name for f in dataclasses.fields(cls)}
+    for key, value in data.items():
+        if key not in names:
+            continue  # unknown fields from a newer minor writer are ignored
+        kwargs[key] = _convert(hints[key], value, f"{where}.{key}")
+    try:
+        return cls(**kwargs)
+    except TypeError as e:
+        raise SnapshotError(f"{where}: {e}") from None
+
+
+def _convert(tp: Any, value: Any, where: str) -> Any:
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        last: Optional[SnapshotError] = None
+        for a in inner:
+            try:
+                return _convert(a, value, where)
+            except SnapshotError as e:
+                last = e
+        raise last or SnapshotError(f"{where}: unexpected value {value!r}")
+    if tp is Any:
+        return value
+    if dataclasses.is_dataclass(tp):
+        return _build(tp, value, where)
+    if origin is list:
+        if not isinstance(value, list):
+            raise SnapshotError(f"{where}: expected a list, got {type(value).__name__}")
+        return [_convert(args[0], v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise SnapshotError(f"{where}: expected an object, got {type(value).__name__}")
+        return {str(k): _convert(args[1], v, f"{where}.{k}") for k, v in value.items()}
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise SnapshotError(f"{where}: expected true or false, got {value!r}")
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise SnapshotError(f"{where}: expected an integer, got {value!r}")
+        return value
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise SnapshotError(f"{where}: expected a number, got {value!r}")
+        return float(value)
+    if tp is str:
+        if not isinstance(value, str):
+            raise SnapshotError(f"{where}: expected a string, got {value!r}")
+        return value
+    return value

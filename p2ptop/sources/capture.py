@@ -1,0 +1,372 @@
+"""A stand-in for the pynvml module that answers from a capture of a real host.
+
+A capture is what a real host printed: ``nvml_probe.json`` (NVML read with nvidia-ml-py) and,
+where present, ``nvidia-smi-q.xml`` and ``nvidia-smi-topo-m.txt`` from the same host. The live
+reader (:mod:`p2ptop.sources.nvml`) runs unchanged against it, so the tests exercise the real NVML
+code without a GPU, and the ``h200x2-vm`` demo is built from it.
+
+Values the capture did not record raise an NVML error whose text says so, never a guess.
+Fault injection: ``FakeNvml(capture, faults={"nvmlDeviceGetName": "GPU_IS_LOST"})`` makes a call
+raise the given NVML error (or ``"MISSING"``: the function is absent from the bindings).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import re
+import xml.etree.ElementTree as ET
+from types import SimpleNamespace
+from typing import Any, Optional
+
+ERRORS = {
+    "UNINITIALIZED": (1, "Uninitialized"),
+    "INVALID_ARGUMENT": (2, "Invalid Argument"),
+    "NOT_SUPPORTED": (3, "Not Supported"),
+    "NO_PERMISSION": (4, "Insufficient Permissions"),
+    "DRIVER_NOT_LOADED": (9, "Driver Not Loaded"),
+    "LIBRARY_NOT_FOUND": (12, "NVML Shared Library Not Found"),
+    "FUNCTION_NOT_FOUND": (13, "Function Not Found"),
+    "GPU_IS_LOST": (15, "GPU is lost"),
+    "UNKNOWN": (999, "Unknown Error"),
+    "NOT_CAPTURED": (1000, "not recorded in the capture"),
+}
+
+
+class NVMLError(Exception):
+    """Mirrors pynvml.NVMLError: ``value`` is the NVML return code, str() its text."""
+
+    def __init__(self, value: int, text: Optional[str] = None):
+        super().__init__(value)
+        self.value = value
+        self._text = text or next((t for c, t in ERRORS.values() if c == value), f"NVML error {value}")
+
+    def __str__(self) -> str:
+        return self._text
+
+
+def _err(name: str) -> NVMLError:
+    code, text = ERRORS[name]
+    return NVMLError(code, text)
+
+
+class BindingTrap(RuntimeError):
+    """Raised where real bindings would crash the process (a struct passed without byref)."""
+
+
+class _FabricInfo(ctypes.Structure):
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("clusterUuid", ctypes.c_uint8 * 16),
+        ("status", ctypes.c_uint),
+        ("cliqueId", ctypes.c_uint32),
+        ("state", ctypes.c_uint),
+        ("healthMask", ctypes.c_uint32),
+    ]
+
+
+class Capture:
+    """The data of one capture folder, parsed."""
+
+    def __init__(self, probe: dict[str, Any], smi: Optional[dict[int, dict[str, Any]]] = None,
+                 topo_numa: Optional[dict[int, Optional[int]]] = None, hostname: Optional[str] = None):
+        self.probe = probe
+        self.smi = smi or {}
+        self.topo_numa = topo_numa or {}
+        self.hostname = hostname
+
+    @classmethod
+    def load(cls, folder: str) -> "Capture":
+        with open(os.path.join(folder, "nvml_probe.json"), encoding="utf-8") as f:
+            probe = json.load(f)
+        smi: dict[int, dict[str, Any]] = {}
+        xml_path = os.path.join(folder, "nvidia-smi-q.xml")
+        if os.path.exists(xml_path):
+            smi = parse_smi_xml(xml_path)
+        numa: dict[int, Optional[int]] = {}
+        topo_path = os.path.join(folder, "nvidia-smi-topo-m.txt")
+        if os.path.exists(topo_path):
+            numa = parse_topo_numa(topo_path)
+        return cls(probe, smi, numa, hostname=os.path.basename(os.path.normpath(folder)))
+
+
+def parse_smi_xml(path: str) -> dict[int, dict[str, Any]]:
+    """The per-GPU values of ``nvidia-smi -q -x`` that NVML calls would give, keyed by GPU order."""
+    root = ET.parse(path).getroot()
+    out: dict[int, dict[str, Any]] = {}
+    for i, g in enumerate(root.findall("gpu")):
+        def t(p: str) -> Optional[str]:
+            el = g.find(p)
+            return el.text.strip() if el is not None and el.text and el.text.strip() not in ("N/A", "") else None
+
+        def num(p: str) -> Optional[int]:
+            v = t(p)
+            m = re.match(r"(\d+)", v or "")
+            return int(m.group(1)) if m else None
+
+        out[i] = {
+            "name": t("product_name"),
+            "uuid": t("uuid"),
+            "serial": t("serial"),
+            "brand": t("product_brand"),
+            "architecture": t("product_architecture"),
+            "memory_total_mib": num("fb_memory_usage/total"),
+            "pcie_gen_cur": num("pci/pci_gpu_link_info/pcie_gen/current_link_gen"),
+            "pcie_gen_max": num("pci/pci_gpu_link_info/pcie_gen/max_link_gen"),
+            "pcie_width_cur": num("pci/pci_gpu_link_info/link_widths/current_link_width"),
+            "pcie_width_max": num("pci/pci_gpu_link_info/link_widths/max_link_width"),
+            "utilization_gpu": num("utilization/gpu_util"),
+            "virtualization_mode": t("gpu_virtualization_mode/virtualization_mode"),
+            "mig_mode": t("mig_mode/current_mig"),
+            "driver_version": (root.findtext("driver_version") or "").strip() or None,
+        }
+    return out
+
+
+def parse_topo_numa(path: str) -> dict[int, Optional[int]]:
+    """The 'NUMA Affinity' column of ``nvidia-smi topo -m``."""
+    out: dict[int, Optional[int]] = {}
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    if not lines:
+        return out
+    header = [c.strip() for c in lines[0].split("\t")]
+    if "NUMA Affinity" not in header:
+        return out
+    col = header.index("NUMA Affinity")
+    for line in lines[1:]:
+        cells = line.split("\t")
+        m = re.match(r"GPU(\d+)$", cells[0].strip())
+        if not m or len(cells) <= col:
+            continue
+        v = cells[col].strip()
+        out[int(m.group(1))] = int(v) if v.isdigit() else None
+    return out
+
+
+_BRAND_CODES = {"NVIDIA": 14, "TESLA": 2, "GEFORCE": 5, "QUADRO": 1, "TITAN": 6, "NVIDIA RTX": 13}
+_ARCH_CODES = {"Kepler": 2, "Maxwell": 3, "Pascal": 4, "Volta": 5, "Turing": 6, "Ampere": 7, "Ada Lovelace": 8, "Ada": 8, "Hopper": 9, "Blackwell": 10}
+_VIRT_CODES = {"None": 0, "Pass-Through": 1, "VGPU": 2, "Host VGPU": 3, "Host VSGA": 4}
+
+
+class FakeNvml:
+    """A module-like object with pynvml's function names, answering from a :class:`Capture`."""
+
+    NVMLError = NVMLError
+    c_nvmlGpuFabricInfoV_t = _FabricInfo
+
+    def __init__(self, capture: Capture, faults: Optional[dict[str, str]] = None, init_error: Optional[str] = None):
+        self.capture = capture
+        self.faults = dict(faults or {})
+        self.init_error = init_error
+        self.calls: list[str] = []
+        self._open = False
+        for name, (code, _text) in ERRORS.items():
+            cls_name = "NVMLError_" + "".join(w.capitalize() for w in name.split("_"))
+            setattr(self, cls_name, type(cls_name, (NVMLError,), {}))
+
+    # Faults and missing functions are resolved at attribute lookup, like the real module.
+    def __getattribute__(self, name: str) -> Any:
+        if name.startswith("nvml"):
+            faults = object.__getattribute__(self, "faults")
+            fault = faults.get(name)
+            if fault == "MISSING":
+                raise AttributeError(name)
+            fn = object.__getattribute__(self, "_" + name)
+            calls = object.__getattribute__(self, "calls")
+
+            def wrapped(*args: Any) -> Any:
+                calls.append(name)
+                if name not in ("nvmlInit", "nvmlShutdown") and not object.__getattribute__(self, "_open"):
+                    raise _err("UNINITIALIZED")
+                if fault is not None:
+                    raise _err(fault)
+                return fn(*args)
+
+            return wrapped
+        return object.__getattribute__(self, name)
+
+    # -- helpers --
+    @property
+    def _gpus(self) -> list[dict[str, Any]]:
+        return self.capture.probe.get("gpus", [])
+
+    def _gpu(self, h: Any) -> dict[str, Any]:
+        return self._gpus[h]
+
+    def _smi(self, h: Any, key: str) -> Any:
+        v = self.capture.smi.get(h, {}).get(key)
+        if v is None:
+            raise _err("NOT_CAPTURED")
+        return v
+
+    @staticmethod
+    def _probe_value(v: Any) -> Any:
+        if isinstance(v, str) and v.startswith("ERR "):
+            text = v[4:]
+            code = next((c for c, t in ERRORS.values() if t == text), 999)
+            raise NVMLError(code, text)
+        return v
+
+    def _link(self, h: Any, link: int) -> dict[str, Any]:
+        links = self._gpu(h).get("links", [])
+        for entry in links:
+            if entry.get("link") == link:
+                return entry
+        raise _err("INVALID_ARGUMENT")
+
+    # -- the NVML surface p2ptop uses --
+    def _nvmlInit(self) -> None:
+        if self.init_error:
+            raise _err(self.init_error)
+        self._open = True
+
+    def _nvmlShutdown(self) -> None:
+        self._open = False
+
+    def _nvmlSystemGetDriverVersion(self) -> str:
+        return self.capture.probe["driver"]
+
+    def _nvmlSystemGetCudaDriverVersion(self) -> int:
+        return int(self.capture.probe["cuda"])
+
+    def _nvmlSystemGetNVMLVersion(self) -> str:
+        v = self.capture.probe.get("nvml_version")
+        if v is None:
+            raise _err("NOT_CAPTURED")
+        return v
+
+    def _nvmlDeviceGetCount(self) -> int:
+        return len(self._gpus)
+
+    def _nvmlDeviceGetHandleByIndex(self, i: int) -> int:
+        if not 0 <= i < len(self._gpus):
+            raise _err("INVALID_ARGUMENT")
+        return i
+
+    def _nvmlDeviceGetName(self, h: int) -> str:
+        return self._gpu(h)["name"]
+
+    def _nvmlDeviceGetUUID(self, h: int) -> str:
+        return self._smi(h, "uuid")
+
+    def _nvmlDeviceGetSerial(self, h: int) -> str:
+        return self._smi(h, "serial")
+
+    def _nvmlDeviceGetPciInfo(self, h: int) -> Any:
+        return SimpleNamespace(busId=self._gpu(h)["bus"].encode())
+
+    def _nvmlDeviceGetBrand(self, h: int) -> int:
+        return _BRAND_CODES.get(self._smi(h, "brand").upper(), 0)
+
+    def _nvmlDeviceGetArchitecture(self, h: int) -> int:
+        arch = self._smi(h, "architecture")
+        if arch not in _ARCH_CODES:
+            raise _err("NOT_CAPTURED")
+        return _ARCH_CODES[arch]
+
+    def _nvmlDeviceGetMemoryInfo(self, h: int) -> Any:
+        return SimpleNamespace(total=self._smi(h, "memory_total_mib") * 1024 * 1024)
+
+    def _nvmlDeviceGetCudaComputeCapability(self, h: int) -> tuple[int, int]:
+        cc = self._gpu(h).get("compute_capability")
+        if cc is None:
+            raise _err("NOT_CAPTURED")
+        major, minor = str(cc).split(".")
+        return int(major), int(minor)
+
+    def _nvmlDeviceGetCurrPcieLinkGeneration(self, h: int) -> int:
+        return self._smi(h, "pcie_gen_cur")
+
+    def _nvmlDeviceGetMaxPcieLinkGeneration(self, h: int) -> int:
+        return self._smi(h, "pcie_gen_max")
+
+    def _nvmlDeviceGetCurrPcieLinkWidth(self, h: int) -> int:
+        return self._smi(h, "pcie_width_cur")
+
+    def _nvmlDeviceGetMaxPcieLinkWidth(self, h: int) -> int:
+        return self._smi(h, "pcie_width_max")
+
+    def _nvmlDeviceGetPcieReplayCounter(self, h: int) -> int:
+        return self._probe_value(self._gpu(h)["pcie_replay"])
+
+    def _nvmlDeviceGetUtilizationRates(self, h: int) -> Any:
+        return SimpleNamespace(gpu=self._smi(h, "utilization_gpu"), memory=0)
+
+    def _nvmlDeviceGetCpuAffinity(self, h: int, size: int) -> list[int]:
+        masks = list(self._gpu(h)["cpu_affinity"])
+        return (masks + [0] * size)[:size]
+
+    def _nvmlDeviceGetNumaNodeId(self, h: int) -> int:
+        v = self._gpu(h).get("numa_node", "ERR Not Supported")  # the capture's README: Not Supported
+        return self._probe_value(v)
+
+    def _nvmlDeviceGetMemoryAffinity(self, h: int, size: int, scope: int) -> list[int]:
+        node = self.capture.topo_numa.get(h)
+        if node is None:
+            raise _err("NOT_CAPTURED")
+        masks = [0] * max(size, node // 64 + 1)
+        masks[node // 64] |= 1 << (node % 64)
+        return masks[:size]
+
+    def _nvmlDeviceGetVirtualizationMode(self, h: int) -> int:
+        return _VIRT_CODES.get(self._smi(h, "virtualization_mode"), 0)
+
+    def _nvmlDeviceGetMigMode(self, h: int) -> list[int]:
+        mode = self._smi(h, "mig_mode")
+        v = 1 if mode == "Enabled" else 0
+        return [v, v]
+
+    def _nvmlDeviceGetGpuFabricInfoV(self, h: int, ref: Any) -> int:
+        info = getattr(ref, "_obj", None)
+        if not isinstance(info, _FabricInfo):
+            raise BindingTrap("a struct was passed without byref(): the real bindings would segfault")
+        fab = self._gpu(h).get("fabric")
+        if not fab:
+            raise _err("NOT_CAPTURED")
+        info.state = self._probe_value(fab["state"])
+        info.status = self._probe_value(fab["status"])
+        info.cliqueId = self._probe_value(fab.get("clique", 0))
+        return 0
+
+    def _nvmlDeviceGetNvLinkState(self, h: int, link: int) -> int:
+        return self._probe_value(self._link(h, link)["state"])
+
+    def _nvmlDeviceGetNvLinkVersion(self, h: int, link: int) -> int:
+        return self._probe_value(self._link(h, link)["version"])
+
+    def _nvmlDeviceGetNvLinkRemotePciInfo(self, h: int, link: int) -> Any:
+        return SimpleNamespace(busId=self._probe_value(self._link(h, link)["remote_bus"]).encode())
+
+    def _nvmlDeviceGetNvLinkRemoteDeviceType(self, h: int, link: int) -> int:
+        return self._probe_value(self._link(h, link)["remote_type"])
+
+    def _nvmlDeviceGetNvLinkCapability(self, h: int, link: int, cap: int) -> int:
+        return self._probe_value(self._link(h, link)["p2p_cap"])
+
+    def _nvmlDeviceGetNvLinkErrorCounter(self, h: int, link: int, counter: int) -> int:
+        key = {0: "replay_err", 1: "recovery_err", 2: "crc_err", 3: "crc_data_err"}.get(counter)
+        entry = self._link(h, link)
+        if key not in entry:
+            raise _err("NOT_CAPTURED")
+        return self._probe_value(entry[key])
+
+    def _pair(self, a: int, b: int) -> dict[str, Any]:
+        for p in self.capture.probe.get("pairs", []):
+            if p["a"] == a and p["b"] == b:
+                return p
+        raise _err("NOT_CAPTURED")
+
+    def _nvmlDeviceGetTopologyCommonAncestor(self, ha: int, hb: int) -> int:
+        return self._probe_value(self._pair(ha, hb)["ancestor"])
+
+    def _nvmlDeviceGetP2PStatus(self, ha: int, hb: int, index: Any) -> int:
+        if not isinstance(index, int):  # the nvidia-ml-py 13.x tuple trap
+            raise ctypes.ArgumentError("argument 3: TypeError: wrong type")
+        key = {0: "read", 1: "write", 2: "nvlink", 3: "atomics", 4: "pci"}[index]
+        return self._probe_value(self._pair(ha, hb)[key])
+
+
+#: Every NVML function the fake answers (and so every call the live reader can make).
+NVML_FUNCTIONS = sorted(n[1:] for n in vars(FakeNvml) if n.startswith("_nvml"))

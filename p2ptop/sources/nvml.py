@@ -1,0 +1,341 @@
+"""Live NVML: the only module that imports pynvml.
+
+Every NVML call goes through :meth:`NvmlReader.call`, which turns any failure (Not Supported,
+Invalid Argument, GPU is lost, a function missing from the driver or from the bindings, a ctypes
+argument error) into ``(None, reason)``. One failing call marks one value N/A; the snapshot is
+still produced. Only a failing ``nvmlInit`` stops a read, as :class:`NvmlUnavailable`.
+
+Known traps of nvidia-ml-py 13.x, handled here (see shared/captures/*/README.md):
+- ``NVML_P2P_CAPS_INDEX_READ`` is the tuple ``(0,)``: we pass plain integers 0..4.
+- ``nvmlDeviceGetGpuFabricInfoV`` wants ``byref(struct)``; passing the struct segfaults.
+- ``..._v2`` names differ across versions: we call the unversioned wrappers.
+- link indexes past the GPU's last link answer Invalid Argument: we stop there.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import datetime as _dt
+import socket
+import threading
+from typing import Any, Callable, Optional
+
+from ..model import (
+    ANCESTOR_NAMES,
+    FABRIC_STATE_NAMES,
+    GPU,
+    NVLINK_REMOTE_TYPES,
+    P2P_CAPS,
+    P2P_STATUS_NAMES,
+    VIRTUALIZATION_NAMES,
+    Fabric,
+    NvLink,
+    Pair,
+    Snapshot,
+    Source,
+)
+from . import sysfs
+
+#: P2P capability index per our name (nvmlGpuP2PCapsIndex_t), as plain ints.
+P2P_CAP_INDEX = {"read": 0, "write": 1, "nvlink": 2, "atomics": 3, "pci": 4}
+NVLINK_COUNTERS = {"replay": 0, "recovery": 1, "crc_flit": 2, "crc_data": 3}
+BRANDS = {
+    0: "UNKNOWN", 1: "QUADRO", 2: "TESLA", 3: "NVS", 4: "GRID", 5: "GEFORCE", 6: "TITAN",
+    7: "NVIDIA_VAPPS", 8: "NVIDIA_VPC", 9: "NVIDIA_VCS", 10: "NVIDIA_VWS", 11: "NVIDIA_CLOUD_GAMING",
+    12: "QUADRO_RTX", 13: "NVIDIA_RTX", 14: "NVIDIA", 15: "GEFORCE_RTX", 16: "TITAN_RTX",
+}
+ARCHITECTURES = {
+    2: "Kepler", 3: "Maxwell", 4: "Pascal", 5: "Volta", 6: "Turing", 7: "Ampere", 8: "Ada",
+    9: "Hopper", 10: "Blackwell",
+}
+MAX_LINKS = 36  # NVML_NVLINK_MAX_LINKS in nvidia-ml-py 13.x; we stop at the first Invalid Argument
+_NVML_LOCK = threading.Lock()  # NVML is thread-safe, but init/shutdown pairs must not interleave
+
+
+class NvmlUnavailable(RuntimeError):
+    """NVML could not be initialised: no driver, no library, or no permission."""
+
+
+def _text(value: Any) -> Optional[str]:
+    if value is None:
+        return None
+    if isinstance(value, bytes):
+        value = value.split(b"\0", 1)[0].decode("utf-8", "replace")
+    return str(value)
+
+
+def _cpulist(masks: Any, bits: int = 64) -> Optional[str]:
+    """An NVML affinity bitmask array -> '0-31,64-95'."""
+    cpus = []
+    for word_index, word in enumerate(list(masks)):
+        word = int(word)
+        for bit in range(bits):
+            if word >> bit & 1:
+                cpus.append(word_index * bits + bit)
+    if not cpus:
+        return None
+    ranges, start, prev = [], cpus[0], cpus[0]
+    for c in cpus[1:] + [None]:
+        if c is not None and c == prev + 1:
+            prev = c
+            continue
+        ranges.append(f"{start}-{prev}" if prev != start else f"{start}")
+        if c is not None:
+            start = prev = c
+    return ",".join(ranges)
+
+
+def _cuda_version(v: int) -> str:
+    return f"{v // 1000}.{(v % 1000) // 10}"
+
+
+class NvmlReader:
+    """Reads snapshots from NVML. ``nvml`` is the pynvml module, or a stand-in with its names."""
+
+    def __init__(self, nvml: Any = None, sysfs_root: str = "/", hostname: Optional[str] = None):
+        if nvml is None:
+            try:
+                import pynvml as nvml  # noqa: PLC0415 - the one place pynvml is imported
+            except ImportError as e:  # pragma: no cover - nvidia-ml-py is a dependency
+                raise NvmlUnavailable(f"the nvidia-ml-py package is not installed ({e})") from None
+        self.nvml = nvml
+        self.sysfs_root = sysfs_root
+        self.hostname = hostname
+        self._error_class = getattr(nvml, "NVMLError", None)
+
+    # -- one wrapped call ----------------------------------------------------------------
+    def call(self, name: str, *args: Any) -> tuple[Any, Optional[str]]:
+        """Call ``nvml.<name>(*args)``; return (value, None) or (None, reason)."""
+        fn: Optional[Callable[..., Any]] = getattr(self.nvml, name, None)
+        if fn is None:
+            return None, f"{name} is not in these NVML bindings"
+        try:
+            return fn(*args), None
+        except Exception as e:  # noqa: BLE001 - every failure becomes an N/A value
+            return None, self.reason(e)
+
+    def reason(self, e: BaseException) -> str:
+        if self._error_class is not None and isinstance(e, self._error_class):
+            text = str(e) or type(e).__name__
+            return text
+        if isinstance(e, ctypes.ArgumentError):
+            return f"NVML binding argument error: {e}"
+        return f"{type(e).__name__}: {e}"
+
+    # -- the whole read ------------------------------------------------------------------
+    def open(self) -> None:
+        with _NVML_LOCK:
+            _, why = self.call("nvmlInit")
+        if why is not None:
+            raise NvmlUnavailable(f"NVML could not be initialised: {why}")
+
+    def close(self) -> None:
+        with _NVML_LOCK:
+            self.call("nvmlShutdown")
+
+    def read(self) -> Snapshot:
+        """One snapshot. Opens and closes NVML around the read."""
+        self.open()
+        try:
+            return self.read_open()
+        finally:
+            self.close()
+
+    def read_open(self) -> Snapshot:
+        snap = Snapshot(
+            source=Source(
+                kind="nvml",
+                hostname=self.hostname or socket.gethostname(),
+                taken_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            )
+        )
+        na = snap.na
+        v, why = self.call("nvmlSystemGetDriverVersion")
+        snap.driver_version = _text(v)
+        if why:
+            na["driver_version"] = why
+        v, why = self.call("nvmlSystemGetCudaDriverVersion")
+        if why is None and isinstance(v, int):
+            snap.cuda_driver_version = _cuda_version(v)
+        else:
+            na["cuda_driver_version"] = why or f"unexpected value {v!r}"
+        v, why = self.call("nvmlSystemGetNVMLVersion")
+        snap.nvml_version = _text(v)
+        if why:
+            na["nvml_version"] = why
+
+        count, why = self.call("nvmlDeviceGetCount")
+        if why is not None or not isinstance(count, int):
+            na["gpus"] = why or f"unexpected GPU count {count!r}"
+            count = 0
+        handles: dict[int, Any] = {}
+        for i in range(count):
+            gpu = GPU(index=i)
+            h, why = self.call("nvmlDeviceGetHandleByIndex", i)
+            if why is not None:
+                gpu.na["handle"] = why
+            else:
+                handles[i] = h
+                self._read_gpu(h, gpu)
+            snap.gpus.append(gpu)
+
+        for a in range(count):
+            for b in range(count):
+                if a == b:
+                    continue
+                pair = Pair(a=a, b=b)
+                if a not in handles or b not in handles:
+                    pair.na["pair"] = "GPU handle not available"
+                    for cap in P2P_CAPS:
+                        pair.p2p[cap] = None
+                    snap.pairs.append(pair)
+                    continue
+                ha, hb = handles[a], handles[b]
+                v, why = self.call("nvmlDeviceGetTopologyCommonAncestor", ha, hb)
+                if why is None:
+                    pair.ancestor = ANCESTOR_NAMES.get(int(v), f"UNKNOWN({v})")
+                else:
+                    pair.na["ancestor"] = why
+                for cap in P2P_CAPS:
+                    v, why = self.call("nvmlDeviceGetP2PStatus", ha, hb, P2P_CAP_INDEX[cap])
+                    if why is None:
+                        pair.p2p[cap] = P2P_STATUS_NAMES.get(int(v), "UNKNOWN")
+                    else:
+                        pair.p2p[cap] = None
+                        pair.na[f"p2p.{cap}"] = why
+                snap.pairs.append(pair)
+
+        sockets, why = sysfs.read_sockets(self.sysfs_root)
+        snap.sockets = sockets
+        if why:
+            na["sockets"] = why
+        return snap
+
+    # -- per GPU -------------------------------------------------------------------------
+    def _set(self, gpu: Any, attr: str, name: str, *args: Any, conv: Callable[[Any], Any] = lambda v: v) -> Any:
+        v, why = self.call(name, *args)
+        if why is None:
+            try:
+                value = conv(v)
+            except Exception as e:  # noqa: BLE001
+                value, why = None, f"unexpected value from {name}: {e}"
+        else:
+            value = None
+        setattr(gpu, attr, value)
+        if why is not None:
+            gpu.na[attr] = why
+        return value
+
+    def _read_gpu(self, h: Any, gpu: GPU) -> None:
+        s = self._set
+        s(gpu, "name", "nvmlDeviceGetName", h, conv=_text)
+        s(gpu, "uuid", "nvmlDeviceGetUUID", h, conv=_text)
+        s(gpu, "serial", "nvmlDeviceGetSerial", h, conv=_text)
+        s(gpu, "pci_bus_id", "nvmlDeviceGetPciInfo", h, conv=lambda p: _text(p.busId))
+        s(gpu, "brand", "nvmlDeviceGetBrand", h, conv=lambda v: BRANDS.get(int(v), f"UNKNOWN({v})"))
+        s(gpu, "architecture", "nvmlDeviceGetArchitecture", h, conv=lambda v: ARCHITECTURES.get(int(v), f"arch {v}"))
+        s(gpu, "memory_total_mib", "nvmlDeviceGetMemoryInfo", h, conv=lambda m: int(m.total) // (1024 * 1024))
+        s(gpu, "compute_capability", "nvmlDeviceGetCudaComputeCapability", h, conv=lambda t: f"{t[0]}.{t[1]}")
+        s(gpu, "pcie_gen_cur", "nvmlDeviceGetCurrPcieLinkGeneration", h, conv=int)
+        s(gpu, "pcie_gen_max", "nvmlDeviceGetMaxPcieLinkGeneration", h, conv=int)
+        s(gpu, "pcie_width_cur", "nvmlDeviceGetCurrPcieLinkWidth", h, conv=int)
+        s(gpu, "pcie_width_max", "nvmlDeviceGetMaxPcieLinkWidth", h, conv=int)
+        s(gpu, "pcie_replay_counter", "nvmlDeviceGetPcieReplayCounter", h, conv=int)
+        s(gpu, "utilization_gpu", "nvmlDeviceGetUtilizationRates", h, conv=lambda u: int(u.gpu))
+        s(gpu, "cpu_affinity", "nvmlDeviceGetCpuAffinity", h, 4, conv=_cpulist)
+        s(gpu, "gpu_numa_id", "nvmlDeviceGetNumaNodeId", h, conv=int)
+        # NUMA affinity: NVML's memory affinity at node scope (what nvidia-smi prints), else sysfs.
+        s(gpu, "numa_node", "nvmlDeviceGetMemoryAffinity", h, 1, 0, conv=lambda m: _first_bit(m))
+        s(gpu, "virtualization_mode", "nvmlDeviceGetVirtualizationMode", h,
+          conv=lambda v: VIRTUALIZATION_NAMES.get(int(v), f"UNKNOWN({v})"))
+        s(gpu, "mig_mode", "nvmlDeviceGetMigMode", h, conv=lambda m: "Enabled" if int(m[0]) == 1 else "Disabled")
+        gpu.fabric = self._read_fabric(h)
+        self._read_links(h, gpu)
+        if gpu.pci_bus_id:
+            rc, path, numa, why = sysfs.read_pcie_path(gpu.pci_bus_id, self.sysfs_root)
+            gpu.root_complex, gpu.pcie_path = rc, path
+            if gpu.numa_node is None and numa is not None:
+                gpu.numa_node = numa
+                gpu.na.pop("numa_node", None)
+            for k, v in why.items():
+                if k == "numa_node" and gpu.numa_node is not None:
+                    continue
+                gpu.na.setdefault(k, v)
+
+    def _read_fabric(self, h: Any) -> Fabric:
+        fab = Fabric()
+        nv = self.nvml
+        struct_cls = getattr(nv, "c_nvmlGpuFabricInfoV_t", None)
+        fn = "nvmlDeviceGetGpuFabricInfoV"
+        if struct_cls is None or not hasattr(nv, fn):
+            struct_cls, fn = getattr(nv, "c_nvmlGpuFabricInfo_t", None), "nvmlDeviceGetGpuFabricInfo"
+        if struct_cls is None:
+            fab.na["fabric"] = "GPU fabric info is not in these NVML bindings"
+            return fab
+        try:
+            info = struct_cls()
+        except Exception as e:  # noqa: BLE001
+            fab.na["fabric"] = f"cannot build the fabric info structure: {e}"
+            return fab
+        # byref(), never the struct itself: the bindings pass it straight to C (a segfault).
+        _, why = self.call(fn, h, ctypes.byref(info))
+        if why is not None:
+            fab.na["fabric"] = why
+            return fab
+        try:
+            fab.state = FABRIC_STATE_NAMES.get(int(info.state), f"UNKNOWN({info.state})")
+            status = int(info.status)
+            fab.status = "Success" if status == 0 else f"NVML error {status}"
+            fab.clique_id = int(info.cliqueId)
+            raw = bytes(info.clusterUuid)
+            hx = raw.hex()
+            fab.cluster_uuid = f"{hx[0:8]}-{hx[8:12]}-{hx[12:16]}-{hx[16:20]}-{hx[20:32]}" if len(hx) >= 32 else hx
+        except Exception as e:  # noqa: BLE001
+            fab.na["fabric"] = f"unexpected fabric info: {e}"
+        return fab
+
+    def _read_links(self, h: Any, gpu: GPU) -> None:
+        invalid = f"{getattr(self.nvml, 'NVMLError_InvalidArgument', type(None)).__name__}"
+        for link in range(MAX_LINKS):
+            v, why = self.call("nvmlDeviceGetNvLinkState", h, link)
+            if why is not None and ("Invalid Argument" in why or invalid in why):
+                break  # past the GPU's last link
+            if why is not None and link == 0 and "Not Supported" in why:
+                gpu.na["nvlinks"] = why  # no NVLink on this GPU
+                break
+            nl = NvLink(link=link)
+            if why is None:
+                nl.state = "active" if int(v) == 1 else "inactive"
+            else:
+                nl.na["state"] = why
+                if "lost" in why.lower():
+                    gpu.nvlinks.append(nl)
+                    gpu.na.setdefault("nvlinks", why)
+                    break
+            for attr, name, conv in (
+                ("version", "nvmlDeviceGetNvLinkVersion", int),
+                ("remote_pci_bus_id", "nvmlDeviceGetNvLinkRemotePciInfo", lambda p: _text(p.busId)),
+                ("remote_type", "nvmlDeviceGetNvLinkRemoteDeviceType", lambda t: NVLINK_REMOTE_TYPES.get(int(t), f"UNKNOWN({t})")),
+                ("p2p_supported", "nvmlDeviceGetNvLinkCapability", bool),
+            ):
+                args = (h, link, 0) if attr == "p2p_supported" else (h, link)
+                self._set(nl, attr, name, *args, conv=conv)
+            for cname, cidx in NVLINK_COUNTERS.items():
+                v, why = self.call("nvmlDeviceGetNvLinkErrorCounter", h, link, cidx)
+                nl.counters[cname] = int(v) if why is None else None
+                if why is not None:
+                    nl.na[f"counters.{cname}"] = why
+            gpu.nvlinks.append(nl)
+
+
+def _first_bit(masks: Any) -> Optional[int]:
+    for word_index, word in enumerate(list(masks)):
+        word = int(word)
+        if word:
+            return word_index * 64 + (word & -word).bit_length() - 1
+    raise ValueError("empty node mask")
+
+
+def read_snapshot(nvml: Any = None, sysfs_root: str = "/", hostname: Optional[str] = None) -> Snapshot:
+    """Read one live snapshot; raises :class:`NvmlUnavailable` when NVML cannot start."""
+    return NvmlReader(nvml, sysfs_root=sysfs_root, hostname=hostname).read()

@@ -1,0 +1,14 @@
+import os
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.join(HERE, "fixtures")
+H200_CAPTURE = os.path.join(FIXTURES, "captures", "h200x2-nvswitch-vm")
+
+
+@pytest.fixture
+def h200_capture():
+    from p2ptop.sources.capture import Capture
+
+    return Capture.load(H200_CAPTURE)
