@@ -1,0 +1,97 @@
+"""Findings: facts with a subject, a severity and evidence, which the knowledge base matches.
+
+A finding is produced by the diagnosis (snapshot + host facts), by the copy-test judgement, or by
+anything else that observes the host. Its ``facts`` are flat key/value pairs from the vocabulary
+below; knowledge-base entries match on those keys, so the vocabulary is the contract between the
+producers (diagnose, bench) and the consumer (knowledge matcher).
+
+This module imports nothing of ours but the model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+SEVERITIES = ("ok", "info", "warning", "problem")
+
+#: The fact keys a finding may carry, with what each means. Values are str, int, float or bool.
+FACT_KEYS: dict[str, str] = {
+    # pair facts (subject "pair:A-B")
+    "pair.path": "path class of the pair: NV#, PIX, PXB, PHB, NODE, SYS",
+    "pair.nvlink_count": "active NVLinks joining the pair",
+    "p2p.read": "NVML P2P read status: OK, CHIPSET_NOT_SUPPORTED, GPU_NOT_SUPPORTED, TOPOLOGY_NOT_SUPPORTED, DISABLED_BY_REGKEY, NOT_SUPPORTED, UNKNOWN",
+    "p2p.write": "NVML P2P write status (same values)",
+    "p2p.nvlink": "NVML P2P NVLink status (same values)",
+    "p2p.atomics": "NVML P2P atomics status (same values)",
+    "p2p.pci": "NVML P2P PCI status (same values)",
+    "pair.cross_socket": "True when the pair's path crosses the CPU socket interconnect (SYS)",
+    # GPU facts (subject "gpu:N"), also merged into pair subjects for the pair's GPUs
+    "gpu.name": "product name, e.g. 'NVIDIA GeForce RTX 4090'",
+    "gpu.brand": "NVML brand: GEFORCE, NVIDIA, TESLA, QUADRO, ...",
+    "gpu.consumer": "True for GeForce/Titan-class cards",
+    "gpu.architecture": "Hopper, Ampere, Ada, ...",
+    "gpu.nvlink_down": "number of NVLinks of the GPU that are not active",
+    "gpu.nvlink_errors": "sum of NVLink error counters of the GPU",
+    "gpu.pcie_degraded_under_load": "True when the PCIe link trained below its max while the GPU is busy",
+    "gpu.pcie_idle_downclock": "True when the PCIe generation is low only because the GPU is idle",
+    "gpu.pcie_width_cur": "current PCIe width", "gpu.pcie_width_max": "max PCIe width",
+    "gpu.pcie_gen_cur": "current PCIe generation", "gpu.pcie_gen_max": "max PCIe generation",
+    "gpu.fabric_state": "NVML fabric state: NOT_SUPPORTED, NOT_STARTED, IN_PROGRESS, COMPLETED",
+    "gpu.fabric_status": "NVML fabric registration status ('Success' or an error)",
+    "gpu.virtualization": "NONE, PASSTHROUGH, VGPU, HOST_VGPU, HOST_VSGA",
+    "gpu.lost": "True when NVML said the GPU is lost",
+    # host facts (subject "host")
+    "host.driver_version": "NVIDIA driver version, e.g. '580.159.04'",
+    "host.driver_major": "major of the driver version, as an int",
+    "host.cuda_driver_version": "CUDA version the driver supports, e.g. '13.0'",
+    "host.iommu_active": "True when an IOMMU translates DMA (sysfs iommu groups, not passthrough)",
+    "host.iommu_passthrough": "True when iommu=pt or the default domain is identity",
+    "host.acs_redirect": "True when a bridge between a GPU and its root port has ACS P2P redirect on",
+    "host.virtualized": "True inside a VM (hypervisor flag or GPU virtualization mode)",
+    "host.hypervisor": "name of the hypervisor where known",
+    "host.container": "container runtime name (docker, podman, kubernetes, ...) or absent",
+    "host.shm_mb": "size of /dev/shm in MiB",
+    "host.nvswitch_present": "True when NVSwitches are present or reported by NVLink remotes",
+    "host.fabric_manager": "running, not running, failed, not installed, N/A",
+    "host.fabric_manager_version": "Fabric Manager version where known",
+    "host.nvidia_peermem": "True when the nvidia_peermem module is loaded",
+    "host.gpu_count": "number of GPUs",
+    "env.NCCL_P2P_DISABLE": "value of the variable (likewise env.NCCL_P2P_LEVEL, env.NCCL_SHM_DISABLE, env.CUDA_VISIBLE_DEVICES, ...)",
+    # copy-test facts (subject "pair:A-B")
+    "bench.status": "ok, failed, timeout, crashed, cancelled, unavailable",
+    "bench.verdict": "healthy, slow, failing",
+    "bench.integrity": "ok or corrupt",
+    "bench.share": "measured one-way copy-engine bandwidth over expected (0..1)",
+    "bench.error": "exact CUDA error text of a failed step",
+    "bench.peer_access": "ok, or the error name of enabling peer access",
+}
+
+
+@dataclass
+class Finding:
+    id: str  # stable code, e.g. "p2p.not_supported", "pcie.degraded", "iommu.on"
+    subject: str  # "host", "gpu:3", "pair:0-1"
+    severity: str  # ok | info | warning | problem
+    summary: str  # one line a person reads
+    evidence: list[str] = field(default_factory=list)  # where it came from: "NVML P2P read = chipset not supported"
+    facts: dict[str, Any] = field(default_factory=dict)  # keys from FACT_KEYS
+
+    @property
+    def pair(self) -> Optional[tuple[int, int]]:
+        if self.subject.startswith("pair:"):
+            a, b = self.subject[5:].split("-")
+            return int(a), int(b)
+        return None
+
+    @property
+    def is_problem(self) -> bool:
+        return self.severity == "problem"
+
+
+def pair_subject(a: int, b: int) -> str:
+    return f"pair:{a}-{b}"
+
+
+def gpu_subject(i: int) -> str:
+    return f"gpu:{i}"
