@@ -100,6 +100,11 @@ class Fabric:
             g.add_node(gpu_node(gpu.index), kind="gpu", index=gpu.index, label=gpu.label, name=gpu.name or "")
         self._add_nvlinks()
         self._add_pcie()
+        # per GPU: (active, total) NVLinks into the NVSwitch plane, asked for every pair
+        self._switch_links: dict[str, tuple[int, int]] = {}
+        for u in self.nodes_of("gpu"):
+            bundles = [d for _, v, d in g.edges(u, data=True) if d["kind"] == "nvlink" and g.nodes[v]["kind"] == "nvswitch"]
+            self._switch_links[u] = (sum(d["active"] for d in bundles), sum(d["links"] for d in bundles))
 
     def _add_nvlinks(self) -> None:
         g = self.graph
@@ -226,9 +231,7 @@ class Fabric:
         if ua not in g or ub not in g:
             return 0
         direct = g.edges[ua, ub]["active"] if g.has_edge(ua, ub) and g.edges[ua, ub]["kind"] == "nvlink" else 0
-        sw_a = sum(d["active"] for _, v, d in g.edges(ua, data=True) if d["kind"] == "nvlink" and g.nodes[v]["kind"] == "nvswitch")
-        sw_b = sum(d["active"] for _, v, d in g.edges(ub, data=True) if d["kind"] == "nvlink" and g.nodes[v]["kind"] == "nvswitch")
-        return direct + min(sw_a, sw_b)
+        return direct + min(self._switch_links[ua][0], self._switch_links[ub][0])
 
     def nvlink_version(self, a: int) -> Optional[int]:
         versions = [d["version"] for _, _, d in self.graph.edges(gpu_node(a), data=True) if d["kind"] == "nvlink" and d["version"]]
@@ -311,9 +314,7 @@ class Fabric:
         g = self.graph
         ua, ub = gpu_node(a), gpu_node(b)
         direct = g.edges[ua, ub]["links"] if g.has_edge(ua, ub) and g.edges[ua, ub]["kind"] == "nvlink" else 0
-        sw_a = sum(d["links"] for _, v, d in g.edges(ua, data=True) if d["kind"] == "nvlink" and g.nodes[v]["kind"] == "nvswitch")
-        sw_b = sum(d["links"] for _, v, d in g.edges(ub, data=True) if d["kind"] == "nvlink" and g.nodes[v]["kind"] == "nvswitch")
-        return direct + min(sw_a, sw_b)
+        return direct + min(self._switch_links[ua][1], self._switch_links[ub][1])
 
     def host_expected(self, a: int, b: int) -> Optional[float]:
         """A copy staged through host memory is bounded by the slower GPU's own PCIe link."""

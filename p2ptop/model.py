@@ -12,6 +12,7 @@ This module imports nothing of ours.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import types
 import typing
@@ -297,10 +298,11 @@ class Snapshot:
         return None
 
     def pair(self, a: int, b: int) -> Optional[Pair]:
-        for p in self.pairs:
-            if p.a == a and p.b == b:
-                return p
-        return None
+        index = self.__dict__.get("_pair_index")
+        if index is None or index[0] is not self.pairs or index[1] != len(self.pairs):
+            index = (self.pairs, len(self.pairs), {(p.a, p.b): p for p in self.pairs})
+            self.__dict__["_pair_index"] = index
+        return index[2].get((a, b))
 
     def bench_result(self, a: int, b: int) -> Optional[BenchResult]:
         found = None
@@ -395,12 +397,16 @@ def save_snapshot(snapshot: Snapshot, path: str) -> None:
 # --- strict, typed construction from JSON -------------------------------------------------
 
 
+@functools.lru_cache(maxsize=None)
+def _fields_of(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
+    return typing.get_type_hints(cls), frozenset(f.name for f in dataclasses.fields(cls))
+
+
 def _build(cls: type, data: Any, where: str) -> Any:
     if not isinstance(data, dict):
         raise SnapshotError(f"{where}: expected an object for {cls.__name__}, got {type(data).__name__}")
-    hints = typing.get_type_hints(cls)
+    hints, names = _fields_of(cls)
     kwargs = {}
-    names = {f.name for f in dataclasses.fields(cls)}
     for key, value in data.items():
         if key not in names:
             continue  # unknown fields from a newer minor writer are ignored
