@@ -45,6 +45,12 @@ def main() -> int:
         snap = read_live()
         row(f"live snapshot ({len(snap.gpus)} GPUs, NVML + sysfs)", timed(read_live, args.repeats))
         row("live snapshot + fabric + topo text", timed(lambda: topo_report(read_live()), args.repeats))
+        from p2ptop.sources.nvml import LiveSession
+
+        session = LiveSession()
+        session.read()
+        row("dashboard refresh (NVML kept open)", timed(session.read, args.repeats))
+        session.close()
     except SourceUnavailable as e:
         row("live snapshot", f"N/A ({e})")
     smi = shutil.which("nvidia-smi")

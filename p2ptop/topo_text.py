@@ -28,9 +28,12 @@ P2P_LEGEND = """Legend:
   GNS  = GPU not supported
   TNS  = Topology not supported
   NS   = Not supported
-  U    = Unknown
-  DR   = Disabled by regkey (p2ptop's code; NVML_P2P_STATUS_DISABLED_BY_REGKEY)
-  N/A  = could not be read (p2ptop)"""
+  U    = Unknown"""
+#: Added to the legend only when such a cell is shown (nvidia-smi has no code for them).
+P2P_LEGEND_EXTRA = {
+    "DR": "  DR   = Disabled by regkey (p2ptop's code for NVML_P2P_STATUS_DISABLED_BY_REGKEY)",
+    "N/A": "  N/A  = could not be read (p2ptop; the snapshot says why)",
+}
 
 CAP_TITLES = {"read": "r (read)", "write": "w (write)", "nvlink": "n (nvlink)", "atomics": "a (atomics)", "pci": "p (pcie)"}
 
@@ -68,15 +71,23 @@ def p2p_cell(snapshot: Snapshot, a: int, b: int, cap: str) -> str:
     return P2P_STATUS_SHORT.get(status, "U") if status else "N/A"
 
 
+def p2p_legend(cells: set[str]) -> str:
+    extra = [line for code, line in P2P_LEGEND_EXTRA.items() if code in cells]
+    return "\n".join([P2P_LEGEND, *extra])
+
+
 def p2p_matrix(snapshot: Snapshot, cap: str, legend: bool = True) -> str:
-    """``nvidia-smi topo -p2p <r|w|n|a|p>`` for one capability."""
+    """``nvidia-smi topo -p2p <r|w|n|a|p>`` for one capability (with its trailing tabs)."""
     idx = snapshot.gpu_indices
-    lines = [" \t" + "\t".join(f"GPU{i}" for i in idx)]
+    lines = [" \t" + "".join(f"GPU{i}\t" for i in idx)]
+    cells: set[str] = set()
     for a in idx:
-        lines.append(f" GPU{a}\t" + "\t".join(p2p_cell(snapshot, a, b, cap) for b in idx))
+        row = [p2p_cell(snapshot, a, b, cap) for b in idx]
+        cells.update(row)
+        lines.append(f" GPU{a}\t" + "".join(f"{c}\t" for c in row))
     text = "\n".join(lines)
     if legend:
-        text += "\n\n" + P2P_LEGEND
+        text += "\n\n" + p2p_legend(cells)
     return text + "\n"
 
 
@@ -90,10 +101,12 @@ def topo_report(snapshot: Snapshot, fabric: Optional[Fabric] = None) -> str:
         "",
         path_matrix(snapshot, fabric),
     ]
+    cells: set[str] = set()
     for cap in P2P_CAPS:
         out.append(f"## {CAP_TITLES[cap]}")
         out.append(p2p_matrix(snapshot, cap, legend=False))
-    out.append(P2P_LEGEND)
+        cells.update(p2p_cell(snapshot, a, b, cap) for a in snapshot.gpu_indices for b in snapshot.gpu_indices)
+    out.append(p2p_legend(cells))
     return "\n".join(out) + "\n"
 
 

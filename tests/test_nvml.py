@@ -81,3 +81,15 @@ def test_reason_of_unexpected_exception_is_kept():
 
     value, why = NvmlReader(Boom()).call("nvmlDeviceGetName", 0)
     assert value is None and why == "ValueError: bad bytes"
+
+
+def test_live_session_keeps_nvml_open_between_reads(h200_capture):
+    from p2ptop.sources.nvml import LiveSession
+
+    fake = FakeNvml(h200_capture)
+    session = LiveSession(fake, sysfs_root="/nonexistent")
+    first, second = session.read(), session.read()
+    assert fake.calls.count("nvmlInit") == 1
+    assert [g.uuid for g in first.gpus] == [g.uuid for g in second.gpus]
+    session.close()
+    assert fake.calls.count("nvmlShutdown") == 1

@@ -76,3 +76,30 @@ def test_nvlink_degraded_shows_links_down():
     f = Fabric(snap)
     assert f.path_class(0, 1) == "NV12"
     assert f.path_class(0, 3) == "NV10"  # GPU3 has two links down
+
+
+LIVE = os.path.join(os.path.dirname(H200_CAPTURE), "h200x2-live")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _smi_p2p_sections(path):
+    """nvidia-smi topo -p2p output collected as '## r' ... sections, ANSI codes removed."""
+    out, cur = {}, None
+    for line in ANSI.sub("", open(path, encoding="utf-8").read()).splitlines():
+        if line.startswith("## "):
+            cur = out.setdefault(line[3:].strip(), [])
+        elif cur is not None:
+            cur.append(line)
+    return {k: "\n".join(v).strip("\n") for k, v in out.items()}
+
+
+def test_live_h200_snapshot_replays_to_exactly_what_nvidia_smi_printed():
+    from p2ptop.sources import read_replay
+
+    snap = read_replay(os.path.join(LIVE, "p2ptop-snapshot.json"))
+    assert snap.source.origin_kind == "nvml" and not snap.source.simulated
+    smi_m = ANSI.sub("", open(os.path.join(LIVE, "nvidia-smi-topo-m.txt"), encoding="utf-8").read())
+    assert path_matrix(snap) == smi_m
+    sections = _smi_p2p_sections(os.path.join(LIVE, "nvidia-smi-topo-p2p.txt"))
+    for letter, cap in zip("rwnap", ["read", "write", "nvlink", "atomics", "pci"]):
+        assert p2p_matrix(snap, cap).strip("\n") == sections[letter], cap

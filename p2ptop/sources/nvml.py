@@ -339,3 +339,31 @@ def _first_bit(masks: Any) -> Optional[int]:
 def read_snapshot(nvml: Any = None, sysfs_root: str = "/", hostname: Optional[str] = None) -> Snapshot:
     """Read one live snapshot; raises :class:`NvmlUnavailable` when NVML cannot start."""
     return NvmlReader(nvml, sysfs_root=sysfs_root, hostname=hostname).read()
+
+
+class LiveSession:
+    """Keeps NVML initialised between reads, for a dashboard that refreshes every few seconds.
+
+    ``read()`` raises :class:`NvmlUnavailable` when NVML cannot start (or was lost); the next call
+    tries again from scratch.
+    """
+
+    def __init__(self, nvml: Any = None, sysfs_root: str = "/"):
+        self._nvml, self._sysfs_root = nvml, sysfs_root
+        self._reader: Optional[NvmlReader] = None
+
+    def read(self) -> Snapshot:
+        if self._reader is None:
+            reader = NvmlReader(self._nvml, sysfs_root=self._sysfs_root)
+            reader.open()
+            self._reader = reader
+        try:
+            return self._reader.read_open()
+        except Exception:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
