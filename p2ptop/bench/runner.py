@@ -1,0 +1,476 @@
+"""Run copy tests in a child process and turn whatever happens into judged :class:`BenchResult` objects.
+
+The worker (``python -m p2ptop.bench.worker``, or the command in ``BenchOptions.worker`` /
+``$P2PTOP_BENCH_WORKER``) reads one JSON job on stdin and writes JSON lines on stdout (protocol in
+worker.py). The runner:
+
+- starts it in its own session (process group), so a kill reaches anything it started;
+- gives each pair ``timeout_s`` (counted from the worker's start for the first pair, from the
+  ``pair_start`` line for the others); past it, or when ``cancel`` is set, it kills the whole
+  group with SIGKILL, which also releases the GPU memory the worker held;
+- turns a hang into status ``timeout``, an exit without a result into ``crashed`` (with the exit
+  code or signal, the end of stderr and any unreadable output as evidence), a CUDA error reported by
+  the worker into ``failed`` (with the exact CUDA error text and code);
+- after a timeout or crash, runs the remaining pairs in a fresh worker.
+
+Demo and replay snapshots never start a worker: their results come from ``simulate.py`` and are
+marked simulated. Every result is judged (``judge.py``) before it is returned.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Callable, Iterable, Optional
+
+from ..fabric import Fabric
+from ..model import BenchResult, Measurement, Snapshot
+from .catalog import TESTS
+from .judge import judge
+
+WORKER_ENV = "P2PTOP_BENCH_WORKER"  # a command (split on spaces) to run instead of the CuPy worker
+INSTALL_HINT = 'pip install "p2ptop[cuda12]" (CUDA 12 driver) or pip install "p2ptop[cuda13]" (CUDA 13 driver)'
+STDERR_TAIL = 2000  # characters of the worker's stderr kept as evidence
+GARBAGE_KEPT = 3  # unreadable stdout lines kept as evidence
+POLL_S = 0.05
+
+EventSink = Optional[Callable[[dict], None]]
+
+
+@dataclass
+class BenchOptions:
+    """What to run and how long to wait. The defaults match nvbandwidth's method (see worker.py)."""
+
+    size_mib: int = 512  # buffer of the bandwidth tests (nvbandwidth's default buffer size)
+    copies: int = 16  # copies per timed sample (nvbandwidth's loop count)
+    repeats: int = 3  # timed samples; the figure is their median, with min and max (nvbandwidth: 3)
+    warmup: int = 1  # untimed samples before the timed ones
+    timeout_s: float = 30.0  # per pair; the first pair's time includes the worker's start
+    tests: set[str] = field(default_factory=lambda: set(TESTS))
+    latency_bytes: int = 4  # size of one latency copy (p2pBandwidthLatencyTest: 1 int)
+    latency_copies: int = 100  # copies queued per latency sample (p2pBandwidthLatencyTest: 100)
+    latency_hops: int = 10000  # dependent remote reads per pointer-chase sample
+    staged_copies: int = 2  # copies per sample of the host-staged test (it is ~10x slower)
+    integrity_mib: int = 64  # bytes checked by the integrity test
+    worker: Optional[list[str]] = None  # the worker command; default: $P2PTOP_BENCH_WORKER or the CuPy worker
+    simulated_pair_s: float = 0.3  # how long a simulated pair takes, so progress can be seen
+
+    def job(self) -> dict[str, Any]:
+        """The options as the worker reads them."""
+        d = asdict(self)
+        d["tests"] = [t for t in TESTS if t in self.tests]
+        for k in ("worker", "timeout_s", "simulated_pair_s"):
+            d.pop(k)
+        return d
+
+    def check(self) -> Optional[str]:
+        """None, or what is wrong with the options (for the command line)."""
+        unknown = sorted(set(self.tests) - set(TESTS))
+        if unknown:
+            return f"unknown test(s) {', '.join(unknown)}; choose from {', '.join(TESTS)}"
+        for name in ("size_mib", "copies", "repeats", "latency_bytes", "latency_copies", "latency_hops", "staged_copies", "integrity_mib"):
+            if getattr(self, name) < 1:
+                return f"{name} must be at least 1"
+        if self.warmup < 0:
+            return "warmup must not be negative"
+        if self.timeout_s <= 0:
+            return "timeout must be a positive number of seconds"
+        return None
+
+
+def simulated_source(snapshot: Snapshot) -> bool:
+    """Demo and replay snapshots are not the machine we run on: their tests are simulated."""
+    return snapshot.source.kind != "nvml"
+
+
+def worker_command(options: BenchOptions) -> list[str]:
+    if options.worker:
+        return list(options.worker)
+    env = os.environ.get(WORKER_ENV, "").split()
+    return env or [sys.executable, "-m", "p2ptop.bench.worker"]
+
+
+def bench_available(snapshot: Snapshot) -> tuple[bool, str]:
+    """(True, '') when copy tests can run for this snapshot, else (False, why and what to install)."""
+    if simulated_source(snapshot):
+        return True, ""
+    if len(snapshot.gpus) < 2:
+        return False, f"copy tests need two GPUs; this host shows {len(snapshot.gpus)}"
+    if os.environ.get(WORKER_ENV):
+        return True, ""
+    if importlib.util.find_spec("cupy") is None:
+        return False, f"copy tests need CuPy, which is not installed: {INSTALL_HINT}"
+    return True, ""
+
+
+def all_pairs(snapshot: Snapshot) -> list[tuple[int, int]]:
+    idx = snapshot.gpu_indices
+    return [(a, b) for a in idx for b in idx if a != b]
+
+
+def run_pair(
+    snapshot: Snapshot,
+    a: int,
+    b: int,
+    options: Optional[BenchOptions] = None,
+    on_event: EventSink = None,
+    cancel: Optional[threading.Event] = None,
+) -> BenchResult:
+    """Test one ordered pair. Blocking; never raises; call it from a thread.
+
+    ``on_event(dict)`` gets ``{"type": "progress", "a", "b", "step", "fraction", "message"}`` as the
+    test goes, and ``{"type": "result", "a", "b", "result"}`` when it is done. Setting ``cancel``
+    kills the worker and returns a result with status ``cancelled``. Demo and replay snapshots give
+    simulated results (``simulated=True``).
+    """
+    return run_all(snapshot, [(a, b)], options, on_event, cancel)[0]
+
+
+def run_all(
+    snapshot: Snapshot,
+    pairs: Optional[Iterable[tuple[int, int]]] = None,
+    options: Optional[BenchOptions] = None,
+    on_event: EventSink = None,
+    cancel: Optional[threading.Event] = None,
+) -> list[BenchResult]:
+    """Test every ordered pair (or the given ones) in one worker process; results in the pairs' order."""
+    options = options or BenchOptions()
+    cancel = cancel or threading.Event()
+    wanted = list(pairs) if pairs is not None else all_pairs(snapshot)
+    fabric = Fabric(snapshot)
+    emit = _Emitter(on_event, fabric, len(wanted))
+    known = set(snapshot.gpu_indices)
+    results: dict[tuple[int, int], BenchResult] = {}
+    for a, b in wanted:
+        if a == b or a not in known or b not in known:
+            results[(a, b)] = _ended(a, b, "failed", f"GPU{a}->GPU{b} is not a pair of two GPUs of this host (GPUs: {sorted(known)})")
+    todo = [p for p in wanted if p not in results]
+    try:
+        if todo and simulated_source(snapshot):
+            from .simulate import simulate_pairs
+
+            for r in simulate_pairs(snapshot, fabric, todo, options, emit, cancel):
+                results[(r.a, r.b)] = r
+        elif todo:
+            ok, why = bench_available(snapshot)
+            if not ok:
+                for a, b in todo:
+                    results[(a, b)] = emit.result(_ended(a, b, "unavailable", why))
+            else:
+                _run_in_workers(snapshot, todo, options, emit, cancel, results)
+    except Exception as e:  # never raise into a UI thread: say what went wrong instead
+        for a, b in wanted:
+            results.setdefault((a, b), _ended(a, b, "failed", f"internal error in the copy-test runner: {type(e).__name__}: {e}"))
+    return [judge(results[p], fabric) for p in wanted]
+
+
+# --- the worker process ---------------------------------------------------------------------
+
+
+class _Emitter:
+    """Forwards events to the caller, numbering pairs for an overall fraction; judges results once."""
+
+    def __init__(self, sink: EventSink, fabric: Fabric, total: int):
+        self.sink, self.fabric, self.total, self.done = sink, fabric, total, 0
+
+    def progress(self, a: int, b: int, step: str, fraction: float, message: str) -> None:
+        if self.sink:
+            overall = (self.done + max(0.0, min(1.0, fraction))) / max(1, self.total)
+            self.sink({"type": "progress", "a": a, "b": b, "step": step, "fraction": max(0.0, min(1.0, fraction)),
+                       "message": message, "overall": overall, "pairs_done": self.done, "pairs": self.total})
+
+    def result(self, r: BenchResult) -> BenchResult:
+        judge(r, self.fabric)
+        self.done += 1
+        if self.sink:
+            self.sink({"type": "result", "a": r.a, "b": r.b, "result": r, "pairs_done": self.done, "pairs": self.total})
+        return r
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _ended(a: int, b: int, status: str, why: str) -> BenchResult:
+    return BenchResult(a=a, b=b, status=status, started_at=_now(), integrity="not run", errors=[why])
+
+
+def _clean(text: str, limit: int = 300) -> str:
+    """Worker output is data: no control characters, bounded length."""
+    text = "".join(ch if ch.isprintable() else " " for ch in text).strip()
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _run_in_workers(snapshot, todo, options, emit, cancel, results) -> None:
+    remaining = list(todo)
+    while remaining:
+        run = _WorkerRun(snapshot, remaining, options, emit, cancel)
+        run.go()
+        for r in run.finished:
+            results[(r.a, r.b)] = r
+        remaining = [p for p in remaining if p not in results]
+        if cancel.is_set():
+            for a, b in remaining:
+                results[(a, b)] = emit.result(_ended(a, b, "cancelled", "cancelled before it started"))
+            return
+        if run.startup_failure is not None:  # the worker cannot start at all: the same for every pair
+            for a, b in remaining:
+                results[(a, b)] = emit.result(_ended(a, b, run.startup_failure[0], run.startup_failure[1]))
+            return
+
+
+class _WorkerRun:
+    """One worker process over a list of pairs."""
+
+    def __init__(self, snapshot: Snapshot, pairs, options: BenchOptions, emit: _Emitter, cancel: threading.Event):
+        self.snapshot, self.pairs, self.options, self.emit, self.cancel = snapshot, pairs, options, emit, cancel
+        self.finished: list[BenchResult] = []
+        self.startup_failure: Optional[tuple[str, str]] = None
+        self.current: Optional[BenchResult] = None
+        self.current_t0 = 0.0
+        self.garbage: list[str] = []
+        self.worker_info: dict[str, Any] = {}
+        self.fatal: Optional[str] = None
+        self.lines: "queue.Queue[Optional[bytes]]" = queue.Queue()
+        self.stderr = bytearray()
+
+    def job(self) -> dict[str, Any]:
+        bus = {g.index: g.pci_bus_id for g in self.snapshot.gpus}
+        return {"pairs": [[a, b] for a, b in self.pairs], "pci_bus_ids": {str(k): v for k, v in bus.items() if v},
+                "options": self.options.job()}
+
+    def go(self) -> None:
+        env = dict(os.environ)
+        env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"  # CUDA ordinals in NVML's order (the worker also maps bus ids)
+        pkg_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        env["PYTHONPATH"] = pkg_root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        env["PYTHONUNBUFFERED"] = "1"
+        cmd = worker_command(self.options)
+        t_start = time.monotonic()
+        try:
+            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    start_new_session=True, env=env)
+        except OSError as e:
+            self.startup_failure = ("unavailable", f"cannot start the copy-test worker {' '.join(cmd)}: {e.strerror or e}")
+            return
+        self.proc = proc
+        readers = [threading.Thread(target=self._read_stdout, daemon=True), threading.Thread(target=self._read_stderr, daemon=True)]
+        for t in readers:
+            t.start()
+        try:
+            proc.stdin.write(json.dumps(self.job()).encode() + b"\n")
+            proc.stdin.close()
+        except OSError:
+            pass  # it died at once; the exit status tells
+        deadline = t_start + self.options.timeout_s
+        ended = None  # "eof" | "timeout" | "cancel"
+        while ended is None:
+            if self.cancel.is_set():
+                ended = "cancel"
+                break
+            if time.monotonic() > deadline:
+                ended = "timeout"
+                break
+            try:
+                line = self.lines.get(timeout=POLL_S)
+            except queue.Empty:
+                continue
+            if line is None:
+                ended = "eof"
+                break
+            if self._handle(line):
+                deadline = time.monotonic() + self.options.timeout_s
+        if ended != "eof":
+            self._kill_group(proc)
+        code = self._reap(proc)
+        for t in readers:
+            t.join(timeout=2)
+        self._finish(ended, code, time.monotonic() - t_start)
+
+    # -- reading --
+    def _read_stdout(self) -> None:
+        for line in iter(self.proc.stdout.readline, b""):
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def _read_stderr(self) -> None:
+        for chunk in iter(lambda: self.proc.stderr.read(4096), b""):
+            self.stderr += chunk
+            del self.stderr[: max(0, len(self.stderr) - 4 * STDERR_TAIL)]
+
+    def _handle(self, raw: bytes) -> bool:
+        """Apply one line; True when a pair started (the timeout restarts)."""
+        text = raw.decode("utf-8", errors="replace").strip()
+        if not text:
+            return False
+        try:
+            ev = json.loads(text)
+            if not isinstance(ev, dict) or not isinstance(ev.get("type"), str):
+                raise ValueError
+        except ValueError:
+            if len(self.garbage) < GARBAGE_KEPT:
+                self.garbage.append(_clean(text, 120))
+            return False
+        try:
+            return self._apply(ev)
+        except (KeyError, TypeError, ValueError) as e:
+            if len(self.garbage) < GARBAGE_KEPT:
+                self.garbage.append(_clean(f"{text} ({type(e).__name__}: {e})", 160))
+            return False
+
+    def _apply(self, ev: dict) -> bool:
+        kind = ev["type"]
+        if kind == "hello":
+            self.worker_info = {k: v for k, v in ev.items() if k != "type" and isinstance(v, (str, int, float, bool))}
+        elif kind == "fatal":
+            self.fatal = _clean(str(ev.get("message", "")), 600)
+        elif kind == "pair_start":
+            self._close_current("crashed", "the worker started another pair before finishing this one")
+            a, b = int(ev["a"]), int(ev["b"])
+            self.current = BenchResult(a=a, b=b, started_at=_now(), integrity="not run",
+                                       params={"worker": dict(self.worker_info), **_plain(ev.get("params"))})
+            self.current_t0 = time.monotonic()
+            return True
+        elif kind == "progress" and self.current is not None:
+            self.emit.progress(self.current.a, self.current.b, _clean(str(ev.get("step", "")), 40),
+                               float(ev.get("fraction", 0.0)), _clean(str(ev.get("message", ""))))
+        elif kind == "measurement" and self.current is not None:
+            self.current.measurements.append(_measurement(ev))
+        elif kind == "error" and self.current is not None:
+            self.current.errors.append(_error_text(ev))
+            if ev.get("step") == "peer_access":
+                self.current.params["peer_access"] = _clean(str(ev.get("name") or ev.get("text") or "error"), 80)
+        elif kind == "integrity" and self.current is not None:
+            status = str(ev["status"])
+            self.current.integrity = status if status in ("ok", "corrupt", "not run") else "not run"
+            off = ev.get("first_bad_offset")
+            self.current.first_bad_offset = int(off) if off is not None else None
+            self.current.params.update(_plain({k: ev.get(k) for k in ("checked_bytes", "bad_bytes")}))
+        elif kind == "pair_end" and self.current is not None:
+            status = str(ev.get("status", "ok"))
+            self._close_current(status if status in ("ok", "failed") else "failed", None)
+        return False
+
+    # -- ending --
+    def _close_current(self, status: str, why: Optional[str]) -> None:
+        r = self.current
+        if r is None:
+            return
+        r.status = status
+        if why:
+            r.errors.append(why)
+        if self.garbage:
+            r.errors.append("the worker printed unreadable output: " + " | ".join(self.garbage))
+            self.garbage = []
+        r.duration_s = round(time.monotonic() - self.current_t0, 3)
+        self.current = None
+        self.finished.append(self.emit.result(r))
+
+    def _finish(self, ended: Optional[str], code: Optional[int], elapsed: float) -> None:
+        if ended == "eof" and self.current is None and not self.garbage and code == 0 and self.fatal is None:
+            return  # a clean end; pairs it never reached (there should be none) run in a fresh worker
+        why = self._why(ended, code)
+        if self.current is not None:
+            status = {"cancel": "cancelled", "timeout": "timeout"}.get(ended or "", "crashed")
+            self._close_current(status, why)
+            return
+        if ended == "cancel":
+            return
+        if not self.finished:  # it never got to a pair: every pair would meet the same end
+            status = "timeout" if ended == "timeout" else ("unavailable" if self.fatal else "crashed")
+            self.startup_failure = (status, why)
+            return
+        # it finished some pairs, then ended badly between pairs: blame the next one
+        nxt = next((p for p in self.pairs if p not in {(r.a, r.b) for r in self.finished}), None)
+        if nxt is not None:
+            self.current = BenchResult(a=nxt[0], b=nxt[1], started_at=_now(), integrity="not run")
+            self.current_t0 = time.monotonic()
+            self._close_current("timeout" if ended == "timeout" else "crashed", why)
+
+    def _why(self, ended: Optional[str], code: Optional[int]) -> str:
+        parts = []
+        if self.fatal:
+            parts.append(self.fatal)
+        if ended == "timeout":
+            parts.append(f"no result within {self.options.timeout_s:g} s: the worker was killed (a P2P copy may hang)")
+        elif ended == "cancel":
+            parts.append("cancelled: the worker was killed")
+        elif code is not None and code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            parts.append(f"the worker was killed by {name}" + (" (out of host memory?)" if -code == signal.SIGKILL else ""))
+        elif code:
+            parts.append(f"the worker exited with status {code} before finishing")
+        else:
+            parts.append("the worker ended before finishing")
+        tail = _clean(self.stderr.decode("utf-8", errors="replace")[-STDERR_TAIL:], STDERR_TAIL)
+        if tail and ended != "cancel":
+            parts.append(f"stderr: {tail}")
+        return "; ".join(parts)
+
+    @staticmethod
+    def _kill_group(proc: subprocess.Popen) -> None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def _reap(self, proc: subprocess.Popen) -> Optional[int]:
+        """Wait for the worker, then kill anything it left in its group; the pid is not reused meanwhile."""
+        try:
+            os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)  # exited, not yet reaped: group id still ours
+        except ChildProcessError:
+            pass
+        self._kill_group(proc)
+        return proc.wait()
+
+
+def _plain(d: Any) -> dict[str, Any]:
+    """The JSON-safe scalars of a mapping from the worker (numbers, booleans, short strings)."""
+    if not isinstance(d, dict):
+        return {}
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        if isinstance(v, (bool, int, float)) or (isinstance(v, str) and len(v) < 200):
+            out[str(k)] = v
+    return out
+
+
+def _float(v: Any) -> Optional[float]:
+    if v is None:
+        return None
+    f = float(v)
+    if f != f or f in (float("inf"), float("-inf")):
+        raise ValueError("not a finite number")
+    return round(f, 4)
+
+
+def _measurement(ev: dict) -> Measurement:
+    from .catalog import MEASUREMENTS
+
+    name = str(ev["name"])
+    unit = MEASUREMENTS.get(name, (str(ev.get("unit", "")),))[0]
+    err = ev.get("error")
+    return Measurement(name=_clean(name, 40), value=_float(ev.get("value")), unit=unit, min=_float(ev.get("min")),
+                       max=_float(ev.get("max")), error=_clean(str(err), 400) if err else None)
+
+
+def _error_text(ev: dict) -> str:
+    """'step: cudaErrorPeerAccessUnsupported (217): peer access is not supported between these two devices'."""
+    step = _clean(str(ev.get("step", "")), 40)
+    name = _clean(str(ev.get("name", "")), 80)
+    code = ev.get("code")
+    text = _clean(str(ev.get("text", "")), 400)
+    head = name + (f" ({code})" if code is not None else "")
+    return f"{step}: {head}: {text}" if head else f"{step}: {text}"

@@ -1,0 +1,97 @@
+"""Simulated copy tests for demo and replay snapshots: figures derived from the fabric, marked simulated.
+
+A demo or a replayed snapshot is not the machine p2ptop runs on, so nothing is measured. Each figure
+is the fabric's expected link rate (what the links trained at now) times the share a healthy link
+reached in the real run on 2x H200 through NVSwitch (``EFFICIENCY``), with a small deterministic
+spread for min/max. A pair whose NVML P2P read status is not OK behaves as CUDA would: enabling peer
+access fails with cudaErrorPeerAccessUnsupported, the copy-engine copies go through host memory and the
+SM tests cannot run. Every result has ``simulated=True`` and says so in ``params["simulated_from"]``.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from typing import Optional
+
+from ..fabric import Fabric
+from ..model import BenchResult, Measurement, Snapshot
+from .catalog import MEASUREMENTS, TEST_MEASUREMENTS, TESTS
+
+#: Share of the link rate reached on a healthy pair (nvbandwidth on 2x H200: 394, 779, 376, 370 of 450/900).
+EFFICIENCY = {"ce_one_way": 0.875, "ce_reverse": 0.875, "ce_bidirectional": 1.73, "sm_read": 0.835, "sm_write": 0.82}
+HOST_STAGED_SHARE = 0.6  # 38 of 63 GB/s (PCIe Gen5 x16) with peer access off, p2pBandwidthLatencyTest on 2x H200
+LATENCY_US = {  # (NVLink, PCIe): small-copy and dependent-read latency, microseconds
+    "latency_copy_us": (2.2, 2.6),
+    "latency_kernel_us": (1.0, 1.8),
+}
+STAGED_LATENCY_US = 16.0  # a small copy through host memory (p2pBandwidthLatencyTest, P2P off)
+PEER_UNSUPPORTED = ("cudaErrorPeerAccessUnsupported", 217, "peer access is not supported between these two devices")
+
+
+def _spread(rng: random.Random, value: float) -> tuple[float, float, float]:
+    lo, hi = value * (1 - rng.uniform(0.002, 0.01)), value * (1 + rng.uniform(0.002, 0.01))
+    return round(value, 2), round(lo, 2), round(hi, 2)
+
+
+def simulate_pair(snapshot: Snapshot, fabric: Fabric, a: int, b: int, tests: set[str]) -> BenchResult:
+    exp = fabric.expected(a, b)
+    link = exp.trained_gbps if exp.trained_gbps is not None else exp.gbps
+    host = fabric.host_expected(a, b)
+    staged = host * HOST_STAGED_SHARE if host else None
+    pair = snapshot.pair(a, b)
+    peer_ok = pair is None or pair.status("read") in (None, "OK")
+    rng = random.Random(a * 100003 + b)
+    r = BenchResult(a=a, b=b, simulated=True, integrity="not run",
+                    params={"simulated_from": f"expected figures of the fabric ({exp.basis})"})
+    if not peer_ok:
+        name, code, text = PEER_UNSUPPORTED
+        r.params["peer_access"] = name
+        r.errors.append(f"peer_access: {name} ({code}): {text}")
+    for test in TESTS:
+        if test not in tests:
+            continue
+        for name in TEST_MEASUREMENTS[test]:
+            unit = MEASUREMENTS[name][0]
+            if name in EFFICIENCY:
+                if not peer_ok and name.startswith("sm_"):
+                    r.measurements.append(Measurement(name, unit=unit, error="not run: peer access unavailable"))
+                    continue
+                base = (staged * EFFICIENCY[name] / EFFICIENCY["ce_one_way"]) if not peer_ok else (link * EFFICIENCY[name] if link else None)
+            elif name == "host_staged":
+                base = staged
+            elif not peer_ok:
+                base = STAGED_LATENCY_US if name == "latency_copy_us" else None
+            else:
+                base = LATENCY_US[name][0 if exp.kind == "nvlink" else 1]
+            if base is None:
+                r.measurements.append(Measurement(name, unit=unit, error="not simulated: the link rate is not known" if peer_ok else "not run: peer access unavailable"))
+                continue
+            value, lo, hi = _spread(rng, base)
+            r.measurements.append(Measurement(name, value=value, unit=unit, min=lo, max=hi))
+    if "integrity" in tests:
+        r.integrity = "ok"
+    return r
+
+
+def simulate_pairs(snapshot: Snapshot, fabric: Fabric, pairs, options, emit, cancel: Optional[threading.Event]):
+    """Yield one simulated, judged result per pair, with progress events; stops at cancel."""
+    steps = [t for t in TESTS if t in options.tests] or ["ce"]
+    pause = min(options.simulated_pair_s, 3.0 / max(1, len(pairs))) / len(steps)
+    for i, (a, b) in enumerate(pairs):
+        started = time.monotonic()
+        for k, step in enumerate(steps):
+            if cancel is not None and cancel.is_set():
+                break
+            emit.progress(a, b, step, k / len(steps), f"{TESTS[step]} (simulated)")
+            if pause:
+                time.sleep(pause)
+        if cancel is not None and cancel.is_set():
+            for a2, b2 in pairs[i:]:
+                yield emit.result(BenchResult(a=a2, b=b2, status="cancelled", simulated=True, integrity="not run",
+                                              errors=["cancelled"]))
+            return
+        r = simulate_pair(snapshot, fabric, a, b, set(options.tests))
+        r.duration_s = round(time.monotonic() - started, 3)
+        yield emit.result(r)
