@@ -1,0 +1,98 @@
+"""Loading entries: each file read, parsed and validated on its own; a broken one becomes a
+:class:`Problem` and is skipped, the others load. Later sources override earlier ones by id."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Optional, Union
+
+from .entry import Entry, Problem
+from .paths import builtin_dir, user_dir
+from .regex_safety import compile_pattern
+from .schema import SCHEMA_FILE, entry_patterns, validate
+
+PathLike = Union[str, Path]
+
+
+@dataclass
+class KnowledgeBase:
+    entries: list[Entry] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    def get(self, id: str) -> Optional[Entry]:
+        for e in self.entries:
+            if e.id == id:
+                return e
+        return None
+
+    def ids(self) -> list[str]:
+        return [e.id for e in self.entries]
+
+
+def entry_files(path: PathLike) -> list[Path]:
+    """The entry files a path names: the file itself, or a directory's *.json (not the schema), sorted."""
+    p = Path(path)
+    if p.is_dir():
+        return sorted(f for f in p.glob("*.json") if f.name != SCHEMA_FILE and not f.name.endswith(".schema.json"))
+    return [p]
+
+
+def read_entry(path: PathLike) -> tuple[Optional[Entry], list[Problem]]:
+    """One file: the entry, or None and what is wrong with it."""
+    name = str(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        return None, [Problem(name, "", f"cannot read: {e}")]
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        return None, [Problem(name, "", f"broken JSON: {e.msg} at line {e.lineno} column {e.colno}")]
+    problems = [Problem(name, f, m) for f, m in validate(data)]
+    if problems:
+        return None, problems
+    return Entry(data=data, file=name, patterns=[compile_pattern(p) for f, p in entry_patterns(data) if not f.startswith("match.")]), []
+
+
+def load_paths(paths: Iterable[PathLike], kb: Optional[KnowledgeBase] = None) -> KnowledgeBase:
+    """Add the entries of ``paths`` (files or directories) to ``kb``; an id seen again replaces the
+    earlier entry when it comes from another source, and is a duplicate-id problem within one."""
+    kb = kb or KnowledgeBase()
+    for path in paths:
+        if not os.path.exists(path):
+            kb.problems.append(Problem(str(path), "", "no such file or directory"))
+            continue
+        here: dict[str, str] = {}
+        for f in entry_files(path):
+            entry, problems = read_entry(f)
+            kb.problems.extend(problems)
+            if entry is None:
+                continue
+            if entry.id in here:
+                kb.problems.append(Problem(str(f), "id", f"duplicate id {entry.id!r} (also in {here[entry.id]}); this file is skipped"))
+                continue
+            here[entry.id] = str(f)
+            old = kb.get(entry.id)
+            if old is not None:
+                kb.entries[kb.entries.index(old)] = entry
+            else:
+                kb.entries.append(entry)
+    return kb
+
+
+def default_dirs(extra_dirs: Iterable[PathLike] = ()) -> list[Path]:
+    dirs = [builtin_dir()]
+    if user_dir().is_dir():
+        dirs.append(user_dir())
+    dirs.extend(Path(d) for d in extra_dirs)
+    return dirs
+
+
+def load_kb(extra_dirs: Iterable[PathLike] = ()) -> KnowledgeBase:
+    """The built-in kb/, then the user config dir (~/.config/p2ptop/kb or $XDG_CONFIG_HOME/p2ptop/kb),
+    then ``extra_dirs`` (--kb DIR); later ones override earlier ones by id."""
+    return load_paths(default_dirs(extra_dirs))

@@ -1,0 +1,270 @@
+"""Which entries explain a log and/or a set of findings, ranked, with the reasons and the facts
+that are missing and would decide between candidates.
+
+Text: every line (control characters stripped, runs of whitespace folded, cut to MAX_LINE) is
+searched with each entry's regexes (case-insensitive) and for the error codes it names (CUDA names
+and numbers, NCCL results, Xids). A few facts are also read from the log itself (NCCL_* settings,
+driver version, GeForce names, IOMMU switches) where the findings do not give them.
+
+Facts: the findings' facts (p2ptop/findings.py FACT_KEYS), the pseudo-fact ``finding`` (their ids)
+and ``log`` (a condition's regex searched in the whole log). An entry's ``match.require``
+conditions must all hold: one that fails makes it unlikely, one whose fact is unknown is named in
+``deciding_facts``. ``support`` conditions add weight; any ``exclude`` that holds rules it out.
+An entry is a candidate on text evidence, or on facts alone when every ``require`` holds.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Optional
+
+from ..findings import Finding
+from .codes import codes_in_line, key as code_key
+from .entry import Entry
+from .regex_safety import FLAGS, MAX_LINE
+from .schema import FINDING_FACT
+
+LOG_FACT = "log"
+PRIMARY_REGEX, EXTRA_REGEX, CODE = 0.7, 0.6, 0.45  # weight of one text hit of each kind
+REQUIRE_WEIGHT, SUPPORT_WEIGHT = 0.5, 0.2  # default weight of a condition that holds
+UNKNOWN_FACTOR, CONTRADICTED_FACTOR = 0.8, 0.3
+LIKELY, POSSIBLE = 0.75, 0.45
+
+_CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f]")
+_SPACE = re.compile(r"[ \t\u00a0]+")
+_OPS = ("equals", "in", "not_in", "lt", "lte", "gt", "gte", "present", "regex")
+
+
+@dataclass
+class Match:
+    entry: Entry
+    score: float
+    reasons: list[str] = field(default_factory=list)
+    deciding_facts: list[str] = field(default_factory=list)  # facts that are missing and would decide between candidates
+
+    @property
+    def confidence(self) -> str:
+        return "likely" if self.score >= LIKELY else "possible" if self.score >= POSSIBLE else "unsure"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.entry.id, "failure_class": self.entry.failure_class, "score": round(self.score, 3),
+                "confidence": self.confidence, "reasons": self.reasons, "deciding_facts": self.deciding_facts}
+
+
+def clean_lines(text: str) -> list[str]:
+    """The log as the matcher reads it: one string per line, no terminal codes, whitespace folded."""
+    out = []
+    for raw in text.splitlines():
+        line = _SPACE.sub(" ", _CONTROL.sub("", raw)).strip()
+        out.append(line[:MAX_LINE])
+    return out
+
+
+# ---- facts -----------------------------------------------------------------------------------
+
+_TEXT_FACTS: list[tuple[re.Pattern, Any]] = [
+    (re.compile(r"\b((?:NCCL|CUDA|TORCH_NCCL|NVIDIA)_[A-Z0-9_]+)\s*=\s*['\"]?([^\s'\",;)]+)"), "env"),
+    (re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)", re.IGNORECASE), "env"),
+    (re.compile(r"\bDriver Version:\s*((\d+)\.\d+(?:\.\d+)?)", re.IGNORECASE), "driver"),
+    (re.compile(r"\bKernel Module\s+((\d+)\.\d+(?:\.\d+)?)\b", re.IGNORECASE), "driver"),
+    (re.compile(r"\bGeForce\b|\bTITAN (?:RTX|V|Xp?)\b|\bRTX ?[2345]0[5-9]0(?: ?Ti| ?SUPER)?\b", re.IGNORECASE), ("gpu.consumer", True)),
+    (re.compile(r"\b(?:intel_iommu=on|amd_iommu=on|DMAR: IOMMU enabled|AMD-Vi: .*enabled)", re.IGNORECASE), ("host.iommu_active", True)),
+    (re.compile(r"\biommu(?:\.passthrough=1|=pt)\b", re.IGNORECASE), ("host.iommu_passthrough", True)),
+]
+
+
+def _text_facts(lines: list[str]) -> dict[str, tuple[Any, int]]:
+    """fact -> (value, line number) read from the log."""
+    out: dict[str, tuple[Any, int]] = {}
+    for n, line in enumerate(lines, 1):
+        for rx, what in _TEXT_FACTS:
+            for m in rx.finditer(line):
+                if what == "env":
+                    out.setdefault(f"env.{m.group(1).upper()}", (m.group(2), n))
+                elif what == "driver":
+                    out.setdefault("host.driver_version", (m.group(1), n))
+                    out.setdefault("host.driver_major", (int(m.group(2)), n))
+                else:
+                    out.setdefault(what[0], (what[1], n))
+    return out
+
+
+class Facts:
+    """What is known: fact -> values (several findings may disagree), and where each came from."""
+
+    def __init__(self, findings: Iterable[Finding], lines: list[str]):
+        self.values: dict[str, list[Any]] = {}
+        self.origin: dict[str, str] = {}
+        for f in findings:
+            self._add(FINDING_FACT, f.id, f"finding {f.id}")
+            for k, v in (f.facts or {}).items():
+                self._add(k, v, "")
+        for k, (v, n) in _text_facts(lines).items():
+            if k not in self.values:
+                self._add(k, v, f"line {n} of the log")
+        self.log = "\n".join(lines)
+
+    def _add(self, k: str, v: Any, origin: str) -> None:
+        vals = self.values.setdefault(k, [])
+        if v not in vals:
+            vals.append(v)
+        if origin:
+            self.origin.setdefault(k, origin)
+
+    def check(self, cond: dict[str, Any]) -> Optional[bool]:
+        """True or False when the fact is known, None when it is not."""
+        fact = cond["fact"]
+        if fact == LOG_FACT:
+            if not self.log:
+                return None
+            return re.search(cond["regex"], self.log, FLAGS | re.MULTILINE) is not None
+        if "present" in cond:
+            return (fact in self.values) == cond["present"]
+        vals = self.values.get(fact)
+        if not vals:
+            return None
+        return any(_holds(cond, v) for v in vals)
+
+    def shown(self, fact: str) -> str:
+        vals = self.values.get(fact) or []
+        text = " / ".join(str(v) for v in vals)
+        where = self.origin.get(fact)
+        return f"{text} ({where})" if where and where.startswith("line") else text
+
+
+def _norm(v: Any) -> Any:
+    return v.upper() if isinstance(v, str) else v
+
+
+def _num(v: Any) -> Optional[float]:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, (int, float)):
+        return float(v)
+    try:
+        return float(str(v).split(".")[0]) if re.fullmatch(r"\d+(\.\d+)*", str(v)) else None
+    except ValueError:
+        return None
+
+
+def _holds(cond: dict[str, Any], v: Any) -> bool:
+    if "equals" in cond:
+        return _norm(v) == _norm(cond["equals"]) or str(v).upper() == str(cond["equals"]).upper()
+    if "in" in cond:
+        return _norm(v) in {_norm(x) for x in cond["in"]}
+    if "not_in" in cond:
+        return _norm(v) not in {_norm(x) for x in cond["not_in"]}
+    if "regex" in cond:
+        return re.search(cond["regex"], str(v), FLAGS) is not None
+    n = _num(v)
+    if n is None:
+        return False
+    for op, fn in (("lt", n.__lt__), ("lte", n.__le__), ("gt", n.__gt__), ("gte", n.__ge__)):
+        if op in cond:
+            return fn(float(cond[op]))
+    return False
+
+
+def _describe(cond: dict[str, Any], facts: Facts) -> str:
+    if cond.get("reason"):
+        base = cond["reason"]
+    else:
+        op = next(o for o in _OPS if o in cond)
+        base = f"{cond['fact']} {op.replace('_', ' ')} {cond[op]}"
+    if cond["fact"] in (LOG_FACT, FINDING_FACT):
+        return base
+    return f"{base} ({cond['fact']} = {facts.shown(cond['fact'])})"
+
+
+# ---- text ------------------------------------------------------------------------------------
+
+def _excerpt(line: str, width: int = 100) -> str:
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def _text_hits(entry: Entry, lines: list[str], whole: str, codes: dict[str, list[tuple[int, str]]]) -> tuple[list[float], list[str]]:
+    weights, reasons = [], []
+    for i, rx in enumerate(entry.patterns):
+        if not rx.search(whole):  # one pass over the whole log first; most patterns stop here
+            continue
+        for n, line in enumerate(lines, 1):
+            if rx.search(line):
+                weights.append(PRIMARY_REGEX if i == 0 and entry.data.get("regex") else EXTRA_REGEX)
+                reasons.append(f"regex matched line {n}: {_excerpt(line)}")
+                break
+    for code in entry.error_codes:
+        k = code_key(code)
+        if k in codes:
+            n, written = codes[k][0]
+            weights.append(CODE)
+            reasons.append(f"error code {written} on line {n}")
+    return weights, reasons
+
+
+def _codes(lines: list[str]) -> dict[str, list[tuple[int, str]]]:
+    out: dict[str, list[tuple[int, str]]] = {}
+    for n, line in enumerate(lines, 1):
+        for k, written in codes_in_line(line):
+            out.setdefault(k, []).append((n, written))
+    return out
+
+
+def _combine(weights: Iterable[float]) -> float:
+    miss = 1.0
+    for w in weights:
+        miss *= 1.0 - w
+    return 1.0 - miss
+
+
+def score_entry(entry: Entry, lines: list[str], whole: str, codes, facts: Facts) -> Optional[Match]:
+    text_w, reasons = _text_hits(entry, lines, whole, codes) if lines else ([], [])
+    m = entry.data.get("match") or {}
+    for cond in m.get("exclude") or []:
+        if facts.check(cond):
+            return None
+    fact_w: list[float] = []
+    deciding: list[str] = []
+    factor = 1.0
+    requires = m.get("require") or []
+    all_hold = bool(requires)
+    for cond in requires:
+        ok = facts.check(cond)
+        if ok:
+            fact_w.append(cond.get("weight", REQUIRE_WEIGHT))
+            reasons.append(_describe(cond, facts))
+        else:
+            all_hold = False
+            if ok is None:
+                factor *= UNKNOWN_FACTOR
+                if cond["fact"] not in deciding:
+                    deciding.append(cond["fact"])
+            else:
+                factor *= CONTRADICTED_FACTOR
+                reasons.append("against: " + _describe(cond, facts))
+    for cond in m.get("exclude") or []:
+        if facts.check(cond) is None and cond["fact"] not in deciding and cond["fact"] != LOG_FACT:
+            deciding.append(cond["fact"])
+    if not text_w and not all_hold:
+        return None
+    for cond in m.get("support") or []:
+        if facts.check(cond):
+            fact_w.append(cond.get("weight", SUPPORT_WEIGHT))
+            reasons.append(_describe(cond, facts))
+    score = _combine(text_w + fact_w) * factor
+    return Match(entry, round(score, 4), reasons, deciding)
+
+
+def match(kb, text: Optional[str] = None, findings: Iterable[Finding] = (), top: Optional[int] = None) -> list[Match]:
+    """Entries of ``kb`` that explain ``text`` and/or ``findings``, best first."""
+    lines = clean_lines(text) if text else []
+    whole = "\n".join(lines)
+    codes = _codes(lines)
+    facts = Facts(list(findings), lines)
+    out = []
+    for entry in kb.entries:
+        m = score_entry(entry, lines, whole, codes, facts)
+        if m is not None:
+            out.append(m)
+    out.sort(key=lambda m: (-m.score, m.entry.benign, m.entry.id))
+    return out[:top] if top else out

@@ -1,0 +1,125 @@
+"""Regexes from KB files: compiled once, with the same flags everywhere, and checked for
+catastrophic backtracking two ways: a static look for nested unbounded repeats (cheap, at every
+load) and a timed run against adversarial lines in a worker process (``lint``)."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import re
+from typing import Iterable, Optional
+
+try:  # Python 3.11+
+    import re._parser as _sre_parse  # type: ignore[import-not-found]
+    from re._constants import MAXREPEAT  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_parse as _sre_parse  # type: ignore[no-redef]
+    from sre_constants import MAXREPEAT  # type: ignore[no-redef]
+
+FLAGS = re.IGNORECASE
+#: Lines are cut to this many characters before searching, so no regex sees more.
+MAX_LINE = 2000
+#: A regex that needs longer than this on one adversarial line is rejected.
+TIME_LIMIT_S = 0.5
+
+
+def compile_pattern(pattern: str) -> re.Pattern:
+    """Compile as the matcher uses it; raises re.error."""
+    return re.compile(pattern, FLAGS)
+
+
+def nested_repeat(pattern: str) -> Optional[str]:
+    """A description of an unbounded repeat inside another unbounded repeat (e.g. ``(a+)+``), or None."""
+    try:
+        tree = _sre_parse.parse(pattern, FLAGS)
+    except re.error:
+        return None
+
+    def walk(items, inside: bool) -> Optional[str]:
+        for op, av in items:
+            name = str(op)
+            if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+                lo, hi, sub = av
+                unbounded = hi == MAXREPEAT or hi > 100
+                if unbounded and inside and name != "POSSESSIVE_REPEAT":
+                    return "an unbounded repeat inside another unbounded repeat (catastrophic backtracking)"
+                found = walk(sub, inside or (unbounded and name != "POSSESSIVE_REPEAT"))
+                if found:
+                    return found
+            elif name == "SUBPATTERN":
+                found = walk(av[-1], inside)
+                if found:
+                    return found
+            elif name == "BRANCH":
+                for b in av[1]:
+                    found = walk(b, inside)
+                    if found:
+                        return found
+            elif name in ("ASSERT", "ASSERT_NOT"):
+                found = walk(av[1], inside)
+                if found:
+                    return found
+            elif name == "ATOMIC_GROUP":
+                found = walk(av, False)
+                if found:
+                    return found
+        return None
+
+    return walk(tree, False)
+
+
+def adversarial_lines(pattern: str) -> list[str]:
+    """Lines built to make a backtracking regex work hard: long runs of the characters the pattern
+    mentions (and common log characters), each ended by a character that breaks the match."""
+    chars = {c for c in re.sub(r"\\[a-zA-Z]", "", pattern) if c.isprintable() and c not in "()[]{}|*+?^$\\"}
+    chars.update(" a0:._-/=\tA")
+    out = []
+    for c in sorted(chars):
+        out.append(c * MAX_LINE)
+        out.append((c * (MAX_LINE - 1)) + "\x00")
+    words = re.findall(r"[A-Za-z]{3,}", pattern)
+    for w in words[:6]:
+        out.append(((w + " ") * (MAX_LINE // (len(w) + 1)))[: MAX_LINE - 1] + "\x00")
+    out.append(("a " * MAX_LINE)[:MAX_LINE])
+    out.append(("0." * MAX_LINE)[:MAX_LINE])
+    return out
+
+
+def _worker(conn, patterns: list[str]) -> None:  # pragma: no cover - runs in the child
+    for p in patterns:
+        rx = compile_pattern(p)
+        for line in adversarial_lines(p):
+            rx.search(line)
+        conn.send(p)
+    conn.close()
+
+
+def slow_patterns(patterns: Iterable[str], limit_s: float = TIME_LIMIT_S) -> set[str]:
+    """The patterns that take longer than ``limit_s`` over their adversarial lines.
+
+    One worker runs them in turn and reports each one done; when it falls silent for longer than the
+    limit, the pattern it is on is slow, the worker is killed and a fresh one goes on with the rest."""
+    todo = [p for p in dict.fromkeys(patterns)]
+    slow: set[str] = set()
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+    while todo:
+        parent, child = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_worker, args=(child, todo), daemon=True)
+        proc.start()
+        child.close()
+        done = 0
+        while done < len(todo):
+            # allow for the worker to start before timing its first pattern
+            if not parent.poll(limit_s + (2.0 if done == 0 else 0.0)):
+                break
+            try:
+                parent.recv()
+            except EOFError:
+                break
+            done += 1
+        if done < len(todo):
+            slow.add(todo[done])
+            proc.kill()
+        proc.join()
+        parent.close()
+        todo = todo[done + 1:]
+    return slow
