@@ -1,0 +1,122 @@
+"""The host being read: its root path, its environment, a command runner, and the facts gathered.
+
+A fact is plain JSON-safe data: ``{"value": ..., "how": "read /proc/cmdline", "na": None}``.
+``value`` is None where it could not be read, and ``na`` then says why ("needs root" where that is
+why). Safe by construction: files are opened read-only, commands run from argument lists (never
+through a shell) with a timeout, and a missing command is N/A, not an error.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Optional
+
+NEEDS_ROOT = "needs root"
+COMMAND_TIMEOUT_S = 5.0
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean(text: str) -> str:
+    """Text from files, logs and commands is data: drop control characters (terminal codes)."""
+    return _CONTROL.sub("", text)
+
+
+@dataclass
+class CommandResult:
+    rc: Optional[int]  # None when the command did not run
+    out: str = ""
+    err: str = ""
+    na: Optional[str] = None  # why it did not run: "lspci not installed", "timed out after 5 s"
+
+
+Runner = Callable[[list[str]], CommandResult]
+
+
+def run_command(argv: list[str], timeout: float = COMMAND_TIMEOUT_S) -> CommandResult:
+    """Run one read-only command from an argument list (no shell), with a timeout."""
+    exe = shutil.which(argv[0])
+    if exe is None:
+        return CommandResult(None, na=f"{argv[0]} not installed")
+    try:
+        p = subprocess.run(
+            [exe, *argv[1:]], capture_output=True, text=True, errors="replace", timeout=timeout,
+            stdin=subprocess.DEVNULL, env={**os.environ, "LC_ALL": "C"}, check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return CommandResult(None, na=f"{argv[0]} timed out after {timeout:g} s")
+    except OSError as e:
+        return CommandResult(None, na=f"{argv[0]} could not run ({e.strerror or e})")
+    return CommandResult(p.returncode, p.stdout, p.stderr)
+
+
+def _installed_packages() -> dict[str, str]:
+    """Installed Python distributions, name (lower case) -> version, from package metadata only."""
+    from importlib import metadata
+
+    out: dict[str, str] = {}
+    for dist in metadata.distributions():
+        name = dist.metadata["Name"]
+        if name:
+            out[name.lower()] = dist.version
+    return out
+
+
+@dataclass
+class Host:
+    """What the collectors read from, and the facts they add."""
+
+    root: str = "/"
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    run: Runner = run_command
+    is_root: bool = False
+    packages: Callable[[], dict[str, str]] = _installed_packages
+    gpu_bdfs: list[str] = field(default_factory=list)  # sysfs form, 0000:3a:00.0
+    facts: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    # -- facts --
+    def add(self, name: str, value: Any, how: str, na: Optional[str] = None) -> None:
+        self.facts[name] = {"value": value, "how": how, "na": None if value is not None else na}
+
+    # -- reading --
+    def path(self, rel: str) -> str:
+        return os.path.join(self.root, rel.lstrip("/"))
+
+    def _why(self, e: OSError, rel: str) -> str:
+        if isinstance(e, FileNotFoundError):
+            return f"no /{rel.lstrip('/')}"
+        if isinstance(e, PermissionError):
+            return NEEDS_ROOT if not self.is_root else "permission denied"
+        return f"/{rel.lstrip('/')} unreadable ({e.strerror or e})"
+
+    def read(self, rel: str) -> tuple[Optional[str], Optional[str]]:
+        """(text, None) or (None, why)."""
+        try:
+            with open(self.path(rel), "rb") as f:
+                return clean(f.read(1 << 20).decode("utf-8", "replace")), None
+        except OSError as e:
+            return None, self._why(e, rel)
+
+    def read_bytes(self, rel: str, limit: int = 4096) -> tuple[Optional[bytes], Optional[str]]:
+        try:
+            with open(self.path(rel), "rb") as f:
+                return f.read(limit), None
+        except OSError as e:
+            return None, self._why(e, rel)
+
+    def exists(self, rel: str) -> bool:
+        return os.path.lexists(self.path(rel))
+
+    def listdir(self, rel: str) -> Optional[list[str]]:
+        """Sorted entries, or None when the directory is not there or not readable."""
+        try:
+            return sorted(os.listdir(self.path(rel)))
+        except OSError:
+            return None
+
+    def command(self, argv: list[str]) -> CommandResult:
+        res = self.run(argv)
+        return CommandResult(res.rc, clean(res.out), clean(res.err), res.na)
