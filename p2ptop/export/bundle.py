@@ -1,0 +1,183 @@
+"""The ticket bundle: one folder (and optionally a .tar.gz) with everything a ticket needs.
+
+``<out_dir>/p2ptop-<host>-<YYYYmmdd-HHMMSS>/`` (UTC time of the export) holds:
+
+- ``screenshot.svg`` and ``screenshot.txt``: the screen, as given by the caller;
+- ``screenshot.png``: the SVG drawn offline, when the ``png`` extra and a monospace font are installed;
+- ``report.md``: :func:`p2ptop.export.report.build_report`;
+- ``snapshot.json``: the snapshot, which ``p2ptop --replay`` opens anywhere;
+- ``README.txt``: what each file is, and what is missing and why.
+
+Writing is atomic: the folder is built under a hidden temporary name beside the final one and renamed
+at the end; on any error it is removed and :class:`ExportError` says what went wrong in one line.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import errno
+import os
+import pathlib
+import re
+import shutil
+import tarfile
+import tempfile
+from typing import Optional, Sequence
+
+from ..model import Snapshot
+from . import png
+from .markdown import clean
+from .redact import Redactor
+from .report import build_report
+
+BUNDLE_FILES = ("screenshot.svg", "screenshot.txt", "screenshot.png", "report.md", "snapshot.json", "README.txt")
+
+
+class ExportError(RuntimeError):
+    """A bundle could not be written; the message is one line saying why. Nothing was left behind."""
+
+
+def bundle_name(host: Optional[str], when: _dt.datetime) -> str:
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", host or "unknown-host").strip("._") or "unknown-host"
+    return f"p2ptop-{safe[:64]}-{when.strftime('%Y%m%d-%H%M%S')}"
+
+
+def _write(path: pathlib.Path, data: str | bytes) -> None:
+    """Every file of a bundle goes through here (tests make it fail like a full disk)."""
+    mode = "wb" if isinstance(data, bytes) else "w"
+    with open(path, mode, **({} if isinstance(data, bytes) else {"encoding": "utf-8"})) as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _why(e: OSError) -> str:
+    if e.errno == errno.ENOSPC:
+        return "no space left on the device"
+    if e.errno == errno.EDQUOT:
+        return "disk quota exceeded"
+    if e.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    if e.errno == errno.EROFS:
+        return "read-only file system"
+    return e.strerror or str(e)
+
+
+def write_bundle(
+    snapshot: Snapshot,
+    out_dir: str | os.PathLike,
+    *,
+    svg: Optional[str],
+    text: Optional[str],
+    redact: bool = False,
+    tar: bool = False,
+    kb_dirs: Sequence[str] = (),
+    now: Optional[_dt.datetime] = None,
+) -> pathlib.Path:
+    """Write the bundle for ``snapshot`` in ``out_dir``; returns the bundle folder.
+
+    ``svg``/``text`` are the screen (None when there is no screenshot; README.txt and report.md say
+    so). With ``redact`` every file goes through one :class:`Redactor`. With ``tar`` a
+    ``<folder>.tar.gz`` is written beside the folder. Raises :class:`ExportError`.
+    """
+    out = pathlib.Path(out_dir).expanduser()
+    if not out.is_dir():
+        raise ExportError(f"cannot write the bundle: {out} is not a directory")
+    when = (now or _dt.datetime.now(_dt.timezone.utc)).astimezone(_dt.timezone.utc)
+    redactor = Redactor.for_snapshot(snapshot) if redact else None
+    snap = redactor.snapshot(snapshot) if redactor else snapshot
+    files, notes = _contents(snap, svg, text, redactor, kb_dirs)
+    final = _free_name(out, bundle_name(snap.source.hostname, when))
+    try:
+        tmp = pathlib.Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".tmp", dir=out))
+    except OSError as e:
+        raise ExportError(f"cannot write the bundle in {out}: {_why(e)}") from None
+    tar_tmp: Optional[pathlib.Path] = None
+    try:
+        for name, data in files.items():
+            _write(tmp / name, data)
+        if tar:
+            tar_tmp = tmp.with_name(tmp.name + ".tar.gz")
+            with tarfile.open(tar_tmp, "w:gz") as t:
+                t.add(tmp, arcname=final.name)
+        os.rename(tmp, final)
+        if tar_tmp is not None:
+            try:
+                os.rename(tar_tmp, final.with_name(final.name + ".tar.gz"))
+            except OSError:
+                shutil.rmtree(final, ignore_errors=True)
+                raise
+    except OSError as e:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if tar_tmp is not None and tar_tmp.exists():
+            tar_tmp.unlink()
+        raise ExportError(f"cannot write the bundle in {out}: {_why(e)}") from None
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if tar_tmp is not None and tar_tmp.exists():
+            tar_tmp.unlink()
+        raise
+    return final
+
+
+def _free_name(out: pathlib.Path, name: str) -> pathlib.Path:
+    path, n = out / name, 2
+    while path.exists() or path.with_name(path.name + ".tar.gz").exists():
+        path, n = out / f"{name}-{n}", n + 1
+    return path
+
+
+def _contents(
+    snap: Snapshot, svg: Optional[str], text: Optional[str], redactor: Optional[Redactor], kb_dirs: Sequence[str]
+) -> tuple[dict[str, str | bytes], list[str]]:
+    """name -> content of every file, already redacted, and the notes about what is missing."""
+    notes: list[str] = []
+    files: dict[str, str | bytes] = {}
+    if svg is None or text is None:
+        notes.append("No screenshot: none was given to the export (the dashboard's headless renderer is not available).")
+    else:
+        if redactor:
+            svg, text = redactor.svg(svg), redactor.text(text)
+        files["screenshot.svg"] = svg
+        files["screenshot.txt"] = clean(text)
+        try:
+            files["screenshot.png"] = png.svg_to_png(svg)
+        except png.PngUnavailable as e:
+            notes.append(str(e) + ".")
+    if redactor:
+        notes.append("Redacted: hostnames, serial numbers, UUIDs and IP addresses are replaced by placeholders (redacted-…).")
+    report = build_report(snap, kb_dirs=kb_dirs, notes=notes)
+    files["report.md"] = redactor.text(report) if redactor else report
+    files["snapshot.json"] = snap.to_json() + "\n"
+    files["README.txt"] = _readme(snap, sorted(files), notes)
+    if redactor:
+        _check(redactor, files)
+    return files, notes
+
+
+def _check(redactor: Redactor, files: dict[str, str | bytes]) -> None:
+    """Refuse to write a redacted bundle in which an original is still there."""
+    for name, data in files.items():
+        if isinstance(data, bytes):
+            continue  # the PNG is drawn from the redacted SVG
+        kinds = redactor.svg_leaks(data) if name.endswith(".svg") else redactor.leaks(data)
+        if kinds:
+            raise ExportError(
+                f"redaction incomplete: {', '.join(kinds)} still present in {name}; no bundle was written"
+            )
+
+
+def _readme(snap: Snapshot, names: list[str], notes: list[str]) -> str:
+    what = {
+        "screenshot.svg": "the p2ptop screen as an SVG (opens in any browser)",
+        "screenshot.txt": "the same screen as plain text",
+        "screenshot.png": "the same screen as a PNG",
+        "report.md": "the report, paste-ready in a GitHub or Jira issue",
+        "snapshot.json": "the snapshot: `p2ptop --replay snapshot.json` (dashboard) or `p2ptop topo --replay snapshot.json`, on any machine, GPU or not",
+    }
+    lines = [f"p2ptop ticket bundle: {clean(snap.source.label)}, host {clean(snap.source.hostname or 'N/A')}", ""]
+    if snap.source.simulated:
+        lines += ["SIMULATED DATA: made from a bundled demo or a replay of one, not from real hardware.", ""]
+    lines += [f"{name:<15} {what[name]}" for name in names if name in what]
+    lines += [""] + notes if notes else []
+    return "\n".join(lines) + "\n"
