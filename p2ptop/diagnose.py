@@ -6,21 +6,33 @@ report use. Host facts (``snapshot.host``) and copy-test results (``snapshot.ben
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from .fabric import Fabric
-from .findings import Finding, gpu_subject, pair_subject
+from .findings import FACT_KEYS, Finding, gpu_subject, pair_subject
 from .model import GPU, P2P_STATUS_TEXT, Snapshot
 
 CONSUMER_BRANDS = {"GEFORCE", "TITAN", "GEFORCE_RTX", "TITAN_RTX"}
+WORKSTATION_BRANDS = {"QUADRO", "QUADRO_RTX", "NVIDIA_RTX", "NVS"}
 BUSY_PERCENT = 20  # a GPU busier than this is "under load" for PCIe link judgements
+
+
+def product_class(gpu: GPU) -> Optional[str]:
+    """consumer, workstation or data-centre, from the NVML brand and the name."""
+    brand = (gpu.brand or "").upper()
+    if brand in CONSUMER_BRANDS or "GeForce" in (gpu.name or ""):
+        return "consumer"
+    if brand in WORKSTATION_BRANDS:
+        return "workstation"
+    return "data-centre" if brand or gpu.name else None
 
 
 def gpu_facts(gpu: GPU) -> dict:
     facts = {
         "gpu.name": gpu.name,
         "gpu.brand": gpu.brand,
-        "gpu.consumer": (gpu.brand or "").upper() in CONSUMER_BRANDS or "GeForce" in (gpu.name or ""),
+        "gpu.consumer": product_class(gpu) == "consumer",
+        "gpu.product_class": product_class(gpu),
         "gpu.architecture": gpu.architecture,
         "gpu.virtualization": gpu.virtualization_mode,
         "gpu.nvlink_down": sum(1 for l in gpu.nvlinks if l.state == "inactive"),
@@ -67,11 +79,19 @@ def _gpu_findings(gpu: GPU) -> list[Finding]:
             load = f"{gpu.utilization_gpu}% busy" if gpu.utilization_gpu is not None else "load not known"
             out.append(Finding("pcie.degraded", subj, "problem", f"GPU{gpu.index}: {text} ({load})",
                                [f"NVML current/max link: {text}", f"utilization {load}"], f))
+        elif gpu.utilization_gpu is None:
+            out.append(Finding("pcie.low_load_unknown", subj, "info",
+                               f"GPU{gpu.index}: {text}; load not known, so an idle slow-down cannot be told from a fault",
+                               [f"NVML current/max link: {text}", "utilization N/A"], facts))
         else:
             f = dict(facts, **{"gpu.pcie_idle_downclock": True})
             out.append(Finding("pcie.idle_downclock", subj, "info",
                                f"GPU{gpu.index}: {text} while idle (links slow down when idle; not a fault)",
                                [f"NVML current/max link: {text}", f"utilization {gpu.utilization_gpu}%"], f))
+    if facts.get("gpu.consumer"):
+        out.append(Finding("gpu.consumer", subj, "info",
+                           f"GPU{gpu.index}: {gpu.name} is a consumer card; NVIDIA's stock driver offers no PCIe P2P on most of them",
+                           [f"NVML brand {gpu.brand}, name {gpu.name}"], facts))
     if gpu.fabric.state not in (None, "NOT_SUPPORTED", "COMPLETED") or (gpu.fabric.status not in (None, "Success")):
         out.append(Finding("fabric.not_ready", subj, "problem",
                            f"GPU{gpu.index}: NVSwitch fabric registration {gpu.fabric.state} ({gpu.fabric.status})",
@@ -122,4 +142,173 @@ def findings_for(snapshot: Snapshot, fabric: Optional[Fabric] = None) -> list[Fi
         for b in snapshot.gpu_indices:
             if a != b:
                 out.extend(pair_findings(snapshot, fabric, a, b))
+    out.extend(host_findings(snapshot, fabric))
     return out
+
+
+# --- host findings (from snapshot.host, see p2ptop/host/) -----------------------------------
+
+SHM_MIN_MB = 512  # below this /dev/shm is too small for NCCL's shared-memory transport
+#: Xid codes that mean hardware or link trouble (NVIDIA's Xid catalogue), rather than an application error.
+SERIOUS_XIDS = {48, 61, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120, 140}
+TRUE_WORDS = {"1", "true", "yes", "on"}
+
+
+def host_fact(snapshot: Snapshot, name: str) -> dict[str, Any]:
+    """One collected host fact ({value, how, na}), or an empty dict when it was not collected."""
+    f = ((snapshot.host or {}).get("facts") or {}).get(name)
+    return f if isinstance(f, dict) else {}
+
+
+def host_facts(snapshot: Snapshot) -> dict[str, Any]:
+    """The scalar host facts of the vocabulary, from snapshot.host and what NVML said about the host."""
+    facts: dict[str, Any] = {}
+    for name, f in ((snapshot.host or {}).get("facts") or {}).items():
+        v = f.get("value") if isinstance(f, dict) else None
+        if isinstance(v, (str, int, float, bool)) and (name in FACT_KEYS or name.startswith("env.")):
+            facts[name] = v
+    if "as_root" in (snapshot.host or {}):
+        facts["host.as_root"] = bool(snapshot.host["as_root"])
+    for key, value in (("host.driver_version", snapshot.driver_version),
+                       ("host.cuda_driver_version", snapshot.cuda_driver_version),
+                       ("host.nvml_version", snapshot.nvml_version)):
+        if value:
+            facts.setdefault(key, value)
+    if "host.driver_major" not in facts and facts.get("host.driver_version", "").split(".")[0].isdigit():
+        facts["host.driver_major"] = int(facts["host.driver_version"].split(".")[0])
+    facts["host.gpu_count"] = len(snapshot.gpus)
+    if _gpu_virtualization(snapshot):
+        facts["host.virtualized"] = True
+    if any(l.remote_type == "NVSWITCH" for g in snapshot.gpus for l in g.nvlinks) or facts.get("host.nvswitch_pci_count"):
+        facts["host.nvswitch_present"] = True
+    facts.pop("host.nvswitch_pci_count", None)
+    return facts
+
+
+def _gpu_virtualization(snapshot: Snapshot) -> list[str]:
+    return sorted({g.virtualization_mode for g in snapshot.gpus if g.virtualization_mode not in (None, "NONE")})
+
+
+def _pcie_pairs(snapshot: Snapshot, fabric: Fabric) -> list[tuple[int, int]]:
+    """Ordered pairs with no NVLink between them: their peer traffic, if any, goes over PCIe."""
+    idx = snapshot.gpu_indices
+    return [(a, b) for a in idx for b in idx if a != b and not fabric.nvlink_count(a, b)]
+
+
+def _gpu_index_by_bdf(snapshot: Snapshot) -> dict[str, int]:
+    from .sources.sysfs import sysfs_bdf
+
+    out = {}
+    for g in snapshot.gpus:
+        try:
+            out[sysfs_bdf(g.pci_bus_id)] = g.index
+        except (ValueError, AttributeError):
+            continue
+    return out
+
+
+def _is_true(value: Any) -> bool:
+    return str(value).strip().lower() in TRUE_WORDS
+
+
+def _summary(facts: dict[str, Any]) -> str:
+    parts = [facts.get("host.os"), facts.get("host.kernel") and f"kernel {facts['host.kernel']}",
+             facts.get("host.driver_version") and f"driver {facts['host.driver_version']}",
+             facts.get("host.cuda_driver_version") and f"CUDA {facts['host.cuda_driver_version']}"]
+    if facts.get("host.virtualized"):
+        parts.append(f"VM ({facts.get('host.hypervisor') or 'hypervisor not named'})")
+    if facts.get("host.container"):
+        parts.append(f"container ({facts['host.container']})")
+    return "Host: " + ", ".join(p for p in parts if p)
+
+
+def host_findings(snapshot: Snapshot, fabric: Fabric) -> list[Finding]:
+    facts = host_facts(snapshot)
+    out = [Finding("host.facts", "host", "ok", _summary(facts),
+                   [f"{k} = {v}" for k, v in facts.items() if not k.startswith("env.")], facts)]
+
+    def add(id: str, severity: str, summary: str, evidence: list[str]) -> None:
+        out.append(Finding(id, "host", severity, summary, evidence, dict(facts)))
+
+    def how(name: str) -> str:
+        f = host_fact(snapshot, name)
+        return f"{name} = {f.get('value') if f.get('value') is not None else 'N/A (' + str(f.get('na')) + ')'}: {f.get('how', 'NVML')}"
+
+    pcie_pairs = _pcie_pairs(snapshot, fabric)
+    if facts.get("host.iommu_active"):
+        args = facts.get("host.kernel_iommu_args") or "no IOMMU switch on the kernel command line"
+        add("iommu.on", "warning" if pcie_pairs else "info",
+            f"The IOMMU translates DMA ({args}): PCIe peer traffic goes through it and may be refused or slow"
+            + ("" if pcie_pairs else "; the GPUs talk over NVLink, which it does not touch"),
+            [how("host.iommu_active"), how("host.kernel_iommu_args")])
+    _acs_findings(snapshot, facts, pcie_pairs, add, how)
+    if facts.get("host.virtualized"):
+        modes = _gpu_virtualization(snapshot)
+        add("host.virtualized", "info",
+            f"Running in a VM ({facts.get('host.hypervisor') or 'hypervisor not named'}"
+            + (f"; GPU virtualization {', '.join(modes)}" if modes else "") + "): peer-to-peer depends on what the hypervisor exposes",
+            [how("host.hypervisor_flag"), how("host.hypervisor")] + [f"NVML virtualization mode {m}" for m in modes])
+    shm = facts.get("host.shm_mb")
+    if isinstance(shm, int) and shm < SHM_MIN_MB:
+        where = f" in a {facts['host.container']} container" if facts.get("host.container") else ""
+        add("host.shm_small", "warning",
+            f"/dev/shm is {shm} MiB{where}: too small for NCCL's shared-memory transport (e.g. docker run --shm-size=1g)",
+            [how("host.shm_mb"), how("host.container")])
+    _env_findings(facts, add, how)
+    fm = facts.get("host.fabric_manager")
+    if facts.get("host.nvswitch_present") and not facts.get("host.virtualized") and fm in ("not running", "failed", "not installed"):
+        add("fabric_manager.not_running", "problem",
+            f"NVSwitch system but Fabric Manager is {fm}: GPUs cannot join the NVLink fabric",
+            [how("host.fabric_manager"), "NVLink remotes or PCI functions are NVSwitches"])
+    regkeys = facts.get("host.registry_dwords")
+    if regkeys:
+        add("driver.registry_keys", "warning" if "p2p" in regkeys.lower() else "info",
+            f"Driver registry keys are set (RegistryDwords={regkeys})", [how("host.registry_dwords")])
+    _xid_findings(snapshot, add, how)
+    return out
+
+
+def _acs_findings(snapshot, facts, pcie_pairs, add, how) -> None:
+    records = host_fact(snapshot, "host.acs").get("value") or []
+    if facts.get("host.acs_redirect"):
+        by_bdf = _gpu_index_by_bdf(snapshot)
+        below = sorted({by_bdf[r["gpu"]] for r in records if r.get("redirect") and r.get("gpu") in by_bdf})
+        hit = [(a, b) for a, b in pcie_pairs if a in below or b in below]
+        gpus = ", ".join(f"GPU{i}" for i in below) or "the GPUs"
+        add("acs.redirect", "problem" if hit else "info",
+            f"ACS redirects peer traffic at bridges above {gpus} ({facts.get('host.acs_redirect_bridges')}): "
+            + ("PCIe P2P goes up to the root complex, slow or refused" if hit else "only PCIe P2P is affected and these GPUs use NVLink"),
+            [f"{r['bridge']} ({r['role']} above {r['gpu']}): {r['acs']} ({r['how']})" for r in records if r.get("redirect")])
+    elif host_fact(snapshot, "host.acs_redirect").get("na") and "root" in str(host_fact(snapshot, "host.acs_redirect")["na"]) and pcie_pairs:
+        add("acs.unreadable", "info", "ACS on the bridges above the GPUs cannot be read without root; run doctor as root to check it",
+            [how("host.acs_redirect")])
+
+
+def _env_findings(facts, add, how) -> None:
+    if _is_true(facts.get("env.NCCL_P2P_DISABLE", "")):
+        add("env.p2p_disabled", "problem", "NCCL_P2P_DISABLE is set: NCCL will not use peer-to-peer and copies through host memory",
+            [how("env.NCCL_P2P_DISABLE")])
+    level = str(facts.get("env.NCCL_P2P_LEVEL", "")).strip().upper()
+    if level in ("LOC", "0"):
+        add("env.p2p_level_off", "problem", f"NCCL_P2P_LEVEL={level}: NCCL uses no peer-to-peer between GPUs",
+            [how("env.NCCL_P2P_LEVEL")])
+    if _is_true(facts.get("env.NCCL_SHM_DISABLE", "")):
+        add("env.shm_disabled", "info", "NCCL_SHM_DISABLE is set: without P2P, NCCL falls back to the network transport",
+            [how("env.NCCL_SHM_DISABLE")])
+    shown = ("env.NCCL_P2P_DISABLE", "env.NCCL_SHM_DISABLE")
+    rest = {k: v for k, v in facts.items() if k.startswith("env.") and k not in shown and not (k == "env.NCCL_P2P_LEVEL" and level in ("LOC", "0"))}
+    if rest:
+        add("env.set", "info", "Variables that change P2P are set: " + ", ".join(f"{k[4:]}={v}" for k, v in rest.items()),
+            [how(k) for k in rest])
+
+
+def _xid_findings(snapshot, add, how) -> None:
+    xids = host_fact(snapshot, "host.xid").get("value") or []
+    if not xids:
+        return
+    codes = sorted({x["xid"] for x in xids})
+    serious = [c for c in codes if c in SERIOUS_XIDS]
+    last = xids[-1]
+    add("xid.recent", "problem" if serious else "warning",
+        f"Kernel log has {len(xids)} NVIDIA Xid message(s), codes {', '.join(map(str, codes))}; latest Xid {last['xid']} on {last['pci']}",
+        [f"Xid {x['xid']} on {x['pci']}: {x['text']}" for x in xids[-5:]] + [how("host.xid_codes")])

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from ..model import GPU, CpuSocket, Fabric, NvLink, Pair, PcieDevice, Snapshot, Source
 
@@ -67,6 +67,40 @@ def _demo_source(name: str, host: str) -> Source:
     return Source(kind="demo", hostname=host, taken_at=TAKEN_AT, detail=name, simulated=True)
 
 
+SIMULATED = "simulated (demo)"
+#: Host facts most demos share; each demo overrides what makes it what it is.
+_BASE_HOST: dict[str, Any] = {
+    "host.kernel_iommu_args": "", "host.iommu_units": [], "host.iommu_active": False, "host.iommu_passthrough": False,
+    "host.hypervisor_flag": False, "host.virtualized": False, "host.container": None, "host.shm_mb": 257000,
+    "host.nvidia_peermem": False, "host.nvswitch_pci_count": 0, "host.fabric_manager": "not installed",
+    "host.registry_dwords": "", "host.xid": [],
+}
+
+
+def _host(gpus: list[GPU], facts: dict[str, Any], na: Optional[dict[str, str]] = None) -> dict[str, Any]:
+    """Simulated host facts in the form p2ptop.host.collect() gives, every one marked simulated.
+
+    ACS records come from the GPUs' PCIe paths (a bridge without acs_ctrl has no ACS capability)."""
+    from ..host.env import P2P_VARIABLES
+    from ..host.facts import Host
+    from ..host.iommu import acs_record, add_acs_facts
+    from ..sources.sysfs import sysfs_bdf
+
+    h = Host(root="/nonexistent")
+    h.add("host.gpu_bdfs", [sysfs_bdf(g.pci_bus_id) for g in gpus if g.pci_bus_id], SIMULATED)
+    for name, value in dict(_BASE_HOST, **facts).items():
+        h.add(name, value, SIMULATED)
+    for name, why in (na or {}).items():
+        h.add(name, None, SIMULATED, why)
+    if "host.driver_version" in h.facts and h.facts["host.driver_version"]["value"]:
+        h.add("host.driver_major", int(h.facts["host.driver_version"]["value"].split(".")[0]), SIMULATED)
+    records = [acs_record(sysfs_bdf(g.pci_bus_id), d.bdf, d.role, d.acs_ctrl or 0, SIMULATED) for g in gpus for d in g.pcie_path]
+    add_acs_facts(h, records, SIMULATED)
+    for name in P2P_VARIABLES:
+        h.facts.setdefault(f"env.{name}", {"value": None, "how": SIMULATED + " (not set)", "na": None})
+    return {"facts": h.facts, "as_root": True, "simulated": True}
+
+
 # --- the demos ----------------------------------------------------------------------------
 
 
@@ -83,6 +117,11 @@ def h200x2_vm(capture_dir: str) -> Snapshot:
         g.root_complex = "pci0000:00"
         g.na.pop("pcie_path", None)
     snap.sockets = [CpuSocket(id=0, numa_nodes=[0], cpus="0-31")]
+    snap.host = _host(snap.gpus, {
+        "host.driver_version": snap.driver_version, "host.hypervisor_flag": True, "host.hypervisor": "firecracker",
+        "host.virtualized": True, "host.nvswitch_pci_count": 0, "host.fabric_manager": None,
+    }, na={"host.os": "not in the capture", "host.kernel": "not in the capture", "host.shm_mb": "not in the capture",
+           "host.fabric_manager": "runs outside the VM, on the host that owns the NVSwitches"})
     snap.na.pop("sockets", None)
     snap.notes.append(
         "Built from a real capture (shared/captures/h200x2-nvswitch-vm): 2 NVIDIA H200 behind NVSwitch in a "
@@ -121,8 +160,14 @@ def dgx_h100() -> Snapshot:
             return "SINGLE"
         return "NODE" if (a < 4) == (b < 4) else "SYSTEM"
 
+    host = _host(gpus, {
+        "host.os": "Ubuntu 22.04.5 LTS", "host.kernel": "5.15.0-1063-nvidia", "host.driver_version": "580.159.04",
+        "host.kernel_cmdline": "BOOT_IMAGE=/boot/vmlinuz-5.15.0-1063-nvidia root=/dev/md0 ro",
+        "host.nvidia_peermem": True, "host.nvswitch_pci_count": 4, "host.fabric_manager": "running",
+        "host.fabric_manager_version": "580.159.04",
+    })
     return Snapshot(
-        source=_demo_source("dgx-h100", "dgx-h100-demo"), driver_version="580.159.04", cuda_driver_version="13.0",
+        host=host, source=_demo_source("dgx-h100", "dgx-h100-demo"), driver_version="580.159.04", cuda_driver_version="13.0",
         nvml_version="13.580.159.04", gpus=gpus, pairs=_pairs(n, ancestor, _nvlink_p2p),
         sockets=[CpuSocket(id=0, numa_nodes=[0], cpus="0-55,112-167"), CpuSocket(id=1, numa_nodes=[1], cpus="56-111,168-223")],
         notes=["Simulated DGX H100: 8 H100 SXM, 4 NVSwitch chips, 2 CPU sockets, 4 PCIe Gen5 switches."],
@@ -165,7 +210,12 @@ def pcie_4gpu_iommu() -> Snapshot:
         source=_demo_source("pcie-4gpu-iommu", "pcie-4gpu-demo"), driver_version="570.124.06",
         cuda_driver_version="12.8", nvml_version="12.570.124.06", gpus=gpus, pairs=_pairs(n, ancestor, p2p),
         sockets=[CpuSocket(id=0, numa_nodes=[0], cpus="0-31"), CpuSocket(id=1, numa_nodes=[1], cpus="32-63")],
-        host={"demo_facts": {"kernel_cmdline": "BOOT_IMAGE=/vmlinuz root=/dev/sda1 intel_iommu=on", "iommu_active": True}},
+        host=_host(gpus, {
+            "host.os": "Ubuntu 22.04.4 LTS", "host.kernel": "6.5.0-41-generic", "host.driver_version": "570.124.06",
+            "host.kernel_cmdline": "BOOT_IMAGE=/vmlinuz-6.5.0-41-generic root=/dev/sda1 ro intel_iommu=on",
+            "host.kernel_iommu_args": "intel_iommu=on", "host.iommu_units": ["dmar0", "dmar1", "dmar2", "dmar3"],
+            "host.iommu_active": True, "host.iommu_passthrough": False,
+        }),
         notes=["Simulated: 4 PCIe L40S on two sockets, IOMMU on, ACS redirect on the switch ports; "
                "P2P refused across the sockets (chipset not supported)."],
     )
@@ -187,8 +237,13 @@ def rtx4090_2gpu() -> Snapshot:
         ))
     gns = {"read": "GPU_NOT_SUPPORTED", "write": "GPU_NOT_SUPPORTED", "nvlink": "NOT_SUPPORTED",
            "atomics": "NOT_SUPPORTED", "pci": "GPU_NOT_SUPPORTED"}
+    host = _host(gpus, {
+        "host.os": "Ubuntu 24.04.1 LTS", "host.kernel": "6.8.0-45-generic", "host.driver_version": "570.133.07",
+        "host.kernel_cmdline": "BOOT_IMAGE=/boot/vmlinuz-6.8.0-45-generic root=UUID=0 ro quiet splash",
+        "host.shm_mb": 64000, "host.cupy": "cupy-cuda12x 13.3.0", "host.cupy_cuda_runtime": "12.x",
+    })
     return Snapshot(
-        source=_demo_source("rtx4090-2gpu", "workstation-demo"), driver_version="570.133.07",
+        host=host, source=_demo_source("rtx4090-2gpu", "workstation-demo"), driver_version="570.133.07",
         cuda_driver_version="12.8", nvml_version="12.570.133.07", gpus=gpus,
         pairs=_pairs(n, lambda a, b: "NODE", lambda a, b: dict(gns)),
         sockets=[CpuSocket(id=0, numa_nodes=[0], cpus="0-31")],
@@ -227,8 +282,16 @@ def nvlink_degraded() -> Snapshot:
             return "MULTIPLE"
         return "NODE" if (a < 4) == (b < 4) else "SYSTEM"
 
+    xid_text = "NVLink: fatal error detected on link {}(0x0, 0x0, 0x10000, 0x0, 0x0, 0x0, 0x0)"
+    xids = [{"pci": "0000:0b:00", "xid": 74, "text": xid_text.format(link)} for link in (4, 5)]
+    host = _host(gpus, {
+        "host.os": "Ubuntu 20.04.6 LTS", "host.kernel": "5.4.0-200-generic", "host.driver_version": "550.144.03",
+        "host.kernel_cmdline": "BOOT_IMAGE=/boot/vmlinuz-5.4.0-200-generic root=/dev/md0 ro",
+        "host.nvidia_peermem": True, "host.nvswitch_pci_count": 6, "host.fabric_manager": "running",
+        "host.fabric_manager_version": "550.144.03", "host.xid": xids, "host.xid_codes": "74", "host.xid_latest": 74,
+    })
     return Snapshot(
-        source=_demo_source("nvlink-degraded", "dgx-a100-demo"), driver_version="550.144.03",
+        host=host, source=_demo_source("nvlink-degraded", "dgx-a100-demo"), driver_version="550.144.03",
         cuda_driver_version="12.4", nvml_version="12.550.144.03", gpus=gpus, pairs=_pairs(n, ancestor, _nvlink_p2p),
         sockets=[CpuSocket(id=0, numa_nodes=[0], cpus="0-63"), CpuSocket(id=1, numa_nodes=[1], cpus="64-127")],
         notes=["Simulated DGX A100 with faults: GPU3 has NVLinks 4 and 5 down and CRC errors on links 6-7; "
@@ -264,8 +327,13 @@ def nvl72() -> Snapshot:
             return "HOSTBRIDGE" if (a // 2) % 2 == (b // 2) % 2 else "SYSTEM"
         return "NODE" if (a // 2) % 2 == (b // 2) % 2 else "SYSTEM"
 
+    host = _host(gpus, {
+        "host.os": "Ubuntu 24.04.2 LTS", "host.kernel": "6.8.0-1021-nvidia-64k", "host.driver_version": "580.159.04",
+        "host.kernel_cmdline": "BOOT_IMAGE=/boot/vmlinuz-6.8.0-1021-nvidia-64k root=/dev/nvme0n1p2 ro",
+        "host.nvidia_peermem": True, "host.fabric_manager": "running", "host.fabric_manager_version": "580.159.04",
+    })
     return Snapshot(
-        source=_demo_source("nvl72", "nvl72-demo"), driver_version="580.159.04", cuda_driver_version="13.0",
+        host=host, source=_demo_source("nvl72", "nvl72-demo"), driver_version="580.159.04", cuda_driver_version="13.0",
         nvml_version="13.580.159.04", gpus=gpus, pairs=_pairs(n, ancestor, _nvlink_p2p),
         sockets=[CpuSocket(id=0, numa_nodes=[0], cpus="0-71"), CpuSocket(id=1, numa_nodes=[1], cpus="72-143")],
         notes=["Simulated, for scale: 72 GB200 GPUs and 18 NVSwitch chips of an NVL72 rack drawn as one host "

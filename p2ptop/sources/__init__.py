@@ -12,17 +12,41 @@ class SourceUnavailable(RuntimeError):
     """The requested source cannot give a snapshot; the message says why and what to do."""
 
 
-def read_live(sysfs_root: str = "/") -> Snapshot:
-    """One live snapshot from NVML; :class:`SourceUnavailable` when there is no usable driver."""
+def read_live(sysfs_root: str = "/", with_host: bool = True) -> Snapshot:
+    """One live snapshot from NVML; :class:`SourceUnavailable` when there is no usable driver.
+
+    ``with_host`` also collects the host facts (p2ptop/host: IOMMU, ACS, VM, driver, NCCL
+    variables) into ``snapshot.host``; they run a few commands, so a refresh loop can leave them out
+    and keep the ones it has.
+    """
     from .nvml import NvmlUnavailable, read_snapshot
 
     try:
-        return read_snapshot(sysfs_root=sysfs_root)
+        snap = read_snapshot(sysfs_root=sysfs_root)
     except NvmlUnavailable as e:
         raise SourceUnavailable(
             f"{e}. No NVIDIA driver here? Try a bundled demo (p2ptop demo lists them: --demo NAME) "
             f"or a saved snapshot (--replay FILE)."
         ) from None
+    if with_host:
+        attach_host(snap, sysfs_root)
+    return snap
+
+
+def attach_host(snap: Snapshot, root: str = "/") -> None:
+    """Collect the host facts into ``snap.host`` and put each bridge's ACS control on the GPUs' PCIe paths."""
+    from ..host import collect
+
+    snap.host = collect(root=root, gpu_bus_ids=[g.pci_bus_id for g in snap.gpus if g.pci_bus_id])
+    acs = {r["bridge"]: r for r in snap.host["facts"].get("host.acs", {}).get("value") or []}
+    for gpu in snap.gpus:
+        for dev in gpu.pcie_path:
+            r = acs.get(dev.bdf)
+            if r is None:
+                continue
+            dev.acs_ctrl = r["acs_ctrl"]
+            if r["acs_ctrl"] is None:
+                dev.na["acs_ctrl"] = r["na"] or "unknown"
 
 
 def read_replay(path: str) -> Snapshot:
