@@ -1,0 +1,110 @@
+"""What the views show for one snapshot, prepared once (off the UI thread) so that drawing is lookups.
+
+A :class:`DashboardState` is built by the polling worker from a snapshot and the state before it, and
+handed to the UI in a message. It holds the fabric graph, the findings, the path class of every pair,
+each GPU's health and the changes since the previous snapshot. Copy-test results are not frozen here:
+they arrive while the state is on screen, so the app keeps them and asks :meth:`pair_state` with them.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Optional
+
+from ..changes import Change, diff
+from ..diagnose import findings_for
+from ..fabric import Expectation, Fabric
+from ..findings import Finding
+from ..model import BenchResult, Pair, Snapshot
+from .look import worst
+
+#: findings that make a GPU "degraded" on screen
+DEGRADING = {"nvlink.down", "nvlink.all_down", "nvlink.errors", "pcie.degraded", "fabric.not_ready"}
+#: how long a change stays marked in the views
+CHANGE_MARK_SECONDS = 60.0
+#: copy-test outcomes that make a pair "failing"
+FAILED_STATUSES = {"failed", "timeout", "crashed"}
+
+
+class DashboardState:
+    def __init__(self, snapshot: Snapshot, previous: Optional["DashboardState"] = None):
+        self.snapshot = snapshot
+        self.fabric = Fabric(snapshot)
+        self.indices = snapshot.gpu_indices
+        self.pairs: dict[tuple[int, int], Pair] = {(p.a, p.b): p for p in snapshot.pairs}
+        self.path: dict[tuple[int, int], Optional[str]] = {
+            (a, b): self.fabric.path_class(a, b) for a in self.indices for b in self.indices
+        }
+        self.findings: list[Finding] = findings_for(snapshot, self.fabric)
+        self.by_subject: dict[str, list[Finding]] = {}
+        for f in self.findings:
+            self.by_subject.setdefault(f.subject, []).append(f)
+        self.changes: list[Change] = diff(previous.snapshot if previous else None, snapshot)
+        now = time.monotonic()
+        # GPU -> monotonic time of its last change, carried over from the previous state
+        self.changed_at: dict[int, float] = dict(previous.changed_at) if previous else {}
+        for c in self.changes:
+            for i in c.gpus:
+                self.changed_at[i] = now
+        self.gpu_state: dict[int, str] = {i: self._gpu_state(i) for i in self.indices}
+        self._expected: dict[tuple[int, int], Expectation] = {}
+
+    # -- GPUs --
+    def gpu_findings(self, index: int) -> list[Finding]:
+        return self.by_subject.get(f"gpu:{index}", [])
+
+    def _gpu_state(self, index: int) -> str:
+        ids = {f.id for f in self.gpu_findings(index)}
+        if "gpu.lost" in ids or "handle" in (self.snapshot.gpu(index).na if self.snapshot.gpu(index) else {}):
+            return "lost"
+        states = ["degraded"] if ids & DEGRADING else []
+        if any(self.pair_p2p_refused(index, b) or self.pair_p2p_refused(b, index) for b in self.indices if b != index):
+            states.append("nop2p")
+        return worst(states)
+
+    def recently_changed(self, index: int) -> bool:
+        at = self.changed_at.get(index)
+        return at is not None and time.monotonic() - at < CHANGE_MARK_SECONDS
+
+    # -- pairs --
+    def pair_p2p_refused(self, a: int, b: int) -> bool:
+        pair = self.pairs.get((a, b))
+        return bool(pair) and any(pair.p2p.get(cap) not in (None, "OK") for cap in ("read", "write"))
+
+    def pair_findings(self, a: int, b: int) -> list[Finding]:
+        return self.by_subject.get(f"pair:{a}-{b}", [])
+
+    def host_findings(self) -> list[Finding]:
+        return self.by_subject.get("host", [])
+
+    def expected(self, a: int, b: int) -> Expectation:
+        key = (a, b)
+        if key not in self._expected:
+            self._expected[key] = self.fabric.expected(a, b)
+        return self._expected[key]
+
+    def share(self, result: Optional[BenchResult]) -> Optional[float]:
+        """Measured one-way copy-engine bandwidth as a share of what the link should give."""
+        if result is None:
+            return None
+        m = result.measurement("ce_one_way")
+        if m is None or m.value is None:
+            return None
+        expected = m.expected or self.expected(result.a, result.b).gbps
+        return m.value / expected if expected else None
+
+    def pair_state(self, a: int, b: int, result: Optional[BenchResult] = None) -> str:
+        if a == b:
+            return "self"
+        states = [self.gpu_state.get(a, "unknown"), self.gpu_state.get(b, "unknown")]
+        states = [s if s != "nop2p" else "ok" for s in states]  # a GPU refusing P2P elsewhere says nothing of this pair
+        if self.pair_p2p_refused(a, b):
+            states.append("nop2p")
+        if (a, b) not in self.pairs:
+            states.append("unknown")
+        if result is not None:
+            if result.status in FAILED_STATUSES or result.verdict == "failing" or result.integrity == "corrupt":
+                states.append("failing")
+            elif result.verdict == "slow":
+                states.append("degraded")
+        return worst(states)

@@ -1,0 +1,1 @@
+"""The dashboard's widgets: header, fabric view, pair matrix, pair panel, events log."""

@@ -1,0 +1,226 @@
+"""The pair panel: everything about the highlighted pair, and the knowledge-base entries it matches.
+
+All text here comes from NVML, the knowledge base or copy-test errors: it is built as rich Text,
+never parsed as markup.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from ...findings import Finding
+from ...fabric import gpu_node
+from ...model import P2P_CAPS, P2P_STATUS_TEXT, BenchResult
+from .. import look
+from ..look import clean
+from ..state import DashboardState
+
+LABEL_W = 10
+
+
+def _row(t: Text, label: str, value: Text | str, style: str = "") -> None:
+    t.append(f"{label:<{LABEL_W}}", style="bold")
+    if isinstance(value, Text):
+        t.append_text(value)
+    else:
+        t.append(clean(value), style=style)
+    t.append("\n")
+
+
+def _gb(v: Optional[float]) -> str:
+    return "N/A" if v is None else f"{v:g}"
+
+
+def pair_text(state: DashboardState, a: int, b: int, result: Optional[BenchResult],
+              progress: Optional[dict[str, Any]], findings: list[Finding]) -> Text:
+    """The body of the panel for one ordered pair."""
+    snap, fab = state.snapshot, state.fabric
+    t = Text()
+    pstate = state.pair_state(a, b, result)
+    head = Text(f"GPU{a} → GPU{b}  ", style="bold")
+    head.append(f"{state.path.get((a, b)) or '?'}  ", style="bold")
+    head.append_text(look.badge(pstate, words=True))
+    t.append_text(head)
+    t.append("\n")
+    if a == b:
+        t.append("The same GPU: choose two different GPUs.\n", style="dim")
+        return t
+    exp = state.expected(a, b)
+    path = Text(f"{exp.basis}: ")
+    path.append(f"{_gb(exp.gbps)} GB/s one way expected" if exp.gbps is not None else f"expected N/A ({clean(exp.reason)})")
+    if exp.trained_gbps is not None and exp.gbps is not None and exp.trained_gbps < exp.gbps:
+        path.append(f", {exp.trained_gbps:g} GB/s as trained now", style="yellow")
+    _row(t, "Path", path)
+    for i in (a, b):
+        gpu = snap.gpu(i)
+        if gpu is None:
+            _row(t, f"GPU{i}", "not in this snapshot", "red")
+            continue
+        g = Text()
+        g.append_text(look.badge(state.gpu_state.get(i, "unknown")))
+        g.append(f" {clean(gpu.name or 'name N/A')}  {clean(gpu.pci_bus_id or 'bus N/A')}")
+        if gpu.numa_node is not None:
+            g.append(f"  NUMA {gpu.numa_node}", style="dim")
+        _row(t, f"GPU{i}", g)
+
+    # P2P capabilities with NVML's words
+    pair = state.pairs.get((a, b))
+    p2p = Text()
+    if pair is None:
+        p2p.append("not read for this pair", style="dim")
+    for cap in P2P_CAPS if pair else ():
+        status = pair.p2p.get(cap)
+        if status == "OK":
+            p2p.append(f"{cap} ✔", style="green")
+        elif status is None:
+            p2p.append(f"{cap} ? N/A ({clean(pair.na.get('p2p.' + cap, 'not read'))})", style="dim")
+        else:
+            p2p.append(f"{cap} ⊘ {P2P_STATUS_TEXT.get(status, clean(status))}", style="red")
+        p2p.append("  ")
+    _row(t, "P2P", p2p)
+
+    # links: NVLink bundles and the PCIe hops
+    for i in (a, b):
+        gpu = snap.gpu(i)
+        if gpu is None or not gpu.nvlinks:
+            continue
+        active = len(gpu.active_links)
+        errors = sum(v for link in gpu.nvlinks for v in link.counters.values() if v)
+        version = next((link.version_name for link in gpu.nvlinks if link.version_name), None)
+        nv = Text(f"GPU{i}: {active}/{len(gpu.nvlinks)} active" + (f", NVLink {version}" if version else ""),
+                  style="" if active == len(gpu.nvlinks) else "yellow")
+        down = [str(link.link) for link in gpu.nvlinks if link.state == "inactive"]
+        if down:
+            nv.append(f", down: {', '.join(down)}", style="yellow")
+        nv.append(f", error counters {errors}", style="yellow" if errors else "dim")
+        _row(t, "NVLink", nv)
+    route = fab.pcie_route(a, b)
+    if route:
+        hops = Text()
+        for k, (u, v, d) in enumerate(route):
+            if k == 0:
+                hops.append(clean(fab.graph.nodes[u].get("label", u)))
+            hops.append(f" ─{fab.link_label(u, v) or d['kind']}─ " if d["kind"] != "host" else " ── ", style="dim")
+            hops.append(clean(fab.graph.nodes[v].get("label", v)))
+        _row(t, "PCIe", hops)
+    else:
+        _row(t, "PCIe", "route not known (PCIe hierarchy not read)", "dim")
+    for i in (a, b):
+        gpu = snap.gpu(i)
+        if gpu is None:
+            continue
+        c = Text(f"GPU{i}: Gen{gpu.pcie_gen_cur or '?'} x{gpu.pcie_width_cur or '?'} of Gen{gpu.pcie_gen_max or '?'} "
+                 f"x{gpu.pcie_width_max or '?'}", style="yellow" if gpu.pcie_degraded else "")
+        c.append(f", replays {gpu.pcie_replay_counter if gpu.pcie_replay_counter is not None else 'N/A'}", style="dim")
+        if gpu.utilization_gpu is not None:
+            c.append(f", {gpu.utilization_gpu}% busy", style="dim")
+        _row(t, "Counters", c)
+
+    # copy test
+    t.append("\n")
+    t.append("Copy test", style="bold underline")
+    t.append("\n")
+    if progress is not None:
+        frac = progress.get("fraction")
+        t.append(f"{look.RUNNING_SYMBOL} running", style=look.RUNNING_STYLE)
+        if isinstance(frac, (int, float)):
+            t.append(f" {frac * 100:.0f}%", style=look.RUNNING_STYLE)
+        if progress.get("step"):
+            t.append(f"  {clean(progress.get('step'))}")
+        if progress.get("message"):
+            t.append(f"  {clean(progress.get('message'))}", style="dim")
+        t.append("   (Esc cancels)\n", style="dim")
+    if result is None:
+        if progress is None:
+            t.append("not run: Enter (or r) measures this pair, R measures every pair\n", style="dim")
+    else:
+        t.append_text(bench_text(state, result))
+
+    # findings
+    t.append("\n")
+    t.append("Findings", style="bold underline")
+    t.append("\n")
+    if not findings:
+        t.append("✔ nothing wrong found for this pair\n", style="green")
+    for f in findings:
+        t.append(f"{look.SEVERITY_SYMBOL.get(f.severity, '·')} ", style=look.SEVERITY_STYLE.get(f.severity, ""))
+        t.append(clean(f.summary))
+        t.append("\n")
+        for ev in f.evidence[:3]:
+            t.append(f"    {clean(ev)}\n", style="dim")
+    return t
+
+
+def bench_text(state: DashboardState, r: BenchResult) -> Text:
+    t = Text()
+    st = "failing" if state.pair_state(r.a, r.b, r) == "failing" else ("degraded" if r.verdict == "slow" else "ok")
+    t.append_text(look.badge(st))
+    t.append(f" {clean(r.status)}" + (f", {clean(r.verdict)}" if r.verdict else ""))
+    if r.simulated:
+        t.append("  SIMULATED (demo/replay figures, not a measurement)", style="bold magenta")
+    if r.duration_s is not None:
+        t.append(f"  {r.duration_s:.1f} s", style="dim")
+    t.append("\n")
+    share = state.share(r)
+    if share is not None:
+        t.append(f"  one-way copy: {share * 100:.0f}% of expected\n")
+    for m in r.measurements:
+        line = Text(f"  {clean(m.name):<18}")
+        if m.value is not None:
+            line.append(f"{m.value:>9.1f} {clean(m.unit)}")
+            if m.min is not None and m.max is not None:
+                line.append(f"  ({m.min:.1f}–{m.max:.1f})", style="dim")
+            if m.expected:
+                line.append(f"  of {m.expected:g}", style="dim")
+        else:
+            line.append("      N/A", style="dim")
+        if m.verdict:
+            line.append(f"  {clean(m.verdict)}", style={"healthy": "green", "slow": "yellow", "failing": "red"}.get(m.verdict, "dim"))
+        if m.error:
+            line.append(f"  {clean(m.error)}", style="red")
+        t.append_text(line)
+        t.append("\n")
+    if r.integrity:
+        t.append(f"  integrity: {clean(r.integrity)}", style="red" if r.integrity == "corrupt" else "")
+        if r.first_bad_offset is not None:
+            t.append(f" (first bad offset {r.first_bad_offset})", style="red")
+        t.append("\n")
+    for e in r.errors[:5]:
+        t.append(f"  {clean(e)}\n", style="red")
+    return t
+
+
+class PairPanel(VerticalScroll, can_focus=False):
+    """Pair details on top, matched knowledge-base entries below (Enter or click opens one)."""
+
+    class OpenEntry(Message):
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("Choose a pair in the matrix or the fabric.", style="dim"), id="pair-body")
+        yield Static(Text("Knowledge base", style="bold underline"), id="kb-title")
+        yield Static(Text("loading…", style="dim"), id="kb-status")
+        yield OptionList(id="kb-list")
+
+    def show(self, body: Text) -> None:
+        self.query_one("#pair-body", Static).update(body)
+
+    def show_matches(self, status: Text, items: list[Text]) -> None:
+        self.query_one("#kb-status", Static).update(status)
+        options = self.query_one("#kb-list", OptionList)
+        options.clear_options()
+        options.add_options([Option(item) for item in items])
+        options.display = bool(items)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.post_message(self.OpenEntry(event.option_index))
