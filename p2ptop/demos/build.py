@@ -121,6 +121,7 @@ def h200x2_vm(capture_dir: str) -> Snapshot:
         "host.driver_version": snap.driver_version, "host.hypervisor_flag": True, "host.hypervisor": "firecracker",
         "host.virtualized": True, "host.nvswitch_pci_count": 0, "host.fabric_manager": None,
     }, na={"host.os": "not in the capture", "host.kernel": "not in the capture", "host.shm_mb": "not in the capture",
+           "host.kernel_iommu_args": "not in the capture",
            "host.fabric_manager": "runs outside the VM, on the host that owns the NVSwitches"})
     snap.na.pop("sockets", None)
     snap.notes.append(

@@ -21,6 +21,8 @@ from . import iommu, kernel, nvidia, virt
 from .facts import NEEDS_ROOT, Host, Runner, run_command
 
 COLLECTORS = (kernel, iommu, virt, nvidia, _env)
+#: (title, fact names) per group, in the order doctor shows them.
+SECTIONS = tuple((m.TITLE, m.FACTS) for m in COLLECTORS)
 
 
 def collect(root: str = "/", env: Optional[Mapping[str, str]] = None, run: Runner = run_command,
@@ -49,4 +51,4 @@ def needs_root(host: Mapping[str, Any]) -> list[str]:
     return [name for name, f in (host.get("facts") or {}).items() if NEEDS_ROOT in str(f.get("na") or "")]
 
 
-__all__ = ["collect", "needs_root", "NEEDS_ROOT"]
+__all__ = ["collect", "needs_root", "NEEDS_ROOT", "SECTIONS"]

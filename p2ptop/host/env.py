@@ -22,6 +22,10 @@ P2P_VARIABLES = {
 }
 
 
+TITLE = "NCCL and CUDA variables"
+FACTS = tuple(f"env.{name}" for name in P2P_VARIABLES)
+
+
 def collect(h: Host) -> None:
     for name in P2P_VARIABLES:
         value = h.env.get(name)

@@ -14,6 +14,11 @@ from typing import Any, Optional
 from ..sources.sysfs import read_pcie_path
 from .facts import NEEDS_ROOT, Host
 
+TITLE = "IOMMU and ACS"
+#: The facts this module adds, in the order doctor shows them.
+FACTS = ("host.gpu_bdfs", "host.iommu_units", "host.iommu_gpu_domains", "host.iommu_active", "host.iommu_passthrough",
+         "host.acs", "host.acs_redirect", "host.acs_redirect_bridges")
+
 NVIDIA_VENDOR = "0x10de"
 GPU_CLASSES = ("0x0300", "0x0302")  # VGA and 3D controllers
 ACS_EXT_CAP_ID = 0x000D
@@ -90,7 +95,7 @@ def add_acs_facts(h: Host, records: list[dict[str, Any]], how: str, gpus_found: 
         why = NEEDS_ROOT if NEEDS_ROOT in reasons else "; ".join(reasons)
         h.add("host.acs_redirect", None, how, f"{why} ({len(unknown)} of {len(records)} bridges unreadable)")
     elif not records:
-        h.add("host.acs_redirect", False, "no PCI bridge between the GPUs and the root complex (sysfs)")
+        h.add("host.acs_redirect", False, f"{how}: no PCI bridge between the GPUs and the root complex")
     else:
         h.add("host.acs_redirect", False, how)
 

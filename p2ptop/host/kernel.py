@@ -6,6 +6,10 @@ import re
 
 from .facts import Host
 
+TITLE = "Kernel"
+#: The facts this module adds, in the order doctor shows them.
+FACTS = ("host.os", "host.kernel", "host.kernel_cmdline", "host.kernel_iommu_args")
+
 #: Kernel command-line parameters that decide how the IOMMU and ACS treat peer traffic.
 IOMMU_ARGS = ("iommu", "intel_iommu", "amd_iommu", "iommu.passthrough", "iommu.strict", "pcie_acs_override", "pci")
 

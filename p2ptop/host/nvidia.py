@@ -10,6 +10,12 @@ from typing import Optional
 
 from .facts import NEEDS_ROOT, Host
 
+TITLE = "NVIDIA driver"
+#: The facts this module adds, in the order doctor shows them.
+FACTS = ("host.driver_version", "host.driver_major", "host.nvidia_params", "host.registry_dwords",
+         "host.dma_remap_peer_mmio", "host.nvidia_peermem", "host.nvswitch_pci_count", "host.fabric_manager",
+         "host.fabric_manager_version", "host.xid", "host.xid_codes", "host.xid_latest", "host.cupy", "host.cupy_cuda_runtime")
+
 #: Driver parameters (/proc/driver/nvidia/params) that change peer-to-peer behaviour.
 P2P_PARAMS = ("RegistryDwords", "RegistryDwordsPerDevice", "DmaRemapPeerMmio", "GrdmaPciTopoCheckOverride",
               "EnableResizableBar", "NvLinkDisable")

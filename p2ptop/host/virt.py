@@ -8,6 +8,10 @@ from typing import Optional
 
 from .facts import Host
 
+TITLE = "Virtualization and containers"
+#: The facts this module adds, in the order doctor shows them.
+FACTS = ("host.hypervisor_flag", "host.hypervisor", "host.virtualized", "host.container", "host.shm_mb")
+
 #: DMI sys_vendor / product_name words -> hypervisor name.
 DMI_HYPERVISORS = (
     ("qemu", "kvm"), ("kvm", "kvm"), ("amazon ec2", "amazon"), ("google compute engine", "google"),

@@ -1,0 +1,208 @@
+"""``p2ptop doctor``: host facts, findings and the knowledge-base entries they match.
+
+Exit status: 0 when nothing is wrong, 1 when a finding is a problem, 2 when it could not run.
+It never needs root; it says which facts root could read and this run could not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from typing import Any, Optional
+
+from ..diagnose import findings_for
+from ..findings import SEVERITIES, Finding
+from ..host import NEEDS_ROOT, SECTIONS, collect, needs_root
+from ..host.facts import clean
+from ..model import Snapshot, SnapshotError, Source
+from ..sources import SourceUnavailable, open_snapshot
+from .common import EXIT_CANNOT_RUN, EXIT_OK, EXIT_PROBLEM, add_source_options, fail
+
+KB_TOP = 5
+SEVERITY_ORDER = {s: i for i, s in enumerate(reversed(SEVERITIES))}  # problem first
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("doctor", help="host facts, findings and matching knowledge-base entries "
+                                      "(exit 0: nothing wrong, 1: a problem, 2: could not run)")
+    add_source_options(p)
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.set_defaults(func=run)
+
+
+def _snapshot(args: argparse.Namespace) -> tuple[Optional[Snapshot], Optional[str]]:
+    """The snapshot, or (a snapshot holding only host facts, why NVML could not be read) for a live run
+    without a driver; (None, None) after printing why the source failed."""
+    try:
+        return open_snapshot(demo=args.demo, replay=args.replay), None
+    except SourceUnavailable as e:
+        snap = Snapshot(source=Source(kind="nvml"), host=collect())
+        return snap, str(e)
+    except SnapshotError as e:
+        fail(str(e))
+        return None, None
+
+
+def _knowledge(findings: list[Finding], extra_dirs: list[str]) -> dict[str, Any]:
+    try:
+        from ..knowledge import load_kb, match
+    except ImportError as e:
+        return {"available": False, "why": f"no knowledge base available ({e})", "matches": []}
+    kb = load_kb(extra_dirs)
+    matches = match(kb, findings=findings, top=KB_TOP)
+    out = []
+    for m in matches:
+        d = m.to_dict()
+        d["signature"] = m.entry.signature
+        out.append(d)
+    return {"available": True, "entries": len(kb.entries), "problems": [str(p) for p in kb.problems], "matches": out}
+
+
+def _status(findings: list[Finding], nvml_error: Optional[str]) -> int:
+    if nvml_error:
+        return EXIT_CANNOT_RUN
+    return EXIT_PROBLEM if any(f.is_problem for f in findings) else EXIT_OK
+
+
+def run(args: argparse.Namespace) -> int:
+    snap, nvml_error = _snapshot(args)
+    if snap is None:
+        return EXIT_CANNOT_RUN
+    findings = [] if nvml_error else findings_for(snap)
+    kb = _knowledge(findings, getattr(args, "kb", []) or []) if findings else {"available": None, "why": "nothing to match", "matches": []}
+    status = _status(findings, nvml_error)
+    if args.json:
+        print(json.dumps(_as_json(snap, findings, kb, status, nvml_error), indent=1, default=str))
+    else:
+        print(_as_text(snap, findings, kb, status, nvml_error), end="")
+    return status
+
+
+# --- JSON -----------------------------------------------------------------------------------
+
+STATUS_WORDS = {EXIT_OK: "ok", EXIT_PROBLEM: "problem", EXIT_CANNOT_RUN: "could not run"}
+
+
+def _as_json(snap: Snapshot, findings: list[Finding], kb: dict[str, Any], status: int, nvml_error: Optional[str]) -> dict[str, Any]:
+    return {
+        "kind": "p2ptop-doctor",
+        "source": dataclasses.asdict(snap.source) | {"label": snap.source.label},
+        "status": STATUS_WORDS[status], "exit_status": status, "error": nvml_error,
+        "driver_version": snap.driver_version, "cuda_driver_version": snap.cuda_driver_version,
+        "nvml_version": snap.nvml_version, "gpu_count": len(snap.gpus),
+        "host": snap.host, "needs_root": needs_root(snap.host),
+        "findings": [dataclasses.asdict(f) for f in findings],
+        "knowledge": kb,
+    }
+
+
+# --- text -----------------------------------------------------------------------------------
+
+NAME_WIDTH = 28
+
+
+def _value(fact: dict[str, Any]) -> str:
+    v = fact.get("value")
+    if v is None:
+        return f"N/A ({fact['na']})" if fact.get("na") else "none"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, list):
+        return ", ".join(map(str, v)) if v and not isinstance(v[0], dict) else f"{len(v)} entries" if v else "none"
+    if isinstance(v, dict):
+        return ", ".join(f"{k}={x}" for k, x in v.items()) or "none"
+    return str(v) if v != "" else '""'
+
+
+def _fact_line(name: str, fact: dict[str, Any]) -> list[str]:
+    lines = [f"  {name:<{NAME_WIDTH}} {_value(fact)}   [{fact.get('how', '')}]"]
+    pad = f"  {'':<{NAME_WIDTH}}   "
+    if name == "host.acs":
+        for r in fact.get("value") or []:
+            lines.append(f"{pad}{r['bridge']} {r['role']} above {r['gpu']}: {r.get('acs') or 'N/A (' + str(r.get('na')) + ')'}")
+    if name == "host.xid":
+        for x in (fact.get("value") or [])[-5:]:
+            lines.append(f"{pad}Xid {x['xid']} on {x['pci']}: {x['text']}")
+    return lines
+
+
+def _fact_lines(snap: Snapshot) -> list[str]:
+    facts = {k: v for k, v in ((snap.host or {}).get("facts") or {}).items() if isinstance(v, dict)}
+    if not facts:
+        return ["", "Host facts", "  none in this snapshot (it was taken without them)"]
+    lines: list[str] = []
+    shown: set[str] = set()
+    for title, names in SECTIONS + (("Other", tuple(facts)),):
+        section = []
+        unset = []
+        for name in names:
+            if name not in facts or name in shown:
+                continue
+            shown.add(name)
+            if name.startswith("env.") and facts[name].get("value") is None and not facts[name].get("na"):
+                unset.append(name[4:])
+                continue
+            section += _fact_line(name, facts[name])
+        if unset:
+            section.append(f"  {'not set':<{NAME_WIDTH}} {', '.join(unset)}")
+        if section:
+            lines += ["", f"Host facts: {title}"] + section
+    return lines
+
+
+def _finding_lines(findings: list[Finding]) -> list[str]:
+    """Problems first; pair findings with the same id and evidence are shown once with their pairs."""
+    groups: dict[tuple, list[Finding]] = {}
+    for f in sorted(findings, key=lambda f: SEVERITY_ORDER.get(f.severity, 9)):
+        if f.id == "host.facts":
+            continue  # its facts are listed above
+        key = (f.id, f.severity, tuple(f.evidence)) if f.pair else (id(f),)
+        groups.setdefault(key, []).append(f)
+    lines = []
+    for group in groups.values():
+        f = group[0]
+        lines.append(f"  {f.severity.upper():<8} {f.subject:<10} {f.summary}   ({f.id})")
+        if len(group) > 1:
+            lines.append(f"  {'':<8} {'':<10}   also pairs " + ", ".join(g.subject[5:] for g in group[1:]))
+        for ev in f.evidence[:6]:
+            lines.append(f"  {'':<8} {'':<10}   - {ev}")
+    return lines or ["  none"]
+
+
+def _kb_lines(kb: dict[str, Any]) -> list[str]:
+    if not kb.get("available"):
+        return [f"  {kb.get('why')}"]
+    lines = [f"  {len(kb['matches'])} of {kb['entries']} entries match"
+             + (f" ({len(kb['problems'])} entries not loaded: `p2ptop kb` shows why)" if kb["problems"] else "")]
+    for m in kb["matches"]:
+        lines.append(f"  {m['confidence']:<8} {m['id']} ({m['score']:.2f}): {m['signature']}")
+        for reason in m["reasons"][:4]:
+            lines.append(f"  {'':<8}   - {reason}")
+        if m["deciding_facts"]:
+            lines.append(f"  {'':<8}   would decide: {', '.join(m['deciding_facts'])}")
+    return lines
+
+
+def _as_text(snap: Snapshot, findings: list[Finding], kb: dict[str, Any], status: int, nvml_error: Optional[str]) -> str:
+    src = snap.source
+    out = [f"p2ptop doctor: {src.label}" + (f" on {src.hostname}" if src.hostname else "")]
+    if src.simulated:
+        out.append("  (simulated data: a demo, not this machine)")
+    if nvml_error:
+        out.append(f"  NVML: {nvml_error}")
+    else:
+        out.append(f"  {len(snap.gpus)} GPUs, driver {snap.driver_version or 'N/A'}, CUDA {snap.cuda_driver_version or 'N/A'}, "
+                   f"NVML {snap.nvml_version or 'N/A'}")
+    out += _fact_lines(snap)
+    if not nvml_error:
+        counts = {s: sum(1 for f in findings if f.severity == s) for s in ("problem", "warning", "info")}
+        out += ["", "Findings (" + ", ".join(f"{n} {s}" for s, n in counts.items()) + ")"] + _finding_lines(findings)
+        out += ["", "Knowledge base"] + _kb_lines(kb)
+    root = needs_root(snap.host)
+    if root:
+        out += ["", f"With root, doctor could also read: {', '.join(root)} ({NEEDS_ROOT}; doctor itself never needs it)"]
+    verdict = {EXIT_OK: "nothing wrong found", EXIT_PROBLEM: "a problem was found",
+               EXIT_CANNOT_RUN: "could not run: no NVML (host facts above only)"}[status]
+    out += ["", f"Result: {verdict} (exit {status})"]
+    return "\n".join(clean(line) for line in out) + "\n"
