@@ -30,6 +30,7 @@ from .markdown import clean
 from .redact import Redactor
 from .report import build_report
 
+REDACTED_NOTE = "Redacted: hostnames, serial numbers, UUIDs and IP addresses are replaced by placeholders (redacted-…)."
 BUNDLE_FILES = ("screenshot.svg", "screenshot.txt", "screenshot.png", "report.md", "snapshot.json", "README.txt")
 
 
@@ -145,14 +146,27 @@ def _contents(
         except png.PngUnavailable as e:
             notes.append(str(e) + ".")
     if redactor:
-        notes.append("Redacted: hostnames, serial numbers, UUIDs and IP addresses are replaced by placeholders (redacted-…).")
-    report = build_report(snap, kb_dirs=kb_dirs, notes=notes)
-    files["report.md"] = redactor.text(report) if redactor else report
+        notes.append(REDACTED_NOTE)
+    files["report.md"] = _report(snap, redactor, kb_dirs, notes)
     files["snapshot.json"] = snap.to_json() + "\n"
     files["README.txt"] = _readme(snap, sorted(files), notes)
     if redactor:
         _check(redactor, files)
     return files, notes
+
+
+def report_markdown(snapshot: Snapshot, *, redact: bool = False, kb_dirs: Sequence[str] = ()) -> str:
+    """report.md alone (``p2ptop report`` without ``--bundle``), redacted as a bundle would be."""
+    redactor = Redactor.for_snapshot(snapshot) if redact else None
+    snap = redactor.snapshot(snapshot) if redactor else snapshot
+    notes = [REDACTED_NOTE] if redactor else []
+    return _report(snap, redactor, kb_dirs, notes)
+
+
+def _report(snap: Snapshot, redactor: Optional[Redactor], kb_dirs: Sequence[str], notes: list[str]) -> str:
+    """report.md of an already redacted snapshot; knowledge-base text and notes go through the redactor too."""
+    report = build_report(snap, kb_dirs=kb_dirs, notes=notes)
+    return redactor.text(report) if redactor else report
 
 
 def _check(redactor: Redactor, files: dict[str, str | bytes]) -> None:

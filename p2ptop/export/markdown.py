@@ -17,7 +17,7 @@ _TERMINAL = re.compile(
     r"|\x1b[@-Z\\-_]?"
     r"|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
 )
-_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]{}<|~#!])")
+_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]{}|~#!])")
 
 
 def clean(value: Any) -> str:
@@ -28,7 +28,7 @@ def clean(value: Any) -> str:
 def inline(value: Any) -> str:
     """Untrusted text for one line of Markdown: cleaned, on one line, special characters escaped."""
     text = " ".join(clean(value).split())
-    return _INLINE_SPECIAL.sub(r"\\\1", text.replace("&", "&amp;"))
+    return _INLINE_SPECIAL.sub(r"\\\1", text.replace("&", "&amp;").replace("<", "&lt;"))
 
 
 def cell(value: Any) -> str:

@@ -29,6 +29,8 @@ _IPV6_CANDIDATE = re.compile(r"(?<![0-9A-Za-z:])[0-9A-Fa-f:]*::?[0-9A-Fa-f:]+(?:
 _UUID_PREFIX = re.compile(r"^(GPU-|MIG-)", re.IGNORECASE)
 #: host-fact key fragments that say what a value identifies.
 _KEY_KINDS = (("serial", "serial"), ("uuid", "uuid"), ("hostname", "host"), ("fqdn", "host"), ("nodename", "host"))
+#: keys of host facts whose text says how a fact was read or why it is missing.
+_NOT_IDENTIFYING = {"how", "na"}
 #: shorter hostnames than this are redacted where they stand in a field, but not searched for in text.
 MIN_SEARCH_LEN = 3
 
@@ -58,12 +60,7 @@ class Redactor:
     @classmethod
     def for_snapshot(cls, snapshot: Snapshot) -> "Redactor":
         r = cls()
-        host = snapshot.source.hostname
-        if host:
-            r.add("host", host)
-            short = host.split(".")[0]
-            if short != host:
-                r.add("host", short, same_as=host)
+        r.add("host", snapshot.source.hostname)
         for gpu in snapshot.gpus:
             r.add("uuid", gpu.uuid)
             r.add("serial", gpu.serial)
@@ -71,19 +68,21 @@ class Redactor:
         r._add_host_facts(snapshot.host)
         return r
 
-    def _add_host_facts(self, value: Any, key: str = "") -> None:
+    def _add_host_facts(self, value: Any, path: tuple[str, ...] = ()) -> None:
+        """Strings under a key path naming a host, serial or UUID (not a fact's "how" or "na" text)."""
         if isinstance(value, dict):
             for k, v in value.items():
-                self._add_host_facts(v, str(k).lower())
+                self._add_host_facts(v, path + (str(k).lower(),))
         elif isinstance(value, list):
             for v in value:
-                self._add_host_facts(v, key)
-        elif isinstance(value, str):
+                self._add_host_facts(v, path)
+        elif isinstance(value, str) and path and path[-1] not in _NOT_IDENTIFYING:
+            key = ".".join(path)
             for fragment, kind in _KEY_KINDS:
                 if fragment in key:
                     self.add(kind, value)
 
-    def add(self, kind: str, original: Optional[str], same_as: Optional[str] = None) -> Optional[str]:
+    def add(self, kind: str, original: Optional[str]) -> Optional[str]:
         """Register an original; returns its placeholder (None for values that identify nothing)."""
         if original is None:
             return None
@@ -97,12 +96,21 @@ class Redactor:
             return original  # already a placeholder
         if kind == "uuid":
             return self._add_uuid(original)
-        if same_as is not None and same_as.lower() in self.mapping:
-            placeholder = self.mapping[same_as.lower()]
+        if kind == "host":
+            return self._add_host(original)
+        self._counts[kind] += 1
+        return self._register(kind, low, f"redacted-{kind}-{self._counts[kind]}")
+
+    def _add_host(self, original: str) -> str:
+        """A host's FQDN and its short name get one placeholder."""
+        low = original.lower()
+        short = low.split(".")[0]
+        if short in self.mapping:
+            placeholder = self.mapping[short]
         else:
-            self._counts[kind] += 1
-            placeholder = f"redacted-{kind}-{self._counts[kind]}"
-        return self._register(kind, low, placeholder)
+            self._counts["host"] += 1
+            placeholder = self._register("host", short, f"redacted-host-{self._counts['host']}")
+        return self._register("host", low, placeholder)
 
     def _add_uuid(self, original: str) -> str:
         """A UUID with and without its GPU-/MIG- prefix gets one number; the placeholder keeps the prefix."""

@@ -29,6 +29,8 @@ GITHUB_LIMIT = 65_536
 #: What the report aims at, leaving room for a line a person adds when pasting.
 REPORT_LIMIT = GITHUB_LIMIT - 536
 KB_TOP = 5
+#: A host fact longer than this (a kernel log, say) is cut in the table; snapshot.json has it whole.
+HOST_CELL_LIMIT = 400
 #: Findings shown unfolded; the rest fold.
 OPEN_FINDINGS = 12
 SEVERITY_ORDER = ("problem", "warning", "info")
@@ -146,17 +148,35 @@ def _count_words(values: list[str]) -> str:
     return ", ".join(f"{n} {v}" for v, n in counts.items())
 
 
-def _finding_lines(f: Finding) -> str:
-    lines = [f"- **{md.inline(f.severity)}** `{md.clean(f.subject).replace('`', '')}`: {md.inline(f.summary)}\n"]
+def _finding_lines(f: Finding, both_ways: bool = False) -> str:
+    both = " (the same both ways)" if both_ways else ""
+    lines = [f"- **{md.inline(f.severity)}** {md.code(f.subject)}: {md.inline(f.summary)}{both}\n"]
     lines.extend(f"  - {md.inline(e)}\n" for e in f.evidence)
     return "".join(lines)
 
 
+def _merge_directions(findings: list[Finding]) -> list[tuple[Finding, bool]]:
+    """Findings with a pair's reverse direction folded in when it says the same (same id and evidence)."""
+    seen: dict[tuple, int] = {}
+    out: list[tuple[Finding, bool]] = []
+    for f in findings:
+        pair = f.pair
+        key = (f.id, f.severity, tuple(f.evidence), frozenset(pair)) if pair else None
+        if key is not None and key in seen:
+            out[seen[key]] = (out[seen[key]][0], True)
+            continue
+        if key is not None:
+            seen[key] = len(out)
+        out.append((f, False))
+    return out
+
+
 def _findings_part(findings: list[Finding]) -> Part:
-    shown = sorted((f for f in findings if f.severity in SEVERITY_ORDER), key=lambda f: SEVERITY_ORDER.index(f.severity))
+    ordered = sorted((f for f in findings if f.severity in SEVERITY_ORDER), key=lambda f: SEVERITY_ORDER.index(f.severity))
+    shown = _merge_directions(ordered)
     if not shown:
         return Part("## Findings\n\nNo problems found in the snapshot.\n\n", rank=1)
-    lines = [_finding_lines(f) for f in shown]
+    lines = [_finding_lines(f, both) for f, both in shown]
     if len(lines) <= OPEN_FINDINGS:
         return Part("## Findings\n\n", lines, "\n", rank=1)
     head = "## Findings\n\n" + "".join(lines[:OPEN_FINDINGS])
@@ -186,7 +206,7 @@ def _bench_row(r: BenchResult) -> list[Any]:
         r.verdict or "N/A",
         _measurement_text(one_way) if one_way else "N/A",
         r.integrity or "N/A",
-        "; ".join(r.errors) if r.errors else "",
+        "; ".join(r.errors) if r.errors else "none",
     ]
 
 
@@ -348,17 +368,44 @@ def _flatten(value: Any, prefix: str = "") -> Iterable[tuple[str, Any]]:
         for i, v in enumerate(value):
             yield from _flatten(v, f"{prefix}[{i}]")
     else:
-        yield prefix, ", ".join(map(str, value)) if isinstance(value, list) else value
+        yield prefix, _flat_value(value)
+
+
+def _short(value: Any, limit: int = HOST_CELL_LIMIT) -> Any:
+    text = str(value) if value is not None else None
+    if text is None or len(text) <= limit:
+        return value
+    return text[:limit] + f"… ({len(text) - limit} more characters in snapshot.json)"
+
+
+def _flat_value(value: Any) -> Any:
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={v}" for k, v in value.items())
+    return value
 
 
 def _host_part(snapshot: Snapshot) -> Part:
     head = "## Host\n\n"
-    facts = [("driver", snapshot.driver_version), ("CUDA (driver)", snapshot.cuda_driver_version),
-             ("NVML", snapshot.nvml_version)]
-    facts += [(f"socket {s.id}", f"NUMA {', '.join(map(str, s.numa_nodes)) or 'N/A'}; CPUs {s.cpus or 'N/A'}") for s in snapshot.sockets]
-    facts += list(_flatten(snapshot.host))
-    facts += [(f"N/A: {k}", why) for k, why in snapshot.na.items()]
-    table = md.table(("fact", "value"), facts).splitlines(keepends=True)
+    facts: list[tuple[str, Any, str]] = [
+        ("driver", snapshot.driver_version, "NVML"),
+        ("CUDA (driver)", snapshot.cuda_driver_version, "NVML"),
+        ("NVML", snapshot.nvml_version, "NVML"),
+    ]
+    facts += [(f"socket {s.id}", f"NUMA {', '.join(map(str, s.numa_nodes)) or 'N/A'}; CPUs {s.cpus or 'N/A'}", "sysfs")
+              for s in snapshot.sockets]
+    collected = snapshot.host.get("facts") if isinstance(snapshot.host.get("facts"), dict) else {}
+    for name, item in collected.items():
+        if isinstance(item, dict) and "value" in item:
+            value = item["value"] if item.get("na") is None else f"N/A: {item['na']}"
+            facts.append((name, _short(_flat_value(value)), item.get("how") or ""))
+        else:
+            facts.extend((f"{name}.{k}" if k else name, _short(v), "") for k, v in _flatten(item))
+    others = {k: v for k, v in snapshot.host.items() if k != "facts"}
+    facts += [(k, _short(v), "") for k, v in _flatten(others)]
+    facts += [(f"N/A: {k}", why, "") for k, why in snapshot.na.items()]
+    table = md.table(("fact", "value", "how it was read"), facts).splitlines(keepends=True)
     notes = "".join(f"- {md.inline(n)}\n" for n in snapshot.notes)
     if notes:
         head += "Notes from the reader:\n\n" + notes + "\n"
