@@ -27,7 +27,7 @@ _ALIASES = {"invalidhandle": "invalidresourcehandle"}
 
 _NAME = re.compile(r"\b(?:cudaError(?P<rt>[A-Z][A-Za-z]+)|CUDA_ERROR_(?P<drv>[A-Z][A-Z_]+)|nccl(?P<nccl>[A-Z][A-Za-z]+Error|InvalidUsage|InvalidArgument))\b")
 _CUDA_LINE = re.compile(r"cuda|cudart|nvrtc|cublas|nccl", re.IGNORECASE)
-_NUMBER = re.compile(r"\b(?:error|err|code|status|returned|result)\s*(?:code|=|:|#|is|number)?\s*[=:]?\s*\(?\s*(\d{2,3})\b", re.IGNORECASE)
+_NUMBER = re.compile(r"\b(?:error|err|code|status|returned|result|failure)\s*(?:code|=|:|#|is|number)?\s*[=:]?\s*\(?\s*(\d{2,3})\b", re.IGNORECASE)
 _XID = re.compile(r"\bXid\b\s*(?:\([^)]{0,80}\))?\s*:?\s*(\d{1,3})\b", re.IGNORECASE)
 
 

@@ -73,8 +73,9 @@ class Entry:
     def error_codes(self) -> list:
         """error_codes, and the seed format's single error_code."""
         codes = list(self.data.get("error_codes") or [])
-        if isinstance(self.data.get("error_code"), str) and self.data["error_code"] not in codes:
-            codes.append(self.data["error_code"])
+        code = self.data.get("error_code")
+        if isinstance(code, str) and code.lower().startswith(("cuda", "nccl")) and code not in codes:
+            codes.append(code)
         return codes
 
     @property

@@ -10,7 +10,9 @@ Facts: the findings' facts (p2ptop/findings.py FACT_KEYS), the pseudo-fact ``fin
 and ``log`` (a condition's regex searched in the whole log). An entry's ``match.require``
 conditions must all hold: one that fails makes it unlikely, one whose fact is unknown is named in
 ``deciding_facts``. ``support`` conditions add weight; any ``exclude`` that holds rules it out.
-An entry is a candidate on text evidence, or on facts alone when every ``require`` holds.
+An entry is a candidate on text evidence, or on facts alone when every ``require`` holds and, where
+it has ``trigger`` conditions, at least one of them holds (a trigger is the fact that says something
+is wrong; with text evidence a trigger that holds adds weight like ``support``).
 """
 
 from __future__ import annotations
@@ -23,9 +25,8 @@ from ..findings import Finding
 from .codes import codes_in_line, key as code_key
 from .entry import Entry
 from .regex_safety import FLAGS, MAX_LINE
-from .schema import FINDING_FACT
+from .schema import FINDING_FACT, LOG_FACT
 
-LOG_FACT = "log"
 PRIMARY_REGEX, EXTRA_REGEX, CODE = 0.7, 0.6, 0.45  # weight of one text hit of each kind
 REQUIRE_WEIGHT, SUPPORT_WEIGHT = 0.5, 0.2  # default weight of a condition that holds
 UNKNOWN_FACTOR, CONTRADICTED_FACTOR = 0.8, 0.3
@@ -81,7 +82,7 @@ def _text_facts(lines: list[str]) -> dict[str, tuple[Any, int]]:
         for rx, what in _TEXT_FACTS:
             for m in rx.finditer(line):
                 if what == "env":
-                    out.setdefault(f"env.{m.group(1).upper()}", (m.group(2), n))
+                    out.setdefault(f"env.{m.group(1).upper()}", (m.group(2).rstrip(".,;:"), n))
                 elif what == "driver":
                     out.setdefault("host.driver_version", (m.group(1), n))
                     out.setdefault("host.driver_major", (int(m.group(2)), n))
@@ -184,22 +185,28 @@ def _excerpt(line: str, width: int = 100) -> str:
 
 
 def _text_hits(entry: Entry, lines: list[str], whole: str, codes: dict[str, list[tuple[int, str]]]) -> tuple[list[float], list[str]]:
-    weights, reasons = [], []
+    """The text evidence for one entry: per log line the strongest hit (regex or error code), so one
+    line counts once however many of the entry's patterns it satisfies."""
+    primary = float(entry.data.get("regex_weight", PRIMARY_REGEX))
+    best: dict[int, tuple[float, str]] = {}
+
+    def hit(n: int, weight: float, reason: str) -> None:
+        if n not in best or weight > best[n][0]:
+            best[n] = (weight, reason)
+
     for i, rx in enumerate(entry.patterns):
         if not rx.search(whole):  # one pass over the whole log first; most patterns stop here
             continue
         for n, line in enumerate(lines, 1):
             if rx.search(line):
-                weights.append(PRIMARY_REGEX if i == 0 and entry.data.get("regex") else EXTRA_REGEX)
-                reasons.append(f"regex matched line {n}: {_excerpt(line)}")
+                weight = primary if i == 0 and entry.data.get("regex") else min(primary, EXTRA_REGEX)
+                hit(n, weight, f"regex matched line {n}: {_excerpt(line)}")
                 break
     for code in entry.error_codes:
-        k = code_key(code)
-        if k in codes:
-            n, written = codes[k][0]
-            weights.append(CODE)
-            reasons.append(f"error code {written} on line {n}")
-    return weights, reasons
+        for n, written in codes.get(code_key(code), [])[:1]:
+            hit(n, CODE, f"error code {written} on line {n}")
+    ordered = sorted(best.items())
+    return [w for _, (w, _r) in ordered], [r for _, (_w, r) in ordered]
 
 
 def _codes(lines: list[str]) -> dict[str, list[tuple[int, str]]]:
@@ -227,7 +234,7 @@ def score_entry(entry: Entry, lines: list[str], whole: str, codes, facts: Facts)
     deciding: list[str] = []
     factor = 1.0
     requires = m.get("require") or []
-    all_hold = bool(requires)
+    all_hold = True
     for cond in requires:
         ok = facts.check(cond)
         if ok:
@@ -245,8 +252,13 @@ def score_entry(entry: Entry, lines: list[str], whole: str, codes, facts: Facts)
     for cond in m.get("exclude") or []:
         if facts.check(cond) is None and cond["fact"] not in deciding and cond["fact"] != LOG_FACT:
             deciding.append(cond["fact"])
-    if not text_w and not all_hold:
+    triggers = m.get("trigger") or []
+    fired = [c for c in triggers if facts.check(c)]
+    if not text_w and not (all_hold and (fired if triggers else requires)):
         return None
+    for cond in fired:
+        fact_w.append(cond.get("weight", REQUIRE_WEIGHT))
+        reasons.append(_describe(cond, facts))
     for cond in m.get("support") or []:
         if facts.check(cond):
             fact_w.append(cond.get("weight", SUPPORT_WEIGHT))
@@ -266,5 +278,27 @@ def match(kb, text: Optional[str] = None, findings: Iterable[Finding] = (), top:
         m = score_entry(entry, lines, whole, codes, facts)
         if m is not None:
             out.append(m)
+    _share_deciding_facts(out)
     out.sort(key=lambda m: (-m.score, m.entry.benign, m.entry.id))
     return out[:top] if top else out
+
+
+_LINE = re.compile(r"^(?:regex matched|error code .*) (?:line|on line) (\d+)")
+
+
+def _share_deciding_facts(matches: list[Match]) -> None:
+    """Entries that explain the same log line compete: each of them names every fact that is
+    missing for any of them, since that fact is what would decide between them."""
+    groups: dict[frozenset, list[Match]] = {}
+    for m in matches:
+        lines = frozenset(int(x.group(1)) for r in m.reasons for x in [_LINE.match(r)] if x)
+        if lines:
+            groups.setdefault(lines, []).append(m)
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        union: list[str] = []
+        for m in group:
+            union.extend(f for f in m.deciding_facts if f not in union)
+        for m in group:
+            m.deciding_facts = union

@@ -15,7 +15,7 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _sre_parse  # type: ignore[no-redef]
     from sre_constants import MAXREPEAT  # type: ignore[no-redef]
 
-FLAGS = re.IGNORECASE
+FLAGS = re.IGNORECASE | re.MULTILINE
 #: Lines are cut to this many characters before searching, so no regex sees more.
 MAX_LINE = 2000
 #: A regex that needs longer than this on one adversarial line is rejected.

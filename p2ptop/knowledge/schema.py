@@ -15,8 +15,10 @@ from .regex_safety import compile_pattern, nested_repeat
 from .paths import builtin_dir
 
 SCHEMA_FILE = "entry.schema.json"
-#: Pseudo-fact a condition may test: the ids of the findings (e.g. "pcie.idle_downclock").
+#: Pseudo-facts a condition may test: the ids of the findings (e.g. "pcie.idle_downclock"), and the
+#: whole log (a ``regex`` searched across all lines, e.g. for "NCCL version 2.29.7").
 FINDING_FACT = "finding"
+LOG_FACT = "log"
 #: Fact families whose keys are open-ended (env.NCCL_P2P_LEVEL, ...).
 OPEN_PREFIXES = ("env.",)
 
@@ -42,7 +44,7 @@ def _path(parts) -> str:
 
 
 def known_fact(name: str) -> bool:
-    return name == FINDING_FACT or name in FACT_KEYS or name.startswith(OPEN_PREFIXES)
+    return name in (FINDING_FACT, LOG_FACT) or name in FACT_KEYS or name.startswith(OPEN_PREFIXES)
 
 
 def entry_patterns(data: dict[str, Any]) -> list[tuple[str, str]]:
@@ -53,7 +55,7 @@ def entry_patterns(data: dict[str, Any]) -> list[tuple[str, str]]:
     for i, p in enumerate(data.get("regexes") or []):
         if isinstance(p, str):
             out.append((f"regexes[{i}]", p))
-    for part in ("require", "support", "exclude"):
+    for part in ("require", "trigger", "support", "exclude"):
         for i, c in enumerate((data.get("match") or {}).get(part) or []):
             if isinstance(c, dict) and isinstance(c.get("regex"), str):
                 out.append((f"match.{part}[{i}].regex", c["regex"]))
@@ -86,7 +88,7 @@ def validate(data: Any) -> list[tuple[str, str]]:
         slow = nested_repeat(pattern)
         if slow:
             problems.append((field, f"regex rejected: {slow}"))
-    for part in ("require", "support", "exclude"):
+    for part in ("require", "trigger", "support", "exclude"):
         conds = (data.get("match") or {}).get(part) or [] if isinstance(data.get("match"), dict) else []
         for i, c in enumerate(conds if isinstance(conds, list) else []):
             if isinstance(c, dict) and isinstance(c.get("fact"), str) and not known_fact(c["fact"]):
