@@ -42,6 +42,7 @@ INSTALL_HINT = 'pip install "p2ptop[cuda12]" (CUDA 12 driver) or pip install "p2
 STDERR_TAIL = 2000  # characters of the worker's stderr kept as evidence
 GARBAGE_KEPT = 3  # unreadable stdout lines kept as evidence
 POLL_S = 0.05
+EXIT_GRACE_S = 2.0  # a worker that closed its stdout has this long to exit before it is killed
 
 EventSink = Optional[Callable[[dict], None]]
 
@@ -53,7 +54,7 @@ class BenchOptions:
     size_mib: int = 512  # buffer of the bandwidth tests (nvbandwidth's default buffer size)
     copies: int = 16  # copies per timed sample (nvbandwidth's loop count)
     repeats: int = 3  # timed samples; the figure is their median, with min and max (nvbandwidth: 3)
-    warmup: int = 1  # untimed samples before the timed ones
+    warmup: int = 4  # untimed copies queued before each timed sample (nvbandwidth: 4)
     timeout_s: float = 30.0  # per pair; the first pair's time includes the worker's start
     tests: set[str] = field(default_factory=lambda: set(TESTS))
     latency_bytes: int = 4  # size of one latency copy (p2pBandwidthLatencyTest: 1 int)
@@ -99,14 +100,14 @@ def worker_command(options: BenchOptions) -> list[str]:
     return env or [sys.executable, "-m", "p2ptop.bench.worker"]
 
 
-def bench_available(snapshot: Snapshot) -> tuple[bool, str]:
+def bench_available(snapshot: Snapshot, options: Optional[BenchOptions] = None) -> tuple[bool, str]:
     """(True, '') when copy tests can run for this snapshot, else (False, why and what to install)."""
     if simulated_source(snapshot):
         return True, ""
     if len(snapshot.gpus) < 2:
         return False, f"copy tests need two GPUs; this host shows {len(snapshot.gpus)}"
-    if os.environ.get(WORKER_ENV):
-        return True, ""
+    if (options and options.worker) or os.environ.get(WORKER_ENV):
+        return True, ""  # another worker than the CuPy one: it says itself what it lacks
     if importlib.util.find_spec("cupy") is None:
         return False, f"copy tests need CuPy, which is not installed: {INSTALL_HINT}"
     return True, ""
@@ -161,7 +162,7 @@ def run_all(
             for r in simulate_pairs(snapshot, fabric, todo, options, emit, cancel):
                 results[(r.a, r.b)] = r
         elif todo:
-            ok, why = bench_available(snapshot)
+            ok, why = bench_available(snapshot, options)
             if not ok:
                 for a, b in todo:
                     results[(a, b)] = emit.result(_ended(a, b, "unavailable", why))
@@ -266,9 +267,9 @@ class _WorkerRun:
         readers = [threading.Thread(target=self._read_stdout, daemon=True), threading.Thread(target=self._read_stderr, daemon=True)]
         for t in readers:
             t.start()
-        try:
+        try:  # stdin stays open while we live: the worker exits at its EOF, so it never outlives us
             proc.stdin.write(json.dumps(self.job()).encode() + b"\n")
-            proc.stdin.close()
+            proc.stdin.flush()
         except OSError:
             pass  # it died at once; the exit status tells
         deadline = t_start + self.options.timeout_s
@@ -292,6 +293,10 @@ class _WorkerRun:
         if ended != "eof":
             self._kill_group(proc)
         code = self._reap(proc)
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
         for t in readers:
             t.join(timeout=2)
         self._finish(ended, code, time.monotonic() - t_start)
@@ -414,6 +419,9 @@ class _WorkerRun:
             parts.append(f"the worker exited with status {code} before finishing")
         else:
             parts.append("the worker ended before finishing")
+        if self.garbage:
+            parts.append("it printed unreadable output: " + " | ".join(self.garbage))
+            self.garbage = []
         tail = _clean(self.stderr.decode("utf-8", errors="replace")[-STDERR_TAIL:], STDERR_TAIL)
         if tail and ended != "cancel":
             parts.append(f"stderr: {tail}")
@@ -427,11 +435,22 @@ class _WorkerRun:
             pass
 
     def _reap(self, proc: subprocess.Popen) -> Optional[int]:
-        """Wait for the worker, then kill anything it left in its group; the pid is not reused meanwhile."""
-        try:
-            os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)  # exited, not yet reaped: group id still ours
-        except ChildProcessError:
-            pass
+        """Wait for the worker (killing it if it lingers), then kill anything it left in its group.
+
+        ``WNOWAIT`` leaves the exited worker unreaped, so its process-group id cannot be reused
+        before the group is killed.
+        """
+        grace = time.monotonic() + EXIT_GRACE_S
+        while True:
+            try:
+                if os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG) is not None:
+                    break
+            except ChildProcessError:
+                break
+            if time.monotonic() > grace or self.cancel.is_set():
+                self._kill_group(proc)
+                grace = float("inf")
+            time.sleep(POLL_S / 5)
         self._kill_group(proc)
         return proc.wait()
 
