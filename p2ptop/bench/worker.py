@@ -224,7 +224,8 @@ class Pair:
         return lambda i: runtime.memcpyPeerAsync(dst, dst_dev, src, src_dev, nbytes, stream)
 
     def copy_sm(self, dev: int, dst: int, src: int, nbytes: int):
-        kernel = self.w.kernel("copy16")
+        with cupy.cuda.Device(dev):  # a module is loaded per device: take dev's copy of the kernel
+            kernel = self.w.kernel("copy16")
         grid = self.w.sm_count(dev) * BLOCKS_PER_SM
         n = nbytes // 16
         stream = self.streams[dev]
@@ -263,7 +264,7 @@ class Worker:
 
     def sm_count(self, dev: int) -> int:
         if dev not in self._sms:
-            self._sms[dev] = runtime.deviceGetAttribute(runtime.cudaDevAttrMultiProcessorCount, dev)
+            self._sms[dev] = runtime.getDeviceProperties(dev)["multiProcessorCount"]
         return self._sms[dev]
 
     def hold(self, *streams: tuple[int, "cupy.cuda.Stream"]) -> None:
@@ -424,11 +425,11 @@ class Worker:
         with cupy.cuda.Device(p.a):
             runtime.memcpy(bufs["srcA"], chain.ctypes.data, CHASE_BYTES, runtime.memcpyHostToDevice)
         hops = self.options["latency_hops"]
-        kernel = self.kernel("chase")
         out_ptr = bufs["dstB"]
         stream = p.streams[p.b]
         samples = []
         with cupy.cuda.Device(p.b):
+            kernel = self.kernel("chase")
             start, end = cupy.cuda.Event(), cupy.cuda.Event()
             kernel((1,), (1,), (_p(bufs["srcA"]), _u(100), _p(out_ptr)), stream=stream)  # warm: load, map
             for _ in range(self.options["repeats"]):
