@@ -30,7 +30,10 @@ from .markdown import clean
 from .redact import Redactor
 from .report import build_report
 
-REDACTED_NOTE = "Redacted: hostnames, serial numbers, UUIDs and IP addresses are replaced by placeholders (redacted-…)."
+REDACTED_NOTE = (
+    "Redacted: hostnames, serial numbers, UUIDs and IP addresses are replaced by placeholders "
+    "(host-1, serial-1, ip-1 padded with dots to the original's length; redacted-uuid-…), the same in every file."
+)
 BUNDLE_FILES = ("screenshot.svg", "screenshot.txt", "screenshot.png", "report.md", "snapshot.json", "README.txt")
 
 

@@ -5,9 +5,11 @@ every file (report, snapshot, screenshot text and SVG). It knows the identifying
 snapshot (hostname, GPU UUIDs and serials, fabric cluster UUIDs, host facts whose key names a
 host, serial or UUID) and also finds UUIDs and IP addresses in free text (notes, errors, logs).
 
-Placeholders keep a readable shape: ``redacted-host-1``, ``redacted-serial-1``,
-``GPU-redacted-uuid-0001-0000-000000000001`` (a UUID keeps its ``GPU-``/``MIG-`` prefix and its
-length), ``redacted-ip-1``. The nil UUID (all zeros) identifies nothing and is kept.
+Placeholders keep the original's length where they can, so the screenshot's columns stay put:
+``host-1``, ``serial-1``, ``ip-1`` padded with dots (``dgx-a100-demo`` -> ``host-1.......``), and
+``GPU-redacted-uuid-0001-0000-000000000001`` (a UUID keeps its ``GPU-``/``MIG-`` prefix). A host's
+FQDN and short name share one placeholder. The nil UUID (all zeros) identifies nothing and is kept.
+A hostname that is a common word is also replaced where that word stands alone (safe, if noisy).
 """
 
 from __future__ import annotations
@@ -17,9 +19,12 @@ import ipaddress
 import re
 from typing import Any, Callable, Optional
 
+from rich.cells import cell_len
+
 from ..model import Snapshot
 
 KINDS = ("host", "serial", "uuid", "ip")
+PAD = "."
 NIL_UUID = "00000000-0000-0000-0000-000000000000"
 _HEX_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 _UUID_RE = re.compile(rf"(?<![0-9A-Za-z-])(?:(?:GPU|MIG)-)?{_HEX_UUID}(?![0-9A-Za-z])")
@@ -33,6 +38,11 @@ _KEY_KINDS = (("serial", "serial"), ("uuid", "uuid"), ("hostname", "host"), ("fq
 _NOT_IDENTIFYING = {"how", "na"}
 #: shorter hostnames than this are redacted where they stand in a field, but not searched for in text.
 MIN_SEARCH_LEN = 3
+
+
+def _placeholder(kind: str, n: int, original: str) -> str:
+    """``host-1``, ``serial-2``, ``ip-3``, padded with dots to the original's length where it is longer."""
+    return f"{kind}-{n}".ljust(len(original), PAD)
 
 
 def _is_ipv6(token: str) -> bool:
@@ -99,7 +109,7 @@ class Redactor:
         if kind == "host":
             return self._add_host(original)
         self._counts[kind] += 1
-        return self._register(kind, low, f"redacted-{kind}-{self._counts[kind]}")
+        return self._register(kind, low, _placeholder(kind, self._counts[kind], original))
 
     def _add_host(self, original: str) -> str:
         """A host's FQDN and its short name get one placeholder."""
@@ -109,7 +119,7 @@ class Redactor:
             placeholder = self.mapping[short]
         else:
             self._counts["host"] += 1
-            placeholder = self._register("host", short, f"redacted-host-{self._counts['host']}")
+            placeholder = self._register("host", short, _placeholder("host", self._counts["host"], short))
         return self._register("host", low, placeholder)
 
     def _add_uuid(self, original: str) -> str:
@@ -160,32 +170,31 @@ class Redactor:
         return pattern.sub(lambda m: self.mapping.get(m.group(0).lower(), m.group(0)), text)
 
     def svg(self, svg: str) -> str:
-        """Redact a Rich/Textual SVG screenshot.
+        """Redact a Rich/Textual SVG screenshot, keeping each line's runs where they belong.
 
-        Its text is HTML-escaped with spaces as &#160;, which originals never hold, so the text pass
-        finds whole originals. An original split over differently styled runs of one line is found by
-        joining the line's runs; that line is then redrawn as one run (its styling beyond the first
-        run's is lost) holding the redacted text.
+        The SVG holds one ``<text>`` per styled run with its column (``x``) and width
+        (``textLength``). Where an original lies within a run, the run gets the placeholder and the
+        runs after it on the line move by the difference in length. Where an original is split over
+        runs (a styled part of a serial, say), the line is redrawn as one run holding the redacted
+        line (its styling beyond the first run's is lost). Everything else (title, attributes) then
+        goes through :meth:`text`.
         """
-        runs: dict[str, list[re.Match]] = {}
+        lines: dict[str, list[re.Match]] = {}
         for m in _SVG_TEXT.finditer(svg):
-            runs.setdefault(m.group("y"), []).append(m)
+            lines.setdefault(m.group("y"), []).append(m)
         edits: list[tuple[int, int, str]] = []
-        for line_runs in runs.values():
-            line = _join_runs(line_runs)
-            if not self.leaks(line):
+        for runs in lines.values():
+            line, spans = _join_runs(runs)
+            self.text(line)  # registers the UUIDs and addresses the line shows
+            pattern = self._known()
+            found = [(m.start(), m.end()) for m in pattern.finditer(line)] if pattern else []
+            if not found:
                 continue
-            per_run = _join_runs(line_runs, self.text)
-            if not self.leaks(per_run):
-                continue  # each original lies within one run: the text pass below is enough
-            redacted = self.text(line).rstrip()
-            first = line_runs[0]
-            width = _char_width(first)
-            attrs = re.sub(r'\btextLength="[^"]*"', f'textLength="{width * len(redacted):g}"', first.group("attrs"))
-            attrs = re.sub(r'\bx="[^"]*"', 'x="0"', attrs)
-            body = html.escape(redacted).replace(" ", "&#160;")
-            edits.append((first.start(), first.end(), f"<text{attrs}>{body}</text>"))
-            edits.extend((m.start(), m.end(), "") for m in line_runs[1:])
+            width = _char_width(runs[0])
+            if all(any(s <= a and b <= e for s, e in spans) for a, b in found):
+                edits.extend(_shifted(runs, self.text, width))
+            else:
+                edits.extend(_merged(runs, self.text(line).rstrip(), width))
         for start, end, new in sorted(edits, reverse=True):
             svg = svg[:start] + new + svg[end:]
         return self.text(svg)
@@ -238,17 +247,50 @@ def _char_width(m: re.Match) -> float:
     return length / len(text) if text and length else 1.0
 
 
-def _join_runs(runs: list[re.Match], each: Callable[[str], str] = str) -> str:
-    """The text of one line from its runs, each placed at its column (gaps are spaces), after ``each``."""
-    width = _char_width(runs[0])
-    cells: list[str] = []
+def _with(attrs: str, name: str, value: float) -> str:
+    return re.sub(rf'\b{name}="[^"]*"', f'{name}="{value:g}"', attrs)
+
+
+def _run(attrs: str, text: str) -> str:
+    return f"<text{attrs}>{html.escape(text).replace(' ', '&#160;')}</text>"
+
+
+def _shifted(runs: list[re.Match], redact: Callable[[str], str], width: float) -> list[tuple[int, int, str]]:
+    """Edits giving each run its redacted text and moving the runs after it by the change in length."""
+    edits, shift = [], 0
     for m in runs:
-        col = round((_attr(m, "x") or 0.0) / width)
-        text = each(_run_text(m))
-        if len(cells) < col:
-            cells.extend(" " * (col - len(cells)))
-        cells[col : col + len(text)] = list(text)
-    return "".join(cells)
+        old = _run_text(m)
+        new = redact(old)
+        if new == old and shift == 0:
+            continue
+        attrs = _with(m.group("attrs"), "x", (_attr(m, "x") or 0.0) + shift * width)
+        if new != old:
+            attrs = _with(attrs, "textLength", width * len(new))
+            edits.append((m.start(), m.end(), _run(attrs, new)))
+        else:
+            edits.append((m.start(), m.end(), f"<text{attrs}>{m.group('body')}</text>"))
+        shift += cell_len(new) - cell_len(old)
+    return edits
+
+
+def _merged(runs: list[re.Match], text: str, width: float) -> list[tuple[int, int, str]]:
+    """Edits replacing a line's runs by one run at column 0 holding ``text``."""
+    attrs = _with(_with(runs[0].group("attrs"), "x", 0), "textLength", width * len(text))
+    return [(runs[0].start(), runs[0].end(), _run(attrs, text))] + [(m.start(), m.end(), "") for m in runs[1:]]
+
+
+def _join_runs(runs: list[re.Match]) -> tuple[str, list[tuple[int, int]]]:
+    """The text of one line from its runs, each at its column (gaps are spaces), and each run's span in it."""
+    width = _char_width(runs[0])
+    line, spans, col = "", [], 0
+    for m in runs:
+        start = round((_attr(m, "x") or 0.0) / width)
+        if start > col:
+            line, col = line + " " * (start - col), start
+        text = _run_text(m)
+        spans.append((len(line), len(line) + len(text)))
+        line, col = line + text, col + cell_len(text)
+    return line, spans
 
 
 def svg_lines(svg: str) -> list[str]:
@@ -256,4 +298,4 @@ def svg_lines(svg: str) -> list[str]:
     runs: dict[str, list[re.Match]] = {}
     for m in _SVG_TEXT.finditer(svg):
         runs.setdefault(m.group("y"), []).append(m)
-    return [_join_runs(r) for r in runs.values()]
+    return [_join_runs(r)[0] for r in runs.values()]
