@@ -24,10 +24,11 @@ from typing import Any, Iterable, Optional
 from ..findings import Finding
 from .codes import codes_in_line, key as code_key
 from .entry import Entry
-from .regex_safety import FLAGS, MAX_LINE
+from .regex_safety import MAX_LINE, compile_pattern
 from .schema import FINDING_FACT, LOG_FACT
 
-PRIMARY_REGEX, EXTRA_REGEX, CODE = 0.7, 0.6, 0.45  # weight of one text hit of each kind
+PRIMARY_REGEX, CODE = 0.7, 0.45  # default weight of a line matched by the main regex, or naming an error code
+EXTRA_DISCOUNT = 0.1  # a line matched only by one of the further regexes weighs this much less than the main one
 REQUIRE_WEIGHT, SUPPORT_WEIGHT = 0.5, 0.2  # default weight of a condition that holds
 UNKNOWN_FACTOR, CONTRADICTED_FACTOR = 0.8, 0.3
 LIKELY, POSSIBLE = 0.75, 0.45
@@ -119,7 +120,7 @@ class Facts:
         if fact == LOG_FACT:
             if not self.log:
                 return None
-            return re.search(cond["regex"], self.log, FLAGS | re.MULTILINE) is not None
+            return compile_pattern(cond["regex"]).search(self.log) is not None
         if "present" in cond:
             return (fact in self.values) == cond["present"]
         vals = self.values.get(fact)
@@ -157,7 +158,7 @@ def _holds(cond: dict[str, Any], v: Any) -> bool:
     if "not_in" in cond:
         return _norm(v) not in {_norm(x) for x in cond["not_in"]}
     if "regex" in cond:
-        return re.search(cond["regex"], str(v), FLAGS) is not None
+        return compile_pattern(cond["regex"]).search(str(v)) is not None
     n = _num(v)
     if n is None:
         return False
@@ -199,7 +200,7 @@ def _text_hits(entry: Entry, lines: list[str], whole: str, codes: dict[str, list
             continue
         for n, line in enumerate(lines, 1):
             if rx.search(line):
-                weight = primary if i == 0 and entry.data.get("regex") else min(primary, EXTRA_REGEX)
+                weight = primary if i == 0 and entry.data.get("regex") else primary - EXTRA_DISCOUNT
                 hit(n, weight, f"regex matched line {n}: {_excerpt(line)}")
                 break
     for code in entry.error_codes:

@@ -4,6 +4,7 @@ load) and a timed run against adversarial lines in a worker process (``lint``)."
 
 from __future__ import annotations
 
+import functools
 import multiprocessing as mp
 import re
 from typing import Iterable, Optional
@@ -22,8 +23,9 @@ MAX_LINE = 2000
 TIME_LIMIT_S = 0.5
 
 
+@functools.lru_cache(maxsize=4096)
 def compile_pattern(pattern: str) -> re.Pattern:
-    """Compile as the matcher uses it; raises re.error."""
+    """Compile as the matcher uses it, once per pattern (cached); raises re.error."""
     return re.compile(pattern, FLAGS)
 
 

@@ -93,6 +93,8 @@ def validate(data: Any) -> list[tuple[str, str]]:
         for i, c in enumerate(conds if isinstance(conds, list) else []):
             if isinstance(c, dict) and isinstance(c.get("fact"), str) and not known_fact(c["fact"]):
                 problems.append((f"match.{part}[{i}].fact", f"unknown fact {c['fact']!r} (see p2ptop/findings.py FACT_KEYS)"))
+            elif isinstance(c, dict) and c.get("fact") == LOG_FACT and "regex" not in c:
+                problems.append((f"match.{part}[{i}]", "a condition on the log needs a regex"))
     zh = data.get("workarounds_zh")
     if isinstance(zh, list) and isinstance(data.get("workarounds"), list) and zh and len(zh) != len(data["workarounds"]):
         problems.append(("workarounds_zh", f"{len(zh)} translations for {len(data['workarounds'])} workarounds"))
