@@ -38,8 +38,10 @@ from .widgets.pair_matrix import MODES, PairMatrix
 from .widgets.pair_panel import PairPanel, pair_text
 
 Reader = Callable[[], Snapshot]
-#: below this many columns or rows the panes stack and fold (one of fabric/matrix/events shows at a time)
-NARROW_WIDTH, NARROW_HEIGHT = 120, 30
+#: Layouts by terminal size. Wide: fabric | matrix over events | pair panel. Medium: one of fabric, matrix
+#: and events (f, m, l switch) beside the pair panel. Narrow: that one pane above the pair panel.
+WIDE_WIDTH = 160
+NARROW_WIDTH, NARROW_HEIGHT = 100, 30
 INSTALL_HINT = ("Copy tests need CuPy and a GPU: pip install 'p2ptop[cuda12]' (CUDA 12 driver) "
                 "or 'p2ptop[cuda13]' (CUDA 13 driver).")
 
@@ -51,6 +53,13 @@ def _local_time(iso: Optional[str] = None) -> str:
         except ValueError:
             pass
     return _dt.datetime.now().strftime("%H:%M:%S")
+
+
+class MainScreen(Screen):
+    """The dashboard's own screen; it tells the app when its size is known, to pick a layout."""
+
+    def on_resize(self) -> None:
+        self.app._apply_layout()
 
 
 class P2PTopApp(App[int]):
@@ -119,6 +128,9 @@ class P2PTopApp(App[int]):
         self.pane = "matrix"
 
     # -- layout ---------------------------------------------------------------------------------
+    def get_default_screen(self) -> Screen:
+        return MainScreen(id="_default")
+
     def compose(self) -> ComposeResult:
         self.header = Header(id="header")
         self.banner = Static("", id="banner")
@@ -169,20 +181,25 @@ class P2PTopApp(App[int]):
             self._bench_cancel.set()
         self.exit(0)
 
-    def on_resize(self, event) -> None:
-        self._apply_layout()
+    def layout_name(self) -> str:
+        width, height = self.size
+        if width < NARROW_WIDTH or height < NARROW_HEIGHT:
+            return "narrow"
+        return "medium" if width < WIDE_WIDTH else "wide"
 
     def _apply_layout(self) -> None:
         screen = getattr(self, "main_screen", None)
         if screen is None:
             return
-        narrow = self.size.width < NARROW_WIDTH or self.size.height < NARROW_HEIGHT
-        screen.set_class(narrow, "-narrow")
+        layout = self.layout_name()
+        screen.set_class(layout == "narrow", "-narrow")
+        screen.set_class(layout == "medium", "-medium")
+        folded = layout != "wide"
         pane = self.pane if self.pane != "pair" else "matrix"
-        self.fabric.display = not narrow or pane == "fabric"
-        self.matrix.display = not narrow or pane == "matrix"
-        self.events.display = not narrow or pane == "events"
-        self.query_one("#middle").display = not narrow or pane in ("matrix", "events")
+        self.fabric.display = not folded or pane == "fabric"
+        self.matrix.display = not folded or pane == "matrix"
+        self.events.display = not folded or pane == "events"
+        self.query_one("#middle").display = not folded or pane in ("matrix", "events")
 
     def action_pane(self, name: str) -> None:
         """Show and focus a pane (on a narrow terminal the others fold away)."""

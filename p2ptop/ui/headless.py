@@ -9,6 +9,8 @@ import asyncio
 import threading
 from typing import Iterable
 
+from textual.worker import WorkerCancelled
+
 from ..model import Snapshot
 
 #: how long to wait for the knowledge base and the first matches before taking the picture
@@ -21,13 +23,14 @@ async def render_screen_async(snapshot: Snapshot, width: int = 200, height: int 
 
     app = P2PTopApp(snapshot=snapshot, kb_dirs=kb_dirs, poll=False)
     async with app.run_test(size=(width, height)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(None, app.kb_loaded.wait, SETTLE_SECONDS)
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        for _ in range(3):  # the snapshot's analysis, then the knowledge-base matches it asks for
+            try:
+                await app.workers.wait_for_complete()
+            except WorkerCancelled:
+                pass
+            await pilot.pause()
         return app.export_screenshot(), app.export_text()
 
 

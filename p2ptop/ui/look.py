@@ -46,12 +46,16 @@ def badge(state: str, words: bool = False) -> Text:
     return Text(f"{sym} {text}" if words else sym, style=st)
 
 
+#: the legend's words, kept short so it fits a narrow pane
+LEGEND_WORDS = {"ok": "ok", "degraded": "degraded", "nop2p": "no P2P", "lost": "lost"}
+
+
 def legend() -> Text:
     out = Text()
     for i, state in enumerate(LEGEND):
         if i:
             out.append("  ")
-        out.append_text(badge(state, words=True))
+        out.append(f"{STATES[state][0]} {LEGEND_WORDS[state]}", style=STATES[state][1])
     out.append("  ")
     out.append(f"{CHANGED_SYMBOL} changed", style=CHANGED_STYLE)
     return out

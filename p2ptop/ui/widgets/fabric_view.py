@@ -184,7 +184,7 @@ def build_lines(state: DashboardState, pair: tuple[Optional[int], Optional[int]]
         for label, gpus in bundles.items():
             t = Text("  ")
             t.append(_ranges(gpus))
-            t.append(f" ⇄ {label}")
+            t.append(f" {label}")
             lines.append(Line(t))
     if any(g.nodes[n].get("known") is False for n in fab.nodes_of("host_bridge")):
         lines.append(Line(Text("PCIe hierarchy not read on this host (sysfs unavailable): GPUs shown under their NUMA node",
@@ -241,7 +241,7 @@ def _nvlink_summary(state: DashboardState, index: int, to_switch_only: bool = Fa
         elif not to_switch_only:
             parts.append(f"NV{d['active']}" + (f"/{d['links']}" if d["down"] else "") + f"→GPU{g.nodes[v]['index']}")
     if switch_links:
-        parts.insert(0, f"NV{switch_active}" + (f"/{switch_links}" if switch_active != switch_links else "") + " NVSwitch")
+        parts.insert(0, f"NV{switch_active}" + (f"/{switch_links}" if switch_active != switch_links else "") + "⇄NVSwitch")
     return "  ".join(parts)
 
 
@@ -263,14 +263,14 @@ def _gpu_line(state, index, parent, prefix, pair, pending) -> Line:
     t.append(marker, style="bold cyan")
     if state.recently_changed(index):
         t.append(f" {look.CHANGED_SYMBOL}", style=look.CHANGED_STYLE)
-    t.append(f"  {_short_name(gpu.name if gpu else None)}")
-    if state.fabric.graph.has_edge(gpu_node(index), parent):
-        pcie = state.fabric.link_label(gpu_node(index), parent)
-        t.append(f"  {pcie}", style="yellow" if gpu and gpu.pcie_degraded else "dim")
     nv = _nvlink_summary(state, index)
     if nv:
         down = gpu is not None and any(link.state == "inactive" for link in gpu.nvlinks)
-        t.append(f"  ⇄ {nv}", style="yellow" if down else "")
+        t.append(f"  {nv}", style="yellow" if down else "")
+    if state.fabric.graph.has_edge(gpu_node(index), parent):
+        pcie = state.fabric.link_label(gpu_node(index), parent).replace("PCIe ", "")
+        t.append(f"  {pcie}", style="yellow" if gpu and gpu.pcie_degraded else "dim")
+    t.append(f"  {_short_name(gpu.name if gpu else None)}", style="dim")
     if gstate not in ("ok",):
         t.append(f"  {look.STATES[gstate][2]}", style=look.STATES[gstate][1])
     return Line(t, gpu=index)

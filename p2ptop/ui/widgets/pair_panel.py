@@ -147,9 +147,10 @@ def pair_text(state: DashboardState, a: int, b: int, result: Optional[BenchResul
     t.append("\n")
     t.append("Findings", style="bold underline")
     t.append("\n")
-    if not findings:
+    shown = [f for f in findings if f.subject != "host" or f.severity in ("warning", "problem")]
+    if not shown:
         t.append("✔ nothing wrong found for this pair\n", style="green")
-    for f in findings:
+    for f in shown:
         t.append(f"{look.SEVERITY_SYMBOL.get(f.severity, '·')} ", style=look.SEVERITY_STYLE.get(f.severity, ""))
         t.append(clean(f.summary))
         t.append("\n")
@@ -205,21 +206,26 @@ class PairPanel(VerticalScroll, can_focus=False):
             super().__init__()
             self.index = index
 
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.body = Static(Text("Choose a pair in the matrix or the fabric.", style="dim"), id="pair-body")
+        self.kb_status = Static(Text("loading…", style="dim"), id="kb-status")
+        self.kb_list = OptionList(id="kb-list")
+
     def compose(self) -> ComposeResult:
-        yield Static(Text("Choose a pair in the matrix or the fabric.", style="dim"), id="pair-body")
+        yield self.body
         yield Static(Text("Knowledge base", style="bold underline"), id="kb-title")
-        yield Static(Text("loading…", style="dim"), id="kb-status")
-        yield OptionList(id="kb-list")
+        yield self.kb_status
+        yield self.kb_list
 
     def show(self, body: Text) -> None:
-        self.query_one("#pair-body", Static).update(body)
+        self.body.update(body)
 
     def show_matches(self, status: Text, items: list[Text]) -> None:
-        self.query_one("#kb-status", Static).update(status)
-        options = self.query_one("#kb-list", OptionList)
-        options.clear_options()
-        options.add_options([Option(item) for item in items])
-        options.display = bool(items)
+        self.kb_status.update(status)
+        self.kb_list.clear_options()
+        self.kb_list.add_options([Option(item) for item in items])
+        self.kb_list.display = bool(items)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
