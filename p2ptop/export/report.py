@@ -285,7 +285,8 @@ def _entry_lines(m: Any) -> list[str]:
     lines = [f"### {md.inline(_get(entry, 'id', '?'))}" + (f" ({'; '.join(about)})" if about else "") + "\n\n"]
     if _get(entry, "signature"):
         lines.append(f"Signature: {md.code(_get(entry, 'signature'))}\n\n")
-    reasons = list(_get(m, "reasons", []) or []) + [f"deciding fact: {d}" for d in _get(m, "deciding_facts", []) or []]
+    reasons = list(_get(m, "reasons", []) or [])
+    reasons += [f"not known, would decide: {d}" for d in _get(m, "deciding_facts", []) or []]
     if reasons:
         lines.append("Why it matched:\n" + "".join(f"- {md.inline(r)}\n" for r in reasons) + "\n")
     if _get(entry, "root_cause"):
