@@ -3,8 +3,8 @@
 What a link should give is the fabric's raw link rate one way (``Fabric.expected(a, b).gbps``: NVLink
 count x per-link rate, or the slowest PCIe hop); both directions at once should give twice that.
 Real copies never reach the raw rate: protocol overhead takes 10-20 % (on 2x H200 through NVSwitch,
-nvbandwidth's copy engine reaches 394 of 450 GB/s, 88 %; its SM copies 370-376, 82-84 %; a PCIe Gen4
-x16 P2P copy typically 24-26 of 31.5 GB/s, about 80 %). So a bandwidth figure is
+nvbandwidth's copy engine and p2ptop's both reach 394 of 450 GB/s, 88 %; SM copies 370-376, 82-84 %;
+PCIe loses a similar share to packet headers, not measured here). So a bandwidth figure is
 
 - **healthy** at or above ``HEALTHY_SHARE`` (70 %) of the expected figure;
 - **slow** from ``FAILING_SHARE`` (25 %) up to 70 %: the pair works but something (links down,

@@ -63,7 +63,7 @@ class BenchOptions:
     staged_copies: int = 2  # copies per sample of the host-staged test (it is ~10x slower)
     integrity_mib: int = 64  # bytes checked by the integrity test
     worker: Optional[list[str]] = None  # the worker command; default: $P2PTOP_BENCH_WORKER or the CuPy worker
-    simulated_pair_s: float = 0.3  # how long a simulated pair takes, so progress can be seen
+    simulated_pair_s: float = 0.2  # how long a simulated pair takes, so progress can be seen
 
     def job(self) -> dict[str, Any]:
         """The options as the worker reads them."""

@@ -20,13 +20,16 @@ from ..model import BenchResult, Measurement, Snapshot
 from .catalog import MEASUREMENTS, TEST_MEASUREMENTS, TESTS
 
 #: Share of the link rate reached on a healthy pair (nvbandwidth on 2x H200: 394, 779, 376, 370 of 450/900).
-EFFICIENCY = {"ce_one_way": 0.875, "ce_reverse": 0.875, "ce_bidirectional": 1.73, "sm_read": 0.835, "sm_write": 0.82}
-HOST_STAGED_SHARE = 0.6  # 38 of 63 GB/s (PCIe Gen5 x16) with peer access off, p2pBandwidthLatencyTest on 2x H200
+#: Share of the link rate reached on a healthy pair: p2ptop on 2x H200 through NVSwitch (2026-11-23):
+#: 394, 394, 779, 374, 370 GB/s of 450 (900 both ways).
+EFFICIENCY = {"ce_one_way": 0.876, "ce_reverse": 0.876, "ce_bidirectional": 1.731, "sm_read": 0.831, "sm_write": 0.822}
+HOST_STAGED_SHARE = 0.625  # 39.4 of 63 GB/s (PCIe Gen5 x16) with peer access off, same run
 LATENCY_US = {  # (NVLink, PCIe): small-copy and dependent-read latency, microseconds
-    "latency_copy_us": (2.2, 2.6),
-    "latency_kernel_us": (1.0, 1.8),
+    "latency_copy_us": (2.2, 2.6),  # NVLink: same run (2.17-2.19); PCIe: a guess, labelled simulated
+    "latency_kernel_us": (0.86, 1.8),  # NVLink: same run; PCIe: a guess, labelled simulated
 }
 STAGED_LATENCY_US = 16.0  # a small copy through host memory (p2pBandwidthLatencyTest, P2P off)
+SIMULATED_TOTAL_S = 2.0  # a simulated --all never takes longer than this, whatever the pair count
 PEER_UNSUPPORTED = ("cudaErrorPeerAccessUnsupported", 217, "peer access is not supported between these two devices")
 
 
@@ -78,7 +81,7 @@ def simulate_pair(snapshot: Snapshot, fabric: Fabric, a: int, b: int, tests: set
 def simulate_pairs(snapshot: Snapshot, fabric: Fabric, pairs, options, emit, cancel: Optional[threading.Event]):
     """Yield one simulated, judged result per pair, with progress events; stops at cancel."""
     steps = [t for t in TESTS if t in options.tests] or ["ce"]
-    pause = min(options.simulated_pair_s, 3.0 / max(1, len(pairs))) / len(steps)
+    pause = min(options.simulated_pair_s, SIMULATED_TOTAL_S / max(1, len(pairs))) / len(steps)
     for i, (a, b) in enumerate(pairs):
         started = time.monotonic()
         for k, step in enumerate(steps):
