@@ -99,12 +99,13 @@ def _gpu_findings(gpu: GPU) -> list[Finding]:
     return out
 
 
-def pair_findings(snapshot: Snapshot, fabric: Fabric, a: int, b: int) -> list[Finding]:
+def pair_facts(snapshot: Snapshot, fabric: Fabric, a: int, b: int) -> dict[str, Any]:
+    """The facts of an ordered pair: path, NVLinks, NVML P2P status, and both GPUs' facts merged."""
     pair = snapshot.pair(a, b)
-    if pair is None:
-        return []
     path = fabric.path_class(a, b)
     facts: dict = {"pair.path": path, "pair.nvlink_count": fabric.nvlink_count(a, b), "pair.cross_socket": path == "SYS"}
+    if pair is None:
+        return facts
     for cap, status in pair.p2p.items():
         if status is not None:
             facts[f"p2p.{cap}"] = status
@@ -118,6 +119,15 @@ def pair_findings(snapshot: Snapshot, fabric: Fabric, a: int, b: int) -> list[Fi
                     facts[k] = max(facts.get(k, 0), v)
                 else:
                     facts.setdefault(k, v)
+    return facts
+
+
+def pair_findings(snapshot: Snapshot, fabric: Fabric, a: int, b: int) -> list[Finding]:
+    pair = snapshot.pair(a, b)
+    if pair is None:
+        return []
+    facts = pair_facts(snapshot, fabric, a, b)
+    path = facts["pair.path"]
     out: list[Finding] = []
     subj = pair_subject(a, b)
     bad = {cap: s for cap, s in pair.p2p.items() if cap in ("read", "write") and s not in (None, "OK")}
@@ -241,7 +251,7 @@ def host_findings(snapshot: Snapshot, fabric: Fabric) -> list[Finding]:
             f"The IOMMU translates DMA ({args}): PCIe peer traffic goes through it and may be refused or slow"
             + ("" if pcie_pairs else "; the GPUs talk over NVLink, which it does not touch"),
             [how("host.iommu_active"), how("host.kernel_iommu_args")])
-    _acs_findings(snapshot, facts, pcie_pairs, add, how)
+    out.extend(_acs_findings(snapshot, fabric, facts, pcie_pairs, add, how))
     if facts.get("host.virtualized"):
         modes = _gpu_virtualization(snapshot)
         add("host.virtualized", "info",
@@ -268,20 +278,38 @@ def host_findings(snapshot: Snapshot, fabric: Fabric) -> list[Finding]:
     return out
 
 
-def _acs_findings(snapshot, facts, pcie_pairs, add, how) -> None:
+def _acs_findings(snapshot, fabric, facts, pcie_pairs, add, how) -> list[Finding]:
+    """ACS redirect: a problem for each PCIe pair NVML offers P2P to, with a redirecting bridge above
+    either GPU (with the pair's facts, so the knowledge base sees both); information only when no
+    such pair exists (every pair uses NVLink, or NVML refuses P2P anyway)."""
     records = host_fact(snapshot, "host.acs").get("value") or []
+    redirect = host_fact(snapshot, "host.acs_redirect")
     if facts.get("host.acs_redirect"):
         by_bdf = _gpu_index_by_bdf(snapshot)
-        below = sorted({by_bdf[r["gpu"]] for r in records if r.get("redirect") and r.get("gpu") in by_bdf})
-        hit = [(a, b) for a, b in pcie_pairs if a in below or b in below]
-        gpus = ", ".join(f"GPU{i}" for i in below) or "the GPUs"
-        add("acs.redirect", "problem" if hit else "info",
-            f"ACS redirects peer traffic at bridges above {gpus} ({facts.get('host.acs_redirect_bridges')}): "
-            + ("PCIe P2P goes up to the root complex, slow or refused" if hit else "only PCIe P2P is affected and these GPUs use NVLink"),
-            [f"{r['bridge']} ({r['role']} above {r['gpu']}): {r['acs']} ({r['how']})" for r in records if r.get("redirect")])
-    elif host_fact(snapshot, "host.acs_redirect").get("na") and "root" in str(host_fact(snapshot, "host.acs_redirect")["na"]) and pcie_pairs:
+        above: dict[int, list[dict]] = {}
+        for r in records:
+            if r.get("redirect") and r.get("gpu") in by_bdf:
+                above.setdefault(by_bdf[r["gpu"]], []).append(r)
+        out = []
+        for a, b in pcie_pairs:
+            hits = above.get(a, []) + above.get(b, [])
+            pair = snapshot.pair(a, b)
+            if not hits or (pair and pair.p2p.get("read") not in (None, "OK")):
+                continue  # a pair NVML already refuses P2P has its own finding
+            bridges = ", ".join(sorted({r["bridge"] for r in hits}))
+            out.append(Finding("acs.redirect", pair_subject(a, b), "problem",
+                               f"GPU{a}->GPU{b}: ACS redirect at {bridges} sends their PCIe peer traffic up to the root complex (slow or refused)",
+                               [f"{r['bridge']} ({r['role']} above {r['gpu']}): {r['acs']} ({r['how']})" for r in hits],
+                               dict(facts, **pair_facts(snapshot, fabric, a, b))))
+        if not out:
+            add("acs.redirect", "info",
+                f"ACS redirects peer traffic at {facts.get('host.acs_redirect_bridges')}; no GPU pair uses PCIe P2P through them",
+                [how("host.acs_redirect_bridges")])
+        return out
+    if "root" in str(redirect.get("na") or "") and pcie_pairs:
         add("acs.unreadable", "info", "ACS on the bridges above the GPUs cannot be read without root; run doctor as root to check it",
             [how("host.acs_redirect")])
+    return []
 
 
 def _env_findings(facts, add, how) -> None:

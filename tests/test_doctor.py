@@ -31,7 +31,8 @@ def test_iommu_acs_demo_exits_1(capsys):
     code, out, _ = run(["doctor", "--demo", "pcie-4gpu-iommu"], capsys)
     assert code == 1
     assert re.search(r"host.iommu_active +yes", out)
-    assert "PROBLEM  host       ACS redirects peer traffic" in out and "(acs.redirect)" in out
+    assert "PROBLEM  pair:0-1   GPU0->GPU1: ACS redirect at 0000:3c:00.0, 0000:3c:08.0" in out and "also pairs 1-0\n" in out
+    assert "pcie/acs-redirect-blocks-p2p" in out  # the knowledge base sees the host fact and the pair's P2P status together
     assert "also pairs 0-3, 1-2, 1-3, 2-0, 2-1, 3-0, 3-1" in out  # eight ordered pairs folded into one entry
     assert "Result: a problem was found (exit 1)" in out
 

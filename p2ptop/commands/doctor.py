@@ -157,7 +157,7 @@ def _finding_lines(findings: list[Finding]) -> list[str]:
     for f in sorted(findings, key=lambda f: SEVERITY_ORDER.get(f.severity, 9)):
         if f.id == "host.facts":
             continue  # its facts are listed above
-        key = (f.id, f.severity, tuple(f.evidence)) if f.pair else (id(f),)
+        key = (f.id, f.severity, tuple(sorted(f.evidence))) if f.pair else (id(f),)
         groups.setdefault(key, []).append(f)
     lines = []
     for group in groups.values():
