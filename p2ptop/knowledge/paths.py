@@ -9,8 +9,9 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 
 
 def builtin_dir() -> Path:
-    """kb/ beside the package in a source checkout, or the copy installed as package data."""
-    for candidate in (_PACKAGE.parent / "kb", _PACKAGE / "kb"):
+    """The entries shipped with p2ptop: p2ptop/kb (package data; in a source checkout a link to the
+    top-level kb/), else the top-level kb/ itself."""
+    for candidate in (_PACKAGE / "kb", _PACKAGE.parent / "kb"):
         if (candidate / "entry.schema.json").is_file():
             return candidate
     return _PACKAGE.parent / "kb"
