@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import html
 import ipaddress
+import json
+import string
 import re
 from typing import Any, Callable, Optional
 
@@ -34,6 +36,8 @@ _IPV6_CANDIDATE = re.compile(r"(?<![0-9A-Za-z:])[0-9A-Fa-f:]*::?[0-9A-Fa-f:]+(?:
 _UUID_PREFIX = re.compile(r"^(GPU-|MIG-)", re.IGNORECASE)
 #: host-fact key fragments that say what a value identifies.
 _KEY_KINDS = (("serial", "serial"), ("uuid", "uuid"), ("hostname", "host"), ("fqdn", "host"), ("nodename", "host"))
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+_WORD = frozenset(string.ascii_letters + string.digits)
 #: keys of host facts whose text says how a fact was read or why it is missing.
 _NOT_IDENTIFYING = {"how", "na"}
 #: shorter hostnames than this are redacted where they stand in a field, but not searched for in text.
@@ -64,7 +68,8 @@ class Redactor:
         self.mapping: dict[str, str] = {}  # lower-cased original -> placeholder
         self.kinds: dict[str, str] = {}  # lower-cased original -> kind
         self._counts = {k: 0 for k in KINDS}
-        self._pattern: Optional[re.Pattern] = None
+        self._placeholders: set[str] = set()  # ASCII-folded
+        self._originals: Optional[list[str]] = None  # searchable originals, longest first
 
     # -- building --
     @classmethod
@@ -97,12 +102,12 @@ class Redactor:
         if original is None:
             return None
         original = original.strip()
-        if not original or original.lower() == NIL_UUID or _UUID_PREFIX.sub("", original).lower() == NIL_UUID:
+        if not original or original.translate(_ASCII_LOWER) == NIL_UUID or _UUID_PREFIX.sub("", original).translate(_ASCII_LOWER) == NIL_UUID:
             return None
-        low = original.lower()
+        low = original.translate(_ASCII_LOWER)
         if low in self.mapping:
             return self.mapping[low]
-        if low in {p.lower() for p in self.mapping.values()}:
+        if low in self._placeholders:
             return original  # already a placeholder
         if kind == "uuid":
             return self._add_uuid(original)
@@ -113,7 +118,7 @@ class Redactor:
 
     def _add_host(self, original: str) -> str:
         """A host's FQDN and its short name get one placeholder."""
-        low = original.lower()
+        low = original.translate(_ASCII_LOWER)
         short = low.split(".")[0]
         if short in self.mapping:
             placeholder = self.mapping[short]
@@ -126,37 +131,62 @@ class Redactor:
         """A UUID with and without its GPU-/MIG- prefix gets one number; the placeholder keeps the prefix."""
         m = _UUID_PREFIX.match(original)
         prefix = m.group(1) if m else ""
-        bare = original[len(prefix):].lower()
+        bare = original[len(prefix):].translate(_ASCII_LOWER)
         if bare in self.mapping:
             body = self.mapping[bare]
         else:
             self._counts["uuid"] += 1
             n = self._counts["uuid"]
             body = self._register("uuid", bare, f"redacted-uuid-{n:04d}-0000-{n:012d}")
-        return self._register("uuid", original.lower(), prefix + body)
+        return self._register("uuid", original.translate(_ASCII_LOWER), prefix + body)
 
     def _register(self, kind: str, low: str, placeholder: str) -> str:
         self.mapping[low] = placeholder
+        self._placeholders.add(placeholder.translate(_ASCII_LOWER))
         self.kinds[low] = kind
-        self._pattern = None
+        self._originals = None
         return placeholder
 
     # -- applying --
-    def _known(self) -> Optional[re.Pattern]:
-        if self._pattern is None:
-            originals = sorted(
-                (o for o in self.mapping if len(o) >= MIN_SEARCH_LEN), key=len, reverse=True
-            )
-            if not originals:
-                return None
-            alt = "|".join(re.escape(o) for o in originals)
-            self._pattern = re.compile(rf"(?<![0-9A-Za-z])(?:{alt})(?![0-9A-Za-z])", re.IGNORECASE)
-        return self._pattern
+    def _searchable(self) -> list[str]:
+        if self._originals is None:
+            self._originals = sorted((o for o in self.mapping if len(o) >= MIN_SEARCH_LEN), key=len, reverse=True)
+        return self._originals
+
+    def _hits(self, text: str) -> list[tuple[int, int, str]]:
+        """(start, end, original) of every known original in ``text`` as a whole word, longest first where they overlap.
+
+        Plain substring search (fast on a megabyte of snapshot with hundreds of originals), ASCII
+        case folded so that positions in the folded text are positions in ``text``."""
+        low = text.translate(_ASCII_LOWER)
+        hits = []
+        for o in self._searchable():
+            i = low.find(o)
+            while i != -1:
+                j = i + len(o)
+                if (i == 0 or low[i - 1] not in _WORD) and (j == len(low) or low[j] not in _WORD):
+                    hits.append((i, j, o))
+                i = low.find(o, i + 1)
+        hits.sort(key=lambda h: (h[0], h[0] - h[1]))
+        out, end = [], -1
+        for h in hits:
+            if h[0] >= end:
+                out.append(h)
+                end = h[1]
+        return out
 
     def text(self, text: str) -> str:
         """Redact a text: first UUIDs and IP addresses found in it are registered, then every known original goes."""
         if not text:
             return text
+        self._discover(text)
+        parts, at = [], 0
+        for start, end, original in self._hits(text):
+            parts += [text[at:start], self.mapping[original]]
+            at = end
+        return "".join(parts) + text[at:] if parts else text
+
+    def _discover(self, text: str) -> None:
         for m in _UUID_RE.finditer(text):
             self.add("uuid", m.group(0))
         for m in _IPV4_RE.finditer(text):
@@ -164,10 +194,6 @@ class Redactor:
         for m in _IPV6_CANDIDATE.finditer(text):
             if _is_ipv6(m.group(0)):
                 self.add("ip", m.group(0))
-        pattern = self._known()
-        if pattern is None:
-            return text
-        return pattern.sub(lambda m: self.mapping.get(m.group(0).lower(), m.group(0)), text)
 
     def svg(self, svg: str) -> str:
         """Redact a Rich/Textual SVG screenshot, keeping each line's runs where they belong.
@@ -185,9 +211,8 @@ class Redactor:
         edits: list[tuple[int, int, str]] = []
         for runs in lines.values():
             line, spans = _join_runs(runs)
-            self.text(line)  # registers the UUIDs and addresses the line shows
-            pattern = self._known()
-            found = [(m.start(), m.end()) for m in pattern.finditer(line)] if pattern else []
+            self._discover(line)
+            found = [(a, b) for a, b, _ in self._hits(line)]
             if not found:
                 continue
             width = _char_width(runs[0])
@@ -199,31 +224,18 @@ class Redactor:
             svg = svg[:start] + new + svg[end:]
         return self.text(svg)
 
-    def value(self, value: Any) -> Any:
-        """Redact every string in a JSON-like value (dict keys too)."""
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, dict):
-            return {self.text(str(k)): self.value(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self.value(v) for v in value]
-        return value
-
     def snapshot(self, snapshot: Snapshot) -> Snapshot:
-        """A redacted copy of the snapshot (the original is untouched)."""
-        return Snapshot.from_dict(self.value(snapshot.to_dict()), where="redacted snapshot")
+        """A redacted copy of the snapshot (the original is untouched): its JSON text redacted as one text.
+
+        Placeholders hold only letters, digits, dots and dashes, so the JSON stays valid; non-ASCII
+        text is kept as itself (not \\u-escaped) so that originals are found in it."""
+        text = json.dumps(snapshot.to_dict(), ensure_ascii=False)
+        return Snapshot.from_json(self.text(text), where="redacted snapshot")
 
     # -- checking --
     def leaks(self, text: str) -> list[str]:
         """The kinds of originals still present in a text (empty when the redaction is complete)."""
-        found = set()
-        pattern = self._known()
-        if pattern is not None:
-            for m in pattern.finditer(text):
-                kind = self.kinds.get(m.group(0).lower())
-                if kind:
-                    found.add(kind)
-        return sorted(found)
+        return sorted({self.kinds[o] for _, _, o in self._hits(text)})
 
     def svg_leaks(self, svg: str) -> list[str]:
         """Leaks in an SVG screenshot, also where one original is split over several styled <text> runs."""

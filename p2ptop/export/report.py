@@ -148,35 +148,28 @@ def _count_words(values: list[str]) -> str:
     return ", ".join(f"{n} {v}" for v, n in counts.items())
 
 
-def _finding_lines(f: Finding, both_ways: bool = False) -> str:
-    both = " (the same both ways)" if both_ways else ""
-    lines = [f"- **{md.inline(f.severity)}** {md.code(f.subject)}: {md.inline(f.summary)}{both}\n"]
+def _finding_lines(f: Finding, others: list[Finding]) -> str:
+    also = " " + md.inline(f"(also pairs {', '.join(g.subject[5:] for g in others)})") if others else ""
+    lines = [f"- **{md.inline(f.severity)}** {md.code(f.subject)}: {md.inline(f.summary)}{also}\n"]
     lines.extend(f"  - {md.inline(e)}\n" for e in f.evidence)
     return "".join(lines)
 
 
-def _merge_directions(findings: list[Finding]) -> list[tuple[Finding, bool]]:
-    """Findings with a pair's reverse direction folded in when it says the same (same id and evidence)."""
-    seen: dict[tuple, int] = {}
-    out: list[tuple[Finding, bool]] = []
+def _group_pairs(findings: list[Finding]) -> list[list[Finding]]:
+    """Findings, those of pairs with the same id, severity and evidence grouped (as ``p2ptop doctor`` shows them)."""
+    groups: dict[tuple, list[Finding]] = {}
     for f in findings:
-        pair = f.pair
-        key = (f.id, f.severity, tuple(f.evidence), frozenset(pair)) if pair else None
-        if key is not None and key in seen:
-            out[seen[key]] = (out[seen[key]][0], True)
-            continue
-        if key is not None:
-            seen[key] = len(out)
-        out.append((f, False))
-    return out
+        key = (f.id, f.severity, tuple(sorted(f.evidence))) if f.pair else (id(f),)
+        groups.setdefault(key, []).append(f)
+    return list(groups.values())
 
 
 def _findings_part(findings: list[Finding]) -> Part:
     ordered = sorted((f for f in findings if f.severity in SEVERITY_ORDER), key=lambda f: SEVERITY_ORDER.index(f.severity))
-    shown = _merge_directions(ordered)
+    shown = _group_pairs(ordered)
     if not shown:
         return Part("## Findings\n\nNo problems found in the snapshot.\n\n", rank=1)
-    lines = [_finding_lines(f, both) for f, both in shown]
+    lines = [_finding_lines(group[0], group[1:]) for group in shown]
     if len(lines) <= OPEN_FINDINGS:
         return Part("## Findings\n\n", lines, "\n", rank=1)
     head = "## Findings\n\n" + "".join(lines[:OPEN_FINDINGS])
