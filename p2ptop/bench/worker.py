@@ -40,6 +40,8 @@ import sys
 import threading
 import time
 
+from p2ptop.bench.catalog import TESTS
+
 try:
     import cupy
     import numpy
@@ -322,7 +324,7 @@ class Worker:
 
         peer_error = None
         for k, test in enumerate(tests, start=1):
-            emit({"type": "progress", "step": test, "fraction": k / len(steps), "message": test})
+            emit({"type": "progress", "step": test, "fraction": k / len(steps), "message": TESTS[test]})
             if state["sticky"]:
                 break
             if test != "host_staged" and not pair.peer_on and peer_error is None:
