@@ -40,6 +40,14 @@ def test_cuda_error_names_and_numbers_are_read_from_any_wording():
     assert "cuda/peer-access-already-enabled" in ids(match(KB, "cudaDeviceEnablePeerAccess returned cudaErrorPeerAccessAlreadyEnabled"))
     assert "cuda/too-many-peers" in ids(match(KB, "CUDA_ERROR_TOO_MANY_PEERS"))
     assert "nvlink/uncorrectable-nvlink-error" in ids(match(KB, "kernel: NVRM: Xid (PCI:0000:3b:00): 74, pid=1234, name=python"))
+    # cuda-gdb prints the code in hex: 0x2c0 = 704
+    assert ids(match(KB, "warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)")) == ["cuda/peer-access-already-enabled"]
+
+
+def test_other_frameworks_wording_of_the_same_failure():
+    assert ids(match(KB, "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 12080)."))[:1] == ["cuda/insufficient-driver"]
+    assert ids(match(KB, "what():  Error (gpu_burn-drv.cpp:298): system not yet initialized"))[:1] == ["fabric-manager/not-running-system-not-initialized"]
+    assert ids(match(KB, "LogicError: cuCtxEnablePeerAccess failed: peer access is not supported between these two devices"))[:1] == ["cuda/peer-access-unsupported-by-hardware"]
 
 
 def test_a_number_alone_is_not_read_as_a_cuda_error():

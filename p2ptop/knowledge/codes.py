@@ -28,6 +28,7 @@ _ALIASES = {"invalidhandle": "invalidresourcehandle"}
 _NAME = re.compile(r"\b(?:cudaError(?P<rt>[A-Z][A-Za-z]+)|CUDA_ERROR_(?P<drv>[A-Z][A-Z_]+)|nccl(?P<nccl>[A-Z][A-Za-z]+Error|InvalidUsage|InvalidArgument))\b")
 _CUDA_LINE = re.compile(r"cuda|cudart|nvrtc|cublas|nccl", re.IGNORECASE)
 _NUMBER = re.compile(r"\b(?:error|err|code|status|returned|result|failure)\s*(?:code|=|:|#|is|number)?\s*[=:]?\s*\(?\s*(\d{2,3})\b", re.IGNORECASE)
+_HEX = re.compile(r"\b(?:error|err|code|status|returned|result)\s*[=:]?\s*\(?\s*0x([0-9a-f]{1,4})\b", re.IGNORECASE)  # cuda-gdb: returned (0x2c0)
 _XID = re.compile(r"\bXid\b\s*(?:\([^)]{0,80}\))?\s*:?\s*(\d{1,3})\b", re.IGNORECASE)
 
 
@@ -58,6 +59,10 @@ def codes_in_line(line: str) -> Iterator[tuple[str, str]]:
     if _CUDA_LINE.search(line):
         for m in _NUMBER.finditer(line):
             n = int(m.group(1))
+            if n in CUDA_NUMBERS:
+                yield CUDA_NUMBERS[n], m.group(0).strip()
+        for m in _HEX.finditer(line):
+            n = int(m.group(1), 16)
             if n in CUDA_NUMBERS:
                 yield CUDA_NUMBERS[n], m.group(0).strip()
     for m in _XID.finditer(line):
