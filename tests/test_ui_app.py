@@ -479,12 +479,12 @@ async def test_palette_lists_main_actions():
         await settle(app, pilot)
         titles = [c.title for c in app.get_system_commands(app.screen)]
         for needed in ("Copy test: highlighted pair", "Copy test: every pair", "Export bundle", "Cells: bw",
-                       "Source: live NVML", "Source: demo nvl72", "Source: open snapshot file…"):
+                       "Source: live NVML", "Source: demo rtx4090-2gpu", "Source: open snapshot file…"):
             assert needed in titles
         await pilot.press("ctrl+p")
         await pilot.pause()
-        await pilot.press(*"demo nvl72")
+        await pilot.press(*"demo rtx4090")
         await pilot.pause(0.3)
         await pilot.press("enter")
         await settle(app, pilot)
-        assert app.state.snapshot.source.detail == "nvl72"
+        assert app.state.snapshot.source.detail == "rtx4090-2gpu"

@@ -172,6 +172,9 @@ class P2PTopApp(App[int]):
             self.open_source(reader=self._reader)
 
     def on_unmount(self) -> None:
+        self.live = False  # no further polls
+        if self._poll_timer is not None:
+            self._poll_timer.stop()
         if self._bench_cancel is not None:
             self._bench_cancel.set()  # the runner kills its child process
 
@@ -293,7 +296,12 @@ class P2PTopApp(App[int]):
             self.events.add(change.text, change.severity, _local_time(change.at))
         if was is None or was.snapshot.source.kind != state.snapshot.source.kind or was.snapshot.source.detail != state.snapshot.source.detail:
             self.events.add(f"Showing {state.snapshot.source.label} ({len(state.indices)} GPUs)", "info")
-        self._render_state()
+        if was is not None and state.unchanged and state.marked() == was.marked():
+            # an idle live refresh: nothing to redraw but the time in the header
+            self.fabric.state = self.matrix.state = state
+            self.header.show(state.snapshot, _local_time(state.snapshot.source.taken_at))
+        else:
+            self._render_state()
         self._arm_poll()
 
     def on_read_failed(self, message: ReadFailed) -> None:

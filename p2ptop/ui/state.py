@@ -26,20 +26,31 @@ CHANGE_MARK_SECONDS = 60.0
 FAILED_STATUSES = {"failed", "timeout", "crashed"}
 
 
+def same_hardware(a: Snapshot, b: Snapshot) -> bool:
+    """True when two snapshots differ at most in when they were taken (and in copy-test results)."""
+    return (a.gpus, a.pairs, a.sockets, a.host, a.na, a.driver_version, a.cuda_driver_version) == (
+        b.gpus, b.pairs, b.sockets, b.host, b.na, b.driver_version, b.cuda_driver_version)
+
+
 class DashboardState:
     def __init__(self, snapshot: Snapshot, previous: Optional["DashboardState"] = None):
         self.snapshot = snapshot
-        self.fabric = Fabric(snapshot)
+        self.changes: list[Change] = diff(previous.snapshot if previous else None, snapshot)
+        if previous is not None and not self.changes and same_hardware(previous.snapshot, snapshot):
+            # the usual live refresh: nothing moved, so the analysis of the previous snapshot still holds
+            # (it is what makes idle refreshes cheap at 72 GPUs, where the findings take a second)
+            self.fabric, self.findings, self.path = previous.fabric, previous.findings, previous.path
+            self.unchanged = True
+        else:
+            self.unchanged = False
+            self.fabric = Fabric(snapshot)
+            self.path = {(a, b): self.fabric.path_class(a, b) for a in snapshot.gpu_indices for b in snapshot.gpu_indices}
+            self.findings = findings_for(snapshot, self.fabric)
         self.indices = snapshot.gpu_indices
         self.pairs: dict[tuple[int, int], Pair] = {(p.a, p.b): p for p in snapshot.pairs}
-        self.path: dict[tuple[int, int], Optional[str]] = {
-            (a, b): self.fabric.path_class(a, b) for a in self.indices for b in self.indices
-        }
-        self.findings: list[Finding] = findings_for(snapshot, self.fabric)
         self.by_subject: dict[str, list[Finding]] = {}
         for f in self.findings:
             self.by_subject.setdefault(f.subject, []).append(f)
-        self.changes: list[Change] = diff(previous.snapshot if previous else None, snapshot)
         now = time.monotonic()
         # GPU -> monotonic time of its last change, carried over from the previous state
         self.changed_at: dict[int, float] = dict(previous.changed_at) if previous else {}
@@ -61,6 +72,10 @@ class DashboardState:
         if any(self.pair_p2p_refused(index, b) or self.pair_p2p_refused(b, index) for b in self.indices if b != index):
             states.append("nop2p")
         return worst(states)
+
+    def marked(self) -> set[int]:
+        """The GPUs whose change marks show now."""
+        return {i for i in self.changed_at if self.recently_changed(i)}
 
     def recently_changed(self, index: int) -> bool:
         at = self.changed_at.get(index)

@@ -188,7 +188,7 @@ class PairMatrix(ScrollView, can_focus=True):
         n = len(self.state.indices)
         if y == 0:
             label = Segment(f"{'from↓':<{LABEL_W}}", base + Style(dim=True))
-            cells = [self._header_cell(c) for c in range(n)]
+            cells = [self._header_cell(c, base) for c in range(n)]
         else:
             row = y - 1 + scroll_y
             if row >= n:
@@ -196,22 +196,22 @@ class PairMatrix(ScrollView, can_focus=True):
             a = self.state.indices[row]
             st = base + Style(bold=True, reverse=row == self.cursor[0])
             label = Segment(f"GPU{a:<{LABEL_W - 4}}"[:LABEL_W - 1] + "│", st)
-            cells = [self._cell(row, c) for c in range(n)]
+            cells = [self._cell(row, c, base) for c in range(n)]
         body = Strip(cells, n * CELL_W).crop(scroll_x, scroll_x + max(width - LABEL_W, 0))
         return Strip.join([Strip([label], LABEL_W), body]).crop(0, width).extend_cell_length(width, base)
 
-    def _header_cell(self, col: int) -> Segment:
+    def _header_cell(self, col: int, base: Style) -> Segment:
         b = self.state.indices[col]
         text = f"GPU{b}".center(CELL_W - 1)[: CELL_W - 1] + " "
-        return Segment(text, self.rich_style + Style(bold=True, reverse=col == self.cursor[1]))
+        return Segment(text, base + Style(bold=True, reverse=col == self.cursor[1]))
 
-    def _cell(self, row: int, col: int) -> Segment:
+    def _cell(self, row: int, col: int, base: Style) -> Segment:
         state = self.state
         a, b = state.indices[row], state.indices[col]
         result = self.results(a, b)
         pair_state = state.pair_state(a, b, result)
         text, st = self._cell_content(a, b, pair_state, result)
-        style = self.rich_style + look.style(pair_state) + st
+        style = base + look.style(pair_state) + st
         if (row, col) == self.cursor:
             style += Style(reverse=True, bold=True)
         return Segment(f"{text:<{CELL_W - 1}}"[: CELL_W - 1] + " ", style)
