@@ -248,7 +248,48 @@ def test_host_package_never_uses_a_shell_and_only_opens_files_for_reading():
             for kw in call.keywords:
                 assert not (kw.arg == "shell" and getattr(kw.value, "value", False)), f"{path.name}: shell=True"
             name = getattr(call.func, "id", None) or getattr(call.func, "attr", None)
-            assert name not in ("system", "popen", "Popen", "check_output"), f"{path.name}: {name}"
+            assert name not in ("system", "popen", "check_output", "getoutput"), f"{path.name}: {name}"
+            if name in ("Popen", "run") and path.name != "facts.py":
+                raise AssertionError(f"{path.name}: commands go through facts.run_command only")
+            if name == "Popen":
+                assert isinstance(call.args[0], ast.List), "argument list, never a command string"
             if name == "open":
                 mode = call.args[1].value if len(call.args) > 1 else next((k.value.value for k in call.keywords if k.arg == "mode"), "r")
                 assert set(mode) <= {"r", "b"}, f"{path.name}: open(..., {mode!r})"
+
+
+def test_a_timed_out_command_does_not_wait_for_its_children():
+    import time
+
+    t = time.monotonic()
+    res = run_command(["sh", "-c", "sleep 30 & sleep 30"], timeout=0.3)
+    assert "timed out" in res.na and time.monotonic() - t < 5
+
+
+def test_live_read_puts_host_facts_and_acs_on_the_snapshot(tmp_path, monkeypatch):
+    import p2ptop.host
+    from p2ptop import sources
+    from p2ptop.model import GPU, Snapshot
+    from p2ptop.sources.sysfs import read_pcie_path
+
+    root = make_host(tmp_path, acs=0x1D)
+    calls = []
+
+    def fake_collect(root, gpu_bus_ids):
+        calls.append(gpu_bus_ids)
+        return collect(root=root, gpu_bus_ids=gpu_bus_ids, env={}, run=Canned(), is_root=True, packages=no_packages)
+
+    monkeypatch.setattr(p2ptop.host, "collect", fake_collect)
+    monkeypatch.setattr(sources, "_host_cache", {})
+
+    def snap():
+        _, path, _, _ = read_pcie_path("00000000:03:00.0", root)
+        return Snapshot(gpus=[GPU(index=0, pci_bus_id="00000000:03:00.0", pcie_path=path)])
+
+    first = snap()
+    sources.attach_host(first, root)
+    assert first.host["facts"]["host.acs_redirect"]["value"] is True
+    assert {d.bdf: d.acs_ctrl for d in first.gpus[0].pcie_path} == {SWITCH_DOWN: 0x1D, SWITCH_UP: 0, ROOT_PORT: 0}
+    second = snap()
+    sources.attach_host(second, root)  # a refresh soon after reuses the facts
+    assert len(calls) == 1 and second.host == first.host and second.host is not first.host

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional
@@ -42,15 +43,23 @@ def run_command(argv: list[str], timeout: float = COMMAND_TIMEOUT_S) -> CommandR
     if exe is None:
         return CommandResult(None, na=f"{argv[0]} not installed")
     try:
-        p = subprocess.run(
-            [exe, *argv[1:]], capture_output=True, text=True, errors="replace", timeout=timeout,
-            stdin=subprocess.DEVNULL, env={**os.environ, "LC_ALL": "C"}, check=False,
+        p = subprocess.Popen(
+            [exe, *argv[1:]], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, errors="replace", env={**os.environ, "LC_ALL": "C"}, start_new_session=True,
         )
-    except subprocess.TimeoutExpired:
-        return CommandResult(None, na=f"{argv[0]} timed out after {timeout:g} s")
     except OSError as e:
         return CommandResult(None, na=f"{argv[0]} could not run ({e.strerror or e})")
-    return CommandResult(p.returncode, p.stdout, p.stderr)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        # kill its whole process group: a child left holding the pipes would keep us waiting
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        p.communicate()
+        return CommandResult(None, na=f"{argv[0]} timed out after {timeout:g} s")
+    return CommandResult(p.returncode, out, err)
 
 
 def _installed_packages() -> dict[str, str]:

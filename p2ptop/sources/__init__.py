@@ -12,13 +12,8 @@ class SourceUnavailable(RuntimeError):
     """The requested source cannot give a snapshot; the message says why and what to do."""
 
 
-def read_live(sysfs_root: str = "/", with_host: bool = True) -> Snapshot:
-    """One live snapshot from NVML; :class:`SourceUnavailable` when there is no usable driver.
-
-    ``with_host`` also collects the host facts (p2ptop/host: IOMMU, ACS, VM, driver, NCCL
-    variables) into ``snapshot.host``; they run a few commands, so a refresh loop can leave them out
-    and keep the ones it has.
-    """
+def read_live(sysfs_root: str = "/") -> Snapshot:
+    """One live snapshot from NVML, with the host facts; :class:`SourceUnavailable` when there is no usable driver."""
     from .nvml import NvmlUnavailable, read_snapshot
 
     try:
@@ -28,16 +23,30 @@ def read_live(sysfs_root: str = "/", with_host: bool = True) -> Snapshot:
             f"{e}. No NVIDIA driver here? Try a bundled demo (p2ptop demo lists them: --demo NAME) "
             f"or a saved snapshot (--replay FILE)."
         ) from None
-    if with_host:
-        attach_host(snap, sysfs_root)
+    attach_host(snap, sysfs_root)
     return snap
 
 
+#: Host facts (p2ptop/host) run a few commands; a refresh loop reuses them for this long.
+HOST_FACTS_TTL_S = 60.0
+_host_cache: dict[tuple, tuple[float, dict]] = {}
+
+
 def attach_host(snap: Snapshot, root: str = "/") -> None:
-    """Collect the host facts into ``snap.host`` and put each bridge's ACS control on the GPUs' PCIe paths."""
+    """Put the host facts in ``snap.host`` (collected at most every HOST_FACTS_TTL_S seconds for the
+    same GPUs) and each bridge's ACS control on the GPUs' PCIe paths."""
+    import copy
+    import time
+
     from ..host import collect
 
-    snap.host = collect(root=root, gpu_bus_ids=[g.pci_bus_id for g in snap.gpus if g.pci_bus_id])
+    bus_ids = [g.pci_bus_id for g in snap.gpus if g.pci_bus_id]
+    key = (root, tuple(bus_ids))
+    now = time.monotonic()
+    cached = _host_cache.get(key)
+    if cached is None or now - cached[0] > HOST_FACTS_TTL_S:
+        cached = _host_cache[key] = (now, collect(root=root, gpu_bus_ids=bus_ids))
+    snap.host = copy.deepcopy(cached[1])
     acs = {r["bridge"]: r for r in snap.host["facts"].get("host.acs", {}).get("value") or []}
     for gpu in snap.gpus:
         for dev in gpu.pcie_path:
