@@ -6,7 +6,8 @@
 - ``--nvbandwidth``: nvbandwidth's output (its text, or its ``-j`` JSON), or the nvbandwidth binary
   itself, which is then run here (``-t`` the device-to-device tests). Default: the reference capture
   in tests/fixtures/captures/h200x2-nvswitch-vm (taken on another day: say so when you quote it).
-- ``--p2p-latency``: p2pBandwidthLatencyTest's output (default: the same capture).
+- ``--p2p-latency``: p2pBandwidthLatencyTest's output (default: the same capture): its P2P latency
+  and its P2P=Disabled bandwidth, beside p2ptop's latency_copy_us and host_staged.
 
 Prints the wall time of one pair's full test (worker start included, first with a cold kernel cache
 where there is one, then again), of ``--all``, and a table: each p2ptop figure, the reference figure
@@ -89,11 +90,11 @@ def load_nvbandwidth(arg: str) -> tuple[dict[str, list[list]], str]:
     return parse_nvbandwidth_text(text), f"nvbandwidth output file {arg}"
 
 
-def load_p2p_latency(path: str) -> list[list[float]]:
-    """The 'P2P=Enabled Latency' GPU matrix of p2pBandwidthLatencyTest."""
+def load_p2p_matrix(path: str, title: str) -> list[list[float]]:
+    """A GPU matrix of p2pBandwidthLatencyTest: 'P2P=Enabled Latency', 'Unidirectional P2P=Disabled', ..."""
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    part = text.split("P2P=Enabled Latency", 1)[1]
+    part = text.split(title, 1)[1]
     rows = []
     for line in part.splitlines()[2:]:
         cells = line.split()
@@ -128,7 +129,8 @@ def main() -> int:
     timings[f"--all ({len(everything)} ordered pairs, one worker)"] = time.monotonic() - t0
 
     nvb, nvb_source = load_nvbandwidth(args.nvbandwidth)
-    lat = load_p2p_latency(args.p2p_latency)
+    lat = load_p2p_matrix(args.p2p_latency, "P2P=Enabled Latency")
+    staged = load_p2p_matrix(args.p2p_latency, "Unidirectional P2P=Disabled")
     print(f"source: {snap.source.label}; simulated: {result.simulated}")
     print(f"reference: {nvb_source.splitlines()[0]}; latency reference: {args.p2p_latency}")
     for k, v in timings.items():
@@ -149,6 +151,8 @@ def main() -> int:
                 ref = matrix[dst][src] if row_is_dest else matrix[src][dst]
         elif m.name == "latency_copy_us":
             ref, target = lat[a][b], 0.10
+        elif m.name == "host_staged":
+            ref = staged[a][b]  # shown, not a target: the driver's staging path
         if m.value is None:
             print(f"{m.name:<18} {'failed':>9}  {m.error}")
             continue
