@@ -107,3 +107,14 @@ def test_log_text_is_printed_as_data(tmp_path, capsys):
     save_snapshot(snap, str(path))
     code, out, _ = run(["doctor", "--replay", str(path)], capsys)
     assert "\x1b" not in out and "\x07" not in out and "Xid 79" in out
+
+
+def test_gpu_section_tells_a_link_low_under_load(capsys):
+    code, out, _ = run(["doctor", "--demo", "nvlink-degraded"], capsys)
+    assert code == 1
+    gpu5 = next(l for l in out.splitlines() if l.startswith("  GPU5 "))
+    assert "PCIe Gen4 x8 of Gen4 x16 (below max), 97% busy" in gpu5 and "(data-centre)" in gpu5
+    assert "NVLink 10/12 active, 1340 errors" in next(l for l in out.splitlines() if l.startswith("  GPU3 "))
+    code, out, _ = run(["doctor", "--demo", "rtx4090-2gpu", "--json"], capsys)
+    rows = json.loads(out)["gpus"]
+    assert [r["product_class"] for r in rows] == ["consumer", "consumer"] and rows[0]["pcie_below_max"] is False

@@ -11,7 +11,7 @@ import dataclasses
 import json
 from typing import Any, Optional
 
-from ..diagnose import findings_for
+from ..diagnose import findings_for, gpu_facts
 from ..findings import SEVERITIES, Finding
 from ..host import NEEDS_ROOT, SECTIONS, collect, needs_root
 from ..host.facts import clean
@@ -91,7 +91,7 @@ def _as_json(snap: Snapshot, findings: list[Finding], kb: dict[str, Any], status
         "status": STATUS_WORDS[status], "exit_status": status, "error": nvml_error,
         "driver_version": snap.driver_version, "cuda_driver_version": snap.cuda_driver_version,
         "nvml_version": snap.nvml_version, "gpu_count": len(snap.gpus),
-        "host": snap.host, "needs_root": needs_root(snap.host),
+        "gpus": gpu_rows(snap), "host": snap.host, "needs_root": needs_root(snap.host),
         "findings": [dataclasses.asdict(f) for f in findings],
         "knowledge": kb,
     }
@@ -151,6 +151,35 @@ def _fact_lines(snap: Snapshot) -> list[str]:
     return lines
 
 
+def _na(v: Any) -> str:
+    return "N/A" if v is None else str(v)
+
+
+def gpu_rows(snap: Snapshot) -> list[dict[str, Any]]:
+    """Per GPU: product class, PCIe current against maximum and load, NVLinks and their errors."""
+    rows = []
+    for g in snap.gpus:
+        facts = gpu_facts(g)
+        rows.append({
+            "gpu": g.index, "name": g.name, "product_class": facts.get("gpu.product_class"),
+            "pcie": f"Gen{_na(g.pcie_gen_cur)} x{_na(g.pcie_width_cur)} of Gen{_na(g.pcie_gen_max)} x{_na(g.pcie_width_max)}",
+            "pcie_below_max": g.pcie_degraded, "utilization_percent": g.utilization_gpu,
+            "nvlinks_active": len(g.active_links), "nvlinks": len(g.nvlinks), "nvlink_errors": facts.get("gpu.nvlink_errors", 0),
+            "virtualization": g.virtualization_mode, "fabric_state": g.fabric.state,
+        })
+    return rows
+
+
+def _gpu_lines(snap: Snapshot) -> list[str]:
+    lines = []
+    for r in gpu_rows(snap):
+        link = r["pcie"] + (" (below max)" if r["pcie_below_max"] else "")
+        nv = f"NVLink {r['nvlinks_active']}/{r['nvlinks']} active, {r['nvlink_errors']} errors" if r["nvlinks"] else "no NVLink"
+        lines.append(f"  GPU{r['gpu']:<3} {_na(r['name'])} ({_na(r['product_class'])}); PCIe {link}, {_na(r['utilization_percent'])}% busy; "
+                     f"{nv}; virtualization {_na(r['virtualization'])}; fabric {_na(r['fabric_state'])}")
+    return lines or ["  none"]
+
+
 def _finding_lines(findings: list[Finding]) -> list[str]:
     """Problems first; pair findings with the same id and evidence are shown once with their pairs."""
     groups: dict[tuple, list[Finding]] = {}
@@ -194,6 +223,8 @@ def _as_text(snap: Snapshot, findings: list[Finding], kb: dict[str, Any], status
     else:
         out.append(f"  {len(snap.gpus)} GPUs, driver {snap.driver_version or 'N/A'}, CUDA {snap.cuda_driver_version or 'N/A'}, "
                    f"NVML {snap.nvml_version or 'N/A'}")
+    if not nvml_error:
+        out += ["", "GPUs (NVML)"] + _gpu_lines(snap)
     out += _fact_lines(snap)
     if not nvml_error:
         counts = {s: sum(1 for f in findings if f.severity == s) for s in ("problem", "warning", "info")}
