@@ -13,6 +13,7 @@ from p2ptop import cli
 from p2ptop.demos import DEMOS, load_demo
 from p2ptop.export import bundle, png
 from p2ptop.export.bundle import ExportError, write_bundle
+from p2ptop.model import load_snapshot
 
 PARTS = {"screenshot.svg", "screenshot.txt", "report.md", "snapshot.json", "README.txt"}
 
@@ -68,6 +69,8 @@ def test_snapshot_json_replays_to_the_same_topo_output(name, tmp_path, capsys):
     assert r_body == d_body and len(d_body) > 200
     assert "REPLAY simulated snapshot.json" in r_head and f"host {snap.source.hostname}," in r_head
     assert d_head.split(" host ", 1)[1] == r_head.split(" host ", 1)[1]  # same host, driver, CUDA, GPU count
+    # the whole snapshot comes back, so the dashboard shows the same screens
+    assert load_snapshot(str(path / "snapshot.json")).to_dict() == snap.to_dict()
 
 
 def test_without_screenshot_the_bundle_says_so(tmp_path):
@@ -83,6 +86,7 @@ def test_missing_png_support_is_reported_in_readme_and_report(tmp_path, monkeypa
     snap = load_demo("h200x2-vm")
     path = write_bundle(snap, tmp_path, svg=fake_screen(snap)[0], text="screen")
     assert "screenshot.png" not in files_of(path)
+    assert bundle.notice(path) == f"Ticket bundle written: {path} ({reason})"
     assert reason in (path / "README.txt").read_text()
     assert reason in (path / "report.md").read_text()
 

@@ -46,7 +46,7 @@ def screenshot(snapshot: Snapshot, kb_dirs: list[str]) -> tuple[Optional[str], O
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..export.bundle import ExportError, report_markdown, write_bundle
+    from ..export.bundle import ExportError, notice, report_markdown, write_bundle
 
     if args.tar and args.bundle is None:
         return fail("--tar needs --bundle [DIR]")
@@ -64,11 +64,7 @@ def run(args: argparse.Namespace) -> int:
         path = write_bundle(snap, args.bundle, svg=svg, text=text, redact=args.redact, tar=args.tar, kb_dirs=kb_dirs)
     except ExportError as e:
         return fail(str(e))
-    if not (path / "screenshot.png").exists() and svg is not None:
-        from ..export.png import unavailable_reason
-
-        print(f"p2ptop: note: {unavailable_reason() or 'screenshot.png not made (see README.txt in the bundle)'}",
-              file=sys.stderr)
+    print(notice(path), file=sys.stderr)
     print(path)
     if args.tar:
         print(path.with_name(path.name + ".tar.gz"))

@@ -124,6 +124,14 @@ def write_bundle(
     return final
 
 
+def notice(path: pathlib.Path) -> str:
+    """One line for the user (dashboard notification, command output): the folder, and a missing PNG's reason."""
+    line = f"Ticket bundle written: {path}"
+    if (path / "screenshot.svg").exists() and not (path / "screenshot.png").exists():
+        line += f" ({png.unavailable_reason() or 'screenshot.png not made: see README.txt in the bundle'})"
+    return line
+
+
 def _free_name(out: pathlib.Path, name: str) -> pathlib.Path:
     path, n = out / name, 2
     while path.exists() or path.with_name(path.name + ".tar.gz").exists():
