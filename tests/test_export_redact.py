@@ -140,3 +140,11 @@ def test_redacted_svg_shows_the_same_lines_as_the_redacted_text(name):
     out_svg, out_text = r.svg(svg), r.text(text)
     assert [l.rstrip() for l in svg_lines(out_svg)[1:]] == [l.rstrip() for l in out_text.splitlines()]
     assert "host-1" in out_text.splitlines()[0]
+
+
+def test_non_ascii_hostname_is_redacted_in_the_json_too(tmp_path):
+    snap = load_demo("rtx4090-2gpu")
+    snap.source.hostname = "büro-gpu"
+    path = write_bundle(snap, tmp_path, svg=None, text=None, redact=True)
+    raw = (path / "snapshot.json").read_text()
+    assert "b\\u00fcro" not in raw and "büro" not in raw and "host-1.." in raw

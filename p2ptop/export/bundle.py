@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import errno
+import json
 import os
 import pathlib
 import re
@@ -34,7 +35,6 @@ REDACTED_NOTE = (
     "Redacted: hostnames, serial numbers, UUIDs and IP addresses are replaced by placeholders "
     "(host-1, serial-1, ip-1 padded with dots to the original's length; redacted-uuid-…), the same in every file."
 )
-BUNDLE_FILES = ("screenshot.svg", "screenshot.txt", "screenshot.png", "report.md", "snapshot.json", "README.txt")
 
 
 class ExportError(RuntimeError):
@@ -90,7 +90,7 @@ def write_bundle(
     when = (now or _dt.datetime.now(_dt.timezone.utc)).astimezone(_dt.timezone.utc)
     redactor = Redactor.for_snapshot(snapshot) if redact else None
     snap = redactor.snapshot(snapshot) if redactor else snapshot
-    files, notes = _contents(snap, svg, text, redactor, kb_dirs)
+    files = _contents(snap, svg, text, redactor, kb_dirs)
     final = _free_name(out, bundle_name(snap.source.hostname, when))
     try:
         tmp = pathlib.Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".tmp", dir=out))
@@ -141,12 +141,12 @@ def _free_name(out: pathlib.Path, name: str) -> pathlib.Path:
 
 def _contents(
     snap: Snapshot, svg: Optional[str], text: Optional[str], redactor: Optional[Redactor], kb_dirs: Sequence[str]
-) -> tuple[dict[str, str | bytes], list[str]]:
-    """name -> content of every file, already redacted, and the notes about what is missing."""
+) -> dict[str, str | bytes]:
+    """name -> content of every file, already redacted; README.txt and report.md say what is missing."""
     notes: list[str] = []
     files: dict[str, str | bytes] = {}
     if svg is None or text is None:
-        notes.append("No screenshot: none was given to the export (the dashboard's headless renderer is not available).")
+        notes.append("No screenshot: the export was given none.")
     else:
         if redactor:
             svg, text = redactor.svg(svg), redactor.text(text)
@@ -163,7 +163,7 @@ def _contents(
     files["README.txt"] = _readme(snap, sorted(files), notes)
     if redactor:
         _check(redactor, files)
-    return files, notes
+    return files
 
 
 def report_markdown(snapshot: Snapshot, *, redact: bool = False, kb_dirs: Sequence[str] = ()) -> str:
@@ -185,6 +185,8 @@ def _check(redactor: Redactor, files: dict[str, str | bytes]) -> None:
     for name, data in files.items():
         if isinstance(data, bytes):
             continue  # the PNG is drawn from the redacted SVG
+        if name.endswith(".json"):  # as a person reads it, non-ASCII text not \u-escaped
+            data = json.dumps(json.loads(data), ensure_ascii=False)
         kinds = redactor.svg_leaks(data) if name.endswith(".svg") else redactor.leaks(data)
         if kinds:
             raise ExportError(
