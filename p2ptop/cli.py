@@ -12,6 +12,25 @@ from .commands import COMMANDS
 from .commands.common import add_source_options, fail
 
 
+class _Unavailable:
+    """Stands in for a subcommand whose module cannot be imported (a dependency is missing),
+    so one missing package breaks that command only, with a message saying what to install."""
+
+    def __init__(self, name: str, error: ImportError):
+        self.name, self.error = name, error
+
+    def add_parser(self, sub: argparse._SubParsersAction) -> None:
+        missing = getattr(self.error, "name", None) or str(self.error)
+        p = sub.add_parser(self.name, help=f"(unavailable: needs {missing})", add_help=False)
+        p.add_argument("rest", nargs=argparse.REMAINDER)
+        p.set_defaults(func=self.run)
+
+    def run(self, args: argparse.Namespace) -> int:
+        missing = getattr(self.error, "name", None)
+        hint = f"; install it (pip install {missing}) or reinstall p2ptop" if missing else ""
+        return fail(f"`p2ptop {self.name}` cannot run here: {self.error}{hint}")
+
+
 def _command_modules() -> list:
     mods = []
     for name in COMMANDS:
@@ -19,8 +38,11 @@ def _command_modules() -> list:
         try:
             mods.append(importlib.import_module(modname))
         except ModuleNotFoundError as e:
-            if e.name != modname:
-                raise
+            if e.name == modname:
+                continue  # not written (yet)
+            mods.append(_Unavailable(name, e))
+        except ImportError as e:
+            mods.append(_Unavailable(name, e))
     return mods
 
 

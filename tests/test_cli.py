@@ -67,3 +67,22 @@ def test_broken_replay_is_one_clear_line(tmp_path, capsys, content, message):
 def test_console_script_runs_as_a_module():
     proc = subprocess.run([sys.executable, "-m", "p2ptop", "topo", "--demo", "rtx4090-2gpu"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and "GNS" in proc.stdout
+
+
+def test_a_command_with_a_missing_dependency_fails_alone(monkeypatch, capsys):
+    import importlib
+
+    real = importlib.import_module
+
+    def fake_import(name, *a, **k):
+        if name == "p2ptop.commands.explain":
+            err = ModuleNotFoundError("No module named 'jsonschema'")
+            err.name = "jsonschema"
+            raise err
+        return real(name, *a, **k)
+
+    monkeypatch.setattr(importlib, "import_module", fake_import)
+    code, out, _ = run(["topo", "--demo", "rtx4090-2gpu"], capsys)
+    assert code == 0 and "GNS" in out
+    code, _, err = run(["explain", "-"], capsys)
+    assert code == 2 and "jsonschema" in err and "pip install jsonschema" in err
