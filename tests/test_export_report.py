@@ -53,7 +53,7 @@ def test_failing_demo_report_reads_right():
     assert "**problem** `gpu:3`: GPU3: 2 of 12 NVLinks down (links 4, 5)" in head
     assert "GPU5: PCIe Gen4 x8 of Gen4 x16 (97% busy)" in head
     assert "crc\\_flit=1287" in head  # NVML counter names escaped for Markdown
-    assert "| GPU3 | NVIDIA A100-SXM4-80GB | 00000000:2B:00.0 | Gen4 x16 of Gen4 x16 | 10/12 |" in text
+    assert "| GPU3 | NVIDIA A100-SXM4-80GB | DEMO-A100-3 | 00000000:2B:00.0 | Gen4 x16 of Gen4 x16 | 10/12 |" in text
     assert "GPU3\tNV10\tNV10\tNV10\t X \tNV10" in text  # the path matrix, as nvidia-smi prints it
 
 

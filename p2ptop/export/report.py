@@ -343,8 +343,8 @@ def _gpus_part(snapshot: Snapshot) -> Part:
     for g in snapshot.gpus:
         pcie = f"Gen{g.pcie_gen_cur or '?'} x{g.pcie_width_cur or '?'} of Gen{g.pcie_gen_max or '?'} x{g.pcie_width_max or '?'}"
         links = f"{len(g.active_links)}/{len(g.nvlinks)}" if g.nvlinks else "none"
-        rows.append([g.label, g.name, g.pci_bus_id, pcie, links, g.numa_node, g.virtualization_mode, g.fabric.state])
-    table = md.table(("GPU", "name", "bus id", "PCIe", "NVLinks up", "NUMA", "virtualization", "fabric"), rows)
+        rows.append([g.label, g.name, g.serial, g.pci_bus_id, pcie, links, g.numa_node, g.virtualization_mode, g.fabric.state])
+    table = md.table(("GPU", "name", "serial", "bus id", "PCIe", "NVLinks up", "NUMA", "virtualization", "fabric"), rows)
     lines = table.splitlines(keepends=True)
     return Part(
         f"## GPUs\n\n<details><summary>{len(snapshot.gpus)} GPUs</summary>\n\n" + "".join(lines[:2]),
