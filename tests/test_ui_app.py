@@ -96,9 +96,12 @@ async def test_cycle_cell_modes():
         await settle(app, pilot)
         assert "⊘SYS" in screen_text(app)  # cross-socket pairs refused, with the symbol as well as colour
         await pilot.press("c")
+        assert app.matrix.mode == "glance"
+        await pilot.press("c")
         assert app.matrix.mode == "p2p"
         await pilot.pause()
-        assert "Pairs: P2P capabilities" in screen_text(app)
+        text = screen_text(app)
+        assert "Pairs: P2P capabilities" in text and "rw··p" in text and "·····" in text
         await pilot.press("c", "c", "c")
         assert app.matrix.mode == "path"
 
@@ -371,7 +374,7 @@ async def test_copy_test_from_matrix_shows_progress_and_fills_cell():
         assert (0, 2) not in app.matrix.running
         assert app.bench_results[(0, 2)].status == "ok"
         assert app.state.snapshot.bench  # results go into the snapshot (export, report)
-        await pilot.press("c", "c")  # bandwidth share
+        app._set_mode("bw")  # bandwidth share
         await pilot.pause()
         text = screen_text(app)
         assert "▲ 50%" in text

@@ -68,7 +68,7 @@ class P2PTopApp(App[int]):
     BINDINGS = [
         Binding("q", "quit", "Quit"),
         Binding("question_mark", "help", "Help"),
-        Binding("ctrl+p", "command_palette", "Commands"),
+        Binding("ctrl+p", "command_palette", "Commands", show=False),
         Binding("tab", "focus_next", "Next pane", show=False),
         Binding("shift+tab", "focus_previous", "Previous pane", show=False),
         Binding("f", "pane('fabric')", "Fabric", show=False),
@@ -151,9 +151,6 @@ class P2PTopApp(App[int]):
     def on_mount(self) -> None:
         self.main_screen: Screen = self.screen
         self.banner.display = False
-        self.fabric.border_title = "Fabric"
-        self.matrix.border_title = f"Pairs: {MODES[self.matrix.mode]}"
-        self.events.border_title = "Events"
         self.panel.border_title = "Pair"
         self.header.show(None)
         self._apply_layout()
@@ -197,12 +194,31 @@ class P2PTopApp(App[int]):
         layout = self.layout_name()
         screen.set_class(layout == "narrow", "-narrow")
         screen.set_class(layout == "medium", "-medium")
-        folded = layout != "wide"
+        middle = self.query_one("#middle")
         pane = self.pane if self.pane != "pair" else "matrix"
-        self.fabric.display = not folded or pane == "fabric"
-        self.matrix.display = not folded or pane == "matrix"
-        self.events.display = not folded or pane == "events"
-        self.query_one("#middle").display = not folded or pane in ("matrix", "events")
+        if layout == "wide":
+            shown = {"fabric", "matrix", "events"}
+        elif layout == "medium":  # fabric, or the matrix over the events log, beside the pair panel
+            shown = {"fabric"} if pane == "fabric" else {"matrix", "events"}
+        else:  # one pane above the pair panel
+            shown = {pane}
+        self.fabric.display = "fabric" in shown
+        self.matrix.display = "matrix" in shown
+        self.events.display = "events" in shown
+        middle.display = bool(shown & {"matrix", "events"})
+        self._titles()
+        if layout == "narrow" and pane == "matrix" and self.state is not None:
+            # as tall as the matrix needs (rows, header, border, scrollbar), at most half the screen
+            middle.styles.height = min(len(self.state.indices) + 3, max(6, self.size.height // 2))
+        else:
+            middle.styles.height = "1fr"
+
+    def _titles(self) -> None:
+        """Pane titles; where panes fold away, the titles say which keys bring them back."""
+        hint = "" if self.layout_name() == "wide" else "  (f fabric · m matrix · l events)"
+        self.fabric.border_title = "Fabric" + hint
+        self.matrix.border_title = f"Pairs: {MODES[self.matrix.mode]}" + hint
+        self.events.border_title = "Events" + (hint if self.layout_name() == "narrow" else "")
 
     def action_pane(self, name: str) -> None:
         """Show and focus a pane (on a narrow terminal the others fold away)."""
@@ -349,6 +365,7 @@ class P2PTopApp(App[int]):
         state = self.state
         updated = _local_time(state.snapshot.source.taken_at) if self.live else None
         self.header.show(state.snapshot, updated)
+        self._apply_layout()
         self.fabric.show(state)
         self.matrix.show(state, self._result)
         notes = [n for n in state.snapshot.notes]
@@ -403,7 +420,7 @@ class P2PTopApp(App[int]):
 
     def action_cycle_mode(self) -> None:
         mode = self.matrix.cycle_mode()
-        self.matrix.border_title = f"Pairs: {MODES[mode]}"
+        self._titles()
         self.notify(f"Cells show: {MODES[mode]}", timeout=2)
 
     def action_help(self) -> None:
@@ -688,7 +705,7 @@ class P2PTopApp(App[int]):
 
     def _set_mode(self, mode: str) -> None:
         self.matrix.mode = mode
-        self.matrix.border_title = f"Pairs: {MODES[mode]}"
+        self._titles()
 
     def _ask_replay(self) -> None:
         from .screens.open_file import OpenFileScreen

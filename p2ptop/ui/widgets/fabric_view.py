@@ -271,6 +271,9 @@ def _gpu_line(state, index, parent, prefix, pair, pending) -> Line:
         pcie = state.fabric.link_label(gpu_node(index), parent).replace("PCIe ", "")
         t.append(f"  {pcie}", style="yellow" if gpu and gpu.pcie_degraded else "dim")
     t.append(f"  {_short_name(gpu.name if gpu else None)}", style="dim")
-    if gstate not in ("ok",):
+    if gstate == "nop2p":
+        refused = [b for b in state.indices if b != index and (state.pair_p2p_refused(index, b) or state.pair_p2p_refused(b, index))]
+        t.append(f"  no P2P with {_ranges(refused)}", style=look.STATES[gstate][1])
+    elif gstate != "ok":
         t.append(f"  {look.STATES[gstate][2]}", style=look.STATES[gstate][1])
     return Line(t, gpu=index)

@@ -18,11 +18,7 @@ def header_text(snap: Optional[Snapshot], updated: Optional[str] = None) -> Text
         t.append("  reading…", style="dim")
         return t
     src = snap.source
-    t.append(f"  {clean(src.hostname or 'host N/A')}", style="bold")
-    t.append(f"  driver {clean(snap.driver_version or 'N/A')}")
-    t.append(f"  CUDA {clean(snap.cuda_driver_version or 'N/A')}")
-    t.append(f"  {len(snap.gpus)} GPU{'s' if len(snap.gpus) != 1 else ''}")
-    t.append("  ")
+    t.append(" ")
     if src.kind == "nvml":
         t.append(" LIVE ", style="bold reverse green")
         if updated:
@@ -33,6 +29,10 @@ def header_text(snap: Optional[Snapshot], updated: Optional[str] = None) -> Text
         sim = " simulated" if src.simulated else ""
         t.append(f" REPLAY{sim} ", style="bold reverse cyan")
         t.append(f" {clean(src.detail or '')}, taken {clean(src.taken_at or 'N/A')}")
+    t.append(f"  {clean(src.hostname or 'host N/A')}", style="bold")
+    t.append(f"  driver {clean(snap.driver_version or 'N/A')}")
+    t.append(f"  CUDA {clean(snap.cuda_driver_version or 'N/A')}")
+    t.append(f"  {len(snap.gpus)} GPU{'s' if len(snap.gpus) != 1 else ''}")
     return t
 
 

@@ -24,10 +24,12 @@ from .. import look
 from ..state import DashboardState
 
 CELL_W = 6  # five characters and a space
+GLANCE_W = 2  # the symbol and a space: 72 columns fit a 160-column terminal
 LABEL_W = 7  # "GPU71 " + separator
 #: what the cells show, in the order the cycle key walks them, with a title
 MODES = {
     "path": "path class",
+    "glance": "state symbol only (column header: last digit of the GPU)",
     "p2p": "P2P capabilities (r w n a p; · not supported)",
     "bw": "measured bandwidth, % of expected",
     "expected": "expected GB/s one way",
@@ -72,7 +74,8 @@ class PairMatrix(ScrollView, can_focus=True):
         self.state = state
         self.results = results
         n = len(state.indices)
-        self.virtual_size = Size(LABEL_W + n * CELL_W, n + 1)
+        self.virtual_size = Size(LABEL_W + n * self.cell_w, n + 1)
+        self.styles.max_height = n + 4  # rows, header, border and a scrollbar: the rest goes to the events log
         r, c = self.cursor
         self.set_reactive(PairMatrix.cursor, (min(r, max(n - 1, 0)), min(c, max(n - 1, 0))))
         self.refresh()
@@ -108,7 +111,14 @@ class PairMatrix(ScrollView, can_focus=True):
         if pair:
             self.post_message(self.Highlighted(*pair))
 
+    @property
+    def cell_w(self) -> int:
+        return GLANCE_W if self.mode == "glance" else CELL_W
+
     def watch_mode(self) -> None:
+        if self.state:
+            self.virtual_size = Size(LABEL_W + len(self.state.indices) * self.cell_w, len(self.state.indices) + 1)
+        self._scroll_to_cursor()
         self.refresh()
 
     def _scroll_to_cursor(self) -> None:
@@ -116,12 +126,13 @@ class PairMatrix(ScrollView, can_focus=True):
         row, col = self.cursor
         width, height = self.scrollable_content_region.size
         x, y = int(self.scroll_x), int(self.scroll_y)
-        cells_w = max(width - LABEL_W, CELL_W)
-        cx = col * CELL_W
+        cw = self.cell_w
+        cells_w = max(width - LABEL_W, cw)
+        cx = col * cw
         if cx < x:
             x = cx
-        elif cx + CELL_W > x + cells_w:
-            x = cx + CELL_W - cells_w
+        elif cx + cw > x + cells_w:
+            x = cx + cw - cells_w
         rows_h = max(height - 1, 1)
         if row < y:
             y = row
@@ -159,7 +170,7 @@ class PairMatrix(ScrollView, can_focus=True):
     def _cell_at(self, x: int, y: int) -> Optional[tuple[int, int]]:
         if not self.state or y < 1 or x < LABEL_W:
             return None
-        col = (x - LABEL_W + int(self.scroll_x)) // CELL_W
+        col = (x - LABEL_W + int(self.scroll_x)) // self.cell_w
         row = y - 1 + int(self.scroll_y)
         n = len(self.state.indices)
         if 0 <= row < n and 0 <= col < n:
@@ -197,11 +208,13 @@ class PairMatrix(ScrollView, can_focus=True):
             st = base + Style(bold=True, reverse=row == self.cursor[0])
             label = Segment(f"GPU{a:<{LABEL_W - 4}}"[:LABEL_W - 1] + "│", st)
             cells = [self._cell(row, c, base) for c in range(n)]
-        body = Strip(cells, n * CELL_W).crop(scroll_x, scroll_x + max(width - LABEL_W, 0))
+        body = Strip(cells, n * self.cell_w).crop(scroll_x, scroll_x + max(width - LABEL_W, 0))
         return Strip.join([Strip([label], LABEL_W), body]).crop(0, width).extend_cell_length(width, base)
 
     def _header_cell(self, col: int, base: Style) -> Segment:
         b = self.state.indices[col]
+        if self.mode == "glance":
+            return Segment(f"{b % 10} ", base + Style(bold=b % 10 == 0, dim=b % 10 != 0, reverse=col == self.cursor[1]))
         text = f"GPU{b}".center(CELL_W - 1)[: CELL_W - 1] + " "
         return Segment(text, base + Style(bold=True, reverse=col == self.cursor[1]))
 
@@ -214,15 +227,20 @@ class PairMatrix(ScrollView, can_focus=True):
         style = base + look.style(pair_state) + st
         if (row, col) == self.cursor:
             style += Style(reverse=True, bold=True)
-        return Segment(f"{text:<{CELL_W - 1}}"[: CELL_W - 1] + " ", style)
+        w = self.cell_w - 1
+        return Segment(f"{text:<{w}}"[:w] + " ", style)
 
     def _cell_content(self, a: int, b: int, pair_state: str, result) -> tuple[str, Style]:
         state = self.state
+        glance = self.mode == "glance"
         if a == b:
-            return "  X", Style(dim=True)
+            return "X" if glance else "  X", Style(dim=True)
         if (a, b) in self.running:
-            return f"{look.RUNNING_SYMBOL}{int(self.running[(a, b)] * 100):>3}%", Style.parse(look.RUNNING_STYLE)
+            text = look.RUNNING_SYMBOL if glance else f"{look.RUNNING_SYMBOL}{int(self.running[(a, b)] * 100):>3}%"
+            return text, Style.parse(look.RUNNING_STYLE)
         sym = look.symbol(pair_state)
+        if glance:
+            return sym, Style()
         if self.mode == "path":
             return f"{sym}{state.path.get((a, b)) or '?'}", Style()
         if self.mode == "p2p":

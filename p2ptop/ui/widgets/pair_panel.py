@@ -64,7 +64,8 @@ def pair_text(state: DashboardState, a: int, b: int, result: Optional[BenchResul
             _row(t, f"GPU{i}", "not in this snapshot", "red")
             continue
         g = Text()
-        g.append_text(look.badge(state.gpu_state.get(i, "unknown")))
+        gstate = state.gpu_state.get(i, "unknown")
+        g.append_text(look.badge("ok" if gstate == "nop2p" else gstate))  # P2P is judged per pair, above
         g.append(f" {clean(gpu.name or 'name N/A')}  {clean(gpu.pci_bus_id or 'bus N/A')}")
         if gpu.numa_node is not None:
             g.append(f"  NUMA {gpu.numa_node}", style="dim")
