@@ -26,10 +26,11 @@ CUDA_NUMBERS: dict[int, str] = {
 _ALIASES = {"invalidhandle": "invalidresourcehandle"}
 
 _NAME = re.compile(r"\b(?:cudaError(?P<rt>[A-Z][A-Za-z]+)|CUDA_ERROR_(?P<drv>[A-Z][A-Z_]+)|nccl(?P<nccl>[A-Z][A-Za-z]+Error|InvalidUsage|InvalidArgument))\b")
-_CUDA_LINE = re.compile(r"cuda|cudart|nvrtc|cublas|nccl", re.IGNORECASE)
-_NUMBER = re.compile(r"\b(?:error|err|code|status|returned|result|failure)\s*(?:code|=|:|#|is|number)?\s*[=:]?\s*\(?\s*(\d{2,3})\b", re.IGNORECASE)
-_HEX = re.compile(r"\b(?:error|err|code|status|returned|result)\s*[=:]?\s*\(?\s*0x([0-9a-f]{1,4})\b", re.IGNORECASE)  # cuda-gdb: returned (0x2c0)
-_XID = re.compile(r"\bXid\b\s*(?:\([^)]{0,80}\))?\s*:?\s*(\d{1,3})\b", re.IGNORECASE)
+# These three run on the lower-cased line (case-sensitive patterns are much faster than IGNORECASE).
+_CUDA_WORDS = ("cuda", "nvrtc", "cublas", "nccl")
+_NUMBER = re.compile(r"\b(?:error|err|code|status|returned|result|failure)\s*(?:code|=|:|#|is|number)?\s*[=:]?\s*\(?\s*(\d{2,3})\b")
+_HEX = re.compile(r"\b(?:error|err|code|status|returned|result)\s*[=:]?\s*\(?\s*0x([0-9a-f]{1,4})\b")  # cuda-gdb: returned (0x2c0)
+_XID = re.compile(r"\bxid\b\s*(?:\([^)]{0,80}\))?\s*:?\s*(\d{1,3})\b")
 
 
 def key(code: Union[str, int]) -> str:
@@ -52,18 +53,22 @@ def key(code: Union[str, int]) -> str:
     return _ALIASES.get(k, k)
 
 
+#: A line can name a code only if it holds one of these (lower case); the matcher looks at no other line.
+GATES = ("cudaerror", "cuda_error_", "error", "invalid", "code", "status", "returned", "result", "failure", "xid")
+
+
 def codes_in_line(line: str) -> Iterator[tuple[str, str]]:
-    """(key, the text as written) for each error code a log line names."""
+    """(key, the text as written) for each error code a log line names. A bare number counts only
+    on a line that mentions CUDA or NCCL."""
     for m in _NAME.finditer(line):
         yield key(m.group(0)), m.group(0)
-    if _CUDA_LINE.search(line):
-        for m in _NUMBER.finditer(line):
-            n = int(m.group(1))
-            if n in CUDA_NUMBERS:
-                yield CUDA_NUMBERS[n], m.group(0).strip()
-        for m in _HEX.finditer(line):
-            n = int(m.group(1), 16)
-            if n in CUDA_NUMBERS:
-                yield CUDA_NUMBERS[n], m.group(0).strip()
-    for m in _XID.finditer(line):
-        yield f"xid{int(m.group(1))}", m.group(0).strip()
+    low = line.lower()
+    shown = line if len(low) == len(line) else low
+    if any(w in low for w in _CUDA_WORDS):
+        for rx, base in ((_NUMBER, 10), (_HEX, 16)):
+            for m in rx.finditer(low):
+                n = int(m.group(1), base)
+                if n in CUDA_NUMBERS:
+                    yield CUDA_NUMBERS[n], shown[m.start():m.end()].strip()
+    for m in _XID.finditer(low):
+        yield f"xid{int(m.group(1))}", shown[m.start():m.end()].strip()

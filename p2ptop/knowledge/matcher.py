@@ -17,14 +17,15 @@ is wrong; with text evidence a trigger that holds adds weight like ``support``).
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
 from ..findings import Finding
-from .codes import codes_in_line, key as code_key
+from .codes import GATES, codes_in_line, key as code_key
 from .entry import Entry
-from .regex_safety import MAX_LINE, compile_pattern
+from .regex_safety import MAX_LINE, compile_pattern, required_literal
 from .schema import FINDING_FACT, LOG_FACT
 
 PRIMARY_REGEX, CODE = 0.7, 0.45  # default weight of a line matched by the main regex, or naming an error code
@@ -34,7 +35,7 @@ UNKNOWN_FACTOR, CONTRADICTED_FACTOR = 0.8, 0.3
 LIKELY, POSSIBLE = 0.75, 0.45
 
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f]")
-_SPACE = re.compile(r"[ \t\u00a0]+")
+_DELETE = {c: None for c in [*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f] if c not in (0x0d,)}
 _OPS = ("equals", "in", "not_in", "lt", "lte", "gt", "gte", "present", "regex")
 
 
@@ -56,56 +57,105 @@ class Match:
 
 def clean_lines(text: str) -> list[str]:
     """The log as the matcher reads it: one string per line, no terminal codes, whitespace folded."""
-    out = []
-    for raw in text.splitlines():
-        line = _SPACE.sub(" ", _CONTROL.sub("", raw)).strip()
-        out.append(line[:MAX_LINE])
-    return out
+    if "\x1b" in text:
+        text = _CONTROL.sub("", text)
+    return [" ".join(line.split())[:MAX_LINE] for line in text.translate(_DELETE).splitlines()]
+
+
+class Log:
+    """A cleaned log, as lines and as one text, with the line of any offset in the text."""
+
+    def __init__(self, text: Optional[str]):
+        self.lines = clean_lines(text) if text else []
+        self.text = "\n".join(self.lines)
+        self.starts = [0]
+        for line in self.lines:
+            self.starts.append(self.starts[-1] + len(line) + 1)
+        lower = self.text.lower()
+        self.lower = lower if len(lower) == len(self.text) else None  # case folding that changes lengths: search per line
+
+    def line_at(self, offset: int) -> int:
+        """1-based number of the line holding ``offset`` of :attr:`text`."""
+        return bisect.bisect_right(self.starts, offset)
+
+    def lines_with(self, literals) -> list[int]:
+        """1-based numbers of the lines holding any of ``literals`` (lower case), in order."""
+        found: set[int] = set()
+        for lit in literals:
+            if self.lower is None:
+                found.update(n for n, line in enumerate(self.lines, 1) if lit in line.lower())
+                continue
+            pos = self.lower.find(lit)
+            while pos != -1:
+                n = self.line_at(pos)
+                found.add(n)
+                pos = self.lower.find(lit, self.starts[n])
+        return sorted(found)
+
+    def first_line(self, rx: re.Pattern) -> Optional[int]:
+        """The first line ``rx`` matches. A substring search for the pattern's required literal picks
+        the candidate lines, so a long log costs one pass per pattern in C, not one regex per line."""
+        lit = required_literal(rx.pattern)
+        if lit and self.lower is not None:
+            pos = self.lower.find(lit)
+            while pos != -1:
+                n = self.line_at(pos)
+                if rx.search(self.lines[n - 1]):
+                    return n
+                pos = self.lower.find(lit, self.starts[n])
+            return None
+        if not lit and rx.search(self.text) is None:
+            return None
+        return next((n for n, line in enumerate(self.lines, 1) if (not lit or lit in line.lower()) and rx.search(line)), None)
 
 
 # ---- facts -----------------------------------------------------------------------------------
 
-_TEXT_FACTS: list[tuple[re.Pattern, Any]] = [
-    (re.compile(r"\b((?:NCCL|CUDA|TORCH_NCCL|NVIDIA)_[A-Z0-9_]+)\s*=\s*['\"]?([^\s'\",;)]+)"), "env"),
-    (re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)", re.IGNORECASE), "env"),
-    (re.compile(r"\bDriver Version:\s*((\d+)\.\d+(?:\.\d+)?)", re.IGNORECASE), "driver"),
-    (re.compile(r"\bKernel Module\s+((\d+)\.\d+(?:\.\d+)?)\b", re.IGNORECASE), "driver"),
-    (re.compile(r"\bGeForce\b|\bTITAN (?:RTX|V|Xp?)\b|\bRTX ?[2345]0[5-9]0(?: ?Ti| ?SUPER)?\b", re.IGNORECASE), ("gpu.consumer", True)),
-    (re.compile(r"\b(?:intel_iommu=on|amd_iommu=on|DMAR: IOMMU enabled|AMD-Vi: .*enabled)", re.IGNORECASE), ("host.iommu_active", True)),
-    (re.compile(r"\biommu(?:\.passthrough=1|=pt)\b", re.IGNORECASE), ("host.iommu_passthrough", True)),
+#: (pattern, what it gives, lower-case literals a line must hold for the pattern to be tried there)
+_TEXT_FACTS: list[tuple[re.Pattern, Any, tuple[str, ...]]] = [
+    (re.compile(r"\b((?:NCCL|CUDA|TORCH_NCCL|NVIDIA)_[A-Z0-9_]+)\s*=\s*['\"]?([^\s'\",;)]+)"), "env", ("nccl_", "cuda_", "nvidia_")),
+    (re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)", re.IGNORECASE), "env", ("set by environment",)),
+    (re.compile(r"\bDriver Version:\s*((\d+)\.\d+(?:\.\d+)?)", re.IGNORECASE), "driver", ("driver version",)),
+    (re.compile(r"\bKernel Module\s+((\d+)\.\d+(?:\.\d+)?)\b", re.IGNORECASE), "driver", ("kernel module",)),
+    (re.compile(r"\bGeForce\b|\bTITAN (?:RTX|V|Xp?)\b|\bRTX ?[2345]0[5-9]0(?: ?Ti| ?SUPER)?\b", re.IGNORECASE), ("gpu.consumer", True), ("geforce", "titan", "rtx")),
+    (re.compile(r"\b(?:intel_iommu=on|amd_iommu=on|DMAR: IOMMU enabled|AMD-Vi: .*enabled)", re.IGNORECASE), ("host.iommu_active", True), ("iommu", "amd-vi")),
+    (re.compile(r"\biommu(?:\.passthrough=1|=pt)\b", re.IGNORECASE), ("host.iommu_passthrough", True), ("iommu",)),
 ]
 
 
-def _text_facts(lines: list[str]) -> dict[str, tuple[Any, int]]:
-    """fact -> (value, line number) read from the log."""
-    out: dict[str, tuple[Any, int]] = {}
-    for n, line in enumerate(lines, 1):
-        for rx, what in _TEXT_FACTS:
-            for m in rx.finditer(line):
+def _text_facts(log: Log) -> dict[str, tuple[Any, int]]:
+    """fact -> (value, line number) read from the log (the first mention wins)."""
+    found: list[tuple[int, str, Any]] = []
+    for rx, what, gates in _TEXT_FACTS:
+        for n in log.lines_with(gates):
+            for m in rx.finditer(log.lines[n - 1]):
                 if what == "env":
-                    out.setdefault(f"env.{m.group(1).upper()}", (m.group(2).rstrip(".,;:"), n))
+                    found.append((n, f"env.{m.group(1).upper()}", m.group(2).rstrip(".,;:")))
                 elif what == "driver":
-                    out.setdefault("host.driver_version", (m.group(1), n))
-                    out.setdefault("host.driver_major", (int(m.group(2)), n))
+                    found.append((n, "host.driver_version", m.group(1)))
+                    found.append((n, "host.driver_major", int(m.group(2))))
                 else:
-                    out.setdefault(what[0], (what[1], n))
+                    found.append((n, what[0], what[1]))
+    out: dict[str, tuple[Any, int]] = {}
+    for n, k, v in sorted(found, key=lambda f: f[0]):
+        out.setdefault(k, (v, n))
     return out
 
 
 class Facts:
     """What is known: fact -> values (several findings may disagree), and where each came from."""
 
-    def __init__(self, findings: Iterable[Finding], lines: list[str]):
+    def __init__(self, findings: Iterable[Finding], log: Log):
         self.values: dict[str, list[Any]] = {}
         self.origin: dict[str, str] = {}
         for f in findings:
             self._add(FINDING_FACT, f.id, f"finding {f.id}")
             for k, v in (f.facts or {}).items():
                 self._add(k, v, "")
-        for k, (v, n) in _text_facts(lines).items():
+        for k, (v, n) in _text_facts(log).items():
             if k not in self.values:
                 self._add(k, v, f"line {n} of the log")
-        self.log = "\n".join(lines)
+        self.log = log.text
 
     def _add(self, k: str, v: Any, origin: str) -> None:
         vals = self.values.setdefault(k, [])
@@ -185,7 +235,7 @@ def _excerpt(line: str, width: int = 100) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-def _text_hits(entry: Entry, lines: list[str], whole: str, codes: dict[str, list[tuple[int, str]]]) -> tuple[list[float], list[str]]:
+def _text_hits(entry: Entry, log: Log, codes: dict[str, list[tuple[int, str]]]) -> tuple[list[float], list[str]]:
     """The text evidence for one entry: per log line the strongest hit (regex or error code), so one
     line counts once however many of the entry's patterns it satisfies."""
     primary = float(entry.data.get("regex_weight", PRIMARY_REGEX))
@@ -196,13 +246,10 @@ def _text_hits(entry: Entry, lines: list[str], whole: str, codes: dict[str, list
             best[n] = (weight, reason)
 
     for i, rx in enumerate(entry.patterns):
-        if not rx.search(whole):  # one pass over the whole log first; most patterns stop here
-            continue
-        for n, line in enumerate(lines, 1):
-            if rx.search(line):
-                weight = primary if i == 0 and entry.data.get("regex") else primary - EXTRA_DISCOUNT
-                hit(n, weight, f"regex matched line {n}: {_excerpt(line)}")
-                break
+        n = log.first_line(rx)
+        if n is not None:
+            weight = primary if i == 0 and entry.data.get("regex") else primary - EXTRA_DISCOUNT
+            hit(n, weight, f"regex matched line {n}: {_excerpt(log.lines[n - 1])}")
     for code in entry.error_codes:
         for n, written in codes.get(code_key(code), [])[:1]:
             hit(n, CODE, f"error code {written} on line {n}")
@@ -210,10 +257,11 @@ def _text_hits(entry: Entry, lines: list[str], whole: str, codes: dict[str, list
     return [w for _, (w, _r) in ordered], [r for _, (_w, r) in ordered]
 
 
-def _codes(lines: list[str]) -> dict[str, list[tuple[int, str]]]:
+def _codes(log: Log) -> dict[str, list[tuple[int, str]]]:
+    """error-code key -> [(line, as written)], in the order of the log."""
     out: dict[str, list[tuple[int, str]]] = {}
-    for n, line in enumerate(lines, 1):
-        for k, written in codes_in_line(line):
+    for n in log.lines_with(GATES):
+        for k, written in codes_in_line(log.lines[n - 1]):
             out.setdefault(k, []).append((n, written))
     return out
 
@@ -225,8 +273,8 @@ def _combine(weights: Iterable[float]) -> float:
     return 1.0 - miss
 
 
-def score_entry(entry: Entry, lines: list[str], whole: str, codes, facts: Facts) -> Optional[Match]:
-    text_w, reasons = _text_hits(entry, lines, whole, codes) if lines else ([], [])
+def score_entry(entry: Entry, log: Log, codes, facts: Facts) -> Optional[Match]:
+    text_w, reasons = _text_hits(entry, log, codes) if log.lines else ([], [])
     m = entry.data.get("match") or {}
     for cond in m.get("exclude") or []:
         if facts.check(cond):
@@ -270,13 +318,12 @@ def score_entry(entry: Entry, lines: list[str], whole: str, codes, facts: Facts)
 
 def match(kb, text: Optional[str] = None, findings: Iterable[Finding] = (), top: Optional[int] = None) -> list[Match]:
     """Entries of ``kb`` that explain ``text`` and/or ``findings``, best first."""
-    lines = clean_lines(text) if text else []
-    whole = "\n".join(lines)
-    codes = _codes(lines)
-    facts = Facts(list(findings), lines)
+    log = Log(text)
+    codes = _codes(log)
+    facts = Facts(list(findings), log)
     out = []
     for entry in kb.entries:
-        m = score_entry(entry, lines, whole, codes, facts)
+        m = score_entry(entry, log, codes, facts)
         if m is not None:
             out.append(m)
     _share_deciding_facts(out)

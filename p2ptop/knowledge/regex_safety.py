@@ -69,6 +69,24 @@ def nested_repeat(pattern: str) -> Optional[str]:
     return walk(tree, False)
 
 
+@functools.lru_cache(maxsize=4096)
+def required_literal(pattern: str) -> str:
+    """The longest run of plain characters every match of ``pattern`` contains, lower-cased ('' when
+    there is none worth using). A log without it cannot match, which a substring search tells fast."""
+    try:
+        tree = _sre_parse.parse(pattern, FLAGS)
+    except re.error:
+        return ""
+    best, run = "", ""
+    for op, av in tree:
+        if str(op) == "LITERAL":
+            run += chr(av).lower()
+            continue
+        best, run = max(best, run, key=len), ""
+    best = max(best, run, key=len)
+    return best if len(best) >= 3 else ""
+
+
 def adversarial_lines(pattern: str) -> list[str]:
     """Lines built to make a backtracking regex work hard: long runs of the characters the pattern
     mentions (and common log characters), each ended by a character that breaks the match."""
