@@ -189,9 +189,8 @@ def host_facts(snapshot: Snapshot) -> dict[str, Any]:
     facts["host.gpu_count"] = len(snapshot.gpus)
     if _gpu_virtualization(snapshot):
         facts["host.virtualized"] = True
-    if any(l.remote_type == "NVSWITCH" for g in snapshot.gpus for l in g.nvlinks) or facts.get("host.nvswitch_pci_count"):
+    if any(l.remote_type == "NVSWITCH" for g in snapshot.gpus for l in g.nvlinks) or host_fact(snapshot, "host.nvswitch_pci_count").get("value"):
         facts["host.nvswitch_present"] = True
-    facts.pop("host.nvswitch_pci_count", None)
     return facts
 
 
@@ -242,7 +241,10 @@ def host_findings(snapshot: Snapshot, fabric: Fabric) -> list[Finding]:
 
     def how(name: str) -> str:
         f = host_fact(snapshot, name)
-        return f"{name} = {f.get('value') if f.get('value') is not None else 'N/A (' + str(f.get('na')) + ')'}: {f.get('how', 'NVML')}"
+        if not f:
+            return f"{name}: not collected"
+        value = f["value"] if f.get("value") is not None else f"N/A ({f.get('na')})" if f.get("na") else "none"
+        return f"{name} = {value}: {f.get('how')}"
 
     pcie_pairs = _pcie_pairs(snapshot, fabric)
     if facts.get("host.iommu_active"):

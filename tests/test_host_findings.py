@@ -172,3 +172,17 @@ def test_demo_host_facts():
     assert found["acs.redirect"].severity == "problem" and found["iommu.on"].severity == "warning"
     assert "gpu.consumer" in by_id(findings_for(load_demo("rtx4090-2gpu")))
     assert by_id(findings_for(load_demo("nvlink-degraded")))["xid.recent"].severity == "problem"
+
+
+def test_nvswitch_seen_in_pci_counts_as_present(tmp_path):
+    from tests.fakesys import pci_device
+
+    root = make_host(tmp_path)
+    pci_device(root, ["pci0000:00", "0000:00:05.0"], cls="0x068000", vendor="0x10de", device="0x22a3")
+    run = Canned({("systemctl", "is-active", "nvidia-fabricmanager"): ok("inactive\n", rc=3),
+                  ("nv-fabricmanager", "--version"): ok("Fabric Manager version is : 580.159.04\n")})
+    h = collect(root=root, env={}, run=run, is_root=True, packages=no_packages)
+    assert h["facts"]["host.nvswitch_pci_count"]["value"] == 1
+    snap = snapshot(h)  # no NVLink seen by NVML (e.g. links not trained), but the switches are on the bus
+    assert host_facts(snap)["host.nvswitch_present"] is True
+    assert by_id(findings_for(snap))["fabric_manager.not_running"].severity == "problem"

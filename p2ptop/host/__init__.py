@@ -35,7 +35,7 @@ def collect(root: str = "/", env: Optional[Mapping[str, str]] = None, run: Runne
     if packages is not None:
         h.packages = packages
     if gpu_bus_ids:
-        h.gpu_bdfs = [sysfs_bdf(b) for b in gpu_bus_ids]
+        h.gpu_bdfs = [_bdf(b) for b in gpu_bus_ids if _bdf(b)]
         how = "NVML PCI bus ids"
     else:
         h.gpu_bdfs = iommu.find_gpus(h)
@@ -44,6 +44,13 @@ def collect(root: str = "/", env: Optional[Mapping[str, str]] = None, run: Runne
     for module in COLLECTORS:
         module.collect(h)
     return {"facts": h.facts, "as_root": h.is_root}
+
+
+def _bdf(bus_id: str) -> Optional[str]:
+    try:
+        return sysfs_bdf(bus_id)
+    except (ValueError, AttributeError):
+        return None
 
 
 def needs_root(host: Mapping[str, Any]) -> list[str]:
