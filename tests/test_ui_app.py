@@ -14,6 +14,7 @@ from p2ptop.model import BenchResult, Measurement
 from p2ptop.sources import SourceUnavailable
 from p2ptop.ui.app import P2PTopApp
 from p2ptop.ui.screens.help import HelpScreen
+from p2ptop.ui.widgets.fabric_view import FabricView
 from p2ptop.ui.widgets.pair_matrix import PairMatrix
 
 
@@ -167,8 +168,9 @@ async def test_help_lists_every_key():
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         text = screen_text(app)
-        for b in P2PTopApp.BINDINGS + PairMatrix.BINDINGS:
-            assert b.description in text
+        for b in P2PTopApp.BINDINGS + PairMatrix.BINDINGS + FabricView.BINDINGS:
+            assert b.description.lower() in text.lower()
+            assert app.get_key_display(b.__class__(b.key.split(",")[0], b.action)) in text
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, HelpScreen)
@@ -192,6 +194,20 @@ async def test_resize_to_80x24_folds_panes():
         await pilot.resize_terminal(200, 60)
         await pilot.pause()
         assert app.fabric.display and app.matrix.display and app.events.display
+
+
+async def test_zoom_fills_the_screen_with_the_matrix():
+    app = P2PTopApp(demo="nvl72")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(app, pilot)
+        app.matrix.focus()
+        await pilot.press("c", "z")
+        await pilot.pause()
+        assert app.screen.maximized is app.matrix
+        assert app.matrix.size.width >= 7 + 72 * 2  # every column at a glance
+        await pilot.press("z")
+        await pilot.pause()
+        assert app.screen.maximized is None
 
 
 async def test_nvl72_matrix_cursor_scrolls_into_view():

@@ -66,22 +66,24 @@ class P2PTopApp(App[int]):
     CSS_PATH = "p2ptop.tcss"
     TITLE = "p2ptop"
     BINDINGS = [
-        Binding("q", "quit", "Quit"),
-        Binding("question_mark", "help", "Help"),
-        Binding("ctrl+p", "command_palette", "Commands", show=False),
-        Binding("tab", "focus_next", "Next pane", show=False),
-        Binding("shift+tab", "focus_previous", "Previous pane", show=False),
-        Binding("f", "pane('fabric')", "Fabric", show=False),
-        Binding("m", "pane('matrix')", "Matrix", show=False),
-        Binding("l", "pane('events')", "Events log", show=False),
-        Binding("p", "pane('pair')", "Pair panel", show=False),
-        Binding("c", "cycle_mode", "Cells"),
-        Binding("r", "run_pair", "Test pair", show=False),
-        Binding("R", "run_all", "Test all"),
-        Binding("escape", "cancel", "Cancel test", show=False),
-        Binding("x", "export", "Export"),
-        Binding("k", "open_entry", "KB entry", show=False),
-        Binding("u", "poll_now", "Refresh now", show=False),
+        Binding("q", "quit", "Quit", tooltip="Leave p2ptop (a running copy test is cancelled)"),
+        Binding("question_mark", "help", "Help", tooltip="This list of keys"),
+        Binding("ctrl+p", "command_palette", "Commands", show=False,
+                tooltip="Command palette: copy tests, export, cell modes, sources"),
+        Binding("tab", "focus_next", "Next pane", show=False, tooltip="Move to the next pane"),
+        Binding("shift+tab", "focus_previous", "Previous pane", show=False, tooltip="Move to the previous pane"),
+        Binding("f", "pane('fabric')", "Fabric", show=False, tooltip="Show and focus the fabric view"),
+        Binding("m", "pane('matrix')", "Matrix", show=False, tooltip="Show and focus the pair matrix"),
+        Binding("l", "pane('events')", "Events log", show=False, tooltip="Show and focus the events log"),
+        Binding("p", "pane('pair')", "Pair panel", show=False, tooltip="Focus the pair panel (scroll, open KB entries)"),
+        Binding("z", "zoom", "Zoom", show=False, tooltip="Fill the screen with the focused pane (again: back)"),
+        Binding("c", "cycle_mode", "Cells", tooltip="Cycle what the matrix cells show"),
+        Binding("r", "run_pair", "Test pair", show=False, tooltip="Copy test of the highlighted pair (as Enter in the matrix)"),
+        Binding("R", "run_all", "Test all", tooltip="Copy test of every ordered pair, one after another"),
+        Binding("escape", "cancel", "Cancel test", show=False, tooltip="Cancel the running copy test"),
+        Binding("x", "export", "Export", tooltip="Write a ticket bundle: screenshot, report, snapshot"),
+        Binding("k", "open_entry", "KB entry", show=False, tooltip="Open the first knowledge-base entry matched for the pair"),
+        Binding("u", "poll_now", "Refresh now", show=False, tooltip="Read live NVML now instead of waiting for the interval"),
     ]
 
     def __init__(
@@ -219,6 +221,16 @@ class P2PTopApp(App[int]):
         self.fabric.border_title = "Fabric" + hint
         self.matrix.border_title = f"Pairs: {MODES[self.matrix.mode]}" + hint
         self.events.border_title = "Events" + (hint if self.layout_name() == "narrow" else "")
+
+    def action_zoom(self) -> None:
+        screen = self.main_screen
+        if screen.maximized is not None:
+            screen.minimize()
+        elif self.focused is not None and self.screen is screen:
+            pane = next((w for w in (self.fabric, self.matrix, self.events, self.panel)
+                         if w is self.focused or self.focused in w.walk_children()), None)
+            if pane is not None:
+                screen.maximize(pane, container=False)
 
     def action_pane(self, name: str) -> None:
         """Show and focus a pane (on a narrow terminal the others fold away)."""

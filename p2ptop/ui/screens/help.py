@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Callable
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -20,25 +23,35 @@ MOUSE = (
 )
 
 
-def _keys(binding: Binding) -> str:
-    return ", ".join(k.strip() for k in binding.key.split(","))
+def _keys(binding: Binding, key_display: Callable[[Binding], str]) -> str:
+    return ", ".join(key_display(dataclasses.replace(binding, key=k.strip())) for k in binding.key.split(","))
 
 
-def _section(t: Text, title: str, bindings) -> None:
+def _section(t: Text, title: str, bindings, key_display: Callable[[Binding], str]) -> None:
     t.append(f"\n{title}\n", style="bold underline")
+    if any(isinstance(b, Binding) and b.action.startswith("move(") for b in bindings):
+        moves = [b for b in bindings if isinstance(b, Binding) and b.action.startswith("move(")]
+        t.append(f"  {', '.join(key_display(b) for b in moves):<24}", style="bold cyan")
+        t.append("Move", style="bold")
+        t.append(": " + ", ".join(b.description.lower() for b in moves) + " (moving only highlights; it never starts work)\n")
     for b in bindings:
         if isinstance(b, tuple):
             b = Binding(*b)
-        t.append(f"  {_keys(b):<22}", style="bold cyan")
-        t.append(f"{b.description}\n")
+        if b.action.startswith("move("):
+            continue  # the arrows are listed once, as "Move"
+        t.append(f"  {_keys(b, key_display):<24}", style="bold cyan")
+        t.append(f"{b.description}", style="bold")
+        if b.tooltip:
+            t.append(f": {b.tooltip}")
+        t.append("\n")
 
 
-def help_text(app_bindings) -> Text:
+def help_text(app_bindings, key_display: Callable[[Binding], str]) -> Text:
     t = Text("p2ptop keys", style="bold")
     t.append("   (Esc, q or ? closes this screen)\n", style="dim")
-    _section(t, "Everywhere", app_bindings)
-    _section(t, "Pair matrix", PairMatrix.BINDINGS)
-    _section(t, "Fabric view", FabricView.BINDINGS)
+    _section(t, "Everywhere", app_bindings, key_display)
+    _section(t, "Pair matrix", PairMatrix.BINDINGS, key_display)
+    _section(t, "Fabric view", FabricView.BINDINGS, key_display)
     t.append("\nMouse\n", style="bold underline")
     for what, does in MOUSE:
         t.append(f"  {what:<30}", style="bold cyan")
@@ -65,7 +78,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
-            yield Static(help_text(self._bindings_list), id="help-text")
+            yield Static(help_text(self._bindings_list, self.app.get_key_display), id="help-text")
 
     def action_dismiss(self) -> None:
         self.dismiss(None)

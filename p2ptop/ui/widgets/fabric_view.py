@@ -41,7 +41,8 @@ class FabricView(ScrollView, can_focus=True):
     BINDINGS = [
         Binding("up", "move(-1)", "Previous GPU", show=False),
         Binding("down", "move(1)", "Next GPU", show=False),
-        Binding("space,enter", "mark", "Mark GPU (A, then B)", show=False),
+        Binding("space,enter", "mark", "Mark GPU", show=False,
+                tooltip="The first GPU marked is A, the next one B: that pair is selected"),
     ]
 
     gpu_cursor: reactive[int] = reactive(0, init=False)  # position in the list of GPU lines

@@ -42,12 +42,12 @@ class PairMatrix(ScrollView, can_focus=True):
         Binding("down", "move(1, 0)", "Down", show=False),
         Binding("left", "move(0, -1)", "Left", show=False),
         Binding("right", "move(0, 1)", "Right", show=False),
-        Binding("pageup", "move(-10, 0)", "Page up", show=False),
-        Binding("pagedown", "move(10, 0)", "Page down", show=False),
-        Binding("home", "jump('home')", "First pair", show=False),
-        Binding("end", "jump('end')", "Last pair", show=False),
-        Binding("t", "transpose", "Swap A/B", show=False),
-        Binding("enter", "select", "Test pair"),
+        Binding("pageup", "move(-10, 0)", "Page up", show=False, tooltip="Ten rows up"),
+        Binding("pagedown", "move(10, 0)", "Page down", show=False, tooltip="Ten rows down"),
+        Binding("home", "jump('home')", "First pair", show=False, tooltip="GPU0 → GPU1"),
+        Binding("end", "jump('end')", "Last pair", show=False, tooltip="The last pair"),
+        Binding("t", "transpose", "Swap A/B", show=False, tooltip="The same pair the other way round"),
+        Binding("enter", "select", "Test pair", tooltip="Copy test of the highlighted pair (a click on it does the same)"),
     ]
 
     cursor: reactive[tuple[int, int]] = reactive((0, 1), init=False)
