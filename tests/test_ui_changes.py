@@ -1,0 +1,78 @@
+"""p2ptop.changes: what changed between two snapshots of a host (the dashboard's live events)."""
+
+from __future__ import annotations
+
+import copy
+
+from p2ptop.changes import diff
+from p2ptop.demos import load_demo
+
+
+def _pair():
+    old = load_demo("dgx-h100")
+    return old, copy.deepcopy(old)
+
+
+def kinds(changes):
+    return [c.kind for c in changes]
+
+
+def test_no_previous_and_no_change_give_nothing():
+    old, new = _pair()
+    assert diff(None, new) == []
+    new.source.taken_at = "2026-11-23T10:00:00+00:00"
+    assert diff(old, new) == []
+
+
+def test_link_down_and_up():
+    old, new = _pair()
+    new.gpus[3].nvlinks[4].state = "inactive"
+    (c,) = diff(old, new)
+    assert c.kind == "nvlink.down" and c.subject == "gpu:3" and c.gpus == (3,)
+    assert c.text == "GPU3 NVLink 4 went down" and c.severity == "problem"
+    assert kinds(diff(new, old)) == ["nvlink.up"]
+
+
+def test_counter_rising_but_not_falling():
+    old, new = _pair()
+    new.gpus[1].nvlinks[2].counters["crc_flit"] = 5
+    new.gpus[1].pcie_replay_counter = (old.gpus[1].pcie_replay_counter or 0) + 3
+    changes = diff(old, new)
+    assert kinds(changes) == ["nvlink.counter", "pcie.replay"]
+    assert "crc_flit errors +5 (now 5)" in changes[0].text and "+3" in changes[1].text
+    assert diff(new, old) == []  # a counter reset is not an error
+
+
+def test_pcie_retrain():
+    old, new = _pair()
+    new.gpus[5].pcie_width_cur = 8
+    (c,) = diff(old, new)
+    assert c.kind == "pcie.retrain" and "Gen5 x16 -> Gen5 x8" in c.text
+
+
+def test_gpu_lost_gone_and_back():
+    old, new = _pair()
+    new.gpus[2].na["name"] = "GPU is lost"
+    assert kinds(diff(old, new)) == ["gpu.lost"]
+    assert kinds(diff(new, old)) == ["gpu.back"]
+    gone = copy.deepcopy(old)
+    del gone.gpus[7]
+    assert kinds(diff(old, gone)) == ["gpu.lost"]
+
+
+def test_nvml_failing_and_recovering():
+    old, new = _pair()
+    new.na["gpus"] = "Unknown Error"
+    new.gpus[0].na["pcie_gen_cur"] = "Unknown Error"
+    changes = diff(old, new)
+    assert kinds(changes) == ["nvml.failing", "nvml.failing"]
+    assert changes[0].subject == "host" and "Unknown Error" in changes[0].text
+    assert kinds(diff(new, old)) == ["nvml.recovered"]
+
+
+def test_p2p_status_change():
+    old, new = _pair()
+    new.pair(0, 1).p2p["read"] = "TOPOLOGY_NOT_SUPPORTED"
+    (c,) = diff(old, new)
+    assert c.kind == "p2p.status" and c.gpus == (0, 1)
+    assert c.text == "GPU0->GPU1 P2P read: OK -> topology not supported"
