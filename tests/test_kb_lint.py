@@ -89,3 +89,16 @@ def test_the_timed_check_passes_fast_regexes_and_keeps_going_after_a_slow_one():
 def test_a_missing_path_is_a_problem_not_a_crash(tmp_path):
     (p,) = lint([tmp_path / "nope"])
     assert "no such file" in p.message
+
+
+def test_users_entries_with_a_slow_regex_are_skipped_at_load(tmp_path):
+    import shutil
+
+    from p2ptop.knowledge import load_kb
+
+    for name in ("slow_regex.json", "good.json"):
+        shutil.copy(os.path.join(BROKEN, name), tmp_path / name)
+    kb = load_kb([tmp_path])
+    assert kb.get("test/good-entry") is not None and kb.get("test/slow-regex") is None
+    (p,) = [p for p in kb.problems if p.file.endswith("slow_regex.json")]
+    assert p.field == "regex" and "slower than" in p.message

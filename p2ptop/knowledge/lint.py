@@ -12,10 +12,9 @@ from typing import Iterable, Optional
 
 from ..findings import Finding
 from .entry import Entry, Problem
-from .loader import KnowledgeBase, PathLike, entry_files, load_kb, read_entry
+from .loader import KnowledgeBase, PathLike, entry_files, load_kb, read_entry, slow_regex_problems
 from .matcher import match
-from .regex_safety import TIME_LIMIT_S, slow_patterns
-from .schema import entry_patterns
+from .regex_safety import TIME_LIMIT_S
 
 
 def example_findings(example: dict) -> list[Finding]:
@@ -46,7 +45,7 @@ def lint(paths: Iterable[PathLike], time_limit_s: float = TIME_LIMIT_S, context:
                 continue
             seen[entry.id] = str(f)
             entries.append(entry)
-    problems.extend(_slow_regexes(entries, time_limit_s))
+    problems.extend(slow_regex_problems(entries, time_limit_s))
     context = context if context is not None else load_kb()
     known = set(seen) | set(context.ids())
     for e in entries:
@@ -56,13 +55,6 @@ def lint(paths: Iterable[PathLike], time_limit_s: float = TIME_LIMIT_S, context:
                     problems.append(Problem(e.file, f"transition_graph.{kind}[{i}]", f"unknown entry id {ref!r}"))
     problems.extend(_examples_unmatched(entries, context))
     return problems
-
-
-def _slow_regexes(entries: list[Entry], time_limit_s: float) -> list[Problem]:
-    where = [(e, field, p) for e in entries for field, p in entry_patterns(e.data)]
-    slow = slow_patterns([p for _e, _f, p in where], time_limit_s)
-    return [Problem(e.file, field, f"regex rejected: slower than {time_limit_s:g} s on an adversarial line (catastrophic backtracking)")
-            for e, field, p in where if p in slow]
 
 
 def _examples_unmatched(entries: list[Entry], context: KnowledgeBase) -> list[Problem]:

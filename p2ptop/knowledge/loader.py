@@ -11,7 +11,7 @@ from typing import Iterable, Optional, Union
 
 from .entry import Entry, Problem
 from .paths import builtin_dir, user_dir
-from .regex_safety import compile_pattern
+from .regex_safety import TIME_LIMIT_S, compile_pattern, slow_patterns
 from .schema import SCHEMA_FILE, entry_patterns, validate
 
 PathLike = Union[str, Path]
@@ -58,19 +58,32 @@ def read_entry(path: PathLike) -> tuple[Optional[Entry], list[Problem]]:
     return Entry(data=data, file=name, patterns=[compile_pattern(p) for f, p in entry_patterns(data) if not f.startswith("match.")]), []
 
 
-def load_paths(paths: Iterable[PathLike], kb: Optional[KnowledgeBase] = None) -> KnowledgeBase:
+def slow_regex_problems(entries: list[Entry], time_limit_s: float = TIME_LIMIT_S) -> list[Problem]:
+    """A problem for every regex of ``entries`` that is too slow on adversarial lines (timed in a worker)."""
+    where = [(e, field, p) for e in entries for field, p in entry_patterns(e.data)]
+    slow = slow_patterns([p for _e, _f, p in where], time_limit_s) if where else set()
+    return [Problem(e.file, field, f"regex rejected: slower than {time_limit_s:g} s on an adversarial line (catastrophic backtracking)")
+            for e, field, p in where if p in slow]
+
+
+def load_paths(paths: Iterable[PathLike], kb: Optional[KnowledgeBase] = None, timed: bool = False) -> KnowledgeBase:
     """Add the entries of ``paths`` (files or directories) to ``kb``; an id seen again replaces the
-    earlier entry when it comes from another source, and is a duplicate-id problem within one."""
+    earlier entry when it comes from another source, and is a duplicate-id problem within one.
+    ``timed`` also runs each regex against adversarial lines (a second or so) and skips entries with
+    a slow one: for entries nobody has linted, such as users' own."""
     kb = kb or KnowledgeBase()
     for path in paths:
         if not os.path.exists(path):
             kb.problems.append(Problem(str(path), "", "no such file or directory"))
             continue
+        read = [(f, *read_entry(f)) for f in entry_files(path)]
+        slow = slow_regex_problems([e for _f, e, _p in read if e is not None]) if timed else []
+        kb.problems.extend(slow)
+        rejected = {p.file for p in slow}
         here: dict[str, str] = {}
-        for f in entry_files(path):
-            entry, problems = read_entry(f)
+        for f, entry, problems in read:
             kb.problems.extend(problems)
-            if entry is None:
+            if entry is None or str(f) in rejected:
                 continue
             if entry.id in here:
                 kb.problems.append(Problem(str(f), "id", f"duplicate id {entry.id!r} (also in {here[entry.id]}); this file is skipped"))
@@ -94,5 +107,8 @@ def default_dirs(extra_dirs: Iterable[PathLike] = ()) -> list[Path]:
 
 def load_kb(extra_dirs: Iterable[PathLike] = ()) -> KnowledgeBase:
     """The built-in kb/, then the user config dir (~/.config/p2ptop/kb or $XDG_CONFIG_HOME/p2ptop/kb),
-    then ``extra_dirs`` (--kb DIR); later ones override earlier ones by id."""
-    return load_paths(default_dirs(extra_dirs))
+    then ``extra_dirs`` (--kb DIR); later ones override earlier ones by id. The built-in entries are
+    linted by the test suite; the others get the timed regex check here."""
+    dirs = default_dirs(extra_dirs)
+    kb = load_paths(dirs[:1])
+    return load_paths(dirs[1:], kb, timed=True)

@@ -120,7 +120,7 @@ def slow_patterns(patterns: Iterable[str], limit_s: float = TIME_LIMIT_S) -> set
     limit, the pattern it is on is slow, the worker is killed and a fresh one goes on with the rest."""
     todo = [p for p in dict.fromkeys(patterns)]
     slow: set[str] = set()
-    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+    ctx = mp.get_context("spawn")  # safe from threaded callers (the dashboard loads the KB in a thread)
     while todo:
         parent, child = ctx.Pipe(duplex=False)
         proc = ctx.Process(target=_worker, args=(child, todo), daemon=True)
