@@ -126,6 +126,7 @@ class P2PTopApp(App[int]):
         self.kb: Any = None
         self.kb_error: Optional[str] = None
         self.kb_loaded = threading.Event()
+        self._kb_started = False
         self.matches: list[Any] = []
         self.pane = "matrix"
 
@@ -161,7 +162,6 @@ class P2PTopApp(App[int]):
             asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, self._hangup)
         except (NotImplementedError, RuntimeError, ValueError, AttributeError):
             pass  # no SIGHUP here (or not the main thread): nothing to do when the terminal goes
-        self.run_worker(self._kb_worker, thread=True, group="kb", name="load knowledge base")
         snapshot, demo, replay = self._initial
         if snapshot is not None:
             self.open_source(snapshot=snapshot)
@@ -313,6 +313,10 @@ class P2PTopApp(App[int]):
         if message.token != self._token:
             return
         state = message.state
+        if self.kb is None and self.kb_error is None and not self._kb_started:
+            # the knowledge base loads once the first picture is up, so as not to slow it down
+            self._kb_started = True
+            self.run_worker(self._kb_worker, thread=True, group="kb", name="load knowledge base")
         state.snapshot.bench = list(self.bench_results.values())  # results survive live refreshes
         was = self.state
         self.state = state
@@ -378,8 +382,8 @@ class P2PTopApp(App[int]):
         updated = _local_time(state.snapshot.source.taken_at) if self.live else None
         self.header.show(state.snapshot, updated)
         self._apply_layout()
-        self.fabric.show(state)
         self.matrix.show(state, self._result)
+        self.fabric.show(state, self.matrix.pair_at_cursor())
         notes = [n for n in state.snapshot.notes]
         self.fabric.border_subtitle = clean(notes[0])[:80] if notes else ""
         pair = self.matrix.pair_at_cursor()

@@ -61,14 +61,17 @@ class FabricView(ScrollView, can_focus=True):
         self.pending: Optional[int] = None  # first GPU of a pair being chosen
 
     # -- data in --
-    def show(self, state: DashboardState) -> None:
+    def show(self, state: DashboardState, pair: Optional[tuple[int, int]] = None) -> None:
         self.state = state
+        if pair is not None:
+            self.pair, self.pending = pair, None
         self._layout()
 
     def show_pair(self, a: int, b: int) -> None:
-        self.pair = (a, b)
-        self.pending = None
-        self._layout()
+        if self.pair != (a, b) or self.pending is not None:
+            self.pair = (a, b)
+            self.pending = None
+            self._layout()
 
     def _layout(self) -> None:
         self.lines = build_lines(self.state, self.pair, self.pending) if self.state else []
