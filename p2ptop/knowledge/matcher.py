@@ -313,7 +313,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts) -> Optional[Match]:
             fact_w.append(cond.get("weight", SUPPORT_WEIGHT))
             reasons.append(_describe(cond, facts))
     score = _combine(text_w + fact_w) * factor
-    return Match(entry, round(score, 4), reasons, deciding)
+    return Match(entry, round(score, 4), list(dict.fromkeys(reasons)), deciding)
 
 
 def match(kb, text: Optional[str] = None, findings: Iterable[Finding] = (), top: Optional[int] = None) -> list[Match]:
