@@ -35,6 +35,14 @@ def test_the_body_shows_root_cause_dead_ends_workarounds_sources_and_tier():
     assert ENTRY.data["root_cause_zh"] in zh and ENTRY.data["workarounds_zh"][1] in zh
 
 
+def test_opened_from_a_match_it_says_why_and_what_would_decide():
+    from p2ptop.knowledge import match
+
+    m = match(KB, "RuntimeError: CUDA error: peer access is not supported between these two devices", top=1)[0]
+    text = entry_body(m.entry, "en", 0, KB, m).plain
+    assert "matched: score 0.70 (possible)" in text and "regex matched line 1" in text and "would decide: gpu.consumer" in text
+
+
 def test_entry_text_is_never_markup():
     data = copy.deepcopy(ENTRY.data)
     data["root_cause"] = "[bold red]boom[/] [link=http://evil]x[/link] \x1b[2J"

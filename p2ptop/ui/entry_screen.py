@@ -19,8 +19,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..knowledge import FAILURE_CLASSES, VERIFICATION_TIERS, Entry, KnowledgeBase
-from ..knowledge.render import percent
+from ..knowledge import FAILURE_CLASSES, VERIFICATION_TIERS, Entry, KnowledgeBase, Match
+from ..knowledge.render import fact_help, percent
 from .look import clean
 
 LANG_NAMES = {"en": "English", "zh": "中文"}
@@ -33,10 +33,18 @@ def commands(entry: Entry) -> list[int]:
     return [i for i, w in enumerate(entry.workarounds) if isinstance(w.get("command"), str) and w["command"].strip()]
 
 
-def entry_body(entry: Entry, lang: str = "en", selected: Optional[int] = None, kb: Optional[KnowledgeBase] = None) -> Text:
-    """The entry as rich Text; ``selected`` is the workaround whose command 'c' copies."""
+def entry_body(entry: Entry, lang: str = "en", selected: Optional[int] = None, kb: Optional[KnowledgeBase] = None,
+               match: Optional[Match] = None) -> Text:
+    """The entry as rich Text; ``selected`` is the workaround whose command 'c' copies; ``match``, when
+    the entry was opened from a match, adds why it matched and which missing facts would decide."""
     t = Text()
     t.append(clean(entry.text("signature", lang)) + "\n", style="bold")
+    if match is not None:
+        t.append(f"matched: score {match.score:.2f} ({match.confidence})\n", style="bold cyan")
+        for r in match.reasons:
+            t.append("  · " + clean(r) + "\n", style=DIM)
+        if match.deciding_facts:
+            t.append("  would decide: " + ", ".join(fact_help(f) for f in match.deciding_facts) + "\n", style="italic")
     cls = entry.failure_class
     t.append("class ", style=DIM)
     t.append(clean(cls or "none given"))
@@ -98,7 +106,7 @@ def _sources(t: Text, sources, indent: str, label: bool = True) -> None:
 
 
 class EntryScreen(Screen[None]):
-    """One entry. Push it with ``app.push_screen(EntryScreen(entry, kb))``."""
+    """One entry. Push it with ``app.push_screen(EntryScreen(entry, kb))``; pass ``match=`` to show why it matched."""
 
     DEFAULT_CSS = """
     EntryScreen #entry-title { height: 1; background: $panel; padding: 0 1; text-style: bold; }
@@ -112,11 +120,12 @@ class EntryScreen(Screen[None]):
         Binding("r", "related", "Related entries"),
     ] + [Binding(str(d), f"select({d - 1})", f"Workaround {d}", show=False) for d in range(1, 10)]
 
-    def __init__(self, entry: Entry, kb: Optional[KnowledgeBase] = None, lang: str = "en") -> None:
+    def __init__(self, entry: Entry, kb: Optional[KnowledgeBase] = None, lang: str = "en", match: Optional[Match] = None) -> None:
         super().__init__()
         self.entry = entry
         self.kb = kb
         self.lang = lang
+        self.match = match
         cmds = commands(entry)
         self.selected: Optional[int] = cmds[0] if cmds else None
 
@@ -133,7 +142,7 @@ class EntryScreen(Screen[None]):
         return t
 
     def body(self) -> Text:
-        return entry_body(self.entry, self.lang, self.selected, self.kb)
+        return entry_body(self.entry, self.lang, self.selected, self.kb, self.match)
 
     def refresh_body(self) -> None:
         self.query_one("#entry-title", Static).update(self._title())
