@@ -492,6 +492,30 @@ async def test_export_to_unwritable_dir_says_so(tmp_path):
         assert app.state is not None
 
 
+async def test_knowledge_base_matches_listed_and_opened():
+    pytest.importorskip("p2ptop.knowledge")
+    app = P2PTopApp(demo="nvlink-degraded")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(app, pilot)
+        app.kb_loaded.wait(10)
+        app.matrix.select_pair(3, 4)  # GPU3 has NVLinks down
+        for _ in range(50):
+            await settle(app, pilot)
+            if app.matches:
+                break
+        assert app.matches, "the degraded pair should match knowledge-base entries"
+        first = app.matches[0].entry
+        assert first.id in screen_text(app)
+        await pilot.press("k")
+        await pilot.pause()
+        from p2ptop.ui.entry_screen import EntryScreen
+
+        assert isinstance(app.screen, EntryScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is app.main_screen
+
+
 async def test_palette_lists_main_actions():
     app = P2PTopApp(demo="dgx-h100")
     async with app.run_test(size=(200, 50)) as pilot:

@@ -55,6 +55,32 @@ def _local_time(iso: Optional[str] = None) -> str:
     return _dt.datetime.now().strftime("%H:%M:%S")
 
 
+class LiveReader:
+    """Live NVML for the dashboard's polls: NVML stays initialised between polls (sources.nvml.LiveSession).
+
+    The first read goes through sources.read_live, whose error says clearly when there is no driver."""
+
+    def __init__(self) -> None:
+        self._session: Any = None
+
+    def __call__(self) -> Snapshot:
+        from ..sources import attach_host, read_live
+        from ..sources.nvml import LiveSession
+
+        if self._session is None:
+            snap = read_live()
+            self._session = LiveSession()
+            return snap
+        snap = self._session.read()
+        attach_host(snap)
+        return snap
+
+    def close(self) -> None:
+        if self._session is not None:
+            self._session.close()
+            self._session = None
+
+
 class MainScreen(Screen):
     """The dashboard's own screen; it tells the app when its size is known, to pick a layout."""
 
@@ -174,6 +200,8 @@ class P2PTopApp(App[int]):
         self.live = False  # no further polls
         if self._poll_timer is not None:
             self._poll_timer.stop()
+        if isinstance(self._reader, LiveReader):
+            self._reader.close()
         if self._bench_cancel is not None:
             self._bench_cancel.set()  # the runner kills its child process
 
@@ -259,9 +287,7 @@ class P2PTopApp(App[int]):
             read = partial(open_snapshot, demo=demo, replay=replay)
         else:
             if reader is None:
-                from ..sources import read_live
-
-                reader = read_live
+                reader = LiveReader()
             self._reader = reader
             read = reader
         self._read(read, first=True)
@@ -343,9 +369,10 @@ class P2PTopApp(App[int]):
         if message.first and self.state is None:  # nothing on screen yet: fall back to a demo, and say so
             from ..demos import DEFAULT_DEMO, DEMOS
 
+            choose = "" if "--demo" in message.reason else " Choose another with --demo NAME or --replay FILE."
             self.set_banner(
-                Text(f"{what}: {clean(message.reason)}\nShowing the {DEFAULT_DEMO} demo (simulated). Choose another with "
-                     f"p2ptop --demo NAME ({', '.join(DEMOS)}) or --replay FILE, or from the command palette (ctrl+p)."),
+                Text(f"{what}: {clean(message.reason)}{choose}\nShowing the {DEFAULT_DEMO} demo (simulated) instead. "
+                     f"Demos: {', '.join(DEMOS)}; ctrl+p switches the source."),
                 "warning" if message.no_driver else "error")
             self.events.add(f"{what}: {message.reason}", "problem")
             self.open_source(demo=DEFAULT_DEMO)
@@ -561,7 +588,8 @@ class P2PTopApp(App[int]):
                 text += f", {share * 100:.0f}% of expected"
             if r.simulated:
                 text += " (simulated)"
-            sev = "info" if r.status == "ok" and r.verdict in (None, "healthy") else ("warning" if r.status in ("ok", "cancelled") else "problem")
+            sev = ("problem" if r.verdict == "failing" or r.status not in ("ok", "cancelled")
+                   else "warning" if r.verdict == "slow" or r.status == "cancelled" else "info")
             self.events.add(text, sev)
         if len(message.results) == 1:
             self.notify(clean(text), timeout=4)
@@ -660,7 +688,8 @@ class P2PTopApp(App[int]):
         except ImportError as e:
             self.notify(f"Knowledge-base entry view not available ({e}).", severity="error", timeout=6)
             return
-        self.push_screen(EntryScreen(self.matches[index].entry, self.kb))
+        match = self.matches[index]
+        self.push_screen(EntryScreen(match.entry, self.kb, match=match))
 
     # -- export ----------------------------------------------------------------------------------------
     def export_text(self) -> str:

@@ -174,17 +174,17 @@ def bench_text(state: DashboardState, r: BenchResult) -> Text:
     if share is not None:
         t.append(f"  one-way copy: {share * 100:.0f}% of expected\n")
     for m in r.measurements:
-        line = Text(f"  {clean(m.name):<18}")
+        line = Text(f"  {clean(m.name):<17}")
         if m.value is not None:
-            line.append(f"{m.value:>9.1f} {clean(m.unit)}")
+            line.append(f"{m.value:>7.1f} {clean(m.unit):<4}")
             if m.min is not None and m.max is not None:
-                line.append(f"  ({m.min:.1f}–{m.max:.1f})", style="dim")
+                line.append(f" {m.min:.1f}–{m.max:.1f}", style="dim")
             if m.expected:
-                line.append(f"  of {m.expected:g}", style="dim")
+                line.append(f" /{m.expected:g}", style="dim")
         else:
-            line.append("      N/A", style="dim")
+            line.append("    N/A", style="dim")
         if m.verdict:
-            line.append(f"  {clean(m.verdict)}", style={"healthy": "green", "slow": "yellow", "failing": "red"}.get(m.verdict, "dim"))
+            line.append(f" {clean(m.verdict)}", style={"healthy": "green", "slow": "yellow", "failing": "red"}.get(m.verdict, "dim"))
         if m.error:
             line.append(f"  {clean(m.error)}", style="red")
         t.append_text(line)
