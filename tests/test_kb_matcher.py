@@ -48,6 +48,9 @@ def test_other_frameworks_wording_of_the_same_failure():
     assert ids(match(KB, "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 12080)."))[:1] == ["cuda/insufficient-driver"]
     assert ids(match(KB, "what():  Error (gpu_burn-drv.cpp:298): system not yet initialized"))[:1] == ["fabric-manager/not-running-system-not-initialized"]
     assert ids(match(KB, "LogicError: cuCtxEnablePeerAccess failed: peer access is not supported between these two devices"))[:1] == ["cuda/peer-access-unsupported-by-hardware"]
+    vllm = "WARNING custom_all_reduce.py:74] Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test failed."
+    assert ids(match(KB, vllm))[:1] == ["cuda/peer-access-unsupported-by-hardware"]
+    assert ids(match(KB, "GPU 0: NVIDIA GeForce RTX 4090\n" + vllm))[:1] == ["cuda/peer-access-unsupported-consumer-gpu"]
 
 
 def test_a_number_alone_is_not_read_as_a_cuda_error():
