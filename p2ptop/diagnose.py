@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from .bench.judge import bench_findings
 from .fabric import Fabric
 from .findings import FACT_KEYS, Finding, gpu_subject, pair_subject
 from .model import GPU, P2P_STATUS_TEXT, Snapshot
@@ -153,6 +154,10 @@ def findings_for(snapshot: Snapshot, fabric: Optional[Fabric] = None) -> list[Fi
             if a != b:
                 out.extend(pair_findings(snapshot, fabric, a, b))
     out.extend(host_findings(snapshot, fabric))
+    for f in bench_findings(snapshot, fabric):
+        if f.pair:  # copy-test findings carry the pair's facts too, so the KB can weigh both
+            f.facts = {**pair_facts(snapshot, fabric, *f.pair), **f.facts}
+        out.append(f)
     return out
 
 

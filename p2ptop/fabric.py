@@ -291,9 +291,10 @@ class Fabric:
             version = min(v for v in (self.nvlink_version(a), self.nvlink_version(b)) if v) if (self.nvlink_version(a) or self.nvlink_version(b)) else None
             per = NVLINK_GBPS_PER_LINK.get(version) if version else None
             name = NVLINK_VERSION_NAMES.get(version, "?") if version else "?"
-            basis = f"{n} x NVLink {name}" + (f" at {per:g} GB/s" if per else "")
             # max capability: the links a pair would have if every link were up
             total = self._nvlink_total(a, b)
+            count = f"{total}" if total == n else f"{n} of {total}"
+            basis = f"{count} x NVLink {name}" + (f" at {per:g} GB/s" if per else "")
             if per is None:
                 return Expectation(None, None, "nvlink", basis, f"no cited per-link figure for NVLink {name}")
             return Expectation(round(total * per, 1), round(n * per, 1), "nvlink", basis)

@@ -284,7 +284,7 @@ def nvlink_degraded() -> Snapshot:
         return "NODE" if (a < 4) == (b < 4) else "SYSTEM"
 
     xid_text = "NVLink: fatal error detected on link {}(0x0, 0x0, 0x10000, 0x0, 0x0, 0x0, 0x0)"
-    xids = [{"pci": "0000:0b:00", "xid": 74, "text": xid_text.format(link)} for link in (4, 5)]
+    xids = [{"pci": "0000:2b:00", "xid": 74, "text": xid_text.format(link)} for link in (4, 5)]
     host = _host(gpus, {
         "host.os": "Ubuntu 20.04.6 LTS", "host.kernel": "5.4.0-200-generic", "host.driver_version": "550.144.03",
         "host.kernel_cmdline": "BOOT_IMAGE=/boot/vmlinuz-5.4.0-200-generic root=/dev/md0 ro",
