@@ -40,6 +40,8 @@ def test_cuda_error_names_and_numbers_are_read_from_any_wording():
     assert "cuda/peer-access-already-enabled" in ids(match(KB, "cudaDeviceEnablePeerAccess returned cudaErrorPeerAccessAlreadyEnabled"))
     assert "cuda/too-many-peers" in ids(match(KB, "CUDA_ERROR_TOO_MANY_PEERS"))
     assert "nvlink/uncorrectable-nvlink-error" in ids(match(KB, "kernel: NVRM: Xid (PCI:0000:3b:00): 74, pid=1234, name=python"))
+    # glog/Caffe checks print 'error == cudaSuccess (N vs. 0)'
+    assert "cuda/system-driver-mismatch" in ids(match(KB, "Check failed: e == cudaSuccess (803 vs. 0)"))
     # cuda-gdb prints the code in hex: 0x2c0 = 704
     assert ids(match(KB, "warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)")) == ["cuda/peer-access-already-enabled"]
 

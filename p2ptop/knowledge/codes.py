@@ -30,6 +30,7 @@ _NAME = re.compile(r"\b(?:cudaError(?P<rt>[A-Z][A-Za-z]+)|CUDA_ERROR_(?P<drv>[A-
 _CUDA_WORDS = ("cuda", "nvrtc", "cublas", "nccl")
 _NUMBER = re.compile(r"\b(?:error|err|code|status|returned|result|failure)\s*(?:code|=|:|#|is|number)?\s*[=:]?\s*\(?\s*(\d{2,3})\b")
 _HEX = re.compile(r"\b(?:error|err|code|status|returned|result)\s*[=:]?\s*\(?\s*0x([0-9a-f]{1,4})\b")  # cuda-gdb: returned (0x2c0)
+_GLOG = re.compile(r"==\s*cudasuccess\s*\((\d{2,3}) vs\.? 0\)")  # glog/Caffe: error == cudaSuccess (35 vs. 0)
 _XID = re.compile(r"\bxid\b\s*(?:\([^)]{0,80}\))?\s*:?\s*(\d{1,3})\b")
 
 
@@ -65,7 +66,7 @@ def codes_in_line(line: str) -> Iterator[tuple[str, str]]:
     low = line.lower()
     shown = line if len(low) == len(line) else low
     if any(w in low for w in _CUDA_WORDS):
-        for rx, base in ((_NUMBER, 10), (_HEX, 16)):
+        for rx, base in ((_NUMBER, 10), (_HEX, 16), (_GLOG, 10)):
             for m in rx.finditer(low):
                 n = int(m.group(1), base)
                 if n in CUDA_NUMBERS:
