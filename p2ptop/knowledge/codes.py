@@ -55,7 +55,7 @@ def key(code: Union[str, int]) -> str:
 
 
 #: A line can name a code only if it holds one of these (lower case); the matcher looks at no other line.
-GATES = ("cudaerror", "cuda_error_", "error", "invalid", "code", "status", "returned", "result", "failure", "xid")
+GATES = ("cudaerror", "cuda_error_", "cudasuccess", "error", "invalid", "code", "status", "returned", "result", "failure", "xid")
 
 
 def codes_in_line(line: str) -> Iterator[tuple[str, str]]:
