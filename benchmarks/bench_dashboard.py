@@ -152,6 +152,22 @@ async def refresh_times(demo: str, repeats: int) -> tuple[list[float], list[floa
     return full, idle
 
 
+async def cursor_moves(demo: str, moves: int) -> list[float]:
+    """Seconds from an arrow key in the pair matrix to the frame drawn (highlight, pair panel, fabric marks)."""
+    app = P2PTopApp(demo=demo)
+    out = []
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.state is not None)
+        await settle(app, pilot)
+        app.matrix.focus()
+        for i in range(moves):
+            t0 = time.perf_counter()
+            await pilot.press("right" if (i // 20) % 2 == 0 else "left")
+            await pilot.pause()
+            out.append(time.perf_counter() - t0)
+    return out
+
+
 def fmt(times: list[float]) -> str:
     return f"median {statistics.median(times) * 1000:7.1f} ms  (min {min(times) * 1000:.1f}, max {max(times) * 1000:.1f}, n={len(times)})"
 
@@ -177,6 +193,9 @@ def main() -> int:
         n = len(load_demo(demo).gpus)
         print(f"one refresh, {n:>2} GPUs, with a change (full)   {fmt(full)}  (after the read)")
         print(f"one refresh, {n:>2} GPUs, nothing changed        {fmt(idle)}  (after the read)")
+    for demo in ("dgx-h100", "nvl72"):
+        n = len(load_demo(demo).gpus)
+        print(f"matrix cursor move, {n:>2} GPUs               {fmt(asyncio.run(cursor_moves(demo, 40)))}")
     return 0
 
 

@@ -191,6 +191,13 @@ async def test_resize_to_80x24_folds_panes():
         await pilot.pause()
         assert app.fabric.display and not app.matrix.display
         assert "72 GPUs" in screen_text(app)
+        await pilot.resize_terminal(130, 40)
+        await pilot.pause()
+        assert app.layout_name() == "medium"
+        assert app.fabric.display and not app.matrix.display and app.panel.display  # f was the last pane chosen
+        await pilot.press("m")
+        await pilot.pause()
+        assert not app.fabric.display and app.matrix.display and app.events.display
         await pilot.resize_terminal(200, 60)
         await pilot.pause()
         assert app.fabric.display and app.matrix.display and app.events.display
@@ -244,6 +251,7 @@ async def test_live_link_going_down_is_marked_and_logged():
         assert "crc_flit errors +7" in text
         line = next(line for line in app.fabric.lines if line.gpu == 3)
         assert "⚡" in line.text.plain and "▲" in line.text.plain
+        assert "GPU3⚡" in text  # the matrix row is marked too
 
 
 async def test_nvml_failing_mid_run_keeps_the_last_picture():

@@ -595,7 +595,7 @@ class P2PTopApp(App[int]):
             self.notify(clean(text), timeout=4)
         elif message.results:
             self.notify(f"{len(message.results)} pairs tested", timeout=4)
-        self.matrix.refresh()
+        self.matrix.refresh_cells()
         if self.pair:
             self._show_pair(*self.pair)
 

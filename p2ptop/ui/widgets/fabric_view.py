@@ -15,7 +15,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -31,6 +31,8 @@ from ..state import DashboardState
 class Line:
     text: Text
     gpu: Optional[int] = None  # the GPU this line draws, if any
+    parent: str = ""  # for a GPU line: the node above it, and the tree drawn before it (to redraw the line alone)
+    prefix: str = ""
 
 
 def _short_name(name: Optional[str]) -> str:
@@ -59,6 +61,7 @@ class FabricView(ScrollView, can_focus=True):
         self.gpu_lines: list[int] = []  # line numbers of GPU lines, in order
         self.pair: tuple[Optional[int], Optional[int]] = (None, None)  # the pair shown (A, B)
         self.pending: Optional[int] = None  # first GPU of a pair being chosen
+        self._strips: dict[int, Strip] = {}  # line number -> its strip, drawn once
 
     # -- data in --
     def show(self, state: DashboardState, pair: Optional[tuple[int, int]] = None) -> None:
@@ -69,16 +72,29 @@ class FabricView(ScrollView, can_focus=True):
 
     def show_pair(self, a: int, b: int) -> None:
         if self.pair != (a, b) or self.pending is not None:
+            touched = {*self.pair, self.pending, a, b}
             self.pair = (a, b)
             self.pending = None
-            self._layout()
+            self._redraw_gpus(touched)
 
     def _layout(self) -> None:
         self.lines = build_lines(self.state, self.pair, self.pending) if self.state else []
         self.gpu_lines = [i for i, line in enumerate(self.lines) if line.gpu is not None]
+        self._strips: dict[int, Strip] = {}
         width = max((line.text.cell_len for line in self.lines), default=0)
         self.virtual_size = Size(width, len(self.lines))
         self.refresh()
+
+    def _redraw_gpus(self, gpus: set) -> None:
+        """Rebuild only the lines of some GPUs (their pair marks changed): cheap at 72 GPUs."""
+        if not self.state:
+            return
+        for y in self.gpu_lines:
+            line = self.lines[y]
+            if line.gpu in gpus:
+                self.lines[y] = _gpu_line(self.state, line.gpu, line.parent, line.prefix, self.pair, self.pending)
+                self._strips.pop(y, None)
+                self.refresh(Region(0, y - int(self.scroll_y), self.size.width, 1))
 
     # -- keys --
     def action_move(self, step: int) -> None:
@@ -99,8 +115,9 @@ class FabricView(ScrollView, can_focus=True):
     def mark(self, gpu: int) -> None:
         """First GPU marked becomes A; the next different one completes the pair."""
         if self.pending is None or self.pending == gpu:
+            touched = {self.pending, gpu}
             self.pending = gpu
-            self._layout()
+            self._redraw_gpus(touched)
             return
         a, self.pending = self.pending, None
         self.post_message(self.PairChosen(a, gpu))
@@ -128,9 +145,10 @@ class FabricView(ScrollView, can_focus=True):
         base = self.rich_style
         if line_no >= len(self.lines):
             return Strip.blank(width, base)
-        line = self.lines[line_no]
-        segments = list(line.text.render(self.app.console))
-        strip = Strip(segments, line.text.cell_len)
+        strip = self._strips.get(line_no)
+        if strip is None:
+            line = self.lines[line_no]
+            strip = self._strips[line_no] = Strip(list(line.text.render(self.app.console)), line.text.cell_len)
         if self.has_focus and self.gpu_lines and line_no == self.gpu_lines[self.gpu_cursor]:
             strip = strip.apply_style(Style(underline=True))
         x = int(self.scroll_x)
@@ -280,4 +298,4 @@ def _gpu_line(state, index, parent, prefix, pair, pending) -> Line:
         t.append(f"  no P2P with {_ranges(refused)}", style=look.STATES[gstate][1])
     elif gstate != "ok":
         t.append(f"  {look.STATES[gstate][2]}", style=look.STATES[gstate][1])
-    return Line(t, gpu=index)
+    return Line(t, gpu=index, parent=parent, prefix=prefix)

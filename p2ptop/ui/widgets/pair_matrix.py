@@ -68,8 +68,16 @@ class PairMatrix(ScrollView, can_focus=True):
         self.state: Optional[DashboardState] = None
         self.results: Callable[[int, int], object] = lambda a, b: None  # the app's copy-test results
         self.running: dict[tuple[int, int], float] = {}  # pair -> progress 0..1
+        self._lines: dict[tuple, Strip] = {}  # drawn lines (see render_line)
+        self._generation = 0  # bumped whenever what the cells show may have changed
 
     # -- data in --
+    def refresh_cells(self) -> None:
+        """The cells' content changed (new state, results, progress, change marks): draw again."""
+        self._generation += 1
+        self._lines.clear()
+        self.refresh()
+
     def show(self, state: DashboardState, results: Callable[[int, int], object]) -> None:
         self.state = state
         self.results = results
@@ -78,7 +86,7 @@ class PairMatrix(ScrollView, can_focus=True):
         self.styles.max_height = n + 4  # rows, header, border and a scrollbar: the rest goes to the events log
         r, c = self.cursor
         self.set_reactive(PairMatrix.cursor, (min(r, max(n - 1, 0)), min(c, max(n - 1, 0))))
-        self.refresh()
+        self.refresh_cells()
 
     def set_running(self, pair: tuple[int, int], fraction: Optional[float]) -> None:
         if fraction is None:
@@ -90,6 +98,8 @@ class PairMatrix(ScrollView, can_focus=True):
     def refresh_pair(self, a: int, b: int) -> None:
         if self.state and a in self.state.indices:
             row = self.state.indices.index(a)
+            for key in [k for k in self._lines if k[0] == row]:
+                del self._lines[key]
             self.refresh(Region(0, row + 1 - int(self.scroll_y), self.size.width, 1))
 
     def pair_at_cursor(self) -> Optional[tuple[int, int]]:
@@ -105,8 +115,14 @@ class PairMatrix(ScrollView, can_focus=True):
 
     # -- cursor --
     def watch_cursor(self, old: tuple[int, int], new: tuple[int, int]) -> None:
+        before = self.scroll_offset
         self._scroll_to_cursor()
-        self.refresh()
+        if self.scroll_offset == before:  # no scrolling: only the header and the two rows change
+            width = self.size.width
+            for y in {0, old[0] + 1 - int(self.scroll_y), new[0] + 1 - int(self.scroll_y)}:
+                self.refresh(Region(0, y, width, 1))
+        else:
+            self.refresh()
         pair = self.pair_at_cursor()
         if pair:
             self.post_message(self.Highlighted(*pair))
@@ -119,7 +135,7 @@ class PairMatrix(ScrollView, can_focus=True):
         if self.state:
             self.virtual_size = Size(LABEL_W + len(self.state.indices) * self.cell_w, len(self.state.indices) + 1)
         self._scroll_to_cursor()
-        self.refresh()
+        self.refresh_cells()
 
     def _scroll_to_cursor(self) -> None:
         """Scroll so the cursor cell shows beside the fixed label column and under the fixed header row."""
@@ -191,24 +207,45 @@ class PairMatrix(ScrollView, can_focus=True):
 
     # -- drawing --
     def render_line(self, y: int) -> Strip:
+        """One line, from a cache keyed on what it depends on: a cursor move redraws two rows and the header."""
         width = self.scrollable_content_region.width
         if not self.state:
             return Strip.blank(width, self.rich_style)
+        row = y - 1 + int(self.scroll_y) if y else -1
+        cursor_part = self.cursor[1] if row in (-1, self.cursor[0]) else None
+        key = (row, cursor_part, int(self.scroll_x), width, self.mode, self._generation, self.rich_style)
+        strip = self._lines.get(key)
+        if strip is None:
+            if len(self._lines) > 4096:
+                self._lines.clear()
+            strip = self._lines[key] = self._render_line(y, width)
+        return strip
+
+    def _render_line(self, y: int, width: int) -> Strip:
         base = self.rich_style
         scroll_x, scroll_y = int(self.scroll_x), int(self.scroll_y)
-        n = len(self.state.indices)
+        n, cw = len(self.state.indices), self.cell_w
+        cells_w = max(width - LABEL_W, 0)
+        # only the columns in view are drawn: at 72 GPUs that is a third of them or less
+        first, last = scroll_x // cw, min(n, (scroll_x + cells_w) // cw + 1)
+        columns = range(first, last)
         if y == 0:
             label = Segment(f"{'from↓':<{LABEL_W}}", base + Style(dim=True))
-            cells = [self._header_cell(c, base) for c in range(n)]
+            cells = [self._header_cell(c, base) for c in columns]
         else:
             row = y - 1 + scroll_y
             if row >= n:
                 return Strip.blank(width, base)
             a = self.state.indices[row]
             st = base + Style(bold=True, reverse=row == self.cursor[0])
-            label = Segment(f"GPU{a:<{LABEL_W - 4}}"[:LABEL_W - 1] + "│", st)
-            cells = [self._cell(row, c, base) for c in range(n)]
-        body = Strip(cells, n * self.cell_w).crop(scroll_x, scroll_x + max(width - LABEL_W, 0))
+            if self.state.recently_changed(a):  # a live change: marked on the row, as in the fabric
+                label = Segment(f"GPU{a}{look.CHANGED_SYMBOL}"[:LABEL_W - 1].ljust(LABEL_W - 1) + "│",
+                                st + Style.parse(look.CHANGED_STYLE))
+            else:
+                label = Segment(f"GPU{a:<{LABEL_W - 4}}"[:LABEL_W - 1] + "│", st)
+            cells = [self._cell(row, c, base) for c in columns]
+        offset = scroll_x - first * cw
+        body = Strip(cells, len(columns) * cw).crop(offset, offset + cells_w)
         return Strip.join([Strip([label], LABEL_W), body]).crop(0, width).extend_cell_length(width, base)
 
     def _header_cell(self, col: int, base: Style) -> Segment:
