@@ -327,6 +327,29 @@ async def test_replay_header_names_file_and_time(tmp_path):
         assert "REPLAY simulated" in text and "mine.json" in text and "2026-11-01T10:00:00" in text
 
 
+async def test_open_snapshot_file_from_the_palette_action(tmp_path):
+    from p2ptop.model import save_snapshot
+
+    path = tmp_path / "other.json"
+    save_snapshot(load_demo("rtx4090-2gpu"), str(path))
+    app = P2PTopApp(demo="dgx-h100")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(app, pilot)
+        app._ask_replay()
+        await pilot.pause()
+        await pilot.press(*str(path), "enter")
+        await settle(app, pilot)
+        assert app.state.snapshot.source.kind == "replay"
+        assert "other.json" in screen_text(app)
+        app._ask_replay()
+        await pilot.pause()
+        await pilot.press(*str(tmp_path / "missing.json"), "enter")
+        await settle(app, pilot)
+        text = screen_text(app)
+        assert "no such file" in text and "Still showing" in text
+        assert app.state.snapshot.source.detail == "other.json"
+
+
 async def test_untrusted_text_is_never_markup():
     snap = load_demo("h200x2-vm")
     snap.gpus[0].name = "[bold red]EVIL[/] \x1b[31mX"

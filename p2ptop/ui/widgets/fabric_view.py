@@ -196,7 +196,7 @@ def build_lines(state: DashboardState, pair: tuple[Optional[int], Optional[int]]
         lines.append(Line(Text("")))
         hidden = any(g.nodes[s].get("hidden") for s in switches)
         t = Text("◆ NVLink plane: ", style="bold")
-        t.append(f"{len(switches)} NVSwitch" + (" (hidden from this host: seen only through the GPUs' links)" if hidden else ""))
+        t.append(f"{len(switches)} NVSwitch" + (" (hidden from this host; seen through the GPUs' links)" if hidden else ""))
         lines.append(Line(t))
         bundles: dict[str, list[int]] = {}
         for gpu in snap.gpus:
