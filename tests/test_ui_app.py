@@ -335,15 +335,19 @@ async def test_open_snapshot_file_from_the_palette_action(tmp_path):
     app = P2PTopApp(demo="dgx-h100")
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(app, pilot)
+        from textual.widgets import Input
+
         app._ask_replay()
         await pilot.pause()
-        await pilot.press(*str(path), "enter")
+        app.screen.query_one(Input).value = str(path)
+        await pilot.press("enter")
         await settle(app, pilot)
         assert app.state.snapshot.source.kind == "replay"
         assert "other.json" in screen_text(app)
         app._ask_replay()
         await pilot.pause()
-        await pilot.press(*str(tmp_path / "missing.json"), "enter")
+        app.screen.query_one(Input).value = str(tmp_path / "missing.json")
+        await pilot.press("enter")
         await settle(app, pilot)
         text = screen_text(app)
         assert "no such file" in text and "Still showing" in text
