@@ -369,9 +369,10 @@ class P2PTopApp(App[int]):
         if message.first and self.state is None:  # nothing on screen yet: fall back to a demo, and say so
             from ..demos import DEFAULT_DEMO, DEMOS
 
-            choose = "" if "--demo" in message.reason else " Choose another with --demo NAME or --replay FILE."
+            reason = clean(message.reason).rstrip(".") + "."
+            choose = "" if "--demo" in reason else " Choose another with --demo NAME or --replay FILE."
             self.set_banner(
-                Text(f"{what}: {clean(message.reason)}{choose}\nShowing the {DEFAULT_DEMO} demo (simulated) instead. "
+                Text(f"{what}: {reason}{choose}\nShowing the {DEFAULT_DEMO} demo (simulated) instead. "
                      f"Demos: {', '.join(DEMOS)}; ctrl+p switches the source."),
                 "warning" if message.no_driver else "error")
             self.events.add(f"{what}: {message.reason}", "problem")
