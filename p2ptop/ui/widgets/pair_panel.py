@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -25,13 +27,9 @@ from ..state import DashboardState
 LABEL_W = 10
 
 
-def _row(t: Text, label: str, value: Text | str, style: str = "") -> None:
-    t.append(f"{label:<{LABEL_W}}", style="bold")
-    if isinstance(value, Text):
-        t.append_text(value)
-    else:
-        t.append(clean(value), style=style)
-    t.append("\n")
+def _row(rows: Table, label: str, value: Text | str, style: str = "") -> None:
+    """One labelled row; a long value wraps within its column, under itself."""
+    rows.add_row(label, value if isinstance(value, Text) else Text(clean(value), style=style))
 
 
 def _gb(v: Optional[float]) -> str:
@@ -39,7 +37,7 @@ def _gb(v: Optional[float]) -> str:
 
 
 def pair_text(state: DashboardState, a: int, b: int, result: Optional[BenchResult],
-              progress: Optional[dict[str, Any]], findings: list[Finding]) -> Text:
+              progress: Optional[dict[str, Any]], findings: list[Finding]) -> RenderableType:
     """The body of the panel for one ordered pair."""
     snap, fab = state.snapshot, state.fabric
     t = Text()
@@ -48,20 +46,23 @@ def pair_text(state: DashboardState, a: int, b: int, result: Optional[BenchResul
     head.append(f"{state.path.get((a, b)) or '?'}  ", style="bold")
     head.append_text(look.badge(pstate, words=True))
     t.append_text(head)
-    t.append("\n")
     if a == b:
-        t.append("The same GPU: choose two different GPUs.\n", style="dim")
+        t.append("\nThe same GPU: choose two different GPUs.", style="dim")
         return t
+    top = t
+    rows = Table.grid(padding=(0, 1))
+    rows.add_column(style="bold", no_wrap=True, width=LABEL_W - 1)
+    rows.add_column(ratio=1)
     exp = state.expected(a, b)
     path = Text(f"{exp.basis}: ")
     path.append(f"{_gb(exp.gbps)} GB/s one way expected" if exp.gbps is not None else f"expected N/A ({clean(exp.reason)})")
     if exp.trained_gbps is not None and exp.gbps is not None and exp.trained_gbps < exp.gbps:
         path.append(f", {exp.trained_gbps:g} GB/s as trained now", style="yellow")
-    _row(t, "Path", path)
+    _row(rows, "Path", path)
     for i in (a, b):
         gpu = snap.gpu(i)
         if gpu is None:
-            _row(t, f"GPU{i}", "not in this snapshot", "red")
+            _row(rows, f"GPU{i}", "not in this snapshot", "red")
             continue
         g = Text()
         gstate = state.gpu_state.get(i, "unknown")
@@ -69,7 +70,7 @@ def pair_text(state: DashboardState, a: int, b: int, result: Optional[BenchResul
         g.append(f" {clean(gpu.name or 'name N/A')}  {clean(gpu.pci_bus_id or 'bus N/A')}")
         if gpu.numa_node is not None:
             g.append(f"  NUMA {gpu.numa_node}", style="dim")
-        _row(t, f"GPU{i}", g)
+        _row(rows, f"GPU{i}", g)
 
     # P2P capabilities with NVML's words
     pair = state.pairs.get((a, b))
@@ -82,10 +83,10 @@ def pair_text(state: DashboardState, a: int, b: int, result: Optional[BenchResul
             p2p.append(f"{cap} ✔", style="green")
         elif status is None:
             p2p.append(f"{cap} ? N/A ({clean(pair.na.get('p2p.' + cap, 'not read'))})", style="dim")
-        else:
-            p2p.append(f"{cap} ⊘ {P2P_STATUS_TEXT.get(status, clean(status))}", style="red")
+        else:  # read and write decide P2P; the other capabilities missing is information
+            p2p.append(f"{cap} ⊘ {P2P_STATUS_TEXT.get(status, clean(status))}", style="red" if cap in ("read", "write") else "dim")
         p2p.append("  ")
-    _row(t, "P2P", p2p)
+    _row(rows, "P2P", p2p)
 
     # links: NVLink bundles and the PCIe hops
     for i in (a, b):
@@ -101,7 +102,7 @@ def pair_text(state: DashboardState, a: int, b: int, result: Optional[BenchResul
         if down:
             nv.append(f", down: {', '.join(down)}", style="yellow")
         nv.append(f", error counters {errors}", style="yellow" if errors else "dim")
-        _row(t, "NVLink", nv)
+        _row(rows, "NVLink", nv)
     route = fab.pcie_route(a, b)
     if route:
         hops = Text()
@@ -110,9 +111,9 @@ def pair_text(state: DashboardState, a: int, b: int, result: Optional[BenchResul
                 hops.append(clean(fab.graph.nodes[u].get("label", u)))
             hops.append(f" ─{fab.link_label(u, v) or d['kind']}─ " if d["kind"] != "host" else " ── ", style="dim")
             hops.append(clean(fab.graph.nodes[v].get("label", v)))
-        _row(t, "PCIe", hops)
+        _row(rows, "PCIe", hops)
     else:
-        _row(t, "PCIe", "route not known (PCIe hierarchy not read)", "dim")
+        _row(rows, "PCIe", "route not known (PCIe hierarchy not read)", "dim")
     for i in (a, b):
         gpu = snap.gpu(i)
         if gpu is None:
@@ -122,10 +123,10 @@ def pair_text(state: DashboardState, a: int, b: int, result: Optional[BenchResul
         c.append(f", replays {gpu.pcie_replay_counter if gpu.pcie_replay_counter is not None else 'N/A'}", style="dim")
         if gpu.utilization_gpu is not None:
             c.append(f", {gpu.utilization_gpu}% busy", style="dim")
-        _row(t, "Counters", c)
+        _row(rows, "Counters", c)
 
     # copy test
-    t.append("\n")
+    t = Text("\n")
     t.append("Copy test", style="bold underline")
     t.append("\n")
     if progress is not None:
@@ -157,7 +158,7 @@ def pair_text(state: DashboardState, a: int, b: int, result: Optional[BenchResul
         t.append("\n")
         for ev in f.evidence[:3]:
             t.append(f"    {clean(ev)}\n", style="dim")
-    return t
+    return Group(top, rows, t)
 
 
 def bench_text(state: DashboardState, r: BenchResult) -> Text:
@@ -219,7 +220,7 @@ class PairPanel(VerticalScroll, can_focus=False):
         yield self.kb_status
         yield self.kb_list
 
-    def show(self, body: Text) -> None:
+    def show(self, body: RenderableType) -> None:
         self.body.update(body)
 
     def show_matches(self, status: Text, items: list[Text]) -> None:
