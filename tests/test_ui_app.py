@@ -72,7 +72,11 @@ async def test_each_demo_opens_with_header_and_matrix(demo):
         assert f"driver {snap.driver_version}" in text
         assert f"CUDA {snap.cuda_driver_version}" in text
         assert app.matrix.virtual_size.height == len(snap.gpus) + 1
-        assert "GPU0 → GPU1" in text
+        a, b = app.pair
+        assert f"GPU{a} → GPU{b}" in text
+        # it opens on the first pair in the worst state, so a problem shows at once
+        assert app.pair == app.state.worst_pair()
+        assert app.pair == {"pcie-4gpu-iommu": (0, 2), "nvlink-degraded": (0, 3)}.get(demo, (0, 1))
 
 
 async def test_matrix_moves_and_highlight_never_starts_work():

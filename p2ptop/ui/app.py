@@ -352,7 +352,9 @@ class P2PTopApp(App[int]):
             self.events.add("NVML answers again", "info")
         for change in state.changes:
             self.events.add(change.text, change.severity, _local_time(change.at))
-        if was is None or was.snapshot.source.kind != state.snapshot.source.kind or was.snapshot.source.detail != state.snapshot.source.detail:
+        new_source = (was is None or was.snapshot.source.kind != state.snapshot.source.kind
+                      or was.snapshot.source.detail != state.snapshot.source.detail)
+        if new_source:
             self.events.add(f"Showing {state.snapshot.source.label} ({len(state.indices)} GPUs)", "info")
         if was is not None and state.unchanged and state.marked() == was.marked():
             # an idle live refresh: nothing to redraw but the time in the header
@@ -360,6 +362,8 @@ class P2PTopApp(App[int]):
             self.header.show(state.snapshot, _local_time(state.snapshot.source.taken_at))
         else:
             self._render_state()
+        if new_source and state.worst_pair():
+            self.matrix.select_pair(*state.worst_pair())  # open on the worst pair: a problem shows at once
         self._arm_poll()
 
     def on_read_failed(self, message: ReadFailed) -> None:

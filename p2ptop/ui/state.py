@@ -16,7 +16,7 @@ from ..diagnose import findings_for
 from ..fabric import Expectation, Fabric
 from ..findings import Finding
 from ..model import BenchResult, Pair, Snapshot
-from .look import worst
+from .look import SEVERITY_ORDER, worst
 
 #: findings that make a GPU "degraded" on screen
 DEGRADING = {"nvlink.down", "nvlink.all_down", "nvlink.errors", "pcie.degraded", "fabric.not_ready"}
@@ -107,6 +107,13 @@ class DashboardState:
             return None
         expected = m.expected or self.expected(result.a, result.b).gbps
         return m.value / expected if expected else None
+
+    def worst_pair(self) -> Optional[tuple[int, int]]:
+        """The first pair in the worst state: where the dashboard opens, so a problem shows at once."""
+        pairs = [(a, b) for a in self.indices for b in self.indices if a != b]
+        if not pairs:
+            return None
+        return min(pairs, key=lambda p: SEVERITY_ORDER.index(self.pair_state(*p)))
 
     def pair_state(self, a: int, b: int, result: Optional[BenchResult] = None) -> str:
         if a == b:
