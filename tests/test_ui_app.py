@@ -295,6 +295,40 @@ async def test_gpu_lost_is_shown():
         assert "GPU2 lost" in screen_text(app)
 
 
+async def test_live_nvml_reader_with_gpus_lost_and_nvml_failing(h200_capture, tmp_path):
+    """The real NVML reader (kept open between polls) answering from the H200 capture, with faults injected."""
+    from p2ptop.sources.capture import FakeNvml
+    from p2ptop.sources.nvml import LiveSession
+
+    fake = FakeNvml(h200_capture)
+    session = LiveSession(nvml=fake, sysfs_root=str(tmp_path))
+    app = P2PTopApp(reader=session.read, interval=0.05)
+    async with app.run_test(size=(200, 50)) as pilot:
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if app.state is not None:
+                break
+        assert "LIVE" in screen_text(app) and "NVIDIA H200" in screen_text(app)
+        fake.faults["nvmlDeviceGetHandleByIndex"] = "GPU_IS_LOST"
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if app.state.gpu_state.get(0) == "lost":
+                break
+        await settle(app, pilot)
+        assert app.state.gpu_state == {0: "lost", 1: "lost"}
+        text = screen_text(app)
+        assert "GPU0 lost" in text and "✖" in text
+        fake.faults.clear()
+        fake.faults["nvmlDeviceGetCount"] = "UNKNOWN"
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if "NVML gpus failing" in screen_text(app):
+                break
+        text = screen_text(app)
+        assert "NVML gpus failing" in text and "No GPUs in this snapshot: NVML said" in text
+    session.close()
+
+
 async def test_no_driver_opens_demo_with_banner():
     reader = SequenceReader([SourceUnavailable("NVML could not be initialised: Driver Not Loaded")])
     app = P2PTopApp(reader=reader)

@@ -421,6 +421,12 @@ class P2PTopApp(App[int]):
         pair = self.matrix.pair_at_cursor()
         if pair:
             self._show_pair(*pair)
+        else:
+            why = state.snapshot.na.get("gpus")
+            self.pair = None
+            self.panel.border_title = "Pair"
+            self.panel.show(Text("No GPUs in this snapshot" + (f": NVML said {clean(why)}" if why else "."), style="yellow"))
+            self.panel.show_matches(Text(""), [])
 
     def _show_pair(self, a: int, b: int, rematch: bool = True) -> None:
         if self.state is None:
