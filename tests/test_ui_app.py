@@ -521,6 +521,7 @@ async def test_run_all_and_unavailable_bench_explains():
         await settle(app, pilot)
         assert bench.calls == [("all",)]
         assert set(app.bench_results) == {(0, 1), (1, 0)}
+        assert "2 pairs tested: 2 slow" in screen_text(app)
 
 
 async def test_real_runner_simulates_demo_pairs():

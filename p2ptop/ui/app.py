@@ -591,6 +591,8 @@ class P2PTopApp(App[int]):
             self.notify(f"Copy test failed to run: {clean(message.error)}", severity="error", timeout=8)
             self.events.add(f"Copy test failed to run: {message.error}", "problem")
         text = ""
+        many = len(message.results) > 1
+        outcomes: dict[str, int] = {}
         for r in message.results:
             self._store_result(r)
             share = self.state.share(r) if self.state else None
@@ -601,11 +603,15 @@ class P2PTopApp(App[int]):
                 text += " (simulated)"
             sev = ("problem" if r.verdict == "failing" or r.status not in ("ok", "cancelled")
                    else "warning" if r.verdict == "slow" or r.status == "cancelled" else "info")
-            self.events.add(text, sev)
-        if len(message.results) == 1:
-            self.notify(clean(text), timeout=4)
-        elif message.results:
-            self.notify(f"{len(message.results)} pairs tested", timeout=4)
+            outcome = r.verdict if r.status == "ok" and r.verdict else r.status
+            outcomes[outcome] = outcomes.get(outcome, 0) + 1
+            if not many or sev != "info":  # after a run of every pair, only what is not healthy is listed
+                self.events.add(text, sev)
+        if many:
+            text = f"{len(message.results)} pairs tested: " + ", ".join(f"{n} {o}" for o, n in sorted(outcomes.items()))
+            self.events.add(text, "info")
+        if message.results:
+            self.notify(clean(text), timeout=5)
         self.matrix.refresh_cells()
         if self.pair:
             self._show_pair(*self.pair)
