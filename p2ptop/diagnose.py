@@ -28,6 +28,14 @@ def product_class(gpu: GPU) -> Optional[str]:
     return "data-centre" if brand or gpu.name else None
 
 
+#: NVLink counters that mean a link had to replay or retrain. CRC counters alone are corrected by
+#: retry: NVIDIA's DCGM treats them as a problem only at 100 or more per second on a link
+#: (DCGM_LIMIT_MAX_NVLINK_CRC_ERROR in dcgmlib's GpuHardwareLimits.h: "RM has informed us that CRC
+#: errors only matter at rates of 100+ per second"), which only a rate between two reads can show.
+LINK_FAULT_COUNTERS = ("replay", "recovery")
+CRC_RATE_LIMIT = 100.0
+
+
 def gpu_facts(gpu: GPU) -> dict:
     facts = {
         "gpu.name": gpu.name,
@@ -38,6 +46,7 @@ def gpu_facts(gpu: GPU) -> dict:
         "gpu.virtualization": gpu.virtualization_mode,
         "gpu.nvlink_down": sum(1 for l in gpu.nvlinks if l.state == "inactive"),
         "gpu.nvlink_errors": sum(v for l in gpu.nvlinks for v in l.counters.values() if v),
+        "gpu.nvlink_replay_recovery": sum(l.counters.get(c) or 0 for l in gpu.nvlinks for c in LINK_FAULT_COUNTERS),
         "gpu.fabric_state": gpu.fabric.state,
         "gpu.fabric_status": gpu.fabric.status,
         "gpu.pcie_gen_cur": gpu.pcie_gen_cur,
@@ -70,7 +79,14 @@ def _gpu_findings(gpu: GPU) -> list[Finding]:
     errs = {k: v for k, v in errs.items() if v}
     if errs:
         ev = [f"link {k}: " + ", ".join(f"{n}={c}" for n, c in v.items()) for k, v in errs.items()]
-        out.append(Finding("nvlink.errors", subj, "warning", f"GPU{gpu.index}: NVLink error counters are not zero", ev, facts))
+        faults = [k for k, v in errs.items() if any(c in v for c in LINK_FAULT_COUNTERS)]
+        if faults:
+            out.append(Finding("nvlink.errors", subj, "warning",
+                               f"GPU{gpu.index}: NVLink replay or recovery errors on links {', '.join(map(str, faults))}", ev, facts))
+        else:
+            out.append(Finding("nvlink.crc_counted", subj, "info",
+                               f"GPU{gpu.index}: NVLink CRC errors counted on {len(errs)} links (corrected by retry; "
+                               f"a problem only when they rise by {CRC_RATE_LIMIT:g}+ per second on a link)", ev, facts))
     if gpu.pcie_degraded:
         busy = gpu.utilization_gpu is not None and gpu.utilization_gpu >= BUSY_PERCENT
         width_low = gpu.pcie_width_cur is not None and gpu.pcie_width_max is not None and gpu.pcie_width_cur < gpu.pcie_width_max
@@ -116,7 +132,7 @@ def pair_facts(snapshot: Snapshot, fabric: Fabric, a: int, b: int) -> dict[str, 
             for k, v in gpu_facts(gpu).items():
                 if isinstance(v, bool):
                     facts[k] = facts.get(k, False) or v
-                elif isinstance(v, int) and k in ("gpu.nvlink_down", "gpu.nvlink_errors"):
+                elif isinstance(v, int) and k in ("gpu.nvlink_down", "gpu.nvlink_errors", "gpu.nvlink_replay_recovery"):
                     facts[k] = max(facts.get(k, 0), v)
                 else:
                     facts.setdefault(k, v)
