@@ -117,14 +117,14 @@ def test_two_bundles_in_one_second_do_not_collide(tmp_path):
 # --- failures leave nothing behind ---------------------------------------------------------
 
 
-def test_a_directory_that_is_not_there_or_a_file_fails_cleanly(tmp_path):
-    with pytest.raises(ExportError, match="is not a directory"):
-        write_bundle(load_demo("h200x2-vm"), tmp_path / "missing", svg=None, text=None)
+def test_a_missing_directory_is_created_and_a_file_fails_cleanly(tmp_path):
+    made = write_bundle(load_demo("h200x2-vm"), tmp_path / "new" / "dir", svg=None, text=None)
+    assert made.parent == tmp_path / "new" / "dir" and (made / "report.md").exists()
     f = tmp_path / "a-file"
     f.write_text("x")
     with pytest.raises(ExportError, match="is not a directory"):
         write_bundle(load_demo("h200x2-vm"), f, svg=None, text=None)
-    assert [p.name for p in tmp_path.iterdir()] == ["a-file"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "new"]
 
 
 def test_an_unwritable_directory_fails_cleanly(tmp_path, monkeypatch):
@@ -207,6 +207,7 @@ def test_report_command_writes_a_bundle(tmp_path, capsys):
 def test_report_command_errors_are_one_line(tmp_path, capsys):
     assert cli.main(["report", "--demo", "h200x2-vm", "--tar"]) == 2
     assert capsys.readouterr().err.strip() == "p2ptop: --tar needs --bundle [DIR]"
-    assert cli.main(["report", "--demo", "h200x2-vm", "--bundle", str(tmp_path / "nope")]) == 2
+    (tmp_path / "a-file").write_text("x")
+    assert cli.main(["report", "--demo", "h200x2-vm", "--bundle", str(tmp_path / "a-file")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1] == f"p2ptop: cannot write the bundle: {tmp_path / 'nope'} is not a directory"
+    assert err[-1] == f"p2ptop: cannot write the bundle: {tmp_path / 'a-file'} is not a directory"

@@ -85,8 +85,34 @@ def write_bundle(
     ``<folder>.tar.gz`` is written beside the folder. Raises :class:`ExportError`.
     """
     out = pathlib.Path(out_dir).expanduser()
-    if not out.is_dir():
+    created = _make_dir(out)
+    try:
+        return _write_bundle_in(snapshot, out, svg=svg, text=text, redact=redact, tar=tar, kb_dirs=kb_dirs, now=now)
+    except BaseException:
+        for d in created:  # a directory made for this bundle goes too: nothing is left behind
+            try:
+                d.rmdir()
+            except OSError:
+                pass
+        raise
+
+
+def _make_dir(out: pathlib.Path) -> list[pathlib.Path]:
+    """Create ``out`` (and missing parents) as ``mkdir -p`` would; returns what was created, deepest first."""
+    if out.is_dir():
+        return []
+    if out.exists():
         raise ExportError(f"cannot write the bundle: {out} is not a directory")
+    missing = [p for p in [out, *out.parents] if not p.exists()]
+    try:
+        out.mkdir(parents=True)
+    except OSError as e:
+        raise ExportError(f"cannot create {out}: {_why(e)}") from None
+    return missing
+
+
+def _write_bundle_in(snapshot: Snapshot, out: pathlib.Path, *, svg: Optional[str], text: Optional[str], redact: bool,
+                     tar: bool, kb_dirs: Sequence[str], now: Optional[_dt.datetime]) -> pathlib.Path:
     when = (now or _dt.datetime.now(_dt.timezone.utc)).astimezone(_dt.timezone.utc)
     redactor = Redactor.for_snapshot(snapshot) if redact else None
     snap = redactor.snapshot(snapshot) if redactor else snapshot
