@@ -31,9 +31,9 @@ class _Unavailable:
         return fail(f"`p2ptop {self.name}` cannot run here: {self.error}{hint}")
 
 
-def _command_modules() -> list:
+def _command_modules(names: tuple[str, ...] = COMMANDS) -> list:
     mods = []
-    for name in COMMANDS:
+    for name in names:
         modname = f"{__package__}.commands.{name}"
         try:
             mods.append(importlib.import_module(modname))
@@ -46,7 +46,20 @@ def _command_modules() -> list:
     return mods
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _commands_needed(argv: list[str]) -> tuple[str, ...]:
+    """Only the named subcommand's module is imported (start-up stays fast); all of them for --help."""
+    if any(a in ("-h", "--help") for a in argv):
+        return COMMANDS
+    takes_value = {"--demo", "--replay", "--interval", "--kb"}
+    for i, a in enumerate(argv):
+        if a in COMMANDS:
+            return (a,)
+        if not a.startswith("-") and (i == 0 or argv[i - 1] not in takes_value):
+            return COMMANDS  # not a command we know: argparse lists the choices
+    return ()
+
+
+def build_parser(commands: tuple[str, ...] = COMMANDS) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="p2ptop",
         description="Why two GPUs cannot talk to each other, or talk slowly, and what to do about it. "
@@ -57,14 +70,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--interval", type=float, default=2.0, metavar="SECONDS", help="live refresh interval (default 2)")
     p.add_argument("--no-mouse", action="store_true", help="do not capture the mouse")
     p.add_argument("--kb", metavar="DIR", action="append", default=[], help="extra knowledge-base entries (repeatable)")
+    p.set_defaults(command=None)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for mod in _command_modules():
+    for mod in _command_modules(commands):
         mod.add_parser(sub)
     return p
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_commands_needed(argv))
     args = parser.parse_args(argv)
     if args.command is None:
         if args.interval <= 0:
