@@ -9,7 +9,7 @@ from typing import Optional
 
 from . import __version__
 from .commands import COMMANDS
-from .commands.common import add_source_options, fail
+from .commands.common import fail
 
 
 class _Unavailable:
@@ -66,7 +66,9 @@ def build_parser(commands: tuple[str, ...] = COMMANDS) -> argparse.ArgumentParse
         "With no command, opens the dashboard.",
     )
     p.add_argument("--version", action="version", version=f"p2ptop {__version__}")
-    add_source_options(p)
+    g = p.add_mutually_exclusive_group()  # before the command: for the dashboard, or any command that has none
+    g.add_argument("--demo", dest="top_demo", metavar="NAME", help="open a bundled demo topology (simulated); `p2ptop demo` lists them")
+    g.add_argument("--replay", dest="top_replay", metavar="FILE", help="open a saved snapshot file")
     p.add_argument("--interval", type=float, default=2.0, metavar="SECONDS", help="live refresh interval (default 2)")
     p.add_argument("--no-mouse", action="store_true", help="do not capture the mouse")
     p.add_argument("--kb", metavar="DIR", action="append", default=[], help="extra knowledge-base entries (repeatable)")
@@ -81,6 +83,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(_commands_needed(argv))
     args = parser.parse_args(argv)
+    for key in ("demo", "replay"):  # `p2ptop --demo X topo` means what `p2ptop topo --demo X` does
+        if getattr(args, key, None) is None:
+            setattr(args, key, getattr(args, f"top_{key}"))
     if args.command is None:
         if args.interval <= 0:
             return fail("--interval must be a positive number of seconds")

@@ -86,3 +86,8 @@ def test_a_command_with_a_missing_dependency_fails_alone(monkeypatch, capsys):
     assert code == 0 and "GNS" in out
     code, _, err = run(["explain", "-"], capsys)
     assert code == 2 and "jsonschema" in err and "pip install jsonschema" in err
+
+
+def test_source_before_the_command_applies_to_it(capsys):
+    code, out, _ = run(["--demo", "rtx4090-2gpu", "topo"], capsys)
+    assert code == 0 and "DEMO rtx4090-2gpu (simulated)" in out
