@@ -76,3 +76,19 @@ def test_p2p_status_change():
     (c,) = diff(old, new)
     assert c.kind == "p2p.status" and c.gpus == (0, 1)
     assert c.text == "GPU0->GPU1 P2P read: OK -> topology not supported"
+
+
+def test_idle_refresh_reuses_the_analysis_unless_something_that_matters_moved():
+    from p2ptop.ui.state import DashboardState
+
+    old, new = _pair()
+    first = DashboardState(old)
+    new.gpus[0].utilization_gpu = 77  # load moves all the time: the analysis still holds
+    assert DashboardState(new, first).findings is first.findings
+    degraded = load_demo("nvlink-degraded")  # GPU5 trained at x8: busy or idle changes its finding
+    moved = copy.deepcopy(degraded)
+    moved.gpus[5].utilization_gpu = 0
+    base = DashboardState(degraded)
+    again = DashboardState(moved, base)
+    assert again.findings is not base.findings
+    assert any(f.id == "pcie.degraded" and "0% busy" in f.summary for f in again.findings)

@@ -8,6 +8,7 @@ they arrive while the state is on screen, so the app keeps them and asks :meth:`
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Optional
 
@@ -15,7 +16,7 @@ from ..changes import Change, diff
 from ..diagnose import findings_for
 from ..fabric import Expectation, Fabric
 from ..findings import Finding
-from ..model import BenchResult, Pair, Snapshot
+from ..model import GPU, BenchResult, Pair, Snapshot
 from .look import SEVERITY_ORDER, worst
 
 #: findings that make a GPU "degraded" on screen
@@ -26,10 +27,19 @@ CHANGE_MARK_SECONDS = 60.0
 FAILED_STATUSES = {"failed", "timeout", "crashed"}
 
 
+def _steady(gpu: GPU) -> GPU:
+    """A GPU without its utilization, which moves all the time on a busy host and matters to the
+    findings only for a PCIe link trained low (busy or idle), so it is kept there."""
+    return gpu if gpu.pcie_degraded else dataclasses.replace(gpu, utilization_gpu=None)
+
+
 def same_hardware(a: Snapshot, b: Snapshot) -> bool:
-    """True when two snapshots differ at most in when they were taken (and in copy-test results)."""
-    return (a.gpus, a.pairs, a.sockets, a.host, a.na, a.driver_version, a.cuda_driver_version) == (
-        b.gpus, b.pairs, b.sockets, b.host, b.na, b.driver_version, b.cuda_driver_version)
+    """True when two snapshots differ at most in when they were taken, copy-test results and the
+    utilization of GPUs whose findings do not depend on it."""
+    if (a.pairs, a.sockets, a.host, a.na, a.driver_version, a.cuda_driver_version) != (
+            b.pairs, b.sockets, b.host, b.na, b.driver_version, b.cuda_driver_version):
+        return False
+    return [_steady(g) for g in a.gpus] == [_steady(g) for g in b.gpus]
 
 
 class DashboardState:
