@@ -557,7 +557,9 @@ async def test_export_calls_bundle_writer(tmp_path):
 
 async def test_export_to_unwritable_dir_says_so(tmp_path):
     pytest.importorskip("p2ptop.export.bundle")
-    app = P2PTopApp(demo="dgx-h100", export_dir=str(tmp_path / "missing" / "deeper"))
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    app = P2PTopApp(demo="dgx-h100", export_dir=str(blocker / "bundles"))
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(app, pilot)
         await pilot.press("x")
