@@ -109,3 +109,13 @@ def pair_subject(a: int, b: int) -> str:
 
 def gpu_subject(i: int) -> str:
     return f"gpu:{i}"
+
+
+def group_pair_findings(findings: list[Finding]) -> list[list[Finding]]:
+    """Findings in order, those of pairs with the same id, severity and evidence grouped together
+    (shown once, "also pairs ..."): how doctor and the report keep 72-GPU hosts readable."""
+    groups: dict[tuple, list[Finding]] = {}
+    for f in findings:
+        key = (f.id, f.severity, tuple(sorted(f.evidence))) if f.pair else (id(f),)
+        groups.setdefault(key, []).append(f)
+    return list(groups.values())

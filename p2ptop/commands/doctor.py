@@ -12,7 +12,7 @@ import json
 from typing import Any, Optional
 
 from ..diagnose import findings_for, gpu_facts
-from ..findings import SEVERITIES, Finding
+from ..findings import SEVERITIES, Finding, group_pair_findings
 from ..host import NEEDS_ROOT, SECTIONS, collect, needs_root
 from ..host.facts import clean
 from ..model import Snapshot, SnapshotError, Source
@@ -182,14 +182,9 @@ def _gpu_lines(snap: Snapshot) -> list[str]:
 
 def _finding_lines(findings: list[Finding]) -> list[str]:
     """Problems first; pair findings with the same id and evidence are shown once with their pairs."""
-    groups: dict[tuple, list[Finding]] = {}
-    for f in sorted(findings, key=lambda f: SEVERITY_ORDER.get(f.severity, 9)):
-        if f.id == "host.facts":
-            continue  # its facts are listed above
-        key = (f.id, f.severity, tuple(sorted(f.evidence))) if f.pair else (id(f),)
-        groups.setdefault(key, []).append(f)
+    shown = [f for f in sorted(findings, key=lambda f: SEVERITY_ORDER.get(f.severity, 9)) if f.id != "host.facts"]
     lines = []
-    for group in groups.values():
+    for group in group_pair_findings(shown):  # host.facts: its facts are listed above
         f = group[0]
         lines.append(f"  {f.severity.upper():<8} {f.subject:<10} {f.summary}   ({f.id})")
         if len(group) > 1:

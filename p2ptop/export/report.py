@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 from .. import __version__
 from ..diagnose import findings_for
 from ..fabric import Fabric
-from ..findings import Finding
+from ..findings import Finding, group_pair_findings
 from ..model import BenchResult, Snapshot
 from ..topo_text import topo_report
 from . import markdown as md
@@ -155,18 +155,9 @@ def _finding_lines(f: Finding, others: list[Finding]) -> str:
     return "".join(lines)
 
 
-def _group_pairs(findings: list[Finding]) -> list[list[Finding]]:
-    """Findings, those of pairs with the same id, severity and evidence grouped (as ``p2ptop doctor`` shows them)."""
-    groups: dict[tuple, list[Finding]] = {}
-    for f in findings:
-        key = (f.id, f.severity, tuple(sorted(f.evidence))) if f.pair else (id(f),)
-        groups.setdefault(key, []).append(f)
-    return list(groups.values())
-
-
 def _findings_part(findings: list[Finding]) -> Part:
     ordered = sorted((f for f in findings if f.severity in SEVERITY_ORDER), key=lambda f: SEVERITY_ORDER.index(f.severity))
-    shown = _group_pairs(ordered)
+    shown = group_pair_findings(ordered)
     if not shown:
         return Part("## Findings\n\nNo problems found in the snapshot.\n\n", rank=1)
     lines = [_finding_lines(group[0], group[1:]) for group in shown]
