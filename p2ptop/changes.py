@@ -13,11 +13,17 @@ from typing import Optional
 
 from .model import GPU, P2P_STATUS_TEXT, Snapshot
 
+#: NVIDIA's DCGM counts NVLink CRC errors a problem only from 100 per second on a link (see diagnose.py).
+CRC_RATE_LIMIT = 100.0
+CRC_COUNTERS = ("crc_flit", "crc_data")
+
 #: Change kinds, with the severity each carries.
 KINDS = {
     "nvlink.down": "problem",
     "nvlink.up": "info",
-    "nvlink.counter": "warning",
+    "nvlink.counter": "warning",  # replay or recovery errors rising: the link had to retrain or replay
+    "nvlink.crc": "info",  # CRC errors rising slower than CRC_RATE_LIMIT per link: corrected by retry
+    "nvlink.crc_fast": "warning",  # CRC errors rising at CRC_RATE_LIMIT or more per second on a link
     "pcie.replay": "warning",
     "pcie.retrain": "warning",
     "gpu.lost": "problem",
@@ -56,6 +62,14 @@ def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
+def _seconds_between(a: Optional[str], b: Optional[str]) -> Optional[float]:
+    try:
+        seconds = (_dt.datetime.fromisoformat(b) - _dt.datetime.fromisoformat(a)).total_seconds()  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return seconds if seconds > 0 else None
+
+
 def _lost_reason(gpu: GPU) -> Optional[str]:
     for why in gpu.na.values():
         if "lost" in why.lower():
@@ -69,9 +83,10 @@ def _pcie_text(gpu: GPU) -> str:
     return f"Gen{gpu.pcie_gen_cur if gpu.pcie_gen_cur is not None else '?'} x{gpu.pcie_width_cur if gpu.pcie_width_cur is not None else '?'}"
 
 
-def _gpu_changes(old: GPU, new: GPU, at: str) -> list[Change]:
+def _gpu_changes(old: GPU, new: GPU, at: str, seconds: Optional[float]) -> list[Change]:
     subj = f"gpu:{new.index}"
     out: list[Change] = []
+    rising: dict[str, list[tuple[int, int, int]]] = {}  # counter -> (link, rise, now)
     lost_old, lost_new = _lost_reason(old), _lost_reason(new)
     if lost_new and not lost_old:
         return [Change("gpu.lost", subj, f"GPU{new.index} lost: {lost_new}", at)]
@@ -89,8 +104,19 @@ def _gpu_changes(old: GPU, new: GPU, at: str) -> list[Change]:
         for name, value in link.counters.items():
             prev = before.counters.get(name)
             if value is not None and prev is not None and value > prev:
-                out.append(Change("nvlink.counter", subj,
-                                  f"GPU{new.index} NVLink {link.link} {name} errors +{value - prev} (now {value})", at))
+                rising.setdefault(name, []).append((link.link, value - prev, value))
+    for name, links in rising.items():  # one event per GPU and counter, however many links moved
+        total = sum(d for _, d, _ in links)
+        where = f"NVLink {links[0][0]}" if len(links) == 1 else f"{len(links)} NVLinks ({', '.join(str(l) for l, _, _ in links)})"
+        now_total = sum(v for _, _, v in links)
+        text = f"GPU{new.index} {where} {name} errors +{total} (now {now_total})"
+        kind = "nvlink.counter"
+        if name in CRC_COUNTERS:
+            worst = max(d for _, d, _ in links) / seconds if seconds else None
+            kind = "nvlink.crc_fast" if worst is None or worst >= CRC_RATE_LIMIT else "nvlink.crc"
+            if worst is not None:
+                text += f", at most {worst:.1f}/s on a link ({'over' if kind == 'nvlink.crc_fast' else 'under'} the {CRC_RATE_LIMIT:g}/s that matters)"
+        out.append(Change(kind, subj, text, at))
     if (old.pcie_replay_counter is not None and new.pcie_replay_counter is not None
             and new.pcie_replay_counter > old.pcie_replay_counter):
         out.append(Change("pcie.replay", subj, f"GPU{new.index} PCIe replays +{new.pcie_replay_counter - old.pcie_replay_counter} "
@@ -113,6 +139,7 @@ def diff(old: Optional[Snapshot], new: Snapshot) -> list[Change]:
     if old is None:
         return []
     at = new.source.taken_at or _now()
+    seconds = _seconds_between(old.source.taken_at, new.source.taken_at)
     out: list[Change] = []
     for key in sorted(set(new.na) - set(old.na)):
         out.append(Change("nvml.failing", "host", f"NVML {key} failing: {new.na[key]}", at))
@@ -125,7 +152,7 @@ def diff(old: Optional[Snapshot], new: Snapshot) -> list[Change]:
     old_gpus = {g.index: g for g in old.gpus}
     for g in new.gpus:
         if g.index in old_gpus:
-            out.extend(_gpu_changes(old_gpus[g.index], g, at))
+            out.extend(_gpu_changes(old_gpus[g.index], g, at, seconds))
         else:
             out.append(Change("gpu.added", f"gpu:{g.index}", f"GPU{g.index} appeared ({g.name or 'name N/A'})", at))
     old_pairs = {(p.a, p.b): p for p in old.pairs}

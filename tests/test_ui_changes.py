@@ -35,12 +35,27 @@ def test_link_down_and_up():
 
 def test_counter_rising_but_not_falling():
     old, new = _pair()
-    new.gpus[1].nvlinks[2].counters["crc_flit"] = 5
+    new.gpus[1].nvlinks[2].counters["replay"] = 5
     new.gpus[1].pcie_replay_counter = (old.gpus[1].pcie_replay_counter or 0) + 3
     changes = diff(old, new)
     assert kinds(changes) == ["nvlink.counter", "pcie.replay"]
-    assert "crc_flit errors +5 (now 5)" in changes[0].text and "+3" in changes[1].text
+    assert "NVLink 2 replay errors +5 (now 5)" in changes[0].text and "+3" in changes[1].text
+    assert changes[0].severity == "warning"
     assert diff(new, old) == []  # a counter reset is not an error
+
+
+def test_crc_rises_are_one_event_per_gpu_judged_by_rate():
+    """Real H200 links count a few corrected CRC errors a second: one info line, not one per link."""
+    old, new = _pair()
+    old.source.taken_at, new.source.taken_at = "2026-11-23T09:24:24+00:00", "2026-11-23T09:24:26+00:00"
+    for link, rise in ((1, 1), (2, 2), (5, 4)):
+        new.gpus[0].nvlinks[link].counters["crc_data"] = (old.gpus[0].nvlinks[link].counters.get("crc_data") or 0) + rise
+    (c,) = diff(old, new)
+    assert c.kind == "nvlink.crc" and c.severity == "info"
+    assert "3 NVLinks (1, 2, 5) crc_data errors +7" in c.text and "at most 2.0/s on a link" in c.text
+    new.gpus[0].nvlinks[5].counters["crc_data"] += 400  # 202/s on one link: past DCGM's 100/s
+    (c,) = diff(old, new)
+    assert c.kind == "nvlink.crc_fast" and c.severity == "warning"
 
 
 def test_pcie_retrain():

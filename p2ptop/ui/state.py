@@ -65,6 +65,8 @@ class DashboardState:
         # GPU -> monotonic time of its last change, carried over from the previous state
         self.changed_at: dict[int, float] = dict(previous.changed_at) if previous else {}
         for c in self.changes:
+            if c.severity == "info":
+                continue  # logged, not marked: e.g. corrected CRC errors at a harmless rate
             for i in c.gpus:
                 self.changed_at[i] = now
         self.gpu_state: dict[int, str] = {i: self._gpu_state(i) for i in self.indices}
