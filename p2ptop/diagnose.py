@@ -82,7 +82,8 @@ def _gpu_findings(gpu: GPU) -> list[Finding]:
         faults = [k for k, v in errs.items() if any(c in v for c in LINK_FAULT_COUNTERS)]
         if faults:
             out.append(Finding("nvlink.errors", subj, "warning",
-                               f"GPU{gpu.index}: NVLink replay or recovery errors on links {', '.join(map(str, faults))}", ev, facts))
+                               f"GPU{gpu.index}: NVLink replay or recovery errors on link{'s' if len(faults) > 1 else ''} "
+                               f"{', '.join(map(str, faults))}", ev, facts))
         else:
             out.append(Finding("nvlink.crc_counted", subj, "info",
                                f"GPU{gpu.index}: NVLink CRC errors counted on {len(errs)} links (corrected by retry; "
