@@ -53,6 +53,13 @@ def read_text(name: Optional[str]) -> tuple[Optional[str], Optional[str]]:
     return data.decode("utf-8", errors="replace"), None
 
 
+def _stdin_is_piped() -> bool:
+    try:
+        return not sys.stdin.isatty()
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
 def finding_groups(findings: list[Finding]) -> dict[str, list[Finding]]:
     """Findings to match together: per pair (pair + its GPUs + host), per GPU with findings of its own, or the host alone."""
     host = [f for f in findings if f.subject == "host"]
@@ -108,6 +115,8 @@ def run(args: argparse.Namespace) -> int:
     snap, note, status = _snapshot(args)
     if status is not None:
         return status
+    if text is None and _stdin_is_piped():
+        note = "; ".join(n for n in (note, "a log on standard input is read only with - as FILE") if n)
     if text is None and snap is None:
         return fail("nothing to explain: give a log FILE (or - for stdin), or a host (live, --demo, --replay)")
     kb = load_kb(extra_dirs=getattr(args, "kb", []) or [])
