@@ -607,3 +607,25 @@ async def test_palette_lists_main_actions():
         await pilot.press("enter")
         await settle(app, pilot)
         assert app.state.snapshot.source.detail == "rtx4090-2gpu"
+
+
+async def test_routine_crc_rises_are_logged_once_a_minute_not_every_poll():
+    """A real H200 counts a few corrected CRC errors a second on idle links: one line, then quiet."""
+    base = load_demo("h200x2-vm")
+    seq = []
+    for i in range(5):
+        s = copy.deepcopy(base)
+        s.source.taken_at = f"2026-11-23T09:00:0{2 * i}+00:00"
+        s.gpus[0].nvlinks[1].counters["crc_flit"] = 10 * i
+        seq.append(s)
+    reader = SequenceReader(seq)
+    app = P2PTopApp(reader=reader, interval=0.05)
+    async with app.run_test(size=(200, 50)) as pilot:
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if reader.calls >= 6:
+                break
+        await settle(app, pilot)
+        text = screen_text(app)
+        assert text.count("crc_flit errors +10") == 1  # four rises, one line
+        assert not app.state.recently_changed(0)  # routine: logged, not marked

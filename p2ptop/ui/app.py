@@ -14,6 +14,7 @@ import io
 import os
 import signal
 import threading
+import time
 from functools import partial
 from typing import Any, Callable, Iterable, Optional
 
@@ -41,6 +42,7 @@ Reader = Callable[[], Snapshot]
 #: Layouts by terminal size. Wide: fabric | matrix over events | pair panel. Medium: one of fabric, matrix
 #: and events (f, m, l switch) beside the pair panel. Narrow: that one pane above the pair panel.
 WIDE_WIDTH = 160
+INFO_EVENT_SECONDS = 60.0  # a routine change of one GPU is logged at most this often
 NARROW_WIDTH, NARROW_HEIGHT = 100, 30
 INSTALL_HINT = ("Copy tests need CuPy and a GPU: pip install 'p2ptop[cuda12]' (CUDA 12 driver) "
                 "or 'p2ptop[cuda13]' (CUDA 13 driver).")
@@ -145,6 +147,7 @@ class P2PTopApp(App[int]):
         self._token = 0
         self._poll_timer = None
         self._poll_failing = False
+        self._info_logged_at: dict[tuple[str, str], float] = {}  # (change kind, subject) -> when last logged
         self.pair: Optional[tuple[int, int]] = None
         self.bench_results: dict[tuple[int, int], BenchResult] = {}
         self._progress: dict[tuple[int, int], dict[str, Any]] = {}
@@ -350,7 +353,14 @@ class P2PTopApp(App[int]):
             self._poll_failing = False
             self.set_banner(None)
             self.events.add("NVML answers again", "info")
+        now = time.monotonic()
         for change in state.changes:
+            if change.severity == "info":
+                # routine changes (CRC errors at a harmless rate...): once a minute per GPU, not every poll
+                key = (change.kind, change.subject)
+                if now - self._info_logged_at.get(key, -INFO_EVENT_SECONDS) < INFO_EVENT_SECONDS:
+                    continue
+                self._info_logged_at[key] = now
             self.events.add(change.text, change.severity, _local_time(change.at))
         new_source = (was is None or was.snapshot.source.kind != state.snapshot.source.kind
                       or was.snapshot.source.detail != state.snapshot.source.detail)
