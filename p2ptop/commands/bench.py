@@ -27,7 +27,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_source_options(p)
     p.add_argument("a", nargs="?", type=int, help="GPU the data comes from")
     p.add_argument("b", nargs="?", type=int, help="GPU the data goes to")
-    p.add_argument("--all", action="store_true", help="test every ordered pair")
+    p.add_argument("--all", action="store_true", help="test every pair once (each job measures both directions)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument("--save", metavar="FILE", help="write the snapshot with the results (replay it with --replay FILE)")
     d = BenchOptions()
