@@ -198,6 +198,7 @@ class _Job:
         self.garbage: dict[int, list[str]] = {}
         self.done: set[int] = set()
         self.progress: dict[int, float] = {}
+        self._eof: set[int] = set()
 
     def env(self) -> tuple[dict[str, str], list[str]]:
         notes = []
@@ -233,6 +234,7 @@ class _Job:
         deadline = time.monotonic() + self.options.timeout_s
         ended = None
         eof: set[int] = set()
+        self._eof = eof
         while ended is None:
             if self.cancel.is_set():
                 ended = "cancel"
@@ -342,12 +344,18 @@ class _Job:
         elif len(self.done) == n and not self.rank_errors:
             run.status = "ok"
         else:
-            crashed = [r for r in range(n) if r not in self.done and r not in self.fatal and not self.rank_errors.get(r)]
-            run.status = "crashed" if crashed else "failed"
-            for r in range(n):
-                if r not in self.done:
-                    tail = clean(self.children[r].stderr_text()[-600:], 600) if r in crashed else ""
+            said = [r for r in range(n) if self.rank_errors.get(r)]
+            silent = [r for r in range(n) if r not in self.done and r not in self.fatal and not self.rank_errors.get(r)]
+            # a rank that ended without a word crashed; the ones we killed because a peer failed did not
+            exited = [r for r in silent if codes.get(r) is not None and not (ended == "failed" and codes[r] == -9 and r not in self._eof)]
+            run.status = "failed" if said and not exited else "crashed"
+            for r in silent:
+                if r in exited:
+                    tail = clean(self.children[r].stderr_text()[-600:], 600)
                     run.errors.append(f"rank {r} (GPU{ranks[r]}) {exit_text(codes.get(r))}" + (f"; stderr: {tail}" if tail else ""))
+                else:
+                    run.errors.append(f"rank {r} (GPU{ranks[r]}) was killed: NCCL waits for every rank, and rank "
+                                      f"{(said or exited or ['?'])[0]} had ended")
         # the timings every rank reported become nccl-tests rows
         for (op, nbytes), per_rank in sorted(self.times.items(), key=lambda kv: (busbw.OPS.index(kv[0][0]) if kv[0][0] in busbw.OPS else 9, kv[0][1])):
             if len(per_rank) == n and op in busbw.OPS:
