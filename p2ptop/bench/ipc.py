@@ -156,7 +156,7 @@ class _Run:
             if self.cancel.is_set():
                 ended = "cancel"
             elif time.monotonic() > deadline:
-                ended = "timeout"
+                ended = "died" if len(eof) == 1 else "timeout"
             if ended:
                 break
             try:
@@ -170,7 +170,7 @@ class _Run:
                 elif side not in self.done:  # one side died: the other would wait for it
                     deadline = min(deadline, time.monotonic() + 2.0)
                 continue
-            if self._handle(side, line):
+            if self._handle(side, line) and not eof:
                 deadline = time.monotonic() + self.o.timeout_s
         self._stop(ended != "eof")
         self.r.duration_s = round(time.monotonic() - t0, 3)
