@@ -187,6 +187,7 @@ def _recv_fd(path: str, timeout: float = 20.0) -> int:
 def export_side(job: dict, cupy, runtime) -> int:
     dev = runtime.deviceGetByPCIBusId(job["bus_a"])
     runtime.setDevice(dev)
+    runtime.memGetInfo()  # the primary context is current: the driver calls below need one
     size = int(job["size_mib"]) << 20
     drv = None
     for kind in job["kinds"]:
@@ -270,6 +271,7 @@ def import_side(job: dict, cupy, runtime) -> int:
     dev_a = runtime.deviceGetByPCIBusId(job["bus_a"])
     dev = runtime.deviceGetByPCIBusId(job["bus_b"])
     runtime.setDevice(dev)
+    runtime.memGetInfo()
     size = int(job["size_mib"]) << 20
     dst = runtime.malloc(size)
     # the same copy inside one process: a buffer of our own on GPU A, copied into ours on GPU B

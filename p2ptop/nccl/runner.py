@@ -52,6 +52,7 @@ class NcclOptions:
     timeout_s: float = 60.0  # without any event from the ranks (init included)
     worker: Optional[list[str]] = None  # default: $P2PTOP_NCCL_WORKER or the CuPy NCCL worker
     wrap: dict[int, list[str]] = field(default_factory=dict)  # rank -> a command prefix (e.g. ["unshare", "-i"])
+    same_gpu_probe: bool = False  # let two ranks share a GPU, to see NCCL's own refusal (device checks only)
 
     def check(self) -> Optional[str]:
         if not self.sizes or min(self.sizes) < busbw.TYPE_SIZE:
@@ -169,7 +170,7 @@ def run_group(snapshot: Snapshot, gpus: list[int], options: Optional[NcclOptions
     run = NcclRun(gpus=list(gpus), started_at=_now())
     known = {g.index: g for g in snapshot.gpus}
     bad = [g for g in gpus if g not in known]
-    if len(set(gpus)) != len(gpus) or len(gpus) < 2 or bad:
+    if (len(set(gpus)) != len(gpus) and not options.same_gpu_probe) or len(gpus) < 2 or bad:
         run.status = "failed"
         run.errors.append(ONE_GPU if len(set(gpus)) < 2 else
                           f"GPUs {gpus} are not distinct GPUs of this host (GPUs: {sorted(known)})")

@@ -59,8 +59,17 @@ def table_from_log(log: NcclLog, bus_to_gpu: Optional[dict[str, int]] = None, ra
         for rk, g in rank_to_gpu.items():
             ranks.setdefault(rk, {"rank": rk, "host": None, "gpu": g, "how": "the GPU p2ptop gave this rank", "bus_id": None,
                                   "cuda_dev": None, "nvml_dev": None, "line": None})
-    pairs: dict[tuple, dict] = {}
+    # a log repeats the same channel line shapes: count them first, then place each shape once
+    shapes: dict[tuple, list] = {}
     for c in log.channels:
+        k = (c.src, c.dst, c.host, c.direction, c.src_dev, c.dst_dev, c.src_bus, c.dst_bus, c.transport, c.read)
+        hit = shapes.get(k)
+        if hit is None:
+            shapes[k] = [1, c]
+        else:
+            hit[0] += 1
+    pairs: dict[tuple, dict] = {}
+    for n_seen, c in shapes.values():
         ra, rb = ranks.get(c.src), ranks.get(c.dst)
         if ra is not None and rb is not None:
             same = ra["host"] == rb["host"]
@@ -86,10 +95,12 @@ def table_from_log(log: NcclLog, bus_to_gpu: Optional[dict[str, int]] = None, ra
             lo_host, hi_host = (ha, hb) if lo_first else (hb, ha)
             p["hosts"] = [p["hosts"][0] or lo_host, p["hosts"][1] or hi_host]
         side = "forward" if lo_first else "reverse"
-        p[side][c.transport] = p[side].get(c.transport, 0) + 1
-        p["channels"] += 1
+        p[side][c.transport] = p[side].get(c.transport, 0) + n_seen
+        p["channels"] += n_seen
+        p["first_line"] = min(p["first_line"], c.line)
         p["read"] = p["read"] or c.read
-        if p["worst"] is None or transport_rank(c.transport) > transport_rank(p["worst"]):
+        if p["worst"] is None or transport_rank(c.transport) > transport_rank(p["worst"]) or (
+                c.transport == p["worst"] and c.line < p["worst_line"]):
             p["worst"], p["worst_line"], p["worst_via"] = c.transport, c.line, c.via
     out_pairs = sorted(pairs.values(), key=lambda p: (p["cross_node"], str(p["host"]), p["gpus"] or [1 << 30], p["ranks"]))
     several = len({p["host"] for p in out_pairs if not p["cross_node"]}) > 1

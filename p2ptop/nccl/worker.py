@@ -139,16 +139,17 @@ def main() -> int:
     send = cupy.ones(top // 4, dtype=cupy.float32)
     recv = cupy.zeros(top // 4, dtype=cupy.float32)
     peer_to, peer_from = (rank + 1) % nranks, (rank - 1 + nranks) % nranks
+    f32, op_sum = getattr(nccl, "NCCL_FLOAT32", NCCL_FLOAT32), getattr(nccl, "NCCL_SUM", NCCL_SUM)
 
     def op_fn(op: str, nbytes: int):
         count = nbytes // 4
         if op == "all_reduce":
-            return lambda: comm.allReduce(send.data.ptr, recv.data.ptr, count, NCCL_FLOAT32, NCCL_SUM, stream.ptr)
+            return lambda: comm.allReduce(send.data.ptr, recv.data.ptr, count, f32, op_sum, stream.ptr)
 
         def sendrecv():
             nccl.groupStart()
-            comm.send(send.data.ptr, count, NCCL_FLOAT32, peer_to, stream.ptr)
-            comm.recv(recv.data.ptr, count, NCCL_FLOAT32, peer_from, stream.ptr)
+            comm.send(send.data.ptr, count, f32, peer_to, stream.ptr)
+            comm.recv(recv.data.ptr, count, f32, peer_from, stream.ptr)
             nccl.groupEnd()
         return sendrecv
 
