@@ -1,0 +1,61 @@
+"""The dashboard's NCCL view: a job's log opened into the matrix's nccl cells and the pair panel; N on a demo."""
+
+import pathlib
+
+import pytest
+
+from p2ptop.ui.app import P2PTopApp
+from p2ptop.ui.nccl_view import short
+
+H200 = pathlib.Path(__file__).resolve().parent.parent.parent / "shared" / "captures" / "h200x2-nvswitch-vm" / "nccl-2.28-allreduce-default.log"
+
+
+async def settle(app, pilot):
+    for _ in range(4):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+@pytest.mark.skipif(not H200.exists(), reason="the shared H200 capture is not beside the repository")
+async def test_a_log_fills_the_nccl_cells_and_the_pair_panel(tmp_path):
+    # DERIVED from the real H200 log: channels via SHM under NCCL_P2P_LEVEL=LOC (the fallback the issue saw there)
+    lines = H200.read_text().replace("via P2P/CUMEM", "via SHM/direct/direct").splitlines()
+    path = tmp_path / "job.log"
+    path.write_text("\n".join(lines[:40] + ["vm:1637:1637 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to LOC."] + lines[40:]))
+    app = P2PTopApp(demo="h200x2-vm")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(app, pilot)
+        app.nccl.open_log(str(path))
+        await settle(app, pilot)
+        app._set_mode("nccl")
+        await settle(app, pilot)
+        assert app.nccl.transport(1, 0) == "SHM"
+        assert app.nccl.cell(0, 1) == ("SHM", "bold red")  # NVML says P2P works: a problem
+        app.matrix.select_pair(0, 1)
+        await settle(app, pilot)
+        text = app.export_text()
+        assert "SHM" in text and "NCCL" in text and "NCCL_P2P_LEVEL=LOC is below" in text
+        assert any(f.id == "nccl.transport_fallback" for f in app.pair_findings(0, 1))
+
+
+async def test_n_on_a_demo_says_nccl_runs_on_this_machine_only():
+    app = P2PTopApp(demo="h200x2-vm")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("N")
+        await settle(app, pilot)
+        assert "not this machine" in app.export_text() or any("not this machine" in str(n.message) for n in app._notifications)
+
+
+async def test_an_unreadable_log_is_said_and_the_app_keeps_running(tmp_path):
+    app = P2PTopApp(demo="h200x2-vm")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        app.nccl.open_log(str(tmp_path / "missing.log"))
+        await settle(app, pilot)
+        assert app.nccl.rows == {} and app.is_running
+
+
+def test_short_names_fit_a_cell():
+    for t in ("P2P/CUMEM", "P2P/IPC", "P2P/direct pointer", "SHM", "NET/IB", "NET/Socket", "COLLNET/SHARP"):
+        assert 1 <= len(short(t)) <= 5
