@@ -83,11 +83,12 @@ class NcclView:
                     best = run.best(op)
                     if best:
                         t.append(f"  {op} busbw {best['busbw']:.1f} GB/s at {best['bytes'] >> 20} MiB\n")
-        for f in self.findings(a, b):
-            if f.severity in ("problem", "warning"):
-                t.append(f"  {clean(f.summary)}\n", style="bold red" if f.is_problem else "yellow")
-                for ev in f.evidence[:3]:
-                    t.append(f"    - {clean(ev)}\n", style="dim")
+        env = {}
+        for _, table in self.tables:
+            env.update(table.get("env") or {})
+        if env:
+            t.append("  set by environment: " + clean(", ".join(f"{k}={v}" for k, v in sorted(env.items()))) + "\n", style="dim")
+        # its findings (fallback and the reason) are in the panel's Findings with the others
         return Group(body, t)
 
     # -- actions --
