@@ -39,6 +39,27 @@ CUDA_MEMCPY_DEFAULT = 4
 IPC_LAZY_ENABLE_PEER_ACCESS = 1
 
 
+def _bus_key(bus: str):
+    """'00000000:3A:00.0' and '0000:3a:00.0' -> (0, 0x3a, 0, 0); None when it is not a bus id."""
+    try:
+        dom, b, rest = bus.strip().split(":")
+        d, f = rest.split(".")
+        return int(dom, 16), int(b, 16), int(d, 16), int(f, 16)
+    except (ValueError, AttributeError):
+        return None
+
+
+def device_by_bus(runtime, bus: str) -> int:
+    """The CUDA ordinal of the GPU at PCI bus id ``bus`` (NVML's 8-digit domain or CUDA's 4-digit one)."""
+    want = _bus_key(bus)
+    for ordinal in range(runtime.getDeviceCount()):
+        if _bus_key(runtime.deviceGetPCIBusId(ordinal)) == want:
+            return ordinal
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    raise LookupError(f"the GPU at {bus} is not among the GPUs CUDA sees"
+                      + (f" (CUDA_VISIBLE_DEVICES={visible})" if visible is not None else ""))
+
+
 def emit(ev: dict) -> None:
     sys.stdout.write(json.dumps(ev) + "\n")
     sys.stdout.flush()
@@ -185,7 +206,7 @@ def _recv_fd(path: str, timeout: float = 20.0) -> int:
 
 
 def export_side(job: dict, cupy, runtime) -> int:
-    dev = runtime.deviceGetByPCIBusId(job["bus_a"])
+    dev = device_by_bus(runtime, job["bus_a"])
     runtime.setDevice(dev)
     runtime.memGetInfo()  # the primary context is current: the driver calls below need one
     size = int(job["size_mib"]) << 20
@@ -268,8 +289,8 @@ def _timed(cupy, runtime, dst: int, src: int, nbytes: int, dev: int, job: dict) 
 
 
 def import_side(job: dict, cupy, runtime) -> int:
-    dev_a = runtime.deviceGetByPCIBusId(job["bus_a"])
-    dev = runtime.deviceGetByPCIBusId(job["bus_b"])
+    dev_a = device_by_bus(runtime, job["bus_a"])
+    dev = device_by_bus(runtime, job["bus_b"])
     runtime.setDevice(dev)
     runtime.memGetInfo()
     size = int(job["size_mib"]) << 20

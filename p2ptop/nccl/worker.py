@@ -31,6 +31,27 @@ NCCL_FLOAT32 = 7
 NCCL_SUM = 0
 
 
+def _bus_key(bus: str):
+    """'00000000:3A:00.0' and '0000:3a:00.0' -> (0, 0x3a, 0, 0); None when it is not a bus id."""
+    try:
+        dom, b, rest = bus.strip().split(":")
+        d, f = rest.split(".")
+        return int(dom, 16), int(b, 16), int(d, 16), int(f, 16)
+    except (ValueError, AttributeError):
+        return None
+
+
+def device_by_bus(runtime, bus: str) -> int:
+    """The CUDA ordinal of the GPU at PCI bus id ``bus`` (NVML's 8-digit domain or CUDA's 4-digit one)."""
+    want = _bus_key(bus)
+    for ordinal in range(runtime.getDeviceCount()):
+        if _bus_key(runtime.deviceGetPCIBusId(ordinal)) == want:
+            return ordinal
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    raise LookupError(f"the GPU at {bus} is not among the GPUs CUDA sees"
+                      + (f" (CUDA_VISIBLE_DEVICES={visible})" if visible is not None else ""))
+
+
 def emit(ev: dict) -> None:
     _OUT.write(json.dumps(ev) + "\n")
     _OUT.flush()
@@ -106,7 +127,7 @@ def main() -> int:
                                           'pip install "p2ptop[nccl-cuda12]" or pip install "p2ptop[nccl-cuda13]"'})
         return 2
     try:
-        dev = runtime.deviceGetByPCIBusId(job["bus_id"]) if job.get("bus_id") else int(job.get("gpu", rank))
+        dev = device_by_bus(runtime, job["bus_id"]) if job.get("bus_id") else int(job.get("gpu", rank))
         runtime.setDevice(dev)
         version = nccl.get_version()
     except Exception as e:  # noqa: BLE001
