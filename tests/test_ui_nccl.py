@@ -59,3 +59,29 @@ async def test_an_unreadable_log_is_said_and_the_app_keeps_running(tmp_path):
 def test_short_names_fit_a_cell():
     for t in ("P2P/CUMEM", "P2P/IPC", "P2P/direct pointer", "SHM", "NET/IB", "NET/Socket", "COLLNET/SHARP"):
         assert 1 <= len(short(t)) <= 5
+
+
+async def test_a_process_environment_from_the_palette(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from p2ptop.ui.process_view import ProcessScreen, process_text
+
+    job = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], env={**os.environ, "NCCL_P2P_DISABLE": "1"})
+    try:
+        app = P2PTopApp(demo="h200x2-vm")
+        async with app.run_test(size=(200, 50)) as pilot:
+            await settle(app, pilot)
+            text = process_text(job.pid, app.state.snapshot).plain
+            assert "env.NCCL_P2P_DISABLE" in text and "NCCL_P2P_DISABLE is set" in text
+            assert "No process" in process_text(999999999, app.state.snapshot).plain
+            app.push_screen(ProcessScreen(process_text(job.pid, app.state.snapshot)))
+            await pilot.pause()
+            assert isinstance(app.screen, ProcessScreen)
+            await pilot.press("escape")
+            await pilot.pause()
+            assert not isinstance(app.screen, ProcessScreen)
+    finally:
+        job.kill()
+        job.wait()

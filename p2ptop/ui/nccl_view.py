@@ -96,6 +96,10 @@ class NcclView:
         yield SystemCommand("NCCL: run on every pair", "NCCL between every pair in child processes, in the background (N)", self.run)
         yield SystemCommand("NCCL: open a job's log…", "Read an NCCL_DEBUG=INFO log into the matrix's nccl cells", self.ask_log)
         yield SystemCommand("NCCL: cancel", "Stop the running NCCL job (Esc)", self.cancel)
+        from .process_view import ask_pid
+
+        yield SystemCommand("Host: a process's environment…", "A running job's NCCL/CUDA variables, container, /dev/shm and "
+                            "namespaces (doctor --pid)", partial(ask_pid, self.app))
 
     def cancel(self) -> None:
         if self._cancel is not None and not self._cancel.is_set():
