@@ -7,6 +7,7 @@
 #     non-root user on root's job ("needs root")
 #  4. p2ptop nccl --all on the one GPU (says NCCL needs a distinct GPU per rank, runs the IPC test instead)
 #  5. the NCCL rank worker for real: two ranks on the one GPU (NCCL refuses; its own error and log come back through the runner)
+#  6. nccl --log on a 100 MB log, timed on an idle machine
 set -u
 export PYTHONPATH="$PWD"
 OUTDIR="${OUT:-/tmp}"
@@ -75,5 +76,8 @@ print("\n".join(table_lines(r.table)))
 print("NCCL output kept:", r.log_bytes, "bytes; first lines:")
 print("\n".join(r.log_text.splitlines()[:25]))
 PYEOF
+
+step "6. nccl --log on a 100 MB NCCL log (target <= 5 s)"
+run $PY benchmarks/bench_nccl_cli_log.py 100
 
 step "done in $(( $(date +%s) - T0 )) s"
