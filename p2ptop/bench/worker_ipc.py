@@ -234,7 +234,8 @@ def export_side(job: dict, cupy, runtime) -> int:
                 srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 srv.bind(path)
                 srv.listen(1)
-                srv.settimeout(float(job.get("timeout_s", 30)))
+                # half the runner's patience: an import side that failed before connecting is said in time
+                srv.settimeout(max(1.0, float(job.get("timeout_s", 30)) / 2))
                 emit({"type": "handle", "kind": kind, "socket": path, "size": size, "alloc": alloc})
                 sent = True
                 try:
