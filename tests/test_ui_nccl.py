@@ -42,9 +42,12 @@ async def test_n_on_a_demo_says_nccl_runs_on_this_machine_only():
     app = P2PTopApp(demo="h200x2-vm")
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(app, pilot)
+        before = app.events.count
         await pilot.press("N")
         await settle(app, pilot)
-        assert "not this machine" in app.export_text() or any("not this machine" in str(n.message) for n in app._notifications)
+        assert app.events.count == before + 1
+        assert "not this machine" in "".join(strip.text for strip in app.events.lines)
+        assert app.nccl.rows == {} and app.nccl._cancel is None
 
 
 async def test_an_unreadable_log_is_said_and_the_app_keeps_running(tmp_path):
