@@ -303,7 +303,8 @@ def run_lines(runs) -> list[str]:
 def finding_lines(findings: list[Finding]) -> list[str]:
     order = {"problem": 0, "warning": 1, "info": 2, "ok": 3}
     shown = sorted(findings, key=lambda f: order.get(f.severity, 9))
-    out = ["", f"Findings ({sum(f.is_problem for f in findings)} problems)"]
+    n = sum(f.is_problem for f in findings)
+    out = ["", f"Findings ({n} problem{'' if n == 1 else 's'})"]
     for f in shown:
         out.append(f"  {f.severity.upper():<8} {f.subject:<10} {f.summary}   ({f.id})")
         for ev in f.evidence[:5]:
