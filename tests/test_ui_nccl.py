@@ -88,3 +88,44 @@ async def test_a_process_environment_from_the_palette(tmp_path):
     finally:
         job.kill()
         job.wait()
+
+
+async def test_n_runs_nccl_in_the_background_and_fills_the_cells(monkeypatch):
+    """A pretend-live 2-GPU host with fake rank workers (SIMULATED logs): N runs, the cells and panel fill."""
+    import sys
+
+    from p2ptop.demos import load_demo
+
+    fake = pathlib.Path(__file__).parent / "fake_workers" / "fake_nccl_worker.py"
+    monkeypatch.setenv("P2PTOP_NCCL_WORKER", f"{sys.executable} {fake} ok")
+    monkeypatch.setenv("FAKE_NCCL_VIA", "P2P/CUMEM/read")
+    snap = load_demo("h200x2-vm")
+    snap.source.kind = "nvml"
+    snap.source.simulated = False
+    from p2ptop.nccl import runner
+
+    monkeypatch.setattr(runner.NcclOptions, "__init__", _small_sizes(runner.NcclOptions.__init__))
+    app = P2PTopApp(snapshot=snap, poll=False)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("N")
+        for _ in range(40):
+            await settle(app, pilot)
+            if app.nccl.rows:
+                break
+            await pilot.pause(0.2)
+        assert app.nccl.transport(0, 1) == "P2P/CUMEM"
+        assert app.nccl.cell(1, 0) == ("CUMEM", "green")
+        assert app.nccl.runs and app.nccl.runs[0].status == "ok"
+        app._set_mode("nccl")
+        app.matrix.select_pair(0, 1)
+        await settle(app, pilot)
+        text = app.export_text()
+        assert "CUMEM" in text and "sendrecv busbw" in text
+
+
+def _small_sizes(init):
+    def wrapped(self, *a, **kw):
+        init(self, *a, **kw)
+        self.sizes = [8, 1 << 20]
+    return wrapped

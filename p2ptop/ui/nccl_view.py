@@ -31,6 +31,13 @@ def short(transport: str) -> str:
     return transport[:5]
 
 
+def _size(n: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):g} {unit}"
+    return f"{n} B"
+
+
 class NcclView:
     """The app's NCCL state and actions. The app holds one (``app.nccl``)."""
 
@@ -82,7 +89,7 @@ class NcclView:
                 for op in ("sendrecv", "all_reduce"):
                     best = run.best(op)
                     if best:
-                        t.append(f"  {op} busbw {best['busbw']:.1f} GB/s at {best['bytes'] >> 20} MiB\n")
+                        t.append(f"  {op} busbw {best['busbw']:.1f} GB/s at {_size(best['bytes'])}\n")
         env = {}
         for _, table in self.tables:
             env.update(table.get("env") or {})
