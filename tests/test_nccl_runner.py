@@ -182,3 +182,19 @@ def test_run_plan_runs_a_round_side_by_side(tmp_path, monkeypatch):
     assert [r.gpus for r in runs] == rounds[0] and all(r.status == "ok" for r in runs)
     assert runs[0].beside == [rounds[0][1]]
     assert time.monotonic() - t0 < 20
+
+
+def test_cancel_during_a_plan_marks_the_later_rounds_cancelled(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_PIDFILE", str(tmp_path / "pids"))
+    snap = load_demo("dgx-h100")
+    snap.source.kind = "nvml"
+    rounds = plan_all(snap.gpu_indices[:4])
+    cancel = threading.Event()
+    threading.Timer(0.8, cancel.set).start()
+    t0 = time.monotonic()
+    runs = run_plan(snap, rounds, opts("hang", timeout=60), cancel=cancel)
+    assert time.monotonic() - t0 < 10
+    assert [r.gpus for r in runs] == [g for r in rounds for g in r]
+    assert {r.status for r in runs[:2]} == {"cancelled"} and all(r.status == "cancelled" for r in runs)
+    assert any("before it started" in e for r in runs[2:] for e in r.errors)
+    assert_all_gone(tmp_path / "pids")
