@@ -198,3 +198,24 @@ def test_cancel_during_a_plan_marks_the_later_rounds_cancelled(tmp_path, monkeyp
     assert {r.status for r in runs[:2]} == {"cancelled"} and all(r.status == "cancelled" for r in runs)
     assert any("before it started" in e for r in runs[2:] for e in r.errors)
     assert_all_gone(tmp_path / "pids")
+
+
+def test_busbw_far_under_the_link_is_a_problem(live, monkeypatch):
+    from p2ptop.nccl.findings import run_findings
+
+    monkeypatch.setenv("FAKE_NCCL_GBPS", "100")
+    r = run_group(live, [0, 1], opts("ok"))
+    f = [x for x in run_findings([r], live) if x.id == "nccl.busbw_low"]
+    assert len(f) == 1 and f[0].severity == "problem" and f[0].subject == "pair:0-1"
+    assert f[0].facts["nccl.busbw_share"] == pytest.approx(r.best("sendrecv")["busbw"] / 450, abs=1e-3) and f[0].facts["nccl.busbw_share"] < 0.5
+    assert "18 x NVLink 4.0" in f[0].summary
+    monkeypatch.setenv("FAKE_NCCL_GBPS", "360")  # 80 % of the link: what healthy NCCL reaches
+    assert not [x for x in run_findings([run_group(live, [0, 1], opts("ok"))], live) if x.id == "nccl.busbw_low"]
+
+
+def test_a_failed_run_is_a_finding_with_nccls_result(live):
+    from p2ptop.nccl.findings import run_findings
+
+    r = run_group(live, [0, 1], opts("init_error"))
+    f = [x for x in run_findings([r], live) if x.id == "nccl.run_failed"]
+    assert f and f[0].facts["error.nccl"] == "ncclSystemError" and f[0].facts["nccl.status"] == "failed"

@@ -4,7 +4,7 @@
 
 Speaks the rank protocol (job on stdin, unique id from rank 0 through the parent) and writes NCCL-format
 INFO lines on stderr, as the real worker's NCCL does. The lines' transport is $FAKE_NCCL_VIA (default
-P2P/CUMEM); $FAKE_NCCL_ENV ("NAME=V,NAME=V") adds "set by environment" lines. These are SIMULATED logs.
+P2P/CUMEM), its speed $FAKE_NCCL_GBPS (default 300); $FAKE_NCCL_ENV ("NAME=V,NAME=V") adds "set by environment" lines. These are SIMULATED logs.
 MODE: ok, hang (rank 1 hangs after init), crash (rank 1 segfaults after init), garbage (rank 0 prints junk),
 fatal (every rank: no NCCL), init_error (rank 1: ncclSystemError at init; rank 0 waits as NCCL would),
 grandchild (rank 0 starts a sleeping child, then hangs). $FAKE_PIDFILE collects the pids.
@@ -72,7 +72,8 @@ def main():
         os.kill(os.getpid(), signal.SIGSEGV)
     for op in job["ops"]:
         for nbytes in job["sizes"]:
-            emit({"type": "result", "op": op, "bytes": nbytes, "count": nbytes // 4, "seconds": 20e-6 + nbytes / 300e9})
+            gbps = float(os.environ.get("FAKE_NCCL_GBPS", "300"))
+            emit({"type": "result", "op": op, "bytes": nbytes, "count": nbytes // 4, "seconds": 20e-6 + nbytes / (gbps * 1e9)})
             emit({"type": "progress", "fraction": 0.5, "message": f"{op} {nbytes} B"})
     emit({"type": "done"})
     return 0
