@@ -219,3 +219,13 @@ def test_a_failed_run_is_a_finding_with_nccls_result(live):
     r = run_group(live, [0, 1], opts("init_error"))
     f = [x for x in run_findings([r], live) if x.id == "nccl.run_failed"]
     assert f and f[0].facts["error.nccl"] == "ncclSystemError" and f[0].facts["nccl.status"] == "failed"
+
+
+def test_one_rank_can_be_started_through_a_wrapper(live, tmp_path):
+    wrap = tmp_path / "wrap.sh"
+    wrap.write_text('#!/bin/sh\necho "$$" >> "$(dirname "$0")/wrapped"\nexec "$@"\n')
+    wrap.chmod(0o755)
+    o = opts("ok")
+    o.wrap = {1: [str(wrap)]}
+    r = run_group(live, [0, 1], o)
+    assert r.status == "ok" and len((tmp_path / "wrapped").read_text().split()) == 1
