@@ -121,8 +121,8 @@ def group_pair_findings(findings: list[Finding]) -> list[list[Finding]]:
     return list(groups.values())
 
 #: NCCL runs and logs, the cross-process IPC test and ``doctor --pid`` (p2ptop/nccl, bench/ipc.py, host/proc.py).
-#: Keys other helpers also define (nccl.transport, error.nccl, ...) keep one meaning: the shared contract's.
-FACT_KEYS.update({
+#: Keys defined above as well (nccl.transport, error.nccl, ...) keep the description given there.
+for _key, _what in {
     "nccl.transport": "worst NCCL transport over the pair's channels: P2P/CUMEM, P2P/IPC, P2P/direct pointer, SHM, NET/IB, NET/Socket, ...",
     "nccl.p2p_fallback": "True when NCCL used SHM or NET on a pair that NVML says supports P2P",
     "nccl.version": "NCCL version, e.g. '2.28.9'",
@@ -138,4 +138,5 @@ FACT_KEYS.update({
     "ipc.pid_namespace_differs": "True when the two IPC test processes were in different PID namespaces",
     "proc.ipc_ns_shared": "True when the process given to doctor --pid shares p2ptop's IPC namespace",
     "proc.pid_ns_shared": "True when the process given to doctor --pid shares p2ptop's PID namespace",
-})
+}.items():
+    FACT_KEYS.setdefault(_key, _what)
