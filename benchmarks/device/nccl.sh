@@ -2,7 +2,8 @@
 # Issue 17 on a one-GPU H100/H200 (root, Python 3.12, PyTorch, CuPy 14 (cupy-cuda13x), nvidia-nccl-cu13; no internet).
 # Run from the repository root: bash benchmarks/device/nccl.sh   (writes everything to $OUT/nccl.log; < 3 minutes)
 #  1. CUDA IPC between two processes on GPU 0, both handle types (legacy, cuMem POSIX fd), against the same copy in one process
-#  2. the same with the import side in its own IPC namespace (unshare -i), then its own PID namespace: the error and its finding
+#  2. the same with the import side in its own IPC namespace (unshare -i), then its own PID namespace, then with its GPU
+#     hidden by CUDA_VISIBLE_DEVICES: the error and its finding
 #  3. doctor --pid on a running PyTorch job started with NCCL_P2P_DISABLE=1, on another user's process, and as a
 #     non-root user on root's job ("needs root")
 #  4. p2ptop nccl --all on the one GPU (says NCCL needs a distinct GPU per rank, runs the IPC test instead)
@@ -37,6 +38,9 @@ step "2b. the import side in its own PID namespace (unshare -p -f)"
 P2PTOP_IPC_WRAP_IMPORT="unshare -p -f" run $PY -m p2ptop bench 0 0 --ipc --size 256 --timeout 20
 step "2c. the same, JSON (the findings the knowledge base matches: bench.error, error.cuda)"
 P2PTOP_IPC_WRAP_IMPORT="unshare -i" run $PY -m p2ptop bench 0 0 --ipc --size 64 --timeout 20 --json
+
+step "2d. the import side with its GPU hidden by CUDA_VISIBLE_DEVICES (a peer hidden from one process)"
+P2PTOP_IPC_WRAP_IMPORT="env CUDA_VISIBLE_DEVICES=" run $PY -m p2ptop bench 0 0 --ipc --size 64 --timeout 20
 
 step "3. doctor --pid on a PyTorch job started with NCCL_P2P_DISABLE=1"
 READY=$(mktemp)
