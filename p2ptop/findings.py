@@ -144,3 +144,24 @@ def group_pair_findings(findings: list[Finding]) -> list[list[Finding]]:
         key = (f.id, f.severity, tuple(sorted(f.evidence))) if f.pair else (id(f),)
         groups.setdefault(key, []).append(f)
     return list(groups.values())
+
+#: NCCL runs and logs, the cross-process IPC test and ``doctor --pid`` (p2ptop/nccl, bench/ipc.py, host/proc.py).
+#: Keys defined above as well (nccl.transport, error.nccl, ...) keep the description given there.
+for _key, _what in {
+    "nccl.transport": "worst NCCL transport over the pair's channels: P2P/CUMEM, P2P/IPC, P2P/direct pointer, SHM, NET/IB, NET/Socket, ...",
+    "nccl.p2p_fallback": "True when NCCL used SHM or NET on a pair that NVML says supports P2P",
+    "nccl.version": "NCCL version, e.g. '2.28.9'",
+    "nccl.status": "NCCL run status: ok, failed, timeout, crashed, cancelled, unavailable",
+    "nccl.busbw": "send/recv bus bandwidth (GB/s, nccl-tests' formula) at the largest size",
+    "nccl.busbw_share": "that busbw over the link's raw one-way figure (0..1)",
+    "error.nccl": "NCCL result name: ncclSystemError, ncclUnhandledCudaError, ncclInternalError, ncclInvalidUsage, ncclRemoteError, ...",
+    "error.cuda": "canonical CUDA runtime error name, e.g. cudaErrorPeerAccessUnsupported",
+    "error.cuda_code": "the CUDA runtime error number",
+    "error.text": "the error message line as written (short)",
+    "ipc.kind": "CUDA IPC handle type of the cross-process test: legacy, cumem (POSIX fd), in_process",
+    "ipc.namespace_differs": "True when the two IPC test processes were in different IPC namespaces",
+    "ipc.pid_namespace_differs": "True when the two IPC test processes were in different PID namespaces",
+    "proc.ipc_ns_shared": "True when the process given to doctor --pid shares p2ptop's IPC namespace",
+    "proc.pid_ns_shared": "True when the process given to doctor --pid shares p2ptop's PID namespace",
+}.items():
+    FACT_KEYS.setdefault(_key, _what)

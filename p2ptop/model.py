@@ -286,6 +286,7 @@ class Snapshot:
     sockets: list[CpuSocket] = field(default_factory=list)  # empty when the host did not say
     host: dict[str, Any] = field(default_factory=dict)  # host facts (doctor); free-form, JSON-safe
     bench: list[BenchResult] = field(default_factory=list)
+    nccl: dict[str, Any] = field(default_factory=dict)  # NCCL runs and logs read (p2ptop nccl); free-form, JSON-safe
     notes: list[str] = field(default_factory=list)  # what the reader wants a person to know
     na: dict[str, str] = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION

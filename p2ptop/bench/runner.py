@@ -114,8 +114,10 @@ def bench_available(snapshot: Snapshot, options: Optional[BenchOptions] = None) 
 
 
 def all_pairs(snapshot: Snapshot) -> list[tuple[int, int]]:
-    idx = snapshot.gpu_indices
-    return [(a, b) for a in idx for b in idx if a != b]
+    """Every unordered pair once, as (lower, higher): a pair's job measures both directions
+    (ce_one_way A->B, ce_reverse B->A, both at once), so testing B->A again would repeat it."""
+    idx = sorted(snapshot.gpu_indices)
+    return [(a, b) for i, a in enumerate(idx) for b in idx[i + 1:]]
 
 
 def run_pair(
@@ -143,7 +145,7 @@ def run_all(
     on_event: EventSink = None,
     cancel: Optional[threading.Event] = None,
 ) -> list[BenchResult]:
-    """Test every ordered pair (or the given ones) in one worker process; results in the pairs' order."""
+    """Test every unordered pair (or the given ones) in one worker process; results in the pairs' order."""
     options = options or BenchOptions()
     cancel = cancel or threading.Event()
     wanted = list(pairs) if pairs is not None else all_pairs(snapshot)

@@ -27,7 +27,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_source_options(p)
     p.add_argument("a", nargs="?", type=int, help="GPU the data comes from")
     p.add_argument("b", nargs="?", type=int, help="GPU the data goes to")
-    p.add_argument("--all", action="store_true", help="test every ordered pair")
+    p.add_argument("--all", action="store_true", help="test every pair once (each job measures both directions)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument("--save", metavar="FILE", help="write the snapshot with the results (replay it with --replay FILE)")
     d = BenchOptions()
@@ -37,6 +37,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--warmup", type=int, default=d.warmup, metavar="N", help=f"untimed copies before each sample (default {d.warmup})")
     p.add_argument("--timeout", type=float, default=d.timeout_s, metavar="SECONDS", help=f"per pair, worker start included (default {d.timeout_s:g})")
     p.add_argument("--tests", metavar="LIST", help=f"comma-separated subset of: {', '.join(TESTS)} (default all)")
+    p.add_argument("--ipc", action="store_true", help="cross-process test: two processes share A's memory through CUDA IPC "
+                   "(legacy handle and cuMem file descriptor), B copies it; A may equal B")
     p.set_defaults(func=run)
 
 
@@ -47,6 +49,8 @@ def options_from_args(args: argparse.Namespace) -> BenchOptions:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "ipc", False):
+        return run_ipc_command(args)
     if args.all == (args.a is not None):
         return fail("give two GPUs (p2ptop bench A B) or --all")
     if args.a is not None and args.b is None:
@@ -92,6 +96,35 @@ def run(args: argparse.Namespace) -> int:
     if any(r.status == "unavailable" for r in results):
         return EXIT_CANNOT_RUN
     return EXIT_OK if all(r.verdict == "healthy" for r in results) else EXIT_PROBLEM
+
+
+def run_ipc_command(args: argparse.Namespace) -> int:
+    """``bench A B --ipc``: the cross-process CUDA IPC test (bench/ipc.py)."""
+    from ..bench.ipc import IpcOptions, ipc_available, ipc_findings, report as ipc_report, run_ipc
+
+    if args.all or args.a is None or args.b is None:
+        return fail("--ipc tests one pair: p2ptop bench A B --ipc (A may equal B: two processes on one GPU)")
+    snap, status = snapshot_from_args(args)
+    if snap is None:
+        return status  # type: ignore[return-value]
+    for g in (args.a, args.b):
+        if snap.gpu(g) is None:
+            return fail(f"no GPU{g} here (GPUs: {', '.join(map(str, snap.gpu_indices)) or 'none'})")
+    options = IpcOptions(size_mib=args.size, copies=args.copies, repeats=args.repeats, warmup=args.warmup, timeout_s=args.timeout)
+    ok, why = ipc_available(snap, options)
+    if not ok:
+        return fail(why)
+    r = run_ipc(snap, args.a, args.b, options)
+    findings = ipc_findings(r)
+    if args.json:
+        print(json.dumps({"source": snap.source.label, "ipc": r.to_dict(), "findings": [dataclasses.asdict(f) for f in findings]}, indent=1))
+    else:
+        print(ipc_report(r), end="")
+        for f in findings:
+            print(f"  {f.severity.upper()} {f.summary} ({f.id}; facts: {', '.join(f'{k}={v}' for k, v in f.facts.items())})")
+    if r.status == "unavailable":
+        return EXIT_CANNOT_RUN
+    return EXIT_PROBLEM if any(f.is_problem for f in findings) or r.status != "ok" else EXIT_OK
 
 
 def _run_with_progress(snap, pairs, options: BenchOptions) -> list[BenchResult]:

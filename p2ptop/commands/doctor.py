@@ -28,6 +28,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                       "(exit 0: nothing wrong, 1: a problem, 2: could not run)")
     add_source_options(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--pid", type=int, metavar="PID", help="judge a running process's own NCCL_*/CUDA_* variables, container, "
+                   "/dev/shm and IPC namespace (read from /proc; another user's process needs root)")
     p.set_defaults(func=run)
 
 
@@ -66,10 +68,24 @@ def _status(findings: list[Finding], nvml_error: Optional[str]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    pid = getattr(args, "pid", None)
+    if pid is not None:
+        from ..host.proc import process_exists
+
+        if pid < 1 or not process_exists(pid):
+            return fail(f"no process {pid} (see ps)")
     snap, nvml_error = _snapshot(args)
     if snap is None:
         return EXIT_CANNOT_RUN
+    if pid is not None:  # that process's environment, container and /dev/shm in place of ours
+        from ..host.proc import apply_to_host, read_process
+
+        snap.host = apply_to_host(snap.host or {}, read_process(pid))
     findings = [] if nvml_error else findings_for(snap)
+    if pid is not None and not nvml_error:
+        from ..host.proc import process_findings
+
+        findings += process_findings(snap.host)
     kb = _knowledge(findings, getattr(args, "kb", []) or []) if findings else {"available": None, "why": "nothing to match", "matches": []}
     status = _status(findings, nvml_error)
     if args.json:
@@ -133,7 +149,11 @@ def _fact_lines(snap: Snapshot) -> list[str]:
         return ["", "Host facts", "  none in this snapshot (it was taken without them)"]
     lines: list[str] = []
     shown: set[str] = set()
-    for title, names in SECTIONS + (("Other", tuple(facts)),):
+    from ..host.proc import FACTS as PROC_FACTS
+
+    process = (snap.host or {}).get("process")
+    extra = ((f"Process {process['pid']}", PROC_FACTS),) if process else ()
+    for title, names in extra + SECTIONS + (("Other", tuple(facts)),):
         section = []
         unset = []
         for name in names:
@@ -211,6 +231,10 @@ def _kb_lines(kb: dict[str, Any]) -> list[str]:
 def _as_text(snap: Snapshot, findings: list[Finding], kb: dict[str, Any], status: int, nvml_error: Optional[str]) -> str:
     src = snap.source
     out = [f"p2ptop doctor: {src.label}" + (f" on {src.hostname}" if src.hostname else "")]
+    proc = (snap.host or {}).get("process")
+    if proc:
+        out.append(f"  process {proc['pid']}: {proc.get('command') or 'N/A'} -- the variables, container, /dev/shm and "
+                   "namespaces below are that process's")
     if src.simulated:
         out.append("  (simulated data: a demo, not this machine)")
     if nvml_error:

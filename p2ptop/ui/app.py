@@ -29,6 +29,7 @@ from textual.widgets import Footer, Static
 from ..model import BenchResult, Snapshot, SnapshotError
 from . import look
 from .look import clean
+from .nccl_view import NcclView
 from .messages import BenchFinished, BenchProgress, ExportDone, KbLoaded, MatchesReady, ReadFailed, StateReady
 from .screens.help import HelpScreen
 from .state import DashboardState
@@ -109,6 +110,7 @@ class P2PTopApp(App[int]):
         Binding("r", "run_pair", "Test pair", show=False, tooltip="Copy test of the highlighted pair (as Enter in the matrix)"),
         Binding("R", "run_all", "Test all", tooltip="Copy test of every ordered pair, one after another"),
         Binding("escape", "cancel", "Cancel test", show=False, tooltip="Cancel the running copy test"),
+        Binding("N", "nccl_run", "NCCL", show=False, tooltip="Run NCCL on every pair in the background (cells: c → nccl)"),
         Binding("x", "export", "Export", tooltip="Write a ticket bundle: screenshot, report, snapshot"),
         Binding("k", "open_entry", "KB entry", show=False, tooltip="Open the first knowledge-base entry matched for the pair"),
         Binding("u", "poll_now", "Refresh now", show=False, tooltip="Read live NVML now instead of waiting for the interval"),
@@ -158,6 +160,7 @@ class P2PTopApp(App[int]):
         self._kb_started = False
         self.matches: list[Any] = []
         self.pane = "matrix"
+        self.nccl = NcclView(self)
 
     # -- layout ---------------------------------------------------------------------------------
     def get_default_screen(self) -> Screen:
@@ -168,6 +171,7 @@ class P2PTopApp(App[int]):
         self.banner = Static("", id="banner")
         self.fabric = FabricView(id="fabric")
         self.matrix = PairMatrix(id="matrix")
+        self.matrix.nccl = self.nccl.cell
         self.events = EventsLog(id="events")
         self.panel = PairPanel(id="pair")
         yield self.header
@@ -445,7 +449,8 @@ class P2PTopApp(App[int]):
         self.pair = (a, b)
         self.fabric.show_pair(a, b)
         self.panel.border_title = f"Pair GPU{a} → GPU{b}"
-        self.panel.show(pair_text(self.state, a, b, self._result(a, b), self._progress.get((a, b)), self.pair_findings(a, b)))
+        self.panel.show(self.nccl.with_pair(pair_text(self.state, a, b, self._result(a, b), self._progress.get((a, b)),
+                                                      self.pair_findings(a, b)), a, b))
         if rematch or changed:
             self._request_matches(a, b)
 
@@ -456,6 +461,7 @@ class P2PTopApp(App[int]):
         for i in (a, b):
             out.extend(state.gpu_findings(i))
         out.extend(state.host_findings())
+        out.extend(self.nccl.findings(a, b))
         result = self._result(a, b)
         if result is not None:
             out.extend(self._bench_findings(result))
@@ -626,7 +632,11 @@ class P2PTopApp(App[int]):
         if self.pair:
             self._show_pair(*self.pair)
 
+    def action_nccl_run(self) -> None:
+        self.nccl.run()
+
     def action_cancel(self) -> None:
+        self.nccl.cancel()
         if self._bench_cancel is not None and not self._bench_cancel.is_set():
             self._bench_cancel.set()
             self.notify("Cancelling the copy test…", timeout=3)
@@ -762,6 +772,7 @@ class P2PTopApp(App[int]):
         yield SystemCommand("Copy test: highlighted pair", "Measure the pair under the matrix cursor", self.action_run_pair)
         yield SystemCommand("Copy test: every pair", "Measure every ordered pair, one after another", self.action_run_all)
         yield SystemCommand("Cancel copy test", "Stop the running copy test (Esc)", self.action_cancel)
+        yield from self.nccl.commands()
         yield SystemCommand("Export bundle", f"Write screenshot, report and snapshot into {self.export_dir}", self.action_export)
         for mode, title in MODES.items():
             yield SystemCommand(f"Cells: {mode}", f"Matrix cells show {title}", partial(self._set_mode, mode))

@@ -33,6 +33,7 @@ MODES = {
     "p2p": "P2P capabilities (r w n a p; · not supported)",
     "bw": "measured bandwidth, % of expected",
     "expected": "expected GB/s one way",
+    "nccl": "NCCL's transport (N runs NCCL; a job's log opens from the palette)",
 }
 
 
@@ -68,6 +69,7 @@ class PairMatrix(ScrollView, can_focus=True):
         self.state: Optional[DashboardState] = None
         self.results: Callable[[int, int], object] = lambda a, b: None  # the app's copy-test results
         self.running: dict[tuple[int, int], float] = {}  # pair -> progress 0..1
+        self.nccl: Callable[[int, int], tuple[str, str]] = lambda a, b: ("  ·", "dim")  # (text, style) of an "nccl" cell
         self._lines: dict[tuple, Strip] = {}  # drawn lines (see render_line)
         self._generation = 0  # bumped whenever what the cells show may have changed
 
@@ -289,6 +291,9 @@ class PairMatrix(ScrollView, can_focus=True):
                 for cap in P2P_CAPS
             )
             return letters, Style()
+        if self.mode == "nccl":
+            text, style = self.nccl(a, b)
+            return text, Style.parse(style)
         if self.mode == "bw":
             share = state.share(result)
             if share is not None:
