@@ -1,0 +1,320 @@
+"""Is anything else using the GPUs or their links? Read before, during and after a copy test.
+
+One face: :class:`Watch` (the runner's) and :func:`busy_now` (``doctor``'s). Everything is read through
+:class:`p2ptop.sources.nvml.ActivityReader`; nothing here imports pynvml.
+
+- **Before** the test (no test of ours running, the GPU lock held): the compute processes on each GPU
+  (pid, name from /proc, memory), the GPU utilisation, and the link traffic over a short window
+  (``WINDOW_S``): NVLink data counters (all links, KiB) read at both ends of the window, and NVML's
+  PCIe TX/RX throughput (its own ~20 ms window) read at both ends, the larger kept.
+- **During** the test: a thread lists the compute processes every ``POLL_S`` (the worker's own pid
+  left out) and, for host-link tests, reads the PCIe link's generation and width, tagged with the step
+  the worker is in, so a link that trains up under load is told from one that stays low.
+- **After** each pair: the process list again; for a host link, the PCIe replay counter and the AER
+  counters (sysfs) again.
+
+A test is **contended** when, on its GPUs, another compute process was seen (before, during or after),
+or the utilisation before it was at least ``BUSY_UTIL_PERCENT``, or the traffic before it reached
+``BUSY_GBPS`` on PCIe or NVLink. Traffic and utilisation are only judged before the test: during it,
+the test's own copies fill the links and the GPU, and NVML cannot say whose bytes they are.
+
+A process NVML lists during the test whose pid is not visible here (another PID namespace) and that is
+gone after the test is taken for the worker itself, and said so in ``na``.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import Any, Callable, Iterable, Optional
+
+from ..model import BusyProcess, Contention, Snapshot
+
+WINDOW_S = 0.1  # traffic window before a test (the check's cost; benchmarks/contention_overhead.py prints it)
+POLL_S = 0.05  # during a test: process list and PCIe link state
+BUSY_UTIL_PERCENT = 10  # NVML utilisation before a test at or above this: the GPU is in use
+BUSY_GBPS = 1.0  # PCIe or NVLink traffic (either direction) at or above this before a test: the path is in use
+NAME_CHARS = 60
+
+
+def process_name(pid: int, proc: str = "/proc") -> Optional[str]:
+    """The command line (or comm) of a pid, cleaned and shortened; None when it is not visible here."""
+    try:
+        with open(f"{proc}/{pid}/cmdline", "rb") as f:
+            raw = f.read()
+        text = " ".join(part.decode("utf-8", "replace") for part in raw.split(b"\0") if part)
+        if not text:
+            with open(f"{proc}/{pid}/comm", encoding="utf-8", errors="replace") as f:
+                text = f.read().strip()
+    except OSError:
+        return None
+    text = "".join(ch if ch.isprintable() else " " for ch in text).strip()
+    return text if len(text) <= NAME_CHARS else text[: NAME_CHARS - 3] + "..."
+
+
+def _open(nvml: Any) -> tuple[Any, Optional[str]]:
+    try:
+        from ..sources.nvml import ActivityReader, NvmlUnavailable
+    except ImportError as e:  # pragma: no cover - nvml.py is ours
+        return None, str(e)
+    try:
+        reader = ActivityReader(nvml)
+        reader.open()
+        return reader, None
+    except NvmlUnavailable as e:
+        return None, str(e)
+    except Exception as e:  # noqa: BLE001 - the check never stops a test
+        return None, f"{type(e).__name__}: {e}"
+
+
+class Watch:
+    """The contention check and the host-link readings of one copy-test run (several pairs possible)."""
+
+    def __init__(self, snapshot: Snapshot, gpus: Iterable[int], nvml: Any = None, host_links: Iterable[int] = (),
+                 window_s: float = WINDOW_S, poll_s: float = POLL_S, sysfs_root: str = "/"):
+        self.snapshot, self.gpus = snapshot, sorted(set(gpus))
+        self.host_links = sorted(set(host_links))
+        self.window_s, self.poll_s, self.sysfs_root = window_s, poll_s, sysfs_root
+        self.reader, self.why = _open(nvml)
+        self.own_pids: set[int] = {os.getpid()}
+        self.base = Contention(checked=self.reader is not None)
+        if self.reader is None:
+            self.base.na["nvml"] = self.why or "NVML not available"
+        self.seen: list[tuple[BusyProcess, Optional[tuple[int, int]]]] = []  # (process, pair it ran beside)
+        self.link_samples: dict[int, list[tuple[str, Optional[int], Optional[int]]]] = {g: [] for g in self.host_links}
+        self.link_before: dict[int, dict[str, Any]] = {}
+        self.link_after: dict[int, dict[str, Any]] = {}
+        self._pair: Optional[tuple[int, int]] = None
+        self._step = "idle"
+        self._stop = threading.Event()
+        self._thread: Optional[threading.Thread] = None
+        self._lock = threading.Lock()
+
+    # -- before ------------------------------------------------------------------------------
+    def before(self) -> Contention:
+        """Read everything before the test; the returned Contention says whether the GPUs are busy."""
+        t0 = time.monotonic()
+        c = self.base
+        r = self.reader
+        if r is None:
+            c.check_s = round(time.monotonic() - t0, 4)
+            return c
+        for g in self.gpus:
+            self._processes(g, "before")
+            u, why = r.utilization(g)
+            c.utilization[str(g)] = u
+            if why:
+                c.na[f"utilization.{g}"] = why
+        for g in self.host_links:
+            self.link_before[g] = self._link_state(g)
+        start = {g: (r.nvlink_kib(g), r.pcie_throughput(g)) for g in self.gpus}
+        t_start = time.monotonic()
+        time.sleep(self.window_s)
+        dt = time.monotonic() - t_start
+        c.window_s = round(dt, 3)
+        for g in self.gpus:
+            (nv0, why0), (pc0, whyp0) = start[g]
+            nv1, why1 = r.nvlink_kib(g)
+            pc1, whyp1 = r.pcie_throughput(g)
+            t: dict[str, Optional[float]] = {}
+            if nv0 is not None and nv1 is not None and dt > 0:
+                t["nvlink_tx_gbps"] = round(max(0, nv1[0] - nv0[0]) * 1024 / dt / 1e9, 3)
+                t["nvlink_rx_gbps"] = round(max(0, nv1[1] - nv0[1]) * 1024 / dt / 1e9, 3)
+            else:
+                c.na[f"nvlink_traffic.{g}"] = why0 or why1 or "not read"
+            if pc0 is not None or pc1 is not None:
+                got = [p for p in (pc0, pc1) if p is not None]
+                t["pcie_tx_gbps"] = round(max(p["tx"] for p in got) * 1e3 / 1e9, 3)
+                t["pcie_rx_gbps"] = round(max(p["rx"] for p in got) * 1e3 / 1e9, 3)
+            else:
+                c.na[f"pcie_traffic.{g}"] = whyp0 or whyp1 or "not read"
+            c.traffic[str(g)] = t
+        c.check_s = round(time.monotonic() - t0, 4)
+        self.base = c
+        return self.judged(self.gpus, "before")
+
+    def _processes(self, g: int, seen: str) -> list[BusyProcess]:
+        procs, why = self.reader.processes(g)
+        if why is not None:
+            self.base.na[f"processes.{g}"] = why
+            return []
+        out = []
+        with self._lock:
+            own = set(self.own_pids)
+        for pid, used in procs:
+            if pid in own:
+                continue
+            p = BusyProcess(gpu=g, pid=pid, name=process_name(pid), used_mib=(used >> 20) if used is not None else None, seen=seen)
+            out.append(p)
+            with self._lock:
+                if not any(q.gpu == g and q.pid == pid and q.seen == seen and pair == self._pair for q, pair in self.seen):
+                    self.seen.append((p, self._pair))
+        return out
+
+    def _link_state(self, g: int) -> dict[str, Any]:
+        link = self.reader.pcie_link(g) if self.reader else {}
+        out: dict[str, Any] = {k: v for k, (v, _) in link.items()}
+        out["na"] = {k: why for k, (_, why) in link.items() if why}
+        gpu = self.snapshot.gpu(g)
+        if gpu is not None and gpu.pci_bus_id:
+            from ..sources.sysfs import read_aer
+
+            aer, why = read_aer(gpu.pci_bus_id, self.sysfs_root)
+            out["aer"] = aer
+            out["na"].update({f"aer.{k}": v for k, v in why.items()})
+        else:
+            out["na"]["aer"] = "the GPU's PCI bus id is not known"
+        return out
+
+    # -- during ------------------------------------------------------------------------------
+    def add_own_pid(self, pid: Optional[int]) -> None:
+        if pid:
+            with self._lock:
+                self.own_pids.add(int(pid))
+
+    def start(self) -> None:
+        if self.reader is None or self._thread is not None:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._poll, name="p2ptop-contention", daemon=True)
+        self._thread.start()
+
+    def pair(self, pair: Optional[tuple[int, int]]) -> None:
+        with self._lock:
+            self._pair = pair
+            self._step = "setup"
+
+    def step(self, name: str) -> None:
+        with self._lock:
+            self._step = name
+
+    def _poll(self) -> None:
+        k = 0
+        while not self._stop.is_set():
+            with self._lock:
+                pair, step = self._pair, self._step
+            try:
+                if pair is not None:
+                    if pair[0] == pair[1] and pair[0] in self.link_samples:
+                        link = self.reader.pcie_link(pair[0])
+                        self.link_samples[pair[0]].append((step, link["gen_cur"][0], link["width_cur"][0]))
+                    if k % 4 == 0:  # the process list every 4th poll (0.2 s): it costs more than the link state
+                        for g in sorted(set(pair)):
+                            self._processes(g, "during")
+            except Exception:  # noqa: BLE001 - a failing poll loses one sample, never the test
+                pass
+            k += 1
+            self._stop.wait(self.poll_s)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+            self._thread = None
+
+    # -- after -------------------------------------------------------------------------------
+    def pair_done(self, a: int, b: int) -> None:
+        """Right after a pair's result: the process list again, and a host link's error counters."""
+        if self.reader is None:
+            return
+        try:
+            for g in sorted({a, b}):
+                self._processes(g, "after")
+            if a == b and a in self.host_links:
+                self.link_after[a] = self._link_state(a)
+        except Exception:  # noqa: BLE001
+            pass
+
+    def close(self) -> None:
+        self.stop()
+        if self.reader is not None:
+            try:
+                self.reader.close()
+            except Exception:  # noqa: BLE001
+                pass
+            self.reader = None
+
+    # -- judgement ---------------------------------------------------------------------------
+    def judged(self, gpus: Iterable[int], upto: str = "after", pair: Optional[tuple[int, int]] = None) -> Contention:
+        """The evidence for the given GPUs (and the pair's own 'during' and 'after' sightings)."""
+        gpus = sorted(set(gpus))
+        b = self.base
+        c = Contention(checked=b.checked, window_s=b.window_s, check_s=b.check_s,
+                       utilization={str(g): b.utilization.get(str(g)) for g in gpus if str(g) in b.utilization},
+                       traffic={str(g): dict(b.traffic[str(g)]) for g in gpus if str(g) in b.traffic},
+                       na={k: v for k, v in b.na.items() if k.rsplit(".", 1)[-1] in {str(g) for g in gpus} or "." not in k})
+        with self._lock:
+            seen = list(self.seen)
+        after_pids = {(p.gpu, p.pid) for p, pr in seen if p.seen == "after" and pr == pair}
+        for p, pr in seen:
+            if p.gpu not in gpus:
+                continue
+            if p.seen != "before" and (upto == "before" or pr != pair):
+                continue
+            if p.seen == "during" and p.name is None and (p.gpu, p.pid) not in after_pids and upto == "after":
+                c.na["processes.unseen_pid"] = (f"pid {p.pid} on GPU{p.gpu} is not visible here (another PID namespace) "
+                                                "and left with the test: taken for the test's own worker")
+                continue
+            if not any(q.gpu == p.gpu and q.pid == p.pid for q in c.processes):
+                c.processes.append(p)
+        for p in c.processes:
+            c.reasons.append(f"GPU{p.gpu}: another compute process {p.name or '(name not visible here)'} "
+                             f"(pid {p.pid}{f', {p.used_mib} MiB' if p.used_mib is not None else ''}), seen {p.seen} the test")
+        for g in gpus:
+            u = c.utilization.get(str(g))
+            if u is not None and u >= BUSY_UTIL_PERCENT:
+                c.reasons.append(f"GPU{g}: {u}% utilised before the test (by others)")
+            t = c.traffic.get(str(g), {})
+            for key, label in (("pcie_tx_gbps", "PCIe out"), ("pcie_rx_gbps", "PCIe in"),
+                               ("nvlink_tx_gbps", "NVLink out"), ("nvlink_rx_gbps", "NVLink in")):
+                v = t.get(key)
+                if v is not None and v >= BUSY_GBPS:
+                    c.reasons.append(f"GPU{g}: {label} traffic {v:.1f} GB/s before the test (not the test's)")
+        c.busy = bool(c.reasons)
+        return c
+
+    def link_report(self, g: int) -> dict[str, Any]:
+        """A host link's PCIe state: before (idle), under load (best seen during copies), max, counters."""
+        before = self.link_before.get(g, {})
+        after = self.link_after.get(g, {})
+        loaded = [(gen, w) for step, gen, w in self.link_samples.get(g, []) if step in LOAD_STEPS and gen and w]
+        out: dict[str, Any] = {
+            "idle_gen": before.get("gen_cur"), "idle_width": before.get("width_cur"),
+            "gen_max": before.get("gen_max"), "width_max": before.get("width_max"),
+            "load_samples": len(loaded),
+        }
+        if loaded:
+            out["load_gen"] = max(gen for gen, _ in loaded)
+            out["load_width"] = max(w for _, w in loaded)
+        for key in ("replay",):
+            if before.get(key) is not None:
+                out[f"{key}_before"] = before[key]
+            if after.get(key) is not None:
+                out[f"{key}_after"] = after[key]
+        for k, v in (before.get("aer") or {}).items():
+            out[f"aer_{k}_before"] = v
+        for k, v in (after.get("aer") or {}).items():
+            out[f"aer_{k}_after"] = v
+        na = dict(before.get("na") or {})
+        if self.reader is None and not before:
+            na["link"] = self.why or "NVML not available"
+        if na:
+            out["na"] = "; ".join(f"{k}: {v}" for k, v in sorted(na.items()))
+        return out
+
+
+#: Worker steps during which a host link carries the test's copies (its PCIe link must be up to speed).
+LOAD_STEPS = ("h2d", "d2h", "host_bidirectional")
+
+
+def busy_now(snapshot: Snapshot, nvml: Any = None, window_s: float = WINDOW_S) -> dict[int, Contention]:
+    """Per GPU, what uses it now (for ``doctor``): processes, utilisation, traffic over ``window_s``."""
+    watch = Watch(snapshot, snapshot.gpu_indices, nvml=nvml, window_s=window_s)
+    try:
+        if watch.reader is None:
+            return {}
+        watch.before()
+        return {g: watch.judged([g], "before") for g in snapshot.gpu_indices}
+    finally:
+        watch.close()
