@@ -73,8 +73,9 @@ FACT_KEYS: dict[str, str] = {
     "host.gpu_count": "number of GPUs",
     "env.NCCL_P2P_DISABLE": "value of the variable (likewise env.NCCL_P2P_LEVEL, env.NCCL_SHM_DISABLE, env.CUDA_VISIBLE_DEVICES, ...)",
     # copy-test facts (subject "pair:A-B")
-    "bench.status": "ok, failed, timeout, crashed, cancelled, unavailable",
-    "bench.verdict": "healthy, slow, failing",
+    "bench.status": "ok, failed, timeout, crashed, cancelled, unavailable (interrupted, busy, locked give no finding)",
+    "bench.verdict": "healthy, slow, failing (contended and interrupted give no finding)",
+    "bench.host_link": "True for a test of a GPU's own link to the host (pinned host memory <-> GPU)",
     "bench.integrity": "ok or corrupt",
     "bench.share": "measured one-way copy-engine bandwidth over expected (0..1)",
     "bench.error": "exact CUDA error text of a failed step",
