@@ -43,6 +43,7 @@ FACT_KEYS: dict[str, str] = {
     "gpu.fabric_status": "NVML fabric registration status ('Success' or an error)",
     "gpu.virtualization": "NONE, PASSTHROUGH, VGPU, HOST_VGPU, HOST_VSGA",
     "gpu.lost": "True when NVML said the GPU is lost",
+    "gpu.busy": "True when other compute processes, utilisation or link traffic use the GPU now (copy tests not comparable)",
     # host facts (subject "host")
     "host.driver_version": "NVIDIA driver version, e.g. '580.159.04'",
     "host.driver_major": "major of the driver version, as an int",

@@ -318,3 +318,17 @@ def busy_now(snapshot: Snapshot, nvml: Any = None, window_s: float = WINDOW_S) -
         return {g: watch.judged([g], "before") for g in snapshot.gpu_indices}
     finally:
         watch.close()
+
+
+def busy_findings(busy: dict[int, Contention]) -> list["Finding"]:
+    """One warning per GPU in use now: copy-test figures taken now are not comparable (``doctor``)."""
+    from ..findings import Finding, gpu_subject
+
+    out = []
+    for g, c in sorted(busy.items()):
+        if c.busy:
+            out.append(Finding("gpu.busy", gpu_subject(g), "warning",
+                               f"GPU{g} is in use by other work: copy-test figures taken now are not comparable "
+                               "(p2ptop bench refuses to measure it unless --allow-busy)",
+                               list(c.reasons), {"gpu.busy": True}))
+    return out
