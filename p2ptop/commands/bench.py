@@ -82,7 +82,10 @@ def run(args: argparse.Namespace) -> int:
         return fail(why)
     known = set(snap.gpu_indices)
     if args.all:
-        pairs = all_pairs(snap, host_links=True)
+        named = set(options.tests) if args.tests else set(TESTS) | set(HOST_TESTS)
+        pairs = all_pairs(snap, host_links=bool(named & set(HOST_TESTS)))  # --tests of pairs only: no host links
+        if not named & set(TESTS):
+            pairs = [p for p in pairs if p[0] == p[1]]
         if not pairs:
             return fail("--all needs a GPU; this host shows none")
     else:
