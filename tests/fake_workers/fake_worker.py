@@ -39,7 +39,7 @@ def host_link(a):
     step_s = float(os.environ.get("FAKE_STEP_S", "0"))
     load = os.environ.get("FAKE_LOAD_FILE")
     for step, name, value in (("h2d", "h2d", float(os.environ.get("FAKE_H2D", "52.9"))), ("d2h", "d2h", 51.0),
-                              ("host_bidirectional", "host_bidirectional", 80.0)):
+                              ("host_bidirectional", "host_bidirectional", 100.0)):
         emit({"type": "progress", "step": step, "fraction": 0.3, "message": step})
         if load:
             open(load, "w").close()
