@@ -466,3 +466,42 @@ def test_doctor_reports_busy_gpus(live, monkeypatch, capsys):
     assert fs[0].severity == "warning" and any("100% utilised" in e for e in fs[0].evidence)
     live.source.kind = "demo"
     assert doctor.busy_gpu_findings(live) == []
+
+
+CLI_LIVE = textwrap.dedent("""
+    import sys
+    from p2ptop.commands import bench as b
+    from p2ptop.demos import load_demo
+    from p2ptop.cli import main
+    snap = load_demo("h200x2-vm"); snap.source.kind = "nvml"; snap.source.simulated = False
+    b.snapshot_from_args = lambda args: (snap, None)
+    sys.exit(main(sys.argv[1:]))
+""")
+
+
+def test_ctrl_c_gives_interrupted_results_and_exit_4(tmp_path):
+    pidfile = tmp_path / "pids"
+    env = dict(os.environ, PYTHONPATH=str(HERE.parent), P2PTOP_BENCH_WORKER=f"{sys.executable} {FAKE} slow {pidfile}")
+    p = subprocess.Popen([sys.executable, "-c", CLI_LIVE, "bench", "0", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=env)
+    worker = int(wait_for_file(pidfile)[0])
+    time.sleep(0.3)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=20)
+    assert p.returncode == EXIT_INTERRUPTED, (out, err)
+    assert "status cancelled, verdict interrupted" in out and "CE A->B        390.0" in out
+    deadline = time.monotonic() + 3
+    while os.path.exists(f"/proc/{worker}") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not os.path.exists(f"/proc/{worker}")
+
+
+def test_bench_help_documents_the_exit_codes(capsys):
+    from p2ptop.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["bench", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for words in ("0 every result healthy", "1 a pair or host link is slow or failing", "3 contended", "4 interrupted",
+                  "5 another p2ptop test holds a GPU", "--allow-busy", "--no-wait", "--wait SECONDS"):
+        assert words in text, words

@@ -142,7 +142,7 @@ class GpuLocks:
                         raise
                 holder = read_holder(path)
                 fresh = not holder and time.monotonic() - t0 < 0.5  # its holder may be writing its label right now
-                if holder != told and on_wait is not None and not fresh:
+                if holder != told and on_wait is not None and not fresh and wait_s != 0:
                     on_wait(g, holder)
                 told = holder
                 if (deadline is not None and time.monotonic() >= deadline) or (cancel is not None and cancel.is_set()):

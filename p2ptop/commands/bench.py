@@ -154,16 +154,23 @@ def _run_with_progress(snap, pairs, options: BenchOptions) -> list[BenchResult]:
             what = f"GPU{ev['a']} host link" if ev["a"] == ev["b"] else f"GPU{ev['a']}->GPU{ev['b']}"
             bar.update(task, completed=ev["overall"], description=f"{what} {ev['step']} ({ev['pairs_done']}/{ev['pairs']})")
 
+    done = threading.Event()
+
     def work() -> None:
-        out.append(run_all(snap, pairs, options, on_event, cancel))
+        try:
+            out.append(run_all(snap, pairs, options, on_event, cancel))
+        finally:
+            done.set()
 
     def wait_for(thread: threading.Thread) -> None:
+        # an Event, not Thread.join: a KeyboardInterrupt inside join can leave the thread looking finished
         try:
-            while thread.is_alive():
-                thread.join(0.1)
+            while not done.wait(0.1):
+                pass
         except KeyboardInterrupt:
             cancel.set()  # the runner kills its worker; the results say cancelled (verdict interrupted)
-            thread.join()
+            while not done.wait(0.1):
+                pass
 
     thread = threading.Thread(target=work, name="p2ptop-bench", daemon=True)
     if not sys.stderr.isatty():
