@@ -549,7 +549,8 @@ class P2PTopApp(App[int]):
             if pair is not None:
                 results = [api.run_pair(snap, pair[0], pair[1], options=None, on_event=on_event, cancel=cancel)]
             else:
-                results = list(api.run_all(snap, options=None, on_event=on_event, cancel=cancel))
+                pairs = api.all_pairs(snap, host_links=True) if hasattr(api, "all_pairs") else None  # host links too
+                results = list(api.run_all(snap, pairs, options=None, on_event=on_event, cancel=cancel))
         except Exception as e:  # noqa: BLE001 - the runner should not raise; if it does, say so
             self.post_message(BenchFinished([], f"{type(e).__name__}: {e}"))
             return
