@@ -165,7 +165,8 @@ def host_link_text(state: DashboardState, a: int, result: Optional[BenchResult],
     """The diagonal (A = B): GPU a's own link to the host and its copy test."""
     from ...bench.judge import host_link_expected
 
-    head.append("  host link", style="bold")
+    head = Text(f"GPU{a} ⇄ host memory  ", style="bold")
+    head.append_text(look.badge(state.pair_state(a, a, result), words=True) if result is not None else Text("not measured", style="dim"))
     rows = Table.grid(padding=(0, 1))
     rows.add_column(style="bold", no_wrap=True, width=LABEL_W - 1)
     rows.add_column(ratio=1)
