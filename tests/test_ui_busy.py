@@ -54,7 +54,7 @@ async def test_one_gpu_host_opens_on_its_host_link_and_measures_it():
         await settle(app, pilot)
         assert app.matrix.pair_at_cursor() == (0, 0)
         text = app.export_text()
-        assert "host link" in text and "measures this GPU's link to the host" in text
+        assert "GPU0 ⇄ host memory" in text and "measures this GPU's link to the host" in text
         app.matrix.focus()
         await pilot.press("enter")
         await settle(app, pilot)
