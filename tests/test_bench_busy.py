@@ -505,3 +505,20 @@ def test_bench_help_documents_the_exit_codes(capsys):
     for words in ("0 every result healthy", "1 a pair or host link is slow or failing", "3 contended", "4 interrupted",
                   "5 another p2ptop test holds a GPU", "--allow-busy", "--no-wait", "--wait SECONDS"):
         assert words in text, words
+
+
+def test_an_xid_during_the_test_makes_it_failing_even_when_busy(live):
+    act = scenario("busy_process", (0, 1), pid=1)
+    act.xids = [(1, 79)]
+    r = run_pair(live, 0, 1, opts("ok", fake_nvml(act), allow_busy=True))
+    assert r.params["xids"] == "GPU1: Xid 79" and r.verdict == "failing"
+    f = result_finding(r, Fabric(live))
+    assert f.id == "bench.xid" and f.facts["host.xid_latest"] == 79 and "Xid 79" in f.summary
+    from p2ptop.findings import FACT_KEYS
+
+    assert set(f.facts) <= set(FACT_KEYS)
+
+
+def test_no_xid_no_event_noise(live):
+    r = run_pair(live, 0, 1, opts("ok", fake_nvml(scenario("idle", (0, 1)))))
+    assert "xids" not in r.params and r.verdict == "healthy" and "xid_events" not in r.contention.na

@@ -11,7 +11,8 @@ One face: :class:`Watch` (the runner's) and :func:`busy_now` (``doctor``'s). Eve
   left out) and, for host-link tests, reads the PCIe link's generation and width, tagged with the step
   the worker is in, so a link that trains up under load is told from one that stays low.
 - **After** each pair: the process list again; for a host link, the PCIe replay counter and the AER
-  counters (sysfs) again.
+  counters (sysfs) again; the Xid errors NVML reported since the test began (an event set registered for
+  Xid errors before it): an Xid during a test makes it failing whatever else used the GPUs.
 
 A test is **contended** when, on its GPUs, another compute process was seen (before, during or after),
 or the utilisation before it was at least ``BUSY_UTIL_PERCENT``, or the traffic before it reached
@@ -85,6 +86,8 @@ class Watch:
         self.link_samples: dict[int, list[tuple[str, Optional[int], Optional[int]]]] = {g: [] for g in self.host_links}
         self.link_before: dict[int, dict[str, Any]] = {}
         self.link_after: dict[int, dict[str, Any]] = {}
+        self.xids: list[tuple[Optional[int], int, Optional[tuple[int, int]]]] = []  # (GPU, Xid, pair it happened in)
+        self._xid_set: Any = None
         self._pair: Optional[tuple[int, int]] = None
         self._step = "idle"
         self._stop = threading.Event()
@@ -108,6 +111,9 @@ class Watch:
                 c.na[f"utilization.{g}"] = why
         for g in self.host_links:
             self.link_before[g] = self._link_state(g)
+        self._xid_set, why = r.xid_watch(self.gpus)
+        if why:
+            c.na["xid_events"] = why
         start = {g: (r.nvlink_kib(g), r.pcie_throughput(g)) for g in self.gpus}
         t_start = time.monotonic()
         time.sleep(self.window_s)
@@ -223,13 +229,22 @@ class Watch:
                 self._processes(g, "after")
             if a == b and a in self.host_links:
                 self.link_after[a] = self._link_state(a)
+            if self._xid_set is not None:
+                events, _ = self.reader.xid_events(self._xid_set)
+                self.xids.extend((g, code, (a, b)) for g, code in events)
         except Exception:  # noqa: BLE001
             pass
+
+    def pair_xids(self, a: int, b: int) -> list[str]:
+        """'GPU0: Xid 79' for each Xid NVML reported while the pair ran (on any GPU of the run)."""
+        return [f"GPU{g if g is not None else '?'}: Xid {code}" for g, code, pair in self.xids if pair == (a, b)]
 
     def close(self) -> None:
         self.stop()
         if self.reader is not None:
             try:
+                self.reader.xid_close(self._xid_set)
+                self._xid_set = None
                 self.reader.close()
             except Exception:  # noqa: BLE001
                 pass

@@ -165,8 +165,8 @@ def judge(result: BenchResult, fabric: Fabric) -> BenchResult:
         result.verdict = "contended"
     elif result.status == "locked":
         result.verdict = None
-    elif result.integrity == "corrupt" or result.params.get("peer_access"):
-        result.verdict = "failing"
+    elif result.integrity == "corrupt" or result.params.get("peer_access") or result.params.get("xids"):
+        result.verdict = "failing"  # a GPU fault: whatever else used the GPUs
     elif _contended(result) and (result.status == "ok" or load_error) and not faults:
         result.verdict = "contended"
         for m in result.measurements:
@@ -195,6 +195,8 @@ def result_finding(result: BenchResult, fabric: Fabric) -> Optional[Finding]:
     """The one finding a result gives: None for healthy, contended, interrupted and unjudged results."""
     if result.status in ("cancelled", "interrupted", "busy", "locked") or result.verdict not in ("slow", "failing"):
         return None
+    if result.params.get("xids") and result.status not in ("timeout", "crashed", "failed", "unavailable") and result.integrity != "corrupt":
+        return _xid_finding(result)
     if result.host_link:
         return _host_link_finding(result)
     a, b = result.a, result.b
@@ -234,6 +236,19 @@ def result_finding(result: BenchResult, fabric: Fabric) -> Optional[Finding]:
     evidence += list(result.errors)
     severity = "warning" if result.verdict == "slow" else "problem"
     return Finding(fid, pair_subject(a, b), severity, summary, evidence, {k: v for k, v in facts.items() if v is not None})
+
+
+def _xid_finding(result: BenchResult) -> Finding:
+    a, b = result.a, result.b
+    head = f"GPU{a} host link" if result.host_link else f"GPU{a}->GPU{b}"
+    xids = str(result.params["xids"])
+    codes = [int(x) for x in __import__("re").findall(r"Xid (\d+)", xids)]
+    facts = {"bench.status": result.status, "bench.verdict": result.verdict, "bench.error": f"Xid during the copy test: {xids}"}
+    if codes:
+        facts["host.xid_latest"] = codes[-1]
+        facts["host.xid_codes"] = ",".join(str(c) for c in dict.fromkeys(codes))
+    return Finding("bench.xid", gpu_subject(a) if result.host_link else pair_subject(a, b), "problem",
+                   f"{head}: the driver reported {xids} during the copy test", [f"NVML Xid events: {xids}"] + list(result.errors), facts)
 
 
 def _host_link_finding(result: BenchResult) -> Finding:

@@ -476,6 +476,9 @@ class _WorkerRun:
             self.watch.pair_done(r.a, r.b)
             self.watch.pair(None)
             r.contention = self.watch.judged({r.a, r.b}, pair=(r.a, r.b))
+            xids = self.watch.pair_xids(r.a, r.b)
+            if xids:
+                r.params["xids"] = ", ".join(xids)
             if r.a == r.b:
                 r.params["link"] = self.watch.link_report(r.a)
         self.finished.append(self.emit.result(r))

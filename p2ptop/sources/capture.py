@@ -35,6 +35,7 @@ ERRORS = {
     "NO_PERMISSION": (4, "Insufficient Permissions"),
     "DRIVER_NOT_LOADED": (9, "Driver Not Loaded"),
     "LIBRARY_NOT_FOUND": (12, "NVML Shared Library Not Found"),
+    "TIMEOUT": (10, "Timeout"),
     "FUNCTION_NOT_FOUND": (13, "Function Not Found"),
     "GPU_IS_LOST": (15, "GPU is lost"),
     "UNKNOWN": (999, "Unknown Error"),
@@ -183,6 +184,7 @@ class Activity:
     nvlink_gbps: dict[int, tuple[float, float]] = field(default_factory=dict)  # (tx, rx) GB/s, counters rising
     pcie_link: dict[int, Reading] = field(default_factory=dict)
     replay: dict[int, Reading] = field(default_factory=dict)
+    xids: list[tuple[int, int]] = field(default_factory=list)  # (gpu, Xid code) delivered to event sets, in order
 
 
 def scenario(name: str, gpus: tuple[int, ...] = (0,), pid: Optional[int] = None) -> Activity:
@@ -393,6 +395,25 @@ class FakeNvml:
             return int(self.activity.pcie_kbps[h][counter])
         return self._smi(h, "pcie_tx_kbps" if counter == 0 else "pcie_rx_kbps")
 
+    # -- Xid events: the capture recorded none; a scenario's ``xids`` are delivered once, to registered GPUs --
+    def _nvmlEventSetCreate(self) -> Any:
+        return {"gpus": set(), "next": 0}
+
+    def _nvmlDeviceRegisterEvents(self, h: int, types: int, eset: Any) -> None:
+        eset["gpus"].add(h)
+
+    def _nvmlEventSetWait_v2(self, eset: Any, timeout_ms: int) -> Any:
+        xids = self.activity.xids if self.activity is not None else []
+        while eset["next"] < len(xids):
+            gpu, code = xids[eset["next"]]
+            eset["next"] += 1
+            if gpu in eset["gpus"]:
+                return SimpleNamespace(device=gpu, eventType=0x8, eventData=code, gpuInstanceId=0, computeInstanceId=0)
+        raise _err("TIMEOUT")
+
+    def _nvmlEventSetFree(self, eset: Any) -> None:
+        eset["gpus"].clear()
+
     def _nvmlDeviceGetFieldValues(self, h: int, field_ids: list[Any]) -> list[Any]:
         rates = self.activity.nvlink_gbps.get(h) if self.activity is not None else None
         if rates is None:
@@ -486,6 +507,7 @@ class FakeNvml:
 
 
 #: The NVML functions the activity reader (copy tests' contention check) uses beyond the snapshot's.
-ACTIVITY_FUNCTIONS = ["nvmlDeviceGetComputeRunningProcesses", "nvmlDeviceGetFieldValues", "nvmlDeviceGetPcieThroughput"]
+ACTIVITY_FUNCTIONS = ["nvmlDeviceGetComputeRunningProcesses", "nvmlDeviceGetFieldValues", "nvmlDeviceGetPcieThroughput",
+                      "nvmlEventSetCreate", "nvmlDeviceRegisterEvents", "nvmlEventSetWait_v2", "nvmlEventSetFree"]
 #: Every NVML function the fake answers for a snapshot (and so every call the live reader can make).
 NVML_FUNCTIONS = sorted(n[1:] for n in vars(FakeNvml) if n.startswith("_nvml") and n[1:] not in ACTIVITY_FUNCTIONS)

@@ -476,3 +476,50 @@ class ActivityReader:
             except (TypeError, ValueError) as e:
                 out[key] = (None, f"unexpected value from {name}: {e}")
         return out
+
+    # -- Xid events (a GPU fault during a copy test makes it failing) --
+    XID_EVENT = 0x8  # nvmlEventTypeXidCriticalError
+
+    def xid_watch(self, indices: list[int]) -> tuple[Any, Optional[str]]:
+        """An NVML event set registered for Xid errors on these GPUs, or (None, why)."""
+        eset, why = self.reader.call("nvmlEventSetCreate")
+        if why is not None:
+            return None, why
+        problems = []
+        for i in indices:
+            h, why = self._handle(i)
+            if why is None:
+                _, why = self.reader.call("nvmlDeviceRegisterEvents", h, self.XID_EVENT, eset)
+            if why is not None:
+                problems.append(f"GPU{i}: {why}")
+        if len(problems) == len(indices):
+            self.reader.call("nvmlEventSetFree", eset)
+            return None, "; ".join(problems)
+        return eset, ("; ".join(problems) or None)
+
+    def xid_events(self, eset: Any, limit: int = 64) -> tuple[list[tuple[Optional[int], int]], Optional[str]]:
+        """The Xid events pending on the set, without waiting: [(GPU index or None, Xid code)]."""
+        out: list[tuple[Optional[int], int]] = []
+        by_addr = {_addr(h): i for i, (h, why) in self._handles.items() if why is None}
+        for _ in range(limit):
+            data, why = self.reader.call("nvmlEventSetWait_v2", eset, 0)
+            if why is not None:
+                return out, None if "timeout" in why.lower() else why
+            try:
+                if int(data.eventType) & self.XID_EVENT:
+                    out.append((by_addr.get(_addr(data.device)), int(data.eventData)))
+            except (AttributeError, TypeError, ValueError) as e:
+                return out, f"unexpected event data from NVML: {e}"
+        return out, None
+
+    def xid_close(self, eset: Any) -> None:
+        if eset is not None:
+            self.reader.call("nvmlEventSetFree", eset)
+
+
+def _addr(handle: Any) -> Any:
+    """A device handle comparable across calls: its pointer value (real bindings), or itself (the fake)."""
+    try:
+        return ctypes.cast(handle, ctypes.c_void_p).value
+    except (TypeError, ctypes.ArgumentError):
+        return handle
