@@ -522,3 +522,17 @@ def test_an_xid_during_the_test_makes_it_failing_even_when_busy(live):
 def test_no_xid_no_event_noise(live):
     r = run_pair(live, 0, 1, opts("ok", fake_nvml(scenario("idle", (0, 1)))))
     assert "xids" not in r.params and r.verdict == "healthy" and "xid_events" not in r.contention.na
+
+
+def test_a_planted_symlink_is_never_followed(live, tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    locks = GpuLocks(live, [0], str(tmp_path / "locks"))
+    os.symlink(victim, locks.paths[0][1])
+    from p2ptop.bench.lock import LockUnavailable
+
+    with pytest.raises(LockUnavailable, match="cannot be opened"):
+        locks.acquire(0)
+    assert victim.read_text() == "precious"
+    r = run_pair(live, 0, 1, opts("ok", check_contention=False, lock_dir=str(tmp_path / "locks")))
+    assert r.status == "ok" and "GPU locks not used" in r.params["lock"] and victim.read_text() == "precious"

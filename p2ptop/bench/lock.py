@@ -115,12 +115,29 @@ class GpuLocks:
         self.waited_s = 0.0
 
     def _open(self, path: str) -> int:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
-        try:
-            os.fchmod(fd, 0o666)  # whatever our umask: another user must be able to lock it too
-        except OSError:
-            pass
-        return fd
+        """Open (or create) a lock file. Never through a symlink (the directory is world-writable); an existing
+        file is opened without O_CREAT, which Linux's fs.protected_regular refuses for other users' files in a
+        sticky directory; a new one is created 0666 whatever our umask, so other users can lock it too."""
+        flags = os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW
+        for _ in range(5):
+            try:
+                return os.open(path, flags)
+            except FileNotFoundError:
+                pass
+            except OSError as e:
+                raise LockUnavailable(f"{path}: cannot be opened ({e.strerror or e})") from None
+            try:
+                fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o666)
+            except FileExistsError:
+                continue  # another test created it just now: open that one
+            except OSError as e:
+                raise LockUnavailable(f"{path}: cannot be created ({e.strerror or e})") from None
+            try:
+                os.fchmod(fd, 0o666)
+            except OSError:
+                pass
+            return fd
+        raise LockUnavailable(f"{path}: appears and disappears")
 
     def acquire(self, wait_s: Optional[float] = None, on_wait: Optional[Callable[[int, dict], None]] = None,
                 cancel: Optional[threading.Event] = None) -> Optional[tuple[int, dict]]:

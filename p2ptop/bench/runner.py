@@ -252,7 +252,10 @@ def _run_in_workers(snapshot, todo, options, emit, cancel, results) -> None:
             emit.progress(first[0], first[1], "waiting", 0.0,
                           f"waiting for GPU{gpu}: another copy test holds it, {lock.describe(holder)}")
 
-        held = locks.acquire(options.wait_s, waiting, cancel)
+        try:
+            held = locks.acquire(options.wait_s, waiting, cancel)
+        except (lock.LockUnavailable, OSError) as e:
+            held, locks, why = None, None, f"GPU locks not used: {e}"
         if held is not None:
             gpu, holder = held
             if cancel.is_set():
