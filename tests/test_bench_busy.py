@@ -536,3 +536,25 @@ def test_a_planted_symlink_is_never_followed(live, tmp_path):
     assert victim.read_text() == "precious"
     r = run_pair(live, 0, 1, opts("ok", check_contention=False, lock_dir=str(tmp_path / "locks")))
     assert r.status == "ok" and "GPU locks not used" in r.params["lock"] and victim.read_text() == "precious"
+
+
+def test_utilisation_left_by_a_test_that_just_ended_is_not_load(live):
+    """NVML's utilisation lags up to 1 s: right after the test we waited for, it still shows that test."""
+    readings = iter([60, 40, 5])
+    act = scenario("idle", (0, 1))
+    act.utilization = {0: lambda: next(readings, 0), 1: 0}
+    w = contention.Watch(live, [0, 1], nvml=fake_nvml(act), window_s=0.01)
+    c = w.before()
+    w.close()
+    assert not c.busy and c.utilization["0"] == 5 and "not load" in c.na["utilization.0"]
+
+
+def test_utilisation_that_stays_high_without_a_listed_process_is_load(live):
+    act = scenario("idle", (0, 1))
+    act.utilization = {0: 90, 1: 0}
+    w = contention.Watch(live, [0, 1], nvml=fake_nvml(act), window_s=0.01)
+    t0 = time.monotonic()
+    c = w.before()
+    w.close()
+    assert c.busy and "GPU0: 90% utilised before the test (by others)" in c.reasons
+    assert time.monotonic() - t0 < contention.SETTLE_S + 0.5

@@ -37,6 +37,9 @@ POLL_S = 0.05  # during a test: process list and PCIe link state
 BUSY_UTIL_PERCENT = 10  # NVML utilisation before a test at or above this: the GPU is in use
 BUSY_GBPS = 1.0  # PCIe or NVLink traffic (either direction) at or above this before a test: the path is in use
 NAME_CHARS = 60
+#: NVML's utilisation covers its last sample period (up to 1 s): right after another test it still shows that
+#: test. High utilisation with no other compute process listed is read again for up to this long.
+SETTLE_S = 1.2
 
 
 def process_name(pid: int, proc: str = "/proc") -> Optional[str]:
@@ -109,6 +112,7 @@ class Watch:
             c.utilization[str(g)] = u
             if why:
                 c.na[f"utilization.{g}"] = why
+        self._settle_utilization(c)
         for g in self.host_links:
             self.link_before[g] = self._link_state(g)
         self._xid_set, why = r.xid_watch(self.gpus)
@@ -139,6 +143,25 @@ class Watch:
         c.check_s = round(time.monotonic() - t0, 4)
         self.base = c
         return self.judged(self.gpus, "before")
+
+    def _settle_utilization(self, c: Contention) -> None:
+        """High utilisation but no other process on the GPU: read it again until it falls (a test that just ended,
+        e.g. the one we waited for) or SETTLE_S passes (then it is load: a process NVML does not list to us)."""
+        with self._lock:
+            busy_gpus = {p.gpu for p, _ in self.seen}
+        first = {g: c.utilization.get(str(g)) for g in self.gpus}
+        stale = [g for g in self.gpus if (first[g] or 0) >= BUSY_UTIL_PERCENT and g not in busy_gpus]
+        t0 = time.monotonic()
+        while stale and time.monotonic() - t0 < SETTLE_S:
+            time.sleep(0.2)
+            for g in list(stale):
+                u, why = self.reader.utilization(g)
+                if why is None:
+                    c.utilization[str(g)] = u
+                if u is not None and u < BUSY_UTIL_PERCENT:
+                    stale.remove(g)
+                    c.na[f"utilization.{g}"] = (f"{first[g]}% with no other process, {u}% {time.monotonic() - t0:.1f} s later: "
+                                                "the end of work that had just finished (another test?), not load")
 
     def _processes(self, g: int, seen: str) -> list[BusyProcess]:
         procs, why = self.reader.processes(g)
