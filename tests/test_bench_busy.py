@@ -558,3 +558,19 @@ def test_utilisation_that_stays_high_without_a_listed_process_is_load(live):
     w.close()
     assert c.busy and "GPU0: 90% utilised before the test (by others)" in c.reasons
     assert time.monotonic() - t0 < contention.SETTLE_S + 0.5
+
+
+@pytest.mark.parametrize("foreign, busy", [([999_999_991], False), ([999_999_991, 999_999_992], True)])
+def test_pids_from_another_namespace(live, monkeypatch, tmp_path, foreign, busy):
+    """In a container NVML may name the worker by a pid we cannot see: one new such pid is the worker."""
+    act = scenario("idle", (0, 1))
+    monkeypatch.setenv("FAKE_TIMES", str(tmp_path / "times"))
+    monkeypatch.setenv("FAKE_PAIR_S", "0.6")
+    timer = threading.Timer(0.25, lambda: act.processes[0].extend((pid, 1 << 30) for pid in foreign))
+    timer.start()
+    try:
+        r = run_pair(live, 0, 1, opts("timed", fake_nvml(act)))
+    finally:
+        timer.cancel()
+    assert r.contention.busy is busy
+    assert ("processes.unseen_pid" in r.contention.na) is (not busy)

@@ -19,8 +19,9 @@ or the utilisation before it was at least ``BUSY_UTIL_PERCENT``, or the traffic 
 ``BUSY_GBPS`` on PCIe or NVLink. Traffic and utilisation are only judged before the test: during it,
 the test's own copies fill the links and the GPU, and NVML cannot say whose bytes they are.
 
-A process NVML lists during the test whose pid is not visible here (another PID namespace) and that is
-gone after the test is taken for the worker itself, and said so in ``na``.
+NVML may list pids of another PID namespace (p2ptop in a container): exactly one such pid that appears
+with a test, not seen before it, is taken for the test's own worker, and said so in ``na``; two or more are
+contention.
 """
 
 from __future__ import annotations
@@ -284,15 +285,19 @@ class Watch:
                        na={k: v for k, v in b.na.items() if k.rsplit(".", 1)[-1] in {str(g) for g in gpus} or "." not in k})
         with self._lock:
             seen = list(self.seen)
-        after_pids = {(p.gpu, p.pid) for p, pr in seen if p.seen == "after" and pr == pair}
+        # NVML may give pids of another PID namespace (a container): one such pid that appears with the test
+        # and was not there before it is the test's own worker
+        before_pids = {p.pid for p, _ in seen if p.seen == "before"}
+        new_invisible = {p.pid for p, pr in seen if pr == pair and p.seen != "before" and p.name is None and p.pid not in before_pids}
+        ours = new_invisible if len(new_invisible) == 1 and upto == "after" else set()
         for p, pr in seen:
             if p.gpu not in gpus:
                 continue
             if p.seen != "before" and (upto == "before" or pr != pair):
                 continue
-            if p.seen == "during" and p.name is None and (p.gpu, p.pid) not in after_pids and upto == "after":
+            if p.pid in ours:
                 c.na["processes.unseen_pid"] = (f"pid {p.pid} on GPU{p.gpu} is not visible here (another PID namespace) "
-                                                "and left with the test: taken for the test's own worker")
+                                                "and came with the test: taken for the test's own worker")
                 continue
             if not any(q.gpu == p.gpu and q.pid == p.pid for q in c.processes):
                 c.processes.append(p)
