@@ -574,3 +574,12 @@ def test_pids_from_another_namespace(live, monkeypatch, tmp_path, foreign, busy)
         timer.cancel()
     assert r.contention.busy is busy
     assert ("processes.unseen_pid" in r.contention.na) is (not busy)
+
+
+def test_process_names_never_carry_the_command_line(tmp_path):
+    proc = tmp_path / "proc"
+    (proc / "77").mkdir(parents=True)
+    (proc / "77" / "comm").write_text("python3\n")
+    (proc / "77" / "cmdline").write_bytes(b"/usr/bin/python3\0-u\0/home/a/train.py\0--token=SECRET\0\x1b[31m\0")
+    assert contention.process_name(77, str(proc)) == "python3 train.py"
+    assert contention.process_name(78, str(proc)) is None

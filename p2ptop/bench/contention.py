@@ -44,16 +44,21 @@ SETTLE_S = 1.2
 
 
 def process_name(pid: int, proc: str = "/proc") -> Optional[str]:
-    """The command line (or comm) of a pid, cleaned and shortened; None when it is not visible here."""
+    """'python3 train.py': the process's comm and the file name of its first argument that is not an option
+    (never the rest of the command line, which can hold secrets); None when the pid is not visible here."""
     try:
-        with open(f"{proc}/{pid}/cmdline", "rb") as f:
-            raw = f.read()
-        text = " ".join(part.decode("utf-8", "replace") for part in raw.split(b"\0") if part)
-        if not text:
-            with open(f"{proc}/{pid}/comm", encoding="utf-8", errors="replace") as f:
-                text = f.read().strip()
+        with open(f"{proc}/{pid}/comm", encoding="utf-8", errors="replace") as f:
+            text = f.read().strip()
     except OSError:
         return None
+    try:
+        with open(f"{proc}/{pid}/cmdline", "rb") as f:
+            args = [a.decode("utf-8", "replace") for a in f.read().split(b"\0") if a]
+        first = next((a for a in args[1:] if not a.startswith("-")), None)
+        if first:
+            text += " " + os.path.basename(first.rstrip("/"))
+    except OSError:
+        pass
     text = "".join(ch if ch.isprintable() else " " for ch in text).strip()
     return text if len(text) <= NAME_CHARS else text[: NAME_CHARS - 3] + "..."
 
