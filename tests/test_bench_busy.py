@@ -583,3 +583,10 @@ def test_process_names_never_carry_the_command_line(tmp_path):
     (proc / "77" / "cmdline").write_bytes(b"/usr/bin/python3\0-u\0/home/a/train.py\0--token=SECRET\0\x1b[31m\0")
     assert contention.process_name(77, str(proc)) == "python3 train.py"
     assert contention.process_name(78, str(proc)) is None
+
+
+def test_only_pairs_on_busy_gpus_are_skipped(live):
+    act = scenario("idle", (0, 1))
+    act.processes[1] = [(1, 1 << 30)]
+    rs = run_all(live, [(0, 0), (1, 1), (0, 1)], opts("ok", fake_nvml(act)))
+    assert [(r.status, r.verdict) for r in rs] == [("ok", "healthy"), ("busy", "contended"), ("busy", "contended")]

@@ -270,13 +270,17 @@ def _run_in_workers(snapshot, todo, options, emit, cancel, results) -> None:
     try:
         if watch is not None:
             before = watch.before()
-            if before.busy and not options.allow_busy:
-                for a, b in todo:
-                    r = _ended(a, b, "busy", "not run: the GPUs are in use (p2ptop bench --allow-busy measures anyway, "
-                                             "labelled contended)")
-                    r.contention = watch.judged({a, b}, "before")
-                    results[(a, b)] = emit.result(r)
-                return
+            if before.busy and not options.allow_busy:  # pairs on busy GPUs are not run; the others are
+                for a, b in list(todo):
+                    c = watch.judged({a, b}, "before")
+                    if c.busy:
+                        r = _ended(a, b, "busy", "not run: the GPUs are in use (p2ptop bench --allow-busy measures anyway, "
+                                                 "labelled contended)")
+                        r.contention = c
+                        results[(a, b)] = emit.result(r)
+                todo = [p for p in todo if p not in results]
+                if not todo:
+                    return
             watch.start()
         _run_workers(snapshot, todo, options, emit, cancel, results, watch, locks)
     finally:
