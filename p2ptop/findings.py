@@ -43,6 +43,7 @@ FACT_KEYS: dict[str, str] = {
     "gpu.fabric_status": "NVML fabric registration status ('Success' or an error)",
     "gpu.virtualization": "NONE, PASSTHROUGH, VGPU, HOST_VGPU, HOST_VSGA",
     "gpu.lost": "True when NVML said the GPU is lost",
+    "gpu.busy": "True when other compute processes, utilisation or link traffic use the GPU now (copy tests not comparable)",
     # host facts (subject "host")
     "host.driver_version": "NVIDIA driver version, e.g. '580.159.04'",
     "host.driver_major": "major of the driver version, as an int",
@@ -98,8 +99,9 @@ FACT_KEYS: dict[str, str] = {
     "text.tool": "nvidia-smi-topo, nvidia-smi-q, simpleP2P, p2pBandwidthLatencyTest, nvbandwidth, bandwidthTest, nccl-tests, lspci, dmesg, nccl-log",
     "text.language": "en or zh",
     # copy-test facts (subject "pair:A-B")
-    "bench.status": "ok, failed, timeout, crashed, cancelled, unavailable",
-    "bench.verdict": "healthy, slow, failing",
+    "bench.status": "ok, failed, timeout, crashed, cancelled, unavailable (interrupted, busy, locked give no finding)",
+    "bench.verdict": "healthy, slow, failing (contended and interrupted give no finding)",
+    "bench.host_link": "True for a test of a GPU's own link to the host (pinned host memory <-> GPU)",
     "bench.integrity": "ok or corrupt",
     "bench.share": "measured one-way copy-engine bandwidth over expected (0..1)",
     "bench.error": "exact CUDA error text of a failed step",

@@ -40,7 +40,6 @@ def test_save_then_replay(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, text", [
     (["bench", "--demo", "h200x2-vm"], "give two GPUs"),
-    (["bench", "0", "--demo", "h200x2-vm"], "second GPU"),
     (["bench", "0", "1", "--all", "--demo", "h200x2-vm"], "give two GPUs"),
     (["bench", "0", "5", "--demo", "h200x2-vm"], "no GPU5"),
     (["bench", "1", "1", "--demo", "h200x2-vm"], "two different GPUs"),

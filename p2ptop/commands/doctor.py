@@ -61,6 +61,20 @@ def _knowledge(findings: list[Finding], extra_dirs: list[str]) -> dict[str, Any]
     return {"available": True, "entries": len(kb.entries), "problems": [str(p) for p in kb.problems], "matches": out}
 
 
+def busy_gpu_findings(snap: Snapshot) -> list[Finding]:
+    """Live only: GPUs that other work uses now (processes, utilisation, link traffic), as warnings."""
+    if snap.source.kind != "nvml":
+        return []
+    try:
+        from ..bench.contention import busy_findings, busy_now
+    except ImportError:
+        return []
+    try:
+        return busy_findings(busy_now(snap))
+    except Exception:  # noqa: BLE001 - a failing check adds nothing rather than stopping doctor
+        return []
+
+
 def _status(findings: list[Finding], nvml_error: Optional[str]) -> int:
     if nvml_error:
         return EXIT_CANNOT_RUN
@@ -81,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         from ..host.proc import apply_to_host, read_process
 
         snap.host = apply_to_host(snap.host or {}, read_process(pid))
-    findings = [] if nvml_error else findings_for(snap)
+    findings = [] if nvml_error else findings_for(snap) + busy_gpu_findings(snap)
     if pid is not None and not nvml_error:
         from ..host.proc import process_findings
 

@@ -183,9 +183,9 @@ def _measurement_text(m: Any) -> str:
 
 
 def _bench_row(r: BenchResult) -> list[Any]:
-    one_way = r.measurement("ce_one_way")
+    one_way = r.measurement("h2d" if r.host_link else "ce_one_way")
     return [
-        f"GPU{r.a} → GPU{r.b}" + (" (simulated)" if r.simulated else ""),
+        (f"GPU{r.a} ⇄ host" if r.host_link else f"GPU{r.a} → GPU{r.b}") + (" (simulated)" if r.simulated else ""),
         r.status,
         r.verdict or "N/A",
         _measurement_text(one_way) if one_way else "N/A",
@@ -207,6 +207,8 @@ def _bench_part(snapshot: Snapshot) -> Part:
         if r.first_bad_offset is not None:
             detail_lines.append(f"  - first corrupt byte at offset {r.first_bad_offset}\n")
         detail_lines.extend(f"  - error: {md.code(e)}\n" for e in r.errors)
+        if r.contention is not None and r.contention.busy:
+            detail_lines.extend(f"  - contended: {md.inline(reason)}\n" for reason in r.contention.reasons)
         if r.params:
             detail_lines.append("  - parameters: " + md.inline(", ".join(f"{k}={v}" for k, v in r.params.items())) + "\n")
     return Part(

@@ -521,9 +521,6 @@ class P2PTopApp(App[int]):
         if self._bench_cancel is not None:
             self.notify("A copy test is running: Esc cancels it.", severity="warning", timeout=4)
             return
-        if pair is not None and pair[0] == pair[1]:
-            self.notify("Choose two different GPUs to test.", timeout=3)
-            return
         api = self._bench()
         if api is None:
             return
@@ -558,7 +555,8 @@ class P2PTopApp(App[int]):
             if pair is not None:
                 results = [api.run_pair(snap, pair[0], pair[1], options=None, on_event=on_event, cancel=cancel)]
             else:
-                results = list(api.run_all(snap, options=None, on_event=on_event, cancel=cancel))
+                pairs = api.all_pairs(snap, host_links=True) if hasattr(api, "all_pairs") else None  # host links too
+                results = list(api.run_all(snap, pairs, options=None, on_event=on_event, cancel=cancel))
         except Exception as e:  # noqa: BLE001 - the runner should not raise; if it does, say so
             self.post_message(BenchFinished([], f"{type(e).__name__}: {e}"))
             return
@@ -617,8 +615,8 @@ class P2PTopApp(App[int]):
                 text += f", {share * 100:.0f}% of expected"
             if r.simulated:
                 text += " (simulated)"
-            sev = ("problem" if r.verdict == "failing" or r.status not in ("ok", "cancelled")
-                   else "warning" if r.verdict == "slow" or r.status == "cancelled" else "info")
+            sev = ("problem" if r.verdict == "failing" or r.status not in ("ok", "cancelled", "interrupted", "busy", "locked")
+                   else "warning" if r.verdict in ("slow", "contended", "interrupted") or r.status in ("cancelled", "locked") else "info")
             outcome = r.verdict if r.status == "ok" and r.verdict else r.status
             outcomes[outcome] = outcomes.get(outcome, 0) + 1
             if not many or sev != "info":  # after a run of every pair, only what is not healthy is listed

@@ -272,12 +272,17 @@ class PairMatrix(ScrollView, can_focus=True):
     def _cell_content(self, a: int, b: int, pair_state: str, result) -> tuple[str, Style]:
         state = self.state
         glance = self.mode == "glance"
-        if a == b:
-            return "X" if glance else "  X", Style(dim=True)
         if (a, b) in self.running:
             text = look.RUNNING_SYMBOL if glance else f"{look.RUNNING_SYMBOL}{int(self.running[(a, b)] * 100):>3}%"
             return text, Style.parse(look.RUNNING_STYLE)
         sym = look.symbol(pair_state)
+        if a == b:  # the diagonal: GPU a's host link (X until it is measured)
+            if result is None:
+                return "X" if glance else "  X", Style(dim=True)
+            if glance or self.mode not in ("bw",):
+                return sym if glance else f"{sym}host", Style()
+            share = result.params.get("share")
+            return (f"{sym}{min(share * 100, 999):>3.0f}%" if isinstance(share, (int, float)) else f"{sym}{result.status[:4]}"), Style()
         if glance:
             return sym, Style()
         if self.mode == "path":
