@@ -278,7 +278,8 @@ class Contention:
     utilization: dict[str, Optional[int]] = field(default_factory=dict)
     traffic: dict[str, dict[str, Optional[float]]] = field(default_factory=dict)
     window_s: Optional[float] = None  # length of the traffic window
-    check_s: Optional[float] = None  # time the check added to the test
+    check_s: Optional[float] = None  # time the check's reads before the test took (window included)
+    added_s: Optional[float] = None  # of that, what the test waited for (the rest overlapped the worker's start)
     na: dict[str, str] = field(default_factory=dict)
 
 

@@ -6,7 +6,9 @@ One face: :class:`Watch` (the runner's) and :func:`busy_now` (``doctor``'s). Eve
 - **Before** the test (no test of ours running, the GPU lock held): the compute processes on each GPU
   (pid, name from /proc, memory), the GPU utilisation, and the link traffic over a short window
   (``WINDOW_S``): NVLink data counters (all links, KiB) read at both ends of the window, and NVML's
-  PCIe TX/RX throughput (its own ~20 ms window) read at both ends, the larger kept.
+  PCIe TX/RX throughput (its own ~20 ms window) read at both ends, the larger kept. The runner does
+  this while the worker process starts (``begin``, ``end_window``; the worker waits for the runner's
+  go before its first CUDA call), so the test waits only for what is left of it (``added_s``).
 - **During** the test: a thread lists the compute processes every ``POLL_S`` (the worker's own pid
   left out) and, for host-link tests, reads the PCIe link's generation and width, tagged with the step
   the worker is in, so a link that trains up under load is told from one that stays low.
@@ -102,16 +104,26 @@ class Watch:
         self._stop = threading.Event()
         self._thread: Optional[threading.Thread] = None
         self._lock = threading.Lock()
+        self._t0 = self._t_start = time.monotonic()
+        self._start: dict[int, Any] = {}
 
     # -- before ------------------------------------------------------------------------------
     def before(self) -> Contention:
         """Read everything before the test; the returned Contention says whether the GPUs are busy."""
-        t0 = time.monotonic()
+        self.begin()
+        return self.end_window()
+
+    def begin(self) -> None:
+        """The first half of ``before``: the traffic counters at the window's start, then processes, utilisation,
+        link state and the Xid event set (their time counts in the window). The runner calls it while the
+        worker starts (the worker makes no CUDA call before the runner's go), then ``end_window``."""
+        self._t0 = time.monotonic()
         c = self.base
         r = self.reader
         if r is None:
-            c.check_s = round(time.monotonic() - t0, 4)
-            return c
+            return
+        self._start = {g: (r.nvlink_kib(g), r.pcie_throughput(g)) for g in self.gpus}
+        self._t_start = time.monotonic()
         for g in self.gpus:
             self._processes(g, "before")
             u, why = r.utilization(g)
@@ -124,13 +136,21 @@ class Watch:
         self._xid_set, why = r.xid_watch(self.gpus)
         if why:
             c.na["xid_events"] = why
-        start = {g: (r.nvlink_kib(g), r.pcie_throughput(g)) for g in self.gpus}
-        t_start = time.monotonic()
-        time.sleep(self.window_s)
-        dt = time.monotonic() - t_start
+
+    def end_window(self) -> Contention:
+        """The second half: wait out the rest of the window, read the counters again, judge."""
+        c = self.base
+        r = self.reader
+        if r is None:
+            c.check_s = round(time.monotonic() - self._t0, 4)
+            return c
+        rest = self.window_s - (time.monotonic() - self._t_start)
+        if rest > 0:
+            time.sleep(rest)
+        dt = time.monotonic() - self._t_start
         c.window_s = round(dt, 3)
         for g in self.gpus:
-            (nv0, why0), (pc0, whyp0) = start[g]
+            (nv0, why0), (pc0, whyp0) = self._start[g]
             nv1, why1 = r.nvlink_kib(g)
             pc1, whyp1 = r.pcie_throughput(g)
             t: dict[str, Optional[float]] = {}
@@ -146,9 +166,13 @@ class Watch:
             else:
                 c.na[f"pcie_traffic.{g}"] = whyp0 or whyp1 or "not read"
             c.traffic[str(g)] = t
-        c.check_s = round(time.monotonic() - t0, 4)
+        c.check_s = round(time.monotonic() - self._t0, 4)
         self.base = c
         return self.judged(self.gpus, "before")
+
+    def added(self, seconds: Optional[float]) -> None:
+        """What the check kept the test waiting (its reads overlap the worker's start): shown with each result."""
+        self.base.added_s = round(seconds, 4) if seconds is not None else None
 
     def _settle_utilization(self, c: Contention) -> None:
         """High utilisation but no other process on the GPU: read it again until it falls (a test that just ended,
@@ -284,7 +308,7 @@ class Watch:
         """The evidence for the given GPUs (and the pair's own 'during' and 'after' sightings)."""
         gpus = sorted(set(gpus))
         b = self.base
-        c = Contention(checked=b.checked, window_s=b.window_s, check_s=b.check_s,
+        c = Contention(checked=b.checked, window_s=b.window_s, check_s=b.check_s, added_s=b.added_s,
                        utilization={str(g): b.utilization.get(str(g)) for g in gpus if str(g) in b.utilization},
                        traffic={str(g): dict(b.traffic[str(g)]) for g in gpus if str(g) in b.traffic},
                        na={k: v for k, v in b.na.items() if k.rsplit(".", 1)[-1] in {str(g) for g in gpus} or "." not in k})

@@ -19,6 +19,9 @@ worker.py). The runner:
   ``wait_s`` (None: for ever) and saying who holds it; a lock not had in time gives status ``locked``;
 - checks for contention (``contention.py``) before, during and after: GPUs busy before the test give
   status ``busy`` (not measured) unless ``allow_busy``; any sign of other use gives verdict ``contended``.
+  The check before the test runs while the first worker starts (``_Gate``): the worker imports, then
+  waits for a go line naming the pairs to run before its first CUDA call, and says how long it waited
+  (the check's cost to the test, ``Contention.added_s``).
 
 A pair (a, a) is GPU a's host link (pinned host memory <-> GPU), measured by the same worker.
 
@@ -268,23 +271,11 @@ def _run_in_workers(snapshot, todo, options, emit, cancel, results) -> None:
             for a, b in todo:
                 results[(a, b)] = emit.result(_ended(a, b, status, text))
             return
+    t_check = time.monotonic()
     watch = contention.Watch(snapshot, gpus, nvml=options.nvml, host_links=[a for a, b in todo if a == b]) if options.check_contention else None
+    gate = _Gate(t_check, watch, options, emit, results) if watch is not None else None
     try:
-        if watch is not None:
-            before = watch.before()
-            if before.busy and not options.allow_busy:  # pairs on busy GPUs are not run; the others are
-                for a, b in list(todo):
-                    c = watch.judged({a, b}, "before")
-                    if c.busy:
-                        r = _ended(a, b, "busy", "not run: the GPUs are in use (p2ptop bench --allow-busy measures anyway, "
-                                                 "labelled contended)")
-                        r.contention = c
-                        results[(a, b)] = emit.result(r)
-                todo = [p for p in todo if p not in results]
-                if not todo:
-                    return
-            watch.start()
-        _run_workers(snapshot, todo, options, emit, cancel, results, watch, locks)
+        _run_workers(snapshot, todo, options, emit, cancel, results, watch, locks, gate)
     finally:
         if watch is not None:
             watch.close()
@@ -298,10 +289,34 @@ def _run_in_workers(snapshot, todo, options, emit, cancel, results) -> None:
                 r.params.setdefault("lock", why)
 
 
-def _run_workers(snapshot, todo, options, emit, cancel, results, watch, locks) -> None:
+class _Gate:
+    """The contention check before the test, run while the first worker starts (it waits for the go)."""
+
+    def __init__(self, t0: float, watch: Any, options: BenchOptions, emit: _Emitter, results: dict):
+        self.t0, self.watch, self.options, self.emit, self.results = t0, watch, options, emit, results
+
+    def __call__(self, pairs: list) -> list:
+        """Read the idle GPUs; return the pairs that may run: busy ones are not run unless allow_busy."""
+        before = self.watch.before()
+        if before.busy and not self.options.allow_busy:
+            for a, b in pairs:
+                c = self.watch.judged({a, b}, "before")
+                if c.busy:
+                    r = _ended(a, b, "busy", "not run: the GPUs are in use (p2ptop bench --allow-busy measures anyway, "
+                                             "labelled contended)")
+                    r.contention = c
+                    self.results[(a, b)] = self.emit.result(r)
+        run = [p for p in pairs if p not in self.results]
+        if run:
+            self.watch.start()
+        return run
+
+
+def _run_workers(snapshot, todo, options, emit, cancel, results, watch, locks, gate=None) -> None:
     remaining = list(todo)
     while remaining:
-        run = _WorkerRun(snapshot, remaining, options, emit, cancel, watch, locks)
+        run = _WorkerRun(snapshot, remaining, options, emit, cancel, watch, locks, gate)
+        gate = None  # the check before the test runs once, beside the first worker's start
         run.go()
         for r in run.finished:
             results[(r.a, r.b)] = r
@@ -324,9 +339,10 @@ class _WorkerRun:
     """One worker process over a list of pairs."""
 
     def __init__(self, snapshot: Snapshot, pairs, options: BenchOptions, emit: _Emitter, cancel: threading.Event,
-                 watch: Any = None, locks: Any = None):
+                 watch: Any = None, locks: Any = None, gate: Optional[_Gate] = None):
         self.snapshot, self.pairs, self.options, self.emit, self.cancel = snapshot, pairs, options, emit, cancel
-        self.watch, self.locks = watch, locks
+        self.watch, self.locks, self.gate = watch, locks, gate
+        self.pre_gate_s: Optional[float] = None  # the check's time before the worker was started
         self.interrupted: Optional[str] = None  # the signal that ended the worker from outside
         self.finished: list[BenchResult] = []
         self.startup_failure: Optional[tuple[str, str]] = None
@@ -340,8 +356,12 @@ class _WorkerRun:
 
     def job(self) -> dict[str, Any]:
         bus = {g.index: g.pci_bus_id for g in self.snapshot.gpus}
-        return {"pairs": [[a, b] for a, b in self.pairs], "pci_bus_ids": {str(k): v for k, v in bus.items() if v},
-                "options": self.options.job()}
+        job = {"pairs": [[a, b] for a, b in self.pairs], "pci_bus_ids": {str(k): v for k, v in bus.items() if v},
+               "cpu_affinity": {str(g.index): g.cpu_affinity for g in self.snapshot.gpus if g.cpu_affinity},
+               "options": self.options.job()}
+        if self.gate is not None:
+            job["gate"] = True
+        return job
 
     def go(self) -> None:
         env = dict(os.environ)
@@ -369,6 +389,21 @@ class _WorkerRun:
             proc.stdin.flush()
         except OSError:
             pass  # it died at once; the exit status tells
+        if self.gate is not None:  # the contention check, while the worker imports (it waits for this go)
+            self.pre_gate_s = max(0.0, t_start - self.gate.t0)
+            self.pairs = self.gate(list(self.pairs))
+            if not self.pairs:  # nothing to run (busy): the worker has made no CUDA call yet
+                self._kill_group(proc)
+                self._reap(proc)
+                proc.stdin.close()
+                for t in readers:
+                    t.join(timeout=2)
+                return
+            try:
+                proc.stdin.write(json.dumps({"pairs": [[a, b] for a, b in self.pairs]}).encode() + b"\n")
+                proc.stdin.flush()
+            except OSError:
+                pass
         deadline = t_start + self.options.timeout_s
         ended = None  # "eof" | "timeout" | "cancel"
         while ended is None:
@@ -435,6 +470,9 @@ class _WorkerRun:
             self.worker_info = {k: v for k, v in ev.items() if k != "type" and isinstance(v, (str, int, float, bool))}
             if self.watch is not None and isinstance(ev.get("pid"), int):
                 self.watch.add_own_pid(ev["pid"])
+            wait = ev.get("gate_wait_s")
+            if self.watch is not None and self.pre_gate_s is not None and isinstance(wait, (int, float)) and not isinstance(wait, bool):
+                self.watch.added(self.pre_gate_s + max(0.0, float(wait)))
         elif kind == "fatal":
             self.fatal = _clean(str(ev.get("message", "")), 600)
         elif kind == "pair_start":
@@ -451,6 +489,8 @@ class _WorkerRun:
                 self.watch.step(str(ev.get("step", "")))
             self.emit.progress(self.current.a, self.current.b, _clean(str(ev.get("step", "")), 40),
                                float(ev.get("fraction", 0.0)), _clean(str(ev.get("message", ""))))
+        elif kind == "params" and self.current is not None:
+            self.current.params.update({k: v for k, v in _plain(ev.get("params")).items() if k not in self.current.params})
         elif kind == "measurement" and self.current is not None:
             self.current.measurements.append(_measurement(ev))
         elif kind == "error" and self.current is not None:

@@ -32,8 +32,10 @@ STAGED_LATENCY_US = 16.0  # a small copy through host memory (p2pBandwidthLatenc
 SIMULATED_TOTAL_S = 2.0  # a simulated --all never takes longer than this, whatever the pair count
 PEER_UNSUPPORTED = ("cudaErrorPeerAccessUnsupported", 217, "peer access is not supported between these two devices")
 #: Host link, share of the PCIe rate: one H100 SXM, Gen5 x16 (63 GB/s), pinned copies 52.85 H->D, 50.99 D->H
-#: (shared/captures/h100x1-vm). Both at once and latency were not measured there: not simulated.
-HOST_EFFICIENCY = {"h2d": 52.85 / 63.0, "d2h": 50.99 / 63.0}
+#: (shared/captures/h100x1-vm); each direction while the other runs, nvbandwidth v0.8 on another H100 of the same
+#: kind: 34.55 H->D, 48.78 D->H (benchmarks/results/h100x1-2026-11-24/nvbandwidth-host.json). Latency was not
+#: measured there: not simulated.
+HOST_EFFICIENCY = {"h2d": 52.85 / 63.0, "d2h": 50.99 / 63.0, "h2d_bidir": 34.55 / 63.0, "d2h_bidir": 48.78 / 63.0}
 
 
 def simulate_host(snapshot: Snapshot, a: int, tests: set[str]) -> BenchResult:

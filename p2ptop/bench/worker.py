@@ -4,15 +4,20 @@ It runs in its own process, started by runner.py, so that a hung P2P copy can be
 contexts stay out of the dashboard, and a crash becomes a result instead of a crashed screen.
 
 Input: one JSON object on stdin: ``{"pairs": [[a, b], ...], "pci_bus_ids": {"0": "00000000:3A:00.0"},
-"options": {...BenchOptions.job()...}}``. GPU numbers are NVML's; the worker maps them to CUDA
-ordinals by PCI bus id (so CUDA_VISIBLE_DEVICES or CUDA's own ordering cannot swap them).
+"cpu_affinity": {"0": "0-31"}, "gate": true, "options": {...BenchOptions.job()...}}``. GPU numbers are
+NVML's; the worker maps them to CUDA ordinals by PCI bus id (so CUDA_VISIBLE_DEVICES or CUDA's own
+ordering cannot swap them). With ``"gate"``, it waits after its imports, before any CUDA call, for a
+second line ``{"pairs": [...]}`` (the pairs to run: the contention check, which reads the idle GPUs
+while the worker starts, may have left some out) and says in ``hello`` how long it waited
+(``gate_wait_s``: the time the check added to the test); at EOF or without ``pairs`` it exits 0.
 
 Output: JSON lines on stdout, one event each:
 
 - ``{"type": "hello", "pid", "cupy", "cuda_runtime", "cuda_driver", "devices"}``
 - ``{"type": "fatal", "message"}``: nothing can run (no CuPy, no GPU); the worker exits 2
 - ``{"type": "pair_start", "a", "b", "params"}`` then, for that pair,
-  ``{"type": "progress", "step", "fraction", "message"}``,
+  ``{"type": "progress", "step", "fraction", "message"}``, ``{"type": "params", "params"}`` (more
+  scalars for the pair's params: a host link's CPU binding and warm-up rates),
   ``{"type": "measurement", "name", "value", "unit", "min", "max", "samples", "error"}``,
   ``{"type": "error", "step", "code", "name", "text"}`` (the exact CUDA error, kept as evidence),
   ``{"type": "integrity", "status": "ok"|"corrupt", "first_bad_offset", "checked_bytes", "bad_bytes"}``,
@@ -30,10 +35,13 @@ start to the last end. Latency follows p2pBandwidthLatencyTest: ``latency_copies
 cudaMemcpyPeerAsync queued behind the spin kernel on the source's stream, time / count.
 
 A pair ``[a, a]`` is GPU a's host link (``HostLink``), measured as nvbandwidth's
-host_to_device_memcpy_ce and device_to_host_memcpy_ce do: cudaMemcpyAsync between pinned host memory
-(cudaHostAlloc, portable) and the GPU on one of its streams, held by the spin kernel while the copies
-are queued, timed by CUDA events; both at once on two streams of the GPU; 4-byte copies for latency;
-integrity: a pattern filled on the GPU, copied to the host and back to a second GPU buffer, checked there.
+host_to_device_memcpy_ce and device_to_host_memcpy_ce do: the thread bound to the GPU's CPUs, then
+cudaMemcpyAsync between pinned host memory (cudaHostAlloc, portable) and the GPU on one of its streams,
+a pattern written into both buffers before each sample, the stream held by the spin kernel while the
+copies are queued, timed by CUDA events; untimed batches first until the rate is steady; each direction
+also while the other runs on a second stream (nvbandwidth's host_to_device_bidirectional_memcpy_ce and
+device_to_host_bidirectional_memcpy_ce); 4-byte copies for latency; integrity: a pattern filled on the
+GPU, copied to the host and back to a second GPU buffer, checked there.
 Its steps (``progress`` events: h2d, d2h, host_bidirectional, ...) let the runner read the PCIe
 link's generation and width while the copies run.
 """
@@ -47,6 +55,7 @@ import statistics
 import sys
 import threading
 import time
+from typing import Optional
 
 from p2ptop.bench.catalog import HOST_TESTS as HOST_TEST_TEXT
 from p2ptop.bench.catalog import TESTS
@@ -109,6 +118,10 @@ extern "C" __global__ void verify(const unsigned int* p, unsigned long long n, u
 THREADS = 512
 BLOCKS_PER_SM = 4  # 2048 threads per SM: full occupancy on Hopper and Ampere
 SPIN_TIMEOUT_NS = 5_000_000_000  # a spin kernel never holds a stream longer than this
+HOST_MIN_SAMPLES = 5  # one-way host figures: at least this many samples (host memory is shared with everything else)
+WARM_BATCH = 4  # copies per untimed warm-up batch of a host link
+WARM_STEADY = 0.03  # two warm-up batches within 3 % of each other: the rate is steady
+WARM_MAX_BATCHES = 16  # at most this many warm-up batches (about 0.7 s at 50 GB/s with 512 MiB)
 CHASE_BYTES = 2 << 20  # pointer-chase buffer (nvbandwidth's latency test uses 2 MiB)
 CHASE_STRIDE = 4096 + 8  # bytes between dependent reads: a new line and page each hop
 STICKY = {700, 701, 702, 710, 713, 714, 715, 716, 717, 718, 719, 720, 999}  # errors that poison the context
@@ -246,7 +259,15 @@ class Pair:
 
 
 class HostLink:
-    """Pinned host buffers, GPU buffers and two streams of one GPU (CUDA ordinal dev), for its host link."""
+    """Pinned host buffers, GPU buffers and two streams of one GPU (CUDA ordinal dev), for its host link.
+
+    nvbandwidth's host tests, step by step (memcpy.cpp, testcases_ce.cpp of v0.8): the process bound to the
+    GPU's CPUs before the host buffers are allocated (``set_affinity``); before each sample a kernel writes
+    a pattern into the sample's source and destination buffers, the pinned host ones included (through
+    their address, which every GPU can use under unified addressing), then the stream is held, ``warmup``
+    copies and the timed copies queued, released. Our additions: untimed batches until the rate is steady
+    (``warm``: an idle GPU's first copies run before its clocks are up), and at least ``HOST_MIN_SAMPLES``.
+    """
 
     def __init__(self, worker: "Worker", dev: int):
         self.w, self.dev = worker, dev
@@ -281,13 +302,43 @@ class HostLink:
     def copy(self, dst: int, src: int, nbytes: int, kind: int, stream: "cupy.cuda.Stream"):
         return lambda i: runtime.memcpyAsync(dst, src, nbytes, kind, stream.ptr)
 
-    def timed(self, enqueue, nbytes: int, count: int) -> list[float]:
-        """Samples of GB/s (seconds per op when nbytes == 0) of `count` enqueue(i) on stream 0, held while queued."""
+    def fill(self, *ptrs: int) -> None:
+        """nvbandwidth's memsetPattern: a kernel writes a pattern into each buffer (host ones too), then waits."""
+        s0 = self.streams[0]
+        with cupy.cuda.Device(self.dev):
+            grid = (self.w.sm_count(self.dev) * BLOCKS_PER_SM,)
+            for k, ptr in enumerate(ptrs):
+                self.w.kernel("fill")(grid, (THREADS,), (_p(ptr), _u(self.size // 4), numpy.uint32(0xBAADF00D + k)), stream=s0)
+            s0.synchronize()
+
+    def warm(self, enqueue, nbytes: int) -> list[float]:
+        """Untimed batches of WARM_BATCH copies until two in a row agree within WARM_STEADY (at most
+        WARM_MAX_BATCHES); their GB/s, to show how far the first copies were from the steady rate."""
+        stream = self.streams[0]
+        rates: list[float] = []
+        with cupy.cuda.Device(self.dev):
+            start, end = cupy.cuda.Event(), cupy.cuda.Event()
+            for _ in range(WARM_MAX_BATCHES):
+                start.record(stream)
+                for i in range(WARM_BATCH):
+                    enqueue(i)
+                end.record(stream)
+                end.synchronize()
+                rates.append(nbytes * WARM_BATCH / (cupy.cuda.get_elapsed_time(start, end) / 1e3) / 1e9)
+                if len(rates) >= 2 and abs(rates[-1] - rates[-2]) <= WARM_STEADY * max(rates[-1], rates[-2]):
+                    break
+        return rates
+
+    def timed(self, enqueue, nbytes: int, count: int, fill: tuple = (), samples: int = 0) -> list[float]:
+        """Samples of GB/s (seconds per op when nbytes == 0) of `count` enqueue(i) on stream 0, held while
+        queued; the buffers in `fill` get a fresh pattern before each sample."""
         stream = self.streams[0]
         out = []
         with cupy.cuda.Device(self.dev):
             start, end = cupy.cuda.Event(), cupy.cuda.Event()
-            for _ in range(self.o["repeats"]):
+            for _ in range(samples or self.o["repeats"]):
+                if fill:
+                    self.fill(*fill)
                 self.w.hold((self.dev, stream))
                 for i in range(self.o["warmup"]):
                     enqueue(i)
@@ -301,31 +352,68 @@ class HostLink:
                 out.append(nbytes * count / seconds / 1e9 if nbytes else seconds / count)
         return out
 
-    def both(self, h2d, d2h, nbytes: int, count: int) -> list[float]:
-        """Both directions at once on two streams: total bytes over first start to last end."""
+    def against(self, measured, interfering, nbytes: int, count: int, fill: tuple = ()) -> list[float]:
+        """nvbandwidth's bidirectional host tests: GB/s of `measured` (stream 0) while `interfering` (stream 1,
+        the other direction) runs twice as many copies, started together, so it covers the whole timed span
+        (nvbandwidth doubles the interfering copy's size instead); only the measured stream is timed."""
         s0, s1 = self.streams
         out = []
         with cupy.cuda.Device(self.dev):
             start, end = cupy.cuda.Event(), cupy.cuda.Event()
-            end1 = cupy.cuda.Event(disable_timing=True)
             for _ in range(self.o["repeats"]):
+                if fill:
+                    self.fill(*fill)
                 self.w.hold((self.dev, s0), (self.dev, s1))
                 for i in range(self.o["warmup"]):
-                    h2d(i)
-                    d2h(i)
+                    measured(i)
+                    interfering(i)
                 start.record(s0)
                 s1.wait_event(start)
                 for i in range(count):
-                    h2d(i)
-                    d2h(i)
-                end1.record(s1)
-                s0.wait_event(end1)
+                    measured(i)
                 end.record(s0)
+                for i in range(2 * count):
+                    interfering(i)
                 self.w.release()
                 end.synchronize()
+                s1.synchronize()
                 seconds = cupy.cuda.get_elapsed_time(start, end) / 1e3
-                out.append(2 * nbytes * count / seconds / 1e9)
+                out.append(nbytes * count / seconds / 1e9)
         return out
+
+
+def cpu_list(text: str) -> set[int]:
+    """'0-3,8,10-11' (sysfs and NVML's form) -> {0, 1, 2, 3, 8, 10, 11}; ValueError when it is not one."""
+    out: set[int] = set()
+    for part in text.strip().split(","):
+        lo, _, hi = part.strip().partition("-")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+def _restore_affinity(old: Optional[set]) -> None:
+    if old:
+        try:
+            os.sched_setaffinity(0, old)
+        except OSError:
+            pass
+
+
+def set_affinity(cpus: Optional[str]) -> tuple[Optional[set], str]:
+    """Bind this thread to the GPU's CPUs, as nvbandwidth does (nvmlDeviceSetCpuAffinity) before it allocates host
+    buffers, so they come from the GPU's NUMA node. (the previous set or None, what was done, for the params)."""
+    if not cpus:
+        return None, "not set: the GPU's CPU affinity is not known"
+    try:
+        wanted = cpu_list(cpus)
+        old = os.sched_getaffinity(0)
+        use = wanted & old
+        if not use:
+            return None, f"not set: the GPU's CPUs {cpus} are not allowed to this process"
+        os.sched_setaffinity(0, use)
+        return old, f"{cpus}" + ("" if use == wanted else f" ({len(use)} of its {len(wanted)} CPUs allowed here)")
+    except (ValueError, OSError, AttributeError) as e:
+        return None, f"not set: {e}"
 
 
 def _p(value: int):
@@ -347,6 +435,7 @@ class Worker:
         self.options = job["options"]
         self.pairs = [tuple(p) for p in job["pairs"]]
         self.bus = job.get("pci_bus_ids", {})
+        self.affinity = job.get("cpu_affinity") or {}  # NVML index (str) -> "0-31,64-95"
         self._module = None
         self._sms: dict[int, int] = {}
         self.flag = runtime.hostAlloc(4, HOST_ALLOC_PORTABLE_MAPPED)
@@ -397,6 +486,8 @@ class Worker:
             state["sticky"] = state["sticky"] or f.code in STICKY
 
         link = None
+        old_cpus, bound = set_affinity(self.affinity.get(str(g_nvml)))
+        emit({"type": "params", "params": {"cpu_affinity": bound}})
         try:
             emit({"type": "progress", "step": "setup", "fraction": 0.0, "message": "allocating pinned host and GPU buffers"})
             link = HostLink(self, g)
@@ -406,21 +497,32 @@ class Worker:
             fail("setup", e)
             if link is not None:
                 _safe(link.release)
+            _restore_affinity(old_cpus)
             emit({"type": "pair_end", "status": "failed"})
             return not state["sticky"]
         c = self.options["copies"]
         s0, s1 = link.streams
+        h2d = link.copy(bufs["dev_dst"], bufs["host_src"], n, H2D, s0)
+        d2h = link.copy(bufs["host_dst"], bufs["dev_src"], n, D2H, s0)
+        one_way = max(self.options["repeats"], HOST_MIN_SAMPLES)
+
+        def warm_then_time(name: str, enqueue, fill: tuple) -> list[float]:
+            rates = link.warm(enqueue, n)
+            emit({"type": "params", "params": {f"warm_{name}_gbps": ", ".join(f"{r:.1f}" for r in rates)}})
+            return link.timed(enqueue, n, c, fill, one_way)
+
         for k, test in enumerate(tests, start=1):
             if state["sticky"]:
                 break
             emit({"type": "progress", "step": test, "fraction": k / (len(tests) + 1), "message": HOST_TEST_TEXT.get(test, test)})
             if test == "h2d":
-                self._measure("h2d", lambda: link.timed(link.copy(bufs["dev_dst"], bufs["host_src"], n, H2D, s0), n, c), fail)
+                self._measure("h2d", lambda: warm_then_time("h2d", h2d, (bufs["host_src"], bufs["dev_dst"])), fail)
             elif test == "d2h":
-                self._measure("d2h", lambda: link.timed(link.copy(bufs["host_dst"], bufs["dev_src"], n, D2H, s0), n, c), fail)
-            elif test == "host_bidirectional":
-                self._measure("host_bidirectional", lambda: link.both(link.copy(bufs["dev_dst"], bufs["host_src"], n, H2D, s0),
-                                                                      link.copy(bufs["host_dst"], bufs["dev_src"], n, D2H, s1), n, c), fail)
+                self._measure("d2h", lambda: warm_then_time("d2h", d2h, (bufs["dev_src"], bufs["host_dst"])), fail)
+            elif test == "host_bidirectional":  # each direction timed while the other runs (nvbandwidth's *_bidirectional_memcpy_ce)
+                every = tuple(bufs.values())
+                self._measure("h2d_bidir", lambda: link.against(h2d, link.copy(bufs["host_dst"], bufs["dev_src"], n, D2H, s1), n, c, every), fail)
+                self._measure("d2h_bidir", lambda: link.against(d2h, link.copy(bufs["dev_dst"], bufs["host_src"], n, H2D, s1), n, c, every), fail)
             elif test == "host_latency":
                 nb, count = self.options["latency_bytes"], self.options["latency_copies"]
                 self._measure("latency_h2d_us", lambda: link.timed(link.copy(bufs["dev_dst"], bufs["host_src"], nb, H2D, s0), 0, count), fail, 1e6)
@@ -431,6 +533,7 @@ class Worker:
             link.release()
         except Exception as e:  # noqa: BLE001
             fail("cleanup", e)
+        _restore_affinity(old_cpus)
         emit({"type": "progress", "step": "done", "fraction": 1.0, "message": "done"})
         emit({"type": "pair_end", "status": "failed" if state["failed"] else "ok"})
         return not state["sticky"]
@@ -690,11 +793,24 @@ def main() -> int:
     except ValueError as e:
         emit({"type": "fatal", "message": f"bad job on stdin: {e}"})
         return 2
+    gate_wait = None
+    if job.get("gate"):  # the runner's contention check reads the idle GPUs while we start: no CUDA call before its go
+        t_gate = time.monotonic()
+        try:
+            go = json.loads(sys.stdin.readline() or "{}")
+        except ValueError:
+            go = {}
+        gate_wait = round(time.monotonic() - t_gate, 4)
+        if not isinstance(go.get("pairs"), list):
+            return 0  # the runner is gone, or ran nothing
+        job["pairs"] = go["pairs"]
     threading.Thread(target=_exit_with_parent, daemon=True).start()
     try:
         count = runtime.getDeviceCount()
         hello = {"type": "hello", "pid": os.getpid(), "cupy": cupy.__version__, "cuda_runtime": runtime.runtimeGetVersion(),
                  "cuda_driver": runtime.driverGetVersion(), "devices": count}
+        if gate_wait is not None:
+            hello["gate_wait_s"] = gate_wait
         emit(hello)
         worker = Worker(job)
         ordinals = cuda_ordinals(worker.bus) if worker.bus else {}

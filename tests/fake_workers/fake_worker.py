@@ -13,7 +13,9 @@ a line, so tests can check that nothing is left running.
 
 A pair [a, a] is a host link: steps h2d, d2h, host_bidirectional, each $FAKE_STEP_S seconds (default 0),
 during which the file $FAKE_LOAD_FILE (when set) exists, so a fake NVML can answer "under load"
-readings; figures as one H100 measured them (52.9, 51.0 GB/s), or $FAKE_H2D for H->D.
+readings; figures as one H100 measured them (52.9, 51.0 GB/s; both ways at once nvbandwidth's 34.5, 48.8), or
+$FAKE_H2D for H->D. Given "gate" in the job (the runner's contention check), it sleeps $FAKE_IMPORT_S (the real
+worker's imports), then waits for the go line, appends it to $FAKE_GATE_LOG and says gate_wait_s in hello.
 """
 
 import json
@@ -38,15 +40,17 @@ def measurements(a, b):
 def host_link(a):
     step_s = float(os.environ.get("FAKE_STEP_S", "0"))
     load = os.environ.get("FAKE_LOAD_FILE")
-    for step, name, value in (("h2d", "h2d", float(os.environ.get("FAKE_H2D", "52.9"))), ("d2h", "d2h", 51.0),
-                              ("host_bidirectional", "host_bidirectional", 100.0)):
+    emit({"type": "params", "params": {"cpu_affinity": "0-15", "warm_h2d_gbps": "44.9, 52.0, 52.8"}})
+    for step, names in (("h2d", (("h2d", float(os.environ.get("FAKE_H2D", "52.9"))),)), ("d2h", (("d2h", 51.0),)),
+                        ("host_bidirectional", (("h2d_bidir", 34.5), ("d2h_bidir", 48.8)))):
         emit({"type": "progress", "step": step, "fraction": 0.3, "message": step})
         if load:
             open(load, "w").close()
         time.sleep(step_s)
         if load:
             os.unlink(load)
-        emit({"type": "measurement", "name": name, "value": value, "min": value * 0.99, "max": value * 1.01, "samples": [value]})
+        for name, value in names:
+            emit({"type": "measurement", "name": name, "value": value, "min": value * 0.99, "max": value * 1.01, "samples": [value]})
     emit({"type": "progress", "step": "host_latency", "fraction": 0.8, "message": "latency"})
     emit({"type": "measurement", "name": "latency_h2d_us", "value": 2.5, "min": 2.4, "max": 2.6, "samples": [2.5]})
     emit({"type": "integrity", "status": "ok", "first_bad_offset": None, "checked_bytes": 1 << 27, "bad_bytes": 0})
@@ -57,13 +61,28 @@ def main():
     pidfile = sys.argv[2] if len(sys.argv) > 2 else None
     pids = [os.getpid()]
     job = json.loads(sys.stdin.readline())
+    gate_wait = None
+    if job.get("gate"):  # as the real worker: wait for the runner's go (the pairs to run) before any GPU work
+        time.sleep(float(os.environ.get("FAKE_IMPORT_S", "0")))  # the real worker's imports take this long
+        t = time.monotonic()
+        go = json.loads(sys.stdin.readline() or "{}")
+        gate_wait = round(time.monotonic() - t, 4)
+        if os.environ.get("FAKE_GATE_LOG"):
+            with open(os.environ["FAKE_GATE_LOG"], "a") as f:
+                f.write(json.dumps(go) + "\n")
+        if not isinstance(go.get("pairs"), list):
+            return 0
+        job["pairs"] = go["pairs"]
     if mode == "grandchild":
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
         pids.append(child.pid)
     if pidfile:
         with open(pidfile, "w") as f:
             f.write("\n".join(map(str, pids)) + "\n")
-    emit({"type": "hello", "pid": os.getpid(), "cupy": "fake", "devices": 2})
+    hello = {"type": "hello", "pid": os.getpid(), "cupy": "fake", "devices": 2}
+    if gate_wait is not None:
+        hello["gate_wait_s"] = gate_wait
+    emit(hello)
     if mode == "fatal":
         emit({"type": "fatal", "message": "CUDA cannot start: cudaErrorNoDevice (100): no CUDA-capable device is detected"})
         return 2

@@ -1,4 +1,6 @@
 """SIMULATED cupy.cuda."""
+import os
+
 from . import memory, runtime  # noqa: F401
 
 
@@ -46,8 +48,14 @@ class Event:
         runtime._log("record", self.id, getattr(stream, "ptr", None))
 
     def synchronize(self):
-        pass
+        runtime._log("sync", self.id)
+
+
+_elapsed = [float(x) for x in os.environ.get("FAKE_CUPY_ELAPSED_MS", "").split(",") if x.strip()]
 
 
 def get_elapsed_time(start, end):
+    """10 ms, or the next of $FAKE_CUPY_ELAPSED_MS (comma-separated; the last one repeats)."""
+    if _elapsed:
+        return _elapsed.pop(0) if len(_elapsed) > 1 else _elapsed[0]
     return 10.0  # ms

@@ -20,6 +20,7 @@ class CUDARuntimeError(Exception):
 
 
 def getDeviceCount():
+    _log("getDeviceCount")
     return 1
 
 
@@ -49,7 +50,7 @@ def hostAlloc(n, flags):
     buf = ctypes.create_string_buffer(max(int(n), 8) if n <= 64 else 8)  # the flag word is really written
     _host.append(buf)
     ptr = ctypes.addressof(buf)
-    _log("hostAlloc", ptr, n, flags)
+    _log("hostAlloc", ptr, n, flags, sorted(os.sched_getaffinity(0)))  # the CPUs the allocating thread may run on
     return ptr
 
 
