@@ -155,7 +155,7 @@ def test_busy_gpus_are_not_measured_without_allow_busy(live, tmp_path):
     pidfile = tmp_path / "pids"
     r = run_pair(live, 0, 1, opts("ok", fake_nvml(scenario("matmul", (0, 1), pid=1)), pidfile))
     assert r.status == "busy" and r.verdict == "contended" and r.measurements == []
-    assert not pidfile.exists()  # no worker was started
+    assert not pidfile.exists()  # the worker (started beside the check) never got its go: no GPU work (no pid file)
     assert any("100% utilised" in x for x in r.contention.reasons)
     assert result_finding(r, Fabric(live)) is None  # nothing for the knowledge base
     assert exit_status([r]) == EXIT_CONTENDED
@@ -588,8 +588,83 @@ def test_process_names_never_carry_the_command_line(tmp_path):
     assert contention.process_name(78, str(proc)) is None
 
 
-def test_only_pairs_on_busy_gpus_are_skipped(live):
+def test_only_pairs_on_busy_gpus_are_skipped(live, monkeypatch, tmp_path):
     act = scenario("idle", (0, 1))
     act.processes[1] = [(1, 1 << 30)]
+    monkeypatch.setenv("FAKE_GATE_LOG", str(tmp_path / "go"))
     rs = run_all(live, [(0, 0), (1, 1), (0, 1)], opts("ok", fake_nvml(act)))
     assert [(r.status, r.verdict) for r in rs] == [("ok", "healthy"), ("busy", "contended"), ("busy", "contended")]
+    # the worker was told to run only the pair the check left in
+    assert (tmp_path / "go").read_text().splitlines() == ['{"pairs": [[0, 0]]}']
+
+
+# --- the check runs while the worker starts ------------------------------------------------------
+
+
+def test_the_worker_waits_for_the_check_before_any_gpu_work(live, monkeypatch, tmp_path):
+    """The go reaches the worker only after the check's window: the traffic read then is not the test's own."""
+    go = tmp_path / "go"
+    monkeypatch.setenv("FAKE_GATE_LOG", str(go))
+    monkeypatch.setenv("FAKE_TIMES", str(tmp_path / "times"))
+    monkeypatch.setenv("FAKE_PAIR_S", "0")
+    t_end = {}
+    real_end = contention.Watch.end_window
+
+    def end_window(self):
+        c = real_end(self)
+        t_end["t"] = time.time()
+        return c
+
+    monkeypatch.setattr(contention.Watch, "end_window", end_window)
+    r = run_pair(live, 0, 1, opts("timed", fake_nvml(scenario("idle", (0, 1)))))
+    assert r.verdict == "healthy" and go.read_text().splitlines() == ['{"pairs": [[0, 1]]}']
+    started = float((tmp_path / "times").read_text().split()[1])
+    assert started >= t_end["t"] and r.contention.window_s >= contention.WINDOW_S
+
+
+def test_the_check_overlaps_the_workers_start(live, monkeypatch):
+    """A worker whose imports take 0.6 s (CuPy's take about that) never waits for the check: what the test
+    waited (added_s) is less than what the check took (check_s). The figures are in benchmarks/bench_contention.py."""
+    monkeypatch.setenv("FAKE_IMPORT_S", "0.6")
+    r = run_pair(live, 0, 1, opts("ok", fake_nvml(scenario("idle", (0, 1)))))
+    c = r.contention
+    assert r.verdict == "healthy" and c.added_s is not None and c.check_s >= contention.WINDOW_S
+    assert c.added_s < c.check_s
+
+
+def test_no_check_no_gate(live, monkeypatch, tmp_path):
+    monkeypatch.setenv("FAKE_GATE_LOG", str(tmp_path / "go"))
+    r = run_pair(live, 0, 1, opts("ok", check_contention=False))
+    assert r.verdict == "healthy" and r.contention is None and not (tmp_path / "go").exists()
+
+
+# --- both directions at once ---------------------------------------------------------------------
+
+
+def test_a_healthy_gen5_host_link_reads_healthy_with_nvbandwidths_both_ways_figures(one_gpu, tmp_path, capsys):
+    """The H100 of the device run: one way 52.9 / 51.0 GB/s, each way while the other runs 34.5 / 48.8 (nvbandwidth's
+    own bidirectional figures on that host). Judged against twice the one-way rate, both-ways read slow; now they
+    are shown (info, no expected figure) and only the one-way figures decide."""
+    from p2ptop.commands.bench import report
+
+    r = run_pair(one_gpu, 0, 0, opts("ok", host_nvml(str(tmp_path / "load"), idle=(5, 16))))
+    assert r.status == "ok" and r.verdict == "healthy" and exit_status([r]) == 0
+    for name, value in (("h2d_bidir", 34.5), ("d2h_bidir", 48.8)):
+        m = r.measurement(name)
+        assert m.value == value and m.verdict == "info" and m.expected is None
+    assert r.measurement("h2d").verdict == "healthy" and r.measurement("h2d").expected == 63.0
+    text = report([r], Fabric(one_gpu), "live")
+    assert "H->D bidir" in text and "shown, not judged" in text
+    assert "method: CPUs 0-15; untimed warm-up batches until steady: H->D 44.9, 52.0, 52.8 GB/s" in text
+    assert "the test waited" in text
+
+
+def test_old_both_ways_totals_are_shown_not_judged(one_gpu):
+    """A saved result of the older p2ptop (H<->D total 79.7 GB/s, judged slow against 126 then) reads healthy now."""
+    from p2ptop.model import Measurement
+
+    r = BenchResult(0, 0, measurements=[Measurement("h2d", 54.1), Measurement("d2h", 54.6), Measurement("host_bidirectional", 79.7)])
+    judge(r, Fabric(one_gpu))
+    assert r.verdict == "healthy" and r.measurement("host_bidirectional").verdict == "info"
+    r.measurements[0] = Measurement("h2d", 20.0)  # the one-way figures still decide
+    assert judge(r, Fabric(one_gpu)).verdict == "slow"

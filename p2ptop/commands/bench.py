@@ -279,6 +279,14 @@ def detail_lines(r: BenchResult) -> list[str]:
         out += [f"  link: {text}" for text in link_notes(r)]
         if link.get("na"):
             out.append(f"  not read: {link['na']}")
+    if r.host_link:
+        warm = [f"{label} {r.params[key]}" for key, label in (("warm_h2d_gbps", "H->D"), ("warm_d2h_gbps", "D->H")) if r.params.get(key)]
+        if warm or r.params.get("cpu_affinity"):
+            out.append(f"  method: CPUs {r.params.get('cpu_affinity', 'not bound')}"
+                       + (f"; untimed warm-up batches until steady: {'; '.join(warm)} GB/s" if warm else ""))
+        if any(r.measurement(n) for n in ("h2d_bidir", "d2h_bidir", "host_bidirectional")):
+            out.append("  bidir: each direction timed while the other runs (nvbandwidth's *_bidirectional_memcpy_ce): "
+                       "host memory and the root complex bound it, not the link; shown, not judged")
     if r.params.get("signal"):
         out.append(f"  interrupted by {r.params['signal']}: the figures above were measured before it")
     c = r.contention
@@ -290,8 +298,10 @@ def detail_lines(r: BenchResult) -> list[str]:
             out += [f"    {reason}" for reason in c.reasons]
         else:
             util = ", ".join(f"GPU{g} {u}%" for g, u in c.utilization.items() if u is not None)
-            out.append(f"  contention: none seen (no other compute process{'; utilisation ' + util if util else ''}; "
-                       f"check took {c.check_s or 0:.2f} s)")
+            took = f"check took {c.check_s or 0:.2f} s"
+            if c.added_s is not None:
+                took += f" beside the worker's start, the test waited {c.added_s:.2f} s for it"
+            out.append(f"  contention: none seen (no other compute process{'; utilisation ' + util if util else ''}; {took})")
     if r.params.get("lock_waited_s"):
         out.append(f"  waited {r.params['lock_waited_s']:g} s for another copy test's GPU lock")
     return out
