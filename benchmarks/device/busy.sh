@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 18 on a one-GPU H100/H200 (PyTorch, CuPy, nvidia-smi; no internet): the host-link test idle beside
-# nvbandwidth ($NVBANDWIDTH: the binary, optional), the same while a matmul loop runs, two tests at once, the
-# worker killed with SIGKILL mid-run, --allow-busy, --no-wait/--wait, idle again, and the contention check's cost.
+# nvbandwidth ($NVBANDWIDTH: the binary, optional; 3 rounds, ratios printed, both-ways figures beside nvbandwidth's
+# bidirectional host tests), the same while a matmul loop runs, two tests at once, the worker killed with SIGKILL
+# mid-run, --allow-busy, --no-wait/--wait, idle again (verdict healthy expected), and the contention check's cost.
 # Prints every command and its output (and its exit status) into $OUT/busy.log. Under 3 minutes.
 set -u
 export PYTHONPATH=$PWD
@@ -30,44 +31,30 @@ run git log --oneline -1
 
 echo
 echo "== 0. the contention check's added time (target <= 0.2 s)"
+echo "(the check before a test runs while the worker starts; the fake worker starts at once: the worst case)"
 run $PY benchmarks/bench_contention.py --live --runs 5
+run $PY benchmarks/bench_contention.py --live --real-worker --runs 5
 
 echo
-echo "== 1. idle: host-link test of GPU0 (first run pays the kernel compile), then beside nvbandwidth"
+echo "== 1. idle: host-link test of GPU0 (first run pays the kernel compile), then 3 rounds beside nvbandwidth"
+echo "checks: verdict healthy on this healthy Gen5 x16 link; H->D, D->H >= 0.98 x nvbandwidth (each round and the"
+echo "median of the rounds); both ways (each direction while the other runs) beside nvbandwidth's bidirectional tests;"
+echo "the time the test waited for the contention check <= 0.2 s"
 run $PY -m p2ptop bench 0
-echo; echo "\$ $PY -m p2ptop bench 0 --json > idle.json"
-$PY -m p2ptop bench 0 --json > "$TMP/idle.json"; echo "[exit $?]"
-$PY - "$TMP/idle.json" <<'EOF'
-import json, sys
-try:
-    d = json.load(open(sys.argv[1]))
-except Exception as e:
-    print("no JSON:", e); sys.exit(0)
-for r in d["results"]:
-    print("verdict", r["verdict"], "status", r["status"], "link", {k: v for k, v in r["params"].get("link", {}).items() if k != "na"})
-    for m in r["measurements"]:
-        print(f"  {m['name']:<20} {m['value']} {m['unit']} (min {m['min']}, max {m['max']}) expected {m['expected']} {m['verdict']}")
-    c = r.get("contention") or {}
-    print("  contention: checked", c.get("checked"), "busy", c.get("busy"), "check_s", c.get("check_s"), "reasons", c.get("reasons"))
-EOF
-if [ -n "${NVBANDWIDTH:-}" ] && [ -x "${NVBANDWIDTH}" ]; then
-  run "$NVBANDWIDTH" -t host_to_device_memcpy_ce device_to_host_memcpy_ce | tee "$TMP/nvb.txt"
-  $PY - "$TMP/idle.json" "$TMP/nvb.txt" <<'EOF'
-import json, re, sys
-d = json.load(open(sys.argv[1]))["results"][0]
-ours = {m["name"]: m["value"] for m in d["measurements"]}
-text = open(sys.argv[2]).read()
-for test, name in (("host_to_device_memcpy_ce", "h2d"), ("device_to_host_memcpy_ce", "d2h")):
-    m = re.search(r"SUM " + test + r"\s+([\d.]+)", text)
-    if m and ours.get(name):
-        ref = float(m.group(1))
-        print(f"{name}: p2ptop {ours[name]:.2f} GB/s, nvbandwidth {ref:.2f} GB/s, ratio {ours[name] / ref:.3f} (target >= 0.98)")
-    else:
-        print(f"{name}: no figure to compare (nvbandwidth line for {test} not found, or p2ptop gave none)")
-EOF
-else
-  echo "skip nvbandwidth: \$NVBANDWIDTH is not set to an executable"
-fi
+ROUNDS=()
+for i in 1 2 3; do
+  echo; echo "\$ $PY -m p2ptop bench 0 --json > idle$i.json   [$(date -u +%T)]"
+  $PY -m p2ptop bench 0 --json > "$TMP/idle$i.json"; echo "[exit $?]"
+  if [ -n "${NVBANDWIDTH:-}" ] && [ -x "${NVBANDWIDTH}" ]; then
+    echo "\$ $NVBANDWIDTH -j -t host_to_device_memcpy_ce device_to_host_memcpy_ce host_to_device_bidirectional_memcpy_ce device_to_host_bidirectional_memcpy_ce > nvb$i.json   [$(date -u +%T)]"
+    "$NVBANDWIDTH" -j -t host_to_device_memcpy_ce device_to_host_memcpy_ce host_to_device_bidirectional_memcpy_ce \
+      device_to_host_bidirectional_memcpy_ce > "$TMP/nvb$i.json"; echo "[exit $?]"
+    cat "$TMP/nvb$i.json"
+  fi
+  ROUNDS+=("$TMP/idle$i.json" "$TMP/nvb$i.json")
+done
+echo; echo "--- p2ptop beside nvbandwidth, round by round (benchmarks/device/compare_host_link.py)"
+$PY benchmarks/device/compare_host_link.py "${ROUNDS[@]}"
 
 echo
 echo "== 2. busy: a bf16 matmul loop on GPU0 (background), then the same test, doctor, and --allow-busy"
@@ -94,7 +81,7 @@ kill $MM 2>/dev/null; wait $MM 2>/dev/null; MM=
 sleep 2
 
 echo
-echo "== 3. two host-link tests started together (one waits for the other's GPU lock)"
+echo "== 3. two host-link tests started together (one waits for the other's GPU lock; both healthy, exit 0, expected)"
 ( $PY -m p2ptop bench 0 > "$TMP/a.txt" 2>&1; echo "[exit $?]" >> "$TMP/a.txt"; date -u +%T.%N >> "$TMP/a.txt" ) &
 A=$!
 ( $PY -m p2ptop bench 0 > "$TMP/b.txt" 2>&1; echo "[exit $?]" >> "$TMP/b.txt"; date -u +%T.%N >> "$TMP/b.txt" ) &
@@ -132,7 +119,7 @@ run $PY -m p2ptop bench 0 --wait 1
 kill $HOLD 2>/dev/null; wait $HOLD 2>/dev/null; HOLD=
 
 echo
-echo "== 6. idle again"
+echo "== 6. idle again (verdict healthy, exit 0, expected on a healthy link)"
 run nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv
 run $PY -m p2ptop bench 0
 echo
