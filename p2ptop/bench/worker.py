@@ -264,7 +264,9 @@ class HostLink:
     nvbandwidth's host tests, step by step (memcpy.cpp, testcases_ce.cpp of v0.8): the process bound to the
     GPU's CPUs before the host buffers are allocated (``set_affinity``); before each sample a kernel writes
     a pattern into the sample's source and destination buffers, the pinned host ones included (through
-    their address, which every GPU can use under unified addressing), then the stream is held, ``warmup``
+    their own address: "All host memory allocated through all devices using cudaMallocHost() and
+    cudaHostAlloc() is always directly accessible from all devices that support unified addressing",
+    https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__UNIFIED.html), then the stream is held, ``warmup``
     copies and the timed copies queued, released. Our additions: untimed batches until the rate is steady
     (``warm``: an idle GPU's first copies run before its clocks are up), and at least ``HOST_MIN_SAMPLES``.
     """
