@@ -52,7 +52,7 @@ def main() -> int:
     from p2ptop.sources.nvml import read_snapshot
 
     one = read_snapshot(FakeNvml(Capture.load(H100)), sysfs_root="/nonexistent")
-    host = simulate_host(one, 0, {"h2d", "d2h", "host_integrity"})
+    host = simulate_host(one, 0, {"h2d", "d2h", "host_bidirectional", "host_integrity"})
     host.params["link"] = {"idle_gen": 1, "idle_width": 16, "load_gen": 5, "load_width": 16, "gen_max": 5, "width_max": 16,
                            "load_samples": 12, "replay_before": 2, "replay_after": 2}
     judge(host, Fabric(one))
