@@ -82,9 +82,9 @@ sleep 2
 
 echo
 echo "== 3. two host-link tests started together (one waits for the other's GPU lock; both healthy, exit 0, expected)"
-( $PY -m p2ptop bench 0 > "$TMP/a.txt" 2>&1; echo "[exit $?]" >> "$TMP/a.txt"; date -u +%T.%N >> "$TMP/a.txt" ) &
+( $PY -m p2ptop bench 0 --tests h2d,d2h > "$TMP/a.txt" 2>&1; echo "[exit $?]" >> "$TMP/a.txt"; date -u +%T.%N >> "$TMP/a.txt" ) &
 A=$!
-( $PY -m p2ptop bench 0 > "$TMP/b.txt" 2>&1; echo "[exit $?]" >> "$TMP/b.txt"; date -u +%T.%N >> "$TMP/b.txt" ) &
+( $PY -m p2ptop bench 0 --tests h2d,d2h > "$TMP/b.txt" 2>&1; echo "[exit $?]" >> "$TMP/b.txt"; date -u +%T.%N >> "$TMP/b.txt" ) &
 B=$!
 wait $A $B
 echo "--- first:"; cat "$TMP/a.txt"; echo "--- second:"; cat "$TMP/b.txt"
