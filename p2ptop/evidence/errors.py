@@ -23,7 +23,10 @@ from .paste import Collector
 
 _NAMES = re.compile(r"\b(cudaError[A-Z][A-Za-z]+|CUDA_ERROR_[A-Z_]+)\b")
 _NCCL_NAMES = re.compile(r"\bnccl(UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|RemoteError)\b")
-_NUMBER = re.compile(r"(?:cuda(?:\s+runtime)?\s+error|cuda\s+failure|cudaerror|error\s+code|error|err|code)\s*[:=#]?\s*\(?\s*(\d{1,3})\b", re.I)
+#: a number right after "CUDA error"/"cuda failure" ("CUDA error 217 at ggml-cuda.cu", "Cuda failure 101 'x'"), or
+#: "code=802" / "error code 101" on a line naming CUDA; never a number after a file name ("file.cu:217").
+_CUDA_NUMBER = re.compile(r"cuda(?:\s+runtime)?\s+(?:error|failure)\s*[:#(]?\s*(\d{1,3})\b(?![.:])|"
+                          r"cuda[^\n]{0,80}?\b(?:code\s*=\s*|error\s+code\s*:?\s*)(\d{1,3})\b")
 
 
 def _message_pattern(msg: str) -> str:
@@ -88,8 +91,8 @@ def parse(c: Collector) -> bool:
             _add_cuda(c, n, c.paste.line_of(m.start()), found_cuda)
             found = True
         # numbers beside "CUDA error" (e.g. "CUDA error 217 at ggml-cuda.cu", "cuda failure 101")
-        for m in re.finditer(r"cuda[^\n]{0,40}?(?:error|failure)[^\n]{0,12}?\b(\d{2,3})\b", low):
-            n = int(m.group(1))
+        for m in _CUDA_NUMBER.finditer(low):
+            n = int(m.group(1) or m.group(2))
             if n in CUDA_BY_NUMBER and n not in found_cuda:
                 _add_cuda(c, n, c.paste.line_of(m.start()), found_cuda)
                 found = True
@@ -119,7 +122,7 @@ def parse(c: Collector) -> bool:
     if m:
         c.add("host", "symptom.crash", True, c.paste.line_of(m.start()))
         found = True
-    if "traceback" in low or "error" in low or "exception" in low:
+    if True:
         for fw, rx in _FRAMEWORKS:
             m = rx.search(text)
             if m:

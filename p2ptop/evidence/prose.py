@@ -26,7 +26,7 @@ _HYPERVISORS = (
     ("KVM", r"\bkvm\b|\bqemu\b|libvirt|\bvirt-manager\b|\bovmf\b"),
 )
 _VM = r"\bvirtual machines?\b|\b(?:a|an|the|in|inside|my|our|this|each|guest|windows|linux|ubuntu)\s+vms?\b|\bguest os\b|虚拟机|云主机|\bec2\b|\bazure\b|\bgcp\b|\bcloud instance"
-_PASSTHROUGH = r"pass-?through|\bvfio\b|直通"
+_PASSTHROUGH = r"pass[- ]?through|\bvfio\b|直通"
 _CONTAINERS = (("kubernetes", r"kubernetes|\bk8s\b|kubectl|\bpods?\b|\bhelm\b|gpu-operator"),
                ("docker", r"\bdocker\b|nvidia-docker|--gpus\s"),
                ("podman", r"\bpodman\b"),

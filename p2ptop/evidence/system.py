@@ -54,13 +54,14 @@ def parse_lspci(c: Collector) -> bool:
                 if cur["nvidia_gpu"]:
                     nv_funcs.append(cur)
                 continue
-        if cur is None:
-            continue
         s = line.strip()
-        if s.startswith("ACSCtl:"):
+        if s.startswith("ACSCtl:"):  # also in a block whose header the paste cut off
             acs_seen += 1
             if "ReqRedir+" in s or "CmpltRedir+" in s:
-                bridges_redirect.append((cur["bdf"], no))
+                bridges_redirect.append((cur["bdf"] if cur else "(bridge above the paste)", no))
+            continue
+        if cur is None:
+            continue
         elif s.startswith("LnkCap:"):
             m2 = _LNK.search(s)
             if m2:

@@ -164,7 +164,7 @@ def parse_cuda_samples(c: Collector) -> bool:
 
 def parse_nccl_tests(c: Collector) -> bool:
     text = c.paste.text
-    if "busbw" not in text and "Avg bus bandwidth" not in text:
+    if "busbw" not in text and "Avg bus bandwidth" not in text and "# Using devices" not in text:
         return False
     rows: list[dict[str, Any]] = []
     wrong_line = None
@@ -174,9 +174,12 @@ def parse_nccl_tests(c: Collector) -> bool:
             if d:
                 _gpu_name(c, int(d.group(3)), d.group(5), no)
                 bus = d.group(4)
-                if bus.count(":") == 1:
-                    bus = "0000:" + bus if len(bus.split(":")[0]) <= 2 else bus
-                c.note_bus(bus if "." in bus else bus + ".0", int(d.group(3)))
+                if ":" not in bus:  # older nccl-tests print the bus number alone: [0x1b]
+                    bus = f"0000:{int(bus, 16):02x}:00.0"
+                elif bus.count(":") == 1 and len(bus.split(":")[0]) > 2:  # [0000:2c:00]
+                    bus = bus + ".0"
+                c.note_bus(bus, int(d.group(3)))
+                c.kind("nccl-tests")
             continue
         m = _NCCLT_ROW.match(line)
         if not m:
@@ -186,7 +189,7 @@ def parse_nccl_tests(c: Collector) -> bool:
         if wrong not in ("0", "N/A") and wrong_line is None:
             wrong_line = no
     if not rows:
-        return False
+        return "nccl-tests" in c.kinds
     c.kind("nccl-tests")
     c.add("host", "text.tool", "nccl-tests", rows[0]["line"], severity="info")
     c.add("host", "text.framework", "nccl-tests", rows[0]["line"], severity="info")
