@@ -73,8 +73,7 @@ def parse(c: Collector) -> bool:
         c.add("host", f"env.{e.name}", e.value, e.line)
     for m in log.messages:
         if m.result and m.result != "ncclInProgress":
-            c.add("host", "error.nccl", m.result, m.line, again=not c.has("host", "error.nccl") or
-                  c.get("host", "error.nccl") != m.result)
+            c.add("host", "error.nccl", m.result, m.line, again=True)
             c.add("host", "error.text", m.message[:200], m.line)
     # pair facts, for ranks on one host
     gpus = _rank_gpus(c, log)

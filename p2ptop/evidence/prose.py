@@ -7,7 +7,9 @@ host.container, host.kubernetes, symptom.hang, symptom.wrong_results, symptom.sl
 symptom.fixed_by_p2p_disable, host.driver_version, host.driver_major, nccl.version,
 host.cuda_runtime_version, host.bios_mentions, host.cpu_vendor, host.cpu_model, text.language.
 
-Every pattern runs once over the lower-cased text (case-sensitive patterns on lower case are fast),
+Every pattern runs once over the lower-cased text outside NCCL INFO lines, its first 256 KB and last
+64 KB (people write their sentences around a log, not inside it; case-sensitive patterns on lower
+case are fast),
 and only the first match of each is kept, so a 20 MB paste costs a few passes of the regex engine.
 """
 
@@ -64,14 +66,15 @@ _CPU = (("AMD", r"(?:amd\s+)?(epyc\s*\w*(?:\s+\d{4}\w*)?|threadripper(?:\s+pro)?
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-def _first(c: Collector, rx: str | re.Pattern) -> re.Match | None:
-    return (rx if isinstance(rx, re.Pattern) else re.compile(rx)).search(c.paste.lower)
-
-
 def parse(c: Collector) -> bool:
-    low = c.paste.lower
+    view = c.paste.sample(256_000, 64_000)
+    low = view.text
     found = False
-    ln = c.paste.line_of
+    ln = view.line_of
+
+    def _first(_c: Collector, rx: str | re.Pattern) -> re.Match | None:
+        return (rx if isinstance(rx, re.Pattern) else re.compile(rx)).search(low)
+
     # language
     cjk = len(_CJK.findall(low[:200000]))
     c.add("host", "text.language", "zh" if cjk >= 5 else "en", 1, severity="info")
@@ -83,8 +86,11 @@ def parse(c: Collector) -> bool:
         if cls is None and name[:2] in ("50", "40", "30"):
             cls, arch = classify("geforce rtx " + name)
         line = ln(m.start())
-        if len(c.paste.text) == len(low):  # the name as written (lower() kept the offsets)
-            name = " ".join(c.paste.text[m.start():m.end()].split())
+        written = c.paste.line(line)  # the name as written, where lower() kept the line's length
+        if len(written) == len(written.lower()):
+            i = written.lower().find(m.group(0).split("\n")[0])
+            if i >= 0:
+                name = " ".join(written[i:i + len(m.group(0))].split())
         found = c.add("host", "gpu.name", name, line) or found
         if cls:
             c.add("host", "gpu.product_class", cls, line)
