@@ -135,7 +135,7 @@ def parse_xml(c: Collector) -> bool:
             key, v = "fabric_status", val
         elif tag == "numa_id" or tag == "gpu_numa_id":
             key, v = "gpu_numa", _int(val)
-        if key and v is not None and key not in cur:
+        if key and v is not None and key not in cur and (val.upper() not in ("N/A", "[N/A]") or key == "fabric_state"):
             cur[key] = v
             cur["_lines"][key] = ln
     _versions(c, host.get("driver"), host.get("dline", 1), host.get("cuda"), host.get("cline", 1))
@@ -206,7 +206,7 @@ def parse_q_text(c: Collector) -> bool:
             key, val = "fabric_state", _FABRIC.get(v.lower(), v.upper())
         elif k == "Status" and "Fabric" in titles:
             key, val = "fabric_status", v
-        if key and val is not None and key not in cur:
+        if key and val is not None and key not in cur and (v.upper() not in ("N/A", "[N/A]") or key == "fabric_state"):
             cur[key] = val
             cur["_lines"][key] = no
     if not gpus:
