@@ -383,3 +383,47 @@ def test_text_without_gpus_says_so():
 def test_binary_or_odd_text_does_not_raise():
     ev = read_text("\x00\x1b[31mGPU0\x1b[0m\tGPU1\n\r\nGPU0 X NV4\n" + "é" * 10)
     assert ev.failed_parsers == []
+
+
+def test_smi_q_text_section_without_its_header():
+    ev = read_text(paste("smi-q-text-passthrough.txt"))
+    fb = ev.facts_by_subject()
+    assert "nvidia-smi-q" in ev.kinds
+    assert fb["gpu:0"]["gpu.virtualization"] == "PASSTHROUGH" and fb["host"]["host.virtualized"] is True
+    assert ev.structured["smi_q"]["gpus"][0]["uuid"] == "GPU-072b19bd-4ccf-63cf-6435-cf462aff833d"
+
+
+def test_smi_q_text_with_gpu_header_pcie_mig_bar1():
+    text = """==============NVSMI LOG==============
+
+Driver Version                            : 535.104.05
+CUDA Version                              : 12.2
+
+Attached GPUs                             : 1
+GPU 00000000:3B:00.0
+    Product Name                          : NVIDIA A100-SXM4-80GB
+    MIG Mode
+        Current                           : Enabled
+        Pending                           : Enabled
+    GPU Virtualization Mode
+        Virtualization Mode               : None
+    PCI
+        GPU Link Info
+            PCIe Generation
+                Max                       : 4
+                Current                   : 1
+            Link Width
+                Max                       : 16x
+                Current                   : 8x
+    BAR1 Memory Usage
+        Total                             : 131072 MiB
+    Fabric
+        State                             : N/A
+        Status                            : N/A
+"""  # the layout of nvidia-smi -q (535 driver); values chosen to test each field
+    fb = facts(text)
+    g = fb["gpu:0"]
+    assert g["gpu.mig"] is True and g["gpu.virtualization"] == "NONE" and g["gpu.bar1_mb"] == 131072
+    assert (g["gpu.pcie_gen_cur"], g["gpu.pcie_gen_max"], g["gpu.pcie_width_cur"], g["gpu.pcie_width_max"]) == (1, 4, 8, 16)
+    assert "gpu.fabric_status" not in g and "host.virtualized" not in fb["host"]
+    assert fb["host"]["host.driver_version"] == "535.104.05" and fb["host"]["host.cuda_driver_version"] == "12.2"

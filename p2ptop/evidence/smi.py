@@ -149,7 +149,8 @@ def parse_xml(c: Collector) -> bool:
 
 def parse_q_text(c: Collector) -> bool:
     """``nvidia-smi -q`` as text: "Attached GPUs", "GPU 00000000:3B:00.0" sections of "Key : Value"."""
-    if "Attached GPUs" not in c.paste.text and "Product Name" not in c.paste.text:
+    text = c.paste.text
+    if "Attached GPUs" not in text and "Product Name" not in text and "GPU UUID" not in text:
         return False
     gpus: list[dict[str, Any]] = []
     host: dict[str, Any] = {}
@@ -177,6 +178,9 @@ def parse_q_text(c: Collector) -> bool:
             section.append((indent, k))
             continue
         titles = [t for _, t in section]
+        if cur is None and k in ("Product Name", "GPU UUID", "Minor Number", "Virtualization Mode", "Product Architecture"):
+            cur = {"bus_id": None, "_line": no, "_lines": {}}  # a GPU section whose header the paste cut off
+            gpus.append(cur)
         if cur is None:
             if k == "Driver Version":
                 host["driver"], host["dline"] = v, no
