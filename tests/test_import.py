@@ -124,3 +124,32 @@ async def test_dashboard_opens_an_imported_snapshot(tmp_path):
             await pilot.pause()
         text = app.export_text()
         assert "IMPORTED" in text and "2 GPUs" in text and "NV18" in text
+
+
+FIELDS = ("name", "pci_bus_id", "uuid", "pcie_gen_max", "pcie_width_max", "virtualization_mode", "mig_mode",
+          "cpu_affinity", "numa_node")
+
+
+def _same_as_live(imported, live):
+    assert imported.driver_version == live.driver_version and imported.cuda_driver_version == live.cuda_driver_version
+    assert len(imported.gpus) == len(live.gpus)
+    for gi, gl in zip(imported.gpus, live.gpus):
+        assert [getattr(gi, f) for f in FIELDS] == [getattr(gl, f) for f in FIELDS]
+        assert gi.fabric.state == gl.fabric.state
+    fi, fl = Fabric(imported), Fabric(live)
+    for p in live.pairs:
+        assert fi.path_class(p.a, p.b) == fl.path_class(p.a, p.b)
+        assert imported.pair(p.a, p.b).p2p == {k: v for k, v in p.p2p.items() if v}
+
+
+def test_imported_h200_paste_equals_what_nvml_read_on_that_host():
+    """The h200x2-vm demo is the same host read through the real NVML reader (p2ptop/demos/README.md)."""
+    from p2ptop.demos import load_demo
+
+    _same_as_live(snapshot_from_text(h200_paste(), "h200"), load_demo("h200x2-vm"))
+
+
+@pytest.mark.skipif(not H100.exists(), reason="shared H100 capture not beside the repo")
+def test_imported_h100_paste_equals_p2ptops_live_snapshot_of_that_host():
+    text = "\n".join((H100 / n).read_text() for n in ("nvidia-smi-topo-m.txt", "nvidia-smi-topo-p2p.txt", "nvidia-smi-q.xml"))
+    _same_as_live(snapshot_from_text(text, "h100"), load_snapshot(str(H100 / "p2ptop-snapshot.json")))
