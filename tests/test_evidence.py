@@ -427,3 +427,34 @@ GPU 00000000:3B:00.0
     assert (g["gpu.pcie_gen_cur"], g["gpu.pcie_gen_max"], g["gpu.pcie_width_cur"], g["gpu.pcie_width_max"]) == (1, 4, 8, 16)
     assert "gpu.fabric_status" not in g and "host.virtualized" not in fb["host"]
     assert fb["host"]["host.driver_version"] == "535.104.05" and fb["host"]["host.cuda_driver_version"] == "12.2"
+
+
+def test_p2p_fallback_rule_for_the_matcher():
+    from p2ptop.evidence import is_p2p_fallback
+
+    assert is_p2p_fallback("SHM", path="NV18") and is_p2p_fallback("NET/Socket", p2p_read="OK")
+    assert not is_p2p_fallback("SHM", path="SYS") and not is_p2p_fallback("P2P/IPC", path="NV4")
+    assert not is_p2p_fallback("SHM")
+
+
+def test_invalid_device_ordinal_with_cuda_visible_devices_on_the_command_line():
+    text = ("$ CUDA_VISIBLE_DEVICES=0 python train.py\nTraceback (most recent call last):\n"
+            "  File \"train.py\", line 3, in <module>\n    torch.cuda.set_device(1)\n"
+            "RuntimeError: CUDA error: invalid device ordinal\n")
+    fb = facts(text)["host"]
+    assert fb["error.cuda"] == "cudaErrorInvalidDevice" and fb["env.CUDA_VISIBLE_DEVICES"] == "0"
+    assert fb["error.text"] == "RuntimeError: CUDA error: invalid device ordinal" and fb["text.framework"] == "pytorch"
+
+
+def test_a_section_title_xid_is_no_crash_and_huge_lines_are_read():
+    assert "symptom.crash" not in facts("## xid\n(none)\n").get("host", {})
+    ev = read_text("x" * 3_000_000 + "\nRuntimeError: CUDA error: invalid device ordinal\n")
+    assert ev.facts_by_subject()["host"]["error.cuda"] == "cudaErrorInvalidDevice"
+
+
+@pytest.mark.skipif(not (SHARED / "h100x1-vm").exists(), reason="shared captures not beside the repo")
+def test_single_gpu_h100_captures_have_no_symptom():
+    for name in ("nvidia-smi-topo-m.txt", "nvidia-smi-topo-p2p.txt", "nvidia-smi-q.xml", "host.txt"):
+        ev = read_text((SHARED / "h100x1-vm" / name).read_text())
+        assert ev.symptom_findings == [], name
+    assert "nvidia-smi-topo-p2p" in read_text((SHARED / "h100x1-vm" / "nvidia-smi-topo-p2p.txt").read_text()).kinds

@@ -26,6 +26,14 @@ _DEV_BUS = re.compile(r"dev (\d+)\(=([0-9a-fA-F]+)\)")
 P2P_CAPABLE_PATHS = ("NV", "PIX", "PXB")
 
 
+def is_p2p_fallback(transport: Optional[str], path: Optional[str] = None, p2p_read: Optional[str] = None) -> bool:
+    """NCCL went via SHM or NET on a pair that can do P2P (its path NV#/PIX/PXB, or NVML P2P read OK).
+    The rule behind ``nccl.p2p_fallback``; the matcher may apply it with the live host's pair facts."""
+    if not transport or transport.startswith("P2P"):
+        return False
+    return (path is not None and str(path).startswith(P2P_CAPABLE_PATHS)) or p2p_read == "OK"
+
+
 def _rank_gpus(c: Collector, log: NcclLog) -> dict[tuple[Optional[str], int], int]:
     """(host, rank) -> GPU index."""
     out: dict[tuple[Optional[str], int], int] = {}
@@ -108,8 +116,7 @@ def parse(c: Collector) -> bool:
         why_line = refused.get((a, b))
         path = c.get(subj, "pair.path")
         read = c.get(subj, "p2p.read")
-        capable = (path is not None and str(path).startswith(P2P_CAPABLE_PATHS)) or read == "OK" or why_line is not None
-        if capable:
+        if is_p2p_fallback(tr, path, read) or why_line is not None:
             c.add(subj, "nccl.p2p_fallback", True, why_line or line,
                   summary=f"NCCL went via {tr} between GPU{a} and GPU{b} although P2P is possible there "
                           f"({'path ' + str(path) if path else 'topo -p2p read OK' if read == 'OK' else 'NCCL tried P2P'})")

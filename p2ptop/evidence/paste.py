@@ -12,6 +12,9 @@ from ..findings import Finding
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 EXCERPT = 160
+#: what the error and prose patterns read of one line: a message is short, and a line of megabytes (a
+#: JSON blob, a paste that lost its line breaks) must not cost seconds of regex time
+LINE_CAP = 8192
 
 #: Facts about what went wrong (an entry needs one of them); every other key is context.
 SYMPTOM_PREFIXES = ("error.", "symptom.", "tool.", "nccl.p2p_fallback", "bench.")
@@ -45,8 +48,9 @@ class Paste:
         and prose patterns read. The NCCL reader has those lines; a 20 MB log is mostly them."""
         if self._plain is None:
             low = self.lower
-            if "nccl info" in low:
-                self._plain = "\n".join("" if "nccl info" in l else l for l in low.split("\n"))
+            lines = low.split("\n")
+            if "nccl info" in low or any(len(l) > LINE_CAP for l in lines):
+                self._plain = "\n".join("" if "nccl info" in l else l[:LINE_CAP] for l in lines)
             else:
                 self._plain = low
         return self._plain

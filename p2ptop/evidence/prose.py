@@ -47,7 +47,7 @@ _SYMPTOMS = (
                      r"only (?:gets? |reach(?:es)? )?\d+(?:\.\d+)? ?gb/s|throughput drops?|"
                      r"很慢|变慢|慢了|带宽低|带宽很低|速度慢|性能差|性能下降"),
     ("symptom.crash", r"segfault|segmentation fault|core dumped|sigsegv|sigabrt|\bcrash(?:es|ed|ing)?\b|"
-                      r"fallen off the bus|fell off the bus|\bxid\b|崩溃|段错误|掉卡"),
+                      r"fallen off the bus|fell off the bus|\bxid\s*:?\s*\d{1,3}\b|崩溃|段错误|掉卡"),
 )
 _FIXED_BY_P2P_OFF = re.compile(
     r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p|p2p (?:is )?disabled)[^\n]{0,80}?"
