@@ -458,3 +458,19 @@ def test_single_gpu_h100_captures_have_no_symptom():
         ev = read_text((SHARED / "h100x1-vm" / name).read_text())
         assert ev.symptom_findings == [], name
     assert "nvidia-smi-topo-p2p" in read_text((SHARED / "h100x1-vm" / "nvidia-smi-topo-p2p.txt").read_text()).kinds
+
+
+@pytest.mark.parametrize("text,name,arch,consumer", [
+    ("两张4090显卡做多卡训练，NCCL卡住", "4090", "Ada", True),
+    ("我们有8张A100，跑NCCL很慢", "A100", "Ampere", False),
+    ("I have 4 x 3090s", "3090", "Ampere", True),
+    ("2x RTX 6000 Ada in a Proxmox VM", "RTX 6000 Ada", "Ada", False),
+    ("服务器是H20，虚拟机直通", "H20", "Hopper", False),
+])
+def test_gpu_models_in_sentences(text, name, arch, consumer):
+    fb = facts(text)["host"]
+    assert (fb["gpu.name"], fb["gpu.architecture"], fb["gpu.consumer"]) == (name, arch, consumer)
+
+
+def test_a_bare_number_is_no_gpu():
+    assert "gpu.name" not in facts("port 4090 is open on the firewall\n").get("host", {})

@@ -9,7 +9,8 @@ connected GPUs" for it), error.nccl (result names, torch's "unhandled system err
 text.tool "nccl-log".
 
 Ranks map to GPUs by bus id where the paste says which bus id is which GPU, else by the device
-index NCCL prints (cudaDev of the rank, or the index in the channel's brackets). Pairs of ranks on
+index NCCL prints (the rank's nvmlDev, which is nvidia-smi's index, else its cudaDev, else the index in
+the channel's brackets). Pairs of ranks on
 different hosts are not GPU pairs and give no pair facts.
 """
 
@@ -45,7 +46,8 @@ def _rank_gpus(c: Collector, log: NcclLog) -> dict[tuple[Optional[str], int], in
                 dev_of_bus.setdefault(bus_id_from_nccl(bus), int(dev))
     for r in log.ranks:
         gpu = c.gpu_of_bus(r.bus_id)
-        out.setdefault((r.host, r.rank), gpu if gpu is not None else r.cuda_dev)
+        # nvmlDev is the index nvidia-smi shows (cudaDev counts CUDA_VISIBLE_DEVICES' list)
+        out.setdefault((r.host, r.rank), gpu if gpu is not None else r.nvml_dev if r.nvml_dev is not None else r.cuda_dev)
     for ch in log.channels:
         for rank, dev, bus in ((ch.src, ch.src_dev, ch.src_bus), (ch.dst, ch.dst_dev, ch.dst_bus)):
             if (ch.host, rank) in out:

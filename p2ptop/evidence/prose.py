@@ -82,6 +82,7 @@ def parse(c: Collector) -> bool:
     m = MODEL_IN_PROSE.search(low)
     if m:
         name = " ".join(m.group(0).split())
+        name = name[:-1] if name.endswith("s") and name[-2:-1].isdigit() else name  # "3090s"
         cls, arch = classify(name if not name[:2].isdigit() else "rtx " + name)
         if cls is None and name[:2] in ("50", "40", "30"):
             cls, arch = classify("geforce rtx " + name)
@@ -91,6 +92,8 @@ def parse(c: Collector) -> bool:
             i = written.lower().find(m.group(0).split("\n")[0])
             if i >= 0:
                 name = " ".join(written[i:i + len(m.group(0))].split())
+        if name[-1:] in "sS" and name[-2:-1].isdigit():  # "3090s", "A100s"
+            name = name[:-1]
         found = c.add("host", "gpu.name", name, line) or found
         if cls:
             c.add("host", "gpu.product_class", cls, line)
@@ -160,8 +163,13 @@ def parse(c: Collector) -> bool:
     for vendor, rx in _CPU:
         m = _first(c, rx)
         if m:
+            model = " ".join(m.group(1).split())[:60]
+            written = c.paste.line(ln(m.start()))
+            i = written.lower().find(model)
+            if i >= 0 and len(written) == len(written.lower()):
+                model = written[i:i + len(model)]
             c.add("host", "host.cpu_vendor", vendor, ln(m.start()))
-            c.add("host", "host.cpu_model", " ".join(m.group(1).split())[:60], ln(m.start()))
+            c.add("host", "host.cpu_model", model, ln(m.start()))
             found = True
             break
     if found:

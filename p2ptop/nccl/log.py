@@ -228,9 +228,10 @@ class NcclLog:
             out.setdefault(c.host, {}).setdefault(key, set()).add(c.transport)
         return out
 
-    def worst_transports(self) -> dict[tuple[int, int], str]:
-        """(low rank, high rank) -> the worst transport seen on the pair (P2P < SHM < NET)."""
-        return {k: max(sorted(v), key=transport_rank) for k, v in self.pair_transports().items()}
+    def worst_transports(self, host: Optional[str] = ...) -> dict[tuple[int, int], str]:  # type: ignore[assignment]
+        """(low rank, high rank) -> the worst transport seen on the pair (P2P < SHM < NET); with
+        ``host`` only the channels that host printed."""
+        return {k: max(sorted(v), key=transport_rank) for k, v in self.pair_transports(host).items()}
 
     def first_channel(self, a: int, b: int, transport: Optional[str] = None) -> Optional[NcclChannel]:
         for c in self.channels:
