@@ -474,3 +474,18 @@ def test_gpu_models_in_sentences(text, name, arch, consumer):
 
 def test_a_bare_number_is_no_gpu():
     assert "gpu.name" not in facts("port 4090 is open on the firewall\n").get("host", {})
+
+
+@pytest.mark.parametrize("name,cuda,nccl,framework", [
+    ("error-vllm-3688-invalid-argument.txt", "cudaErrorInvalidValue", "ncclUnhandledCudaError", "vllm"),
+    ("error-jax-17399-nccl-init.txt", None, "ncclUnhandledCudaError", "jax"),
+    ("error-jaxley-53-illegal-address.txt", "cudaErrorIllegalAddress", None, None),
+    ("error-trtllm-1625-peer-access.txt", "cudaErrorPeerAccessUnsupported", None, None),
+])
+def test_real_framework_errors(name, cuda, nccl, framework):
+    ev = read_text(paste(name))
+    fb = ev.facts_by_subject()["host"]
+    assert fb.get("error.cuda") == cuda and fb.get("error.nccl") == nccl
+    if framework:
+        assert fb["text.framework"] == framework
+    assert ev.gpu_related and ev.symptom_findings

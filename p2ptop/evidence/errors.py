@@ -49,13 +49,13 @@ _MESSAGE_WORDS = tuple(sorted({max(_head(m), key=len) for _n, m in _SPECIFIC}))
 _GENERIC = re.compile(r"(?:cuda\s*(?:runtime\s*)?(?:error|failure)[^:'\n]{0,40}[:']\s*'?|cudaerror\w*:\s*|cuda_error_\w+:\s*)("
                       + "|".join(re.escape(m) for m in sorted(GENERIC_CUDA_MESSAGES, key=len, reverse=True)) + ")")
 _FRAMEWORKS = (
-    ("vllm", ("vllm",), re.compile(r"\bvllm\b")),
-    ("sglang", ("sglang",), re.compile(r"\bsglang\b")),
+    ("vllm", ("vllm",), re.compile(r"vllm")),  # also RayWorkerVllm
+    ("sglang", ("sglang", "sgl_"), re.compile(r"sglang|\bsgl_(?:kernel|jax)")),
     ("deepspeed", ("deepspeed",), re.compile(r"\bdeepspeed\b")),
     ("megatron", ("megatron",), re.compile(r"\bmegatron\b")),
     ("ray", ("ray", "pid="), re.compile(r"\bray(?:\.|_|::| worker|\s+actor)|\(pid=\d+\)|\(\w+ pid=\d+\)")),
     ("cupy", ("cupy",), re.compile(r"\bcupy(?:_backends)?\b")),
-    ("jax", ("jax", "xlaruntimeerror"), re.compile(r"\bjax(?:lib)?\b|xlaruntimeerror")),
+    ("jax", ("jax", "xlaruntimeerror", "pjrt"), re.compile(r"\bjax(?:lib)?\b|xlaruntimeerror|\bpjrt")),
     ("tensorflow", ("tensorflow", "tf."), re.compile(r"\btensorflow\b|\btf\.(?:distribute|config)")),
     ("pytorch", ("torch", "processgroupnccl"), re.compile(r"\btorch\b|processgroupnccl|torchrun|\bpytorch\b")),
 )
