@@ -283,7 +283,7 @@ def _split_prefix(line: str, cache: dict) -> Optional[tuple[Optional[str], Optio
         if lb >= 0 and head[lb + 2:-1].isdigit():
             who = head[:lb]
             # cut what stands before the host: a timestamp, Ray's "(pid=1)", mpirun's "[1,0]<stdout>:"
-            who = who[max(who.rfind(" "), who.rfind(")"), who.rfind("]"), who.rfind(">")) + 1:]
+            who = who[max(who.rfind(" "), who.rfind(")"), who.rfind("]"), who.rfind(">")) + 1:].lstrip(":")
             parts = who.rsplit(":", 2)
             if len(parts) == 3 and parts[0]:
                 host, pid = parts[0], parts[1]
