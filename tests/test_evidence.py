@@ -489,3 +489,9 @@ def test_real_framework_errors(name, cuda, nccl, framework):
     if framework:
         assert fb["text.framework"] == framework
     assert ev.gpu_related and ev.symptom_findings
+
+
+def test_each_tool_is_named_with_the_line_it_starts_on():
+    ev = read_text(paste("simpleP2P-l4-healthy.txt"))
+    tools = {f.facts["text.tool"]: f.evidence[0] for f in ev.findings if "text.tool" in f.facts}
+    assert tools["nvidia-smi-topo"].startswith("line 1 ") and tools["simpleP2P"].startswith("line 4 ")

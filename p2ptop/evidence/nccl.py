@@ -72,7 +72,7 @@ def parse(c: Collector) -> bool:
     c.structured["nccl"] = log
     if log.is_nccl:
         c.kind("nccl-log")
-        c.add("host", "text.tool", "nccl-log", 1, severity="info")
+        c.tool("nccl-log", c.paste.first_line(" NCCL INFO ", " NCCL WARN ", "NCCL INFO", "NCCL WARN"))
     if log.version:
         c.add("host", "nccl.version", log.version, log.version_line or 1)
     if log.cuda:

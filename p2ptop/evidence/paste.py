@@ -130,6 +130,11 @@ class Paste:
         """1-based line number of a character offset of ``text``."""
         return bisect_right(self.starts, offset)
 
+    def first_line(self, *markers: str) -> int:
+        """The line of the first of ``markers`` found in the text (1 when none is)."""
+        hits = [i for i in (self.text.find(m) for m in markers) if i >= 0]
+        return self.line_of(min(hits)) if hits else 1
+
     def line(self, no: int) -> str:
         return self.lines[no - 1] if 0 < no <= len(self.lines) else ""
 
@@ -175,6 +180,10 @@ class Collector:
     def kind(self, name: str) -> None:
         if name not in self.kinds:
             self.kinds.append(name)
+
+    def tool(self, name: str, line: int) -> None:
+        """The paste holds this tool's output (text.tool; several tools give several findings)."""
+        self.add("host", "text.tool", name, line, severity="info", again=True)
 
     def has(self, subject: str, key: str) -> bool:
         return (subject, key) in self.facts

@@ -72,6 +72,7 @@ def parse_xml(c: Collector) -> bool:
     if start < 0:
         return False
     c.kind("nvidia-smi-q")
+    c.tool("nvidia-smi-q", c.paste.line_of(start))
     gpus: list[dict[str, Any]] = []
     host: dict[str, Any] = {}
     stack: list[str] = []
@@ -216,6 +217,7 @@ def parse_q_text(c: Collector) -> bool:
     if not gpus:
         return False
     c.kind("nvidia-smi-q")
+    c.tool("nvidia-smi-q", gpus[0]["_line"])
     _versions(c, host.get("driver"), host.get("dline", 1), host.get("cuda"), host.get("cline", 1))
     for i, g in enumerate(gpus):
         _gpu_facts(c, i, g)

@@ -38,6 +38,7 @@ def parse_lspci(c: Collector) -> bool:
     if "LnkSta" not in text and "ACSCtl" not in text:
         return False
     c.kind("lspci")
+    c.tool("lspci", c.paste.first_line("ACSCtl", "LnkSta", "LnkCap"))
     bridges_redirect: list[tuple[str, int]] = []
     acs_seen = 0
     degraded: list[dict[str, Any]] = []
@@ -165,4 +166,5 @@ def parse_kernel_log(c: Collector) -> bool:
             c.add("host", "symptom.crash", True, crash[1])
     if found:
         c.kind("dmesg")
+        c.tool("dmesg", c.paste.first_line(*keys))
     return found

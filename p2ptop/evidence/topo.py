@@ -167,6 +167,7 @@ def parse(c: Collector) -> bool:
                 c.notes.append(f"a topo -p2p matrix at line {m.header_line} does not say its capability: read as {cap}")
             found = True
             c.kind("nvidia-smi-topo-p2p")
+            c.tool("nvidia-smi-topo", m.header_line)
             statuses = topo.p2p.setdefault(cap, {})
             for label, row in m.rows.items():
                 if not label.startswith("GPU"):
@@ -188,6 +189,7 @@ def parse(c: Collector) -> bool:
             continue
         found = True
         c.kind("nvidia-smi-topo")
+        c.tool("nvidia-smi-topo", m.header_line)
         topo.path_line = topo.path_line or m.header_line
         for g in gpu_cols:
             if g not in topo.gpus:
