@@ -186,10 +186,10 @@ def test_kernel_log_fallen_off_the_bus_and_xid():
 
 
 def test_kernel_log_iommu_faults_and_command_line():
-    text = ("[    0.000000] Command line: BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro amd_iommu=on iommu=pt\n"
-            "[ 2461.230812] nvidia 0000:41:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x000e address=0xfb000000 flags=0x0020]\n")
-    fb = facts(text)["host"]
+    fb = facts(paste("dmesg-cuda-samples-48-amd-vi.txt"))["host"]
     assert fb["host.iommu_fault"] is True and fb["host.iommu_active"] is True
+    text = "[    0.000000] Command line: BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro amd_iommu=on iommu=pt\n"  # the kernel's own line
+    fb = facts(text)["host"]
     assert fb["host.kernel_iommu_args"] == "amd_iommu=on iommu=pt" and fb["host.iommu_passthrough"] is True
 
 
@@ -260,10 +260,11 @@ def test_p2p_bandwidth_latency_test_h200_healthy():
 
 
 def test_p2p_bandwidth_latency_test_p2p_slower_than_off():
-    text = ("Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)\n   D\\D     0      1 \n     0 900.00  20.10 \n     1  20.30 900.00 \n"
-            "Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)\n   D\\D     0      1 \n     0 900.00   2.10 \n     1   2.05 900.00 \n")
-    fb = facts(text)  # the layout of CUDA's p2pBandwidthLatencyTest, figures of a slow host
-    assert fb["pair:0-1"]["tool.p2p_slower_than_no_p2p"] is True and fb["host"]["symptom.slow"] is True
+    ev = read_text(paste("p2pBandwidthLatencyTest-nccl-814-p2p-slower.txt"))
+    fb = ev.facts_by_subject()
+    pairs = [s for s in fb if s.startswith("pair:")]
+    assert len(pairs) == 15 and all(fb[p]["tool.p2p_slower_than_no_p2p"] is True for p in pairs)
+    assert fb["host"]["symptom.slow"] is True
 
 
 def test_p2p_bandwidth_latency_test_cannot_access_peer():
