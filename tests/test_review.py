@@ -139,7 +139,7 @@ def test_trail_markdown_complete_and_redacted(store):
     store.set_outcome(b, "helped", "driver 580 fixed it")
     md = trail_markdown([store.get(review.id)])
     assert "## Fixes tried" in md and "did not help" in md and "helped" in md
-    assert "120.0 GB/s → 121.0 GB/s" in md and "120.0 GB/s → 392.0 GB/s" in md
+    assert "CE A->B 120.0 GB/s → 121.0 GB/s" in md and "CE A->B 120.0 GB/s → 392.0 GB/s" in md
     assert "reset did nothing" in md and "driver 580 fixed it" in md and "(simulated)" in md
     host = snap.source.hostname
     red = trail_markdown([store.get(review.id)], redact=lambda s: s.replace(host, "host-1"))
@@ -178,3 +178,157 @@ def test_cli_list_show_export(tmp_path, monkeypatch):
     assert out.returncode == 2 and "no review 99" in out.stderr
     empty = run_cli("review", "list", "--db", str(tmp_path / "none.sqlite3"))
     assert empty.returncode == 0 and "No reviews yet" in empty.stdout
+
+
+# ---- the review screen, driven as a person would (pilot) ------------------------------------------
+
+from p2ptop.ui.app import P2PTopApp  # noqa: E402
+from p2ptop.ui import review_screen  # noqa: E402
+from p2ptop.ui.review_screen import ReviewScreen  # noqa: E402
+
+
+async def settle(app, pilot):
+    from textual.worker import WorkerCancelled
+    for _ in range(4):
+        try:
+            await app.workers.wait_for_complete()
+        except WorkerCancelled:
+            pass
+        await pilot.pause()
+
+
+def healed_retest(review, item, read, cancel=None, **_):
+    import dataclasses
+    snap = read()
+    a, b = (int(x) for x in review.subject[5:].split("-"))
+    r = BenchResult(a=a, b=b, status="ok", verdict="healthy", simulated=True,
+                    measurements=[Measurement("ce_one_way", 391.0, expected=450.0, verdict="healthy")])
+    return {"result": dataclasses.asdict(r), "snapshot": snap.to_dict()}
+
+
+async def failing_pair_to_review(app, pilot):
+    await settle(app, pilot)
+    await pilot.press("enter")  # copy test of the pair the dashboard opened on (the worst)
+    await settle(app, pilot)
+    assert app.bench_results, "the copy test ran"
+    await pilot.press("v")
+    await settle(app, pilot)
+    assert isinstance(app.screen, ReviewScreen)
+    return app.screen
+
+
+async def test_review_helped_in_four_keys(tmp_path, monkeypatch):
+    monkeypatch.setenv("P2PTOP_DATA_DIR", str(tmp_path))
+    monkeypatch.setattr(review_screen, "retest", healed_retest)
+    app = P2PTopApp(demo="nvlink-degraded")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await failing_pair_to_review(app, pilot)
+        assert screen.review.items, "the matched entries' workarounds are the checklist"
+        await pilot.press("t")  # try: before recorded, what to do shown
+        await pilot.press("enter")  # re-test, started by one key
+        await settle(app, pilot)
+        assert "Suggested outcome: helped" in screen.text
+        await pilot.press("y")  # confirm
+        await settle(app, pilot)
+    store = ReviewStore(tmp_path / "reviews.sqlite3")
+    [review] = store.list()
+    assert review.status == "closed"
+    [attempt] = review.attempts
+    assert attempt.state == "helped" and attempt.confirmed and attempt.suggested == "helped"
+    assert attempt.after["result"]["verdict"] == "healthy" and attempt.before["result"]["verdict"] in ("slow", "failing")
+
+
+async def test_review_did_not_help_then_reboot_resumes(tmp_path, monkeypatch):
+    monkeypatch.setenv("P2PTOP_DATA_DIR", str(tmp_path))
+    monkeypatch.setattr(store_mod, "boot_id", lambda: "boot-A")
+    app = P2PTopApp(demo="nvlink-degraded")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await failing_pair_to_review(app, pilot)
+        await pilot.press("t", "enter")  # the simulated re-test measures the same slow pair
+        await settle(app, pilot)
+        assert "Suggested outcome: did not help" in screen.text
+        await pilot.press("y")
+        await pilot.press("down", "t")  # the next fix needs a reboot: tried, then the machine goes down
+        await settle(app, pilot)
+        tried = screen.index
+    # reboot: a new boot id, p2ptop started again on the same store
+    monkeypatch.setattr(store_mod, "boot_id", lambda: "boot-B")
+    app2 = P2PTopApp(demo="nvlink-degraded")
+    async with app2.run_test(size=(80, 24)) as pilot:
+        await settle(app2, pilot)
+        await pilot.press("v")
+        await settle(app2, pilot)
+        screen = app2.screen
+        assert isinstance(screen, ReviewScreen) and screen.index == tried
+        assert "rebooted since this fix was tried" in screen.text
+    review = ReviewStore(tmp_path / "reviews.sqlite3").list()[0]
+    assert [a.state for a in review.attempts] == ["did_not_help", "trying"]
+
+
+def test_review_screen_snapshots(snap_compare, tmp_path, monkeypatch):
+    monkeypatch.setenv("P2PTOP_DATA_DIR", str(tmp_path))
+    monkeypatch.setattr(store_mod, "now", lambda: "2026-11-24T06:00:00+00:00")
+    monkeypatch.setattr(review_screen, "retest", healed_retest)
+
+    async def flow(pilot):
+        await failing_pair_to_review(pilot.app, pilot)
+        await pilot.press("t", "enter")
+        await settle(pilot.app, pilot)
+
+    for size in ((80, 24), (200, 50)):
+        for f in tmp_path.glob("*.sqlite3"):
+            f.unlink()
+        assert snap_compare(P2PTopApp(demo="nvlink-degraded"), terminal_size=size, run_before=flow)
+
+
+def test_report_and_bundle_hold_the_trail(tmp_path, monkeypatch):
+    from p2ptop.export.bundle import report_markdown, write_bundle
+    monkeypatch.setenv("P2PTOP_DATA_DIR", str(tmp_path / "data"))
+    snap = load_demo("nvlink-degraded")
+    s = ReviewStore()
+    review = new_review(s, snap)
+    a = s.try_item(review, 0)
+    after = as_state(result(verdict="slow", value=119.0), snap)
+    a = s.record_after(a, after, compare(review.before, after).to_dict(), "did_not_help")
+    s.set_outcome(a, "did_not_help", f"tried on {snap.source.hostname}, no change")
+    s.close()
+    md = report_markdown(snap)
+    assert "## Fixes tried" in md and "did not help" in md and "CE A->B 120.0 GB/s → 119.0 GB/s" in md
+    red = report_markdown(snap, redact=True)
+    assert "## Fixes tried" in red and snap.source.hostname not in red
+    path = write_bundle(snap, tmp_path / "out", svg=None, text=None, redact=True)
+    trail = json.loads((path / "reviews.json").read_text())
+    assert trail[0]["attempts"][0]["state"] == "did_not_help" and snap.source.hostname not in (path / "reviews.json").read_text()
+    assert "## Fixes tried" in (path / "report.md").read_text()
+    other = load_demo("dgx-h100")  # another host's report holds none of this host's reviews
+    assert "## Fixes tried" not in report_markdown(other)
+
+
+def test_outcomes_reorder_checklist_and_read_from_bundles(tmp_path, store):
+    review = new_review(store)
+    a = store.try_item(review, 0)
+    store.set_outcome(a, "did_not_help")
+    host = site_outcomes(store.all_attempts(), review.host)
+    items = plan_items(ENTRIES, host)
+    assert [(i.entry_id, i.workaround) for i in items][:2] == [("nvlink/links-inactive", 1), ("nvlink/links-inactive", 0)]
+    from p2ptop.review import outcomes_from_bundles, trail_dict
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    (bundle / "reviews.json").write_text(json.dumps(trail_dict(store.list())))
+    (tmp_path / "broken.json").write_text("{")
+    out = outcomes_from_bundles([bundle, tmp_path / "broken.json", tmp_path / "missing"])
+    assert out[("nvlink/links-inactive", 0)].did_not_help == 1
+
+
+def test_entry_screen_shows_site_outcome(tmp_path, monkeypatch):
+    monkeypatch.setenv("P2PTOP_DATA_DIR", str(tmp_path))
+    from p2ptop.knowledge import load_kb
+    from p2ptop.ui.entry_screen import entry_body
+    kb = load_kb()
+    entry = kb.get("nvlink/links-inactive")
+    s = ReviewStore()
+    review = s.create(host="h", subject="pair:0-1", test="copy", problem="p", before={},
+                      items=[i.to_dict() for i in plan_items([entry])])
+    s.set_outcome(s.try_item(review, 0), "helped")
+    s.close()
+    assert "helped here 1 of 1 time" in entry_body(entry).plain

@@ -19,13 +19,13 @@ Nothing here imports the UI.
 """
 
 from .compare import Comparison, compare, suggest
-from .outcomes import outcome_text, rank_key, site_outcomes
+from .outcomes import load_site_outcomes, outcome_text, outcomes_from_bundles, rank_key, site_outcomes
 from .plan import PlanItem, plan_items, problem_from_result
 from .store import STATES, Attempt, Review, ReviewStore, StoreError, default_path
 from .trail import trail_dict, trail_markdown
 
 __all__ = [
     "STATES", "Attempt", "Comparison", "PlanItem", "Review", "ReviewStore", "StoreError", "compare",
-    "default_path", "outcome_text", "plan_items", "problem_from_result", "rank_key", "site_outcomes",
+    "default_path", "load_site_outcomes", "outcome_text", "outcomes_from_bundles", "plan_items", "problem_from_result", "rank_key", "site_outcomes",
     "suggest", "trail_dict", "trail_markdown",
 ]

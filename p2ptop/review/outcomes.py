@@ -59,3 +59,47 @@ def order_workarounds(entry_id: str, count: int, host_outcomes: dict[tuple[str, 
         failed_here = bool(t and t.did_not_help and not t.helped)
         return (1 if failed_here else 0, i)
     return sorted(range(count), key=key)
+
+
+def load_site_outcomes(host: Optional[str] = None) -> dict[tuple[str, Optional[int]], Tally]:
+    """This user's outcomes from the review store ({} when there is none or it cannot be read)."""
+    from .store import ReviewStore, StoreError
+
+    if not ReviewStore.exists():
+        return {}
+    try:
+        store = ReviewStore()
+        try:
+            return site_outcomes(store.all_attempts(), host)
+        finally:
+            store.close()
+    except StoreError:
+        return {}
+
+
+def outcomes_from_bundles(paths: Iterable[str]) -> dict[tuple[str, Optional[int]], Tally]:
+    """Outcomes of many hosts, read from the reviews.json of their ticket bundles (fleet view)."""
+    import json
+    from pathlib import Path
+
+    out: dict[tuple[str, Optional[int]], Tally] = {}
+    for p in paths:
+        f = Path(p) / "reviews.json" if Path(p).is_dir() else Path(p)
+        try:
+            reviews = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue
+        for r in reviews if isinstance(reviews, list) else []:
+            items = r.get("items") or []
+            for a in r.get("attempts") or []:
+                if not a.get("confirmed") or a.get("state") not in ("helped", "did_not_help") or not a.get("entry_id"):
+                    continue
+                idx = a.get("item")
+                w = items[idx].get("workaround") if isinstance(idx, int) and 0 <= idx < len(items) else None
+                for key in ((a["entry_id"], w), (a["entry_id"], None)):
+                    t = out.setdefault(key, Tally())
+                    if a["state"] == "helped":
+                        t.helped += 1
+                    else:
+                        t.did_not_help += 1
+    return out

@@ -61,12 +61,17 @@ def _env_of(text: str) -> dict[str, str]:
     return env
 
 
-def plan_items(matches: Iterable[Any]) -> list[PlanItem]:
-    """One item per workaround of each matched entry (knowledge.matcher.Match), best entry first."""
+def plan_items(matches: Iterable[Any], host_outcomes: Optional[dict] = None) -> list[PlanItem]:
+    """One item per workaround of each matched entry (knowledge.matcher.Match), best entry first; within
+    an entry, workarounds that did not help on this host (``host_outcomes``, review.site_outcomes) go last."""
+    from .outcomes import order_workarounds
+
     items: list[PlanItem] = []
     for m in matches:
         entry = getattr(m, "entry", m)
-        for i, w in enumerate(entry.workarounds or []):
+        workarounds = list(entry.workarounds or [])
+        for i in order_workarounds(entry.id, len(workarounds), host_outcomes or {}):
+            w = workarounds[i]
             action = str(w.get("action") or w.get("how") or "").strip()
             command = w.get("command") or None
             words = " ".join(str(x) for x in (action, w.get("how") or "", command or "", w.get("condition") or ""))

@@ -168,6 +168,11 @@ class ReviewStore:
         except (OSError, sqlite3.Error) as e:
             raise StoreError(f"cannot open the review store {self.path}: {e}") from e
 
+    @staticmethod
+    def exists(path: Optional[os.PathLike | str] = None) -> bool:
+        """True when the store file is there (reports do not create one)."""
+        return (Path(path) if path else default_path()).is_file()
+
     def close(self) -> None:
         self._db.close()
 

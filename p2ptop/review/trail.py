@@ -17,6 +17,11 @@ def _fig(v: Optional[float], unit: str) -> str:
     return f"{v:.2f} {unit}" if unit != "GB/s" else f"{v:.1f} GB/s"
 
 
+def _label(name: str) -> str:
+    from ..bench.catalog import MEASUREMENTS
+    return MEASUREMENTS.get(name, ("", name, ""))[1]
+
+
 def _md(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -65,7 +70,7 @@ def trail_markdown(reviews: Iterable[Review], redact: Optional[Clean] = None) ->
                 c = compare(a.before or review.before, a.after)
                 verdicts = f"{c.verdict_before or '–'} → {c.verdict_after or '–'}"
                 main = [row for row in c.rows if row.unit == "GB/s"][:2]
-                figures = "; ".join(f"{row.name} {_fig(row.before, row.unit)} → {_fig(row.after, row.unit)}" for row in main) or "–"
+                figures = "; ".join(f"{_label(row.name)} {_fig(row.before, row.unit)} → {_fig(row.after, row.unit)}" for row in main) or "–"
                 if c.simulated:
                     figures += " (simulated)"
             lines.append(f"| {n} | {_md(fix)} | {_md(outcome)} | {_md(verdicts)} | {_md(figures)} | {_md(r_(a.note)) or '–'} |")

@@ -21,6 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..bench.catalog import MEASUREMENTS
 from ..model import Snapshot
 from ..review import Review, ReviewStore, StoreError, compare, outcome_text, site_outcomes, suggest
 from ..review.plan import PlanItem
@@ -65,7 +66,8 @@ def comparison_table(review: Review, attempt: Any) -> Optional[Table]:
         ratio = row.ratio
         change = "" if ratio is None else f"{(ratio - 1) * 100:+.0f}%"
         style = "green" if ratio and ratio >= 1.1 else "red" if ratio and ratio <= 0.9 else ""
-        t.add_row(Text(f"{row.name} ({row.unit})"), _fig(row.before, row.unit), _fig(row.after, row.unit), Text(change, style=style))
+        label = MEASUREMENTS.get(row.name, (row.unit, row.name, ""))[1]
+        t.add_row(Text(f"{label} ({row.unit})"), _fig(row.before, row.unit), _fig(row.after, row.unit), Text(change, style=style))
     for cap in sorted(set(c.p2p_before) | set(c.p2p_after)):
         b, a = c.p2p_before.get(cap), c.p2p_after.get(cap)
         if b != a or cap == "read":
@@ -106,6 +108,7 @@ class ReviewScreen(Screen[None]):
         self.bench = bench  # a copy-test API for tests (p2ptop.bench.runner's run_pair), else the real one
         self.running: Optional[threading.Event] = None
         self.message = ""
+        self.text = ""  # the detail pane as plain text (tests, screen readers)
 
     # -- layout --
     def compose(self) -> ComposeResult:
@@ -178,6 +181,7 @@ class ReviewScreen(Screen[None]):
         item = self._item()
         if item is None:
             body.append("Nothing to try here. Esc goes back.", style="dim")
+            self.text = body.plain
             self.query_one("#review-body", Static).update(body)
             return
         body.append("What to do\n", style="bold underline")
@@ -215,6 +219,7 @@ class ReviewScreen(Screen[None]):
             errors = attempt.after["result"].get("errors") or []
             for e in errors[:2]:
                 body.append("  re-test said: " + clean(str(e)) + "\n", style="yellow")
+        self.text = body.plain
         if table is not None:
             from rich.console import Group
             body_widget.update(Group(body, Text("\nBefore → after", style="bold underline"), table,
@@ -308,7 +313,7 @@ class ReviewScreen(Screen[None]):
         else:
             self._reload()
             s = attempt.suggested
-            self.message = (f"Re-test done: suggested outcome {STATES.get(s, s)}; y confirms." if s
+            self.message = ("Re-test done." if s
                             else "Re-test done, but its result is not comparable (see below): run it again or decide yourself.")
         self._refresh_items()
         self._show()
@@ -380,7 +385,8 @@ def open_review(store: ReviewStore, snapshot: Snapshot, result: Any, matches: li
     found = store.find_open(p["host"], p["subject"], p["test"])
     if found is not None:
         return found
-    items = [i.to_dict() for i in plan_items(matches)]
+    from ..review import load_site_outcomes
+    items = [i.to_dict() for i in plan_items(matches, load_site_outcomes(p["host"]))]
     return store.create(host=p["host"], subject=p["subject"], test=p["test"], problem=p["problem"],
                         before=p["before"], items=items)
 
