@@ -332,3 +332,24 @@ def test_entry_screen_shows_site_outcome(tmp_path, monkeypatch):
     s.set_outcome(s.try_item(review, 0), "helped")
     s.close()
     assert "helped here 1 of 1 time" in entry_body(entry).plain
+
+
+def test_cli_try_retest_outcome_on_a_demo(tmp_path):
+    import os
+    env = dict(os.environ, P2PTOP_DATA_DIR=str(tmp_path))
+    s = ReviewStore(tmp_path / "reviews.sqlite3")
+    snap = load_demo("nvlink-degraded")
+    review = new_review(s, snap, result(a=3, b=0))
+    s.close()
+    out = run_cli("review", "retest", str(review.id), "--demo", "nvlink-degraded", env=env)
+    assert out.returncode == 2 and "no fix under way" in out.stderr
+    out = run_cli("review", "try", str(review.id), "2", env=env)
+    assert out.returncode == 0 and "reboot" in out.stdout and f"review retest {review.id}" in out.stdout
+    out = run_cli("review", "retest", str(review.id), "--demo", "nvlink-degraded", env=env)
+    assert out.returncode == 0, out.stderr
+    assert "suggested outcome" in out.stdout  # the simulated re-test of the same demo
+    out = run_cli("review", "outcome", str(review.id), "2", "did_not_help", "--note", "BIOS update, no change", env=env)
+    assert out.returncode == 0
+    r = ReviewStore(tmp_path / "reviews.sqlite3").get(review.id)
+    [a] = r.attempts
+    assert a.state == "did_not_help" and a.note == "BIOS update, no change" and a.after["result"]["simulated"]
