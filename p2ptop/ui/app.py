@@ -113,6 +113,7 @@ class P2PTopApp(App[int]):
         Binding("N", "nccl_run", "NCCL", show=False, tooltip="Run NCCL on every pair in the background (cells: c → nccl)"),
         Binding("x", "export", "Export", tooltip="Write a ticket bundle: screenshot, report, snapshot"),
         Binding("k", "open_entry", "KB entry", show=False, tooltip="Open the first knowledge-base entry matched for the pair"),
+        Binding("v", "review", "Review fixes", show=False, tooltip="Review fixes for the pair: try a workaround, re-test, before and after"),
         Binding("u", "poll_now", "Refresh now", show=False, tooltip="Read live NVML now instead of waiting for the interval"),
     ]
 
@@ -710,6 +711,10 @@ class P2PTopApp(App[int]):
 
     def on_pair_panel_open_entry(self, message: PairPanel.OpenEntry) -> None:
         self._open_entry(message.index)
+
+    def action_review(self) -> None:
+        from .review_screen import open_review_screen
+        open_review_screen(self)
 
     def action_open_entry(self) -> None:
         self._open_entry(0)
