@@ -43,9 +43,11 @@ def same_hardware(a: Snapshot, b: Snapshot) -> bool:
 
 
 class DashboardState:
-    def __init__(self, snapshot: Snapshot, previous: Optional["DashboardState"] = None):
+    def __init__(self, snapshot: Snapshot, previous: Optional["DashboardState"] = None,
+                 changes: Optional[list[Change]] = None):
+        """``changes``: those the source already found (the live path's change log); else computed here."""
         self.snapshot = snapshot
-        self.changes: list[Change] = diff(previous.snapshot if previous else None, snapshot)
+        self.changes: list[Change] = changes if changes is not None else diff(previous.snapshot if previous else None, snapshot)
         if previous is not None and not self.changes and same_hardware(previous.snapshot, snapshot):
             # the usual live refresh: nothing moved, so the analysis of the previous snapshot still holds
             # (it is what makes idle refreshes cheap at 72 GPUs, where the findings take a second)
