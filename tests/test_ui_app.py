@@ -649,3 +649,26 @@ async def test_routine_crc_rises_are_logged_once_a_minute_not_every_poll():
         text = screen_text(app)
         assert text.count("crc_flit errors +10") == 1  # four rises, one line
         assert not app.state.recently_changed(0)  # routine: logged, not marked
+
+
+async def test_first_frame_is_painted_before_the_first_live_read_returns():
+    """A read that takes its time: the dashboard is up at once and says the panes are being read."""
+    release = threading.Event()
+
+    def slow_read():
+        release.wait(10)
+        return load_demo("dgx-h100")
+
+    app = P2PTopApp(reader=slow_read, interval=3600)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.pause(0.1)
+        assert app.state is None
+        text = screen_text(app)
+        assert "reading…" in text and "Reading live NVML…" in text and "reading live NVML…" in text
+        release.set()
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if app.state is not None:
+                break
+        await settle(app, pilot)
+        assert "reading live NVML" not in screen_text(app) and "GPU7" in screen_text(app)
