@@ -154,7 +154,7 @@ class P2PTopApp(Poller, CopyTests, KnowledgeMatches, ExportActions, App[int]):
         self.header.show(None)
         snapshot, demo, replay = self._initial
         what = "reading live NVML…" if snapshot is None and not demo and not replay else "reading…"
-        self.panel.show(Text(what.capitalize(), style="dim"))
+        self.panel.show(Text(what[0].upper() + what[1:], style="dim"))
         for pane in (self.fabric, self.matrix):
             pane.border_subtitle = what  # until the first state is drawn
         self._apply_layout()
