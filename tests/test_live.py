@@ -172,7 +172,7 @@ def test_latency_replay_spends_the_recorded_time(h200_capture):
     c0, t0 = time.thread_time(), time.perf_counter()
     fake.nvmlDeviceGetCount()
     assert time.perf_counter() - t0 >= 0.02
-    assert time.thread_time() - c0 >= 0.005  # spent as CPU (spinning, not sleeping), as the driver's ioctl is
+    assert time.thread_time() - c0 >= 0.02  # spent as CPU (spinning, not sleeping), as the driver's ioctl is
     t0 = time.perf_counter()
     fake.nvmlDeviceGetName(0)
     assert time.perf_counter() - t0 >= 0.002

@@ -11,9 +11,9 @@ raise the given NVML error (or ``"MISSING"``: the function is absent from the bi
 makes every call on those GPUs answer "GPU is lost".
 
 Counting and timing: ``calls`` lists every call made (the benchmarks count calls per refresh from it);
-``latency`` (a :class:`CallLatency`) makes each call take as long as that function took on a real host,
-spent as CPU (a kernel ioctl is CPU time of the calling process), so CPU figures measured against the fake
-include NVML's own cost. ``Capture.from_snapshot`` turns any snapshot (the 8- and 72-GPU demos) into a
+``latency`` (a :class:`CallLatency`) makes each call cost as much as that function took on a real host,
+spent as CPU time of the calling thread (a kernel ioctl is CPU time of the calling process), so CPU figures
+measured against the fake include NVML's own cost, even on a busy machine. ``Capture.from_snapshot`` turns any snapshot (the 8- and 72-GPU demos) into a
 capture the fake answers from.
 
 NVML events: ``event_types`` (the supported mask; the capture does not record it) enables
@@ -282,7 +282,8 @@ class FakeNvml:
 
             def wrapped(*args: Any) -> Any:
                 calls.append(name)
-                end = time.perf_counter() + latency.of(name) if latency is not None and name != "nvmlEventSetWait_v2" else 0.0
+                # the call's recorded time, spent as CPU of this thread (a shared machine's other work does not shorten it)
+                end = time.thread_time() + latency.of(name) if latency is not None and name != "nvmlEventSetWait_v2" else 0.0
                 try:
                     if name not in ("nvmlInit", "nvmlShutdown") and not object.__getattribute__(self, "_open"):
                         raise _err("UNINITIALIZED")
@@ -292,7 +293,7 @@ class FakeNvml:
                         raise _err("GPU_IS_LOST")
                     return fn(*args)
                 finally:
-                    while time.perf_counter() < end:  # spent as CPU, as the driver's ioctl is
+                    while time.thread_time() < end:  # spent as CPU, as the driver's ioctl is
                         pass
 
             return wrapped

@@ -184,8 +184,6 @@ class NvmlReader:
             else:
                 handles[i] = h
                 self._read_gpu(h, gpu)
-                if gpu.nvlinks:
-                    self._totals[i] = self._counter_totals(h)
             snap.gpus.append(gpu)
         self.handles = handles
 
@@ -305,7 +303,10 @@ class NvmlReader:
         return fab
 
     def _read_links(self, h: Any, gpu: GPU) -> None:
+        """Each NVLink: state, version, remote, capability and error counters. A counter whose total over
+        the GPU's links (one field-values call) is 0 is 0 on every link and is not asked link by link."""
         invalid = f"{getattr(self.nvml, 'NVMLError_InvalidArgument', type(None)).__name__}"
+        totals: dict[str, Optional[int]] = {}
         for link in range(MAX_LINKS):
             v, why = self.call("nvmlDeviceGetNvLinkState", h, link)
             if why is not None and ("Invalid Argument" in why or invalid in why):
@@ -313,6 +314,8 @@ class NvmlReader:
             if why is not None and link == 0 and "Not Supported" in why:
                 gpu.na["nvlinks"] = why  # no NVLink on this GPU
                 break
+            if link == 0:
+                totals = self._totals[gpu.index] = self._counter_totals(h)
             nl = NvLink(link=link)
             if why is None:
                 nl.state = "active" if int(v) == 1 else "inactive"
@@ -331,6 +334,9 @@ class NvmlReader:
                 args = (h, link, 0) if attr == "p2p_supported" else (h, link)
                 self._set(nl, attr, name, *args, conv=conv)
             for cname, cidx in NVLINK_COUNTERS.items():
+                if totals.get(cname) == 0:
+                    nl.counters[cname] = 0  # the GPU's total over its links is 0: so is every link's
+                    continue
                 v, why = self.call("nvmlDeviceGetNvLinkErrorCounter", h, link, cidx)
                 nl.counters[cname] = int(v) if why is None else None
                 if why is not None:
