@@ -672,3 +672,26 @@ async def test_first_frame_is_painted_before_the_first_live_read_returns():
                 break
         await settle(app, pilot)
         assert "reading live NVML" not in screen_text(app) and "GPU7" in screen_text(app)
+
+
+async def test_clock_events_are_logged_once_a_minute_per_gpu(h200_capture, tmp_path):
+    from p2ptop.sources.capture import FakeNvml
+    from p2ptop.ui.poller import LiveReader
+
+    fake = FakeNvml(h200_capture, event_types=0xFF9F)
+    app = P2PTopApp(reader=LiveReader(nvml=fake, sysfs_root=str(tmp_path), host_facts=False), interval=3600)
+    async with app.run_test(size=(200, 50)) as pilot:
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if app.state is not None:
+                break
+        await settle(app, pilot)
+        for _ in range(5):
+            fake.inject_event(0, 0x10)  # clock change
+        fake.inject_event(1, 0x2)  # a double-bit ECC error: a problem, always logged
+        t0 = time.monotonic()
+        while "GPU1 double-bit ECC error" not in screen_text(app):
+            assert time.monotonic() - t0 < 2.0
+            await pilot.pause(0.02)
+        await pilot.pause(0.1)
+        assert screen_text(app).count("GPU0 clock change") == 1

@@ -138,13 +138,7 @@ class Poller:
             self.events.add("NVML answers again", "info")
         now = time.monotonic()
         for change in state.changes:
-            if change.severity == "info":
-                # routine changes (CRC errors at a harmless rate...): once a minute per GPU, not every poll
-                key = (change.kind, change.subject)
-                if now - self._info_logged_at.get(key, -INFO_EVENT_SECONDS) < INFO_EVENT_SECONDS:
-                    continue
-                self._info_logged_at[key] = now
-            self.events.add(change.text, change.severity, local_time(change.at))
+            self._log_change(change, now)
         new_source = (was is None or was.snapshot.source.kind != state.snapshot.source.kind
                       or was.snapshot.source.detail != state.snapshot.source.detail)
         if new_source:
@@ -190,11 +184,19 @@ class Poller:
         self._poll_failing = True
         self._arm_poll()
 
+    def _log_change(self, change: Any, now: float) -> None:
+        if change.severity == "info":
+            # routine changes (CRC errors at a harmless rate, clock changes...): once a minute per GPU and kind
+            key = (change.kind, change.subject)
+            if now - self._info_logged_at.get(key, -INFO_EVENT_SECONDS) < INFO_EVENT_SECONDS:
+                return
+            self._info_logged_at[key] = now
+        self.events.add(change.text, change.severity, local_time(change.at))
+
     def on_change_arrived(self, message: ChangeArrived) -> None:
         """An NVML event (Xid, ECC...) between polls: logged at once."""
         if self.live:
-            change = message.change
-            self.events.add(change.text, change.severity, local_time(change.at))
+            self._log_change(message.change, time.monotonic())
 
     def set_banner(self, text: Optional[Text], kind: str = "warning") -> None:
         if text is None:
