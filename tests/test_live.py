@@ -190,3 +190,17 @@ def test_demos_through_the_fake_count_calls(demo):
     second = src.poll()
     assert not second.full and second.calls <= 6 * len(snap.gpus) + 1
     assert first.calls > 10 * second.calls
+
+
+def test_a_reopened_source_says_it_compared_nothing(h200_capture):
+    fake = FakeNvml(h200_capture)
+    src = source(fake)
+    assert not src.poll().compared
+    assert src.poll().compared
+    fake.faults["nvmlDeviceGetCount"] = "UNKNOWN"
+    fake.faults["nvmlDeviceGetHandleByIndex"] = "UNKNOWN"
+    src.poll()
+    src.close()  # as after a read that raised
+    fake.faults.clear()
+    p = src.poll()
+    assert not p.compared and p.changes == []  # the dashboard then diffs against what it showed

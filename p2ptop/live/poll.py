@@ -38,6 +38,7 @@ class Poll:
     why_full: str = ""  # what made it a full read
     calls: int = 0  # NVML calls it made
     seconds: float = 0.0  # wall time it took
+    compared: bool = True  # False: nothing before it to compare with (first read, or NVML reopened)
 
 
 class LiveSource:
@@ -127,6 +128,7 @@ class LiveSource:
         """Read once; raises SourceUnavailable when NVML cannot start (the next poll tries again)."""
         t0 = time.perf_counter()
         reader = self._reader or self._open()
+        compared = self.last is not None
         n0 = reader.ncalls
         try:
             now = self.clock()
@@ -159,7 +161,7 @@ class LiveSource:
         self.last = snap
         with self._lock:
             self.log.extend(changes)
-        return Poll(snap, changes, bool(why), why, reader.ncalls - n0, time.perf_counter() - t0)
+        return Poll(snap, changes, bool(why), why, reader.ncalls - n0, time.perf_counter() - t0, compared)
 
     def read(self) -> Snapshot:
         return self.poll().snapshot

@@ -86,7 +86,8 @@ class Poller:
 
         try:
             snap = read()
-            changes = getattr(snap, "changes", None)  # a live poll brings its changes (p2ptop.live.Poll)
+            # a live poll brings its changes (p2ptop.live.Poll), unless it had nothing to compare with
+            changes = snap.changes if getattr(snap, "compared", False) else None
             snap = getattr(snap, "snapshot", snap)
         except SourceUnavailable as e:
             self.post_message(ReadFailed(str(e), token, first, no_driver=True))
