@@ -37,7 +37,7 @@ def _parts(snap: Snapshot, updated: Optional[str], compact: bool, host_room: Opt
     host = clean(src.hostname or "host N/A")
     if host_room is None or len(host) <= host_room:
         parts.append((f"{sep}{host}", "bold"))
-    elif host_room >= 4:
+    elif host_room >= 8:  # a few letters and "…" say nothing: then no host name
         parts.append((f"{sep}{host[:host_room - 1]}…", "bold"))
     parts.append((f"{sep}{'drv' if compact else 'driver'} {clean(snap.driver_version or 'N/A')}", ""))
     if cuda:
