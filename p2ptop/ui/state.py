@@ -71,7 +71,10 @@ class DashboardState:
                 continue  # logged, not marked: e.g. corrected CRC errors at a harmless rate
             for i in c.gpus:
                 self.changed_at[i] = now
-        self.gpu_state: dict[int, str] = {i: self._gpu_state(i) for i in self.indices}
+        if self.unchanged and previous is not None and previous.indices == self.indices:
+            self.gpu_state: dict[int, str] = previous.gpu_state  # from the same findings and pairs
+        else:
+            self.gpu_state = {i: self._gpu_state(i) for i in self.indices}
         self._expected: dict[tuple[int, int], Expectation] = {}
 
     # -- GPUs --
