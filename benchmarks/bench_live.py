@@ -111,12 +111,15 @@ def main() -> int:
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--latency", default=DEFAULT_LATENCY, help="NVML latency table (JSON)")
     p.add_argument("--no-idle", action="store_true", help="skip the dashboard idle CPU rows")
+    p.add_argument("--only", choices=["h200x2 capture", "dgx-h100", "nvl72"], action="append",
+                   help="only this host (repeatable); default all three")
     args = p.parse_args()
     latency = CallLatency.load(args.latency)
     print(f"p2ptop live path benchmark: FAKE NVML replaying call latencies ({os.cpu_count()} CPUs, Python {sys.version.split()[0]})")
     print(f"latency table: {os.path.relpath(args.latency)}: {latency.default_s * 1000:.2f} ms per call by default")
     print(f"  origin: {latency.origin}")
-    for name in ("h200x2 capture", "dgx-h100", "nvl72"):
+    names = tuple(args.only or ("h200x2 capture", "dgx-h100", "nvl72"))
+    for name in names:
         r = refresh_figures(name, latency, args.repeats)
         b, a = r["before"], r["after"]
         print(f"{name:<15} NVML calls per refresh: before {b['calls']:6.0f}   after {a['calls']:5.0f}"
@@ -129,7 +132,7 @@ def main() -> int:
     print(" machine's CPUs are shared. The NVML cost of a refresh is its call count times the table's latency.)")
     if not args.no_idle:
         targets = {"h200x2 capture": 1.5, "dgx-h100": None, "nvl72": 5.0}
-        for name in ("h200x2 capture", "dgx-h100", "nvl72"):
+        for name in names:
             for label, before in (("before", True), ("after", False)):
                 if before and name == "nvl72":
                     print(f"{name:<15} dashboard idle, before: not run: one full read replays about 18 s of NVML"
