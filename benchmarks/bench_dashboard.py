@@ -75,15 +75,17 @@ def live_reader(demo: str):
     """(reader, what): NVML when this host has it, else a fake live source."""
     try:
         from p2ptop.sources import read_live
+        from p2ptop.ui.poller import LiveReader
 
-        read_live()
-        return read_live, "live NVML"
+        read_live(host_facts=False)
+        return LiveReader(), "live NVML through the live path (only what moves is read each refresh)"
     except Exception as e:  # noqa: BLE001 - no driver here: say so and use the fake
         base = load_demo(demo)
 
         def fake():
             snap = copy.deepcopy(base)
             snap.source.kind = "nvml"
+            snap.source.simulated = True
             snap.source.taken_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
             return snap
 
@@ -113,7 +115,8 @@ async def idle_cpu(demo: str, seconds: float, interval: float) -> tuple[float, f
         c0, w0, n0, r0 = time.process_time(), time.perf_counter(), calls, read_cpu
         await asyncio.sleep(seconds)
         cpu, wall = time.process_time() - c0, time.perf_counter() - w0
-        return 100.0 * cpu / wall, 100.0 * (cpu - (read_cpu - r0)) / wall, calls - n0, what
+    getattr(reader, "close", lambda: None)()
+    return 100.0 * cpu / wall, 100.0 * (cpu - (read_cpu - r0)) / wall, calls - n0, what
 
 
 async def refresh_times(demo: str, repeats: int) -> tuple[list[float], list[float]]:

@@ -43,14 +43,20 @@ def main() -> int:
     print(f"p2ptop snapshot benchmark, {args.repeats} repeats each")
     try:
         snap = read_live()
-        row(f"live snapshot ({len(snap.gpus)} GPUs, NVML + sysfs)", timed(read_live, args.repeats))
-        row("live snapshot + fabric + topo text", timed(lambda: topo_report(read_live()), args.repeats))
-        from p2ptop.sources.nvml import LiveSession
+        row(f"live snapshot ({len(snap.gpus)} GPUs, NVML + sysfs + host facts)", timed(read_live, args.repeats))
+        row("live snapshot, no host facts (as topo reads)", timed(lambda: read_live(host_facts=False), args.repeats))
+        row("live snapshot + topo text", timed(lambda: topo_report(read_live(host_facts=False)), args.repeats))
+        from p2ptop.live import LiveSource
 
-        session = LiveSession()
-        session.read()
-        row("dashboard refresh (NVML kept open)", timed(session.read, args.repeats))
-        session.close()
+        source = LiveSource(events=False)
+        first = source.poll()
+        polls = []
+        row("dashboard refresh (NVML kept open)", timed(lambda: polls.append(source.poll()), args.repeats))
+        print(f"NVML calls per refresh: {polls[-1].calls} (only what moves); a full read: {first.calls} (what every"
+              f" refresh read before the live path)")
+        source.static_every = 0.0  # every refresh a full read: the cost before
+        row("dashboard refresh, full read each time (before)", timed(source.poll, args.repeats))
+        source.close()
     except SourceUnavailable as e:
         row("live snapshot", f"N/A ({e})")
     smi = shutil.which("nvidia-smi")

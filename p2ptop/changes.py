@@ -32,6 +32,12 @@ KINDS = {
     "nvml.failing": "problem",
     "nvml.recovered": "info",
     "p2p.status": "warning",
+    # from NVML events (p2ptop/live/events.py), the moment they arrive rather than at a refresh
+    "gpu.xid": "problem",
+    "gpu.ecc_dbe": "problem",
+    "gpu.ecc_sbe": "warning",
+    "gpu.clock": "info",
+    "gpu.event": "info",
 }
 
 

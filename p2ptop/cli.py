@@ -8,7 +8,7 @@ import sys
 from typing import Optional
 
 from . import __version__
-from .commands import COMMANDS
+from .commands import COMMANDS, MODULES
 from .commands.common import fail
 
 
@@ -34,7 +34,7 @@ class _Unavailable:
 def _command_modules(names: tuple[str, ...] = COMMANDS) -> list:
     mods = []
     for name in names:
-        modname = f"{__package__}.commands.{name}"
+        modname = f"{__package__}.commands.{MODULES.get(name, name)}"
         try:
             mods.append(importlib.import_module(modname))
         except ModuleNotFoundError as e:
@@ -46,10 +46,44 @@ def _command_modules(names: tuple[str, ...] = COMMANDS) -> list:
     return mods
 
 
+def command_summaries(names: tuple[str, ...] = COMMANDS) -> Optional[dict[str, str]]:
+    """Each subcommand's one-line help, read from its module's source (the ``add_parser(NAME, help=...)``
+    call) without importing it, so that ``p2ptop --help`` does not import what the commands use. None where
+    a module's help cannot be read that way: then the modules are imported."""
+    import ast
+    from importlib.util import find_spec
+
+    out: dict[str, str] = {}
+    for name in names:
+        try:
+            spec = find_spec(f"{__package__}.commands.{name}")
+        except (ImportError, ValueError):
+            return None
+        if spec is None:
+            continue  # not written (yet)
+        try:
+            with open(spec.origin or "", encoding="utf-8") as f:
+                tree = ast.parse(f.read())
+        except (OSError, SyntaxError, ValueError):
+            return None
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "add_parser" and node.args
+                    and isinstance(node.args[0], ast.Constant) and node.args[0].value == name):
+                helps = [k.value for k in node.keywords if k.arg == "help"]
+                if helps and isinstance(helps[0], ast.Constant) and isinstance(helps[0].value, str):
+                    out[name] = helps[0].value
+                    break
+        else:
+            return None
+    return out
+
+
 def _commands_needed(argv: list[str]) -> tuple[str, ...]:
-    """Only the named subcommand's module is imported (start-up stays fast); all of them for --help."""
+    """Only the named subcommand's module is imported (start-up stays fast); all of them for --help
+    (build_parser reads their one-line help without importing them where it can)."""
     if any(a in ("-h", "--help") for a in argv):
-        return COMMANDS
+        named = [a for a in argv if a in COMMANDS]
+        return (named[0],) if named else COMMANDS
     takes_value = {"--demo", "--replay", "--interval", "--kb"}
     for i, a in enumerate(argv):
         if a in COMMANDS:
@@ -59,7 +93,8 @@ def _commands_needed(argv: list[str]) -> tuple[str, ...]:
     return ()
 
 
-def build_parser(commands: tuple[str, ...] = COMMANDS) -> argparse.ArgumentParser:
+def build_parser(commands: tuple[str, ...] = COMMANDS, summaries_only: bool = False) -> argparse.ArgumentParser:
+    """The parser; ``summaries_only``: the subcommands with their one-line help only (for ``p2ptop --help``)."""
     p = argparse.ArgumentParser(
         prog="p2ptop",
         description="Why two GPUs cannot talk to each other, or talk slowly, and what to do about it. "
@@ -74,6 +109,11 @@ def build_parser(commands: tuple[str, ...] = COMMANDS) -> argparse.ArgumentParse
     p.add_argument("--kb", metavar="DIR", action="append", default=[], help="extra knowledge-base entries (repeatable)")
     p.set_defaults(command=None)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    summaries = command_summaries(commands) if summaries_only else None
+    if summaries is not None:
+        for name, text in summaries.items():
+            sub.add_parser(name, help=text)
+        return p
     for mod in _command_modules(commands):
         mod.add_parser(sub)
     return p
@@ -81,7 +121,9 @@ def build_parser(commands: tuple[str, ...] = COMMANDS) -> argparse.ArgumentParse
 
 def main(argv: Optional[list[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(_commands_needed(argv))
+    needed = _commands_needed(argv)
+    bare_help = any(a in ("-h", "--help") for a in argv) and not any(a in COMMANDS for a in argv)
+    parser = build_parser(needed, summaries_only=bare_help)
     args = parser.parse_args(argv)
     for key in ("demo", "replay"):  # `p2ptop --demo X topo` means what `p2ptop topo --demo X` does
         if getattr(args, key, None) is None:

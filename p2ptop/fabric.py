@@ -14,8 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-import networkx as nx
-
 from .model import ANCESTOR_PATH_CLASS, GPU, NVLINK_VERSION_NAMES, Snapshot
 
 # --- per-link figures --------------------------------------------------------------------
@@ -73,6 +71,44 @@ def gpu_node(index: int) -> str:
     return f"gpu{index}"
 
 
+class PathClasses:
+    """What ``nvidia-smi topo -m`` prints for each pair, from the snapshot alone, without the graph (and
+    so without networkx): NV# from the active NVLinks (direct links, the lower count of the two ends, plus
+    the smaller of the two GPUs' NVSwitch bundles), else NVML's common ancestor. ``of`` answers None
+    where only the graph's structure could say (no ancestor read): ask ``Fabric.path_class`` then.
+    ``Fabric.nvlink_count`` counts the same links on the graph; tests hold the two equal on every demo."""
+
+    def __init__(self, snapshot: Snapshot):
+        self.snapshot = snapshot
+        bus_to_gpu = {(g.pci_bus_id or "").upper(): g.index for g in snapshot.gpus if g.pci_bus_id}
+        self.direct: dict[tuple[int, int], int] = {}  # (a, b) -> active links a -> b as a sees them
+        self.switch: dict[int, int] = {}  # GPU -> active links into the NVSwitch plane
+        for gpu in snapshot.gpus:
+            self.switch[gpu.index] = 0
+            for link in gpu.nvlinks:
+                remote = (link.remote_pci_bus_id or "").upper()
+                if link.remote_type == "GPU" and remote in bus_to_gpu:
+                    key = (gpu.index, bus_to_gpu[remote])
+                    self.direct[key] = self.direct.get(key, 0) + (1 if link.active else 0)
+                elif link.remote_type == "NVSWITCH" or link.remote_hidden:
+                    self.switch[gpu.index] += 1 if link.active else 0
+
+    def nvlink_count(self, a: int, b: int) -> int:
+        ends = [self.direct[k] for k in ((a, b), (b, a)) if k in self.direct]
+        return (min(ends) if ends else 0) + min(self.switch.get(a, 0), self.switch.get(b, 0))
+
+    def of(self, a: int, b: int) -> Optional[str]:
+        if a == b:
+            return "X"
+        n = self.nvlink_count(a, b)
+        if n:
+            return f"NV{n}"
+        pair = self.snapshot.pair(a, b)
+        if pair and pair.ancestor in ANCESTOR_PATH_CLASS:
+            return ANCESTOR_PATH_CLASS[pair.ancestor]
+        return None
+
+
 def build(snapshot: Snapshot) -> "Fabric":
     return Fabric(snapshot)
 
@@ -81,6 +117,8 @@ class Fabric:
     """The graph of one snapshot and the questions asked of it."""
 
     def __init__(self, snapshot: Snapshot):
+        import networkx as nx  # here: importing this module (the CLI's parser, path classes) does not pay for it
+
         self.snapshot = snapshot
         self.graph = nx.Graph()
         self._bus_to_gpu = {
@@ -276,6 +314,8 @@ class Fabric:
 
     def pcie_route(self, a: int, b: int) -> list[tuple[str, str, dict]]:
         """The PCIe hops between two GPUs (edges along the shortest path avoiding NVLink)."""
+        import networkx as nx
+
         g = self.graph
         view = nx.subgraph_view(g, filter_edge=lambda u, v: g.edges[u, v]["kind"] != "nvlink")
         try:

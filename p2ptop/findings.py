@@ -106,6 +106,33 @@ FACT_KEYS: dict[str, str] = {
     "bench.share": "measured one-way copy-engine bandwidth over expected (0..1)",
     "bench.error": "exact CUDA error text of a failed step",
     "bench.peer_access": "ok, or the error name of enabling peer access",
+    # text evidence (p2ptop.evidence; FACTS.md of issue 22). Symptom facts: what went wrong.
+    "error.cuda": "canonical CUDA runtime error name, e.g. 'cudaErrorPeerAccessUnsupported' (driver names and messages mapped to it)",
+    "error.cuda_code": "the CUDA error's number, e.g. 217",
+    "error.nccl": "NCCL result name, e.g. 'ncclSystemError', 'ncclUnhandledCudaError', 'ncclInternalError'",
+    "error.text": "the error message line as written (short)",
+    "symptom.hang": "True: a hang, deadlock, stuck job, watchdog timeout (卡住/卡死/挂起)",
+    "symptom.wrong_results": "True: zeros, NaN, garbage, mismatches, verification errors (结果错误/全零)",
+    "symptom.slow": "True: slow, low bandwidth, P2P slower than no P2P (很慢/带宽低)",
+    "symptom.crash": "True: segfault, process killed, Xid, GPU lost",
+    "symptom.fixed_by_p2p_disable": "True when the text says the job works with P2P disabled (NCCL_P2P_DISABLE=1)",
+    "nccl.transport": "per pair: the worst transport NCCL used on the pair's channels: P2P/CUMEM, P2P/IPC, P2P/direct pointer, SHM, NET/IB, NET/Socket, ...",
+    "nccl.p2p_fallback": "per pair: True when NCCL used SHM or NET on a pair that the same text/host says supports P2P",
+    "tool.p2p_slower_than_no_p2p": "True: p2pBandwidthLatencyTest/simpleP2P/nvbandwidth measured P2P enabled slower than disabled",
+    "tool.verification_error": "True: simpleP2P 'Verification error', nccl-tests #wrong, bandwidthTest FAIL, nvbandwidth mismatches",
+    "host.iommu_fault": "True when the kernel log holds IOMMU faults (AMD-Vi IO_PAGE_FAULT, DMAR fault)",
+    # context facts: where it happened (never offer an entry on their own)
+    "host.cpu_vendor": "AMD, Intel or ARM",
+    "host.cpu_model": "the CPU model as written, e.g. 'EPYC 9654'",
+    "host.kubernetes": "True when the text says Kubernetes (pods, k8s, GPU operator)",
+    "host.bios_mentions": "comma-separated subset of ACS, IOMMU, VT-d, NPS, Above4G, ReBAR, SR-IOV mentioned in the text",
+    "host.cuda_runtime_version": "CUDA runtime version of the job (NCCL's +cudaX.Y, torch's +cuXYZ), e.g. '12.4'",
+    "nccl.version": "NCCL version, e.g. '2.18.3'",
+    "gpu.mig": "True when MIG mode is enabled on the GPU",
+    "gpu.bar1_mb": "BAR1 aperture total in MiB",
+    "text.framework": "pytorch, tensorflow, jax, cupy, vllm, sglang, nccl-tests, deepspeed, ray or megatron",
+    "text.tool": "nvidia-smi-topo, nvidia-smi-q, simpleP2P, p2pBandwidthLatencyTest, nvbandwidth, bandwidthTest, nccl-tests, lspci, dmesg, nccl-log",
+    "text.language": "en or zh",
 }
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from .fabric import Fabric
+from .fabric import Fabric, PathClasses
 from .model import P2P_CAPS, P2P_STATUS_SHORT, Snapshot
 
 PATH_LEGEND = """Legend:
@@ -44,9 +44,25 @@ def path_cell(fabric: Fabric, a: int, b: int) -> str:
     return fabric.path_class(a, b) or "N/A"
 
 
+class _Paths:
+    """Path classes from the snapshot (PathClasses); the graph (networkx) is built only where they cannot say."""
+
+    def __init__(self, snapshot: Snapshot, fabric: Optional[Fabric]):
+        self.snapshot, self.fabric, self.quick = snapshot, fabric, PathClasses(snapshot)
+
+    def path_class(self, a: int, b: int) -> Optional[str]:
+        if self.fabric is not None:
+            return self.fabric.path_class(a, b)
+        cls = self.quick.of(a, b)
+        if cls is None:
+            self.fabric = Fabric(self.snapshot)
+            return self.fabric.path_class(a, b)
+        return cls
+
+
 def path_matrix(snapshot: Snapshot, fabric: Optional[Fabric] = None, legend: bool = True) -> str:
     """``nvidia-smi topo -m`` for the GPUs of a snapshot (tab-separated, as nvidia-smi prints)."""
-    fabric = fabric or Fabric(snapshot)
+    fabric = _Paths(snapshot, fabric)  # type: ignore[assignment]
     idx = snapshot.gpu_indices
     lines = ["\t" + "\t".join(f"GPU{i}" for i in idx) + "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID"]
     for a in idx:
@@ -92,8 +108,8 @@ def p2p_matrix(snapshot: Snapshot, cap: str, legend: bool = True) -> str:
 
 
 def topo_report(snapshot: Snapshot, fabric: Optional[Fabric] = None) -> str:
-    """The whole ``p2ptop topo`` text: a source line, the path matrix, then each P2P matrix."""
-    fabric = fabric or Fabric(snapshot)
+    """The whole ``p2ptop topo`` text: a source line, the path matrix, then each P2P matrix. Without a
+    ``fabric``, the graph is built only for pairs whose path class the snapshot alone cannot give."""
     src = snapshot.source
     out = [
         f"# p2ptop topo: {src.label} host {src.hostname or 'N/A'}, driver {snapshot.driver_version or 'N/A'}, "

@@ -133,3 +133,41 @@ def test_cli_bench_ipc(live, monkeypatch, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["ipc"]["status"] == "failed" and data["findings"][0]["facts"]["error.cuda"] == "cudaErrorMapBufferObjectFailed"
     assert main(["bench", "--all", "--ipc"]) == 2
+
+
+def test_one_failure_is_one_finding_its_consequences_are_notes(live):
+    """Device run (H100, import side under `unshare -p -f`): CUDA said 304 at setup, the import side exited 3, and
+    p2ptop then killed the waiting export side; that is one problem, not three."""
+    r = run_ipc(live, 0, 0, opts("setup_fails", timeout=10.0))
+    assert r.status == "failed"
+    assert r.problems == []
+    assert any("import side exited with status 3 after its error" in n for n in r.notes)
+    assert any("export side was stopped by p2ptop (SIGKILL)" in n for n in r.notes)
+    f = ipc_findings(r)
+    assert [x.id for x in f] == ["bench.ipc_failed"]
+    assert f[0].facts["error.cuda"] == "cudaErrorOperatingSystem" and f[0].facts["error.cuda_code"] == 304
+    assert f[0].facts["ipc.pid_namespace_differs"] is True and f[0].facts["ipc.namespace_differs"] is False
+    assert any("PID namespace pid:[4026532777]" in e for e in f[0].evidence)
+    text = report(r)
+    assert "note: the export side was stopped by p2ptop" in text and "problem:" not in text
+    assert "separate PID namespaces" in text and "did not work across them" in text
+
+
+def test_a_crash_after_no_word_is_still_a_crash_and_the_stopped_side_a_note(live):
+    r = run_ipc(live, 0, 0, opts("crash"))
+    assert r.status == "crashed"
+    assert len(r.problems) == 1 and "import side was killed by SIGSEGV" in r.problems[0]
+    assert any("export side was stopped by p2ptop" in n for n in r.notes)
+    assert len([x for x in ipc_findings(r) if x.severity == "problem"]) == 1
+
+
+def test_separate_ipc_namespaces_that_did_not_stop_cuda_ipc_are_said_plainly(live):
+    r = run_ipc(live, 0, 0, opts("other_ns"))
+    assert r.status == "ok"
+    text = report(r)
+    assert "separate IPC namespaces did not stop CUDA IPC on this host" in text
+    f = ipc_findings(r)
+    assert [(x.id, x.severity) for x in f] == [("bench.ipc_across_namespaces", "info")]
+    assert f[0].facts["ipc.namespace_differs"] is True and f[0].facts["ipc.kind"] == "legacy,cumem"
+    same = run_ipc(live, 0, 0, opts("ok"))
+    assert "namespaces:" not in report(same) and ipc_findings(same) == []

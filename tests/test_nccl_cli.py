@@ -65,7 +65,6 @@ def test_one_gpu_says_plainly_and_runs_the_ipc_test(monkeypatch, capsys):
 
 def test_bad_arguments(capsys):
     assert main(["nccl"]) == 2
-    assert main(["nccl", "0"]) == 2
     assert main(["nccl", "0", "1", "--all"]) == 2
     assert main(["nccl", "0", "1", "--min-bytes", "64", "--max-bytes", "8"]) == 2
     assert "give two GPUs" in capsys.readouterr().err
@@ -79,3 +78,25 @@ def test_same_gpu_twice_is_refused(fake_ranks, capsys):
 def test_demo_cannot_run_nccl(capsys):
     assert main(["nccl", "0", "1", "--demo", "h200x2-vm"]) == 2
     assert "not this machine" in capsys.readouterr().err
+
+
+def test_one_gpu_runs_a_one_rank_communicator(monkeypatch, capsys):
+    """`p2ptop nccl 0` on a one-GPU host: NCCL with nranks=1 through the rank worker (fake here, real on the device)."""
+    monkeypatch.setattr("p2ptop.commands.common.snapshot_from_args", lambda args: (live(1), None))
+    monkeypatch.setenv("P2PTOP_NCCL_WORKER", f"{sys.executable} {FAKES / 'fake_nccl_worker.py'} ok")
+    assert main(["nccl", "0", "--max-bytes", "1048576", "--factor", "1024"]) == 0
+    out = capsys.readouterr().out
+    assert "NCCL on GPUs 0: ok, NCCL 2.28.9" in out and "one rank:" in out and "busbw is 0" in out
+    assert "rank 0 (GPU0) to itself" in out
+    rows = [x.split() for x in out.splitlines() if x.strip().startswith(("sendrecv", "all_reduce"))]
+    assert [r[0] for r in rows] == ["sendrecv", "sendrecv", "all_reduce", "all_reduce"]
+    assert all(float(r[-1]) == 0.0 for r in rows if r[0] == "all_reduce") and float(rows[-1][-2]) > 0
+    assert all(r[-1] == r[-2] for r in rows if r[0] == "sendrecv")
+    assert main(["nccl", "3"]) == 2 and "no GPU3 here" in capsys.readouterr().err
+
+
+def test_one_gpu_all_points_to_the_one_rank_run(monkeypatch, capsys):
+    monkeypatch.setattr("p2ptop.commands.common.snapshot_from_args", lambda args: (live(1), None))
+    monkeypatch.setenv("P2PTOP_IPC_WORKER", f"{sys.executable} {FAKES / 'fake_ipc_worker.py'} ok")
+    assert main(["nccl", "--all"]) == 2
+    assert "p2ptop nccl 0 runs a one-rank communicator" in capsys.readouterr().err

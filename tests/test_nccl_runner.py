@@ -229,3 +229,28 @@ def test_one_rank_can_be_started_through_a_wrapper(live, tmp_path):
     o.wrap = {1: [str(wrap)]}
     r = run_group(live, [0, 1], o)
     assert r.status == "ok" and len((tmp_path / "wrapped").read_text().split()) == 1
+
+
+def test_one_gpu_is_a_one_rank_communicator(live, monkeypatch):
+    """NCCL allows nranks=1: on a one-GPU host the worker, the log reader and the busbw code still run."""
+    one = load_demo("h200x2-vm")
+    one.source.kind = "nvml"
+    one.source.simulated = False
+    one.gpus = one.gpus[:1]
+    assert nccl_available(one, opts("ok"), nranks=1) == (True, "")
+    assert nccl_available(one, opts("ok")) == (False, ONE_GPU)
+    r = run_group(one, [0], opts("ok"))
+    assert r.status == "ok", r.errors
+    assert r.nccl_version == "2.28.9" and "NCCL INFO" in r.log_text
+    assert r.table["ranks"][0]["gpu"] == 0 and r.table["pairs"] == []
+    assert r.table["self"][0]["rank"] == 0 and r.table["self"][0]["gpu"] == 0
+    ar = [x for x in r.rows if x["op"] == "all_reduce"]
+    sr = [x for x in r.rows if x["op"] == "sendrecv"]
+    assert len(ar) == len(sr) == len(SIZES)
+    assert all(x["busbw"] == 0.0 for x in ar) and ar[-1]["algbw"] > 0  # nccl-tests: 2(n-1)/n = 0 for n=1
+    assert all(x["busbw"] == x["algbw"] for x in sr)
+    from p2ptop.nccl.findings import run_findings
+
+    assert run_findings([r], one) == []
+    failed = run_group(one, [0], opts("fatal"))
+    assert failed.status == "unavailable" and [f.subject for f in run_findings([failed], one)] == ["gpu:0"]

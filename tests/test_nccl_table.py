@@ -148,3 +148,17 @@ def test_cli_log_text_is_data_not_terminal_codes(capsys, tmp_path):
                     "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct\n")
     main(["nccl", "--log", str(path)])
     assert "\x1b" not in capsys.readouterr().out
+
+
+def test_a_ranks_channels_to_itself_are_not_a_pair():
+    """A one-rank communicator's send to itself (SYNTHETIC lines in NCCL 2.28's format): 'rank 0 to itself', no GPU pair."""
+    text = "\n".join([
+        "h1:10:10 [0] NCCL INFO NCCL version 2.28.9+cuda13.0",
+        "h1:10:10 [0] NCCL INFO ncclCommInitRankConfig comm 0x1 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 6000 commId 0x2 - Init START",
+        "h1:10:10 [0] NCCL INFO Channel 00/0 : 0[0] -> 0[0] via P2P/CUMEM",
+        "h1:10:10 [0] NCCL INFO Channel 01/0 : 0[0] -> 0[0] via P2P/CUMEM",
+    ])
+    t = table_from_text(text, rank_to_gpu={0: 0})
+    assert t["pairs"] == []
+    assert t["self"] == [{"rank": 0, "host": "h1", "gpu": 0, "transports": {"P2P/CUMEM": 2}, "channels": 2, "first_line": 3}]
+    assert table_findings(t, None) == []

@@ -42,7 +42,12 @@ def test_fabric_info_is_passed_by_reference(h200_capture):
     assert snap.gpus[0].fabric.na == {}  # a struct passed by value would have raised BindingTrap
 
 
-@pytest.mark.parametrize("function", [f for f in NVML_FUNCTIONS if f not in ("nvmlInit", "nvmlShutdown")])
+#: calls a full read does not depend on: the live path's refresh shortcut and NVML events (tests/test_live.py)
+NOT_IN_FULL_READ = ("nvmlInit", "nvmlShutdown", "nvmlDeviceGetFieldValues", "nvmlEventSetCreate", "nvmlEventSetFree",
+                    "nvmlEventSetWait_v2", "nvmlDeviceRegisterEvents", "nvmlDeviceGetSupportedEventTypes")
+
+
+@pytest.mark.parametrize("function", [f for f in NVML_FUNCTIONS if f not in NOT_IN_FULL_READ])
 @pytest.mark.parametrize("error", ["NOT_SUPPORTED", "INVALID_ARGUMENT", "GPU_IS_LOST", "FUNCTION_NOT_FOUND", "UNKNOWN", "MISSING"])
 def test_every_call_failing_still_gives_a_snapshot(h200_capture, function, error):
     fake = FakeNvml(h200_capture, faults={function: error})
@@ -84,10 +89,10 @@ def test_reason_of_unexpected_exception_is_kept():
 
 
 def test_live_session_keeps_nvml_open_between_reads(h200_capture):
-    from p2ptop.sources.nvml import LiveSession
+    from p2ptop.live import LiveSource
 
     fake = FakeNvml(h200_capture)
-    session = LiveSession(fake, sysfs_root="/nonexistent")
+    session = LiveSource(fake, sysfs_root="/nonexistent", host_facts=False, events=False)
     first, second = session.read(), session.read()
     assert fake.calls.count("nvmlInit") == 1
     assert [g.uuid for g in first.gpus] == [g.uuid for g in second.gpus]

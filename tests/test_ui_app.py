@@ -166,7 +166,7 @@ async def test_matrix_click_highlights_then_second_click_acts():
 
 async def test_help_lists_every_key():
     app = P2PTopApp(demo="dgx-h100")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(200, 70)) as pilot:
         await settle(app, pilot)
         await pilot.press("question_mark")
         await pilot.pause()
@@ -296,20 +296,20 @@ async def test_gpu_lost_is_shown():
 
 
 async def test_live_nvml_reader_with_gpus_lost_and_nvml_failing(h200_capture, tmp_path):
-    """The real NVML reader (kept open between polls) answering from the H200 capture, with faults injected."""
+    """The live path (p2ptop.live, NVML kept open between polls) answering from the H200 capture, with faults injected."""
     from p2ptop.sources.capture import FakeNvml
-    from p2ptop.sources.nvml import LiveSession
+    from p2ptop.ui.poller import LiveReader
 
     fake = FakeNvml(h200_capture)
-    session = LiveSession(nvml=fake, sysfs_root=str(tmp_path))
-    app = P2PTopApp(reader=session.read, interval=0.05)
+    reader = LiveReader(nvml=fake, sysfs_root=str(tmp_path), host_facts=False)
+    app = P2PTopApp(reader=reader, interval=0.05)
     async with app.run_test(size=(200, 50)) as pilot:
         for _ in range(100):
             await pilot.pause(0.02)
             if app.state is not None:
                 break
         assert "LIVE" in screen_text(app) and "NVIDIA H200" in screen_text(app)
-        fake.faults["nvmlDeviceGetHandleByIndex"] = "GPU_IS_LOST"
+        fake.lost_gpus.update({0, 1})
         for _ in range(100):
             await pilot.pause(0.02)
             if app.state.gpu_state.get(0) == "lost":
@@ -318,7 +318,7 @@ async def test_live_nvml_reader_with_gpus_lost_and_nvml_failing(h200_capture, tm
         assert app.state.gpu_state == {0: "lost", 1: "lost"}
         text = screen_text(app)
         assert "GPU0 lost" in text and "✖" in text
-        fake.faults.clear()
+        fake.lost_gpus.clear()
         fake.faults["nvmlDeviceGetCount"] = "UNKNOWN"
         for _ in range(100):
             await pilot.pause(0.02)
@@ -326,7 +326,27 @@ async def test_live_nvml_reader_with_gpus_lost_and_nvml_failing(h200_capture, tm
                 break
         text = screen_text(app)
         assert "NVML gpus failing" in text and "No GPUs in this snapshot: NVML said" in text
-    session.close()
+
+
+async def test_xid_event_shows_in_the_events_log_within_a_second(h200_capture, tmp_path):
+    """An NVML event between polls (interval 1 h here) goes straight to the events log."""
+    from p2ptop.sources.capture import FakeNvml
+    from p2ptop.ui.poller import LiveReader
+
+    fake = FakeNvml(h200_capture, event_types=0xFF9F)  # the types the lent H100 reported
+    app = P2PTopApp(reader=LiveReader(nvml=fake, sysfs_root=str(tmp_path), host_facts=False), interval=3600)
+    async with app.run_test(size=(200, 50)) as pilot:
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if app.state is not None:
+                break
+        await settle(app, pilot)
+        assert "Xid" not in screen_text(app)
+        assert fake.inject_event(0, 0x8, 79) == 1
+        t0 = time.monotonic()
+        while "GPU0 Xid 79: GPU has fallen off the bus" not in screen_text(app):
+            assert time.monotonic() - t0 < 1.0, "the Xid did not show within a second"
+            await pilot.pause(0.02)
 
 
 async def test_no_driver_opens_demo_with_banner():
@@ -629,3 +649,49 @@ async def test_routine_crc_rises_are_logged_once_a_minute_not_every_poll():
         text = screen_text(app)
         assert text.count("crc_flit errors +10") == 1  # four rises, one line
         assert not app.state.recently_changed(0)  # routine: logged, not marked
+
+
+async def test_first_frame_is_painted_before_the_first_live_read_returns():
+    """A read that takes its time: the dashboard is up at once and says the panes are being read."""
+    release = threading.Event()
+
+    def slow_read():
+        release.wait(10)
+        return load_demo("dgx-h100")
+
+    app = P2PTopApp(reader=slow_read, interval=3600)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.pause(0.1)
+        assert app.state is None
+        text = screen_text(app)
+        assert "reading…" in text and "Reading live NVML…" in text and "reading live NVML…" in text
+        release.set()
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if app.state is not None:
+                break
+        await settle(app, pilot)
+        assert "reading live NVML" not in screen_text(app) and "GPU7" in screen_text(app)
+
+
+async def test_clock_events_are_logged_once_a_minute_per_gpu(h200_capture, tmp_path):
+    from p2ptop.sources.capture import FakeNvml
+    from p2ptop.ui.poller import LiveReader
+
+    fake = FakeNvml(h200_capture, event_types=0xFF9F)
+    app = P2PTopApp(reader=LiveReader(nvml=fake, sysfs_root=str(tmp_path), host_facts=False), interval=3600)
+    async with app.run_test(size=(200, 50)) as pilot:
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if app.state is not None:
+                break
+        await settle(app, pilot)
+        for _ in range(5):
+            fake.inject_event(0, 0x10)  # clock change
+        fake.inject_event(1, 0x2)  # a double-bit ECC error: a problem, always logged
+        t0 = time.monotonic()
+        while "GPU1 double-bit ECC error" not in screen_text(app):
+            assert time.monotonic() - t0 < 2.0
+            await pilot.pause(0.02)
+        await pilot.pause(0.1)
+        assert screen_text(app).count("GPU0 clock change") == 1

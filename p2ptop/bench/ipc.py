@@ -67,6 +67,8 @@ class IpcResult:
     integrity: dict[str, dict] = field(default_factory=dict)  # kind -> status, bad_bytes, first_bad_offset
     errors: list[dict] = field(default_factory=list)  # side, step, kind, name, code, text
     problems: list[str] = field(default_factory=list)  # the runner's own (timeout, crash, garbage)
+    notes: list[str] = field(default_factory=list)  # what followed a failure already reported (a side's exit after its error,
+    #                                                 a side p2ptop stopped when the other ended): shown, never findings
     sides: dict[str, dict] = field(default_factory=dict)  # export/import -> pid, ipc_ns, pid_ns, wrap
     params: dict[str, Any] = field(default_factory=dict)
     started_at: str = ""
@@ -132,6 +134,8 @@ class _Run:
         self.garbage: list[str] = []
         self.done: set[str] = set()
         self.fatal: list[str] = []
+        self.eof: set[str] = set()
+        self.killed: set[str] = set()  # sides still running when p2ptop killed them
 
     def go(self) -> None:
         cmd = list(self.o.worker) if self.o.worker else (os.environ.get(WORKER_ENV, "").split() or [sys.executable, "-m", "p2ptop.bench.worker_ipc"])
@@ -150,7 +154,7 @@ class _Run:
                     "copies": self.o.copies, "repeats": self.o.repeats, "warmup": self.o.warmup, "socket_dir": self.sockdir,
                     "timeout_s": self.o.timeout_s})
         deadline = time.monotonic() + self.o.timeout_s
-        eof: set[str] = set()
+        eof = self.eof
         ended = None
         while ended is None:
             if self.cancel.is_set():
@@ -178,6 +182,7 @@ class _Run:
 
     def _stop(self, kill: bool) -> None:
         if kill:
+            self.killed = {side for side in self.kids if side not in self.eof}
             for c in self.kids.values():
                 c.kill_group()
         for c in self.kids.values():
@@ -236,11 +241,24 @@ class _Run:
         elif self.fatal and len(self.done) < 2:
             r.status = "unavailable"
         elif len(self.done) < 2:
-            r.status = "crashed"
+            # one failure, one finding: a side that said its error and exited, and the side p2ptop then
+            # stopped, are consequences (notes); only a side that died without a word is a crash
+            said = {e["side"] for e in r.errors}
+            crashed = []
             for side, c in self.kids.items():
-                if side not in self.done:
+                if side in self.done:
+                    continue
+                other = "import" if side == "export" else "export"
+                if side in self.killed:
+                    r.notes.append(f"the {side} side was stopped by p2ptop ({exit_text(c.code).removeprefix('was killed by ')}) "
+                                   f"after the {other} side ended")
+                elif side in said:
+                    r.notes.append(f"the {side} side {exit_text(c.code)} after its error")
+                else:
                     tail = clean(c.stderr_text()[-600:], 600)
-                    r.problems.append(f"the {side} side {exit_text(c.code)}" + (f"; stderr: {tail}" if tail else ""))
+                    crashed.append(f"the {side} side {exit_text(c.code)}" + (f"; stderr: {tail}" if tail else ""))
+            r.problems += crashed
+            r.status = "crashed" if crashed or not said else "failed"
         else:
             r.status = "ok" if all(r.kind_ok(k) for k in self.o.kinds) else "failed"
         base = r.measurements.get("in_process", {}).get("value")
@@ -257,6 +275,26 @@ def runtime_error_name(name: str) -> Optional[str]:
     if name.startswith("CUDA_ERROR_"):
         return DRIVER_TO_RUNTIME.get(name) or "cudaError" + "".join(w.capitalize() for w in name[11:].split("_"))
     return None
+
+
+def crossed_namespaces(r: IpcResult) -> list[str]:
+    """'IPC' and/or 'PID' where the two sides ran in different namespaces of that kind."""
+    return [name for name, key in (("IPC", "ipc_ns"), ("PID", "pid_ns"))
+            if len({s.get(key) for s in r.sides.values() if s.get(key)}) > 1]
+
+
+def namespace_verdict(r: IpcResult) -> Optional[str]:
+    """Said plainly where the sides were in separate namespaces: did CUDA IPC still work across them?"""
+    kinds = crossed_namespaces(r)
+    if not kinds:
+        return None
+    ns = " and ".join(kinds)
+    where = "; ".join(f"{side} {', '.join(str(s.get(k)) for k in ('ipc_ns', 'pid_ns'))}" for side, s in r.sides.items())
+    worked = [k for k in KINDS if r.kind_ok(k)]
+    if worked:
+        return (f"the two processes were in separate {ns} namespaces ({where}) and CUDA IPC still worked "
+                f"({', '.join(worked)}): separate {ns} namespaces did not stop CUDA IPC on this host")
+    return f"the two processes were in separate {ns} namespaces ({where}) and CUDA IPC did not work across them"
 
 
 def ipc_findings(r: IpcResult) -> list[Finding]:
@@ -283,6 +321,13 @@ def ipc_findings(r: IpcResult) -> list[Finding]:
     for p in r.problems:
         out.append(Finding("bench.ipc_failed", subject, "problem", f"The IPC test between {where} did not finish: {r.status}",
                            [p] + ns, {"bench.status": r.status, "bench.error": p[:300]}))
+    verdict = namespace_verdict(r)
+    worked = [k for k in KINDS if r.kind_ok(k)]
+    if verdict and worked and r.status == "ok":  # a partial failure already has its finding; the report says the rest
+        crossed = crossed_namespaces(r)
+        out.append(Finding("bench.ipc_across_namespaces", subject, "info", verdict[0].upper() + verdict[1:], ns,
+                           {"bench.status": r.status, "ipc.namespace_differs": "IPC" in crossed,
+                            "ipc.pid_namespace_differs": "PID" in crossed, "ipc.kind": ",".join(worked)}))
     for k, share in r.shares.items():
         if share < TARGET_SHARE:
             out.append(Finding("bench.ipc_slow", subject, "warning",
@@ -317,4 +362,9 @@ def report(r: IpcResult) -> str:
                      + (f" ({e['code']})" if e.get("code") is not None else "") + f": {e['text']}")
     for p in r.problems:
         lines.append(f"  problem: {p}")
+    for n in r.notes:
+        lines.append(f"  note: {n}")
+    verdict = namespace_verdict(r)
+    if verdict:
+        lines.append(f"  namespaces: {verdict}")
     return "\n".join(clean(x, 2000) for x in lines) + "\n"

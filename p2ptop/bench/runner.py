@@ -40,7 +40,7 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Optional
 
@@ -88,7 +88,8 @@ class BenchOptions:
 
     def job(self) -> dict[str, Any]:
         """The options as the worker reads them."""
-        d = {k: v for k, v in asdict(self).items() if k not in _NOT_FOR_WORKER}
+        # not asdict(): it deep-copies every field, the NVML module (or a fake holding locks) included
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _NOT_FOR_WORKER}  # plain values only
         d["tests"] = [t for t in TESTS if t in self.tests]
         d["host_tests"] = [t for t in HOST_TESTS if t in self.tests] or list(HOST_TESTS)
         return d

@@ -15,7 +15,7 @@ copy inside its own process (a buffer of its own on GPU A) as the baseline.
 
 Input: a job line ``{"side": "export"|"import", "bus_a", "bus_b", "kinds", "size_mib", "copies", "repeats",
 "warmup", "socket_dir"}``; the import side then gets ``{"handle": {...}}`` per kind, the export side
-``{"release": kind}``. Output (JSON lines): ``hello``, ``handle``, ``measurement`` (name, value GB/s,
+``{"release": kind}``. Output (JSON lines): ``hello`` (pid, namespaces: sent before any CUDA call), ``handle``, ``measurement`` (name, value GB/s,
 min, max), ``integrity``, ``imported``, ``error`` (step, kind, name, code, text: CUDA's own words),
 ``released``, ``done``; ``fatal`` and exit 2 when nothing can run.
 """
@@ -371,9 +371,9 @@ def main() -> int:
         emit({"type": "fatal", "message": f"CuPy cannot be imported ({type(e).__name__}: {e}); install it: "
                                           'pip install "p2ptop[cuda12]" or pip install "p2ptop[cuda13]"'})
         return 2
+    # the namespaces first, before any CUDA call: where CUDA fails at once (another PID namespace), they explain it
+    emit({"type": "hello", "side": side, "pid": os.getpid(), "cupy": cupy.__version__, "ipc_ns": _ns("ipc"), "pid_ns": _ns("pid")})
     try:
-        emit({"type": "hello", "side": side, "pid": os.getpid(), "cupy": cupy.__version__, "devices": runtime.getDeviceCount(),
-              "ipc_ns": _ns("ipc"), "pid_ns": _ns("pid")})
         return export_side(job, cupy, runtime) if side == "export" else import_side(job, cupy, runtime)
     except Exception as e:  # noqa: BLE001
         f = _runtime_error(e)

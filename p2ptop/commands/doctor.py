@@ -167,7 +167,12 @@ def _fact_lines(snap: Snapshot) -> list[str]:
 
     process = (snap.host or {}).get("process")
     extra = ((f"Process {process['pid']}", PROC_FACTS),) if process else ()
-    for title, names in extra + SECTIONS + (("Other", tuple(facts)),):
+    from ..host.env import TITLE as ENV_TITLE, changes_transport
+
+    # the variables section holds every variable that changes the transport (a job's NCCL_IB_HCA too); the rest is Other
+    sections = tuple((t, names + tuple(k for k in facts if k.startswith("env.") and changes_transport(k[4:]) and k not in names))
+                     if t == ENV_TITLE else (t, names) for t, names in SECTIONS)
+    for title, names in extra + sections + (("Other", tuple(facts)),):
         section = []
         unset = []
         for name in names:

@@ -129,9 +129,7 @@ def run(args) -> int:
             return fail("--log reads a log: give no GPUs and no --all with it")
         return run_log(args)
     if args.all == (args.a is not None):
-        return fail("give two GPUs (p2ptop nccl A B), --all, or --log FILE")
-    if args.a is not None and args.b is None:
-        return fail("give the second GPU too: p2ptop nccl A B")
+        return fail("give two GPUs (p2ptop nccl A B), one (p2ptop nccl A: a one-rank communicator), --all, or --log FILE")
     from ..nccl import busbw
     from ..nccl.runner import ONE_GPU, NcclOptions, nccl_available, plan_all, run_plan
     from .common import snapshot_from_args
@@ -148,15 +146,23 @@ def run(args) -> int:
     if snap is None:
         return status  # type: ignore[return-value]
     known = sorted(snap.gpu_indices)
-    if snap.source.kind == "nvml" and len(known) < 2:
+    one_rank = args.a is not None and args.b is None
+    if snap.source.kind == "nvml" and len(known) < 2 and not one_rank:
         print(f"p2ptop nccl: {ONE_GPU}", file=sys.stderr)
+        if known:
+            print(f"(p2ptop nccl {known[0]} runs a one-rank communicator on it: NCCL loads, initialises and runs there, "
+                  "with no pair to choose a transport for)", file=sys.stderr)
         if known:
             return _one_gpu_ipc(snap, known[0], args)
         return EXIT_CANNOT_RUN
-    ok, why = nccl_available(snap, options)
+    ok, why = nccl_available(snap, options, nranks=1 if one_rank else 2)
     if not ok:
         return fail(why)
-    if args.all:
+    if one_rank:
+        if args.a not in known:
+            return fail(f"no GPU{args.a} here (GPUs: {', '.join(map(str, known)) or 'none'})")
+        rounds = [[[args.a]]]
+    elif args.all:
         rounds = plan_all(known)
     else:
         for g in (args.a, args.b):
@@ -274,14 +280,19 @@ def table_lines(table: dict) -> list[str]:
         for p in table["pairs"]:
             out.append(f"  {p['label']:<28} {(p['worst'] or '-') + (' read' if p.get('read') else ''):<20} {_counts(p['forward']):<26} "
                        f"{_counts(p['reverse']):<26} {p['channels']}")
-    else:
+    elif not table.get("self"):
         out.append("  no channel lines (NCCL prints them with NCCL_DEBUG=INFO once a communicator connects)")
+    for me in table.get("self") or []:
+        out.append(f"  rank {me['rank']}" + (f" (GPU{me['gpu']})" if me.get("gpu") is not None else "") + f" to itself: {_counts(me['transports'])}"
+                   f", {me['channels']} channels (inside one GPU, not a pair)")
     env = table.get("env") or {}
     out.append("  set by environment: " + (", ".join(f"{k}={v}" for k, v in sorted(env.items())) or "nothing NCCL reported"))
     return out
 
 
 def run_lines(runs) -> list[str]:
+    from ..nccl.runner import ONE_RANK
+
     out = []
     for r in runs:
         beside = f" (beside {', '.join('+'.join(map(str, g)) for g in r.beside)})" if r.beside else ""
@@ -289,6 +300,8 @@ def run_lines(runs) -> list[str]:
                 + (f", {r.duration_s:.1f} s" if r.duration_s is not None else "") + beside]
         if r.table:
             out += table_lines(r.table)
+        if len(r.gpus) == 1:
+            out.append(f"  {ONE_RANK}")
         if r.rows:
             out.append(f"  {'op':<10} {'size (B)':>12} {'count':>11} {'time (us)':>10} {'algbw':>8} {'busbw':>8}  (GB/s, nccl-tests' formulas)")
             for x in r.rows:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..fabric import Fabric
 from ..topo_text import topo_json, topo_report
 from .common import EXIT_OK, add_source_options, snapshot_from_args
 
@@ -18,12 +17,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    snap, status = snapshot_from_args(args)
+    snap, status = snapshot_from_args(args, host_facts=False)  # topo shows no host facts: not read
     if snap is None:
         return status  # type: ignore[return-value]
-    fabric = Fabric(snap)
-    if args.json:
-        print(json.dumps(topo_json(snap, fabric), indent=1))
-    else:
-        print(topo_report(snap, fabric), end="")
+    if args.json:  # expected bandwidth per pair: the graph (networkx) is needed
+        print(json.dumps(topo_json(snap), indent=1))
+    else:  # the graph only where the snapshot alone cannot give a pair's path class
+        print(topo_report(snap), end="")
     return EXIT_OK

@@ -76,11 +76,13 @@ def build_report(
     notes: Iterable[str] = (),
     limit: int = REPORT_LIMIT,
     kb_matcher: Optional[Callable[[list[Finding], Sequence[str]], tuple[list, Optional[str]]]] = None,
+    trail: str = "",
 ) -> str:
     """The report as Markdown, at most ``limit`` characters.
 
     ``notes`` are lines about the bundle itself (for example why there is no PNG); they are ours,
-    not escaped. ``kb_matcher`` replaces the knowledge-base lookup (tests).
+    not escaped. ``kb_matcher`` replaces the knowledge-base lookup (tests). ``trail`` is the Markdown of
+    the fixes tried on this host (p2ptop.review), already redacted where asked.
     """
     fabric = Fabric(snapshot)
     findings = findings_for(snapshot, fabric)
@@ -89,6 +91,7 @@ def build_report(
         Part(_header(snapshot, findings, list(notes)), rank=0),
         _findings_part(findings),
         _bench_part(snapshot),
+        Part("", [line + "\n" for line in trail.splitlines()], "\n", rank=2) if trail else Part("", rank=9),
         _kb_part(matches, kb_note),
         _gpus_part(snapshot),
         _host_part(snapshot),

@@ -39,6 +39,25 @@ def _why(e: OSError) -> str:
     return f"cannot be read ({e.strerror or e})"
 
 
+def one_line(text: str, limit: int = 200) -> str:
+    """A command line or a variable as one line: newlines shown as ⏎, control characters dropped, cut at ``limit``."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " ")
+    text = " ⏎ ".join(part.strip() for part in text.split("\n") if part.strip())
+    text = clean(text).strip()
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _exists(path: str) -> Optional[bool]:
+    """Whether ``path`` exists; None when the kernel will not say (another user's /proc/PID/root)."""
+    try:
+        os.stat(path)
+        return True
+    except PermissionError:
+        return None
+    except OSError:
+        return False
+
+
 def _fact(value: Any, how: str, na: Optional[str] = None) -> dict[str, Any]:
     return {"value": value, "how": how, "na": na if value is None else None}
 
@@ -53,7 +72,7 @@ def read_process(pid: int, proc: str = "/proc") -> dict[str, Any]:
     facts: dict[str, dict] = {}
     try:
         cmd = _read_bytes(f"{base}/cmdline").replace(b"\0", b" ").decode("utf-8", errors="replace").strip()
-        facts["proc.command"] = _fact(clean(cmd)[:300] or None, f"read /proc/{pid}/cmdline", "empty (a kernel thread?)")
+        facts["proc.command"] = _fact(one_line(cmd) or None, f"read /proc/{pid}/cmdline", "empty (a kernel thread?)")
     except OSError as e:
         facts["proc.command"] = _fact(None, f"read /proc/{pid}/cmdline", _why(e))
     try:
@@ -68,6 +87,7 @@ def read_process(pid: int, proc: str = "/proc") -> dict[str, Any]:
     # the environment
     how_env = f"environment of process {pid} (/proc/{pid}/environ)"
     env: Optional[dict[str, str]] = None
+    env_error: Optional[OSError] = None
     try:
         env = {}
         for item in _read_bytes(f"{base}/environ").split(b"\0"):
@@ -75,13 +95,13 @@ def read_process(pid: int, proc: str = "/proc") -> dict[str, Any]:
             if sep:
                 env[k] = v
     except OSError as e:
-        env = None
+        env, env_error = None, e
         for name in P2P_VARIABLES:
             facts[f"env.{name}"] = _fact(None, how_env, _why(e))
     if env is not None:
         names = set(P2P_VARIABLES) | {k for k in env if k.startswith(PREFIXES)}
         for name in sorted(names, key=lambda n: (n not in P2P_VARIABLES, n)):
-            facts[f"env.{name}"] = _fact(clean(env[name])[:300] if name in env else None, how_env + ("" if name in env else " (not set)"))
+            facts[f"env.{name}"] = _fact(one_line(env[name], 300) if name in env else None, how_env + ("" if name in env else " (not set)"))
     # container and cgroup
     cgroup = None
     try:
@@ -91,20 +111,27 @@ def read_process(pid: int, proc: str = "/proc") -> dict[str, Any]:
     except OSError as e:
         facts["proc.cgroup"] = _fact(None, f"read /proc/{pid}/cgroup", _why(e))
     runtime, how = None, "no container variables, markers or container cgroups"
+    markers = {}
     if env is not None and env.get("KUBERNETES_SERVICE_HOST"):
         runtime, how = "kubernetes", "KUBERNETES_SERVICE_HOST is set in its environment"
     elif env is not None and env.get("container"):
         runtime, how = env["container"], "the container variable is set in its environment"
-    elif os.path.exists(f"{base}/root/.dockerenv"):
-        runtime, how = "docker", f"/proc/{pid}/root/.dockerenv exists"
-    elif os.path.exists(f"{base}/root/run/.containerenv"):
-        runtime, how = "podman", f"/proc/{pid}/root/run/.containerenv exists"
-    elif cgroup:
-        for word, rt in CGROUP_RUNTIMES:
-            if word in cgroup:
-                runtime, how = rt, f"'{word}' in /proc/{pid}/cgroup"
-                break
-    facts["host.container"] = _fact(runtime, how, None)
+    else:
+        markers = {rt: _exists(f"{base}/root/{marker}") for rt, marker in (("docker", ".dockerenv"), ("podman", "run/.containerenv"))}
+        found = [rt for rt, there in markers.items() if there]
+        if found:
+            runtime, how = found[0], f"/proc/{pid}/root/{'.dockerenv' if found[0] == 'docker' else 'run/.containerenv'} exists"
+        elif cgroup:
+            for word, rt in CGROUP_RUNTIMES:
+                if word in cgroup:
+                    runtime, how = rt, f"'{word}' in /proc/{pid}/cgroup"
+                    break
+    na = None
+    if runtime is None and (env is None or None in markers.values()):
+        # "none" would be a guess: its environment or its root could not be read
+        na = _why(env_error if env_error is not None and None not in markers.values() else PermissionError(13, "Permission denied"))
+        how = f"its environment and /proc/{pid}/root (container markers) could not be read; /proc/{pid}/cgroup names no runtime"
+    facts["host.container"] = _fact(runtime, how, na)
     # /dev/shm as the process sees it (its mount namespace, through its root)
     try:
         st = os.statvfs(f"{base}/root/dev/shm")

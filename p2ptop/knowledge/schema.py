@@ -8,7 +8,6 @@ import json
 import re
 from typing import Any
 
-import jsonschema
 
 from ..findings import FACT_KEYS
 from .regex_safety import compile_pattern, nested_repeat
@@ -30,7 +29,9 @@ def schema() -> dict[str, Any]:
 
 
 @functools.lru_cache(maxsize=1)
-def _validator() -> jsonschema.protocols.Validator:
+def _validator() -> "jsonschema.protocols.Validator":  # noqa: F821
+    import jsonschema  # here: `p2ptop --help` and commands without the KB do not pay for it
+
     s = schema()
     cls = jsonschema.validators.validator_for(s)
     return cls(s)

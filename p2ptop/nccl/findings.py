@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..findings import Finding, pair_subject
+from ..findings import Finding, gpu_subject, pair_subject
 from ..model import Snapshot
 
 #: NCCL_P2P_LEVEL values in NCCL's order (src/graph/paths.cc topoPathTypeStr; NVB/PXN between them
@@ -182,7 +182,7 @@ def run_findings(runs: list, snapshot: Optional[Snapshot]) -> list[Finding]:
             fab = None
     for r in runs:
         label = "GPUs " + ",".join(map(str, r.gpus))
-        subject = pair_subject(*r.gpus) if len(r.gpus) == 2 else "host"
+        subject = pair_subject(*r.gpus) if len(r.gpus) == 2 else gpu_subject(r.gpus[0]) if len(r.gpus) == 1 else "host"
         if r.table:
             out += table_findings(r.table, snapshot, True, origin=f"NCCL log of the run on {label}")
         if r.status != "ok":

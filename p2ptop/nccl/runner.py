@@ -13,6 +13,11 @@ For a group of GPUs (a pair, or all of them) the runner:
   into the transport of every channel and direction, and turns the ranks' timings into nccl-tests rows
   (:mod:`p2ptop.nccl.busbw`).
 
+A group of one GPU is a one-rank communicator (NCCL allows nranks=1): no pair and no transport between
+GPUs, but NCCL loads, initialises and runs on that GPU through the same worker, log reader and busbw code
+(all-reduce busbw is 0 by nccl-tests' 2(n-1)/n for n=1; algbw is the figure). That is all NCCL can do on a
+one-GPU host, and how the rank worker is checked for real there.
+
 ``plan_all`` lays out ``--all``: rounds of pairs that share no GPU (run at the same time), then all GPUs
 together. Nothing here imports CuPy; demo and replay snapshots never start a worker.
 """
@@ -36,6 +41,9 @@ from . import busbw
 WORKER_ENV = "P2PTOP_NCCL_WORKER"  # a command (split on spaces) to run instead of the CuPy NCCL worker
 INSTALL_HINT = 'pip install "p2ptop[nccl-cuda12]" (CUDA 12 driver) or pip install "p2ptop[nccl-cuda13]" (CUDA 13 driver)'
 LOG_LIMIT = 32 << 20  # bytes of NCCL output kept per rank
+ONE_RANK = ("one rank: NCCL ran on this GPU alone (a one-rank communicator), so there is no GPU pair and no transport "
+            "between GPUs; all_reduce busbw is 0 by nccl-tests' formula 2(n-1)/n for n=1 (algbw is the figure), sendrecv "
+            "sends to itself (busbw = algbw, a copy inside the GPU)")
 ONE_GPU = ("NCCL needs a distinct GPU per rank (a communicator cannot have two ranks on one GPU), and this host "
            "shows one GPU: nothing to run NCCL between. `p2ptop bench 0 0 --ipc` tests two processes sharing it.")
 DEBUG_ENV = {"NCCL_DEBUG": "INFO", "NCCL_DEBUG_SUBSYS": "INIT,P2P,SHM,NET,ENV"}
@@ -102,10 +110,13 @@ def worker_command(options: NcclOptions) -> list[str]:
     return os.environ.get(WORKER_ENV, "").split() or [sys.executable, "-m", "p2ptop.nccl.worker"]
 
 
-def nccl_available(snapshot: Snapshot, options: Optional[NcclOptions] = None) -> tuple[bool, str]:
+def nccl_available(snapshot: Snapshot, options: Optional[NcclOptions] = None, nranks: int = 2) -> tuple[bool, str]:
+    """Whether NCCL can run here with ``nranks`` ranks (1: a one-rank communicator, possible on a one-GPU host)."""
     if snapshot.source.kind != "nvml":
         return False, f"NCCL runs on this machine's GPUs only; {snapshot.source.label} is not this machine (open an NCCL log with --log)"
-    if len(snapshot.gpus) < 2:
+    if not snapshot.gpus:
+        return False, "no GPU on this host"
+    if nranks >= 2 and len(snapshot.gpus) < 2:
         return False, ONE_GPU
     if (options and options.worker) or os.environ.get(WORKER_ENV):
         return True, ""
@@ -164,18 +175,18 @@ def run_plan(snapshot: Snapshot, rounds: list[list[list[int]]], options: Optiona
 
 def run_group(snapshot: Snapshot, gpus: list[int], options: Optional[NcclOptions] = None,
               on_event: EventSink = None, cancel: Optional[threading.Event] = None) -> NcclRun:
-    """One communicator over ``gpus`` (NVML indices), one rank each. Blocking; never raises."""
+    """One communicator over ``gpus`` (NVML indices), one rank each (one GPU: a one-rank communicator).
+    Blocking; never raises."""
     options = options or NcclOptions()
     cancel = cancel or threading.Event()
     run = NcclRun(gpus=list(gpus), started_at=_now())
     known = {g.index: g for g in snapshot.gpus}
     bad = [g for g in gpus if g not in known]
-    if (len(set(gpus)) != len(gpus) and not options.same_gpu_probe) or len(gpus) < 2 or bad:
+    if (len(set(gpus)) != len(gpus) and not options.same_gpu_probe) or not gpus or bad:
         run.status = "failed"
-        run.errors.append(ONE_GPU if len(set(gpus)) < 2 else
-                          f"GPUs {gpus} are not distinct GPUs of this host (GPUs: {sorted(known)})")
+        run.errors.append(f"GPUs {gpus} are not distinct GPUs of this host (GPUs: {sorted(known)})" if bad or not gpus else ONE_GPU)
         return run
-    ok, why = nccl_available(snapshot, options)
+    ok, why = nccl_available(snapshot, options, nranks=len(set(gpus)) if not options.same_gpu_probe else 2)
     if not ok:
         run.status, run.errors = "unavailable", [why]
         return run

@@ -69,8 +69,18 @@ def table_from_log(log: NcclLog, bus_to_gpu: Optional[dict[str, int]] = None, ra
         else:
             hit[0] += 1
     pairs: dict[tuple, dict] = {}
+    selfs: dict[tuple, dict] = {}  # a rank's channels to itself (a one-rank communicator's send/recv): no pair
     for n_seen, c in shapes.values():
         ra, rb = ranks.get(c.src), ranks.get(c.dst)
+        if c.src == c.dst and c.direction is None:
+            r = ra or {}
+            me = selfs.setdefault((r.get("host") or c.host, c.src), {"rank": c.src, "host": r.get("host") or c.host,
+                                                                     "gpu": r.get("gpu", _channel_gpu(c.src_dev, c.src_bus, bus)),
+                                                                     "transports": {}, "channels": 0, "first_line": c.line})
+            me["transports"][c.transport] = me["transports"].get(c.transport, 0) + n_seen
+            me["channels"] += n_seen
+            me["first_line"] = min(me["first_line"], c.line)
+            continue
         if ra is not None and rb is not None:
             same = ra["host"] == rb["host"]
         else:  # a rank the log never introduced: NET channels ([send]/[receive]) are taken to cross nodes
@@ -119,6 +129,7 @@ def table_from_log(log: NcclLog, bus_to_gpu: Optional[dict[str, int]] = None, ra
         "hosts": list(log.hosts), "communicators": len(comms),
         "ranks": [ranks[k] for k in sorted(ranks)],
         "pairs": out_pairs,
+        "self": [selfs[k] for k in sorted(selfs, key=lambda k: (str(k[0]), k[1]))],
         "env": {e.name: e.value for e in log.env},
         "env_lines": {e.name: e.line for e in log.env},
         "messages": messages, "messages_total": len(log.messages),

@@ -12,19 +12,12 @@ class SourceUnavailable(RuntimeError):
     """The requested source cannot give a snapshot; the message says why and what to do."""
 
 
-def read_live(sysfs_root: str = "/") -> Snapshot:
-    """One live snapshot from NVML, with the host facts; :class:`SourceUnavailable` when there is no usable driver."""
-    from .nvml import NvmlUnavailable, read_snapshot
+def read_live(sysfs_root: str = "/", host_facts: bool = True) -> Snapshot:
+    """One live snapshot from NVML (through the live path, p2ptop.live), with the host facts unless
+    ``host_facts=False``; :class:`SourceUnavailable` when there is no usable driver."""
+    from ..live import read_once
 
-    try:
-        snap = read_snapshot(sysfs_root=sysfs_root)
-    except NvmlUnavailable as e:
-        raise SourceUnavailable(
-            f"{e}. No NVIDIA driver here? Try a bundled demo (p2ptop demo lists them: --demo NAME) "
-            f"or a saved snapshot (--replay FILE)."
-        ) from None
-    attach_host(snap, sysfs_root)
-    return snap
+    return read_once(sysfs_root=sysfs_root, host_facts=host_facts)
 
 
 #: Host facts (p2ptop/host) run a few commands; a refresh loop reuses them for this long.
@@ -69,8 +62,9 @@ def read_replay(path: str) -> Snapshot:
     return snap
 
 
-def open_snapshot(demo: Optional[str] = None, replay: Optional[str] = None) -> Snapshot:
-    """The snapshot a command asked for. Raises SnapshotError or SourceUnavailable with a clear message."""
+def open_snapshot(demo: Optional[str] = None, replay: Optional[str] = None, host_facts: bool = True) -> Snapshot:
+    """The snapshot a command asked for. Raises SnapshotError or SourceUnavailable with a clear message.
+    ``host_facts=False``: a live read leaves the host facts out (for commands that do not show them)."""
     if demo and replay:
         raise SnapshotError("choose one of --demo and --replay, not both")
     if demo:
@@ -79,4 +73,4 @@ def open_snapshot(demo: Optional[str] = None, replay: Optional[str] = None) -> S
         return load_demo(demo)
     if replay:
         return read_replay(replay)
-    return read_live()
+    return read_live(host_facts=host_facts)

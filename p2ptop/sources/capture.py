@@ -7,7 +7,17 @@ code without a GPU, and the ``h200x2-vm`` demo is built from it.
 
 Values the capture did not record raise an NVML error whose text says so, never a guess.
 Fault injection: ``FakeNvml(capture, faults={"nvmlDeviceGetName": "GPU_IS_LOST"})`` makes a call
-raise the given NVML error (or ``"MISSING"``: the function is absent from the bindings).
+raise the given NVML error (or ``"MISSING"``: the function is absent from the bindings); ``lost_gpus``
+makes every call on those GPUs answer "GPU is lost".
+
+Counting and timing: ``calls`` lists every call made (the benchmarks count calls per refresh from it);
+``latency`` (a :class:`CallLatency`) makes each call cost as much as that function took on a real host,
+spent as CPU time of the calling thread (a kernel ioctl is CPU time of the calling process), so CPU figures
+measured against the fake include NVML's own cost, even on a busy machine. ``Capture.from_snapshot`` turns any snapshot (the 8- and 72-GPU demos) into a
+capture the fake answers from.
+
+NVML events: ``event_types`` (the supported mask; the capture does not record it) enables
+nvmlEventSetCreate / nvmlDeviceRegisterEvents / nvmlEventSetWait_v2; ``inject_event`` delivers one.
 
 Activity (what else uses the GPUs; the copy tests' contention check): by default the capture's own
 answers (``nvidia-smi -q``'s process list, utilisation and PCIe TX/RX; NVLink throughput was not
@@ -22,6 +32,7 @@ import ctypes
 import json
 import os
 import re
+import threading
 import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -37,6 +48,7 @@ ERRORS = {
     "LIBRARY_NOT_FOUND": (12, "NVML Shared Library Not Found"),
     "TIMEOUT": (10, "Timeout"),
     "FUNCTION_NOT_FOUND": (13, "Function Not Found"),
+    "TIMEOUT": (10, "Timeout"),
     "GPU_IS_LOST": (15, "GPU is lost"),
     "UNKNOWN": (999, "Unknown Error"),
     "NOT_CAPTURED": (1000, "not recorded in the capture"),
@@ -98,6 +110,90 @@ class Capture:
         if os.path.exists(topo_path):
             numa = parse_topo_numa(topo_path)
         return cls(probe, smi, numa, hostname=os.path.basename(os.path.normpath(folder)))
+
+    @classmethod
+    def from_snapshot(cls, snap: Any) -> "Capture":
+        """A capture that answers what ``snap`` holds (a demo's GPUs, links and pairs), so that the fake
+        can stand in for NVML at any size. Values the snapshot lacks answer "not recorded", as in a capture."""
+        from ..model import ANCESTOR_NAMES, FABRIC_STATE_NAMES, NVLINK_REMOTE_TYPES, P2P_STATUS_NAMES
+
+        rev = lambda table, v: next((k for k, n in table.items() if n == v), None)  # noqa: E731
+        gpus, smi, numa = [], {}, {}
+        for g in snap.gpus:
+            links = []
+            for nl in g.nvlinks:
+                entry: dict[str, Any] = {"link": nl.link}
+                entry["state"] = 1 if nl.state == "active" else 0 if nl.state == "inactive" else "ERR Unknown Error"
+                for key, v in (("version", nl.version), ("remote_bus", nl.remote_pci_bus_id),
+                               ("remote_type", rev(NVLINK_REMOTE_TYPES, nl.remote_type)),
+                               ("p2p_cap", None if nl.p2p_supported is None else int(nl.p2p_supported))):
+                    entry[key] = v if v is not None else "ERR Not Supported"
+                for ours, theirs in (("replay", "replay_err"), ("recovery", "recovery_err"),
+                                     ("crc_flit", "crc_err"), ("crc_data", "crc_data_err")):
+                    if nl.counters.get(ours) is not None:
+                        entry[theirs] = nl.counters[ours]
+                links.append(entry)
+            fab = None
+            if g.fabric.state is not None:
+                fab = {"state": rev(FABRIC_STATE_NAMES, g.fabric.state) or 0, "status": 0, "clique": g.fabric.clique_id or 0}
+            cc = g.compute_capability
+            gpus.append({"index": g.index, "name": g.name, "bus": g.pci_bus_id or f"00000000:{g.index:02X}:00.0",
+                         "links": links, "fabric": fab, "compute_capability": cc,
+                         "pcie_replay": g.pcie_replay_counter if g.pcie_replay_counter is not None else "ERR Not Supported",
+                         "cpu_affinity": [0xFFFF]})
+            smi[g.index] = {"uuid": g.uuid or f"GPU-{g.index:08d}", "serial": g.serial, "brand": g.brand or "NVIDIA",
+                            "architecture": g.architecture, "memory_total_mib": g.memory_total_mib,
+                            "pcie_gen_cur": g.pcie_gen_cur, "pcie_gen_max": g.pcie_gen_max,
+                            "pcie_width_cur": g.pcie_width_cur, "pcie_width_max": g.pcie_width_max,
+                            "utilization_gpu": g.utilization_gpu if g.utilization_gpu is not None else 0,
+                            "virtualization_mode": "None", "mig_mode": g.mig_mode or "Disabled"}
+            numa[g.index] = g.numa_node
+        pairs = []
+        for p in snap.pairs:
+            entry = {"a": p.a, "b": p.b, "ancestor": rev(ANCESTOR_NAMES, p.ancestor) if p.ancestor else "ERR Not Supported"}
+            for cap in ("read", "write", "nvlink", "atomics", "pci"):
+                code = rev(P2P_STATUS_NAMES, p.p2p.get(cap))
+                entry[cap] = code if code is not None else "ERR Not Supported"
+            pairs.append(entry)
+        cuda = snap.cuda_driver_version or "12.0"
+        major, _, minor = cuda.partition(".")
+        probe = {"driver": snap.driver_version or "N/A", "cuda": int(major) * 1000 + int(minor or 0) * 10,
+                 "gpus": gpus, "pairs": pairs}
+        return cls(probe, smi, numa, hostname=snap.source.hostname)
+
+
+class CallLatency:
+    """How long each NVML function took on a real host (seconds per call), with where the figures came from.
+
+    ``per_call`` maps function names to seconds; others take ``default``. The file format
+    (benchmarks/data/nvml-latency-*.json) is ``{"origin": ..., "default_s": x, "per_call_s": {...}}``."""
+
+    def __init__(self, default_s: float, per_call_s: Optional[dict[str, float]] = None, origin: str = ""):
+        self.default_s = float(default_s)
+        self.per_call_s = dict(per_call_s or {})
+        self.origin = origin
+
+    @classmethod
+    def load(cls, path: str) -> "CallLatency":
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        try:
+            return cls(data["default_s"], data.get("per_call_s"), data.get("origin", path))
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(f"{path}: not an NVML latency table ({e})") from None
+
+    def of(self, name: str) -> float:
+        return self.per_call_s.get(name, self.default_s)
+
+
+class _EventSet:
+    """An NVML event set of the fake: registrations and pending events, waited on with a condition."""
+
+    def __init__(self) -> None:
+        self.registered: dict[int, int] = {}
+        self.pending: list[SimpleNamespace] = []
+        self.cond = threading.Condition()
+        self.freed = False
 
 
 def parse_smi_xml(path: str) -> dict[int, dict[str, Any]]:
@@ -224,13 +320,18 @@ class FakeNvml:
     c_nvmlGpuFabricInfoV_t = _FabricInfo
 
     def __init__(self, capture: Capture, faults: Optional[dict[str, str]] = None, init_error: Optional[str] = None,
-                 activity: Optional[Activity] = None):
+                 activity: Optional[Activity] = None,
+                 latency: Optional[CallLatency] = None, event_types: Optional[int] = None):
         self.capture = capture
         self.activity = activity
         self._t0: Optional[float] = None
         self.faults = dict(faults or {})
         self.init_error = init_error
         self.calls: list[str] = []
+        self.latency = latency
+        self.event_types = event_types
+        self.lost_gpus: set[int] = set()
+        self._event_sets: list[_EventSet] = []
         self._open = False
         for name, (code, _text) in ERRORS.items():
             cls_name = "NVMLError_" + "".join(w.capitalize() for w in name.split("_"))
@@ -245,14 +346,24 @@ class FakeNvml:
                 raise AttributeError(name)
             fn = object.__getattribute__(self, "_" + name)
             calls = object.__getattribute__(self, "calls")
+            latency = object.__getattribute__(self, "latency")
+            lost = object.__getattribute__(self, "lost_gpus")
 
             def wrapped(*args: Any) -> Any:
                 calls.append(name)
-                if name not in ("nvmlInit", "nvmlShutdown") and not object.__getattribute__(self, "_open"):
-                    raise _err("UNINITIALIZED")
-                if fault is not None:
-                    raise _err(fault)
-                return fn(*args)
+                # the call's recorded time, spent as CPU of this thread (a shared machine's other work does not shorten it)
+                end = time.thread_time() + latency.of(name) if latency is not None and name != "nvmlEventSetWait_v2" else 0.0
+                try:
+                    if name not in ("nvmlInit", "nvmlShutdown") and not object.__getattribute__(self, "_open"):
+                        raise _err("UNINITIALIZED")
+                    if fault is not None:
+                        raise _err(fault)
+                    if lost and name.startswith("nvmlDevice") and args and args[0] in lost:
+                        raise _err("GPU_IS_LOST")
+                    return fn(*args)
+                finally:
+                    while time.thread_time() < end:  # spent as CPU, as the driver's ioctl is
+                        pass
 
             return wrapped
         return object.__getattribute__(self, name)
@@ -395,43 +506,6 @@ class FakeNvml:
             return int(self.activity.pcie_kbps[h][counter])
         return self._smi(h, "pcie_tx_kbps" if counter == 0 else "pcie_rx_kbps")
 
-    # -- Xid events: the capture recorded none; a scenario's ``xids`` are delivered once, to registered GPUs --
-    def _nvmlEventSetCreate(self) -> Any:
-        return {"gpus": set(), "next": 0}
-
-    def _nvmlDeviceRegisterEvents(self, h: int, types: int, eset: Any) -> None:
-        eset["gpus"].add(h)
-
-    def _nvmlEventSetWait_v2(self, eset: Any, timeout_ms: int) -> Any:
-        xids = self.activity.xids if self.activity is not None else []
-        while eset["next"] < len(xids):
-            gpu, code = xids[eset["next"]]
-            eset["next"] += 1
-            if gpu in eset["gpus"]:
-                return SimpleNamespace(device=gpu, eventType=0x8, eventData=code, gpuInstanceId=0, computeInstanceId=0)
-        raise _err("TIMEOUT")
-
-    def _nvmlEventSetFree(self, eset: Any) -> None:
-        eset["gpus"].clear()
-
-    def _nvmlDeviceGetFieldValues(self, h: int, field_ids: list[Any]) -> list[Any]:
-        rates = self.activity.nvlink_gbps.get(h) if self.activity is not None else None
-        if rates is None:
-            raise _err("NOT_CAPTURED")
-        now = time.monotonic()
-        if self._t0 is None:
-            self._t0 = now
-        out = []
-        for item in field_ids:
-            fid, scope = item if isinstance(item, tuple) else (item, 0)
-            if fid not in (138, 139):
-                out.append(SimpleNamespace(fieldId=fid, scopeId=scope, nvmlReturn=3, valueType=3, value=SimpleNamespace(ullVal=0)))
-                continue
-            rate = rates[0 if fid == 138 else 1]
-            kib = int(1_000_000 + rate * 1e9 / 1024 * (now - self._t0))
-            out.append(SimpleNamespace(fieldId=fid, scopeId=scope, nvmlReturn=0, valueType=3, value=SimpleNamespace(ullVal=kib)))
-        return out
-
     def _nvmlDeviceGetCpuAffinity(self, h: int, size: int) -> list[int]:
         masks = list(self._gpu(h)["cpu_affinity"])
         return (masks + [0] * size)[:size]
@@ -489,6 +563,100 @@ class FakeNvml:
         if key not in entry:
             raise _err("NOT_CAPTURED")
         return self._probe_value(entry[key])
+
+    #: field ids of nvmlDeviceGetFieldValues the fake answers (values from nvml.h / nvidia-ml-py 13.x)
+    _TOTAL_FIELDS = {38: "crc_err", 45: "crc_data_err", 52: "replay_err", 59: "recovery_err"}
+
+    def _field(self, h: int, field_id: int, scope: int) -> tuple[int, Any]:
+        """(nvmlReturn, value) of one field."""
+        if field_id in (138, 139):  # NVLink data throughput TX/RX (KiB, cumulative): a SIMULATED scenario's rates
+            rates = self.activity.nvlink_gbps.get(h) if self.activity is not None else None
+            if rates is None:
+                return ERRORS["NOT_CAPTURED"][0], 0
+            now = time.monotonic()
+            if self._t0 is None:
+                self._t0 = now
+            return 0, int(1_000_000 + rates[0 if field_id == 138 else 1] * 1e9 / 1024 * (now - self._t0))
+        try:
+            if field_id == 165:  # NVML_FI_DEV_NVLINK_GET_STATE, scope = link
+                return 0, int(self._probe_value(self._link(h, scope)["state"]))
+            if field_id == 94:  # NVML_FI_DEV_PCIE_REPLAY_COUNTER
+                return 0, int(self._probe_value(self._gpu(h)["pcie_replay"]))
+            key = self._TOTAL_FIELDS.get(field_id)
+            if key is None:
+                return ERRORS["NOT_SUPPORTED"][0], 0
+            # the driver's total over the GPU's links; links whose counter is Not Supported add nothing
+            values = [e[key] for e in self._gpu(h).get("links", []) if key in e]
+            values = [int(v) for v in values if not (isinstance(v, str) and v.startswith("ERR "))]
+            if not values:
+                return ERRORS["NOT_CAPTURED"][0], 0
+            return 0, sum(values)
+        except NVMLError as e:
+            return e.value, 0
+
+    def _nvmlDeviceGetFieldValues(self, h: int, field_ids: list) -> list:
+        ids = {f[0] if isinstance(f, tuple) else f for f in field_ids}
+        if ids and ids <= {138, 139} and (self.activity is None or h not in self.activity.nvlink_gbps):
+            raise _err("NOT_CAPTURED")  # NVLink throughput was not captured; only a scenario answers it
+        out = []
+        for f in field_ids:
+            fid, scope = f if isinstance(f, tuple) else (f, 0)
+            ret, value = self._field(h, fid, scope)
+            out.append(SimpleNamespace(fieldId=fid, scopeId=scope, nvmlReturn=ret, valueType=3,
+                                       value=SimpleNamespace(ullVal=value, uiVal=value)))
+        return out
+
+    # -- NVML events --
+    def _nvmlDeviceGetSupportedEventTypes(self, h: int) -> int:
+        if self.event_types is None:
+            raise _err("NOT_CAPTURED")
+        return self.event_types
+
+    def _nvmlEventSetCreate(self) -> _EventSet:
+        es = _EventSet()
+        self._event_sets.append(es)
+        return es
+
+    def _nvmlDeviceRegisterEvents(self, h: int, types: int, es: _EventSet) -> None:
+        supported = self.event_types
+        if supported is None and self.activity is not None:
+            supported = 0x8  # a scenario delivers Xid critical errors
+        if supported is None or types & ~supported:
+            raise _err("NOT_SUPPORTED")
+        with es.cond:
+            es.registered[h] = es.registered.get(h, 0) | types
+            for gpu, code in (self.activity.xids if self.activity is not None else []):
+                if gpu == h and types & 0x8:  # a scenario's Xids reach every set registered on that GPU, in order
+                    es.pending.append(SimpleNamespace(device=gpu, eventType=0x8, eventData=code,
+                                                      gpuInstanceId=0xFFFFFFFF, computeInstanceId=0xFFFFFFFF))
+            es.cond.notify_all()
+
+    def _nvmlEventSetWait_v2(self, es: _EventSet, timeout_ms: int) -> Any:
+        with es.cond:
+            if not es.pending:
+                es.cond.wait(timeout_ms / 1000.0)
+            if not es.pending or es.freed:
+                raise _err("TIMEOUT")
+            return es.pending.pop(0)
+
+    def _nvmlEventSetFree(self, es: _EventSet) -> None:
+        with es.cond:
+            es.freed = True
+            es.cond.notify_all()
+        if es in self._event_sets:
+            self._event_sets.remove(es)
+
+    def inject_event(self, gpu: int, event_type: int, data: int = 0) -> int:
+        """Deliver an event to every set registered for it on ``gpu``; returns how many sets got it."""
+        n = 0
+        for es in list(self._event_sets):
+            with es.cond:
+                if es.registered.get(gpu, 0) & event_type:
+                    es.pending.append(SimpleNamespace(device=gpu, eventType=event_type, eventData=data,
+                                                      gpuInstanceId=0xFFFFFFFF, computeInstanceId=0xFFFFFFFF))
+                    es.cond.notify_all()
+                    n += 1
+        return n
 
     def _pair(self, a: int, b: int) -> dict[str, Any]:
         for p in self.capture.probe.get("pairs", []):

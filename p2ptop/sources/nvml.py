@@ -14,6 +14,7 @@ Known traps of nvidia-ml-py 13.x, handled here (see shared/captures/*/README.md)
 
 from __future__ import annotations
 
+import copy
 import ctypes
 import datetime as _dt
 import socket
@@ -102,10 +103,16 @@ class NvmlReader:
         self.sysfs_root = sysfs_root
         self.hostname = hostname
         self._error_class = getattr(nvml, "NVMLError", None)
+        self.ncalls = 0  # NVML calls made through this reader (the benchmarks count calls per refresh)
+        self.handles: dict[int, Any] = {}  # GPU index -> NVML handle, from the last full read
+        self._totals: dict[int, dict[str, Optional[int]]] = {}  # GPU index -> NVLink counter totals (field values)
 
     # -- one wrapped call ----------------------------------------------------------------
-    def call(self, name: str, *args: Any) -> tuple[Any, Optional[str]]:
-        """Call ``nvml.<name>(*args)``; return (value, None) or (None, reason)."""
+    def call(self, name: str, *args: Any, count: bool = True) -> tuple[Any, Optional[str]]:
+        """Call ``nvml.<name>(*args)``; return (value, None) or (None, reason). ``count=False`` leaves the
+        call out of :attr:`ncalls` (the event thread's waits are not part of a refresh)."""
+        if count:
+            self.ncalls += 1
         fn: Optional[Callable[..., Any]] = getattr(self.nvml, name, None)
         if fn is None:
             return None, f"{name} is not in these NVML bindings"
@@ -178,6 +185,7 @@ class NvmlReader:
                 handles[i] = h
                 self._read_gpu(h, gpu)
             snap.gpus.append(gpu)
+        self.handles = handles
 
         for a in range(count):
             for b in range(count):
@@ -295,7 +303,10 @@ class NvmlReader:
         return fab
 
     def _read_links(self, h: Any, gpu: GPU) -> None:
+        """Each NVLink: state, version, remote, capability and error counters. A counter whose total over
+        the GPU's links (one field-values call) is 0 is 0 on every link and is not asked link by link."""
         invalid = f"{getattr(self.nvml, 'NVMLError_InvalidArgument', type(None)).__name__}"
+        totals: dict[str, Optional[int]] = {}
         for link in range(MAX_LINKS):
             v, why = self.call("nvmlDeviceGetNvLinkState", h, link)
             if why is not None and ("Invalid Argument" in why or invalid in why):
@@ -303,6 +314,8 @@ class NvmlReader:
             if why is not None and link == 0 and "Not Supported" in why:
                 gpu.na["nvlinks"] = why  # no NVLink on this GPU
                 break
+            if link == 0:
+                totals = self._totals[gpu.index] = self._counter_totals(h)
             nl = NvLink(link=link)
             if why is None:
                 nl.state = "active" if int(v) == 1 else "inactive"
@@ -321,11 +334,131 @@ class NvmlReader:
                 args = (h, link, 0) if attr == "p2p_supported" else (h, link)
                 self._set(nl, attr, name, *args, conv=conv)
             for cname, cidx in NVLINK_COUNTERS.items():
+                if totals.get(cname) == 0:
+                    nl.counters[cname] = 0  # the GPU's total over its links is 0: so is every link's
+                    continue
                 v, why = self.call("nvmlDeviceGetNvLinkErrorCounter", h, link, cidx)
                 nl.counters[cname] = int(v) if why is None else None
                 if why is not None:
                     nl.na[f"counters.{cname}"] = why
             gpu.nvlinks.append(nl)
+
+
+    # -- the dynamic part of a refresh -----------------------------------------------------------
+    def read_dynamic(self, prev: Snapshot) -> Optional[Snapshot]:
+        """A new snapshot with what moves read again (PCIe link now, PCIe replays, utilisation, fabric
+        state, NVLink states and counters) and the rest (identity, topology, P2P status, each link's
+        version, remote and capability, the PCIe path from sysfs) carried over from ``prev``, a snapshot
+        this reader read in full. Per GPU: one field-values call for the link states, the PCIe replays and
+        the NVLink counter totals; a link's own counters are read only when a total moved, or where the
+        driver gives no totals. A GPU lost shows as N/A with NVML's reason, as in a full read. None when
+        the GPU count changed or cannot be read: then only a full read tells what is there."""
+        count, why = self.call("nvmlDeviceGetCount")
+        if why is not None or count != len(prev.gpus):
+            return None  # GPUs came or went, or NVML stopped answering: the caller reads in full
+        snap = copy.copy(prev)
+        snap.source = copy.copy(prev.source)
+        snap.source.taken_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+        snap.bench, snap.gpus = [], []
+        for old in prev.gpus:
+            gpu = copy.copy(old)
+            gpu.na = {k: v for k, v in old.na.items() if k not in DYNAMIC_GPU_FIELDS}
+            gpu.nvlinks = [copy.copy(nl) for nl in old.nvlinks]
+            for nl in gpu.nvlinks:
+                nl.counters, nl.na = dict(nl.counters), {k: v for k, v in nl.na.items() if k != "state"}
+            h = self.handles.get(old.index)
+            if h is not None:
+                self._read_gpu_dynamic(h, gpu)
+            snap.gpus.append(gpu)
+        return snap
+
+    def _read_gpu_dynamic(self, h: Any, gpu: GPU) -> None:
+        s = self._set
+        s(gpu, "pcie_gen_cur", "nvmlDeviceGetCurrPcieLinkGeneration", h, conv=int)
+        lost = next((w for w in gpu.na.values() if "lost" in w.lower()), None)
+        if lost:  # nothing more to ask of this GPU; the next poll reads it in full
+            for attr in DYNAMIC_GPU_FIELDS:
+                if attr not in ("fabric", "nvlinks"):
+                    setattr(gpu, attr, None)
+                    gpu.na[attr] = lost
+            return
+        s(gpu, "pcie_width_cur", "nvmlDeviceGetCurrPcieLinkWidth", h, conv=int)
+        s(gpu, "utilization_gpu", "nvmlDeviceGetUtilizationRates", h, conv=lambda u: int(u.gpu))
+        if gpu.fabric.state is not None or "fabric" not in gpu.fabric.na:
+            gpu.fabric = self._read_fabric(h)
+        links = gpu.nvlinks
+        fields: list[Any] = [(FI_NVLINK_GET_STATE, nl.link) for nl in links] + [FI_PCIE_REPLAY_COUNTER]
+        if links:
+            fields += list(FI_COUNTER_TOTALS)
+        values, why = self.call("nvmlDeviceGetFieldValues", h, fields)
+        got: dict[Any, Any] = {}
+        if why is None:
+            for f, v in zip(fields, values):
+                value = _field_value(v)
+                if value is not None:
+                    got[f] = value
+        elif "lost" in why.lower():
+            gpu.na["nvlinks"] = why
+        v = got.get(FI_PCIE_REPLAY_COUNTER)
+        if v is not None:
+            gpu.pcie_replay_counter = int(v)
+        else:
+            s(gpu, "pcie_replay_counter", "nvmlDeviceGetPcieReplayCounter", h, conv=int)
+        for nl in links:
+            state = got.get((FI_NVLINK_GET_STATE, nl.link))
+            if state is None:
+                state, why = self.call("nvmlDeviceGetNvLinkState", h, nl.link)
+                if why is not None:
+                    nl.state = None
+                    nl.na["state"] = why
+                    continue
+            # NVML_NVLINK_STATE_*: 1 active; 0 inactive, 2 sleep, 3 active with traffic disabled
+            nl.state = "active" if int(state) == 1 else "inactive"
+        if not links:
+            return
+        totals = {name: got.get(fid) for fid, name in FI_COUNTER_TOTALS.items()}
+        before = self._totals.get(gpu.index, {})
+        for name, total in totals.items():
+            if total is not None and before.get(name) == total:
+                continue  # no link's counter moved
+            if total is None and all(nl.counters.get(name) is None for nl in links):
+                continue  # neither totals nor per-link counters answer on this GPU
+            cidx = NVLINK_COUNTERS[name]
+            for nl in links:
+                v, why = self.call("nvmlDeviceGetNvLinkErrorCounter", h, nl.link, cidx)
+                nl.counters[name] = int(v) if why is None else None
+                if why is None:
+                    nl.na.pop(f"counters.{name}", None)
+                else:
+                    nl.na[f"counters.{name}"] = why
+        self._totals[gpu.index] = totals
+
+    def _counter_totals(self, h: Any) -> dict[str, Optional[int]]:
+        values, why = self.call("nvmlDeviceGetFieldValues", h, list(FI_COUNTER_TOTALS))
+        if why is not None:
+            return {}
+        return {name: _field_value(v) for (fid, name), v in zip(FI_COUNTER_TOTALS.items(), values)}
+
+
+#: What a dynamic refresh reads again on a GPU (the rest is carried over until the next full read).
+DYNAMIC_GPU_FIELDS = ("pcie_gen_cur", "pcie_width_cur", "pcie_replay_counter", "utilization_gpu", "fabric", "nvlinks")
+#: nvmlDeviceGetFieldValues ids (nvml.h; the same numbers in nvidia-ml-py 13.x as NVML_FI_DEV_*)
+FI_NVLINK_GET_STATE = 165  # NVML_FI_DEV_NVLINK_GET_STATE, scope = link
+FI_PCIE_REPLAY_COUNTER = 94  # NVML_FI_DEV_PCIE_REPLAY_COUNTER
+FI_COUNTER_TOTALS = {  # NVML_FI_DEV_NVLINK_*_ERROR_COUNT_TOTAL: the counter summed over the GPU's links
+    38: "crc_flit", 45: "crc_data", 52: "replay", 59: "recovery",
+}
+_VALUE_FIELDS = {0: "dVal", 1: "uiVal", 2: "ulVal", 3: "ullVal", 4: "sllVal", 5: "siVal", 6: "usVal"}
+
+
+def _field_value(v: Any) -> Optional[int]:
+    """The integer in one nvmlFieldValue_t, or None where that field's own return code is not Success."""
+    try:
+        if int(v.nvmlReturn) != 0:
+            return None
+        return int(getattr(v.value, _VALUE_FIELDS.get(int(v.valueType), "ullVal")))
+    except (AttributeError, TypeError, ValueError):
+        return None
 
 
 def _first_bit(masks: Any) -> Optional[int]:
@@ -339,34 +472,6 @@ def _first_bit(masks: Any) -> Optional[int]:
 def read_snapshot(nvml: Any = None, sysfs_root: str = "/", hostname: Optional[str] = None) -> Snapshot:
     """Read one live snapshot; raises :class:`NvmlUnavailable` when NVML cannot start."""
     return NvmlReader(nvml, sysfs_root=sysfs_root, hostname=hostname).read()
-
-
-class LiveSession:
-    """Keeps NVML initialised between reads, for a dashboard that refreshes every few seconds.
-
-    ``read()`` raises :class:`NvmlUnavailable` when NVML cannot start (or was lost); the next call
-    tries again from scratch.
-    """
-
-    def __init__(self, nvml: Any = None, sysfs_root: str = "/"):
-        self._nvml, self._sysfs_root = nvml, sysfs_root
-        self._reader: Optional[NvmlReader] = None
-
-    def read(self) -> Snapshot:
-        if self._reader is None:
-            reader = NvmlReader(self._nvml, sysfs_root=self._sysfs_root)
-            reader.open()
-            self._reader = reader
-        try:
-            return self._reader.read_open()
-        except Exception:
-            self.close()
-            raise
-
-    def close(self) -> None:
-        if self._reader is not None:
-            self._reader.close()
-            self._reader = None
 
 
 # --- activity: what else uses the GPUs (copy tests' contention check, host-link readings) -------------

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from textual.message import Message
 
-from .state import DashboardState
+if TYPE_CHECKING:
+    from .state import DashboardState
 
 
 class StateReady(Message):
     """A snapshot was read and prepared for the views."""
 
-    def __init__(self, state: DashboardState, token: int) -> None:
+    def __init__(self, state: "DashboardState", token: int) -> None:
         super().__init__()
         self.state = state
         self.token = token  # which source it belongs to; stale ones are dropped
@@ -62,3 +63,11 @@ class ExportDone(Message):
         super().__init__()
         self.path = path
         self.error = error
+
+
+class ChangeArrived(Message):
+    """A change that arrived between polls (an NVML event: Xid, ECC, clocks), for the events log."""
+
+    def __init__(self, change: Any) -> None:
+        super().__init__()
+        self.change = change

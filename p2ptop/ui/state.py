@@ -43,9 +43,11 @@ def same_hardware(a: Snapshot, b: Snapshot) -> bool:
 
 
 class DashboardState:
-    def __init__(self, snapshot: Snapshot, previous: Optional["DashboardState"] = None):
+    def __init__(self, snapshot: Snapshot, previous: Optional["DashboardState"] = None,
+                 changes: Optional[list[Change]] = None):
+        """``changes``: those the source already found (the live path's change log); else computed here."""
         self.snapshot = snapshot
-        self.changes: list[Change] = diff(previous.snapshot if previous else None, snapshot)
+        self.changes: list[Change] = changes if changes is not None else diff(previous.snapshot if previous else None, snapshot)
         if previous is not None and not self.changes and same_hardware(previous.snapshot, snapshot):
             # the usual live refresh: nothing moved, so the analysis of the previous snapshot still holds
             # (it is what makes idle refreshes cheap at 72 GPUs, where the findings take a second)
@@ -69,7 +71,10 @@ class DashboardState:
                 continue  # logged, not marked: e.g. corrected CRC errors at a harmless rate
             for i in c.gpus:
                 self.changed_at[i] = now
-        self.gpu_state: dict[int, str] = {i: self._gpu_state(i) for i in self.indices}
+        if self.unchanged and previous is not None and previous.indices == self.indices:
+            self.gpu_state: dict[int, str] = previous.gpu_state  # from the same findings and pairs
+        else:
+            self.gpu_state = {i: self._gpu_state(i) for i in self.indices}
         self._expected: dict[tuple[int, int], Expectation] = {}
 
     # -- GPUs --

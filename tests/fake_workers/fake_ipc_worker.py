@@ -3,7 +3,9 @@
     python fake_ipc_worker.py MODE
 
 MODE: ok, legacy_fails (the import side cannot open the legacy handle: the error CUDA gives in another IPC
-namespace), hang (the import side hangs), crash (the import side segfaults), garbage, fatal.
+namespace), hang (the import side hangs), crash (the import side segfaults), garbage, fatal, setup_fails (the import
+side, in its own PID namespace, says cudaErrorOperatingSystem at its first CUDA call and exits 3, as seen under
+`unshare -p -f` on an H100; the export side waits for it), other_ns (all works, the import side in its own IPC namespace).
 $FAKE_PIDFILE collects the pids. Figures are SIMULATED.
 """
 
@@ -39,7 +41,12 @@ def main():
         emit({"type": "fatal", "message": "CuPy cannot be imported (ModuleNotFoundError: No module named 'cupy')"})
         return 2
     emit({"type": "hello", "side": side, "pid": os.getpid(), "cupy": "fake", "devices": 1,
-          "ipc_ns": "ipc:[4026531839]" if side == "export" or mode != "legacy_fails" else "ipc:[4026532999]", "pid_ns": "pid:[4026531836]"})
+          "ipc_ns": "ipc:[4026531839]" if side == "export" or mode not in ("legacy_fails", "other_ns") else "ipc:[4026532999]",
+          "pid_ns": "pid:[4026532777]" if side == "import" and mode == "setup_fails" else "pid:[4026531836]"})
+    if side == "import" and mode == "setup_fails":
+        emit({"type": "error", "step": "setup", "kind": None, "name": "cudaErrorOperatingSystem", "code": 304,
+              "text": "OS call failed or operation not supported on this OS"})
+        return 3
     if side == "export":
         for kind in job["kinds"]:
             emit({"type": "handle", "kind": kind, "handle": "00" * 64} if kind == "legacy" else {"type": "handle", "kind": kind, "socket": "/nonexistent", "size": 1})

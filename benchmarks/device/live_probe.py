@@ -1,0 +1,174 @@
+"""In-process figures of the live path on a real GPU host, for benchmarks/device/live.sh.
+
+    python3 benchmarks/device/live_probe.py inprocess   # live snapshot, refresh, calls per refresh, events
+    python3 benchmarks/device/live_probe.py latency     # per-function NVML latency table (JSON, CallLatency format)
+    python3 benchmarks/device/live_probe.py procs N CMD... / CMD...   # process times of two commands, interleaved
+
+Every figure is printed with its reference; nothing here is simulated.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.getcwd())
+
+
+def stats(xs: list[float]) -> str:
+    return (f"median {statistics.median(xs) * 1000:7.1f} ms (min {min(xs) * 1000:.1f}, max {max(xs) * 1000:.1f}, "
+            f"n={len(xs)})")
+
+
+def procs(n: int, a: list[str], b: list[str]) -> None:
+    """Wall time of each command as a process, run alternately n times (after one warm-up run each)."""
+    ta, tb = [], []
+    for cmd in (a, b):
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(n):
+        for cmd, out in ((a, ta), (b, tb)):
+            t0 = time.perf_counter()
+            rc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE).returncode
+            out.append(time.perf_counter() - t0)
+            if rc != 0:
+                print(f"  ! {' '.join(cmd)} exited {rc}")
+    ma, mb = statistics.median(ta), statistics.median(tb)
+    print(f"  {' '.join(a):<40} {stats(ta)}")
+    print(f"  {' '.join(b):<40} {stats(tb)}")
+    print(f"  ratio (second / first, medians): {mb / ma:.2f}")
+
+
+def inprocess() -> None:
+    from p2ptop.live import LiveSource, read_once
+    from p2ptop.sources.nvml import NvmlReader
+
+    t0 = time.perf_counter()
+    snap = read_once(host_facts=False)
+    print(f"first live read in this process (imports, nvmlInit, full read, no host facts): {(time.perf_counter() - t0) * 1000:.1f} ms;"
+          f" {len(snap.gpus)} GPU(s): {', '.join(g.name or '?' for g in snap.gpus)}")
+    for facts in (False, True):
+        xs = []
+        for _ in range(10):
+            t0 = time.perf_counter()
+            read_once(host_facts=facts)
+            xs.append(time.perf_counter() - t0)
+        what = "with host facts (cached 60 s in process after the first)" if facts else "without host facts"
+        print(f"live snapshot in process (nvmlInit + full read + nvmlShutdown), {what}: {stats(xs)}   target <= 100 ms")
+    src = LiveSource(events=True)
+    first = src.poll()
+    print(f"live source, first poll: full read, {first.calls} NVML calls, {first.seconds * 1000:.1f} ms")
+    dyn = [src.poll() for _ in range(10)]
+    print(f"live source, refresh (NVML kept open, only what moves): {stats([p.seconds for p in dyn])};"
+          f" NVML calls per refresh {statistics.median(p.calls for p in dyn):.0f} (full read: {first.calls});"
+          f" full reads among them: {sum(p.full for p in dyn)}")
+    cpu = []
+    for _ in range(10):
+        c0 = time.thread_time()
+        src.poll()
+        cpu.append(time.thread_time() - c0)
+    print(f"live source, refresh CPU time of the polling thread: {stats(cpu)}")
+    print(f"NVML events: {json.dumps({str(k): v for k, v in src.event_status.items()})}")
+    for k, v in src.event_status.items():
+        if "supported" in v:
+            print(f"  GPU{k}: supported event types 0x{v['supported']:x}, registered 0x{v.get('registered', 0):x}")
+    print(f"  watcher thread running: {src.events is not None}; events delivered so far: "
+          f"{src.events.delivered if src.events else 0} (an Xid cannot be caused on purpose here)")
+    t0 = time.perf_counter()
+    src.close()
+    print(f"  close (event thread joined, event set freed, nvmlShutdown): {(time.perf_counter() - t0) * 1000:.1f} ms")
+    # the field-values shortcut on this host, answer by answer
+    r = NvmlReader()
+    r.open()
+    try:
+        h, why = r.call("nvmlDeviceGetHandleByIndex", 0)
+        fields = [94, (165, 0), 38, 45, 52, 59]
+        vals, why = r.call("nvmlDeviceGetFieldValues", h, fields)
+        if why:
+            print(f"nvmlDeviceGetFieldValues: {why}")
+        else:
+            print("nvmlDeviceGetFieldValues on GPU0 (field: nvmlReturn, value): " + ", ".join(
+                f"{f}: {int(v.nvmlReturn)}, {int(v.value.ullVal)}" for f, v in zip(fields, vals)))
+    finally:
+        r.close()
+
+
+def latency() -> None:
+    """Seconds per call of each NVML function the reader uses, on GPU0 (median of 20 calls)."""
+    from p2ptop.sources.nvml import NvmlReader
+
+    r = NvmlReader()
+    r.open()
+    try:
+        h, _ = r.call("nvmlDeviceGetHandleByIndex", 0)
+        count, _ = r.call("nvmlDeviceGetCount")
+        h1 = r.call("nvmlDeviceGetHandleByIndex", 1)[0] if count and count > 1 else h
+        import pynvml  # noqa: PLC0415 - a device probe, not the package (layering applies to p2ptop/)
+
+        info = pynvml.c_nvmlGpuFabricInfoV_t() if hasattr(pynvml, "c_nvmlGpuFabricInfoV_t") else None
+        import ctypes
+
+        calls = {
+            "nvmlSystemGetDriverVersion": (), "nvmlSystemGetCudaDriverVersion": (), "nvmlSystemGetNVMLVersion": (),
+            "nvmlDeviceGetCount": (), "nvmlDeviceGetHandleByIndex": (0,), "nvmlDeviceGetName": (h,),
+            "nvmlDeviceGetUUID": (h,), "nvmlDeviceGetSerial": (h,), "nvmlDeviceGetPciInfo": (h,),
+            "nvmlDeviceGetBrand": (h,), "nvmlDeviceGetArchitecture": (h,), "nvmlDeviceGetMemoryInfo": (h,),
+            "nvmlDeviceGetCudaComputeCapability": (h,), "nvmlDeviceGetCurrPcieLinkGeneration": (h,),
+            "nvmlDeviceGetMaxPcieLinkGeneration": (h,), "nvmlDeviceGetCurrPcieLinkWidth": (h,),
+            "nvmlDeviceGetMaxPcieLinkWidth": (h,), "nvmlDeviceGetPcieReplayCounter": (h,),
+            "nvmlDeviceGetUtilizationRates": (h,), "nvmlDeviceGetCpuAffinity": (h, 4), "nvmlDeviceGetNumaNodeId": (h,),
+            "nvmlDeviceGetMemoryAffinity": (h, 1, 0), "nvmlDeviceGetVirtualizationMode": (h,),
+            "nvmlDeviceGetMigMode": (h,), "nvmlDeviceGetNvLinkState": (h, 0), "nvmlDeviceGetNvLinkVersion": (h, 0),
+            "nvmlDeviceGetNvLinkRemotePciInfo": (h, 0), "nvmlDeviceGetNvLinkRemoteDeviceType": (h, 0),
+            "nvmlDeviceGetNvLinkCapability": (h, 0, 0), "nvmlDeviceGetNvLinkErrorCounter": (h, 0, 0),
+            "nvmlDeviceGetTopologyCommonAncestor": (h, h1), "nvmlDeviceGetP2PStatus": (h, h1, 0),
+            "nvmlDeviceGetFieldValues": (h, [94, (165, 0), 38, 45, 52, 59]),
+            "nvmlDeviceGetSupportedEventTypes": (h,),
+        }
+        if info is not None:
+            calls["nvmlDeviceGetGpuFabricInfoV"] = (h, ctypes.byref(info))
+        table, answers = {}, {}
+        for name, args in calls.items():
+            xs = []
+            for _ in range(20):
+                t0 = time.perf_counter()
+                _, why = r.call(name, *args)
+                xs.append(time.perf_counter() - t0)
+            table[name] = round(statistics.median(xs), 7)
+            answers[name] = why or "ok"
+        # a field-values call's cost by the number of fields (what the refresh shortcut relies on)
+        for n in (1, 8, 32):
+            xs = []
+            for _ in range(20):
+                t0 = time.perf_counter()
+                r.call("nvmlDeviceGetFieldValues", h, [94] * n)
+                xs.append(time.perf_counter() - t0)
+            table[f"nvmlDeviceGetFieldValues[{n} fields]"] = round(statistics.median(xs), 7)
+    finally:
+        r.close()
+    out = {
+        "origin": f"MEASURED by benchmarks/device/live_probe.py latency on {socket.gethostname()} at "
+                  f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}: median of 20 calls each on GPU0, through "
+                  f"NvmlReader.call (the reader's own wrapper included). Answers: "
+                  + "; ".join(f"{k}: {v}" for k, v in answers.items() if v != "ok"),
+        "default_s": round(statistics.median(table.values()), 7),
+        "per_call_s": table,
+    }
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    what = sys.argv[1]
+    if what == "inprocess":
+        inprocess()
+    elif what == "latency":
+        latency()
+    elif what == "procs":
+        n = int(sys.argv[2])
+        rest = sys.argv[3:]
+        cut = rest.index("/")
+        procs(n, rest[:cut], rest[cut + 1:])

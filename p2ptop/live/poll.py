@@ -1,0 +1,167 @@
+"""The live poll: what to read from NVML when, kept apart from whoever shows it.
+
+A full read (identity, topology, P2P status, each link's version, remote and capability, the PCIe path
+from sysfs, the host facts) happens at the start and again only when something says the hardware may
+have changed: a link went down or came up, a GPU was lost, came back or appeared, a PCIe link retrained,
+NVML calls started failing, an NVML event (Xid, double-bit ECC) arrived, or ``static_every`` seconds
+passed. Every other refresh reads only what moves (NvmlReader.read_dynamic). A dynamic refresh whose
+changes call for a full read is followed at once by one, so what is handed out is never stale.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from ..changes import Change, diff
+from ..model import Snapshot
+
+#: how often the parts that do not move are read again anyway (seconds)
+STATIC_EVERY_S = 300.0
+#: changes after which the static parts may be stale: the next snapshot handed out is a full read
+RESTATIC_KINDS = {"nvlink.down", "nvlink.up", "gpu.lost", "gpu.back", "gpu.added", "pcie.retrain",
+                  "nvml.failing", "nvml.recovered"}
+#: NVML events after which the next poll reads in full (a driver event: the GPU may have been reset)
+RESTATIC_EVENTS = {"gpu.xid", "gpu.ecc_dbe"}
+
+
+@dataclass
+class Poll:
+    """One refresh: the snapshot, the changes since the previous one, and what it cost."""
+
+    snapshot: Snapshot
+    changes: list[Change] = field(default_factory=list)
+    full: bool = True  # a full read (else only what moves)
+    why_full: str = ""  # what made it a full read
+    calls: int = 0  # NVML calls it made
+    seconds: float = 0.0  # wall time it took
+    compared: bool = True  # False: nothing before it to compare with (first read, or NVML reopened)
+
+
+class LiveSource:
+    """Live NVML, kept initialised between polls. The one face of the live path: the dashboard,
+    ``p2ptop snapshot`` and an exporter all read through it.
+
+    ``on_change`` (called from the event thread) receives the changes NVML events bring, the moment
+    they arrive; they are also kept in :attr:`log` with every change the polls found.
+    ``host_facts=False`` leaves the host facts out (commands that do not show them)."""
+
+    def __init__(self, nvml: Any = None, sysfs_root: str = "/", *, host_facts: bool = True, events: bool = True,
+                 static_every: float = STATIC_EVERY_S, on_change: Optional[Callable[[Change], None]] = None,
+                 log_size: int = 1000, clock: Callable[[], float] = time.monotonic):
+        self._nvml, self._sysfs_root = nvml, sysfs_root
+        self.host_facts, self.events_wanted, self.static_every = host_facts, events, static_every
+        self.on_change = on_change
+        self.clock = clock
+        self.log: collections.deque[Change] = collections.deque(maxlen=log_size)
+        self.last: Optional[Snapshot] = None
+        self.events: Any = None  # the EventWatcher, once started
+        self.event_status: dict[Any, dict[str, Any]] = {}  # per GPU: event types supported and registered
+        self._reader: Any = None
+        self._static_at = 0.0
+        self._full_wanted = ""
+        self._lock = threading.Lock()
+
+    # -- NVML open/close --
+    def _open(self) -> Any:
+        from ..sources import SourceUnavailable
+        from ..sources.nvml import NvmlReader, NvmlUnavailable
+
+        reader = NvmlReader(self._nvml, sysfs_root=self._sysfs_root)
+        try:
+            reader.open()
+        except NvmlUnavailable as e:
+            raise SourceUnavailable(
+                f"{e}. No NVIDIA driver here? Try a bundled demo (p2ptop demo lists them: --demo NAME) "
+                f"or a saved snapshot (--replay FILE)."
+            ) from None
+        self._reader = reader
+        return reader
+
+    def close(self) -> None:
+        if self.events is not None:
+            self.events.stop()
+            self.events = None
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+        self.last = None
+
+    def _start_events(self) -> None:
+        from .events import EventWatcher
+
+        watcher = EventWatcher(self._reader, self._event)
+        if watcher.start():
+            self.events = watcher
+        else:
+            self.events = None
+        self.event_status = watcher.status
+
+    def _event(self, change: Change) -> None:
+        with self._lock:
+            self.log.append(change)
+            if change.kind in RESTATIC_EVENTS:
+                self._full_wanted = f"NVML event: {change.text}"
+        if self.on_change is not None:
+            self.on_change(change)
+
+    # -- one refresh --
+    def _why_full(self, now: float) -> str:
+        last = self.last
+        if last is None:
+            return "first read"
+        if self._full_wanted:
+            return self._full_wanted
+        if now - self._static_at >= self.static_every:
+            return f"every {self.static_every:g} s"
+        if "gpus" in last.na:
+            return "NVML could not list the GPUs"
+        for g in last.gpus:
+            if "handle" in g.na or any("lost" in why.lower() for why in g.na.values()):
+                return f"GPU{g.index} was lost"
+        return ""
+
+    def poll(self) -> Poll:
+        """Read once; raises SourceUnavailable when NVML cannot start (the next poll tries again)."""
+        t0 = time.perf_counter()
+        reader = self._reader or self._open()
+        compared = self.last is not None
+        n0 = reader.ncalls
+        try:
+            now = self.clock()
+            with self._lock:
+                why = self._why_full(now)
+                self._full_wanted = ""
+            snap, changes = None, []
+            if not why:
+                snap = reader.read_dynamic(self.last)
+                if snap is None:
+                    why = "the GPU count changed or could not be read"
+                else:
+                    changes = diff(self.last, snap)
+                    moved = sorted({c.kind for c in changes} & RESTATIC_KINDS)
+                    if moved:
+                        why = "changes: " + ", ".join(moved)
+            if why:
+                snap = reader.read_open()
+                self._static_at = now
+                if self.host_facts:
+                    from ..sources import attach_host
+
+                    attach_host(snap, self._sysfs_root)
+                changes = diff(self.last, snap)
+        except Exception:
+            self.close()
+            raise
+        if self.events is None and self.events_wanted and self.last is None:
+            self._start_events()
+        self.last = snap
+        with self._lock:
+            self.log.extend(changes)
+        return Poll(snap, changes, bool(why), why, reader.ncalls - n0, time.perf_counter() - t0, compared)
+
+    def read(self) -> Snapshot:
+        return self.poll().snapshot
