@@ -25,6 +25,7 @@ from typing import Any, Iterable, Optional
 from ..findings import Finding
 from .codes import GATES, codes_in_line, key as code_key
 from .entry import Entry
+from .fact_roles import is_symptom, next_command, ruled_out
 from .regex_safety import MAX_LINE, compile_pattern, required_literal
 from .schema import FINDING_FACT, LOG_FACT
 
@@ -33,6 +34,7 @@ EXTRA_DISCOUNT = 0.1  # a line matched only by one of the further regexes weighs
 REQUIRE_WEIGHT, SUPPORT_WEIGHT = 0.5, 0.2  # default weight of a condition that holds
 UNKNOWN_FACTOR, CONTRADICTED_FACTOR = 0.8, 0.3
 LIKELY, POSSIBLE = 0.75, 0.45
+UNSURE_CAP = 0.44  # a candidate offered on its symptom alone (a required fact unknown) stays below POSSIBLE
 
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f]")
 _DELETE = {c: None for c in [*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f] if c not in (0x0d,)}
@@ -45,14 +47,28 @@ class Match:
     score: float
     reasons: list[str] = field(default_factory=list)
     deciding_facts: list[str] = field(default_factory=list)  # facts that are missing and would decide between candidates
+    unsure: bool = False  # a candidate on its symptom alone: some required fact is unknown (never likely/possible)
+    facts_for: list[str] = field(default_factory=list)  # conditions that hold, with the fact's value and origin
+    facts_against: list[str] = field(default_factory=list)  # conditions that fail, likewise
+    notes: list[str] = field(default_factory=list)  # where the text and the host disagree
 
     @property
     def confidence(self) -> str:
+        if self.unsure:
+            return "unsure"
         return "likely" if self.score >= LIKELY else "possible" if self.score >= POSSIBLE else "unsure"
+
+    @property
+    def next_command(self) -> Optional[dict[str, str]]:
+        """The one command that reads the first deciding fact (fact_roles.NEXT_COMMAND), or None."""
+        nc = next_command(self.deciding_facts)
+        return {"fact": nc[0], "command": nc[1]} if nc else None
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.entry.id, "failure_class": self.entry.failure_class, "score": round(self.score, 3),
-                "confidence": self.confidence, "reasons": self.reasons, "deciding_facts": self.deciding_facts}
+                "confidence": self.confidence, "reasons": self.reasons, "deciding_facts": self.deciding_facts,
+                "facts_for": self.facts_for, "facts_against": self.facts_against,
+                "next_command": self.next_command, "notes": self.notes}
 
 
 def clean_lines(text: str) -> list[str]:
@@ -73,6 +89,7 @@ class Log:
             self.starts.append(self.starts[-1] + len(line) + 1)
         lower = self.text.lower()
         self.lower = lower if len(lower) == len(self.text) else None  # case folding that changes lengths: search per line
+        self.codes: Optional[dict[str, list[tuple[int, str]]]] = None  # set by prepare()
 
     def line_at(self, offset: int) -> int:
         """1-based number of the line holding ``offset`` of :attr:`text`."""
@@ -120,7 +137,10 @@ _TEXT_FACTS: list[tuple[re.Pattern, Any, tuple[str, ...]]] = [
     (re.compile(r"\bGeForce\b|\bTITAN (?:RTX|V|Xp?)\b|\bRTX ?[2345]0[5-9]0(?: ?Ti| ?SUPER)?\b", re.IGNORECASE), ("gpu.consumer", True), ("geforce", "titan", "rtx")),
     (re.compile(r"\b(?:intel_iommu=on|amd_iommu=on|DMAR: IOMMU enabled|AMD-Vi: .*enabled)", re.IGNORECASE), ("host.iommu_active", True), ("iommu", "amd-vi")),
     (re.compile(r"\biommu(?:\.passthrough=1|=pt)\b", re.IGNORECASE), ("host.iommu_passthrough", True), ("iommu",)),
+    (re.compile(r"\bvia (P2P/[A-Za-z/ ]+?|SHM\S*|NET/\S+)(?:\s|$)"), "transport", ("via ",)),
 ]
+#: NCCL transports from the best to the worst (a pair's fact is the worst seen on its channels).
+_TRANSPORT_RANK = ("P2P", "SHM", "NET")
 
 
 def _text_facts(log: Log) -> dict[str, tuple[Any, int]]:
@@ -134,27 +154,72 @@ def _text_facts(log: Log) -> dict[str, tuple[Any, int]]:
                 elif what == "driver":
                     found.append((n, "host.driver_version", m.group(1)))
                     found.append((n, "host.driver_major", int(m.group(2))))
+                elif what == "transport":
+                    found.append((n, "nccl.transport", m.group(1).strip()))
                 else:
                     found.append((n, what[0], what[1]))
+    worst = [f for f in found if f[1] == "nccl.transport"]
+    if worst:
+        rank = lambda f: next((i for i, t in enumerate(_TRANSPORT_RANK) if str(f[2]).upper().startswith(t)), 0)
+        keep = max(worst, key=lambda f: (rank(f), -f[0]))
+        found = [f for f in found if f[1] != "nccl.transport"] + [keep]
     out: dict[str, tuple[Any, int]] = {}
     for n, k, v in sorted(found, key=lambda f: f[0]):
         out.setdefault(k, (v, n))
     return out
 
 
-class Facts:
-    """What is known: fact -> values (several findings may disagree), and where each came from."""
+HOST, TEXT = "host", "text"
 
-    def __init__(self, findings: Iterable[Finding], log: Log):
+
+def finding_origin(f: Finding, host_origin: str) -> tuple[str, str]:
+    """(kind, where) of a finding's facts: ("text", "line 14 of the paste") for findings read from
+    text (ids "text.*", evidence "line N of the paste: ..."), else ("host", the host's label)."""
+    if f.id.startswith("text."):
+        ev = f.evidence[0] if f.evidence else ""
+        m = re.match(r"(line \d+ of the \w+)", ev)
+        return TEXT, m.group(1) if m else (ev.split(": ", 1)[0] if ev else "the paste")
+    return HOST, host_origin
+
+
+class Facts:
+    """What is known: fact -> values (several findings may disagree), where each came from, and the
+    facts where the text and the host disagree (the host's values are kept and the answer says so)."""
+
+    def __init__(self, findings: Iterable[Finding], log: Log, origin: str = "host"):
         self.values: dict[str, list[Any]] = {}
         self.origin: dict[str, str] = {}
+        self.severity: dict[str, str] = {}  # finding id -> its worst severity
+        self.conflicts: list[str] = []
+        text: dict[str, list[tuple[Any, str]]] = {}
+        findings = list(findings)
         for f in findings:
-            self._add(FINDING_FACT, f.id, f"finding {f.id}")
+            kind, where = finding_origin(f, origin)
+            if kind == HOST or f.id not in self.severity:
+                self._add(FINDING_FACT, f.id, where)
+                rank = ("ok", "info", "warning", "problem")
+                if rank.index(f.severity if f.severity in rank else "info") >= rank.index(self.severity.get(f.id, "ok")):
+                    self.severity[f.id] = f.severity
             for k, v in (f.facts or {}).items():
-                self._add(k, v, "")
-        for k, (v, n) in _text_facts(log).items():
-            if k not in self.values:
-                self._add(k, v, f"line {n} of the log")
+                if v is None:
+                    continue
+                if kind == HOST:
+                    self._add(k, v, where)
+                else:
+                    text.setdefault(k, []).append((v, where))
+        if not any(f.id.startswith("text.") for f in findings):
+            for k, (v, n) in _text_facts(log).items():
+                text.setdefault(k, []).append((v, f"line {n} of the log"))
+        for k, vals in text.items():
+            if k in self.values:
+                said = [v for v, _ in vals if _norm(v) not in {_norm(h) for h in self.values[k]}]
+                if said:
+                    where = vals[[v for v, _ in vals].index(said[0])][1]
+                    self.conflicts.append(f"{where} says {k} = {said[0]}; the {self.origin.get(k, origin)} says "
+                                          f"{' / '.join(map(str, self.values[k]))} (the host's value is used)")
+                continue
+            for v, where in vals:
+                self._add(k, v, where)
         self.log = log.text
 
     def _add(self, k: str, v: Any, origin: str) -> None:
@@ -163,6 +228,9 @@ class Facts:
             vals.append(v)
         if origin:
             self.origin.setdefault(k, origin)
+
+    def known(self, fact: str) -> list[Any]:
+        return self.values.get(fact) or []
 
     def check(self, cond: dict[str, Any]) -> Optional[bool]:
         """True or False when the fact is known, None when it is not."""
@@ -178,11 +246,27 @@ class Facts:
             return None
         return any(_holds(cond, v) for v in vals)
 
+    def symptom(self, cond: dict[str, Any]) -> bool:
+        """Does this (holding) condition rest on a symptom: a failing state, an error, a warning/problem finding?"""
+        fact = cond["fact"]
+        if fact == LOG_FACT:
+            return False  # a log condition qualifies an entry (a version, a setting); the entry's regexes are its text symptom
+        if fact == FINDING_FACT:
+            return any(_holds(cond, i) and self.severity.get(i) in ("warning", "problem") for i in self.values.get(fact, []))
+        if "present" in cond:
+            return cond["present"] and any(is_symptom(fact, v) for v in self.values.get(fact, []))
+        return any(_holds(cond, v) and is_symptom(fact, v) for v in self.values.get(fact, []))
+
+    def symptoms(self) -> list[str]:
+        """Every symptom fact known, as 'key = value (origin)'."""
+        return [f"{k} = {v} ({self.origin.get(k, '?')})" for k, vals in self.values.items()
+                for v in vals if k != FINDING_FACT and is_symptom(k, v)]
+
     def shown(self, fact: str) -> str:
         vals = self.values.get(fact) or []
         text = " / ".join(str(v) for v in vals)
         where = self.origin.get(fact)
-        return f"{text} ({where})" if where and where.startswith("line") else text
+        return f"{text}, {where}" if where else text
 
 
 def _norm(v: Any) -> Any:
@@ -274,21 +358,30 @@ def _combine(weights: Iterable[float]) -> float:
 
 
 def score_entry(entry: Entry, log: Log, codes, facts: Facts) -> Optional[Match]:
-    text_w, reasons = _text_hits(entry, log, codes) if log.lines else ([], [])
+    """The entry's match on this text and these facts, or None when it is not offered: ruled out
+    (an ``exclude`` holds, or fact_roles.ruled_out), or without a symptom of its own (no regex or
+    code of it matched a line and none of its conditions holds on a symptom fact)."""
     m = entry.data.get("match") or {}
     for cond in m.get("exclude") or []:
         if facts.check(cond):
             return None
+    if ruled_out(entry.failure_class, facts.known):
+        return None
+    text_w, reasons = _text_hits(entry, log, codes) if log.lines else ([], [])
     fact_w: list[float] = []
     deciding: list[str] = []
+    against: list[str] = []
     factor = 1.0
+    symptom = bool(text_w)
     requires = m.get("require") or []
     all_hold = True
+    held: list[str] = []
     for cond in requires:
         ok = facts.check(cond)
         if ok:
             fact_w.append(cond.get("weight", REQUIRE_WEIGHT))
-            reasons.append(_describe(cond, facts))
+            held.append(_describe(cond, facts))
+            symptom = symptom or facts.symptom(cond)
         else:
             all_hold = False
             if ok is None:
@@ -297,38 +390,65 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts) -> Optional[Match]:
                     deciding.append(cond["fact"])
             else:
                 factor *= CONTRADICTED_FACTOR
-                reasons.append("against: " + _describe(cond, facts))
-    for cond in m.get("exclude") or []:
-        if facts.check(cond) is None and cond["fact"] not in deciding and cond["fact"] != LOG_FACT:
-            deciding.append(cond["fact"])
+                against.append(_describe(cond, facts))
     triggers = m.get("trigger") or []
     fired = [c for c in triggers if facts.check(c)]
-    if not text_w and not (all_hold and (fired if triggers else requires)):
-        return None
     for cond in fired:
         fact_w.append(cond.get("weight", REQUIRE_WEIGHT))
-        reasons.append(_describe(cond, facts))
+        held.append(_describe(cond, facts))
+        symptom = symptom or facts.symptom(cond)
     for cond in m.get("support") or []:
         if facts.check(cond):
             fact_w.append(cond.get("weight", SUPPORT_WEIGHT))
-            reasons.append(_describe(cond, facts))
+            held.append(_describe(cond, facts))
+            symptom = symptom or facts.symptom(cond)
+    if not symptom:
+        return None  # context alone never offers an entry
+    if triggers and not fired and not text_w:
+        for cond in triggers:
+            if facts.check(cond) is None and cond["fact"] not in deciding and cond["fact"] != LOG_FACT:
+                deciding.append(cond["fact"])
+    for cond in m.get("exclude") or []:
+        if facts.check(cond) is None and cond["fact"] not in deciding and cond["fact"] != LOG_FACT:
+            deciding.append(cond["fact"])
+    offered = bool(text_w) or (all_hold and bool(fired if triggers else requires))
     score = _combine(text_w + fact_w) * factor
-    return Match(entry, round(score, 4), list(dict.fromkeys(reasons)), deciding)
+    if not offered:
+        score = min(score, UNSURE_CAP)
+    held = list(dict.fromkeys(held))
+    reasons = list(dict.fromkeys(reasons + held + ["against: " + a for a in against]))
+    return Match(entry, round(score, 4), reasons, deciding, unsure=not offered,
+                 facts_for=[r for r in reasons if not r.startswith("against: ")], facts_against=against,
+                 notes=list(facts.conflicts))
 
 
-def match(kb, text: Optional[str] = None, findings: Iterable[Finding] = (), top: Optional[int] = None) -> list[Match]:
-    """Entries of ``kb`` that explain ``text`` and/or ``findings``, best first."""
-    log = Log(text)
-    codes = _codes(log)
-    facts = Facts(list(findings), log)
+def prepare(text: Optional[str]) -> Log:
+    """The text read once for matching (lines, error codes), reusable across finding groups."""
+    log = text if isinstance(text, Log) else Log(text)
+    if log.codes is None:
+        log.codes = _codes(log)
+    return log
+
+
+def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = None, origin: str = "host") -> list[Match]:
+    """Entries of ``kb`` that explain ``text`` (a str, or a :func:`prepare`d log) and/or ``findings``,
+    best first. Findings whose id starts with "text." were read from the text; the others are the
+    host's, and ``origin`` names where those came from ("live host", "demo", "replay")."""
+    log = prepare(text)
+    facts = Facts(list(findings), log, origin)
     out = []
     for entry in kb.entries:
-        m = score_entry(entry, log, codes, facts)
+        m = score_entry(entry, log, log.codes, facts)
         if m is not None:
             out.append(m)
     _share_deciding_facts(out)
-    out.sort(key=lambda m: (-m.score, m.entry.benign, m.entry.id))
+    out.sort(key=lambda m: (m.unsure, -m.score, m.entry.benign, m.entry.id))
     return out[:top] if top else out
+
+
+def known_facts(text=None, findings: Iterable[Finding] = (), origin: str = "host") -> Facts:
+    """The facts the matcher would hold for this text and these findings (for answers that list them)."""
+    return Facts(list(findings), prepare(text), origin)
 
 
 _LINE = re.compile(r"^(?:regex matched|error code .*) (?:line|on line) (\d+)")
