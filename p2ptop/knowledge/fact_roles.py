@@ -46,7 +46,9 @@ _NOT_OK = {"OK", "Success", "SUCCESS", ""}
 
 #: Keys whose role depends on the value: the predicate says when the value is a symptom.
 STATE_KEYS: dict[str, Callable[[Any], bool]] = {
-    **{f"p2p.{cap}": (lambda v: str(v).upper() not in ("OK", "UNKNOWN", "")) for cap in ("read", "write", "nvlink", "atomics", "pci")},
+    # read and write only: p2p.pci is NOT_SUPPORTED on every NVLink pair, p2p.nvlink and p2p.atomics on
+    # every PCIe pair, by design (diagnose judges a pair on read/write too)
+    **{f"p2p.{cap}": (lambda v: str(v).upper() not in ("OK", "UNKNOWN", "")) for cap in ("read", "write")},
     "gpu.fabric_state": lambda v: str(v).upper() in ("NOT_STARTED", "IN_PROGRESS"),
     "gpu.fabric_status": lambda v: str(v) not in _NOT_OK,
     "host.fabric_manager": lambda v: str(v).lower() in ("not running", "failed"),

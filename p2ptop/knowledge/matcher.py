@@ -211,7 +211,7 @@ class Facts:
             for k, (v, n) in _text_facts(log).items():
                 text.setdefault(k, []).append((v, f"line {n} of the log"))
         for k, vals in text.items():
-            if k in self.values:
+            if k in self.values and k != "nccl.transport":
                 said = [v for v, _ in vals if _norm(v) not in {_norm(h) for h in self.values[k]}]
                 if said:
                     where = vals[[v for v, _ in vals].index(said[0])][1]
@@ -220,7 +220,20 @@ class Facts:
                 continue
             for v, where in vals:
                 self._add(k, v, where)
+        self._derive()
         self.log = log.text
+
+    def _derive(self) -> None:
+        """Facts that only the text and the host together give: NCCL left P2P (SHM, NET) on a pair
+        that the host (or the text) says can do P2P."""
+        if "nccl.p2p_fallback" in self.values:
+            return
+        worse = [t for t in self.values.get("nccl.transport", []) if not str(t).upper().startswith("P2P")]
+        capable = "OK" in [str(v).upper() for v in self.values.get("p2p.read", [])] or any(
+            isinstance(n, int) and n > 0 for n in self.values.get("pair.nvlink_count", []))
+        if worse and capable:
+            where = [self.origin.get(k) for k in ("nccl.transport", "p2p.read" if "p2p.read" in self.values else "pair.nvlink_count")]
+            self._add("nccl.p2p_fallback", True, " and ".join(dict.fromkeys(w for w in where if w)))
 
     def _add(self, k: str, v: Any, origin: str) -> None:
         vals = self.values.setdefault(k, [])
@@ -404,6 +417,9 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts) -> Optional[Match]:
             symptom = symptom or facts.symptom(cond)
     if not symptom:
         return None  # context alone never offers an entry
+    if triggers and not fired and not text_w and all(facts.check(c) is False for c in triggers):
+        factor *= CONTRADICTED_FACTOR  # every sign of this entry's fault is known and absent
+        against.extend(_describe(c, facts) for c in triggers)
     if triggers and not fired and not text_w:
         for cond in triggers:
             if facts.check(cond) is None and cond["fact"] not in deciding and cond["fact"] != LOG_FACT:
@@ -470,3 +486,73 @@ def _share_deciding_facts(matches: list[Match]) -> None:
             union.extend(f for f in m.deciding_facts if f not in union)
         for m in group:
             m.deciding_facts = union
+
+
+# ---- per pair ---------------------------------------------------------------------------------
+
+def _subject_gpus(subject: str) -> tuple[int, ...]:
+    if subject.startswith("pair:"):
+        a, b = subject[5:].split("-")
+        return int(a), int(b)
+    if subject.startswith("gpu:"):
+        return (int(subject[4:]),)
+    return ()
+
+
+def finding_groups(findings: Iterable[Finding]) -> dict[str, list[Finding]]:
+    """Findings to match together, so facts of different pairs never mix: per pair (the pair's own
+    findings, its GPUs' and the host's), per GPU with findings of its own but no pair, else the host
+    alone. Findings read from text ("text.*") join the host's by subject: a text pair's facts go to
+    that pair (its own group when the host has no such pair), a GPU's to the pairs holding it, the
+    host's to every group."""
+    findings = list(findings)
+    by_subject: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_subject.setdefault(f.subject, []).append(f)
+    host = by_subject.get("host", [])
+    groups: dict[str, list[Finding]] = {}
+    covered: set[str] = set()
+    for subject, fs in by_subject.items():
+        if subject.startswith("pair:"):
+            a, b = _subject_gpus(subject)
+            gpus = by_subject.get(f"gpu:{a}", []) + by_subject.get(f"gpu:{b}", [])
+            covered.update({f"gpu:{a}", f"gpu:{b}"})
+            groups[f"GPU{a}->GPU{b}"] = fs + gpus + host
+    for subject, fs in by_subject.items():
+        if subject.startswith("gpu:") and subject not in covered:
+            groups[f"GPU{subject[4:]}"] = fs + host
+    if not groups:
+        groups["host"] = host
+    return groups
+
+
+def _signature(fs: list[Finding]) -> tuple:
+    """What a group's answer depends on: its findings' ids, severities and facts (not the subjects)."""
+    return tuple(sorted((f.id, f.severity, tuple(sorted((k, repr(v)) for k, v in (f.facts or {}).items())),
+                         tuple(f.evidence[:1]) if f.id.startswith("text.") else ()) for f in fs))
+
+
+def match_grouped(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = None,
+                  origin: str = "host") -> list[tuple[Match, str]]:
+    """The best match of each entry over the finding groups (:func:`finding_groups`), with the
+    group it came from ("GPU0->GPU1", "GPU0->GPU1 and 3 more pairs alike"; "" for text alone).
+    The text is read once; groups with the same facts are matched once."""
+    log = prepare(text)
+    findings = list(findings)
+    groups = finding_groups(findings) if findings else {"": []}
+    alike: dict[tuple, list[str]] = {}
+    first: dict[tuple, list[Finding]] = {}
+    for label, fs in groups.items():
+        sig = _signature(fs)
+        alike.setdefault(sig, []).append(label)
+        first.setdefault(sig, fs)
+    best: dict[str, tuple[Match, str]] = {}
+    for sig, fs in first.items():
+        labels = alike[sig]
+        label = labels[0] + (f" and {len(labels) - 1} more pair{'s' if len(labels) > 2 else ''} alike" if len(labels) > 1 else "")
+        for m in match(kb, log, fs, origin=origin):
+            old = best.get(m.entry.id)
+            if old is None or (old[0].unsure, -old[0].score) > (m.unsure, -m.score):
+                best[m.entry.id] = (m, label)
+    ranked = sorted(best.values(), key=lambda ml: (ml[0].unsure, -ml[0].score, ml[0].entry.benign, ml[0].entry.id))
+    return ranked[:top] if top else ranked
