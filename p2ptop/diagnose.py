@@ -232,12 +232,20 @@ def host_facts(snapshot: Snapshot) -> dict[str, Any]:
         facts["host.virtualized"] = True
     if any(l.remote_type == "NVSWITCH" for g in snapshot.gpus for l in g.nvlinks) or host_fact(snapshot, "host.nvswitch_pci_count").get("value"):
         facts["host.nvswitch_present"] = True
-    elif snapshot.gpus and not any("nvlink" in k.lower() for g in snapshot.gpus for k in g.na) \
-            and all(l.remote_type not in (None, "") for g in snapshot.gpus for l in g.nvlinks):
+    elif snapshot.gpus and all(_nvlinks_known(g) for g in snapshot.gpus):
         # every GPU's NVLinks were read (none, or all to known remotes) and none leads to an NVSwitch:
         # a known "no", which rules NVLS and Fabric Manager entries out (knowledge/fact_roles.py)
         facts["host.nvswitch_present"] = False
     return facts
+
+
+def _nvlinks_known(gpu: GPU) -> bool:
+    """Were the GPU's NVLinks read? NVML's "Not Supported" is its answer for a GPU without usable
+    NVLink (a PCIe card, or links disabled by the driver), a known none; other reasons are unknowns."""
+    why = " ".join(v for k, v in gpu.na.items() if "nvlink" in k.lower())
+    if why and "not supported" not in why.lower():
+        return False
+    return all(l.remote_type not in (None, "") for l in gpu.nvlinks)
 
 
 def _gpu_virtualization(snapshot: Snapshot) -> list[str]:

@@ -66,7 +66,7 @@ class Match:
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.entry.id, "failure_class": self.entry.failure_class, "score": round(self.score, 3),
-                "confidence": self.confidence, "reasons": self.reasons, "deciding_facts": self.deciding_facts,
+                "confidence": self.confidence, "unsure": self.unsure, "reasons": self.reasons, "deciding_facts": self.deciding_facts,
                 "facts_for": self.facts_for, "facts_against": self.facts_against,
                 "next_command": self.next_command, "notes": self.notes}
 
@@ -410,11 +410,14 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts) -> Optional[Match]:
         fact_w.append(cond.get("weight", REQUIRE_WEIGHT))
         held.append(_describe(cond, facts))
         symptom = symptom or facts.symptom(cond)
+    offered = bool(text_w) or (all_hold and bool(fired if triggers else requires))
     for cond in m.get("support") or []:
         if facts.check(cond):
             fact_w.append(cond.get("weight", SUPPORT_WEIGHT))
             held.append(_describe(cond, facts))
-            symptom = symptom or facts.symptom(cond)
+            # a symptom in support counts for an entry its require/trigger offer, but never makes an
+            # 'unsure' candidate of one whose own signs (text, require, trigger) are absent
+            symptom = symptom or (offered and facts.symptom(cond))
     if not symptom:
         return None  # context alone never offers an entry
     if triggers and not fired and not text_w and all(facts.check(c) is False for c in triggers):
@@ -427,7 +430,6 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts) -> Optional[Match]:
     for cond in m.get("exclude") or []:
         if facts.check(cond) is None and cond["fact"] not in deciding and cond["fact"] != LOG_FACT:
             deciding.append(cond["fact"])
-    offered = bool(text_w) or (all_hold and bool(fired if triggers else requires))
     score = _combine(text_w + fact_w) * factor
     if not offered:
         score = min(score, UNSURE_CAP)
