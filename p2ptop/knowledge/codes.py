@@ -10,8 +10,11 @@ from typing import Iterator, Union
 CUDA_NUMBERS: dict[int, str] = {
     35: "insufficientdriver",
     100: "nodevice",
+    101: "invaliddevice",
+    205: "mapbufferobjectfailed",
     217: "peeraccessunsupported",
     220: "nvlinkuncorrectable",
+    226: "contained",
     304: "operatingsystem",
     400: "invalidresourcehandle",
     700: "illegaladdress",
@@ -23,7 +26,7 @@ CUDA_NUMBERS: dict[int, str] = {
     803: "systemdrivermismatch",
     804: "compatnotsupportedondevice",
 }
-_ALIASES = {"invalidhandle": "invalidresourcehandle"}
+_ALIASES = {"invalidhandle": "invalidresourcehandle", "mapfailed": "mapbufferobjectfailed", "deviceunavailable": "devicesunavailable"}
 
 _NAME = re.compile(r"\b(?:cudaError(?P<rt>[A-Z][A-Za-z]+)|CUDA_ERROR_(?P<drv>[A-Z][A-Z_]+)|nccl(?P<nccl>[A-Z][A-Za-z]+Error|InvalidUsage|InvalidArgument))\b")
 # These three run on the lower-cased line (case-sensitive patterns are much faster than IGNORECASE).

@@ -29,6 +29,11 @@ FAILURE_CLASSES: dict[str, str] = {
     "driver_too_old_for_cuda": "cudaErrorInsufficientDriver (35)",
     "pcie_link_degraded": "a GPU trained below its PCIe width or generation under load",
     "pcie_link_idle_downclock_benign": "a low PCIe generation reported only because the GPU is idle (not a fault)",
+    "device_not_visible": "a peer or GPU hidden by CUDA_VISIBLE_DEVICES, a container's device list or a scheduler (invalid device ordinal, cudaErrorInvalidDevice 101)",
+    "mig_p2p_unsupported": "P2P, NCCL or CUDA IPC between MIG instances or on a MIG-enabled GPU",
+    "bar1_too_small": "BAR1 aperture too small or unassigned for PCIe P2P / GPUDirect (Above 4G decoding, Resizable BAR)",
+    "gpu_fallen_off_bus": "Xid 79, GPU has fallen off the bus, GPU lost during (P2P) traffic",
+    "nvlink_peer_memory_error": "invalid access of peer GPU memory over NVLink or a hardware error (cudaErrorContained 226), faults seen only over NVLink",
 }
 
 #: Classes that describe no fault; they may match, but are shown as information.
