@@ -1,0 +1,131 @@
+"""The evaluation corpus (benchmarks/corpus) is well formed, and the evaluation script runs.
+
+No accuracy thresholds here: the figures are measured by benchmarks/eval_diagnosis.py and recorded in
+benchmarks/corpus/README.md.
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib.util
+import json
+import os
+import sys
+from urllib.parse import urlsplit
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = os.path.join(REPO, "benchmarks", "corpus")
+FIELDS = {"id", "source_url", "class", "kind", "lang", "text", "conclusion", "conclusion_source", "certainty", "notes"}
+KINDS = {"error", "log", "tool_output", "description"}
+CERTAINTIES = {"maintainer", "reporter confirmed", "inferred"}
+
+
+def _load(name: str, path: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, mod)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+split = _load("corpus_split", os.path.join(CORPUS, "split.py"))
+
+
+def _cases() -> list[tuple[str, str, dict]]:
+    out = []
+    for part in split.PARTS:
+        for path in sorted(glob.glob(os.path.join(CORPUS, part, "*.json"))):
+            with open(path, encoding="utf-8") as f:
+                out.append((part, path, json.load(f)))
+    return out
+
+
+CASES = _cases()
+
+
+def _known_classes() -> set[str]:
+    from p2ptop.knowledge.entry import FAILURE_CLASSES
+    # the classes FACTS.md adds for issue 22 (entry.py gains them in the kbentries helper's branch)
+    new = {"device_not_visible", "mig_p2p_unsupported", "bar1_too_small", "gpu_fallen_off_bus", "nvlink_peer_memory_error"}
+    return set(FAILURE_CLASSES) | new | {"none", "other"}
+
+
+def test_corpus_is_not_empty_and_has_both_parts():
+    parts = {p for p, _, _ in CASES}
+    assert parts == {"dev", "holdout"}
+    assert len(CASES) >= 150
+
+
+@pytest.mark.parametrize("part,path,case", CASES, ids=[os.path.basename(p) for _, p, _ in CASES])
+def test_case_is_well_formed(part, path, case):
+    assert set(case) == FIELDS, f"{path}: fields {sorted(set(case) ^ FIELDS)}"
+    assert os.path.basename(path) == case["id"] + ".json"
+    assert case["class"] in _known_classes(), f"{path}: unknown class {case['class']!r}"
+    assert case["kind"] in KINDS
+    assert case["lang"] in ("en", "zh")
+    assert case["certainty"] in CERTAINTIES
+    assert case["text"].strip() and case["conclusion"].strip() and case["conclusion_source"].strip()
+    url = urlsplit(case["source_url"])
+    if url.scheme == "capture":
+        host_file = url.path.strip("/")
+        assert host_file.count("/") == 1, f"{path}: capture URL must be capture:HOST/FILE"
+        original = os.path.join(REPO, "..", "shared", "captures", host_file)
+        if os.path.exists(original):  # ../shared is beside the working tree, not in a CI clone
+            with open(original, encoding="utf-8") as f:
+                assert f.read() == case["text"], f"{path}: text differs from {original}"
+    else:
+        assert url.scheme == "https" and url.netloc, f"{path}: source_url {case['source_url']!r}"
+    assert split.split_of(case["source_url"]) == part, f"{path} is in {part}/ but its thread belongs to {split.split_of(case['source_url'])}"
+    if case["lang"] == "zh":
+        assert any("\u4e00" <= ch <= "\u9fff" for ch in case["text"]), f"{path}: lang zh without Chinese text"
+
+
+def test_no_duplicate_ids_or_texts():
+    ids = [c["id"] for _, _, c in CASES]
+    assert len(ids) == len(set(ids))
+    texts = [" ".join(c["text"].split()) for _, _, c in CASES]
+    dup = {t[:80] for t in texts if texts.count(t) > 1}
+    assert not dup, f"duplicate texts: {dup}"
+
+
+def test_dev_and_holdout_share_no_thread():
+    threads = {p: {split.thread_of(c["source_url"]) for q, _, c in CASES if q == p} for p in split.PARTS}
+    assert not threads["dev"] & threads["holdout"]
+
+
+def test_split_depends_only_on_the_thread():
+    url = "https://github.com/NVIDIA/nccl/issues/606"
+    assert split.split_of(url) == split.split_of(url + "#issuecomment-1") == split.split_of(url + "/")
+    assert split.thread_of("capture:h200x2-nvswitch-vm/a.log") == split.thread_of("capture:h200x2-nvswitch-vm/b.txt")
+    shares = [split.split_of(f"https://example.org/t/{i}") for i in range(2000)]
+    assert 0.35 < shares.count("holdout") / len(shares) < 0.45
+
+
+def test_evaluation_script_runs_on_three_cases():
+    ev = _load("eval_diagnosis", os.path.join(REPO, "benchmarks", "eval_diagnosis.py"))
+    dev = [c for p, _, c in CASES if p == "dev"]
+    picked = [next(c for c in dev if c["class"] == "none"), next(c for c in dev if c["class"] not in ("none", "other")),
+              next(c for c in dev if c["kind"] == "description")]
+    cases = [dict(c, part="dev") for c in picked]
+    results = ev.evaluate(cases)
+    assert [r["id"] for r in results] == [c["id"] for c in cases]
+    assert "false_alarm" in results[0] and "top1" in results[1] and "top3" in results[1]
+    table = ev.groups(results)
+    assert table["all"]["n"] == 3
+    md = ev.markdown("dev", table)
+    assert md.splitlines()[2].startswith("| cases | n | top-1 | top-3")
+
+
+def test_evaluation_script_judges_answers():
+    ev = _load("eval_diagnosis", os.path.join(REPO, "benchmarks", "eval_diagnosis.py"))
+    case = {"id": "x", "part": "dev", "class": "shm_exhausted", "kind": "log", "lang": "en", "text": "NCCL WARN shm"}
+    a = lambda cls, conf="likely", benign=False: {"failure_class": cls, "confidence": conf, "benign": benign}
+    r = ev.judge(case, [a("nccl_env_misconfig"), a("shm_exhausted")])
+    assert r["top1"] is False and r["top3"] is True and r["empty"] is False
+    healthy = dict(case, **{"class": "none"})
+    assert ev.judge(healthy, [a("pcie_link_idle_downclock_benign", benign=True)])["false_alarm"] is False
+    assert ev.judge(healthy, [a("shm_exhausted", "unsure")])["false_alarm"] is False
+    assert ev.judge(healthy, [a("shm_exhausted", "possible")])["false_alarm"] is True
+    assert ev.judge(case, [])["empty"] is True
