@@ -126,8 +126,13 @@ def _snapshot(args) -> tuple[Optional[Snapshot], Optional[str], Optional[int]]:
         return None, None, fail(str(e))
 
 
-def explain(kb, text: Optional[str], findings: list[Finding], top: Optional[int], origin: str = "host",
-            evidence=None) -> dict:
+def explain(kb, text: Optional[str], findings: list[Finding], top: Optional[int], origin: str = "host") -> list[tuple[Match, str]]:
+    """The ranked matches alone (best first, with the pair each came from): answer()["results"]."""
+    return answer(kb, text, findings, top, origin)["results"]
+
+
+def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int], origin: str = "host",
+           evidence=None) -> dict:
     """The whole answer as data: ranked matches (with the pair they came from), the symptom facts,
     where text and host disagree, what kind of answer it is and the one next command.
 
@@ -177,12 +182,12 @@ def run(args: argparse.Namespace) -> int:
         return fail("nothing to explain: give a log FILE (or - for stdin), or a host (live, --demo, --replay)")
     kb = load_kb(extra_dirs=getattr(args, "kb", []) or [])
     findings = findings_for(snap) + pair_fact_findings(snap) if snap is not None else []
-    answer = explain(kb, text, findings, args.top, host_origin(snap))
+    result = answer(kb, text, findings, args.top, host_origin(snap))
     source = snap.source.label if snap is not None else None
     if args.json:
-        print(json.dumps(_as_json(answer, text, source, note, kb, args.lang), indent=1, ensure_ascii=False, default=str))
+        print(json.dumps(_as_json(result, text, source, note, kb, args.lang), indent=1, ensure_ascii=False, default=str))
     else:
-        print(_as_text(answer, text, source, note, kb, args.lang))
+        print(_as_text(result, text, source, note, kb, args.lang))
     return EXIT_OK
 
 
