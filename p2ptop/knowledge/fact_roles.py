@@ -8,7 +8,9 @@ that a symptom already points at.
 
 A key is a symptom key, a context key, or a *state* key whose role depends on its value: a P2P
 status is a symptom when it is not OK, the fabric state when registration did not complete, an NCCL
-transport when it is not P2P. Every key of ``FACT_KEYS`` that is not listed here is context.
+transport when it is not P2P. Every key of ``FACT_KEYS`` that is not listed here is context; so is ``gpu.nvlink_errors`` (CRC counts are
+corrected by retry and matter only as a rate, see diagnose.LINK_FAULT_COUNTERS) and every ``env.*`` (a
+setting says where, the transport it led to says what went wrong).
 """
 
 from __future__ import annotations
@@ -31,7 +33,6 @@ SYMPTOM_KEYS: dict[str, str] = {
     "tool.p2p_slower_than_no_p2p": "a copy tool measured P2P slower than without it",
     "tool.verification_error": "a copy tool found wrong data",
     "gpu.nvlink_down": "NVLinks measured down",
-    "gpu.nvlink_errors": "NVLink error counters not zero",
     "gpu.nvlink_replay_recovery": "NVLink replay or recovery counted",
     "gpu.pcie_degraded_under_load": "PCIe link measured below its max under load",
     "gpu.pcie_idle_downclock": "PCIe link measured low while idle",
