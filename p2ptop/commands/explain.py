@@ -84,7 +84,7 @@ class TextEvidence:
     kinds: list[str] = field(default_factory=list)
 
 
-def read_evidence(text: Optional[str]):
+def read_evidence(text: Optional[str], log=None):
     """The text's facts as findings ("text.*", evidence "line N of the paste: ..."), from the
     evidence package; until it is installed, the few facts the matcher itself reads from a log."""
     if text is None:
@@ -92,25 +92,26 @@ def read_evidence(text: Optional[str]):
     try:
         from ..evidence import read_text as evidence_read_text
     except ImportError:
-        return _fallback_evidence(text)
+        return _fallback_evidence(text, log)
     return evidence_read_text(text)
 
 
-def _fallback_evidence(text: str) -> TextEvidence:
+def _fallback_evidence(text: str, log=None) -> TextEvidence:
     from ..knowledge.matcher import Log, _text_facts
 
-    log = Log(text)
+    log = log if log is not None else Log(text)
     out = []
     for k, (v, n) in _text_facts(log).items():
         subject = "host"
         out.append(Finding(f"text.{k}", subject, "info", f"{k} = {v}",
                            [f"line {n} of the paste: {log.lines[n - 1][:120]}"], {k: v}))
     errors = re.compile(r"CUDA error|cudaError\w+|CUDA_ERROR_\w+|NCCL WARN|nccl\w*Error|NCCL error", re.IGNORECASE)
-    n = next((i for i, line in enumerate(log.lines, 1) if errors.search(line)), None)
+    m = errors.search(log.text)
+    n = log.line_at(m.start()) if m else None
     if n is not None:
         out.append(Finding("text.error", "host", "problem", "an error line",
                            [f"line {n} of the paste: {log.lines[n - 1][:120]}"], {"error.text": log.lines[n - 1][:200]}))
-    related = bool(out) or any(_GPU_WORDS.search(line) for line in log.lines[:20000])
+    related = bool(out) or _GPU_WORDS.search(log.text) is not None
     return TextEvidence(out, related, ["text"] if text.strip() else [])
 
 
@@ -139,8 +140,8 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
     kind: "matches" (an entry offered on its text or its facts), "unsure" (only candidates on a
     symptom, or symptoms no entry fits), "healthy" (GPUs in the text or host, no sign of trouble),
     "no_gpu_trace" (the text holds nothing about GPUs or P2P), "nothing" (no text and no findings)."""
-    evidence = evidence if evidence is not None else read_evidence(text)
     log = prepare(text)
+    evidence = evidence if evidence is not None else read_evidence(text, log)
     everything = list(findings) + list(evidence.findings)
     results = match_grouped(kb, log, everything, top, origin)
     facts = known_facts(log, everything, origin)

@@ -26,7 +26,7 @@ from ..findings import Finding
 from .codes import GATES, codes_in_line, key as code_key
 from .entry import Entry
 from .fact_roles import is_symptom, next_command, ruled_out
-from .regex_safety import MAX_LINE, compile_pattern, required_literal
+from .regex_safety import MAX_LINE, compile_pattern, required_literals
 from .schema import FINDING_FACT, LOG_FACT
 
 PRIMARY_REGEX, CODE = 0.7, 0.45  # default weight of a line matched by the main regex, or naming an error code
@@ -90,6 +90,7 @@ class Log:
         lower = self.text.lower()
         self.lower = lower if len(lower) == len(self.text) else None  # case folding that changes lengths: search per line
         self.codes: Optional[dict[str, list[tuple[int, str]]]] = None  # set by prepare()
+        self._searched: dict[str, bool] = {}
 
     def line_at(self, offset: int) -> int:
         """1-based number of the line holding ``offset`` of :attr:`text`."""
@@ -110,20 +111,50 @@ class Log:
         return sorted(found)
 
     def first_line(self, rx: re.Pattern) -> Optional[int]:
-        """The first line ``rx`` matches. A substring search for the pattern's required literal picks
-        the candidate lines, so a long log costs one pass per pattern in C, not one regex per line."""
-        lit = required_literal(rx.pattern)
-        if lit and self.lower is not None:
-            pos = self.lower.find(lit)
-            while pos != -1:
-                n = self.line_at(pos)
+        """The first line ``rx`` matches. A substring search for the pattern's required literals (one,
+        or one per branch of an alternation) picks the candidate lines, so a long log costs a pass per
+        literal in C, not one regex per line."""
+        lits = required_literals(rx.pattern)
+        if lits and self.lower is not None:
+            nxt = {lit: self.lower.find(lit) for lit in lits}
+            while True:
+                live = [p for p in nxt.values() if p != -1]
+                if not live:
+                    return None
+                n = self.line_at(min(live))
                 if rx.search(self.lines[n - 1]):
                     return n
-                pos = self.lower.find(lit, self.starts[n])
-            return None
-        if not lit and rx.search(self.text) is None:
-            return None
-        return next((n for n, line in enumerate(self.lines, 1) if (not lit or lit in line.lower()) and rx.search(line)), None)
+                after = self.starts[n]
+                for lit, p in nxt.items():
+                    if p != -1 and p < after:
+                        nxt[lit] = self.lower.find(lit, after)
+        if lits:
+            return next((n for n, line in enumerate(self.lines, 1) if any(l in line.lower() for l in lits) and rx.search(line)), None)
+        # one search over the whole text (in C), then the line it found is checked alone: a match
+        # that only exists across a line break (\s matching the newline) is skipped, as per line
+        pos = 0
+        while True:
+            m = rx.search(self.text, pos)
+            if m is None:
+                return None
+            n = self.line_at(m.start())
+            if rx.search(self.lines[n - 1]):
+                return n
+            if n >= len(self.lines):
+                return None
+            pos = self.starts[n]
+
+    def search(self, pattern: str) -> bool:
+        """Does ``pattern`` (a condition's regex on the whole log) occur? Cached: every finding group asks."""
+        hit = self._searched.get(pattern)
+        if hit is None:
+            rx = compile_pattern(pattern)
+            if required_literals(pattern):
+                hit = self.first_line(rx) is not None  # per line, as the entry's own regexes
+            else:
+                hit = rx.search(self.text) is not None
+            self._searched[pattern] = hit
+        return hit
 
 
 # ---- facts -----------------------------------------------------------------------------------
@@ -158,10 +189,13 @@ def _text_facts(log: Log) -> dict[str, tuple[Any, int]]:
                     found.append((n, "nccl.transport", m.group(1).strip()))
                 else:
                     found.append((n, what[0], what[1]))
-    worst = [f for f in found if f[1] == "nccl.transport"]
-    if worst:
+    firsts: dict[str, tuple[int, str, Any]] = {}
+    for f in found:
+        if f[1] == "nccl.transport":
+            firsts.setdefault(f[2], f)
+    if firsts:
         rank = lambda f: next((i for i, t in enumerate(_TRANSPORT_RANK) if str(f[2]).upper().startswith(t)), 0)
-        keep = max(worst, key=lambda f: (rank(f), -f[0]))
+        keep = max(firsts.values(), key=lambda f: (rank(f), -f[0]))
         found = [f for f in found if f[1] != "nccl.transport"] + [keep]
     out: dict[str, tuple[Any, int]] = {}
     for n, k, v in sorted(found, key=lambda f: f[0]):
@@ -222,6 +256,7 @@ class Facts:
                 self._add(k, v, where)
         self._derive()
         self.log = log.text
+        self._log = log
 
     def _derive(self) -> None:
         """Facts that only the text and the host together give: NCCL left P2P (SHM, NET) on a pair
@@ -251,7 +286,7 @@ class Facts:
         if fact == LOG_FACT:
             if not self.log:
                 return None
-            return compile_pattern(cond["regex"]).search(self.log) is not None
+            return self._log.search(cond["regex"])
         if "present" in cond:
             return (fact in self.values) == cond["present"]
         vals = self.values.get(fact)

@@ -143,3 +143,39 @@ def slow_patterns(patterns: Iterable[str], limit_s: float = TIME_LIMIT_S) -> set
         parent.close()
         todo = todo[done + 1:]
     return slow
+
+
+def _literal_run(items) -> str:
+    best, run = "", ""
+    for op, av in items:
+        if str(op) == "LITERAL":
+            run += chr(av).lower()
+            continue
+        best, run = max(best, run, key=len), ""
+    best = max(best, run, key=len)
+    return best if len(best) >= 3 else ""
+
+
+@functools.lru_cache(maxsize=4096)
+def required_literals(pattern: str) -> tuple[str, ...]:
+    """Lower-cased literals one of which every match of ``pattern`` contains: the required literal, or
+    for a pattern that is one alternation ``a|b|c`` (bare or in one group) one literal per branch;
+    () when some branch has none worth using."""
+    lit = required_literal(pattern)
+    if lit:
+        return (lit,)
+    try:
+        tree = list(_sre_parse.parse(pattern, FLAGS))
+    except re.error:
+        return ()
+    while len(tree) == 1 and str(tree[0][0]) == "SUBPATTERN":
+        tree = list(tree[0][1][-1])
+    if len(tree) != 1 or str(tree[0][0]) != "BRANCH":
+        return ()
+    out = []
+    for branch in tree[0][1][1]:
+        b = _literal_run(list(branch))
+        if not b:
+            return ()
+        out.append(b)
+    return tuple(dict.fromkeys(out))
