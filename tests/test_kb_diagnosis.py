@@ -242,7 +242,7 @@ def test_explain_json_carries_candidates_confidence_origins_and_the_next_command
     import p2ptop.commands.explain as ex
 
     ev = ex.TextEvidence([text_finding("host", 2, symptom__hang=True, text__framework="pytorch")], True, ["description"])
-    monkeypatch.setattr(ex, "read_evidence", lambda text: ev)
+    monkeypatch.setattr(ex, "read_evidence", lambda text, log=None: ev)
     code, out, _ = run(["explain", write(tmp_path, "d.txt", "we use pytorch\nit hangs forever\n"), "--text-only", "--json"], capsys)
     doc = json.loads(out)
     assert doc["answer"] == "unsure" and doc["matches"] and doc["next_command"]["command"]
