@@ -4,7 +4,7 @@ CUDA runtime names (cudaErrorX), driver names (CUDA_ERROR_X) and numbers, NCCL r
 from __future__ import annotations
 
 import re
-from typing import Iterator, Union
+from typing import Iterator, Optional, Union
 
 #: CUDA error numbers (the runtime and driver API share these) -> key; only those the KB needs to read.
 CUDA_NUMBERS: dict[int, str] = {
@@ -76,3 +76,84 @@ def codes_in_line(line: str) -> Iterator[tuple[str, str]]:
                     yield CUDA_NUMBERS[n], shown[m.start():m.end()].strip()
     for m in _XID.finditer(low):
         yield f"xid{int(m.group(1))}", shown[m.start():m.end()].strip()
+
+
+# --- the full CUDA error table --------------------------------------------------------------------
+#: CUDA's error table: (number, runtime name, driver-API name, the message cudaGetErrorString /
+#: cuGetErrorString prints). Numbers and names from CUDA 13.1's driver_types.h (enum cudaError) and
+#: cuda.h (CUresult); messages as the runtime prints them. Runtime and driver numbers agree for
+#: every code listed. The text evidence reader (p2ptop.evidence) maps driver names, numbers and
+#: messages to the runtime name with it; CUDA_NUMBERS above stays the matcher's short list.
+CUDA_ERRORS: tuple[tuple[int, str, str, str], ...] = (
+    (1, "cudaErrorInvalidValue", "CUDA_ERROR_INVALID_VALUE", "invalid argument"),
+    (2, "cudaErrorMemoryAllocation", "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"),
+    (3, "cudaErrorInitializationError", "CUDA_ERROR_NOT_INITIALIZED", "initialization error"),
+    (4, "cudaErrorCudartUnloading", "CUDA_ERROR_DEINITIALIZED", "driver shutting down"),
+    (34, "cudaErrorStubLibrary", "CUDA_ERROR_STUB_LIBRARY", "CUDA driver is a stub library"),
+    (35, "cudaErrorInsufficientDriver", "", "CUDA driver version is insufficient for CUDA runtime version"),
+    (36, "cudaErrorCallRequiresNewerDriver", "", "API call is not supported in the installed CUDA driver"),
+    (46, "cudaErrorDevicesUnavailable", "", "CUDA-capable device(s) is/are busy or unavailable"),
+    (98, "cudaErrorInvalidDeviceFunction", "", "invalid device function"),
+    (100, "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"),
+    (101, "cudaErrorInvalidDevice", "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"),
+    (200, "cudaErrorInvalidKernelImage", "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"),
+    (201, "cudaErrorDeviceUninitialized", "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"),
+    (209, "cudaErrorNoKernelImageForDevice", "CUDA_ERROR_NO_BINARY_FOR_GPU", "no kernel image is available for execution on the device"),
+    (214, "cudaErrorECCUncorrectable", "CUDA_ERROR_ECC_UNCORRECTABLE", "uncorrectable ECC error encountered"),
+    (216, "cudaErrorDeviceAlreadyInUse", "CUDA_ERROR_CONTEXT_ALREADY_IN_USE", "exclusive-thread device already in use by a different thread"),
+    (217, "cudaErrorPeerAccessUnsupported", "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED", "peer access is not supported between these two devices"),
+    (220, "cudaErrorNvlinkUncorrectable", "CUDA_ERROR_NVLINK_UNCORRECTABLE", "uncorrectable NVLink error detected during the execution"),
+    (226, "cudaErrorContained", "CUDA_ERROR_CONTAINED", "Invalid access of peer GPU memory over nvlink or a hardware error"),
+    (304, "cudaErrorOperatingSystem", "CUDA_ERROR_OPERATING_SYSTEM", "OS call failed or operation not supported on this OS"),
+    (400, "cudaErrorInvalidResourceHandle", "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"),
+    (500, "cudaErrorSymbolNotFound", "CUDA_ERROR_NOT_FOUND", "named symbol not found"),
+    (600, "cudaErrorNotReady", "CUDA_ERROR_NOT_READY", "device not ready"),
+    (700, "cudaErrorIllegalAddress", "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"),
+    (701, "cudaErrorLaunchOutOfResources", "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", "too many resources requested for launch"),
+    (702, "cudaErrorLaunchTimeout", "CUDA_ERROR_LAUNCH_TIMEOUT", "the launch timed out and was terminated"),
+    (704, "cudaErrorPeerAccessAlreadyEnabled", "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED", "peer access is already enabled"),
+    (705, "cudaErrorPeerAccessNotEnabled", "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED", "peer access has not been enabled"),
+    (709, "cudaErrorContextIsDestroyed", "CUDA_ERROR_CONTEXT_IS_DESTROYED", "context is destroyed"),
+    (710, "cudaErrorAssert", "CUDA_ERROR_ASSERT", "device-side assert triggered"),
+    (711, "cudaErrorTooManyPeers", "CUDA_ERROR_TOO_MANY_PEERS", "peer mapping resources exhausted"),
+    (712, "cudaErrorHostMemoryAlreadyRegistered", "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED", "part or all of the requested memory range is already mapped"),
+    (714, "cudaErrorHardwareStackError", "CUDA_ERROR_HARDWARE_STACK_ERROR", "hardware stack error"),
+    (715, "cudaErrorIllegalInstruction", "CUDA_ERROR_ILLEGAL_INSTRUCTION", "an illegal instruction was encountered"),
+    (716, "cudaErrorMisalignedAddress", "CUDA_ERROR_MISALIGNED_ADDRESS", "misaligned address"),
+    (719, "cudaErrorLaunchFailure", "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"),
+    (800, "cudaErrorNotPermitted", "CUDA_ERROR_NOT_PERMITTED", "operation not permitted"),
+    (801, "cudaErrorNotSupported", "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"),
+    (802, "cudaErrorSystemNotReady", "CUDA_ERROR_SYSTEM_NOT_READY", "system not yet initialized"),
+    (803, "cudaErrorSystemDriverMismatch", "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "system has unsupported display driver / cuda driver combination"),
+    (804, "cudaErrorCompatNotSupportedOnDevice", "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "forward compatibility was attempted on non supported HW"),
+    (909, "cudaErrorTimeout", "CUDA_ERROR_TIMEOUT", "wait operation timed out"),
+    (999, "cudaErrorUnknown", "CUDA_ERROR_UNKNOWN", "unknown error"),
+)
+#: Messages too common to name a CUDA error unless the line says CUDA ("CUDA error: out of memory").
+GENERIC_CUDA_MESSAGES = frozenset({"invalid argument", "out of memory", "initialization error", "unknown error",
+                                   "operation not permitted", "operation not supported", "device not ready",
+                                   "context is destroyed", "misaligned address", "hardware stack error",
+                                   "driver shutting down", "invalid resource handle", "named symbol not found",
+                                   "wait operation timed out", "invalid device function"})
+CUDA_BY_NUMBER: dict[int, tuple[str, str, str]] = {n: (rt, drv, msg) for n, rt, drv, msg in CUDA_ERRORS}
+CUDA_BY_NAME: dict[str, int] = {**{rt: n for n, rt, _d, _m in CUDA_ERRORS}, **{d: n for n, _r, d, _m in CUDA_ERRORS if d}}
+CUDA_BY_MESSAGE: dict[str, int] = {msg.lower(): n for n, _r, _d, msg in CUDA_ERRORS}
+#: Runtime names as CUDA < 10.1 numbered them (cudaErrorPeerAccessAlreadyEnabled was 50 then): names
+#: stay valid, only the old numbers differ, so a number is read only beside a modern name or message.
+_ALIASES.update({"launchfailed": "launchfailure", "invalidimage": "invalidkernelimage", "notfound": "symbolnotfound",
+                 "outofmemory": "memoryallocation", "notinitialized": "initializationerror", "nobinaryforgpu": "nokernelimagefordevice"})
+
+
+def cuda_error(name_or_number: Union[str, int]) -> Optional[tuple[int, str]]:
+    """(number, runtime name) of a CUDA error written as a runtime name, a driver name, a number or
+    its message; None when CUDA's table has no such error."""
+    if isinstance(name_or_number, int):
+        hit = CUDA_BY_NUMBER.get(name_or_number)
+        return (name_or_number, hit[0]) if hit else None
+    s = name_or_number.strip()
+    if s.isdigit():
+        return cuda_error(int(s))
+    n = CUDA_BY_NAME.get(s)
+    if n is None:
+        n = CUDA_BY_MESSAGE.get(s.lower().rstrip("."))
+    return (n, CUDA_BY_NUMBER[n][0]) if n is not None else None

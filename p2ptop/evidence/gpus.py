@@ -1,0 +1,61 @@
+"""GPU models as people and tools write them -> product class and architecture.
+
+Used by the nvidia-smi parsers (a product name) and the prose parser (a model in a sentence,
+"两张4090", "8x A100"). The table holds the models that P2P reports name; a name it does not know
+gives class and architecture None, never a guess.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+# (regex on the lower-cased text, canonical name, product class, architecture)
+_MODELS: list[tuple[str, str, str, str]] = [
+    (r"rtx\s*pro\s*6000(\s*blackwell)?", "RTX PRO 6000 Blackwell", "workstation", "Blackwell"),
+    (r"rtx\s*(?:6000|5000|4500|4000)\s*ada", "RTX 6000 Ada", "workstation", "Ada"),
+    (r"(?:rtx\s*)?a(?:6000|5500|5000|4500|4000)\b", "RTX A6000", "workstation", "Ampere"),
+    (r"(?:rtx\s*)?50(?:90|80|70|60)(?:\s*ti)?", "GeForce RTX 50", "consumer", "Blackwell"),
+    (r"(?:rtx\s*)?40(?:90|80|70|60)(?:\s*ti|\s*super)?d?", "GeForce RTX 40", "consumer", "Ada"),
+    (r"(?:rtx\s*)?30(?:90|80|70|60)(?:\s*ti)?", "GeForce RTX 30", "consumer", "Ampere"),
+    (r"rtx\s*20(?:80|70|60)(?:\s*ti|\s*super)?", "GeForce RTX 20", "consumer", "Turing"),
+    (r"titan\s*rtx", "TITAN RTX", "consumer", "Turing"),
+    (r"titan\s*v\b", "TITAN V", "consumer", "Volta"),
+    (r"titan\s*xp?", "TITAN X", "consumer", "Pascal"),
+    (r"gtx\s*1(?:080|070|060)(?:\s*ti)?", "GeForce GTX 10", "consumer", "Pascal"),
+    (r"gb200|gb300", "GB200", "data-centre", "Blackwell"),
+    (r"b200|b300|b100\b", "B200", "data-centre", "Blackwell"),
+    (r"gh200", "GH200", "data-centre", "Hopper"),
+    (r"h100|h800|h200|h20\b", "H100", "data-centre", "Hopper"),
+    (r"a100|a800", "A100", "data-centre", "Ampere"),
+    (r"a10g?\b|a30\b|a40\b|a16\b|a2\b", "A10", "data-centre", "Ampere"),
+    (r"l40s?\b|l4\b|l20\b", "L40", "data-centre", "Ada"),
+    (r"v100", "V100", "data-centre", "Volta"),
+    (r"p100|p40\b|p4\b", "P100", "data-centre", "Pascal"),
+    (r"\bt4\b", "T4", "data-centre", "Turing"),
+    (r"k80|k40", "K80", "data-centre", "Kepler"),
+    (r"quadro", "Quadro", "workstation", ""),
+]
+_COMPILED = [(re.compile(r"(?<![a-z0-9])(?:" + rx + r")(?![a-z0-9])"), name, cls, arch) for rx, name, cls, arch in _MODELS]
+#: a model in free text: needs a GPU word around a bare number ("4090" alone is a year or a port)
+MODEL_IN_PROSE = re.compile(
+    r"(?<![a-z0-9])(?:(?:nvidia\s+|geforce\s+|tesla\s+|quadro\s+)?(?:rtx\s*pro\s*6000|rtx\s*\d{4}(?:\s*ti|\s*super|\s*ada)?|"
+    r"gtx\s*\d{3,4}(?:\s*ti)?|titan\s*(?:rtx|v|xp?)|rtx\s*a\d{4}|a\d{4}\b|gb[23]00|b[12]00|gh200|h100|h800|h200|h20|a100|a800|"
+    r"a10g?|a30|a40|l40s?|l20|v100|p100|t4|k80)|(?:50|40|30)(?:90|80|70|60)(?:\s*ti|\s*d)?(?=\s*(?:gpu|显卡|卡|x|×|\*|s\b|,|，|。|\)|$)|"
+    r"\s+(?:and|with|和)))(?![a-z0-9])")
+
+
+def classify(name: Optional[str]) -> tuple[Optional[str], Optional[str]]:
+    """(product class, architecture) of a GPU name, (None, None) when unknown."""
+    if not name:
+        return None, None
+    low = name.lower()
+    if "geforce" in low or "titan" in low:
+        for rx, _n, cls, arch in _COMPILED:
+            if rx.search(low):
+                return "consumer", arch or None
+        return "consumer", None
+    for rx, _n, cls, arch in _COMPILED:
+        if rx.search(low):
+            return cls, arch or None
+    return None, None

@@ -1,0 +1,133 @@
+"""NCCL INFO/WARN logs, through the one reader p2ptop.nccl.log.
+
+Facts: nccl.version, host.cuda_runtime_version (NCCL's "+cudaX.Y"), host.cuda_driver_version
+(cudaDriverVersion), env.<VARIABLE> for every "set by environment" (and for NCCL_*/CUDA_VISIBLE_DEVICES
+set on a shell line of the paste), per pair nccl.transport (the worst over the pair's channels) and
+nccl.p2p_fallback (SHM/NET on a pair that the paste says can do P2P: its topo path is NV#/PIX/PXB,
+its topo -p2p read is OK, or NCCL itself said "Could not enable P2P" / "P2P is disabled between
+connected GPUs" for it), error.nccl (result names, torch's "unhandled system error" ...),
+text.tool "nccl-log".
+
+Ranks map to GPUs by bus id where the paste says which bus id is which GPU, else by the device
+index NCCL prints (cudaDev of the rank, or the index in the channel's brackets). Pairs of ranks on
+different hosts are not GPU pairs and give no pair facts.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from ..nccl.log import NcclLog, read_nccl_log, transport_rank
+from .paste import Collector, pair_subject
+
+_SHELL_ENV = re.compile(r"(?:^|[\s;'\"])(?:export\s+)?((?:NCCL|CUDA_VISIBLE|TORCH_NCCL|NVIDIA_VISIBLE)[A-Z0-9_]*)=([^\s;'\"]+)")
+P2P_CAPABLE_PATHS = ("NV", "PIX", "PXB")
+
+
+def _rank_gpus(c: Collector, log: NcclLog) -> dict[tuple[Optional[str], int], int]:
+    """(host, rank) -> GPU index."""
+    out: dict[tuple[Optional[str], int], int] = {}
+    for r in log.ranks:
+        gpu = c.gpu_of_bus(r.bus_id)
+        out.setdefault((r.host, r.rank), gpu if gpu is not None else r.cuda_dev)
+    for ch in log.channels:
+        for rank, dev, bus in ((ch.src, ch.src_dev, ch.src_bus), (ch.dst, ch.dst_dev, ch.dst_bus)):
+            if (ch.host, rank) in out:
+                continue
+            gpu = c.gpu_of_bus(bus) if bus else None
+            if gpu is None:
+                gpu = dev
+            if gpu is not None:
+                out[(ch.host, rank)] = gpu
+    return out
+
+
+def parse(c: Collector) -> bool:
+    text = c.paste.text
+    if "NCCL" not in text:
+        return False
+    log = read_nccl_log(text)
+    if not log.is_nccl and not log.messages and log.version is None:
+        return False
+    c.structured["nccl"] = log
+    if log.is_nccl:
+        c.kind("nccl-log")
+        c.add("host", "text.tool", "nccl-log", 1, severity="info")
+    if log.version:
+        c.add("host", "nccl.version", log.version, log.version_line or 1)
+    if log.cuda:
+        c.add("host", "host.cuda_runtime_version", log.cuda, log.version_line or 1)
+    if log.cuda_driver:
+        c.add("host", "host.cuda_driver_version", log.cuda_driver, log.driver_line or 1)
+    for e in log.env:
+        c.add("host", f"env.{e.name}", e.value, e.line)
+    for m in log.messages:
+        if m.result and m.result != "ncclInProgress":
+            c.add("host", "error.nccl", m.result, m.line, again=not c.has("host", "error.nccl") or
+                  c.get("host", "error.nccl") != m.result)
+            c.add("host", "error.text", m.message[:200], m.line)
+    # pair facts, for ranks on one host
+    gpus = _rank_gpus(c, log)
+    multi_host = len(log.hosts) > 1
+    rank_host: dict[int, Optional[str]] = {}
+    for r in log.ranks:
+        rank_host.setdefault(r.rank, r.host)
+    worst: dict[tuple[int, int], tuple[str, int]] = {}
+    for ch in log.channels:
+        if multi_host:
+            hs, hd = rank_host.get(ch.src, ch.host), rank_host.get(ch.dst, ch.host)
+            if ch.transport.startswith("NET") and (hs is None or hd is None or hs != hd):
+                continue
+        ga, gb = gpus.get((ch.host, ch.src)), gpus.get((ch.host, ch.dst))
+        if ga is None or gb is None or ga == gb:
+            continue
+        key = (min(ga, gb), max(ga, gb))
+        if key not in worst or transport_rank(ch.transport) > transport_rank(worst[key][0]):
+            worst[key] = (ch.transport, ch.line)
+    refused: dict[tuple[int, int], int] = {}
+    for d in log.decisions:
+        if d.devs and d.kind in ("p2p_not_enabled", "p2p_disabled"):
+            a, b = d.devs
+            refused.setdefault((min(a, b), max(a, b)), d.line)
+    for (a, b), (tr, line) in sorted(worst.items()):
+        subj = pair_subject(a, b)
+        p2p = tr.startswith("P2P")
+        c.add(subj, "nccl.transport", tr, line, severity="ok" if p2p else "warning",
+              summary=f"NCCL between GPU{a} and GPU{b}: via {tr}")
+        if p2p:
+            continue
+        why_line = refused.get((a, b))
+        path = c.get(subj, "pair.path")
+        read = c.get(subj, "p2p.read")
+        capable = (path is not None and str(path).startswith(P2P_CAPABLE_PATHS)) or read == "OK" or why_line is not None
+        if capable:
+            c.add(subj, "nccl.p2p_fallback", True, why_line or line,
+                  summary=f"NCCL went via {tr} between GPU{a} and GPU{b} although P2P is possible there "
+                          f"({'path ' + str(path) if path else 'topo -p2p read OK' if read == 'OK' else 'NCCL tried P2P'})")
+    for (a, b), line in refused.items():
+        if (a, b) not in worst and a != b:
+            c.add(pair_subject(a, b), "nccl.p2p_fallback", True, line,
+                  summary=f"NCCL could not use P2P between GPU{a} and GPU{b}")
+    return True
+
+
+_WORKAROUND = re.compile(r"\b(works?|worked|working|fix(?:es|ed)?|solv\w*|resolv\w*|helps?|helped|avoid\w*|workaround)\b|解决|可以|正常|就好", re.I)
+
+
+def parse_env_lines(c: Collector) -> bool:
+    """Variables set on a shell line of the paste ("NCCL_P2P_DISABLE=1 python ...", "export
+    CUDA_VISIBLE_DEVICES=0"); a sentence saying that a setting *fixes* the problem is left to the
+    prose parser (symptom.fixed_by_p2p_disable), it is no setting of the failing run."""
+    text = c.paste.text
+    if "NCCL_" not in text and "VISIBLE_DEVICES" not in text:
+        return False
+    found = False
+    for no, line in enumerate(c.paste.lines, 1):
+        if "NCCL_" not in line and "VISIBLE_DEVICES" not in line:
+            continue
+        if " set by environment" in line or _WORKAROUND.search(line):
+            continue
+        for m in _SHELL_ENV.finditer(line):
+            found = c.add("host", f"env.{m.group(1)}", m.group(2).rstrip(".,)"), no) or found
+    return found

@@ -1,0 +1,163 @@
+"""What people write, in English and Chinese: GPU models, hypervisors and passthrough, containers and
+Kubernetes, symptoms, "works with NCCL_P2P_DISABLE=1", versions, BIOS words, the CPU.
+
+Facts (subject "host"): gpu.name, gpu.product_class, gpu.consumer, gpu.architecture (a model named
+in the text), host.virtualized, host.hypervisor, gpu.virtualization ("PASSTHROUGH"),
+host.container, host.kubernetes, symptom.hang, symptom.wrong_results, symptom.slow, symptom.crash,
+symptom.fixed_by_p2p_disable, host.driver_version, host.driver_major, nccl.version,
+host.cuda_runtime_version, host.bios_mentions, host.cpu_vendor, host.cpu_model, text.language.
+
+Every pattern runs once over the lower-cased text (case-sensitive patterns on lower case are fast),
+and only the first match of each is kept, so a 20 MB paste costs a few passes of the regex engine.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .gpus import MODEL_IN_PROSE, classify
+from .paste import Collector
+
+_HYPERVISORS = (
+    ("Proxmox", r"proxmox|\bpve\b"),
+    ("ESXi", r"\besxi\b|vsphere|vmware"),
+    ("Hyper-V", r"hyper-?v\b|\bdda\b"),
+    ("Xen", r"\bxen(?:server)?\b"),
+    ("KVM", r"\bkvm\b|\bqemu\b|libvirt|\bvirt-manager\b|\bovmf\b"),
+)
+_VM = r"\bvirtual machines?\b|\b(?:a|an|the|in|inside|my|our|this|each|guest|windows|linux|ubuntu)\s+vms?\b|\bguest os\b|虚拟机|云主机|\bec2\b|\bazure\b|\bgcp\b|\bcloud instance"
+_PASSTHROUGH = r"pass-?through|\bvfio\b|直通"
+_CONTAINERS = (("kubernetes", r"kubernetes|\bk8s\b|kubectl|\bpods?\b|\bhelm\b|gpu-operator"),
+               ("docker", r"\bdocker\b|nvidia-docker|--gpus\s"),
+               ("podman", r"\bpodman\b"),
+               ("singularity", r"singularity|apptainer"),
+               ("enroot", r"\benroot\b|\bpyxis\b"),
+               ("lxc", r"\blxc\b|\blxd\b"))
+_CONTAINER_ZH = r"容器"
+_SYMPTOMS = (
+    ("symptom.hang", r"\bhangs?\b|\bhanging\b|\bhung\b|deadlock|\bstuck\b|\bfreez(?:e|es|ing)\b|\bfroze(?:n)?\b|"
+                     r"never (?:finishes|returns|completes)|no progress|100 ?% (?:gpu[- ]?)?util|watchdog|\btimed out\b|"
+                     r"卡住|卡死|挂起|死锁|无响应|没有响应|卡在|一直等待|超时"),
+    ("symptom.wrong_results", r"wrong (?:results?|output|values?|answers?)|incorrect (?:results?|output|values?)|all zeros?|"
+                              r"\bzeros\b|\bnans?\b|garbage|mismatch|corrupt(?:ed|ion)?|verification (?:error|failed)|"
+                              r"结果错误|结果不对|全零|全是0|全0|乱码|数据错误|不一致|精度异常"),
+    ("symptom.slow", r"\bslow(?:er|ly|down)?\b|low bandwidth|poor (?:performance|bandwidth)|bandwidth (?:is|was) (?:low|only)|"
+                     r"only (?:gets? |reach(?:es)? )?\d+(?:\.\d+)? ?gb/s|throughput drops?|"
+                     r"很慢|变慢|慢了|带宽低|带宽很低|速度慢|性能差|性能下降"),
+    ("symptom.crash", r"segfault|segmentation fault|core dumped|sigsegv|sigabrt|\bcrash(?:es|ed|ing)?\b|"
+                      r"fallen off the bus|fell off the bus|\bxid\b|崩溃|段错误|掉卡"),
+)
+_FIXED_BY_P2P_OFF = re.compile(
+    r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p|p2p (?:is )?disabled)[^\n]{0,80}?"
+    r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|fine|ok\b|no longer|goes away|解决|可以|正常|就好)|"
+    r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|runs? fine|解决|可以|正常)[^\n]{0,60}?"
+    r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p)")
+_DRIVER = re.compile(r"(?:driver(?: version)?|nvidia-driver-|驱动(?:版本)?)\s*[:=]?\s*v?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b")
+_NCCL_VERSION = re.compile(r"nccl(?: version)?\s*[:=]?\s*v?(2\.\d{1,2}\.\d{1,2})\b")
+_CUDA_VERSION = re.compile(r"(?:cuda(?: toolkit| runtime| version)?\s*[:=]?\s*v?|\+cu)(1[0-3])\.?(\d)(?:\.\d+)?\b")
+_BIOS = (("ACS", r"\bacs\b|access control services"), ("IOMMU", r"iommu"), ("VT-d", r"vt-d|\bvtd\b"),
+         ("NPS", r"\bnps ?[124]?\b"), ("Above4G", r"above ?4g|4g decoding|above 4 ?gb"),
+         ("ReBAR", r"resizable bar|re-?size bar|\brebar\b|\bsam\b"), ("SR-IOV", r"sr-?iov"))
+_CPU = (("AMD", r"(?:amd\s+)?(epyc\s*\w*(?:\s+\d{4}\w*)?|threadripper(?:\s+pro)?\s*\w*|ryzen\s*\d*\s*\w*)"),
+        ("Intel", r"(?:intel\s+)?(xeon(?:\(r\))?\s*(?:platinum|gold|silver|bronze|w|e5|e7)?[-\s]*\w*|core(?:\(tm\))?\s+i[3579]-\w+)"),
+        ("ARM", r"(grace\s+(?:hopper|cpu)|neoverse[-\s]\w+|\baarch64\b|ampere altra\w*)"))
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _first(c: Collector, rx: str | re.Pattern) -> re.Match | None:
+    return (rx if isinstance(rx, re.Pattern) else re.compile(rx)).search(c.paste.lower)
+
+
+def parse(c: Collector) -> bool:
+    low = c.paste.lower
+    found = False
+    ln = c.paste.line_of
+    # language
+    cjk = len(_CJK.findall(low[:200000]))
+    c.add("host", "text.language", "zh" if cjk >= 5 else "en", 1, severity="info")
+    # GPU model in a sentence
+    m = MODEL_IN_PROSE.search(low)
+    if m:
+        name = " ".join(m.group(0).split())
+        cls, arch = classify(name if not name[:2].isdigit() else "rtx " + name)
+        if cls is None and name[:2] in ("50", "40", "30"):
+            cls, arch = classify("geforce rtx " + name)
+        line = ln(m.start())
+        if len(c.paste.text) == len(low):  # the name as written (lower() kept the offsets)
+            name = " ".join(c.paste.text[m.start():m.end()].split())
+        found = c.add("host", "gpu.name", name, line) or found
+        if cls:
+            c.add("host", "gpu.product_class", cls, line)
+            c.add("host", "gpu.consumer", cls == "consumer", line)
+        if arch:
+            c.add("host", "gpu.architecture", arch, line)
+    # hypervisor / VM / passthrough
+    for name, rx in _HYPERVISORS:
+        m = _first(c, rx)
+        if m:
+            c.add("host", "host.hypervisor", name, ln(m.start()))
+            c.add("host", "host.virtualized", True, ln(m.start()))
+            found = True
+            break
+    m = _first(c, _VM)
+    if m:
+        found = c.add("host", "host.virtualized", True, ln(m.start())) or found
+    m = _first(c, _PASSTHROUGH)
+    if m:
+        c.add("host", "gpu.virtualization", "PASSTHROUGH", ln(m.start()))
+        c.add("host", "host.virtualized", True, ln(m.start()))
+        found = True
+    # containers
+    for name, rx in _CONTAINERS:
+        m = _first(c, rx)
+        if m:
+            c.add("host", "host.container", name, ln(m.start()))
+            if name == "kubernetes":
+                c.add("host", "host.kubernetes", True, ln(m.start()))
+            found = True
+            break
+    else:
+        m = _first(c, _CONTAINER_ZH)
+        if m:
+            found = c.add("host", "host.container", "container", ln(m.start())) or found
+    # symptoms
+    for key, rx in _SYMPTOMS:
+        m = _first(c, rx)
+        if m:
+            found = c.add("host", key, True, ln(m.start())) or found
+    m = _FIXED_BY_P2P_OFF.search(low)
+    if m:
+        found = c.add("host", "symptom.fixed_by_p2p_disable", True, ln(m.start()),
+                      summary="the text says it works with P2P disabled (NCCL_P2P_DISABLE=1)") or found
+    # versions
+    m = _DRIVER.search(low)
+    if m:
+        c.add("host", "host.driver_version", m.group(1), ln(m.start()))
+        c.add("host", "host.driver_major", int(m.group(1).split(".")[0]), ln(m.start()))
+        found = True
+    m = _NCCL_VERSION.search(low)
+    if m:
+        found = c.add("host", "nccl.version", m.group(1), ln(m.start())) or found
+    m = _CUDA_VERSION.search(low)
+    if m:
+        found = c.add("host", "host.cuda_runtime_version", f"{m.group(1)}.{m.group(2)}", ln(m.start())) or found
+    # BIOS words
+    words, first_line = [], None
+    for name, rx in _BIOS:
+        m = _first(c, rx)
+        if m:
+            words.append(name)
+            first_line = first_line or ln(m.start())
+    if words:
+        found = c.add("host", "host.bios_mentions", ",".join(words), first_line or 1) or found
+    # CPU
+    for vendor, rx in _CPU:
+        m = _first(c, rx)
+        if m:
+            c.add("host", "host.cpu_vendor", vendor, ln(m.start()))
+            c.add("host", "host.cpu_model", " ".join(m.group(1).split())[:60], ln(m.start()))
+            found = True
+            break
+    if found:
+        c.kind("prose")
+    return found

@@ -1,0 +1,97 @@
+"""``read_text(text) -> Evidence``: every format parser over one paste, in a fixed order."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..findings import Finding
+from . import errors, nccl, prose, smi, system, tools, topo
+from .paste import SYMPTOM_PREFIXES, Collector, Paste
+
+#: (name, parser) in the order they run: structured outputs first, so their values win over prose.
+PARSERS = (
+    ("nvidia-smi", smi.parse),
+    ("topo", topo.parse),
+    ("lspci", system.parse_lspci),
+    ("kernel-log", system.parse_kernel_log),
+    ("cuda-tools", tools.parse),
+    ("nccl", nccl.parse),
+    ("env", nccl.parse_env_lines),
+    ("errors", errors.parse),
+    ("prose", prose.parse),
+)
+_GPU_WORDS = re.compile(
+    r"\b(?:gpus?|cuda\w*|nccl\w*|nvidia\w*|nvlink|nvswitch|p2p|peer[- ]to[- ]peer|geforce|tesla|quadro|rtx|gtx|cudnn|"
+    r"nvml|xid|cupy|vllm|sglang|nvbandwidth|simplep2p|[ahlvbt]\d{2,3}0?s?)\b|显卡|显存|多卡|单卡|GPU", re.I)
+
+
+@dataclass
+class Evidence:
+    """The facts read from one paste. See the package docstring for the contract."""
+
+    findings: list[Finding] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)
+    gpu_related: bool = False
+    notes: list[str] = field(default_factory=list)
+    structured: dict[str, Any] = field(default_factory=dict, repr=False)
+    lines: int = 0
+    failed_parsers: list[str] = field(default_factory=list)
+
+    def facts_by_subject(self) -> dict[str, dict[str, Any]]:
+        """{subject: {key: value}}; where a key has several values (several CUDA errors) the first."""
+        out: dict[str, dict[str, Any]] = {}
+        for f in self.findings:
+            d = out.setdefault(f.subject, {})
+            for k, v in f.facts.items():
+                d.setdefault(k, v)
+        return out
+
+    def evidence_for(self, subject: str, key: str) -> list[str]:
+        """Where a fact came from: ["line 14 of the paste: ..."]."""
+        return [e for f in self.findings if f.subject == subject and key in f.facts for e in f.evidence]
+
+    @property
+    def symptom_findings(self) -> list[Finding]:
+        """The findings of the symptom itself (an entry needs at least one of them)."""
+        return [f for f in self.findings if any(k.startswith(SYMPTOM_PREFIXES) for k in f.facts)
+                and f.severity in ("problem", "warning")]
+
+    @property
+    def nccl_log(self):
+        """The p2ptop.nccl.NcclLog of the paste, or None."""
+        return self.structured.get("nccl")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kinds": list(self.kinds),
+            "gpu_related": self.gpu_related,
+            "lines": self.lines,
+            "notes": list(self.notes),
+            "failed_parsers": list(self.failed_parsers),
+            "facts": self.facts_by_subject(),
+            "findings": [{"id": f.id, "subject": f.subject, "severity": f.severity, "summary": f.summary,
+                          "evidence": list(f.evidence), "facts": dict(f.facts)} for f in self.findings],
+        }
+
+
+def read_text(text: str) -> Evidence:
+    """Read every format this package knows out of ``text``. Never raises on what the text holds: a
+    parser that fails is named in ``failed_parsers`` and the others go on."""
+    if not isinstance(text, str):
+        text = text.decode("utf-8", "replace") if isinstance(text, (bytes, bytearray)) else str(text)
+    paste = Paste(text)
+    c = Collector(paste)
+    failed: list[str] = []
+    for name, parser in PARSERS:
+        try:
+            parser(c)
+        except Exception as exc:  # noqa: BLE001 - one broken parser must not lose the others' facts
+            failed.append(f"{name}: {type(exc).__name__}: {exc}")
+    gpu_related = bool(set(c.kinds) - {"prose"}) or any(
+        f.facts and next(iter(f.facts)).startswith(("error.", "gpu.", "nccl.", "p2p.", "pair.")) for f in c.findings)
+    if not gpu_related:
+        gpu_related = _GPU_WORDS.search(paste.text[:2_000_000]) is not None
+    return Evidence(findings=c.findings, kinds=c.kinds, gpu_related=gpu_related, notes=c.notes,
+                    structured=c.structured, lines=len(paste.lines), failed_parsers=failed)

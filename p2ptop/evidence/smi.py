@@ -1,0 +1,314 @@
+"""``nvidia-smi`` (the table), ``nvidia-smi -q`` (text and ``-x`` XML, also truncated) and
+``nvidia-smi nvlink -s`` / ``-e``.
+
+Facts: host.driver_version, host.driver_major, host.cuda_driver_version, host.gpu_count,
+gpu.name, gpu.consumer, gpu.product_class, gpu.architecture, gpu.mig, gpu.virtualization,
+host.virtualized (virtualization mode not None), gpu.pcie_gen_cur/max, gpu.pcie_width_cur/max,
+gpu.fabric_state, gpu.fabric_status, gpu.bar1_mb, gpu.nvlink_down, gpu.nvlink_errors,
+gpu.nvlink_replay_recovery. Bus ids are noted so other outputs of the paste map to GPU indices.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+from .gpus import classify
+from .paste import Collector, norm_bus
+
+_VERSIONS = re.compile(r"(?:Driver Version|KMD Version)\s*:\s*(\d+\.\d+(?:\.\d+)?)|(?:CUDA Version|CUDA UMD Version)\s*:\s*(\d+\.\d+)")
+_TABLE_GPU = re.compile(r"^\|\s+(\d+)\s+(.+?)\s+(On|Off)\s+\|\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s")
+_TAG = re.compile(r"<(/?)([a-zA-Z_][\w]*)((?:\s+[\w:-]+=\"[^\"]*\")*)\s*(/?)>([^<]*)")
+_VIRT = {"none": "NONE", "pass-through": "PASSTHROUGH", "passthrough": "PASSTHROUGH", "vgpu": "VGPU",
+         "host vgpu": "HOST_VGPU", "host_vgpu": "HOST_VGPU", "host vsga": "HOST_VSGA"}
+_FABRIC = {"completed": "COMPLETED", "in progress": "IN_PROGRESS", "not started": "NOT_STARTED",
+           "not supported": "NOT_SUPPORTED", "n/a": "NOT_SUPPORTED"}
+_NVLINK_GPU = re.compile(r"^GPU (\d+): (.+?)(?: \(UUID: ([^)]+)\))?\s*$")
+_NVLINK_LINK = re.compile(r"^\s*Link (\d+): (.*)$")
+
+
+def _int(s: Optional[str]) -> Optional[int]:
+    m = re.match(r"\s*(\d+)", s or "")
+    return int(m.group(1)) if m else None
+
+
+def _gpu_facts(c: Collector, idx: int, g: dict[str, Any]) -> None:
+    subj = f"gpu:{idx}"
+    line = g.get("_line", 1)
+    lines = g.get("_lines", {})
+    if g.get("bus_id"):
+        c.note_bus(g["bus_id"], idx)
+    name = g.get("name")
+    if name:
+        c.add(subj, "gpu.name", name, lines.get("name", line))
+        cls, arch = classify(name)
+        if cls:
+            c.add(subj, "gpu.product_class", cls, lines.get("name", line))
+            c.add(subj, "gpu.consumer", cls == "consumer", lines.get("name", line))
+        c.add(subj, "gpu.architecture", g.get("architecture") or arch, lines.get("architecture", lines.get("name", line)))
+    for key in ("pcie_gen_cur", "pcie_gen_max", "pcie_width_cur", "pcie_width_max", "fabric_state", "fabric_status", "bar1_mb"):
+        if g.get(key) is not None:
+            c.add(subj, f"gpu.{key}", g[key], lines.get(key, line))
+    if g.get("mig") is not None:
+        c.add(subj, "gpu.mig", g["mig"], lines.get("mig", line))
+    v = g.get("virtualization")
+    if v:
+        c.add(subj, "gpu.virtualization", v, lines.get("virtualization", line))
+        if v != "NONE":
+            c.add("host", "host.virtualized", True, lines.get("virtualization", line))
+
+
+def _versions(c: Collector, driver: Optional[str], dline: int, cuda: Optional[str], cline: int) -> None:
+    if driver:
+        c.add("host", "host.driver_version", driver, dline)
+        c.add("host", "host.driver_major", int(driver.split(".")[0]), dline)
+    if cuda:
+        c.add("host", "host.cuda_driver_version", cuda, cline)
+
+
+def parse_xml(c: Collector) -> bool:
+    text = c.paste.text
+    start = text.find("<nvidia_smi_log")
+    if start < 0:
+        return False
+    c.kind("nvidia-smi-q")
+    gpus: list[dict[str, Any]] = []
+    host: dict[str, Any] = {}
+    stack: list[str] = []
+    cur: Optional[dict[str, Any]] = None
+    for m in _TAG.finditer(text, start):
+        close, tag, attrs, selfclose, body = m.groups()
+        if close:
+            if tag in stack:
+                while stack and stack.pop() != tag:
+                    pass
+            if tag == "gpu" and cur is not None:
+                cur = None
+            if tag == "nvidia_smi_log":
+                break
+            continue
+        ln = c.paste.line_of(m.start())
+        if tag == "gpu" and "id=" in attrs:
+            bus = re.search(r'id="([^"]+)"', attrs)
+            cur = {"bus_id": norm_bus(bus.group(1)) if bus else None, "_line": ln, "_lines": {}}
+            gpus.append(cur)
+        if not selfclose:
+            stack.append(tag)
+        val = body.strip()
+        if not val:
+            continue
+        parent = stack[-2] if len(stack) > 1 else ""
+        if cur is None:
+            if tag == "driver_version":
+                host["driver"], host["dline"] = val, ln
+            elif tag == "cuda_version":
+                host["cuda"], host["cline"] = val, ln
+            continue
+        key = None
+        if tag == "product_name":
+            key, v = "name", val
+        elif tag == "product_architecture":
+            key, v = "architecture", val
+        elif tag == "uuid":
+            key, v = "uuid", val
+        elif tag == "minor_number":
+            key, v = "minor", _int(val)
+        elif tag == "current_mig":
+            key, v = "mig", val.lower() == "enabled" if val.lower() in ("enabled", "disabled") else None
+        elif tag == "virtualization_mode":
+            key, v = "virtualization", _VIRT.get(val.lower(), val.upper())
+        elif tag == "max_link_gen" and parent == "pcie_gen":
+            key, v = "pcie_gen_max", _int(val)
+        elif tag == "current_link_gen" and parent == "pcie_gen":
+            key, v = "pcie_gen_cur", _int(val)
+        elif tag == "max_link_width":
+            key, v = "pcie_width_max", _int(val)
+        elif tag == "current_link_width":
+            key, v = "pcie_width_cur", _int(val)
+        elif tag == "total" and parent == "bar1_memory_usage":
+            key, v = "bar1_mb", _int(val)
+        elif tag == "total" and parent == "fb_memory_usage":
+            key, v = "memory_total_mib", _int(val)
+        elif tag == "state" and parent == "fabric":
+            key, v = "fabric_state", _FABRIC.get(val.lower(), val.upper())
+        elif tag == "status" and parent == "fabric":
+            key, v = "fabric_status", val
+        elif tag == "numa_id" or tag == "gpu_numa_id":
+            key, v = "gpu_numa", _int(val)
+        if key and v is not None and key not in cur:
+            cur[key] = v
+            cur["_lines"][key] = ln
+    _versions(c, host.get("driver"), host.get("dline", 1), host.get("cuda"), host.get("cline", 1))
+    for i, g in enumerate(gpus):
+        _gpu_facts(c, i, g)
+    if gpus:
+        c.add("host", "host.gpu_count", len(gpus), gpus[0]["_line"])
+    c.structured.setdefault("smi_q", {"host": host, "gpus": gpus})
+    return True
+
+
+def parse_q_text(c: Collector) -> bool:
+    """``nvidia-smi -q`` as text: "Attached GPUs", "GPU 00000000:3B:00.0" sections of "Key : Value"."""
+    if "Attached GPUs" not in c.paste.text and "Product Name" not in c.paste.text:
+        return False
+    gpus: list[dict[str, Any]] = []
+    host: dict[str, Any] = {}
+    cur: Optional[dict[str, Any]] = None
+    section: list[tuple[int, str]] = []  # (indent, title)
+    for no, raw in enumerate(c.paste.lines, 1):
+        if not raw.strip():
+            continue
+        indent = len(raw) - len(raw.lstrip())
+        line = raw.strip()
+        m = re.match(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s*$", line)
+        if m:
+            cur = {"bus_id": norm_bus(m.group(1)), "_line": no, "_lines": {}}
+            gpus.append(cur)
+            section = []
+            continue
+        while section and section[-1][0] >= indent:
+            section.pop()
+        if ":" not in line:
+            section.append((indent, line))
+            continue
+        k, _, v = line.partition(":")
+        k, v = k.strip(), v.strip()
+        if not v:
+            section.append((indent, k))
+            continue
+        titles = [t for _, t in section]
+        if cur is None:
+            if k == "Driver Version":
+                host["driver"], host["dline"] = v, no
+            elif k == "CUDA Version":
+                host["cuda"], host["cline"] = v, no
+            continue
+        key, val = None, None
+        if k == "Product Name":
+            key, val = "name", v
+        elif k == "Product Architecture":
+            key, val = "architecture", v
+        elif k == "GPU UUID":
+            key, val = "uuid", v
+        elif k == "Current" and "MIG Mode" in titles:
+            key, val = "mig", v.lower() == "enabled" if v.lower() in ("enabled", "disabled") else None
+        elif k == "Virtualization Mode":
+            key, val = "virtualization", _VIRT.get(v.lower(), v.upper())
+        elif "PCIe Generation" in titles and k in ("Max", "Current"):
+            key, val = ("pcie_gen_max" if k == "Max" else "pcie_gen_cur"), _int(v)
+        elif "Link Width" in titles and k in ("Max", "Current"):
+            key, val = ("pcie_width_max" if k == "Max" else "pcie_width_cur"), _int(v)
+        elif k == "Total" and any("BAR1" in t for t in titles):
+            key, val = "bar1_mb", _int(v)
+        elif k == "Total" and any("FB Memory" in t for t in titles):
+            key, val = "memory_total_mib", _int(v)
+        elif k == "State" and "Fabric" in titles:
+            key, val = "fabric_state", _FABRIC.get(v.lower(), v.upper())
+        elif k == "Status" and "Fabric" in titles:
+            key, val = "fabric_status", v
+        if key and val is not None and key not in cur:
+            cur[key] = val
+            cur["_lines"][key] = no
+    if not gpus:
+        return False
+    c.kind("nvidia-smi-q")
+    _versions(c, host.get("driver"), host.get("dline", 1), host.get("cuda"), host.get("cline", 1))
+    for i, g in enumerate(gpus):
+        _gpu_facts(c, i, g)
+    c.add("host", "host.gpu_count", len(gpus), gpus[0]["_line"])
+    c.structured.setdefault("smi_q", {"host": host, "gpus": gpus})
+    return True
+
+
+def parse_table(c: Collector) -> bool:
+    """The ``nvidia-smi`` table: versions in its title, a row per GPU with name and bus id, MIG M."""
+    text = c.paste.text
+    if "NVIDIA-SMI" not in text and "Bus-Id" not in text:
+        return False
+    found = False
+    lines = c.paste.lines
+    gpus = 0
+    for no, line in enumerate(lines, 1):
+        if "NVIDIA-SMI" in line or "Driver Version" in line or "KMD Version" in line:
+            d = cu = None
+            for m in _VERSIONS.finditer(line):
+                d = d or m.group(1)
+                cu = cu or m.group(2)
+            if d or cu:
+                found = True
+                _versions(c, d, no, cu, no)
+            continue
+        m = _TABLE_GPU.match(line)
+        if m:
+            found = True
+            idx, name, bus = int(m.group(1)), m.group(2).strip(), m.group(4)
+            gpus = max(gpus, idx + 1)
+            g: dict[str, Any] = {"name": name, "bus_id": norm_bus(bus), "_line": no, "_lines": {}}
+            for k in (1, 2):  # MIG M. is the last cell of the GPU's second or third line
+                nxt = lines[no - 1 + k] if no - 1 + k < len(lines) else ""
+                cells = [x.strip() for x in nxt.split("|") if x.strip()]
+                if cells and cells[-1].split()[-1:] and cells[-1].split()[-1] in ("Enabled", "Disabled"):
+                    g["mig"] = cells[-1].split()[-1] == "Enabled"
+                    g["_lines"]["mig"] = no + k
+            _gpu_facts(c, idx, g)
+            c.structured.setdefault("smi_table", []).append({"index": idx, "name": name, "bus_id": norm_bus(bus)})
+    if found:
+        c.kind("nvidia-smi")
+        if gpus:
+            c.add("host", "host.gpu_count", gpus, 1)
+    return found
+
+
+def parse_nvlink(c: Collector) -> bool:
+    """``nvidia-smi nvlink -s`` (speed per link, "<inactive>") and ``-e`` (error counters)."""
+    if "Link 0:" not in c.paste.text and "Link 0 :" not in c.paste.text:
+        return False
+    cur: Optional[int] = None
+    cur_line = 0
+    stats: dict[int, dict[str, Any]] = {}
+    for no, line in enumerate(c.paste.lines, 1):
+        m = _NVLINK_GPU.match(line.strip())
+        if m and m.group(1).isdigit():
+            cur, cur_line = int(m.group(1)), no
+            stats[cur] = {"line": no, "down": 0, "links": 0, "errors": 0, "replay_recovery": 0, "name": m.group(2)}
+            continue
+        if cur is None:
+            continue
+        lm = _NVLINK_LINK.match(line)
+        if not lm:
+            continue
+        rest = lm.group(2).strip()
+        s = stats[cur]
+        if "inactive" in rest.lower() or rest.lower() in ("<inactive>", "inactive"):
+            s["down"] += 1
+            s["links"] += 1
+            s.setdefault("down_line", no)
+        elif re.match(r"^[\d.]+ GB/s", rest):
+            s["links"] += 1
+        em = re.match(r"^(Replay|Recovery|CRC|CRC Data|CRC Flit)[\w ]*?Errors?\s*:\s*(\d+)", rest, re.I)
+        if em:
+            n = int(em.group(2))
+            s["errors"] += n
+            if em.group(1).lower() in ("replay", "recovery"):
+                s["replay_recovery"] += n
+            s["counters"] = True
+    if not stats:
+        return False
+    c.kind("nvidia-smi-nvlink")
+    for g, s in stats.items():
+        subj = f"gpu:{g}"
+        if s["links"]:
+            c.add(subj, "gpu.nvlink_down", s["down"], s.get("down_line", s["line"]),
+                  severity="problem" if s["down"] else "ok")
+        if s.get("counters"):
+            c.add(subj, "gpu.nvlink_errors", s["errors"], s["line"])
+            c.add(subj, "gpu.nvlink_replay_recovery", s["replay_recovery"], s["line"])
+    return True
+
+
+def parse(c: Collector) -> bool:
+    found = parse_xml(c)
+    found = parse_q_text(c) or found
+    found = parse_table(c) or found
+    found = parse_nvlink(c) or found
+    return found

@@ -1,0 +1,212 @@
+"""The outputs of CUDA's P2P samples and tools: simpleP2P, p2pBandwidthLatencyTest, nvbandwidth,
+bandwidthTest, and nccl-tests' result tables.
+
+Facts: text.tool; per pair bench.peer_access ("ok" / "cudaErrorPeerAccessUnsupported" for
+"Peer access ... : No" and "CANNOT Access Peer"), tool.p2p_slower_than_no_p2p (P2P=Enabled below
+P2P=Disabled in p2pBandwidthLatencyTest's unidirectional matrices); tool.verification_error and
+symptom.wrong_results (simpleP2P "Verification error", nccl-tests #wrong > 0, "Test failed"),
+symptom.slow with tool.p2p_slower_than_no_p2p; gpu.name from the device lists; figures kept in
+``structured["tools"]`` (busbw by size, the bandwidth matrices). nccl-tests: symptom.slow only when
+the paste's own topo says every pair is NV# and the peak busbw is under a quarter of what one
+NVLink of the oldest generation gives per link (20 GB/s): clearly under what the path gives.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+from .gpus import classify
+from .paste import Collector, pair_subject
+
+_PEER = re.compile(r"Peer access from .*?\(GPU(\d+)\)\s*->\s*.*?\(GPU(\d+)\)\s*:\s*(Yes|No)", re.I)
+_CAN = re.compile(r"Device=(\d+) (CAN|CANNOT) Access Peer Device=(\d+)")
+_DEVICE = re.compile(r"^Device:? (\d+)[,:] (.+?)(?:, pciBusID: ([0-9a-fA-F]+), pciDeviceID: ([0-9a-fA-F]+), pciDomainID:\s*([0-9a-fA-F]+)| \(([0-9A-Fa-f:]+)\))?\s*$")
+_NCCLT_DEV = re.compile(r"#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[(?:0x)?([0-9a-fA-F:.]+)\]\s+(.+?)\s*$")
+_NCCLT_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)")
+
+
+def _matrix(lines: list[str], start: int) -> tuple[dict[tuple[int, int], float], int]:
+    """A "D\\D 0 1" matrix of figures after ``start`` (0-based index of its title)."""
+    out: dict[tuple[int, int], float] = {}
+    i = start + 1
+    cols: list[int] = []
+    while i < len(lines):
+        t = lines[i].split()
+        if not t:
+            break
+        if t[0] in ("D\\D", "GPU") or (not cols and all(x.isdigit() for x in t)):
+            cols = [int(x) for x in t if x.isdigit()]
+            i += 1
+            continue
+        if not t[0].isdigit() or not cols:
+            break
+        a = int(t[0])
+        for b, v in zip(cols, t[1:]):
+            try:
+                out[(a, b)] = float(v)
+            except ValueError:
+                pass
+        i += 1
+    return out, i
+
+
+def _gpu_name(c: Collector, idx: int, name: str, line: int) -> None:
+    c.add(f"gpu:{idx}", "gpu.name", name, line)
+    cls, arch = classify(name)
+    if cls:
+        c.add(f"gpu:{idx}", "gpu.product_class", cls, line)
+        c.add(f"gpu:{idx}", "gpu.consumer", cls == "consumer", line)
+    if arch:
+        c.add(f"gpu:{idx}", "gpu.architecture", arch, line)
+
+
+def parse_cuda_samples(c: Collector) -> bool:
+    text = c.paste.text
+    found = False
+    tools: dict[str, Any] = c.structured.setdefault("tools", {})
+    lines = c.paste.lines
+    if "simpleP2P" in text or "Peer access from" in text or "cudaMemcpyPeer / cudaMemcpy" in text:
+        for no, line in enumerate(lines, 1):
+            m = _PEER.search(line)
+            if m:
+                found = True
+                a, b, yes = int(m.group(1)), int(m.group(2)), m.group(3).lower() == "yes"
+                c.add(pair_subject(a, b), "bench.peer_access", "ok" if yes else "cudaErrorPeerAccessUnsupported", no,
+                      severity="ok" if yes else "problem")
+            elif "Verification error" in line or "Verification failed" in line:
+                found = True
+                c.add("host", "tool.verification_error", True, no)
+                c.add("host", "symptom.wrong_results", True, no)
+            elif "cudaMemcpyPeer / cudaMemcpy between" in line:
+                found = True
+                bw = re.search(r"([\d.]+)\s*GB/s", line)
+                if bw:
+                    tools.setdefault("simpleP2P", {})["GB/s"] = float(bw.group(1))
+            elif "Two or more GPUs with Peer-to-Peer access capability are required" in line:
+                found = True
+                c.add("host", "bench.peer_access", "cudaErrorPeerAccessUnsupported", no, severity="problem")
+        if found:
+            c.kind("simpleP2P")
+            c.add("host", "text.tool", "simpleP2P", 1, severity="info")
+    if "P2P Connectivity Matrix" in text or "Access Peer Device" in text or "P2P=Enabled" in text:
+        found_p = False
+        mats: dict[str, dict] = {}
+        for no, line in enumerate(lines, 1):
+            m = _CAN.search(line)
+            if m:
+                found_p = True
+                a, can, b = int(m.group(1)), m.group(2) == "CAN", int(m.group(3))
+                c.add(pair_subject(a, b), "bench.peer_access", "ok" if can else "cudaErrorPeerAccessUnsupported", no,
+                      severity="ok" if can else "problem")
+                continue
+            d = _DEVICE.match(line.strip())
+            if d and d.group(3) is not None:
+                found_p = True
+                _gpu_name(c, int(d.group(1)), d.group(2), no)
+                bus = f"{int(d.group(5), 16):04x}:{int(d.group(3), 16):02x}:{int(d.group(4), 16):02x}.0"
+                c.note_bus(bus, int(d.group(1)))
+            if "Matrix" in line and ("P2P=" in line):
+                found_p = True
+                mat, _ = _matrix(lines, no - 1)
+                title = line.strip()
+                mats[title] = {"line": no, "values": mat}
+        if found_p:
+            c.kind("p2pBandwidthLatencyTest")
+            c.add("host", "text.tool", "p2pBandwidthLatencyTest", 1, severity="info")
+            tools["p2pBandwidthLatencyTest"] = {k: {f"{a}-{b}": v for (a, b), v in m["values"].items()} for k, m in mats.items()}
+            off = next((m for t, m in mats.items() if t.startswith("Unidirectional P2P=Disabled Bandwidth")), None)
+            on = next((m for t, m in mats.items() if t.startswith("Unidirectional P2P=Enabled Bandwidth")), None)
+            if off and on:
+                for (a, b), v_on in on["values"].items():
+                    v_off = off["values"].get((a, b))
+                    if a == b or v_off is None:
+                        continue
+                    if v_on < 0.9 * v_off:
+                        subj = pair_subject(a, b)
+                        c.add(subj, "tool.p2p_slower_than_no_p2p", True, on["line"],
+                              summary=f"GPU{a} -> GPU{b}: P2P enabled {v_on:.2f} GB/s < P2P disabled {v_off:.2f} GB/s")
+                        c.add("host", "symptom.slow", True, on["line"])
+            found = True
+    if "nvbandwidth" in text or "Running device_to_device" in text or "Running host_to_device" in text:
+        res: dict[str, Any] = {}
+        for no, line in enumerate(lines, 1):
+            s = line.strip()
+            if s.startswith("SUM "):
+                parts = s.split()
+                if len(parts) >= 3:
+                    try:
+                        res[parts[1]] = float(parts[2])
+                    except ValueError:
+                        pass
+            elif "Waived" in s or "waived" in s:
+                res.setdefault("waived", []).append(no)
+            elif s.startswith("ERROR") or "mismatch" in s.lower():
+                c.add("host", "tool.verification_error", True, no)
+            d = _DEVICE.match(s)
+            if d and d.group(6):
+                _gpu_name(c, int(d.group(1)), d.group(2), no)
+                c.note_bus(d.group(6) + ".0", int(d.group(1)))
+        if res or "nvbandwidth Version" in text:
+            found = True
+            c.kind("nvbandwidth")
+            c.add("host", "text.tool", "nvbandwidth", 1, severity="info")
+            tools["nvbandwidth"] = res
+    if "[CUDA Bandwidth Test]" in text or "Device to Device Bandwidth" in text:
+        found = True
+        c.kind("bandwidthTest")
+        c.add("host", "text.tool", "bandwidthTest", 1, severity="info")
+        for no, line in enumerate(lines, 1):
+            if "Result = FAIL" in line:
+                c.add("host", "tool.verification_error", True, no)
+    return found
+
+
+def parse_nccl_tests(c: Collector) -> bool:
+    text = c.paste.text
+    if "busbw" not in text and "Avg bus bandwidth" not in text:
+        return False
+    rows: list[dict[str, Any]] = []
+    wrong_line = None
+    for no, line in enumerate(c.paste.lines, 1):
+        if line.startswith("#"):
+            d = _NCCLT_DEV.match(line)
+            if d:
+                _gpu_name(c, int(d.group(3)), d.group(5), no)
+                bus = d.group(4)
+                if bus.count(":") == 1:
+                    bus = "0000:" + bus if len(bus.split(":")[0]) <= 2 else bus
+                c.note_bus(bus if "." in bus else bus + ".0", int(d.group(3)))
+            continue
+        m = _NCCLT_ROW.match(line)
+        if not m:
+            continue
+        size, busbw, wrong = int(m.group(1)), float(m.group(8)), m.group(9)
+        rows.append({"size": size, "busbw": busbw, "line": no})
+        if wrong not in ("0", "N/A") and wrong_line is None:
+            wrong_line = no
+    if not rows:
+        return False
+    c.kind("nccl-tests")
+    c.add("host", "text.tool", "nccl-tests", rows[0]["line"], severity="info")
+    c.add("host", "text.framework", "nccl-tests", rows[0]["line"], severity="info")
+    if wrong_line:
+        c.add("host", "tool.verification_error", True, wrong_line)
+        c.add("host", "symptom.wrong_results", True, wrong_line)
+    c.structured.setdefault("tools", {})["nccl-tests"] = {"busbw_by_size": {r["size"]: r["busbw"] for r in rows}}
+    topo = c.structured.get("topo")
+    if topo is not None and topo.paths:
+        links = [int(p[2:]) for p in topo.paths.values() if p.startswith("NV") and p[2:].isdigit()]
+        if links and len(links) == len(topo.paths):
+            peak = max(rows, key=lambda r: r["busbw"])
+            limit = 0.25 * 20.0 * min(links)
+            if peak["busbw"] < limit:
+                c.add("host", "symptom.slow", True, peak["line"],
+                      summary=f"nccl-tests peak busbw {peak['busbw']} GB/s on NV{min(links)} pairs (under {limit:.0f} GB/s)")
+    return True
+
+
+def parse(c: Collector) -> bool:
+    a = parse_cuda_samples(c)
+    b = parse_nccl_tests(c)
+    return a or b

@@ -1,0 +1,230 @@
+"""``nvidia-smi topo -m`` and ``nvidia-smi topo -p2p r|w|n|a|p`` as pasted: tabs or spaces, rows
+wrapped onto several lines, NIC rows and columns, old drivers without "NUMA Affinity"/"GPU NUMA
+ID" (and with ``SOC`` for ``SYS``), 16 GPUs and more, terminal colour codes.
+
+Facts: ``pair.path``, ``pair.nvlink_count``, ``pair.cross_socket`` (path matrix), ``p2p.read``,
+``p2p.write``, ``p2p.nvlink``, ``p2p.atomics``, ``p2p.pci`` (NVML status names), ``host.gpu_count``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .paste import Collector, pair_subject
+
+PATH_CELLS = {"X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS", "SOC", "N/A", "PSB"}
+_NV = re.compile(r"^NV(\d+)$")
+#: topo -p2p legend codes -> NVML P2P status names (the p2p.* facts' values).
+P2P_CODES = {"OK": "OK", "CNS": "CHIPSET_NOT_SUPPORTED", "GNS": "GPU_NOT_SUPPORTED", "TNS": "TOPOLOGY_NOT_SUPPORTED",
+             "NS": "NOT_SUPPORTED", "U": "UNKNOWN", "DR": "DISABLED_BY_REGKEY"}
+CAP_NAMES = {"r": "read", "w": "write", "n": "nvlink", "a": "atomics", "p": "pci"}
+_LABEL = re.compile(r"^(GPU\d+|NIC\d+|mlx\d+_\d+|mlx5_\d+|CPU\d*|NVSwitch\d*)$")
+_CAP_HINT = re.compile(r"(?:-p2p\s+([rwnap])\b|^#+\s*([rwnap])\s*\((read|write|nvlink|atomics|pcie?)\))", re.I)
+_AFFINITY = re.compile(r"^(\d+(-\d+)?(,\d+(-\d+)?)*|N/A)$")
+
+
+@dataclass
+class Matrix:
+    """One matrix as printed: column labels, rows by label, the trailing cells of each row."""
+    columns: list[str]
+    rows: dict[str, list[str]] = field(default_factory=dict)
+    extra: dict[str, list[str]] = field(default_factory=dict)  # affinity, NUMA ... after the cells
+    row_lines: dict[str, int] = field(default_factory=dict)
+    header_line: int = 0
+    tail_titles: list[str] = field(default_factory=list)  # "CPU Affinity", "NUMA Affinity", "GPU NUMA ID"
+
+    @property
+    def cells(self) -> set[str]:
+        return {c for r in self.rows.values() for c in r}
+
+
+@dataclass
+class TopoPaste:
+    """What ``p2ptop import`` needs from the matrices of a paste."""
+    gpus: list[int] = field(default_factory=list)
+    paths: dict[tuple[int, int], str] = field(default_factory=dict)
+    cpu_affinity: dict[int, str] = field(default_factory=dict)
+    numa: dict[int, Optional[int]] = field(default_factory=dict)
+    gpu_numa: dict[int, Optional[int]] = field(default_factory=dict)
+    has_numa_column: bool = False
+    has_gpu_numa_column: bool = False
+    nics: dict[str, str] = field(default_factory=dict)  # NIC0 -> mlx5_0
+    nic_paths: dict[tuple[int, str], str] = field(default_factory=dict)
+    p2p: dict[str, dict[tuple[int, int], str]] = field(default_factory=dict)  # cap -> (a, b) -> status
+    p2p_cap_guessed: list[str] = field(default_factory=list)
+    path_line: int = 0
+
+
+def _header_tokens(line: str) -> Optional[list[str]]:
+    """The header's tokens from "GPU0" on (a shell prompt may stand before it), or None."""
+    toks = line[line.find("GPU0"):].split()
+    if not toks or toks[0] != "GPU0":
+        return None
+    if len(toks) == 1:
+        return toks
+    second = toks[1]
+    if _LABEL.match(second) or second in ("CPU",):
+        return toks
+    return None
+
+
+def _columns(tokens: list[str]) -> tuple[list[str], list[str]]:
+    """Column labels up to "CPU Affinity", and the titles after them."""
+    cols, tail = [], []
+    i = 0
+    while i < len(tokens) and _LABEL.match(tokens[i]) and not tokens[i].startswith("CPU"):
+        cols.append(tokens[i])
+        i += 1
+    rest = " ".join(tokens[i:])
+    for title in ("CPU Affinity", "NUMA Affinity", "GPU NUMA ID"):
+        if title in rest:
+            tail.append(title)
+    return cols, tail
+
+
+def read_matrices(c: Collector) -> list[Matrix]:
+    lines = c.paste.lines
+    out: list[Matrix] = []
+    i, n = 0, len(lines)
+    while i < n:
+        line = lines[i]
+        if "GPU0" not in line:
+            i += 1
+            continue
+        toks = _header_tokens(line)
+        if toks is None:
+            i += 1
+            continue
+        header_line = i + 1
+        # a wrapped header goes on with more labels on the next line
+        j = i + 1
+        while j < n and lines[j].split() and lines[j].split()[0] != "GPU0" and all(
+                _LABEL.match(t) or t in ("CPU", "Affinity", "NUMA", "GPU", "ID") for t in lines[j].split()):
+            toks += lines[j].split()
+            j += 1
+        cols, tail = _columns(toks)
+        m = Matrix(cols, header_line=header_line, tail_titles=tail)
+        cur: Optional[str] = None
+        while j < n:
+            t = lines[j].split()
+            if not t:
+                if cur is not None and len(m.rows[cur]) < len(cols):
+                    j += 1
+                    continue
+                if m.rows:
+                    break
+                j += 1
+                continue
+            if t[0] == "Legend:" or (t[0] == "GPU0" and _header_tokens(lines[j]) is not None):
+                break
+            if _LABEL.match(t[0]) and t[0] not in m.rows and (cur is None or len(m.rows[cur]) >= len(cols) or t[0] != cur):
+                cur = t[0]
+                m.rows[cur], m.extra[cur], m.row_lines[cur] = [], [], j + 1
+                t = t[1:]
+            elif cur is None:
+                break
+            for tok in t:
+                if len(m.rows[cur]) < len(cols):
+                    m.rows[cur].append(tok)
+                else:
+                    m.extra[cur].append(tok)
+            j += 1
+        if m.rows:
+            out.append(m)
+        i = j
+    return out
+
+
+def _cap_for(c: Collector, header_line: int) -> Optional[str]:
+    for no in range(header_line - 1, max(0, header_line - 6), -1):
+        h = _CAP_HINT.search(c.paste.line(no).strip())
+        if h:
+            letter = (h.group(1) or h.group(2)).lower()
+            return CAP_NAMES[letter]
+    return None
+
+
+def parse(c: Collector) -> bool:
+    if "GPU0" not in c.paste.text:
+        return False
+    mats = read_matrices(c)
+    if not mats:
+        return False
+    topo = TopoPaste()
+    found = False
+    for m in mats:
+        gpu_cols = [int(x[3:]) for x in m.columns if x.startswith("GPU")]
+        cells = m.cells
+        if cells and cells <= set(P2P_CODES) | {"X", "N/A"} and cells - {"X", "N/A"}:
+            cap = _cap_for(c, m.header_line)
+            if cap is None:
+                cap = next((k for k in CAP_NAMES.values() if k not in topo.p2p), "read")
+                topo.p2p_cap_guessed.append(cap)
+                c.notes.append(f"a topo -p2p matrix at line {m.header_line} does not say its capability: read as {cap}")
+            found = True
+            c.kind("nvidia-smi-topo-p2p")
+            statuses = topo.p2p.setdefault(cap, {})
+            for label, row in m.rows.items():
+                if not label.startswith("GPU"):
+                    continue
+                a = int(label[3:])
+                for col, cell in zip(m.columns, row):
+                    if not col.startswith("GPU"):
+                        continue
+                    b = int(col[3:])
+                    if a == b or cell not in P2P_CODES:
+                        continue
+                    statuses[(a, b)] = P2P_CODES[cell]
+                    if a < b or (b, a) not in statuses:
+                        c.add(pair_subject(a, b), f"p2p.{cap}", P2P_CODES[cell], m.row_lines[label],
+                              severity="ok" if cell == "OK" else "problem",
+                              summary=f"GPU{a} -> GPU{b}: P2P {cap} {cell} ({P2P_CODES[cell]})")
+            continue
+        if not any(x in PATH_CELLS or _NV.match(x) for x in cells):
+            continue
+        found = True
+        c.kind("nvidia-smi-topo")
+        topo.path_line = topo.path_line or m.header_line
+        for g in gpu_cols:
+            if g not in topo.gpus:
+                topo.gpus.append(g)
+        topo.has_numa_column = topo.has_numa_column or "NUMA Affinity" in m.tail_titles
+        topo.has_gpu_numa_column = topo.has_gpu_numa_column or "GPU NUMA ID" in m.tail_titles
+        for label, row in m.rows.items():
+            if label.startswith("GPU"):
+                a = int(label[3:])
+                for col, cell in zip(m.columns, row):
+                    if col.startswith("GPU"):
+                        b = int(col[3:])
+                        if a == b or cell in ("X", "N/A"):
+                            continue
+                        cls = "SYS" if cell == "SOC" else cell
+                        topo.paths[(a, b)] = cls
+                        if a < b:
+                            subj, ln = pair_subject(a, b), m.row_lines[label]
+                            c.add(subj, "pair.path", cls, ln, summary=f"GPU{a} <-> GPU{b}: {cls}")
+                            nv = _NV.match(cls)
+                            if nv:
+                                c.add(subj, "pair.nvlink_count", int(nv.group(1)), ln)
+                            c.add(subj, "pair.cross_socket", cls == "SYS", ln)
+                    elif col.startswith(("NIC", "mlx")):
+                        topo.nic_paths[(a, col)] = cell
+                extra = m.extra.get(label, [])
+                if extra and _AFFINITY.match(extra[0]):
+                    topo.cpu_affinity[a] = extra[0]
+                    if len(extra) > 1 and "NUMA Affinity" in m.tail_titles:
+                        topo.numa[a] = int(extra[1]) if extra[1].isdigit() else None
+                    if len(extra) > 2 and "GPU NUMA ID" in m.tail_titles:
+                        topo.gpu_numa[a] = int(extra[2]) if extra[2].isdigit() else None
+        if topo.gpus:
+            c.add("host", "host.gpu_count", len(topo.gpus), m.header_line)
+    if found:
+        for no, line in enumerate(c.paste.lines, 1):  # the NIC legend: "  NIC0: mlx5_0"
+            if "NIC" in line:
+                mm = re.match(r"^\s*(NIC\d+):\s*(\S+)\s*$", line)
+                if mm:
+                    topo.nics[mm.group(1)] = mm.group(2)
+        c.structured["topo"] = topo
+    return found
