@@ -104,6 +104,9 @@ FACT_KEYS: dict[str, str] = {
     "bench.share": "measured one-way copy-engine bandwidth over expected (0..1)",
     "bench.error": "exact CUDA error text of a failed step",
     "bench.peer_access": "ok, or the error name of enabling peer access",
+    # read from text by p2ptop/evidence, symptoms (knowledge/fact_roles.py)
+    "host.iommu_fault": "True when the kernel log shows IOMMU faults on DMA (AMD-Vi IO_PAGE_FAULT, DMAR fault)",
+    "symptom.fixed_by_p2p_disable": "True when the text says the job works with P2P disabled (NCCL_P2P_DISABLE=1 and kin)",
 }
 
 

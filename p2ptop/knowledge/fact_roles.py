@@ -40,6 +40,8 @@ SYMPTOM_KEYS: dict[str, str] = {
     "host.xid_codes": "Xid codes in the kernel log",
     "host.xid_latest": "an Xid in the kernel log",
     "host.acs_redirect": "ACS redirect measured on a bridge above a GPU",
+    "host.iommu_fault": "IOMMU faults on DMA in the kernel log",
+    "symptom.fixed_by_p2p_disable": "the job works only with P2P disabled",
     "bench.error": "a copy test failed with an error",
 }
 

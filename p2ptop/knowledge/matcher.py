@@ -277,6 +277,22 @@ class Facts:
         if origin:
             self.origin.setdefault(k, origin)
 
+    def code_facts(self) -> list[tuple[str, str, Optional[int]]]:
+        """(code key, as named, line) for the error facts (error.cuda, error.cuda_code, error.nccl, Xids):
+        the text's framework spellings read as the canonical names entries list in error_codes."""
+        out = []
+        for fact in ("error.cuda", "error.cuda_code", "error.nccl"):
+            where = self.origin.get(fact, "")
+            m = re.match(r"line (\d+) ", where)
+            for v in self.values.get(fact, []):
+                if isinstance(v, bool) or v in (None, ""):
+                    continue
+                try:
+                    out.append((code_key(v), str(v), int(m.group(1)) if m else None))
+                except (TypeError, ValueError):
+                    continue
+        return out
+
     def known(self, fact: str) -> list[Any]:
         return self.values.get(fact) or []
 
@@ -416,6 +432,15 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts) -> Optional[Match]:
     if ruled_out(entry.failure_class, facts.known):
         return None
     text_w, reasons = _text_hits(entry, log, codes) if log.lines else ([], [])
+    if entry.error_codes:
+        wanted = {code_key(c) for c in entry.error_codes}
+        hit_lines = {int(x.group(1)) for r in reasons for x in [_LINE.match(r)] if x}
+        for k, named, n in facts.code_facts():
+            if k in wanted and (n is None or n not in hit_lines):
+                text_w.append(CODE)
+                reasons.append(f"error code {named} on line {n} (read from the text)" if n else f"error code {named} ({facts.origin.get('error.cuda') or facts.origin.get('error.nccl') or 'the text'})")
+                if n:
+                    hit_lines.add(n)
     fact_w: list[float] = []
     deciding: list[str] = []
     against: list[str] = []
