@@ -241,8 +241,16 @@ def test_unsure_candidates_meet_facts_against_them():
 def test_explain_json_carries_candidates_confidence_origins_and_the_next_command(tmp_path, capsys, monkeypatch):
     import p2ptop.commands.explain as ex
 
-    ev = ex.TextEvidence([text_finding("host", 2, symptom__hang=True, text__framework="pytorch")], True, ["description"])
-    monkeypatch.setattr(ex, "read_evidence", lambda text, log=None: ev)
+    from p2ptop.evidence import Evidence
+
+    ev = Evidence([text_finding("host", 2, symptom__hang=True, text__framework="pytorch")], ["description"], True)
+
+    def stub(text, log=None):  # the evidence reader's answer fixed, so the test is about the matcher and explain
+        if log is not None:
+            log.evidence = list(ev.findings)
+        return ev
+
+    monkeypatch.setattr(ex, "read_evidence", stub)
     code, out, _ = run(["explain", write(tmp_path, "d.txt", "we use pytorch\nit hangs forever\n"), "--text-only", "--json"], capsys)
     doc = json.loads(out)
     assert doc["answer"] == "unsure" and doc["matches"] and doc["next_command"]["command"]
@@ -289,3 +297,14 @@ def test_doctor_on_healthy_hosts_offers_no_entry(host_args, capsys):
     code, out, _ = run(["doctor"] + host_args + ["--json"], capsys)
     doc = json.loads(out)
     assert doc["knowledge"]["matches"] == [], doc["knowledge"]["matches"]
+
+
+def test_a_pasted_pair_joins_both_directions_of_the_hosts_pair():
+    from p2ptop.knowledge.matcher import finding_groups
+
+    snap = open_snapshot(demo="h200x2-vm")
+    paste = [text_finding("pair:0-1", 5, nccl__transport="SHM/direct/direct")]
+    groups = finding_groups(findings_for(snap) + pair_fact_findings(snap) + paste)
+    assert set(groups) == {"GPU0->GPU1", "GPU1->GPU0"}
+    for fs in groups.values():
+        assert paste[0] in fs

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
-from dataclasses import dataclass, field
 from typing import Optional
 
 from ..diagnose import findings_for, pair_fact_findings
@@ -72,47 +70,15 @@ def host_origin(snap: Optional[Snapshot]) -> str:
 
 # ---- the text's evidence -----------------------------------------------------------------------
 
-_GPU_WORDS = re.compile(r"\b(?:gpu|gpus|cuda|nccl|nvlink|nvswitch|nvidia|p2p|peer|cupy|geforce|tesla|quadro|"
-                        r"rtx|[ahbvlt]\d{2,3}|xid|nvml|cudaError\w*|显卡|卡)\b", re.IGNORECASE)
-
-
-@dataclass
-class TextEvidence:
-    """The face of p2ptop.evidence.Evidence that explain uses."""
-    findings: list[Finding] = field(default_factory=list)
-    gpu_related: bool = False
-    kinds: list[str] = field(default_factory=list)
-
-
 def read_evidence(text: Optional[str], log=None):
-    """The text's facts as findings ("text.*", evidence "line N of the paste: ..."), from the
-    evidence package; until it is installed, the few facts the matcher itself reads from a log."""
-    if text is None:
-        return TextEvidence()
-    try:
-        from ..evidence import read_text as evidence_read_text
-    except ImportError:
-        return _fallback_evidence(text, log)
-    return evidence_read_text(text)
+    """The text's facts (p2ptop.evidence.Evidence: findings "text.*" with "line N of the paste: ...",
+    gpu_related, kinds); kept on the prepared log so the matcher does not read the text again."""
+    from ..evidence import Evidence, read_text as evidence_read_text
 
-
-def _fallback_evidence(text: str, log=None) -> TextEvidence:
-    from ..knowledge.matcher import Log, _text_facts
-
-    log = log if log is not None else Log(text)
-    out = []
-    for k, (v, n) in _text_facts(log).items():
-        subject = "host"
-        out.append(Finding(f"text.{k}", subject, "info", f"{k} = {v}",
-                           [f"line {n} of the paste: {log.lines[n - 1][:120]}"], {k: v}))
-    errors = re.compile(r"CUDA error|cudaError\w+|CUDA_ERROR_\w+|NCCL WARN|nccl\w*Error|NCCL error", re.IGNORECASE)
-    m = errors.search(log.text)
-    n = log.line_at(m.start()) if m else None
-    if n is not None:
-        out.append(Finding("text.error", "host", "problem", "an error line",
-                           [f"line {n} of the paste: {log.lines[n - 1][:120]}"], {"error.text": log.lines[n - 1][:200]}))
-    related = bool(out) or _GPU_WORDS.search(log.text) is not None
-    return TextEvidence(out, related, ["text"] if text.strip() else [])
+    ev = evidence_read_text(text) if text is not None else Evidence()
+    if log is not None:
+        log.evidence = list(ev.findings)
+    return ev
 
 
 def _snapshot(args) -> tuple[Optional[Snapshot], Optional[str], Optional[int]]:

@@ -3,8 +3,9 @@ that are missing and would decide between candidates.
 
 Text: every line (control characters stripped, runs of whitespace folded, cut to MAX_LINE) is
 searched with each entry's regexes (case-insensitive) and for the error codes it names (CUDA names
-and numbers, NCCL results, Xids). A few facts are also read from the log itself (NCCL_* settings,
-driver version, GeForce names, IOMMU switches) where the findings do not give them.
+and numbers, NCCL results, Xids). The text's facts (versions, settings, GPU models, topology,
+transports, errors, symptoms) are read by p2ptop.evidence, once per text, as "text.*" findings
+whose origin is their line ("line 14 of the paste"); the caller may pass them (explain does).
 
 Facts: the findings' facts (p2ptop/findings.py FACT_KEYS), the pseudo-fact ``finding`` (their ids)
 and ``log`` (a condition's regex searched in the whole log). An entry's ``match.require``
@@ -91,6 +92,7 @@ class Log:
         self.lower = lower if len(lower) == len(self.text) else None  # case folding that changes lengths: search per line
         self.codes: Optional[dict[str, list[tuple[int, str]]]] = None  # set by prepare()
         self._searched: dict[str, bool] = {}
+        self.evidence: Optional[list[Finding]] = None  # the text's findings, see text_findings()
 
     def line_at(self, offset: int) -> int:
         """1-based number of the line holding ``offset`` of :attr:`text`."""
@@ -159,51 +161,21 @@ class Log:
 
 # ---- facts -----------------------------------------------------------------------------------
 
-#: (pattern, what it gives, lower-case literals a line must hold for the pattern to be tried there)
-_TEXT_FACTS: list[tuple[re.Pattern, Any, tuple[str, ...]]] = [
-    (re.compile(r"\b((?:NCCL|CUDA|TORCH_NCCL|NVIDIA)_[A-Z0-9_]+)\s*=\s*['\"]?([^\s'\",;)]+)"), "env", ("nccl_", "cuda_", "nvidia_")),
-    (re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)", re.IGNORECASE), "env", ("set by environment",)),
-    (re.compile(r"\bDriver Version:\s*((\d+)\.\d+(?:\.\d+)?)", re.IGNORECASE), "driver", ("driver version",)),
-    (re.compile(r"\bKernel Module\s+((\d+)\.\d+(?:\.\d+)?)\b", re.IGNORECASE), "driver", ("kernel module",)),
-    (re.compile(r"\bGeForce\b|\bTITAN (?:RTX|V|Xp?)\b|\bRTX ?[2345]0[5-9]0(?: ?Ti| ?SUPER)?\b", re.IGNORECASE), ("gpu.consumer", True), ("geforce", "titan", "rtx")),
-    (re.compile(r"\b(?:intel_iommu=on|amd_iommu=on|DMAR: IOMMU enabled|AMD-Vi: .*enabled)", re.IGNORECASE), ("host.iommu_active", True), ("iommu", "amd-vi")),
-    (re.compile(r"\biommu(?:\.passthrough=1|=pt)\b", re.IGNORECASE), ("host.iommu_passthrough", True), ("iommu",)),
-    (re.compile(r"\bvia (P2P/[A-Za-z/ ]+?|SHM\S*|NET/\S+)(?:\s|$)"), "transport", ("via ",)),
-]
-#: NCCL transports from the best to the worst (a pair's fact is the worst seen on its channels).
-_TRANSPORT_RANK = ("P2P", "SHM", "NET")
-
-
-def _text_facts(log: Log) -> dict[str, tuple[Any, int]]:
-    """fact -> (value, line number) read from the log (the first mention wins)."""
-    found: list[tuple[int, str, Any]] = []
-    for rx, what, gates in _TEXT_FACTS:
-        for n in log.lines_with(gates):
-            for m in rx.finditer(log.lines[n - 1]):
-                if what == "env":
-                    found.append((n, f"env.{m.group(1).upper()}", m.group(2).rstrip(".,;:")))
-                elif what == "driver":
-                    found.append((n, "host.driver_version", m.group(1)))
-                    found.append((n, "host.driver_major", int(m.group(2))))
-                elif what == "transport":
-                    found.append((n, "nccl.transport", m.group(1).strip()))
-                else:
-                    found.append((n, what[0], what[1]))
-    firsts: dict[str, tuple[int, str, Any]] = {}
-    for f in found:
-        if f[1] == "nccl.transport":
-            firsts.setdefault(f[2], f)
-    if firsts:
-        rank = lambda f: next((i for i, t in enumerate(_TRANSPORT_RANK) if str(f[2]).upper().startswith(t)), 0)
-        keep = max(firsts.values(), key=lambda f: (rank(f), -f[0]))
-        found = [f for f in found if f[1] != "nccl.transport"] + [keep]
-    out: dict[str, tuple[Any, int]] = {}
-    for n, k, v in sorted(found, key=lambda f: f[0]):
-        out.setdefault(k, (v, n))
-    return out
-
-
 HOST, TEXT = "host", "text"
+
+
+def text_findings(log: Log) -> list[Finding]:
+    """The text's facts as findings, read once per text by p2ptop.evidence (the one reader of pasted
+    text; cached on the log). Only the host-wide ones and those of pairs join a group here; a caller
+    with pairs of its own passes the evidence's findings with the host's (match_grouped)."""
+    if log.evidence is None:
+        if not log.lines:
+            log.evidence = []
+        else:
+            from ..evidence import read_text  # lazy: the evidence package imports knowledge.codes
+
+            log.evidence = list(read_text(log.text).findings)
+    return log.evidence
 
 
 def finding_origin(f: Finding, host_origin: str) -> tuple[str, str]:
@@ -242,8 +214,13 @@ class Facts:
                 else:
                     text.setdefault(k, []).append((v, where))
         if not any(f.id.startswith("text.") for f in findings):
-            for k, (v, n) in _text_facts(log).items():
-                text.setdefault(k, []).append((v, f"line {n} of the log"))
+            findings = findings + text_findings(log)
+            for f in findings:
+                if f.id.startswith("text."):
+                    _kind, where = finding_origin(f, origin)
+                    for k, v in (f.facts or {}).items():
+                        if v is not None:
+                            text.setdefault(k, []).append((v, where))
         for k, vals in text.items():
             if k in self.values and k != "nccl.transport":
                 said = [v for v, _ in vals if _norm(v) not in {_norm(h) for h in self.values[k]}]
@@ -568,16 +545,22 @@ def finding_groups(findings: Iterable[Finding]) -> dict[str, list[Finding]]:
     that pair (its own group when the host has no such pair), a GPU's to the pairs holding it, the
     host's to every group."""
     findings = list(findings)
+    host_pairs = {f.subject for f in findings if f.subject.startswith("pair:") and not f.id.startswith("text.")}
     by_subject: dict[str, list[Finding]] = {}
     for f in findings:
-        by_subject.setdefault(f.subject, []).append(f)
+        targets = [f.subject]
+        if f.id.startswith("text.") and f.subject.startswith("pair:"):
+            a, b = _subject_gpus(f.subject)  # the text names a pair once (A < B); the host has both directions
+            targets = [s for s in (f"pair:{a}-{b}", f"pair:{b}-{a}") if s in host_pairs] or [f.subject]
+        for t in targets:
+            by_subject.setdefault(t, []).append(f)
     host = by_subject.get("host", [])
     groups: dict[str, list[Finding]] = {}
     covered: set[str] = set()
     for subject, fs in by_subject.items():
         if subject.startswith("pair:"):
             a, b = _subject_gpus(subject)
-            gpus = by_subject.get(f"gpu:{a}", []) + by_subject.get(f"gpu:{b}", [])
+            gpus = [g for g in by_subject.get(f"gpu:{a}", []) + by_subject.get(f"gpu:{b}", []) if g not in fs]
             covered.update({f"gpu:{a}", f"gpu:{b}"})
             groups[f"GPU{a}->GPU{b}"] = fs + gpus + host
     for subject, fs in by_subject.items():
