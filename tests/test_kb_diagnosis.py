@@ -308,3 +308,22 @@ def test_a_pasted_pair_joins_both_directions_of_the_hosts_pair():
     assert set(groups) == {"GPU0->GPU1", "GPU1->GPU0"}
     for fs in groups.values():
         assert paste[0] in fs
+
+
+def test_diagnose_says_no_nvswitch_only_where_the_nvlinks_were_read():
+    from p2ptop.diagnose import host_facts
+
+    assert host_facts(open_snapshot(demo="rtx4090-2gpu"))["host.nvswitch_present"] is False
+    assert host_facts(open_snapshot(replay=H100))["host.nvswitch_present"] is False  # NVML: NVLink "Not Supported"
+    assert host_facts(open_snapshot(demo="h200x2-vm"))["host.nvswitch_present"] is True
+    snap = open_snapshot(demo="rtx4090-2gpu")
+    snap.gpus[0].na["nvlinks"] = "GPU is lost"
+    assert "host.nvswitch_present" not in host_facts(snap)
+
+
+def test_healthy_pairs_facts_are_findings_for_matching_only():
+    snap = open_snapshot(demo="h200x2-vm")
+    pf = pair_fact_findings(snap)
+    assert {f.subject for f in pf} == {"pair:0-1", "pair:1-0"} and all(f.severity == "ok" for f in pf)
+    assert pf[0].facts["p2p.read"] == "OK" and pf[0].facts["pair.nvlink_count"] > 0
+    assert not [f for f in findings_for(snap) if f.id == "pair.facts"]  # doctor and the report do not list them

@@ -349,8 +349,11 @@ def _describe(cond: dict[str, Any], facts: Facts) -> str:
     else:
         op = next(o for o in _OPS if o in cond)
         base = f"{cond['fact']} {op.replace('_', ' ')} {cond[op]}"
-    if cond["fact"] in (LOG_FACT, FINDING_FACT):
-        return base
+    if cond["fact"] == LOG_FACT:
+        return f"{base} (in the text)"
+    if cond["fact"] == FINDING_FACT:
+        where = facts.origin.get(FINDING_FACT)
+        return f"{base} ({where})" if where else base
     return f"{base} ({cond['fact']} = {facts.shown(cond['fact'])})"
 
 
