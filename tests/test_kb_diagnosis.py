@@ -231,11 +231,19 @@ def test_symptoms_without_matching_text_give_unsure_candidates_with_facts_and_a_
     assert acs.next_command == {"fact": "host.acs_redirect", "command": "sudo lspci -vvv | grep -i acsctl"}
 
 
-def test_unsure_candidates_meet_facts_against_them():
-    got = match(KB, "hang\n", [text_finding("host", 1, symptom__hang=True),
-                               Finding("host.facts", "host", "ok", "", [], {"host.iommu_active": False, "p2p.read": "OK"})])
-    iommu = next(m for m in got if m.entry.id == "iommu/p2p-hang-or-corruption")
-    assert iommu.unsure and any("host.iommu_active" in a for a in iommu.facts_against)
+def test_candidates_on_facts_alone_whose_conditions_are_known_false_are_ruled_out():
+    hang = text_finding("host", 1, symptom__hang=True)
+    assert "iommu/p2p-hang-or-corruption" in {m.entry.id for m in match(KB, "hang\n", [hang])}
+    off = Finding("host.facts", "host", "ok", "", [], {"host.iommu_active": False})
+    assert "iommu/p2p-hang-or-corruption" not in {m.entry.id for m in match(KB, "hang\n", [hang, off])}
+
+
+def test_an_entry_on_its_text_keeps_the_facts_against_it():
+    e217 = "RuntimeError: CUDA error: peer access is not supported between these two devices\n"
+    m = {m.entry.id: m for m in match(KB, e217, [Finding("pair.facts", "pair:0-1", "ok", "", [], {"gpu.consumer": False})], origin="live host")}
+    consumer = m["cuda/peer-access-unsupported-consumer-gpu"]
+    assert consumer.facts_against == ["GeForce-class GPU (gpu.consumer = False, live host)"]
+    assert consumer.score < POSSIBLE
 
 
 def test_explain_json_carries_candidates_confidence_origins_and_the_next_command(tmp_path, capsys, monkeypatch):

@@ -307,7 +307,7 @@ class Facts:
         vals = self.values.get(fact) or []
         text = " / ".join(str(v) for v in vals)
         where = self.origin.get(fact)
-        return f"{text}, {where}" if where else text
+        return f"{text}, {where}" if where and where != "host" else text  # "host": a caller that named no origin
 
 
 def _norm(v: Any) -> Any:
@@ -353,7 +353,7 @@ def _describe(cond: dict[str, Any], facts: Facts) -> str:
         return f"{base} (in the text)"
     if cond["fact"] == FINDING_FACT:
         where = facts.origin.get(FINDING_FACT)
-        return f"{base} ({where})" if where else base
+        return f"{base} ({where})" if where and where != "host" else base
     return f"{base} ({cond['fact']} = {facts.shown(cond['fact'])})"
 
 
@@ -451,6 +451,8 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts) -> Optional[Match]:
         held.append(_describe(cond, facts))
         symptom = symptom or facts.symptom(cond)
     offered = bool(text_w) or (all_hold and bool(fired if triggers else requires))
+    if not offered and (against or (triggers and all(facts.check(c) is False for c in triggers))):
+        return None  # a candidate on facts alone whose own conditions are known false: ruled out, not 'unsure'
     for cond in m.get("support") or []:
         if facts.check(cond):
             fact_w.append(cond.get("weight", SUPPORT_WEIGHT))
