@@ -16,7 +16,7 @@ from typing import Optional
 from ..diagnose import findings_for, pair_fact_findings
 from ..findings import Finding
 from ..knowledge import load_kb
-from ..knowledge.fact_roles import next_command
+from ..knowledge.fact_roles import deciding_command
 from ..knowledge.matcher import POSSIBLE, Match, known_facts, match_grouped, prepare
 from ..knowledge.render import clean, fact_help, match_text
 from ..model import Snapshot, SnapshotError
@@ -125,7 +125,7 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
     missing: list[str] = []
     for m, _ in results:
         missing.extend(f for f in m.deciding_facts if f not in missing)
-    nc = next_command(missing)
+    nc = deciding_command([m.deciding_facts for m, _ in results])
     if nc is None and kind == "unsure":
         nc = ("p2p.read", "nvidia-smi topo -p2p r")  # the first look at any pair trouble
     conflicts = list(dict.fromkeys(c for m, _ in results for c in m.notes)) or facts.conflicts

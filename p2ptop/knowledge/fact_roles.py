@@ -163,8 +163,25 @@ NEXT_COMMAND: dict[str, str] = {
 }
 
 
-def next_command(facts: list[str]) -> Optional[tuple[str, str]]:
-    """(fact, command) for the first of ``facts`` (in the table's priority) that a command reads."""
-    order = {k: i for i, k in enumerate(NEXT_COMMAND)}
-    known = sorted((f for f in facts if f in NEXT_COMMAND), key=order.__getitem__)
+def next_command(facts: list[str], ordered: bool = False) -> Optional[tuple[str, str]]:
+    """(fact, command) for the first of ``facts`` a command reads: in the order given when ``ordered``
+    (an entry's own: its required facts first), else in the table's priority."""
+    known = [f for f in facts if f in NEXT_COMMAND]
+    if not ordered:
+        order = {k: i for i, k in enumerate(NEXT_COMMAND)}
+        known.sort(key=order.__getitem__)
     return (known[0], NEXT_COMMAND[known[0]]) if known else None
+
+
+def deciding_command(per_candidate: list[list[str]]) -> Optional[tuple[str, str]]:
+    """The one next command of an answer: reads the fact that most candidates miss (ties: table order)."""
+    count: dict[str, int] = {}
+    for facts in per_candidate:
+        for f in dict.fromkeys(facts):
+            if f in NEXT_COMMAND:
+                count[f] = count.get(f, 0) + 1
+    if not count:
+        return None
+    order = {k: i for i, k in enumerate(NEXT_COMMAND)}
+    best = min(count, key=lambda f: (-count[f], order[f]))
+    return best, NEXT_COMMAND[best]

@@ -52,6 +52,7 @@ class Match:
     facts_for: list[str] = field(default_factory=list)  # conditions that hold, with the fact's value and origin
     facts_against: list[str] = field(default_factory=list)  # conditions that fail, likewise
     notes: list[str] = field(default_factory=list)  # where the text and the host disagree
+    own_deciding: list[str] = field(default_factory=list)  # this entry's own missing facts, its requires first
 
     @property
     def confidence(self) -> str:
@@ -62,7 +63,7 @@ class Match:
     @property
     def next_command(self) -> Optional[dict[str, str]]:
         """The one command that reads the first deciding fact (fact_roles.NEXT_COMMAND), or None."""
-        nc = next_command(self.deciding_facts)
+        nc = next_command(self.own_deciding or self.deciding_facts, ordered=True)
         return {"fact": nc[0], "command": nc[1]} if nc else None
 
     def to_dict(self) -> dict[str, Any]:
@@ -479,7 +480,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts) -> Optional[Match]:
     reasons = list(dict.fromkeys(reasons + held + ["against: " + a for a in against]))
     return Match(entry, round(score, 4), reasons, deciding, unsure=not offered,
                  facts_for=[r for r in reasons if not r.startswith("against: ")], facts_against=against,
-                 notes=list(facts.conflicts))
+                 notes=list(facts.conflicts), own_deciding=list(deciding))
 
 
 def prepare(text: Optional[str]) -> Log:
