@@ -8,7 +8,7 @@ import sys
 from typing import Optional
 
 from . import __version__
-from .commands import COMMANDS
+from .commands import COMMANDS, MODULES
 from .commands.common import fail
 
 
@@ -34,7 +34,7 @@ class _Unavailable:
 def _command_modules(names: tuple[str, ...] = COMMANDS) -> list:
     mods = []
     for name in names:
-        modname = f"{__package__}.commands.{name}"
+        modname = f"{__package__}.commands.{MODULES.get(name, name)}"
         try:
             mods.append(importlib.import_module(modname))
         except ModuleNotFoundError as e:

@@ -81,7 +81,7 @@ HIDDEN_REMOTE_BUS = "FFFFFFFF:FF:FF.0"
 VIRTUALIZATION_NAMES = {0: "NONE", 1: "PASSTHROUGH", 2: "VGPU", 3: "HOST_VGPU", 4: "HOST_VSGA"}
 FABRIC_STATE_NAMES = {0: "NOT_SUPPORTED", 1: "NOT_STARTED", 2: "IN_PROGRESS", 3: "COMPLETED"}
 
-SOURCE_KINDS = ("nvml", "demo", "replay")
+SOURCE_KINDS = ("nvml", "demo", "replay", "import")  # import: built from a paste (p2ptop import)
 
 
 class SnapshotError(ValueError):
@@ -95,7 +95,7 @@ class SnapshotError(ValueError):
 class Source:
     """Where a snapshot came from."""
 
-    kind: str = "nvml"  # nvml | demo | replay
+    kind: str = "nvml"  # nvml | demo | replay | import
     hostname: Optional[str] = None
     taken_at: Optional[str] = None  # ISO 8601, UTC
     detail: Optional[str] = None  # demo name, or the file a replay came from
@@ -106,6 +106,8 @@ class Source:
     def label(self) -> str:
         if self.kind == "demo":
             return f"DEMO {self.detail or ''} (simulated)".replace("  ", " ")
+        if self.kind == "import" or (self.kind == "replay" and self.origin_kind == "import"):
+            return f"IMPORTED {self.detail or ''} (from a paste: only what it says, the rest N/A)"
         if self.kind == "replay":
             sim = " simulated" if self.simulated else ""
             return f"REPLAY{sim} {self.detail or ''} (taken {self.taken_at or 'N/A'})"

@@ -131,3 +131,12 @@ def test_bus_ids():
 def test_text_without_nccl_gives_an_empty_log():
     log = read_nccl_log("hello\nworld\n")
     assert not log.is_nccl and log.channels == [] and log.version is None and log.lines_total == 3
+
+
+def test_prefixes_before_the_host_are_cut():
+    text = ("[1,0]<stdout>:node7:4242:4300 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n"
+            "[2025-03-18 21:25:51] job-0:1:1 [0] NCCL INFO NCCL version 2.26.2+cuda12.8\n"
+            "(RayWorker pid=9) gpu-a:77:78 [1] NCCL INFO NCCL_P2P_DISABLE set by environment to 1\n")
+    log = read_nccl_log(text)
+    assert log.hosts == ["node7", "job-0", "gpu-a"]
+    assert log.env[0].host == "gpu-a" and log.version == "2.26.2"

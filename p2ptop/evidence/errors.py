@@ -21,37 +21,50 @@ from ..knowledge.codes import CUDA_BY_NAME, CUDA_BY_NUMBER, CUDA_ERRORS, GENERIC
 from ..nccl.log import NCCL_RESULT_TEXTS
 from .paste import Collector
 
-_NAMES = re.compile(r"\b(cudaError[A-Z][A-Za-z]+|CUDA_ERROR_[A-Z_]+)\b")
-_NCCL_NAMES = re.compile(r"\bnccl(UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|RemoteError)\b")
-_NUMBER = re.compile(r"(?:cuda(?:\s+runtime)?\s+error|cuda\s+failure|cudaerror|error\s+code|error|err|code)\s*[:=#]?\s*\(?\s*(\d{1,3})\b", re.I)
+_NAMES = re.compile(r"\b(cudaerror[a-z]+|cuda_error_[a-z_]+)\b")  # on lower-cased text
+_NAME_BY_LOWER = {k.lower(): v for k, v in CUDA_BY_NAME.items()}
+_NCCL_NAMES = re.compile(r"\bnccl(unhandledcudaerror|systemerror|internalerror|invalidargument|invalidusage|remoteerror)\b")
+_NCCL_CANON = {n.lower(): n for n in ("UnhandledCudaError", "SystemError", "InternalError", "InvalidArgument",
+                                      "InvalidUsage", "RemoteError")}
+#: a number right after "CUDA error"/"cuda failure" ("CUDA error 217 at ggml-cuda.cu", "Cuda failure 101 'x'"), or
+#: "code=802" / "error code 101" on a line naming CUDA; never a number after a file name ("file.cu:217").
+_CUDA_NUMBER = re.compile(r"cuda(?:\s+runtime)?\s+(?:error|failure)\s*[:#(]?\s*(\d{1,3})\b(?![.:])|"
+                          r"cuda[^\n]{0,80}?\b(?:code\s*=\s*|error\s+code\s*:?\s*)(\d{1,3})\b")
+
+
+def _head(msg: str) -> list[str]:
+    words = msg.lower().split()
+    # a long message may be cut off or wrapped: its first five words name it
+    return words[:5] if len(words) > 5 else words
 
 
 def _message_pattern(msg: str) -> str:
-    words = msg.lower().split()
-    # a long message may be cut off or wrapped: its first five words name it
-    words = words[:5] if len(words) > 5 else words
-    return r"\s+".join(re.escape(w) for w in words)
+    return r"\s+".join(re.escape(w) for w in _head(msg))
 
 
 _SPECIFIC = [(n, m) for n, _r, _d, m in CUDA_ERRORS if m.lower() not in GENERIC_CUDA_MESSAGES]
 _MESSAGES = re.compile("|".join(f"(?P<m{n}>{_message_pattern(m)})" for n, m in _SPECIFIC))
+#: the longest of a message's first words: a line can hold the message only if it holds this word
+_MESSAGE_WORDS = tuple(sorted({max(_head(m), key=len) for _n, m in _SPECIFIC}))
 _GENERIC = re.compile(r"(?:cuda\s*(?:runtime\s*)?(?:error|failure)[^:'\n]{0,40}[:']\s*'?|cudaerror\w*:\s*|cuda_error_\w+:\s*)("
                       + "|".join(re.escape(m) for m in sorted(GENERIC_CUDA_MESSAGES, key=len, reverse=True)) + ")")
 _FRAMEWORKS = (
-    ("vllm", re.compile(r"\bvllm\b", re.I)),
-    ("sglang", re.compile(r"\bsglang\b", re.I)),
-    ("deepspeed", re.compile(r"\bdeepspeed\b", re.I)),
-    ("megatron", re.compile(r"\bmegatron\b", re.I)),
-    ("ray", re.compile(r"\bray(?:\.|_|::| worker|\s+actor)|\(pid=\d+\)|\(\w+ pid=\d+\)", re.I)),
-    ("cupy", re.compile(r"\bcupy(?:_backends)?\b", re.I)),
-    ("jax", re.compile(r"\bjax(?:lib)?\b|XlaRuntimeError", re.I)),
-    ("tensorflow", re.compile(r"\btensorflow\b|\btf\.(?:distribute|config)", re.I)),
-    ("pytorch", re.compile(r"\btorch\b|ProcessGroupNCCL|torchrun|\bpytorch\b", re.I)),
+    ("vllm", ("vllm",), re.compile(r"vllm")),  # also RayWorkerVllm
+    ("sglang", ("sglang", "sgl_"), re.compile(r"sglang|\bsgl_(?:kernel|jax)")),
+    ("deepspeed", ("deepspeed",), re.compile(r"\bdeepspeed\b")),
+    ("megatron", ("megatron",), re.compile(r"\bmegatron\b")),
+    ("ray", ("ray", "pid="), re.compile(r"\bray(?:\.|_|::| worker|\s+actor)|\(pid=\d+\)|\(\w+ pid=\d+\)")),
+    ("cupy", ("cupy",), re.compile(r"\bcupy(?:_backends)?\b")),
+    ("jax", ("jax", "xlaruntimeerror", "pjrt"), re.compile(r"\bjax(?:lib)?\b|xlaruntimeerror|\bpjrt")),
+    ("tensorflow", ("tensorflow", "tf."), re.compile(r"\btensorflow\b|\btf\.(?:distribute|config)")),
+    ("pytorch", ("torch", "processgroupnccl"), re.compile(r"\btorch\b|processgroupnccl|torchrun|\bpytorch\b")),
 )
-_HANG = re.compile(r"Watchdog caught collective operation timeout|timed out after \d+|Timeout at NCCL work|"
-                   r"NCCL (?:communicator|watchdog).*(?:timeout|timed out)|heartbeat monitor", re.I)
-_CRASH = re.compile(r"Segmentation fault|SIGSEGV|SIGABRT|signal 11|core dumped|Fatal Python error|"
-                    r"exitcode\s*:\s*-(?:6|9|11)\b|fell off the bus|fallen off the bus", re.I)
+_HANG_WORDS = ("watchdog", "timed out", "timeout", "heartbeat")
+_HANG = re.compile(r"watchdog caught collective operation timeout|timed out after \d+|timeout at nccl work|"
+                   r"nccl (?:communicator|watchdog).*(?:timeout|timed out)|heartbeat monitor")
+_CRASH_WORDS = ("segmentation", "sigsegv", "sigabrt", "signal 11", "core dumped", "fatal python", "exitcode", "off the bus")
+_CRASH = re.compile(r"segmentation fault|sigsegv|sigabrt|signal 11|core dumped|fatal python error|"
+                    r"exitcode\s*:\s*-(?:6|9|11)\b|fell off the bus|fallen off the bus")
 
 
 def _add_cuda(c: Collector, number: int, line: int, found: list[int]) -> None:
@@ -66,71 +79,68 @@ def _add_cuda(c: Collector, number: int, line: int, found: list[int]) -> None:
 
 
 def parse(c: Collector) -> bool:
-    text = c.paste.text
-    low = c.paste.lower
+    p = c.paste
     found_cuda: list[int] = []
     found = False
     # names: cudaErrorX, CUDA_ERROR_X
-    if "cudaerror" in low or "cuda_error" in low:
-        for m in _NAMES.finditer(text):
-            n = CUDA_BY_NAME.get(m.group(1))
-            if n is not None:
-                _add_cuda(c, n, c.paste.line_of(m.start()), found_cuda)
-                found = True
-    # messages, tolerant of wraps (\s+ between words)
-    for m in _MESSAGES.finditer(low):
-        n = int(m.lastgroup[1:])
-        _add_cuda(c, n, c.paste.line_of(m.start()), found_cuda)
-        found = True
-    if "cuda" in low:
-        for m in _GENERIC.finditer(low):
-            n = next(n for n, _r, _d, msg in CUDA_ERRORS if msg == m.group(1))
-            _add_cuda(c, n, c.paste.line_of(m.start()), found_cuda)
+    v = p.select(("cudaerror", "cuda_error"), context=0)
+    for m in _NAMES.finditer(v.text):
+        n = _NAME_BY_LOWER.get(m.group(1))
+        if n is not None:
+            _add_cuda(c, n, v.line_of(m.start()), found_cuda)
             found = True
-        # numbers beside "CUDA error" (e.g. "CUDA error 217 at ggml-cuda.cu", "cuda failure 101")
-        for m in re.finditer(r"cuda[^\n]{0,40}?(?:error|failure)[^\n]{0,12}?\b(\d{2,3})\b", low):
-            n = int(m.group(1))
+    # messages, tolerant of a wrap onto the next line (\s+ between words)
+    v = p.select(_MESSAGE_WORDS)
+    for m in _MESSAGES.finditer(v.text):
+        _add_cuda(c, int(m.lastgroup[1:]), v.line_of(m.start()), found_cuda)
+        found = True
+    v = p.select(("cuda",), context=0)
+    if v.text:
+        for m in _GENERIC.finditer(v.text):
+            n = next(n for n, _r, _d, msg in CUDA_ERRORS if msg == m.group(1))
+            _add_cuda(c, n, v.line_of(m.start()), found_cuda)
+            found = True
+        for m in _CUDA_NUMBER.finditer(v.text):
+            n = int(m.group(1) or m.group(2))
             if n in CUDA_BY_NUMBER and n not in found_cuda:
-                _add_cuda(c, n, c.paste.line_of(m.start()), found_cuda)
+                _add_cuda(c, n, v.line_of(m.start()), found_cuda)
                 found = True
     # NCCL results by name, and ncclGetErrorString's texts in framework errors
-    if "nccl" in low:
-        for m in _NCCL_NAMES.finditer(text):
-            name = "nccl" + m.group(1)
-            ln = c.paste.line_of(m.start())
-            if not (c.has("host", "error.nccl") and c.get("host", "error.nccl") == name):
-                c.add("host", "error.nccl", name, ln, again=True)
-            c.add("host", "error.text", " ".join(c.paste.line(ln).split())[:200], ln)
+    v = p.select(("nccl",), context=0)
+    for m in _NCCL_NAMES.finditer(v.text):
+        name = "nccl" + _NCCL_CANON[m.group(1)]
+        ln = v.line_of(m.start())
+        c.add("host", "error.nccl", name, ln, again=True)
+        c.add("host", "error.text", " ".join(p.line(ln).split())[:200], ln)
+        found = True
+    for words, name in NCCL_RESULT_TEXTS:
+        for m in re.finditer(re.escape(words), v.text):
+            ln = v.line_of(m.start())
+            c.add("host", "error.nccl", name, ln, again=True)
             found = True
-        for words, name in NCCL_RESULT_TEXTS:
-            i = low.find(words)
-            while i >= 0:
-                ln = c.paste.line_of(i)
-                if "nccl" in c.paste.line(ln).lower():
-                    c.add("host", "error.nccl", name, ln, again=c.get("host", "error.nccl") != name)
-                    found = True
-                    break
-                i = low.find(words, i + 1)
-    m = _HANG.search(text)
+            break
+    v = p.select(_HANG_WORDS, context=0)
+    m = _HANG.search(v.text)
     if m:
-        c.add("host", "symptom.hang", True, c.paste.line_of(m.start()))
+        c.add("host", "symptom.hang", True, v.line_of(m.start()))
         found = True
-    m = _CRASH.search(text)
+    v = p.select(_CRASH_WORDS, context=0)
+    m = _CRASH.search(v.text)
     if m:
-        c.add("host", "symptom.crash", True, c.paste.line_of(m.start()))
+        c.add("host", "symptom.crash", True, v.line_of(m.start()))
         found = True
-    if "traceback" in low or "error" in low or "exception" in low:
-        for fw, rx in _FRAMEWORKS:
-            m = rx.search(text)
-            if m:
-                c.add("host", "text.framework", fw, c.paste.line_of(m.start()), severity="info")
-                break
+    for fw, words, rx in _FRAMEWORKS:
+        v = p.select(words, context=0, cap=50)
+        m = rx.search(v.text)
+        if m:
+            c.add("host", "text.framework", fw, v.line_of(m.start()), severity="info")
+            break
     if found:
         c.kind("error")
-    if not c.has("host", "error.text") and ("Traceback" in text or "Error:" in text):
+    if not c.has("host", "error.text") and ("Traceback" in p.text or "Error:" in p.text):
         first = _first_error_line(c)
         if first:
-            c.add("host", "error.text", " ".join(c.paste.line(first).split())[:200], first)
+            c.add("host", "error.text", " ".join(p.line(first).split())[:200], first)
     return found
 
 

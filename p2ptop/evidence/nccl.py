@@ -9,7 +9,8 @@ connected GPUs" for it), error.nccl (result names, torch's "unhandled system err
 text.tool "nccl-log".
 
 Ranks map to GPUs by bus id where the paste says which bus id is which GPU, else by the device
-index NCCL prints (cudaDev of the rank, or the index in the channel's brackets). Pairs of ranks on
+index NCCL prints (the rank's nvmlDev, which is nvidia-smi's index, else its cudaDev, else the index in
+the channel's brackets). Pairs of ranks on
 different hosts are not GPU pairs and give no pair facts.
 """
 
@@ -18,24 +19,42 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from ..nccl.log import NcclLog, read_nccl_log, transport_rank
+from ..nccl.log import NcclLog, bus_id_from_nccl, read_nccl_log, transport_rank
 from .paste import Collector, pair_subject
 
-_SHELL_ENV = re.compile(r"(?:^|[\s;'\"])(?:export\s+)?((?:NCCL|CUDA_VISIBLE|TORCH_NCCL|NVIDIA_VISIBLE)[A-Z0-9_]*)=([^\s;'\"]+)")
+_SHELL_ENV = re.compile(r"(?:^|[\s;'\"])(?:export\s+)?((?:NCCL|CUDA_VISIBLE|TORCH_NCCL|NVIDIA_VISIBLE)[A-Z0-9_]*)=[\"']?([A-Za-z0-9_.,:/+-]+)")
+_DEV_BUS = re.compile(r"dev (\d+)\(=([0-9a-fA-F]+)\)")
 P2P_CAPABLE_PATHS = ("NV", "PIX", "PXB")
+
+
+def is_p2p_fallback(transport: Optional[str], path: Optional[str] = None, p2p_read: Optional[str] = None) -> bool:
+    """NCCL went via SHM or NET on a pair that can do P2P (its path NV#/PIX/PXB, or NVML P2P read OK).
+    The rule behind ``nccl.p2p_fallback``; the matcher may apply it with the live host's pair facts."""
+    if not transport or transport.startswith("P2P"):
+        return False
+    return (path is not None and str(path).startswith(P2P_CAPABLE_PATHS)) or p2p_read == "OK"
 
 
 def _rank_gpus(c: Collector, log: NcclLog) -> dict[tuple[Optional[str], int], int]:
     """(host, rank) -> GPU index."""
     out: dict[tuple[Optional[str], int], int] = {}
+    # "Could not enable P2P between dev 1(=81000) and dev 0(=41000)" says which device has which bus id
+    dev_of_bus: dict[str, int] = {}
+    for d in log.decisions:
+        if d.kind == "p2p_not_enabled":
+            for dev, bus in _DEV_BUS.findall(d.detail):
+                dev_of_bus.setdefault(bus_id_from_nccl(bus), int(dev))
     for r in log.ranks:
         gpu = c.gpu_of_bus(r.bus_id)
-        out.setdefault((r.host, r.rank), gpu if gpu is not None else r.cuda_dev)
+        # nvmlDev is the index nvidia-smi shows (cudaDev counts CUDA_VISIBLE_DEVICES' list)
+        out.setdefault((r.host, r.rank), gpu if gpu is not None else r.nvml_dev if r.nvml_dev is not None else r.cuda_dev)
     for ch in log.channels:
         for rank, dev, bus in ((ch.src, ch.src_dev, ch.src_bus), (ch.dst, ch.dst_dev, ch.dst_bus)):
             if (ch.host, rank) in out:
                 continue
             gpu = c.gpu_of_bus(bus) if bus else None
+            if gpu is None and bus:
+                gpu = dev_of_bus.get(bus)
             if gpu is None:
                 gpu = dev
             if gpu is not None:
@@ -53,7 +72,7 @@ def parse(c: Collector) -> bool:
     c.structured["nccl"] = log
     if log.is_nccl:
         c.kind("nccl-log")
-        c.add("host", "text.tool", "nccl-log", 1, severity="info")
+        c.tool("nccl-log", c.paste.first_line(" NCCL INFO ", " NCCL WARN ", "NCCL INFO", "NCCL WARN"))
     if log.version:
         c.add("host", "nccl.version", log.version, log.version_line or 1)
     if log.cuda:
@@ -64,20 +83,19 @@ def parse(c: Collector) -> bool:
         c.add("host", f"env.{e.name}", e.value, e.line)
     for m in log.messages:
         if m.result and m.result != "ncclInProgress":
-            c.add("host", "error.nccl", m.result, m.line, again=not c.has("host", "error.nccl") or
-                  c.get("host", "error.nccl") != m.result)
+            c.add("host", "error.nccl", m.result, m.line, again=True)
             c.add("host", "error.text", m.message[:200], m.line)
     # pair facts, for ranks on one host
     gpus = _rank_gpus(c, log)
-    multi_host = len(log.hosts) > 1
     rank_host: dict[int, Optional[str]] = {}
     for r in log.ranks:
         rank_host.setdefault(r.rank, r.host)
     worst: dict[tuple[int, int], tuple[str, int]] = {}
     for ch in log.channels:
-        if multi_host:
-            hs, hd = rank_host.get(ch.src, ch.host), rank_host.get(ch.dst, ch.host)
-            if ch.transport.startswith("NET") and (hs is None or hd is None or hs != hd):
+        if ch.transport.startswith(("NET", "COLLNET")):
+            # the network joins nodes: a GPU pair of one host only when both ranks are known to be on it
+            hs, hd = rank_host.get(ch.src), rank_host.get(ch.dst)
+            if hs is None or hd is None or hs != hd:
                 continue
         ga, gb = gpus.get((ch.host, ch.src)), gpus.get((ch.host, ch.dst))
         if ga is None or gb is None or ga == gb:
@@ -100,8 +118,7 @@ def parse(c: Collector) -> bool:
         why_line = refused.get((a, b))
         path = c.get(subj, "pair.path")
         read = c.get(subj, "p2p.read")
-        capable = (path is not None and str(path).startswith(P2P_CAPABLE_PATHS)) or read == "OK" or why_line is not None
-        if capable:
+        if is_p2p_fallback(tr, path, read) or why_line is not None:
             c.add(subj, "nccl.p2p_fallback", True, why_line or line,
                   summary=f"NCCL went via {tr} between GPU{a} and GPU{b} although P2P is possible there "
                           f"({'path ' + str(path) if path else 'topo -p2p read OK' if read == 'OK' else 'NCCL tried P2P'})")
@@ -112,7 +129,7 @@ def parse(c: Collector) -> bool:
     return True
 
 
-_WORKAROUND = re.compile(r"\b(works?|worked|working|fix(?:es|ed)?|solv\w*|resolv\w*|helps?|helped|avoid\w*|workaround)\b|解决|可以|正常|就好", re.I)
+_WORKAROUND = re.compile(r"\b(works?|worked|working|fix(?:es|ed)?|solv\w*|resolv\w*|helps?|helped|avoid\w*|workaround)\b|解决|正常|就好", re.I)
 
 
 def parse_env_lines(c: Collector) -> bool:
@@ -126,8 +143,10 @@ def parse_env_lines(c: Collector) -> bool:
     for no, line in enumerate(c.paste.lines, 1):
         if "NCCL_" not in line and "VISIBLE_DEVICES" not in line:
             continue
-        if " set by environment" in line or _WORKAROUND.search(line):
+        if " set by environment" in line:
             continue
         for m in _SHELL_ENV.finditer(line):
+            if _WORKAROUND.search(line[max(0, m.start() - 60):m.end() + 60]):
+                continue
             found = c.add("host", f"env.{m.group(1)}", m.group(2).rstrip(".,)"), no) or found
     return found

@@ -12,6 +12,9 @@ from ..findings import Finding
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 EXCERPT = 160
+#: what the error and prose patterns read of one line: a message is short, and a line of megabytes (a
+#: JSON blob, a paste that lost its line breaks) must not cost seconds of regex time
+LINE_CAP = 8192
 
 #: Facts about what went wrong (an entry needs one of them); every other key is context.
 SYMPTOM_PREFIXES = ("error.", "symptom.", "tool.", "nccl.p2p_fallback", "bench.")
@@ -29,12 +32,88 @@ class Paste:
         self.lines = text.split("\n")
         self._starts: Optional[list[int]] = None
         self._lower: Optional[str] = None
+        self._plain: Optional[str] = None
+        self._plain_lines: Optional[list[str]] = None
+        self._plain_starts: list[int] = []
 
     @property
     def lower(self) -> str:
         if self._lower is None:
             self._lower = self.text.lower()
         return self._lower
+
+    @property
+    def plain(self) -> str:
+        """The lower-cased text with NCCL's INFO lines blanked (line numbers kept): what the error
+        and prose patterns read. The NCCL reader has those lines; a 20 MB log is mostly them."""
+        if self._plain is None:
+            low = self.lower
+            lines = low.split("\n")
+            if "nccl info" in low or any(len(l) > LINE_CAP for l in lines):
+                self._plain = "\n".join("" if "nccl info" in l else l[:LINE_CAP] for l in lines)
+            else:
+                self._plain = low
+        return self._plain
+
+    def select(self, words: tuple[str, ...], context: int = 1, cap: int = 20000) -> "View":
+        """The lines of ``plain`` holding any of ``words`` (lower case), each with ``context``
+        following lines (a message wrapped onto the next line), as one small text to run a regex
+        on; ``View.line_of`` maps its offsets back to the paste's line numbers."""
+        plain = self.plain
+        if self._plain_lines is None:
+            self._plain_lines = plain.split("\n")
+            starts, pos = [], 0
+            for line in self._plain_lines:
+                starts.append(pos)
+                pos += len(line) + 1
+            self._plain_starts = starts
+        pstarts = self._plain_starts
+        nos: set[int] = set()
+        for w in words:
+            i = plain.find(w)
+            while i >= 0 and len(nos) < cap:
+                nos.add(bisect_right(pstarts, i))
+                end = plain.find("\n", i)
+                if end < 0:
+                    break
+                i = plain.find(w, end)
+        n_lines = len(self._plain_lines)
+        keep = sorted({n + k for n in nos for k in range(context + 1) if n + k <= n_lines})
+        parts, starts, pos = [], [], 0
+        for n in keep:
+            line = self._plain_lines[n - 1]
+            starts.append(pos)
+            parts.append(line)
+            pos += len(line) + 1
+        return View("\n".join(parts), starts, keep)
+
+    def sample(self, head: int = 1_000_000, tail: int = 256_000) -> "View":
+        """The first ``head`` and last ``tail`` characters of ``plain`` (whole lines) as a View:
+        what the prose patterns read. People write their sentences around a log, not inside it."""
+        self.select(())  # builds the plain lines
+        lines = self._plain_lines or []
+        keep: list[int] = []
+        size = 0
+        for n, line in enumerate(lines, 1):
+            if size > head:
+                break
+            keep.append(n)
+            size += len(line) + 1
+        first_tail = len(lines) + 1
+        size = 0
+        for n in range(len(lines), keep[-1] if keep else 0, -1):
+            if size > tail:
+                break
+            first_tail = n
+            size += len(lines[n - 1]) + 1
+        keep += list(range(max(first_tail, (keep[-1] + 1) if keep else 1), len(lines) + 1))
+        parts, starts, pos = [], [], 0
+        for n in keep:
+            line = lines[n - 1]
+            starts.append(pos)
+            parts.append(line)
+            pos += len(line) + 1
+        return View("\n".join(parts), starts, keep)
 
     @property
     def starts(self) -> list[int]:
@@ -51,6 +130,11 @@ class Paste:
         """1-based line number of a character offset of ``text``."""
         return bisect_right(self.starts, offset)
 
+    def first_line(self, *markers: str) -> int:
+        """The line of the first of ``markers`` found in the text (1 when none is)."""
+        hits = [i for i in (self.text.find(m) for m in markers) if i >= 0]
+        return self.line_of(min(hits)) if hits else 1
+
     def line(self, no: int) -> str:
         return self.lines[no - 1] if 0 < no <= len(self.lines) else ""
 
@@ -59,6 +143,16 @@ class Paste:
         if len(s) > EXCERPT:
             s = s[:EXCERPT - 1] + "…"
         return f"line {no} of the paste: {s}"
+
+
+class View:
+    """Selected lines of a paste joined into one text (see ``Paste.select``)."""
+
+    def __init__(self, text: str, starts: list[int], numbers: list[int]) -> None:
+        self.text, self._starts, self._numbers = text, starts, numbers
+
+    def line_of(self, offset: int) -> int:
+        return self._numbers[bisect_right(self._starts, offset) - 1] if self._numbers else 1
 
 
 @dataclass
@@ -71,8 +165,8 @@ class Fact:
 
 @dataclass
 class Collector:
-    """Where parsers put what they read. The first value of a (subject, key) wins; later ones are
-    kept only with ``again=True`` (several CUDA errors in one paste)."""
+    """Where parsers put what they read. The first value of a (subject, key) wins; other values are
+    kept as findings of their own only with ``again=True`` (several CUDA errors in one paste)."""
 
     paste: Paste
     findings: list[Finding] = field(default_factory=list)
@@ -81,10 +175,15 @@ class Collector:
     bus_to_gpu: dict[str, int] = field(default_factory=dict)  # "0000:3b:00.0" -> GPU index
     structured: dict[str, Any] = field(default_factory=dict)  # per format, what import needs
     notes: list[str] = field(default_factory=list)
+    seen: set = field(default_factory=set)  # (subject, key, value) already a finding
 
     def kind(self, name: str) -> None:
         if name not in self.kinds:
             self.kinds.append(name)
+
+    def tool(self, name: str, line: int) -> None:
+        """The paste holds this tool's output (text.tool; several tools give several findings)."""
+        self.add("host", "text.tool", name, line, severity="info", again=True)
 
     def has(self, subject: str, key: str) -> bool:
         return (subject, key) in self.facts
@@ -99,6 +198,10 @@ class Collector:
             return False
         if (subject, key) in self.facts and not again:
             return False
+        mark = (subject, key, repr(value))
+        if mark in self.seen:  # "again" adds another value, never the same one twice
+            return False
+        self.seen.add(mark)
         if (subject, key) not in self.facts:
             self.facts[(subject, key)] = Fact(subject, key, value, line)
         if severity is None:

@@ -7,7 +7,9 @@ host.container, host.kubernetes, symptom.hang, symptom.wrong_results, symptom.sl
 symptom.fixed_by_p2p_disable, host.driver_version, host.driver_major, nccl.version,
 host.cuda_runtime_version, host.bios_mentions, host.cpu_vendor, host.cpu_model, text.language.
 
-Every pattern runs once over the lower-cased text (case-sensitive patterns on lower case are fast),
+Every pattern runs once over the lower-cased text outside NCCL INFO lines, its first 256 KB and last
+64 KB (people write their sentences around a log, not inside it; case-sensitive patterns on lower
+case are fast),
 and only the first match of each is kept, so a 20 MB paste costs a few passes of the regex engine.
 """
 
@@ -26,7 +28,7 @@ _HYPERVISORS = (
     ("KVM", r"\bkvm\b|\bqemu\b|libvirt|\bvirt-manager\b|\bovmf\b"),
 )
 _VM = r"\bvirtual machines?\b|\b(?:a|an|the|in|inside|my|our|this|each|guest|windows|linux|ubuntu)\s+vms?\b|\bguest os\b|虚拟机|云主机|\bec2\b|\bazure\b|\bgcp\b|\bcloud instance"
-_PASSTHROUGH = r"pass-?through|\bvfio\b|直通"
+_PASSTHROUGH = r"pass[- ]?through|\bvfio\b|直通"
 _CONTAINERS = (("kubernetes", r"kubernetes|\bk8s\b|kubectl|\bpods?\b|\bhelm\b|gpu-operator"),
                ("docker", r"\bdocker\b|nvidia-docker|--gpus\s"),
                ("podman", r"\bpodman\b"),
@@ -45,7 +47,7 @@ _SYMPTOMS = (
                      r"only (?:gets? |reach(?:es)? )?\d+(?:\.\d+)? ?gb/s|throughput drops?|"
                      r"很慢|变慢|慢了|带宽低|带宽很低|速度慢|性能差|性能下降"),
     ("symptom.crash", r"segfault|segmentation fault|core dumped|sigsegv|sigabrt|\bcrash(?:es|ed|ing)?\b|"
-                      r"fallen off the bus|fell off the bus|\bxid\b|崩溃|段错误|掉卡"),
+                      r"fallen off the bus|fell off the bus|\bxid\s*:?\s*\d{1,3}\b|崩溃|段错误|掉卡"),
 )
 _FIXED_BY_P2P_OFF = re.compile(
     r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p|p2p (?:is )?disabled)[^\n]{0,80}?"
@@ -64,14 +66,15 @@ _CPU = (("AMD", r"(?:amd\s+)?(epyc\s*\w*(?:\s+\d{4}\w*)?|threadripper(?:\s+pro)?
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-def _first(c: Collector, rx: str | re.Pattern) -> re.Match | None:
-    return (rx if isinstance(rx, re.Pattern) else re.compile(rx)).search(c.paste.lower)
-
-
 def parse(c: Collector) -> bool:
-    low = c.paste.lower
+    view = c.paste.sample(256_000, 64_000)
+    low = view.text
     found = False
-    ln = c.paste.line_of
+    ln = view.line_of
+
+    def _first(_c: Collector, rx: str | re.Pattern) -> re.Match | None:
+        return (rx if isinstance(rx, re.Pattern) else re.compile(rx)).search(low)
+
     # language
     cjk = len(_CJK.findall(low[:200000]))
     c.add("host", "text.language", "zh" if cjk >= 5 else "en", 1, severity="info")
@@ -79,12 +82,18 @@ def parse(c: Collector) -> bool:
     m = MODEL_IN_PROSE.search(low)
     if m:
         name = " ".join(m.group(0).split())
+        name = name[:-1] if name.endswith("s") and name[-2:-1].isdigit() else name  # "3090s"
         cls, arch = classify(name if not name[:2].isdigit() else "rtx " + name)
         if cls is None and name[:2] in ("50", "40", "30"):
             cls, arch = classify("geforce rtx " + name)
         line = ln(m.start())
-        if len(c.paste.text) == len(low):  # the name as written (lower() kept the offsets)
-            name = " ".join(c.paste.text[m.start():m.end()].split())
+        written = c.paste.line(line)  # the name as written, where lower() kept the line's length
+        if len(written) == len(written.lower()):
+            i = written.lower().find(m.group(0).split("\n")[0])
+            if i >= 0:
+                name = " ".join(written[i:i + len(m.group(0))].split())
+        if name[-1:] in "sS" and name[-2:-1].isdigit():  # "3090s", "A100s"
+            name = name[:-1]
         found = c.add("host", "gpu.name", name, line) or found
         if cls:
             c.add("host", "gpu.product_class", cls, line)
@@ -154,8 +163,13 @@ def parse(c: Collector) -> bool:
     for vendor, rx in _CPU:
         m = _first(c, rx)
         if m:
+            model = " ".join(m.group(1).split())[:60]
+            written = c.paste.line(ln(m.start()))
+            i = written.lower().find(model)
+            if i >= 0 and len(written) == len(written.lower()):
+                model = written[i:i + len(model)]
             c.add("host", "host.cpu_vendor", vendor, ln(m.start()))
-            c.add("host", "host.cpu_model", " ".join(m.group(1).split())[:60], ln(m.start()))
+            c.add("host", "host.cpu_model", model, ln(m.start()))
             found = True
             break
     if found:

@@ -24,7 +24,7 @@ PARSERS = (
 )
 _GPU_WORDS = re.compile(
     r"\b(?:gpus?|cuda\w*|nccl\w*|nvidia\w*|nvlink|nvswitch|p2p|peer[- ]to[- ]peer|geforce|tesla|quadro|rtx|gtx|cudnn|"
-    r"nvml|xid|cupy|vllm|sglang|nvbandwidth|simplep2p|[ahlvbt]\d{2,3}0?s?)\b|显卡|显存|多卡|单卡|GPU", re.I)
+    r"nvml|xid|cupy|vllm|sglang|nvbandwidth|simplep2p|[ahlvbt]\d{2,3}0?s?)\b|显卡|显存|多卡|单卡|gpu")
 
 
 @dataclass
@@ -92,6 +92,6 @@ def read_text(text: str) -> Evidence:
     gpu_related = bool(set(c.kinds) - {"prose"}) or any(
         f.facts and next(iter(f.facts)).startswith(("error.", "gpu.", "nccl.", "p2p.", "pair.")) for f in c.findings)
     if not gpu_related:
-        gpu_related = _GPU_WORDS.search(paste.text[:2_000_000]) is not None
+        gpu_related = _GPU_WORDS.search(paste.sample(500_000, 100_000).text) is not None
     return Evidence(findings=c.findings, kinds=c.kinds, gpu_related=gpu_related, notes=c.notes,
                     structured=c.structured, lines=len(paste.lines), failed_parsers=failed)

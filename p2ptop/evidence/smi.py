@@ -72,6 +72,7 @@ def parse_xml(c: Collector) -> bool:
     if start < 0:
         return False
     c.kind("nvidia-smi-q")
+    c.tool("nvidia-smi-q", c.paste.line_of(start))
     gpus: list[dict[str, Any]] = []
     host: dict[str, Any] = {}
     stack: list[str] = []
@@ -135,7 +136,7 @@ def parse_xml(c: Collector) -> bool:
             key, v = "fabric_status", val
         elif tag == "numa_id" or tag == "gpu_numa_id":
             key, v = "gpu_numa", _int(val)
-        if key and v is not None and key not in cur:
+        if key and v is not None and key not in cur and (val.upper() not in ("N/A", "[N/A]") or key == "fabric_state"):
             cur[key] = v
             cur["_lines"][key] = ln
     _versions(c, host.get("driver"), host.get("dline", 1), host.get("cuda"), host.get("cline", 1))
@@ -149,7 +150,8 @@ def parse_xml(c: Collector) -> bool:
 
 def parse_q_text(c: Collector) -> bool:
     """``nvidia-smi -q`` as text: "Attached GPUs", "GPU 00000000:3B:00.0" sections of "Key : Value"."""
-    if "Attached GPUs" not in c.paste.text and "Product Name" not in c.paste.text:
+    text = c.paste.text
+    if "Attached GPUs" not in text and "Product Name" not in text and "GPU UUID" not in text:
         return False
     gpus: list[dict[str, Any]] = []
     host: dict[str, Any] = {}
@@ -177,6 +179,9 @@ def parse_q_text(c: Collector) -> bool:
             section.append((indent, k))
             continue
         titles = [t for _, t in section]
+        if cur is None and k in ("Product Name", "GPU UUID", "Minor Number", "Virtualization Mode", "Product Architecture"):
+            cur = {"bus_id": None, "_line": no, "_lines": {}}  # a GPU section whose header the paste cut off
+            gpus.append(cur)
         if cur is None:
             if k == "Driver Version":
                 host["driver"], host["dline"] = v, no
@@ -206,12 +211,13 @@ def parse_q_text(c: Collector) -> bool:
             key, val = "fabric_state", _FABRIC.get(v.lower(), v.upper())
         elif k == "Status" and "Fabric" in titles:
             key, val = "fabric_status", v
-        if key and val is not None and key not in cur:
+        if key and val is not None and key not in cur and (v.upper() not in ("N/A", "[N/A]") or key == "fabric_state"):
             cur[key] = val
             cur["_lines"][key] = no
     if not gpus:
         return False
     c.kind("nvidia-smi-q")
+    c.tool("nvidia-smi-q", gpus[0]["_line"])
     _versions(c, host.get("driver"), host.get("dline", 1), host.get("cuda"), host.get("cline", 1))
     for i, g in enumerate(gpus):
         _gpu_facts(c, i, g)

@@ -38,6 +38,7 @@ def parse_lspci(c: Collector) -> bool:
     if "LnkSta" not in text and "ACSCtl" not in text:
         return False
     c.kind("lspci")
+    c.tool("lspci", c.paste.first_line("ACSCtl", "LnkSta", "LnkCap"))
     bridges_redirect: list[tuple[str, int]] = []
     acs_seen = 0
     degraded: list[dict[str, Any]] = []
@@ -54,13 +55,14 @@ def parse_lspci(c: Collector) -> bool:
                 if cur["nvidia_gpu"]:
                     nv_funcs.append(cur)
                 continue
-        if cur is None:
-            continue
         s = line.strip()
-        if s.startswith("ACSCtl:"):
+        if s.startswith("ACSCtl:"):  # also in a block whose header the paste cut off
             acs_seen += 1
             if "ReqRedir+" in s or "CmpltRedir+" in s:
-                bridges_redirect.append((cur["bdf"], no))
+                bridges_redirect.append((cur["bdf"] if cur else "(bridge above the paste)", no))
+            continue
+        if cur is None:
+            continue
         elif s.startswith("LnkCap:"):
             m2 = _LNK.search(s)
             if m2:
@@ -164,4 +166,5 @@ def parse_kernel_log(c: Collector) -> bool:
             c.add("host", "symptom.crash", True, crash[1])
     if found:
         c.kind("dmesg")
+        c.tool("dmesg", c.paste.first_line(*keys))
     return found

@@ -88,7 +88,7 @@ def parse_cuda_samples(c: Collector) -> bool:
                 c.add("host", "bench.peer_access", "cudaErrorPeerAccessUnsupported", no, severity="problem")
         if found:
             c.kind("simpleP2P")
-            c.add("host", "text.tool", "simpleP2P", 1, severity="info")
+            c.tool("simpleP2P", c.paste.first_line("simpleP2P", "Peer access from", "cudaMemcpyPeer / cudaMemcpy"))
     if "P2P Connectivity Matrix" in text or "Access Peer Device" in text or "P2P=Enabled" in text:
         found_p = False
         mats: dict[str, dict] = {}
@@ -113,7 +113,8 @@ def parse_cuda_samples(c: Collector) -> bool:
                 mats[title] = {"line": no, "values": mat}
         if found_p:
             c.kind("p2pBandwidthLatencyTest")
-            c.add("host", "text.tool", "p2pBandwidthLatencyTest", 1, severity="info")
+            c.tool("p2pBandwidthLatencyTest", c.paste.first_line("[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]",
+                                                                "Access Peer Device", "P2P Connectivity Matrix", "P2P="))
             tools["p2pBandwidthLatencyTest"] = {k: {f"{a}-{b}": v for (a, b), v in m["values"].items()} for k, m in mats.items()}
             off = next((m for t, m in mats.items() if t.startswith("Unidirectional P2P=Disabled Bandwidth")), None)
             on = next((m for t, m in mats.items() if t.startswith("Unidirectional P2P=Enabled Bandwidth")), None)
@@ -150,12 +151,12 @@ def parse_cuda_samples(c: Collector) -> bool:
         if res or "nvbandwidth Version" in text:
             found = True
             c.kind("nvbandwidth")
-            c.add("host", "text.tool", "nvbandwidth", 1, severity="info")
+            c.tool("nvbandwidth", c.paste.first_line("nvbandwidth", "Running device_to_device", "Running host_to_device"))
             tools["nvbandwidth"] = res
     if "[CUDA Bandwidth Test]" in text or "Device to Device Bandwidth" in text:
         found = True
         c.kind("bandwidthTest")
-        c.add("host", "text.tool", "bandwidthTest", 1, severity="info")
+        c.tool("bandwidthTest", c.paste.first_line("[CUDA Bandwidth Test]", "Device to Device Bandwidth"))
         for no, line in enumerate(lines, 1):
             if "Result = FAIL" in line:
                 c.add("host", "tool.verification_error", True, no)
@@ -164,7 +165,7 @@ def parse_cuda_samples(c: Collector) -> bool:
 
 def parse_nccl_tests(c: Collector) -> bool:
     text = c.paste.text
-    if "busbw" not in text and "Avg bus bandwidth" not in text:
+    if "busbw" not in text and "Avg bus bandwidth" not in text and "# Using devices" not in text:
         return False
     rows: list[dict[str, Any]] = []
     wrong_line = None
@@ -174,9 +175,12 @@ def parse_nccl_tests(c: Collector) -> bool:
             if d:
                 _gpu_name(c, int(d.group(3)), d.group(5), no)
                 bus = d.group(4)
-                if bus.count(":") == 1:
-                    bus = "0000:" + bus if len(bus.split(":")[0]) <= 2 else bus
-                c.note_bus(bus if "." in bus else bus + ".0", int(d.group(3)))
+                if ":" not in bus:  # older nccl-tests print the bus number alone: [0x1b]
+                    bus = f"0000:{int(bus, 16):02x}:00.0"
+                elif bus.count(":") == 1 and len(bus.split(":")[0]) > 2:  # [0000:2c:00]
+                    bus = bus + ".0"
+                c.note_bus(bus, int(d.group(3)))
+                c.kind("nccl-tests")
             continue
         m = _NCCLT_ROW.match(line)
         if not m:
@@ -186,9 +190,9 @@ def parse_nccl_tests(c: Collector) -> bool:
         if wrong not in ("0", "N/A") and wrong_line is None:
             wrong_line = no
     if not rows:
-        return False
+        return "nccl-tests" in c.kinds
     c.kind("nccl-tests")
-    c.add("host", "text.tool", "nccl-tests", rows[0]["line"], severity="info")
+    c.tool("nccl-tests", rows[0]["line"])
     c.add("host", "text.framework", "nccl-tests", rows[0]["line"], severity="info")
     if wrong_line:
         c.add("host", "tool.verification_error", True, wrong_line)

@@ -21,7 +21,7 @@ P2P_CODES = {"OK": "OK", "CNS": "CHIPSET_NOT_SUPPORTED", "GNS": "GPU_NOT_SUPPORT
              "NS": "NOT_SUPPORTED", "U": "UNKNOWN", "DR": "DISABLED_BY_REGKEY"}
 CAP_NAMES = {"r": "read", "w": "write", "n": "nvlink", "a": "atomics", "p": "pci"}
 _LABEL = re.compile(r"^(GPU\d+|NIC\d+|mlx\d+_\d+|mlx5_\d+|CPU\d*|NVSwitch\d*)$")
-_CAP_HINT = re.compile(r"(?:-p2p\s+([rwnap])\b|^#+\s*([rwnap])\s*\((read|write|nvlink|atomics|pcie?)\))", re.I)
+_CAP_HINT = re.compile(r"(?:-p2p\s+([rwnap])\b|^#+\s*([rwnap])(?:\s*\((?:read|write|nvlink|atomics|pcie?)\))?\s*$)", re.I)
 _AFFINITY = re.compile(r"^(\d+(-\d+)?(,\d+(-\d+)?)*|N/A)$")
 
 
@@ -59,7 +59,7 @@ class TopoPaste:
 
 def _header_tokens(line: str) -> Optional[list[str]]:
     """The header's tokens from "GPU0" on (a shell prompt may stand before it), or None."""
-    toks = line[line.find("GPU0"):].split()
+    toks = line[line.find("GPU0"):][:20000].split()
     if not toks or toks[0] != "GPU0":
         return None
     if len(toks) == 1:
@@ -157,7 +157,9 @@ def parse(c: Collector) -> bool:
     for m in mats:
         gpu_cols = [int(x[3:]) for x in m.columns if x.startswith("GPU")]
         cells = m.cells
-        if cells and cells <= set(P2P_CODES) | {"X", "N/A"} and cells - {"X", "N/A"}:
+        p2p_like = cells and cells <= set(P2P_CODES) | {"X", "N/A"} and (
+            cells - {"X", "N/A"} or (not m.tail_titles and _cap_for(c, m.header_line)))
+        if p2p_like:
             cap = _cap_for(c, m.header_line)
             if cap is None:
                 cap = next((k for k in CAP_NAMES.values() if k not in topo.p2p), "read")
@@ -165,6 +167,7 @@ def parse(c: Collector) -> bool:
                 c.notes.append(f"a topo -p2p matrix at line {m.header_line} does not say its capability: read as {cap}")
             found = True
             c.kind("nvidia-smi-topo-p2p")
+            c.tool("nvidia-smi-topo", m.header_line)
             statuses = topo.p2p.setdefault(cap, {})
             for label, row in m.rows.items():
                 if not label.startswith("GPU"):
@@ -186,6 +189,7 @@ def parse(c: Collector) -> bool:
             continue
         found = True
         c.kind("nvidia-smi-topo")
+        c.tool("nvidia-smi-topo", m.header_line)
         topo.path_line = topo.path_line or m.header_line
         for g in gpu_cols:
             if g not in topo.gpus:

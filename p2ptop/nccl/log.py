@@ -228,9 +228,10 @@ class NcclLog:
             out.setdefault(c.host, {}).setdefault(key, set()).add(c.transport)
         return out
 
-    def worst_transports(self) -> dict[tuple[int, int], str]:
-        """(low rank, high rank) -> the worst transport seen on the pair (P2P < SHM < NET)."""
-        return {k: max(sorted(v), key=transport_rank) for k, v in self.pair_transports().items()}
+    def worst_transports(self, host: Optional[str] = ...) -> dict[tuple[int, int], str]:  # type: ignore[assignment]
+        """(low rank, high rank) -> the worst transport seen on the pair (P2P < SHM < NET); with
+        ``host`` only the channels that host printed."""
+        return {k: max(sorted(v), key=transport_rank) for k, v in self.pair_transports(host).items()}
 
     def first_channel(self, a: int, b: int, transport: Optional[str] = None) -> Optional[NcclChannel]:
         for c in self.channels:
@@ -281,7 +282,8 @@ def _split_prefix(line: str, cache: dict) -> Optional[tuple[Optional[str], Optio
         lb = head.rfind(" [")
         if lb >= 0 and head[lb + 2:-1].isdigit():
             who = head[:lb]
-            who = who[max(who.rfind(" "), who.rfind(")"), who.rfind("]")) + 1:]
+            # cut what stands before the host: a timestamp, Ray's "(pid=1)", mpirun's "[1,0]<stdout>:"
+            who = who[max(who.rfind(" "), who.rfind(")"), who.rfind("]"), who.rfind(">")) + 1:].lstrip(":")
             parts = who.rsplit(":", 2)
             if len(parts) == 3 and parts[0]:
                 host, pid = parts[0], parts[1]
@@ -304,9 +306,21 @@ def read_nccl_log(text: str) -> NcclLog:
     for no, line in enumerate(lines, 1):
         if "NCCL" not in line:
             continue
-        parsed = _split_prefix(line, heads)
-        if parsed is not None:
-            host, _pid, level, loc, msg = parsed
+        # fast path: "host:pid:tid [d] NCCL INFO msg" with a head seen before (most lines of a log)
+        i = line.find(" NCCL INFO ")
+        hit = heads.get(line[:i + 1]) if i > 0 else None
+        if hit is not None:
+            host, _pid, loc = hit
+            level, msg = "INFO", line[i + 11:].strip("\r ")
+            log.nccl_lines += 1
+            parsed = True
+        else:
+            parsed = _split_prefix(line, heads)
+            if parsed is not None:
+                host, _pid, level, loc, msg = parsed
+        if parsed is True:
+            pass
+        elif parsed is not None:
             if host is not None and host not in hosts:
                 hosts[host] = None
             log.nccl_lines += 1
@@ -323,13 +337,14 @@ def read_nccl_log(text: str) -> NcclLog:
                 db = brackets.get(draw)
                 if db is None:
                     db = brackets[draw] = _bracket(draw)
-                tr = vias.get(via)
-                if tr is None:
-                    tr = vias[via] = normalise_transport(via)
+                hit_via = vias.get(via)
+                if hit_via is None:
+                    hit_via = vias[via] = (normalise_transport(via), via, "/read" in via)
+                tr, via, is_read = hit_via
                 log.channels.append(NcclChannel(
                     host, int(ch), int(conn) if conn is not None else None,
                     int(src), int(dst), sb[0], db[0], sb[1], db[1],
-                    tr, via, "/read" in via, direction, no))
+                    tr, via, is_read, direction, no))
                 continue
         if "set by environment" in msg:
             e = _ENV.search(msg)

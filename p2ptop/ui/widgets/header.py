@@ -25,6 +25,9 @@ def header_text(snap: Optional[Snapshot], updated: Optional[str] = None) -> Text
             t.append(f" {updated}", style="dim")
     elif src.kind == "demo":
         t.append(f" DEMO {clean(src.detail or '')} (simulated) ", style="bold reverse magenta")
+    elif src.kind == "import" or src.origin_kind == "import":
+        t.append(" IMPORTED ", style="bold reverse yellow")
+        t.append(f" {clean(src.detail or '')}, from a paste (the rest N/A)")
     else:
         sim = " simulated" if src.simulated else ""
         t.append(f" REPLAY{sim} ", style="bold reverse cyan")
