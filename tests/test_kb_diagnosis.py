@@ -221,7 +221,7 @@ def test_a_healthy_nv18_pair_is_known_so_a_log_about_it_is_not_asked_about_p2p(c
 def test_symptoms_without_matching_text_give_unsure_candidates_with_facts_and_a_next_command():
     hang = [text_finding("host", 7, symptom__hang=True)]
     got = match(KB, "training hangs at the first all-reduce\n", hang)
-    assert got and all(m.unsure and m.confidence == "unsure" and m.score < POSSIBLE for m in got)
+    assert got and all(m.confidence == "unsure" and m.score < POSSIBLE for m in got)
     classes = {m.entry.failure_class for m in got}
     assert "iommu_acs_p2p_broken" in classes
     for m in got:
@@ -335,3 +335,9 @@ def test_healthy_pairs_facts_are_findings_for_matching_only():
     assert {f.subject for f in pf} == {"pair:0-1", "pair:1-0"} and all(f.severity == "ok" for f in pf)
     assert pf[0].facts["p2p.read"] == "OK" and pf[0].facts["pair.nvlink_count"] > 0
     assert not [f for f in findings_for(snap) if f.id == "pair.facts"]  # doctor and the report do not list them
+
+
+def test_a_text_that_does_not_mention_a_thing_leaves_it_unknown_not_false(tmp_path):
+    kb = _kb_with(tmp_path, wsl={"regex": "Could not find real path", "match": {"require": [{"fact": "log", "regex": "WSL"}]}})
+    (m,) = match(kb, "NCCL WARN Could not find real path of /sys/class/pci_bus/0000:21\n")
+    assert not m.facts_against and "log" not in m.deciding_facts and m.score > 0.5

@@ -112,7 +112,7 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
     results = match_grouped(kb, log, everything, top, origin)
     facts = known_facts(log, everything, origin)
     symptoms = facts.symptoms()
-    if results and not results[0][0].unsure:
+    if any(m.confidence in ("likely", "possible") for m, _ in results):
         kind = "matches"
     elif results or symptoms:
         kind = "unsure"

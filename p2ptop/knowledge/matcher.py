@@ -280,7 +280,8 @@ class Facts:
         if fact == LOG_FACT:
             if not self.log:
                 return None
-            return self._log.search(cond["regex"])
+            # a text that does not say a thing does not say it is absent: no match is unknown, not false
+            return True if self._log.search(cond["regex"]) else None
         if "present" in cond:
             return (fact in self.values) == cond["present"]
         vals = self.values.get(fact)
@@ -440,7 +441,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts) -> Optional[Match]:
             all_hold = False
             if ok is None:
                 factor *= UNKNOWN_FACTOR
-                if cond["fact"] not in deciding:
+                if cond["fact"] not in deciding and cond["fact"] != LOG_FACT:
                     deciding.append(cond["fact"])
             else:
                 factor *= CONTRADICTED_FACTOR
