@@ -92,8 +92,8 @@ def test_every_next_command_reads_a_known_fact():
 def _kb_with(tmp_path, **entries):
     base = json.loads(json.dumps(KB.get("cuda/too-many-peers").data))
     for name, changes in entries.items():
-        d = dict(base, id=f"test/{name}", examples=[], transition_graph={}, error_codes=[], error_code=None, regex="",
-                 regexes=[], **changes)
+        d = dict(base, id=f"test/{name}", examples=[], transition_graph={}, error_codes=[], error_code=None)
+        d.update({"regex": "", "regexes": [], **changes})
         (tmp_path / f"{name}.json").write_text(json.dumps(d), encoding="utf-8")
     kb = load_paths([tmp_path])
     assert kb.problems == []
