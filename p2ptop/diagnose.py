@@ -53,6 +53,7 @@ def gpu_facts(gpu: GPU) -> dict:
         "gpu.pcie_gen_max": gpu.pcie_gen_max,
         "gpu.pcie_width_cur": gpu.pcie_width_cur,
         "gpu.pcie_width_max": gpu.pcie_width_max,
+        "gpu.mig": {"Enabled": True, "Disabled": False}.get(gpu.mig_mode or ""),
     }
     lost = any("lost" in why.lower() for why in gpu.na.values())
     if lost:

@@ -241,10 +241,13 @@ class Facts:
         that the host (or the text) says can do P2P."""
         if "nccl.p2p_fallback" in self.values:
             return
-        worse = [t for t in self.values.get("nccl.transport", []) if not str(t).upper().startswith("P2P")]
-        capable = "OK" in [str(v).upper() for v in self.values.get("p2p.read", [])] or any(
-            isinstance(n, int) and n > 0 for n in self.values.get("pair.nvlink_count", []))
-        if worse and capable:
+        from ..evidence import is_p2p_fallback  # the one rule (evidence applies it within a paste)
+
+        reads = [str(v).upper() for v in self.values.get("p2p.read", [])] or [None]
+        paths = [str(v) for v in self.values.get("pair.path", [])] or [None]
+        worse = [t for t in self.values.get("nccl.transport", [])
+                 if any(is_p2p_fallback(str(t), p, r) for p in paths for r in reads)]
+        if worse:
             where = [self.origin.get(k) for k in ("nccl.transport", "p2p.read" if "p2p.read" in self.values else "pair.nvlink_count")]
             self._add("nccl.p2p_fallback", True, " and ".join(dict.fromkeys(w for w in where if w)))
 
@@ -453,7 +456,8 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts) -> Optional[Match]:
         held.append(_describe(cond, facts))
         symptom = symptom or facts.symptom(cond)
     offered = bool(text_w) or (all_hold and bool(fired if triggers else requires))
-    if not offered and (against or (triggers and all(facts.check(c) is False for c in triggers))):
+    log_unmet = any(c["fact"] == LOG_FACT and not facts.check(c) for c in requires)
+    if not offered and (against or log_unmet or (triggers and all(facts.check(c) is False for c in triggers))):
         return None  # a candidate on facts alone whose own conditions are known false: ruled out, not 'unsure'
     for cond in m.get("support") or []:
         if facts.check(cond):
