@@ -341,3 +341,18 @@ def test_a_text_that_does_not_mention_a_thing_leaves_it_unknown_not_false(tmp_pa
     kb = _kb_with(tmp_path, wsl={"regex": "Could not find real path", "match": {"require": [{"fact": "log", "regex": "WSL"}]}})
     (m,) = match(kb, "NCCL WARN Could not find real path of /sys/class/pci_bus/0000:21\n")
     assert not m.facts_against and "log" not in m.deciding_facts and m.score > 0.5
+
+
+def test_narrowing_lines_by_literals_never_misses_a_line_a_pattern_matches():
+    """first_line picks candidate lines by the rarest literal sets of each branch; on every entry's
+    examples (and the healthy NCCL log) it finds what a search of every line finds."""
+    from p2ptop.knowledge.matcher import Log
+
+    with open(NCCL_HEALTHY, encoding="utf-8") as f:
+        texts = [f.read()] + [ex["text"] for e in KB.entries for ex in e.examples]
+    patterns = [rx for e in KB.entries for rx in e.patterns]
+    for text in texts:
+        log = Log(text)
+        for rx in patterns:
+            brute = next((n for n, line in enumerate(log.lines, 1) if rx.search(line)), None)
+            assert log.first_line(rx) == brute, (rx.pattern, text[:80])

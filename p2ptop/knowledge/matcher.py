@@ -27,7 +27,7 @@ from ..findings import Finding
 from .codes import GATES, codes_in_line, key as code_key
 from .entry import Entry
 from .fact_roles import is_symptom, next_command, ruled_out
-from .regex_safety import MAX_LINE, compile_pattern, required_literals
+from .regex_safety import MAX_LINE, compile_pattern, literal_sets, required_literal, required_literals
 from .schema import FINDING_FACT, LOG_FACT
 
 PRIMARY_REGEX, CODE = 0.7, 0.45  # default weight of a line matched by the main regex, or naming an error code
@@ -35,6 +35,7 @@ EXTRA_DISCOUNT = 0.1  # a line matched only by one of the further regexes weighs
 REQUIRE_WEIGHT, SUPPORT_WEIGHT = 0.5, 0.2  # default weight of a condition that holds
 UNKNOWN_FACTOR, CONTRADICTED_FACTOR = 0.8, 0.3
 LIKELY, POSSIBLE = 0.75, 0.45
+COMMON_LITERAL = 50000  # a literal on more lines than this no longer narrows the search
 UNSURE_CAP = 0.44  # a candidate offered on its symptom alone (a required fact unknown) stays below POSSIBLE
 
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f]")
@@ -93,6 +94,7 @@ class Log:
         self.lower = lower if len(lower) == len(self.text) else None  # case folding that changes lengths: search per line
         self.codes: Optional[dict[str, list[tuple[int, str]]]] = None  # set by prepare()
         self._searched: dict[str, bool] = {}
+        self._counts: dict[str, int] = {}
         self.evidence: Optional[list[Finding]] = None  # the text's findings, see text_findings()
 
     def line_at(self, offset: int) -> int:
@@ -117,7 +119,24 @@ class Log:
         """The first line ``rx`` matches. A substring search for the pattern's required literals (one,
         or one per branch of an alternation) picks the candidate lines, so a long log costs a pass per
         literal in C, not one regex per line."""
-        lits = required_literals(rx.pattern)
+        if self.lower is not None:
+            # of the literal sets every match needs one of, the rarest in this text picks the candidate lines
+            branches = literal_sets(rx.pattern)
+            if not branches and required_literal(rx.pattern):
+                branches = (((required_literal(rx.pattern),),),)
+            picked: list[str] = []
+            total = 0
+            for sets in branches:
+                n, st = min((sum(self._count(l) for l in st), st) for st in sets)
+                total += n
+                picked.extend(st if n else ())
+            if branches and total == 0:
+                return None
+            lits = tuple(dict.fromkeys(picked))
+            if total > COMMON_LITERAL:
+                lits = ()  # on most lines (e.g. "p2p" in an NCCL log): one regex search over the whole text is faster
+        else:
+            lits = required_literals(rx.pattern)
         if lits and self.lower is not None:
             nxt = {lit: self.lower.find(lit) for lit in lits}
             while True:
@@ -147,12 +166,18 @@ class Log:
                 return None
             pos = self.starts[n]
 
+    def _count(self, lit: str) -> int:
+        n = self._counts.get(lit)
+        if n is None:
+            n = self._counts[lit] = self.lower.count(lit)
+        return n
+
     def search(self, pattern: str) -> bool:
         """Does ``pattern`` (a condition's regex on the whole log) occur? Cached: every finding group asks."""
         hit = self._searched.get(pattern)
         if hit is None:
             rx = compile_pattern(pattern)
-            if required_literals(pattern):
+            if literal_sets(pattern) or required_literal(pattern):
                 hit = self.first_line(rx) is not None  # per line, as the entry's own regexes
             else:
                 hit = rx.search(self.text) is not None
