@@ -209,7 +209,7 @@ def _kb_lines(kb: dict[str, Any]) -> list[str]:
             lines.append(f"  {'':<8}   - {reason}")
         if m["deciding_facts"]:
             lines.append(f"  {'':<8}   would decide: {', '.join(m['deciding_facts'])}")
-        if m.get("unsure") and m.get("next_command"):
+        if m.get("confidence") == "unsure" and m.get("next_command"):
             lines.append(f"  {'':<8}   next: $ {m['next_command']['command']}")
     return lines
 
