@@ -496,3 +496,21 @@ def test_each_tool_is_named_with_the_line_it_starts_on():
     ev = read_text(paste("simpleP2P-l4-healthy.txt"))
     tools = {f.facts["text.tool"]: f.evidence[0] for f in ev.findings if "text.tool" in f.facts}
     assert tools["nvidia-smi-topo"].startswith("line 1 ") and tools["simpleP2P"].startswith("line 4 ")
+
+
+def test_nccl_warn_cuda_failure_401_and_acs_quoted_in_a_sentence():
+    fb = facts((KB_LOGS / "nccl-1788-nvls.log").read_text())["host"]
+    assert fb["error.cuda"] == "cudaErrorIllegalState" and fb["error.cuda_code"] == 401
+    fb = facts((KB_LOGS / "nccl-2079-acs.log").read_text())["host"]
+    assert fb["host.acs_redirect"] is True
+
+
+def test_cuda_table_is_one_row_per_number_with_unique_names():
+    from p2ptop.knowledge.codes import CUDA_ERRORS, cuda_error
+
+    nums = [n for n, *_ in CUDA_ERRORS]
+    assert nums == sorted(set(nums))
+    for n, rt, drv, msg in CUDA_ERRORS:
+        assert cuda_error(rt) == (n, rt) and cuda_error(msg) == (n, rt) and cuda_error(n) == (n, rt)
+        if drv:
+            assert cuda_error(drv) == (n, rt)

@@ -56,7 +56,7 @@ def parse_lspci(c: Collector) -> bool:
                     nv_funcs.append(cur)
                 continue
         s = line.strip()
-        if s.startswith("ACSCtl:"):  # also in a block whose header the paste cut off
+        if "ACSCtl" in s:  # also in a block whose header the paste cut off, or quoted in a sentence
             acs_seen += 1
             if "ReqRedir+" in s or "CmpltRedir+" in s:
                 bridges_redirect.append((cur["bdf"] if cur else "(bridge above the paste)", no))
@@ -79,7 +79,7 @@ def parse_lspci(c: Collector) -> bool:
               summary=f"ACS redirect on at bridge {bridges_redirect[0][0]}: PCIe P2P goes through the root complex")
         c.add("host", "host.acs_redirect_bridges", ",".join(b for b, _ in bridges_redirect), bridges_redirect[0][1])
     elif acs_seen:
-        first = next((no for no, l in enumerate(c.paste.lines, 1) if "ACSCtl:" in l), 1)
+        first = next((no for no, l in enumerate(c.paste.lines, 1) if "ACSCtl" in l), 1)
         c.add("host", "host.acs_redirect", False, first, severity="ok")
     for i, f in enumerate(nv_funcs):
         gpu = c.gpu_of_bus(f["bdf"])

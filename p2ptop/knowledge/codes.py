@@ -89,10 +89,15 @@ CUDA_ERRORS: tuple[tuple[int, str, str, str], ...] = (
     (2, "cudaErrorMemoryAllocation", "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"),
     (3, "cudaErrorInitializationError", "CUDA_ERROR_NOT_INITIALIZED", "initialization error"),
     (4, "cudaErrorCudartUnloading", "CUDA_ERROR_DEINITIALIZED", "driver shutting down"),
+    (9, "cudaErrorInvalidConfiguration", "", "invalid configuration argument"),
+    (13, "cudaErrorInvalidSymbol", "", "invalid device symbol"),
+    (17, "cudaErrorInvalidDevicePointer", "", "invalid device pointer"),
+    (21, "cudaErrorInvalidMemcpyDirection", "", "invalid copy direction for memcpy"),
     (34, "cudaErrorStubLibrary", "CUDA_ERROR_STUB_LIBRARY", "CUDA driver is a stub library"),
     (35, "cudaErrorInsufficientDriver", "", "CUDA driver version is insufficient for CUDA runtime version"),
     (36, "cudaErrorCallRequiresNewerDriver", "", "API call is not supported in the installed CUDA driver"),
     (46, "cudaErrorDevicesUnavailable", "", "CUDA-capable device(s) is/are busy or unavailable"),
+    (53, "cudaErrorPriorLaunchFailure", "", "unspecified launch failure in prior launch"),
     (98, "cudaErrorInvalidDeviceFunction", "", "invalid device function"),
     (100, "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"),
     (101, "cudaErrorInvalidDevice", "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"),
@@ -102,10 +107,13 @@ CUDA_ERRORS: tuple[tuple[int, str, str, str], ...] = (
     (214, "cudaErrorECCUncorrectable", "CUDA_ERROR_ECC_UNCORRECTABLE", "uncorrectable ECC error encountered"),
     (216, "cudaErrorDeviceAlreadyInUse", "CUDA_ERROR_CONTEXT_ALREADY_IN_USE", "exclusive-thread device already in use by a different thread"),
     (217, "cudaErrorPeerAccessUnsupported", "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED", "peer access is not supported between these two devices"),
+    (218, "cudaErrorInvalidPtx", "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"),
     (220, "cudaErrorNvlinkUncorrectable", "CUDA_ERROR_NVLINK_UNCORRECTABLE", "uncorrectable NVLink error detected during the execution"),
+    (222, "cudaErrorUnsupportedPtxVersion", "CUDA_ERROR_UNSUPPORTED_PTX_VERSION", "the provided PTX was compiled with an unsupported toolchain."),
     (226, "cudaErrorContained", "CUDA_ERROR_CONTAINED", "Invalid access of peer GPU memory over nvlink or a hardware error"),
     (304, "cudaErrorOperatingSystem", "CUDA_ERROR_OPERATING_SYSTEM", "OS call failed or operation not supported on this OS"),
     (400, "cudaErrorInvalidResourceHandle", "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"),
+    (401, "cudaErrorIllegalState", "CUDA_ERROR_ILLEGAL_STATE", "the operation cannot be performed in the present state"),
     (500, "cudaErrorSymbolNotFound", "CUDA_ERROR_NOT_FOUND", "named symbol not found"),
     (600, "cudaErrorNotReady", "CUDA_ERROR_NOT_READY", "device not ready"),
     (700, "cudaErrorIllegalAddress", "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"),
@@ -117,15 +125,21 @@ CUDA_ERRORS: tuple[tuple[int, str, str, str], ...] = (
     (710, "cudaErrorAssert", "CUDA_ERROR_ASSERT", "device-side assert triggered"),
     (711, "cudaErrorTooManyPeers", "CUDA_ERROR_TOO_MANY_PEERS", "peer mapping resources exhausted"),
     (712, "cudaErrorHostMemoryAlreadyRegistered", "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED", "part or all of the requested memory range is already mapped"),
+    (713, "cudaErrorHostMemoryNotRegistered", "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED", "pointer does not correspond to a registered memory region"),
     (714, "cudaErrorHardwareStackError", "CUDA_ERROR_HARDWARE_STACK_ERROR", "hardware stack error"),
     (715, "cudaErrorIllegalInstruction", "CUDA_ERROR_ILLEGAL_INSTRUCTION", "an illegal instruction was encountered"),
     (716, "cudaErrorMisalignedAddress", "CUDA_ERROR_MISALIGNED_ADDRESS", "misaligned address"),
     (719, "cudaErrorLaunchFailure", "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"),
+    (720, "cudaErrorCooperativeLaunchTooLarge", "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE", "too many blocks in cooperative launch"),
+    (721, "cudaErrorTensorMemoryLeak", "CUDA_ERROR_TENSOR_MEMORY_LEAK", "tensor memory not completely freed"),
     (800, "cudaErrorNotPermitted", "CUDA_ERROR_NOT_PERMITTED", "operation not permitted"),
     (801, "cudaErrorNotSupported", "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"),
     (802, "cudaErrorSystemNotReady", "CUDA_ERROR_SYSTEM_NOT_READY", "system not yet initialized"),
     (803, "cudaErrorSystemDriverMismatch", "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "system has unsupported display driver / cuda driver combination"),
     (804, "cudaErrorCompatNotSupportedOnDevice", "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "forward compatibility was attempted on non supported HW"),
+    (805, "cudaErrorMpsConnectionFailed", "CUDA_ERROR_MPS_CONNECTION_FAILED", "MPS client failed to connect to the MPS control daemon or the MPS server"),
+    (900, "cudaErrorStreamCaptureUnsupported", "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", "operation not permitted when stream is capturing"),
+    (901, "cudaErrorStreamCaptureInvalidated", "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED", "operation failed due to a previous error during capture"),
     (909, "cudaErrorTimeout", "CUDA_ERROR_TIMEOUT", "wait operation timed out"),
     (999, "cudaErrorUnknown", "CUDA_ERROR_UNKNOWN", "unknown error"),
 )
@@ -137,7 +151,7 @@ GENERIC_CUDA_MESSAGES = frozenset({"invalid argument", "out of memory", "initial
                                    "wait operation timed out", "invalid device function"})
 CUDA_BY_NUMBER: dict[int, tuple[str, str, str]] = {n: (rt, drv, msg) for n, rt, drv, msg in CUDA_ERRORS}
 CUDA_BY_NAME: dict[str, int] = {**{rt: n for n, rt, _d, _m in CUDA_ERRORS}, **{d: n for n, _r, d, _m in CUDA_ERRORS if d}}
-CUDA_BY_MESSAGE: dict[str, int] = {msg.lower(): n for n, _r, _d, msg in CUDA_ERRORS}
+CUDA_BY_MESSAGE: dict[str, int] = {msg.lower().rstrip("."): n for n, _r, _d, msg in CUDA_ERRORS}
 #: Runtime names as CUDA < 10.1 numbered them (cudaErrorPeerAccessAlreadyEnabled was 50 then): names
 #: stay valid, only the old numbers differ, so a number is read only beside a modern name or message.
 _ALIASES.update({"launchfailed": "launchfailure", "invalidimage": "invalidkernelimage", "notfound": "symbolnotfound",
