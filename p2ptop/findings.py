@@ -43,6 +43,7 @@ FACT_KEYS: dict[str, str] = {
     "gpu.fabric_status": "NVML fabric registration status ('Success' or an error)",
     "gpu.virtualization": "NONE, PASSTHROUGH, VGPU, HOST_VGPU, HOST_VSGA",
     "gpu.lost": "True when NVML said the GPU is lost",
+    "gpu.busy": "True when other compute processes, utilisation or link traffic use the GPU now (copy tests not comparable)",
     # host facts (subject "host")
     "host.driver_version": "NVIDIA driver version, e.g. '580.159.04'",
     "host.driver_major": "major of the driver version, as an int",
@@ -73,8 +74,9 @@ FACT_KEYS: dict[str, str] = {
     "host.gpu_count": "number of GPUs",
     "env.NCCL_P2P_DISABLE": "value of the variable (likewise env.NCCL_P2P_LEVEL, env.NCCL_SHM_DISABLE, env.CUDA_VISIBLE_DEVICES, ...)",
     # copy-test facts (subject "pair:A-B")
-    "bench.status": "ok, failed, timeout, crashed, cancelled, unavailable",
-    "bench.verdict": "healthy, slow, failing",
+    "bench.status": "ok, failed, timeout, crashed, cancelled, unavailable (interrupted, busy, locked give no finding)",
+    "bench.verdict": "healthy, slow, failing (contended and interrupted give no finding)",
+    "bench.host_link": "True for a test of a GPU's own link to the host (pinned host memory <-> GPU)",
     "bench.integrity": "ok or corrupt",
     "bench.share": "measured one-way copy-engine bandwidth over expected (0..1)",
     "bench.error": "exact CUDA error text of a failed step",
@@ -146,3 +148,24 @@ def group_pair_findings(findings: list[Finding]) -> list[list[Finding]]:
         key = (f.id, f.severity, tuple(sorted(f.evidence))) if f.pair else (id(f),)
         groups.setdefault(key, []).append(f)
     return list(groups.values())
+
+#: NCCL runs and logs, the cross-process IPC test and ``doctor --pid`` (p2ptop/nccl, bench/ipc.py, host/proc.py).
+#: Keys defined above as well (nccl.transport, error.nccl, ...) keep the description given there.
+for _key, _what in {
+    "nccl.transport": "worst NCCL transport over the pair's channels: P2P/CUMEM, P2P/IPC, P2P/direct pointer, SHM, NET/IB, NET/Socket, ...",
+    "nccl.p2p_fallback": "True when NCCL used SHM or NET on a pair that NVML says supports P2P",
+    "nccl.version": "NCCL version, e.g. '2.28.9'",
+    "nccl.status": "NCCL run status: ok, failed, timeout, crashed, cancelled, unavailable",
+    "nccl.busbw": "send/recv bus bandwidth (GB/s, nccl-tests' formula) at the largest size",
+    "nccl.busbw_share": "that busbw over the link's raw one-way figure (0..1)",
+    "error.nccl": "NCCL result name: ncclSystemError, ncclUnhandledCudaError, ncclInternalError, ncclInvalidUsage, ncclRemoteError, ...",
+    "error.cuda": "canonical CUDA runtime error name, e.g. cudaErrorPeerAccessUnsupported",
+    "error.cuda_code": "the CUDA runtime error number",
+    "error.text": "the error message line as written (short)",
+    "ipc.kind": "CUDA IPC handle type of the cross-process test: legacy, cumem (POSIX fd), in_process",
+    "ipc.namespace_differs": "True when the two IPC test processes were in different IPC namespaces",
+    "ipc.pid_namespace_differs": "True when the two IPC test processes were in different PID namespaces",
+    "proc.ipc_ns_shared": "True when the process given to doctor --pid shares p2ptop's IPC namespace",
+    "proc.pid_ns_shared": "True when the process given to doctor --pid shares p2ptop's PID namespace",
+}.items():
+    FACT_KEYS.setdefault(_key, _what)

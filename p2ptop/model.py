@@ -254,13 +254,49 @@ class Measurement:
 
 
 @dataclass
+class BusyProcess:
+    """A compute process on a GPU, seen by NVML around a copy test (not the test's own worker)."""
+
+    gpu: int
+    pid: int
+    name: Optional[str] = None  # from /proc/PID/comm (None when the pid is not visible here, e.g. another container)
+    used_mib: Optional[int] = None  # GPU memory it holds, when NVML says
+    seen: str = "before"  # before | during | after
+
+
+@dataclass
+class Contention:
+    """What else used the GPUs and their links around a copy test, and whether that makes it contended.
+
+    ``traffic`` is per GPU index (as a string) the link traffic measured over a short window before
+    the test: ``{"pcie_tx_gbps", "pcie_rx_gbps", "nvlink_tx_gbps", "nvlink_rx_gbps"}``; ``utilization``
+    the GPU utilisation (percent) before the test, when no test of ours was running.
+    """
+
+    checked: bool = False  # False: NVML could not be asked (``na`` says why); nothing is claimed
+    busy: bool = False
+    reasons: list[str] = field(default_factory=list)  # one sentence each: "GPU0: python3 (pid 4242, 1024 MiB)"
+    processes: list[BusyProcess] = field(default_factory=list)
+    utilization: dict[str, Optional[int]] = field(default_factory=dict)
+    traffic: dict[str, dict[str, Optional[float]]] = field(default_factory=dict)
+    window_s: Optional[float] = None  # length of the traffic window
+    check_s: Optional[float] = None  # time the check added to the test
+    na: dict[str, str] = field(default_factory=dict)
+
+
+#: Verdicts of a copy test. ``contended``: measured (or refused) while something else used the GPUs or the
+#: path, so the figures say nothing about the link; ``interrupted``: ended from outside (a signal, a cancel).
+BENCH_VERDICTS = ("healthy", "slow", "failing", "contended", "interrupted")
+
+
+@dataclass
 class BenchResult:
-    """The result of a copy test of one ordered pair (filled in by the copy-test runner)."""
+    """The result of a copy test of one ordered pair, or of one GPU's host link when ``a == b``."""
 
     a: int
     b: int
-    status: str = "ok"  # ok | failed | timeout | crashed | cancelled | unavailable
-    verdict: Optional[str] = None  # healthy | slow | failing
+    status: str = "ok"  # ok | failed | timeout | crashed | cancelled | unavailable | interrupted | busy | locked
+    verdict: Optional[str] = None  # healthy | slow | failing | contended | interrupted (BENCH_VERDICTS)
     simulated: bool = False
     started_at: Optional[str] = None
     duration_s: Optional[float] = None
@@ -269,6 +305,12 @@ class BenchResult:
     first_bad_offset: Optional[int] = None
     errors: list[str] = field(default_factory=list)  # exact CUDA error texts, kept as evidence
     params: dict[str, Any] = field(default_factory=dict)
+    contention: Optional[Contention] = None  # None: not checked (older snapshots, simulated results)
+
+    @property
+    def host_link(self) -> bool:
+        """True for a test of GPU a's own link to the host (pinned host memory <-> GPU)."""
+        return self.a == self.b
 
     def measurement(self, name: str) -> Optional[Measurement]:
         for m in self.measurements:
@@ -288,6 +330,7 @@ class Snapshot:
     sockets: list[CpuSocket] = field(default_factory=list)  # empty when the host did not say
     host: dict[str, Any] = field(default_factory=dict)  # host facts (doctor); free-form, JSON-safe
     bench: list[BenchResult] = field(default_factory=list)
+    nccl: dict[str, Any] = field(default_factory=dict)  # NCCL runs and logs read (p2ptop nccl); free-form, JSON-safe
     notes: list[str] = field(default_factory=list)  # what the reader wants a person to know
     na: dict[str, str] = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION

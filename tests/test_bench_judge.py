@@ -69,8 +69,8 @@ def test_peer_access_error_is_failing(fabric):
     assert judge(r, fabric).verdict == "failing"
 
 
-def test_cancelled_has_no_verdict(fabric):
-    assert judge(result(status="cancelled"), fabric).verdict is None
+def test_cancelled_is_interrupted_not_failing(fabric):
+    assert judge(result(status="cancelled"), fabric).verdict == "interrupted"
 
 
 def test_unknown_link_rate_is_info():

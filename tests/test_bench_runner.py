@@ -1,5 +1,6 @@
 """The copy-test runner against fake workers: hangs, crashes, garbage, OOM, corruption, cancel, timeout."""
 
+import dataclasses
 import importlib.util
 import os
 import pathlib
@@ -13,6 +14,7 @@ from p2ptop.bench.runner import BenchOptions, bench_available, run_all, run_pair
 from p2ptop.demos import load_demo
 
 FAKE = pathlib.Path(__file__).parent / "fake_workers" / "fake_worker.py"
+BOTH = [(0, 1), (1, 0)]  # two jobs in one run (bench --all itself tests each unordered pair once)
 
 
 @pytest.fixture
@@ -26,7 +28,7 @@ def live():
 
 def opts(mode, pidfile=None, timeout=10.0):
     cmd = [sys.executable, str(FAKE), mode] + ([str(pidfile)] if pidfile else [])
-    return BenchOptions(worker=cmd, timeout_s=timeout)
+    return BenchOptions(worker=cmd, timeout_s=timeout, check_contention=False)  # hermetic: this host's GPUs do not matter
 
 
 def alive(pid):
@@ -64,7 +66,7 @@ def test_ok_worker_gives_judged_results(live):
 
 def test_all_pairs_in_one_worker(live, tmp_path):
     events = []
-    rs = run_all(live, None, opts("ok", tmp_path / "pids"), on_event=events.append)
+    rs = run_all(live, BOTH, opts("ok", tmp_path / "pids"), on_event=events.append)
     assert [(r.a, r.b) for r in rs] == [(0, 1), (1, 0)]
     assert all(r.status == "ok" for r in rs)
     assert len((tmp_path / "pids").read_text().split()) == 1  # one worker process for both pairs
@@ -83,7 +85,7 @@ def test_hang_becomes_timeout_and_the_worker_is_killed(live, tmp_path):
 
 
 def test_hang_before_any_pair_times_out_every_pair(live, tmp_path):
-    rs = run_all(live, None, opts("hang_start", tmp_path / "pids", timeout=1.0))
+    rs = run_all(live, BOTH, opts("hang_start", tmp_path / "pids", timeout=1.0))
     assert [r.status for r in rs] == ["timeout", "timeout"]
     assert_all_gone(tmp_path / "pids")
 
@@ -94,26 +96,26 @@ def test_cancel_kills_the_whole_process_group(live, tmp_path):
     t0 = time.monotonic()
     r = run_pair(live, 0, 1, opts("grandchild", tmp_path / "pids", timeout=60), cancel=cancel)
     assert time.monotonic() - t0 < 5
-    assert r.status == "cancelled" and r.verdict is None
+    assert r.status == "cancelled" and r.verdict == "interrupted"
     assert_all_gone(tmp_path / "pids")  # the worker and the child it started
 
 
 def test_cancel_of_all_marks_the_rest_cancelled(live, tmp_path):
     cancel = threading.Event()
     threading.Timer(0.8, cancel.set).start()
-    rs = run_all(live, None, opts("hang", tmp_path / "pids", timeout=60), cancel=cancel)
+    rs = run_all(live, BOTH, opts("hang", tmp_path / "pids", timeout=60), cancel=cancel)
     assert [r.status for r in rs] == ["cancelled", "cancelled"]
     assert_all_gone(tmp_path / "pids")
 
 
 def test_crash_mid_pair_is_reported_and_the_rest_run_in_a_fresh_worker(live):
-    rs = run_all(live, None, opts("crash"))
+    rs = run_all(live, BOTH, opts("crash"))
     assert [r.status for r in rs] == ["crashed", "crashed"]
     assert "SIGSEGV" in rs[0].errors[-1]
 
 
 def test_exit_between_pairs_retries_the_rest(live, tmp_path):
-    rs = run_all(live, None, opts("exit_between", tmp_path / "pids"))
+    rs = run_all(live, BOTH, opts("exit_between", tmp_path / "pids"))
     assert [r.status for r in rs] == ["ok", "ok"]
 
 
@@ -142,7 +144,7 @@ def test_corruption_is_failing_with_the_offset(live):
 
 
 def test_fatal_worker_makes_every_pair_unavailable(live):
-    rs = run_all(live, None, opts("fatal"))
+    rs = run_all(live, BOTH, opts("fatal"))
     assert [r.status for r in rs] == ["unavailable", "unavailable"]
     assert "cudaErrorNoDevice" in rs[0].errors[0]
 
@@ -154,7 +156,7 @@ def test_missing_worker_program(live):
 
 def test_unknown_pair_fails_without_a_worker(live):
     r = run_pair(live, 0, 7, opts("ok"))
-    assert r.status == "failed" and "not a pair" in r.errors[0]
+    assert r.status == "failed" and "no such GPU" in r.errors[0]
 
 
 def test_real_worker_without_cupy_says_what_to_install(live, monkeypatch):
@@ -180,5 +182,20 @@ def test_demo_and_replay_are_simulated_without_a_worker():
 def test_simulated_cancel():
     cancel = threading.Event()
     cancel.set()
-    rs = run_all(load_demo("h200x2-vm"), None, BenchOptions(simulated_pair_s=0), cancel=cancel)
+    rs = run_all(load_demo("h200x2-vm"), BOTH, BenchOptions(simulated_pair_s=0), cancel=cancel)
     assert [r.status for r in rs] == ["cancelled", "cancelled"]
+
+
+def test_all_pairs_plans_each_unordered_pair_once(live, tmp_path):
+    """bench --all: one job per unordered pair, which measures both directions (issue 17, point 6)."""
+    from p2ptop.bench.runner import all_pairs
+
+    assert all_pairs(live) == [(0, 1)]
+    rs = run_all(live, None, opts("ok", tmp_path / "pids"))
+    assert [(r.a, r.b) for r in rs] == [(0, 1)]
+    assert rs[0].measurement("ce_one_way").value and rs[0].measurement("ce_reverse").value
+    big = load_demo("h200x2-vm")
+    big.gpus = big.gpus + [dataclasses.replace(big.gpus[0], index=i) for i in (2, 3)]
+    pairs = all_pairs(big)
+    assert pairs == [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+    assert len(pairs) == len({frozenset(p) for p in pairs})

@@ -1,4 +1,4 @@
-"""House rules: only ui/ imports textual, only sources/nvml.py imports pynvml, only the bench worker imports cupy."""
+"""House rules: only ui/ imports textual, only sources/nvml.py imports pynvml, only the worker processes import cupy."""
 
 import ast
 import pathlib
@@ -34,4 +34,6 @@ def test_only_the_nvml_source_imports_pynvml():
 
 
 def test_only_the_bench_worker_imports_cupy():
-    assert offenders("cupy", lambda rel: rel.startswith("bench/worker")) == []
+    """The worker processes: copy tests and IPC (bench/worker*), the NCCL ranks (nccl/worker.py)."""
+    assert offenders("cupy", lambda rel: rel.startswith("bench/worker") or rel == "nccl/worker.py") == []
+    assert offenders("cupy_backends", lambda rel: rel == "nccl/worker.py") == []

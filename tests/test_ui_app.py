@@ -107,7 +107,7 @@ async def test_cycle_cell_modes():
         await pilot.pause()
         text = screen_text(app)
         assert "Pairs: P2P capabilities" in text and "rw··p" in text and "·····" in text
-        await pilot.press("c", "c", "c")
+        await pilot.press("c", "c", "c", "c")  # bw, expected, nccl, back to path
         assert app.matrix.mode == "path"
 
 

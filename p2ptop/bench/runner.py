@@ -11,7 +11,16 @@ worker.py). The runner:
 - turns a hang into status ``timeout``, an exit without a result into ``crashed`` (with the exit
   code or signal, the end of stderr and any unreadable output as evidence), a CUDA error reported by
   the worker into ``failed`` (with the exact CUDA error text and code);
-- after a timeout or crash, runs the remaining pairs in a fresh worker.
+- turns a worker ended by a signal from outside (SIGKILL as the OOM killer sends it, SIGTERM, SIGINT,
+  ...: ``EXTERNAL_SIGNALS``, as a negative return code or a shell's 128+n) into ``interrupted``, keeping
+  what was measured before it; the remaining pairs are not run (``interrupted`` too);
+- after a timeout or crash, runs the remaining pairs in a fresh worker;
+- holds a host-wide lock on every GPU of the run (``lock.py``) so p2ptop's tests never overlap, waiting
+  ``wait_s`` (None: for ever) and saying who holds it; a lock not had in time gives status ``locked``;
+- checks for contention (``contention.py``) before, during and after: GPUs busy before the test give
+  status ``busy`` (not measured) unless ``allow_busy``; any sign of other use gives verdict ``contended``.
+
+A pair (a, a) is GPU a's host link (pinned host memory <-> GPU), measured by the same worker.
 
 Demo and replay snapshots never start a worker: their results come from ``simulate.py`` and are
 marked simulated. Every result is judged (``judge.py``) before it is returned.
@@ -34,7 +43,7 @@ from typing import Any, Callable, Iterable, Optional
 
 from ..fabric import Fabric
 from ..model import BenchResult, Measurement, Snapshot
-from .catalog import TESTS
+from .catalog import HOST_TESTS, TESTS
 from .judge import judge
 
 WORKER_ENV = "P2PTOP_BENCH_WORKER"  # a command (split on spaces) to run instead of the CuPy worker
@@ -43,6 +52,10 @@ STDERR_TAIL = 2000  # characters of the worker's stderr kept as evidence
 GARBAGE_KEPT = 3  # unreadable stdout lines kept as evidence
 POLL_S = 0.05
 EXIT_GRACE_S = 2.0  # a worker that closed its stdout has this long to exit before it is killed
+#: Signals another process (a user, a job scheduler, the OOM killer) sends: a worker ended by one of them was
+#: interrupted, not failing. SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE come from the worker itself: crashed.
+EXTERNAL_SIGNALS = {signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGPIPE,
+                    signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM, signal.SIGXCPU}
 
 EventSink = Optional[Callable[[dict], None]]
 
@@ -56,7 +69,7 @@ class BenchOptions:
     repeats: int = 3  # timed samples; the figure is their median, with min and max (nvbandwidth: 3)
     warmup: int = 4  # untimed copies queued before each timed sample (nvbandwidth: 4)
     timeout_s: float = 30.0  # per pair; the first pair's time includes the worker's start
-    tests: set[str] = field(default_factory=lambda: set(TESTS))
+    tests: set[str] = field(default_factory=lambda: set(TESTS) | set(HOST_TESTS))
     latency_bytes: int = 4  # size of one latency copy (p2pBandwidthLatencyTest: 1 int)
     latency_copies: int = 100  # copies queued per latency sample (p2pBandwidthLatencyTest: 100)
     latency_hops: int = 10000  # dependent remote reads per pointer-chase sample
@@ -64,20 +77,26 @@ class BenchOptions:
     integrity_mib: int = 64  # bytes checked by the integrity test
     worker: Optional[list[str]] = None  # the worker command; default: $P2PTOP_BENCH_WORKER or the CuPy worker
     simulated_pair_s: float = 0.2  # how long a simulated pair takes, so progress can be seen
+    wait_s: Optional[float] = None  # how long to wait for another test's GPU lock (None: for ever, 0: not at all)
+    allow_busy: bool = False  # measure GPUs in use by others anyway (verdict contended)
+    check_contention: bool = True  # read NVML before, during and after (contention.py)
+    nvml: Any = None  # the NVML module for the contention check (tests pass a FakeNvml); None: pynvml
+    lock_dir: Optional[str] = None  # where the GPU locks live (default: lock.lock_dir())
 
     def job(self) -> dict[str, Any]:
         """The options as the worker reads them."""
-        d = asdict(self)
+        d = {k: v for k, v in asdict(self).items() if k not in _NOT_FOR_WORKER}
         d["tests"] = [t for t in TESTS if t in self.tests]
-        for k in ("worker", "timeout_s", "simulated_pair_s"):
-            d.pop(k)
+        d["host_tests"] = [t for t in HOST_TESTS if t in self.tests] or list(HOST_TESTS)
         return d
 
     def check(self) -> Optional[str]:
         """None, or what is wrong with the options (for the command line)."""
-        unknown = sorted(set(self.tests) - set(TESTS))
+        unknown = sorted(set(self.tests) - set(TESTS) - set(HOST_TESTS))
         if unknown:
-            return f"unknown test(s) {', '.join(unknown)}; choose from {', '.join(TESTS)}"
+            return f"unknown test(s) {', '.join(unknown)}; choose from {', '.join(TESTS)} (pairs), {', '.join(HOST_TESTS)} (host links)"
+        if self.wait_s is not None and self.wait_s < 0:
+            return "--wait must not be negative"
         for name in ("size_mib", "copies", "repeats", "latency_bytes", "latency_copies", "latency_hops", "staged_copies", "integrity_mib"):
             if getattr(self, name) < 1:
                 return f"{name} must be at least 1"
@@ -86,6 +105,9 @@ class BenchOptions:
         if self.timeout_s <= 0:
             return "timeout must be a positive number of seconds"
         return None
+
+
+_NOT_FOR_WORKER = {"worker", "timeout_s", "simulated_pair_s", "wait_s", "allow_busy", "check_contention", "nvml", "lock_dir", "tests"}
 
 
 def simulated_source(snapshot: Snapshot) -> bool:
@@ -104,8 +126,8 @@ def bench_available(snapshot: Snapshot, options: Optional[BenchOptions] = None) 
     """(True, '') when copy tests can run for this snapshot, else (False, why and what to install)."""
     if simulated_source(snapshot):
         return True, ""
-    if len(snapshot.gpus) < 2:
-        return False, f"copy tests need two GPUs; this host shows {len(snapshot.gpus)}"
+    if not snapshot.gpus:
+        return False, "copy tests need a GPU; this host shows none"
     if (options and options.worker) or os.environ.get(WORKER_ENV):
         return True, ""  # another worker than the CuPy one: it says itself what it lacks
     if importlib.util.find_spec("cupy") is None:
@@ -113,9 +135,12 @@ def bench_available(snapshot: Snapshot, options: Optional[BenchOptions] = None) 
     return True, ""
 
 
-def all_pairs(snapshot: Snapshot) -> list[tuple[int, int]]:
-    idx = snapshot.gpu_indices
-    return [(a, b) for a in idx for b in idx if a != b]
+def all_pairs(snapshot: Snapshot, host_links: bool = False) -> list[tuple[int, int]]:
+    """Every unordered pair once, as (lower, higher): a pair's job measures both directions
+    (ce_one_way A->B, ce_reverse B->A, both at once), so testing B->A again would repeat it.
+    With ``host_links``, each GPU's host link (a, a) first."""
+    idx = sorted(snapshot.gpu_indices)
+    return ([(a, a) for a in idx] if host_links else []) + [(a, b) for i, a in enumerate(idx) for b in idx[i + 1:]]
 
 
 def run_pair(
@@ -126,7 +151,7 @@ def run_pair(
     on_event: EventSink = None,
     cancel: Optional[threading.Event] = None,
 ) -> BenchResult:
-    """Test one ordered pair. Blocking; never raises; call it from a thread.
+    """Test one ordered pair (a == b: GPU a's host link). Blocking; never raises; call it from a thread.
 
     ``on_event(dict)`` gets ``{"type": "progress", "a", "b", "step", "fraction", "message"}`` as the
     test goes, and ``{"type": "result", "a", "b", "result"}`` when it is done. Setting ``cancel``
@@ -143,7 +168,7 @@ def run_all(
     on_event: EventSink = None,
     cancel: Optional[threading.Event] = None,
 ) -> list[BenchResult]:
-    """Test every ordered pair (or the given ones) in one worker process; results in the pairs' order."""
+    """Test every unordered pair (or the given ones) in one worker process; results in the pairs' order."""
     options = options or BenchOptions()
     cancel = cancel or threading.Event()
     wanted = list(pairs) if pairs is not None else all_pairs(snapshot)
@@ -152,8 +177,8 @@ def run_all(
     known = set(snapshot.gpu_indices)
     results: dict[tuple[int, int], BenchResult] = {}
     for a, b in wanted:
-        if a == b or a not in known or b not in known:
-            results[(a, b)] = _ended(a, b, "failed", f"GPU{a}->GPU{b} is not a pair of two GPUs of this host (GPUs: {sorted(known)})")
+        if a not in known or b not in known:
+            results[(a, b)] = _ended(a, b, "failed", f"GPU{a}->GPU{b}: no such GPU on this host (GPUs: {sorted(known)})")
     todo = [p for p in wanted if p not in results]
     try:
         if todo and simulated_source(snapshot):
@@ -212,13 +237,79 @@ def _clean(text: str, limit: int = 300) -> str:
 
 
 def _run_in_workers(snapshot, todo, options, emit, cancel, results) -> None:
+    """Take the GPUs' locks, check contention, run the worker(s), release."""
+    from . import contention, lock
+
+    gpus = sorted({g for p in todo for g in p})
+    why = None
+    try:
+        locks = lock.GpuLocks(snapshot, gpus, options.lock_dir)
+    except (lock.LockUnavailable, OSError) as e:
+        locks = None
+        why = f"GPU locks not used: {e}"
+    if locks is not None:
+        first = todo[0]
+
+        def waiting(gpu: int, holder: dict) -> None:
+            emit.progress(first[0], first[1], "waiting", 0.0,
+                          f"waiting for GPU{gpu}: another copy test holds it, {lock.describe(holder)}")
+
+        try:
+            held = locks.acquire(options.wait_s, waiting, cancel)
+        except (lock.LockUnavailable, OSError) as e:
+            held, locks, why = None, None, f"GPU locks not used: {e}"
+        if held is not None:
+            gpu, holder = held
+            if cancel.is_set():
+                text, status = "cancelled while waiting for another copy test to end", "cancelled"
+            else:
+                text, status = (f"not run: GPU{gpu} is being tested by {lock.describe(holder)}"
+                                + (f" (waited {options.wait_s:g} s)" if options.wait_s else " (--no-wait)")), "locked"
+            for a, b in todo:
+                results[(a, b)] = emit.result(_ended(a, b, status, text))
+            return
+    watch = contention.Watch(snapshot, gpus, nvml=options.nvml, host_links=[a for a, b in todo if a == b]) if options.check_contention else None
+    try:
+        if watch is not None:
+            before = watch.before()
+            if before.busy and not options.allow_busy:  # pairs on busy GPUs are not run; the others are
+                for a, b in list(todo):
+                    c = watch.judged({a, b}, "before")
+                    if c.busy:
+                        r = _ended(a, b, "busy", "not run: the GPUs are in use (p2ptop bench --allow-busy measures anyway, "
+                                                 "labelled contended)")
+                        r.contention = c
+                        results[(a, b)] = emit.result(r)
+                todo = [p for p in todo if p not in results]
+                if not todo:
+                    return
+            watch.start()
+        _run_workers(snapshot, todo, options, emit, cancel, results, watch, locks)
+    finally:
+        if watch is not None:
+            watch.close()
+        if locks is not None:
+            if locks.waited_s > 0.05:
+                for r in results.values():
+                    r.params.setdefault("lock_waited_s", round(locks.waited_s, 2))
+            locks.release()
+        else:
+            for r in results.values():
+                r.params.setdefault("lock", why)
+
+
+def _run_workers(snapshot, todo, options, emit, cancel, results, watch, locks) -> None:
     remaining = list(todo)
     while remaining:
-        run = _WorkerRun(snapshot, remaining, options, emit, cancel)
+        run = _WorkerRun(snapshot, remaining, options, emit, cancel, watch, locks)
         run.go()
         for r in run.finished:
             results[(r.a, r.b)] = r
         remaining = [p for p in remaining if p not in results]
+        if run.interrupted and remaining:  # a signal from outside: whoever sent it wants the tests to stop
+            for a, b in remaining:
+                results[(a, b)] = emit.result(_ended(a, b, "interrupted", f"not run: {run.interrupted}"))
+            return
         if cancel.is_set():
             for a, b in remaining:
                 results[(a, b)] = emit.result(_ended(a, b, "cancelled", "cancelled before it started"))
@@ -232,8 +323,11 @@ def _run_in_workers(snapshot, todo, options, emit, cancel, results) -> None:
 class _WorkerRun:
     """One worker process over a list of pairs."""
 
-    def __init__(self, snapshot: Snapshot, pairs, options: BenchOptions, emit: _Emitter, cancel: threading.Event):
+    def __init__(self, snapshot: Snapshot, pairs, options: BenchOptions, emit: _Emitter, cancel: threading.Event,
+                 watch: Any = None, locks: Any = None):
         self.snapshot, self.pairs, self.options, self.emit, self.cancel = snapshot, pairs, options, emit, cancel
+        self.watch, self.locks = watch, locks
+        self.interrupted: Optional[str] = None  # the signal that ended the worker from outside
         self.finished: list[BenchResult] = []
         self.startup_failure: Optional[tuple[str, str]] = None
         self.current: Optional[BenchResult] = None
@@ -258,12 +352,15 @@ class _WorkerRun:
         cmd = worker_command(self.options)
         t_start = time.monotonic()
         try:
+            # the worker holds the GPU locks too: if we die first, they stay held until it has exited
             proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    start_new_session=True, env=env)
+                                    start_new_session=True, env=env, pass_fds=tuple(self.locks.fds) if self.locks else ())
         except OSError as e:
             self.startup_failure = ("unavailable", f"cannot start the copy-test worker {' '.join(cmd)}: {e.strerror or e}")
             return
         self.proc = proc
+        if self.watch is not None:
+            self.watch.add_own_pid(proc.pid)
         readers = [threading.Thread(target=self._read_stdout, daemon=True), threading.Thread(target=self._read_stderr, daemon=True)]
         for t in readers:
             t.start()
@@ -336,6 +433,8 @@ class _WorkerRun:
         kind = ev["type"]
         if kind == "hello":
             self.worker_info = {k: v for k, v in ev.items() if k != "type" and isinstance(v, (str, int, float, bool))}
+            if self.watch is not None and isinstance(ev.get("pid"), int):
+                self.watch.add_own_pid(ev["pid"])
         elif kind == "fatal":
             self.fatal = _clean(str(ev.get("message", "")), 600)
         elif kind == "pair_start":
@@ -344,8 +443,12 @@ class _WorkerRun:
             self.current = BenchResult(a=a, b=b, started_at=_now(), integrity="not run",
                                        params={"worker": dict(self.worker_info), **_plain(ev.get("params"))})
             self.current_t0 = time.monotonic()
+            if self.watch is not None:
+                self.watch.pair((a, b))
             return True
         elif kind == "progress" and self.current is not None:
+            if self.watch is not None:
+                self.watch.step(str(ev.get("step", "")))
             self.emit.progress(self.current.a, self.current.b, _clean(str(ev.get("step", "")), 40),
                                float(ev.get("fraction", 0.0)), _clean(str(ev.get("message", ""))))
         elif kind == "measurement" and self.current is not None:
@@ -378,20 +481,34 @@ class _WorkerRun:
             self.garbage = []
         r.duration_s = round(time.monotonic() - self.current_t0, 3)
         self.current = None
+        if self.watch is not None:
+            self.watch.pair_done(r.a, r.b)
+            self.watch.pair(None)
+            r.contention = self.watch.judged({r.a, r.b}, pair=(r.a, r.b))
+            xids = self.watch.pair_xids(r.a, r.b)
+            if xids:
+                r.params["xids"] = ", ".join(xids)
+            if r.a == r.b:
+                r.params["link"] = self.watch.link_report(r.a)
         self.finished.append(self.emit.result(r))
 
     def _finish(self, ended: Optional[str], code: Optional[int], elapsed: float) -> None:
         if ended == "eof" and self.current is None and not self.garbage and code == 0 and self.fatal is None:
             return  # a clean end; pairs it never reached (there should be none) run in a fresh worker
         why = self._why(ended, code)
+        sig = _external_signal(code) if ended == "eof" else None
+        if sig is not None:
+            self.interrupted = f"the worker was ended by {sig} from outside"
         if self.current is not None:
-            status = {"cancel": "cancelled", "timeout": "timeout"}.get(ended or "", "crashed")
+            status = {"cancel": "cancelled", "timeout": "timeout"}.get(ended or "", "interrupted" if sig else "crashed")
+            if sig:
+                self.current.params["signal"] = sig
             self._close_current(status, why)
             return
         if ended == "cancel":
             return
         if not self.finished:  # it never got to a pair: every pair would meet the same end
-            status = "timeout" if ended == "timeout" else ("unavailable" if self.fatal else "crashed")
+            status = "timeout" if ended == "timeout" else ("interrupted" if sig else "unavailable" if self.fatal else "crashed")
             self.startup_failure = (status, why)
             return
         # it finished some pairs, then ended badly between pairs: blame the next one
@@ -399,7 +516,9 @@ class _WorkerRun:
         if nxt is not None:
             self.current = BenchResult(a=nxt[0], b=nxt[1], started_at=_now(), integrity="not run")
             self.current_t0 = time.monotonic()
-            self._close_current("timeout" if ended == "timeout" else "crashed", why)
+            if sig:
+                self.current.params["signal"] = sig
+            self._close_current("timeout" if ended == "timeout" else ("interrupted" if sig else "crashed"), why)
 
     def _why(self, ended: Optional[str], code: Optional[int]) -> str:
         parts = []
@@ -414,7 +533,10 @@ class _WorkerRun:
                 name = signal.Signals(-code).name
             except ValueError:
                 name = f"signal {-code}"
-            parts.append(f"the worker was killed by {name}" + (" (out of host memory?)" if -code == signal.SIGKILL else ""))
+            parts.append(f"the worker was killed by {name}" + (" from outside (a user, a job scheduler, or the kernel's OOM "
+                                                                "killer when host memory ran out)" if -code == signal.SIGKILL else ""))
+        elif code is not None and _external_signal(code):
+            parts.append(f"the worker exited with status {code}: ended by {_external_signal(code)}")
         elif code:
             parts.append(f"the worker exited with status {code} before finishing")
         else:
@@ -453,6 +575,20 @@ class _WorkerRun:
             time.sleep(POLL_S / 5)
         self._kill_group(proc)
         return proc.wait()
+
+
+def _external_signal(code: Optional[int]) -> Optional[str]:
+    """The name of the outside signal that ended a process (return code -n, or 128+n from a shell), else None."""
+    if code is None:
+        return None
+    n = -code if code < 0 else code - 128 if 128 < code < 160 else None
+    if n is None:
+        return None
+    try:
+        sig = signal.Signals(n)
+    except ValueError:
+        return None
+    return sig.name if sig in EXTERNAL_SIGNALS else None
 
 
 def _plain(d: Any) -> dict[str, Any]:

@@ -28,6 +28,14 @@ Copy-engine copies are issued on the destination GPU's stream (nvbandwidth's
 device_to_device_memcpy_read_ce); the bidirectional total is both sizes over the time from the first
 start to the last end. Latency follows p2pBandwidthLatencyTest: ``latency_copies`` 16-byte
 cudaMemcpyPeerAsync queued behind the spin kernel on the source's stream, time / count.
+
+A pair ``[a, a]`` is GPU a's host link (``HostLink``), measured as nvbandwidth's
+host_to_device_memcpy_ce and device_to_host_memcpy_ce do: cudaMemcpyAsync between pinned host memory
+(cudaHostAlloc, portable) and the GPU on one of its streams, held by the spin kernel while the copies
+are queued, timed by CUDA events; both at once on two streams of the GPU; 4-byte copies for latency;
+integrity: a pattern filled on the GPU, copied to the host and back to a second GPU buffer, checked there.
+Its steps (``progress`` events: h2d, d2h, host_bidirectional, ...) let the runner read the PCIe
+link's generation and width while the copies run.
 """
 
 from __future__ import annotations
@@ -40,6 +48,7 @@ import sys
 import threading
 import time
 
+from p2ptop.bench.catalog import HOST_TESTS as HOST_TEST_TEXT
 from p2ptop.bench.catalog import TESTS
 
 try:
@@ -104,6 +113,8 @@ CHASE_BYTES = 2 << 20  # pointer-chase buffer (nvbandwidth's latency test uses 2
 CHASE_STRIDE = 4096 + 8  # bytes between dependent reads: a new line and page each hop
 STICKY = {700, 701, 702, 710, 713, 714, 715, 716, 717, 718, 719, 720, 999}  # errors that poison the context
 HOST_ALLOC_PORTABLE_MAPPED = 1 | 2
+HOST_ALLOC_PORTABLE = 1
+H2D, D2H = 1, 2  # cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost
 MEMORY_ALLOCATION = 2
 
 
@@ -234,6 +245,89 @@ class Pair:
         return lambda i: kernel((grid,), (THREADS,), (_p(src), _p(dst), _u(n)), stream=stream)
 
 
+class HostLink:
+    """Pinned host buffers, GPU buffers and two streams of one GPU (CUDA ordinal dev), for its host link."""
+
+    def __init__(self, worker: "Worker", dev: int):
+        self.w, self.dev = worker, dev
+        self.o = worker.options
+        self.size = self.o["size_mib"] << 20
+        self.dev_allocs: list[int] = []
+        self.host_allocs: list[int] = []
+        with cupy.cuda.Device(dev):
+            self.streams = [cupy.cuda.Stream(non_blocking=True), cupy.cuda.Stream(non_blocking=True)]
+
+    def malloc(self, nbytes: int) -> int:
+        with cupy.cuda.Device(self.dev):
+            ptr = runtime.malloc(nbytes)
+        self.dev_allocs.append(ptr)
+        return ptr
+
+    def pinned(self, nbytes: int) -> int:
+        with cupy.cuda.Device(self.dev):
+            ptr = runtime.hostAlloc(nbytes, HOST_ALLOC_PORTABLE)
+        self.host_allocs.append(ptr)
+        return ptr
+
+    def release(self) -> None:
+        with cupy.cuda.Device(self.dev):
+            for ptr in reversed(self.dev_allocs):
+                runtime.free(ptr)
+            for ptr in reversed(self.host_allocs):
+                runtime.freeHost(ptr)
+        self.dev_allocs.clear()
+        self.host_allocs.clear()
+
+    def copy(self, dst: int, src: int, nbytes: int, kind: int, stream: "cupy.cuda.Stream"):
+        return lambda i: runtime.memcpyAsync(dst, src, nbytes, kind, stream.ptr)
+
+    def timed(self, enqueue, nbytes: int, count: int) -> list[float]:
+        """Samples of GB/s (seconds per op when nbytes == 0) of `count` enqueue(i) on stream 0, held while queued."""
+        stream = self.streams[0]
+        out = []
+        with cupy.cuda.Device(self.dev):
+            start, end = cupy.cuda.Event(), cupy.cuda.Event()
+            for _ in range(self.o["repeats"]):
+                self.w.hold((self.dev, stream))
+                for i in range(self.o["warmup"]):
+                    enqueue(i)
+                start.record(stream)
+                for i in range(count):
+                    enqueue(i)
+                end.record(stream)
+                self.w.release()
+                end.synchronize()
+                seconds = cupy.cuda.get_elapsed_time(start, end) / 1e3
+                out.append(nbytes * count / seconds / 1e9 if nbytes else seconds / count)
+        return out
+
+    def both(self, h2d, d2h, nbytes: int, count: int) -> list[float]:
+        """Both directions at once on two streams: total bytes over first start to last end."""
+        s0, s1 = self.streams
+        out = []
+        with cupy.cuda.Device(self.dev):
+            start, end = cupy.cuda.Event(), cupy.cuda.Event()
+            end1 = cupy.cuda.Event(disable_timing=True)
+            for _ in range(self.o["repeats"]):
+                self.w.hold((self.dev, s0), (self.dev, s1))
+                for i in range(self.o["warmup"]):
+                    h2d(i)
+                    d2h(i)
+                start.record(s0)
+                s1.wait_event(start)
+                for i in range(count):
+                    h2d(i)
+                    d2h(i)
+                end1.record(s1)
+                s0.wait_event(end1)
+                end.record(s0)
+                self.w.release()
+                end.synchronize()
+                seconds = cupy.cuda.get_elapsed_time(start, end) / 1e3
+                out.append(2 * nbytes * count / seconds / 1e9)
+        return out
+
+
 def _p(value: int):
     """A pointer or size as the kernels take it (unsigned 64-bit)."""
     return numpy.uint64(value)
@@ -279,9 +373,98 @@ class Worker:
     def release(self) -> None:
         self._flag_int.value = 1
 
+    # -- one host link --
+    def run_host(self, g_nvml: int, ordinals: dict[int, int]) -> bool:
+        """Run the host-link tests of one GPU; False when the context is poisoned and the worker must exit."""
+        tests = [t for t in self.options.get("host_tests", [])]
+        g = ordinals.get(g_nvml, g_nvml if not self.bus else None)
+        params = {"size_mib": self.options["size_mib"], "copies": self.options["copies"], "repeats": self.options["repeats"],
+                  "warmup": self.options["warmup"], "cuda_a": g if g is not None else -1, "method": "pinned cudaHostAlloc, cudaMemcpyAsync"}
+        emit({"type": "pair_start", "a": g_nvml, "b": g_nvml, "params": params})
+        if g is None:
+            emit({"type": "error", "step": "setup", "code": None, "name": "GPU not visible to CUDA",
+                  "text": f"GPU{g_nvml} (PCI {self.bus.get(str(g_nvml))}) is not among the GPUs CUDA sees"})
+            emit({"type": "pair_end", "status": "failed"})
+            return True
+        state = {"failed": False, "sticky": False}
+
+        def fail(step: str, e: Exception, names: tuple = ()) -> None:
+            f = CudaFailure.of(e)
+            emit({"type": "error", "step": step, "code": f.code, "name": f.name, "text": f.text})
+            for n in names:
+                emit({"type": "measurement", "name": n, "error": f"{f.name} ({f.code}): {f.text}"})
+            state["failed"] = True
+            state["sticky"] = state["sticky"] or f.code in STICKY
+
+        link = None
+        try:
+            emit({"type": "progress", "step": "setup", "fraction": 0.0, "message": "allocating pinned host and GPU buffers"})
+            link = HostLink(self, g)
+            n = link.size
+            bufs = {"host_src": link.pinned(n), "host_dst": link.pinned(n), "dev_dst": link.malloc(n), "dev_src": link.malloc(n)}
+        except Exception as e:  # noqa: BLE001
+            fail("setup", e)
+            if link is not None:
+                _safe(link.release)
+            emit({"type": "pair_end", "status": "failed"})
+            return not state["sticky"]
+        c = self.options["copies"]
+        s0, s1 = link.streams
+        for k, test in enumerate(tests, start=1):
+            if state["sticky"]:
+                break
+            emit({"type": "progress", "step": test, "fraction": k / (len(tests) + 1), "message": HOST_TEST_TEXT.get(test, test)})
+            if test == "h2d":
+                self._measure("h2d", lambda: link.timed(link.copy(bufs["dev_dst"], bufs["host_src"], n, H2D, s0), n, c), fail)
+            elif test == "d2h":
+                self._measure("d2h", lambda: link.timed(link.copy(bufs["host_dst"], bufs["dev_src"], n, D2H, s0), n, c), fail)
+            elif test == "host_bidirectional":
+                self._measure("host_bidirectional", lambda: link.both(link.copy(bufs["dev_dst"], bufs["host_src"], n, H2D, s0),
+                                                                      link.copy(bufs["host_dst"], bufs["dev_src"], n, D2H, s1), n, c), fail)
+            elif test == "host_latency":
+                nb, count = self.options["latency_bytes"], self.options["latency_copies"]
+                self._measure("latency_h2d_us", lambda: link.timed(link.copy(bufs["dev_dst"], bufs["host_src"], nb, H2D, s0), 0, count), fail, 1e6)
+                self._measure("latency_d2h_us", lambda: link.timed(link.copy(bufs["host_dst"], bufs["dev_src"], nb, D2H, s0), 0, count), fail, 1e6)
+            elif test == "host_integrity":
+                self._host_integrity(link, bufs, fail)
+        try:
+            link.release()
+        except Exception as e:  # noqa: BLE001
+            fail("cleanup", e)
+        emit({"type": "progress", "step": "done", "fraction": 1.0, "message": "done"})
+        emit({"type": "pair_end", "status": "failed" if state["failed"] else "ok"})
+        return not state["sticky"]
+
+    def _host_integrity(self, link: HostLink, bufs, fail) -> None:
+        nbytes = min(self.options["integrity_mib"] << 20, link.size)
+        words = nbytes // 4
+        seed = 0x5EED4321
+        s0 = link.streams[0]
+        try:
+            with cupy.cuda.Device(link.dev):
+                grid = (self.sm_count(link.dev) * BLOCKS_PER_SM,)
+                self.kernel("fill")(grid, (THREADS,), (_p(bufs["dev_src"]), _u(words), numpy.uint32(seed)), stream=s0)
+                self.kernel("fill")(grid, (THREADS,), (_p(bufs["dev_dst"]), _u(words), numpy.uint32(~seed & 0xFFFFFFFF)), stream=s0)
+                runtime.memcpyAsync(bufs["host_dst"], bufs["dev_src"], nbytes, D2H, s0.ptr)
+                runtime.memcpyAsync(bufs["dev_dst"], bufs["host_dst"], nbytes, H2D, s0.ptr)
+                result = cupy.array([2**64 - 1, 0], dtype=cupy.uint64)
+                cupy.cuda.Stream.null.synchronize()  # its initial value is in place before verify reads it
+                s0.synchronize()
+                self.kernel("verify")(grid, (THREADS,), (_p(bufs["dev_dst"]), _u(words), numpy.uint32(seed),
+                                                         _p(result.data.ptr), _p(result.data.ptr + 8)), stream=s0)
+                s0.synchronize()
+                fb, nb = (int(x) for x in result.get())
+        except Exception as e:  # noqa: BLE001
+            fail("host_integrity", e)
+            return
+        emit({"type": "integrity", "status": "corrupt" if nb else "ok", "first_bad_offset": fb * 4 if nb else None,
+              "checked_bytes": nbytes * 2, "bad_bytes": nb * 4})
+
     # -- one pair --
     def run_pair(self, a_nvml: int, b_nvml: int, ordinals: dict[int, int]) -> bool:
         """Run the tests of one pair; False when the context is poisoned and the worker must exit."""
+        if a_nvml == b_nvml:
+            return self.run_host(a_nvml, ordinals)
         # host_staged first: it needs peer access off, the others on (turning it off and on costs time)
         tests = sorted(self.options["tests"], key=lambda t: t != "host_staged")
         steps = ["setup"] + tests

@@ -28,6 +28,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                       "(exit 0: nothing wrong, 1: a problem, 2: could not run)")
     add_source_options(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--pid", type=int, metavar="PID", help="judge a running process's own NCCL_*/CUDA_* variables, container, "
+                   "/dev/shm and IPC namespace (read from /proc; another user's process needs root)")
     p.set_defaults(func=run)
 
 
@@ -61,6 +63,20 @@ def _knowledge(findings: list[Finding], extra_dirs: list[str], origin: str = "ho
     return {"available": True, "entries": len(kb.entries), "problems": [str(p) for p in kb.problems], "matches": out}
 
 
+def busy_gpu_findings(snap: Snapshot) -> list[Finding]:
+    """Live only: GPUs that other work uses now (processes, utilisation, link traffic), as warnings."""
+    if snap.source.kind != "nvml":
+        return []
+    try:
+        from ..bench.contention import busy_findings, busy_now
+    except ImportError:
+        return []
+    try:
+        return busy_findings(busy_now(snap))
+    except Exception:  # noqa: BLE001 - a failing check adds nothing rather than stopping doctor
+        return []
+
+
 def _status(findings: list[Finding], nvml_error: Optional[str]) -> int:
     if nvml_error:
         return EXIT_CANNOT_RUN
@@ -68,10 +84,24 @@ def _status(findings: list[Finding], nvml_error: Optional[str]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    pid = getattr(args, "pid", None)
+    if pid is not None:
+        from ..host.proc import process_exists
+
+        if pid < 1 or not process_exists(pid):
+            return fail(f"no process {pid} (see ps)")
     snap, nvml_error = _snapshot(args)
     if snap is None:
         return EXIT_CANNOT_RUN
-    findings = [] if nvml_error else findings_for(snap)
+    if pid is not None:  # that process's environment, container and /dev/shm in place of ours
+        from ..host.proc import apply_to_host, read_process
+
+        snap.host = apply_to_host(snap.host or {}, read_process(pid))
+    findings = [] if nvml_error else findings_for(snap) + busy_gpu_findings(snap)
+    if pid is not None and not nvml_error:
+        from ..host.proc import process_findings
+
+        findings += process_findings(snap.host)
     origin = {"nvml": "live host", "demo": "demo", "replay": "replay"}.get(snap.source.kind, "host")
     kb = _knowledge(findings + pair_fact_findings(snap), getattr(args, "kb", []) or [], origin) if findings else {"available": None, "why": "nothing to match", "matches": []}
     status = _status(findings, nvml_error)
@@ -136,7 +166,16 @@ def _fact_lines(snap: Snapshot) -> list[str]:
         return ["", "Host facts", "  none in this snapshot (it was taken without them)"]
     lines: list[str] = []
     shown: set[str] = set()
-    for title, names in SECTIONS + (("Other", tuple(facts)),):
+    from ..host.proc import FACTS as PROC_FACTS
+
+    process = (snap.host or {}).get("process")
+    extra = ((f"Process {process['pid']}", PROC_FACTS),) if process else ()
+    from ..host.env import TITLE as ENV_TITLE, changes_transport
+
+    # the variables section holds every variable that changes the transport (a job's NCCL_IB_HCA too); the rest is Other
+    sections = tuple((t, names + tuple(k for k in facts if k.startswith("env.") and changes_transport(k[4:]) and k not in names))
+                     if t == ENV_TITLE else (t, names) for t, names in SECTIONS)
+    for title, names in extra + sections + (("Other", tuple(facts)),):
         section = []
         unset = []
         for name in names:
@@ -217,6 +256,10 @@ def _kb_lines(kb: dict[str, Any]) -> list[str]:
 def _as_text(snap: Snapshot, findings: list[Finding], kb: dict[str, Any], status: int, nvml_error: Optional[str]) -> str:
     src = snap.source
     out = [f"p2ptop doctor: {src.label}" + (f" on {src.hostname}" if src.hostname else "")]
+    proc = (snap.host or {}).get("process")
+    if proc:
+        out.append(f"  process {proc['pid']}: {proc.get('command') or 'N/A'} -- the variables, container, /dev/shm and "
+                   "namespaces below are that process's")
     if src.simulated:
         out.append("  (simulated data: a demo, not this machine)")
     if nvml_error:

@@ -116,7 +116,7 @@ def _write_bundle_in(snapshot: Snapshot, out: pathlib.Path, *, svg: Optional[str
     when = (now or _dt.datetime.now(_dt.timezone.utc)).astimezone(_dt.timezone.utc)
     redactor = Redactor.for_snapshot(snapshot) if redact else None
     snap = redactor.snapshot(snapshot) if redactor else snapshot
-    files = _contents(snap, svg, text, redactor, kb_dirs)
+    files = _contents(snap, svg, text, redactor, kb_dirs, reviews_of(snapshot))
     final = _free_name(out, bundle_name(snap.source.hostname, when))
     try:
         tmp = pathlib.Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".tmp", dir=out))
@@ -165,12 +165,34 @@ def _free_name(out: pathlib.Path, name: str) -> pathlib.Path:
     return path
 
 
+def reviews_of(snapshot: Snapshot) -> tuple[list, Optional[str]]:
+    """The reviews of fixes tried on this snapshot's host (p2ptop.review), or ([], why not)."""
+    try:
+        from ..review import ReviewStore, StoreError
+    except ImportError as e:
+        return [], f"Fixes tried not included: {e}."
+    if not ReviewStore.exists():
+        return [], None
+    try:
+        store = ReviewStore()
+        try:
+            return [r for r in store.list() if r.host == snapshot.source.hostname], None
+        finally:
+            store.close()
+    except StoreError as e:
+        return [], f"Fixes tried not included: {e}."
+
+
 def _contents(
-    snap: Snapshot, svg: Optional[str], text: Optional[str], redactor: Optional[Redactor], kb_dirs: Sequence[str]
+    snap: Snapshot, svg: Optional[str], text: Optional[str], redactor: Optional[Redactor], kb_dirs: Sequence[str],
+    reviews: tuple[list, Optional[str]] = ([], None),
 ) -> dict[str, str | bytes]:
     """name -> content of every file, already redacted; README.txt and report.md say what is missing."""
     notes: list[str] = []
     files: dict[str, str | bytes] = {}
+    trail_reviews, trail_note = reviews
+    if trail_note:
+        notes.append(trail_note)
     if svg is None or text is None:
         notes.append("No screenshot: the export was given none.")
     else:
@@ -184,7 +206,13 @@ def _contents(
             notes.append(str(e) + ".")
     if redactor:
         notes.append(REDACTED_NOTE)
-    files["report.md"] = _report(snap, redactor, kb_dirs, notes)
+    trail = ""
+    if trail_reviews:
+        from ..review import trail_dict, trail_markdown
+        scrub = redactor.text if redactor else None
+        trail = trail_markdown(trail_reviews, scrub)
+        files["reviews.json"] = json.dumps(trail_dict(trail_reviews, scrub), indent=1) + "\n"
+    files["report.md"] = _report(snap, redactor, kb_dirs, notes, trail)
     files["snapshot.json"] = snap.to_json() + "\n"
     files["README.txt"] = _readme(snap, sorted(files), notes)
     if redactor:
@@ -197,12 +225,19 @@ def report_markdown(snapshot: Snapshot, *, redact: bool = False, kb_dirs: Sequen
     redactor = Redactor.for_snapshot(snapshot) if redact else None
     snap = redactor.snapshot(snapshot) if redactor else snapshot
     notes = [REDACTED_NOTE] if redactor else []
-    return _report(snap, redactor, kb_dirs, notes)
+    reviews, why = reviews_of(snapshot)
+    if why:
+        notes.append(why)
+    trail = ""
+    if reviews:
+        from ..review import trail_markdown
+        trail = trail_markdown(reviews, redactor.text if redactor else None)
+    return _report(snap, redactor, kb_dirs, notes, trail)
 
 
-def _report(snap: Snapshot, redactor: Optional[Redactor], kb_dirs: Sequence[str], notes: list[str]) -> str:
+def _report(snap: Snapshot, redactor: Optional[Redactor], kb_dirs: Sequence[str], notes: list[str], trail: str = "") -> str:
     """report.md of an already redacted snapshot; knowledge-base text and notes go through the redactor too."""
-    report = build_report(snap, kb_dirs=kb_dirs, notes=notes)
+    report = build_report(snap, kb_dirs=kb_dirs, notes=notes, trail=trail)
     return redactor.text(report) if redactor else report
 
 

@@ -76,11 +76,13 @@ def build_report(
     notes: Iterable[str] = (),
     limit: int = REPORT_LIMIT,
     kb_matcher: Optional[Callable[[list[Finding], Sequence[str]], tuple[list, Optional[str]]]] = None,
+    trail: str = "",
 ) -> str:
     """The report as Markdown, at most ``limit`` characters.
 
     ``notes`` are lines about the bundle itself (for example why there is no PNG); they are ours,
-    not escaped. ``kb_matcher`` replaces the knowledge-base lookup (tests).
+    not escaped. ``kb_matcher`` replaces the knowledge-base lookup (tests). ``trail`` is the Markdown of
+    the fixes tried on this host (p2ptop.review), already redacted where asked.
     """
     fabric = Fabric(snapshot)
     findings = findings_for(snapshot, fabric)
@@ -89,6 +91,7 @@ def build_report(
         Part(_header(snapshot, findings, list(notes)), rank=0),
         _findings_part(findings),
         _bench_part(snapshot),
+        Part("", [line + "\n" for line in trail.splitlines()], "\n", rank=2) if trail else Part("", rank=9),
         _kb_part(matches, kb_note),
         _gpus_part(snapshot),
         _host_part(snapshot),
@@ -183,9 +186,9 @@ def _measurement_text(m: Any) -> str:
 
 
 def _bench_row(r: BenchResult) -> list[Any]:
-    one_way = r.measurement("ce_one_way")
+    one_way = r.measurement("h2d" if r.host_link else "ce_one_way")
     return [
-        f"GPU{r.a} → GPU{r.b}" + (" (simulated)" if r.simulated else ""),
+        (f"GPU{r.a} ⇄ host" if r.host_link else f"GPU{r.a} → GPU{r.b}") + (" (simulated)" if r.simulated else ""),
         r.status,
         r.verdict or "N/A",
         _measurement_text(one_way) if one_way else "N/A",
@@ -207,6 +210,8 @@ def _bench_part(snapshot: Snapshot) -> Part:
         if r.first_bad_offset is not None:
             detail_lines.append(f"  - first corrupt byte at offset {r.first_bad_offset}\n")
         detail_lines.extend(f"  - error: {md.code(e)}\n" for e in r.errors)
+        if r.contention is not None and r.contention.busy:
+            detail_lines.extend(f"  - contended: {md.inline(reason)}\n" for reason in r.contention.reasons)
         if r.params:
             detail_lines.append("  - parameters: " + md.inline(", ".join(f"{k}={v}" for k, v in r.params.items())) + "\n")
     return Part(

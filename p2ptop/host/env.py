@@ -22,6 +22,22 @@ P2P_VARIABLES = {
 }
 
 
+#: families of NCCL variables that choose or shape the transport between GPUs (NCCL's environment variable
+#: documentation, https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html: P2P, SHM, NET/IB, cuMem,
+#: NVLS/MNNVL, CollNet, algorithms and protocols, the topology). NCCL_DEBUG, NCCL_VERSION, CUDA_HOME,
+#: NCCL_SOCKET_IFNAME and the like do not change which transport a pair gets.
+TRANSPORT_PREFIXES = ("NCCL_P2P_", "NCCL_SHM_", "NCCL_NET", "NCCL_IB_", "NCCL_CUMEM_", "NCCL_NVLS_", "NCCL_MNNVL_",
+                      "NCCL_COLLNET_")
+TRANSPORT_NAMES = frozenset({"NCCL_ALGO", "NCCL_PROTO", "NCCL_TOPO_FILE", "NCCL_NVB_DISABLE", "NCCL_PXN_DISABLE",
+                             "NCCL_IGNORE_DISABLED_P2P"})
+
+
+def changes_transport(name: str) -> bool:
+    """True for a variable that changes whether or how GPUs talk peer to peer (NCCL's transport choice, which
+    GPUs a process sees); False for the rest (debug output, versions, paths)."""
+    return name in P2P_VARIABLES or name in TRANSPORT_NAMES or name.startswith(TRANSPORT_PREFIXES)
+
+
 TITLE = "NCCL and CUDA variables"
 FACTS = tuple(f"env.{name}" for name in P2P_VARIABLES)
 

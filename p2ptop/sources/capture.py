@@ -8,6 +8,12 @@ code without a GPU, and the ``h200x2-vm`` demo is built from it.
 Values the capture did not record raise an NVML error whose text says so, never a guess.
 Fault injection: ``FakeNvml(capture, faults={"nvmlDeviceGetName": "GPU_IS_LOST"})`` makes a call
 raise the given NVML error (or ``"MISSING"``: the function is absent from the bindings).
+
+Activity (what else uses the GPUs; the copy tests' contention check): by default the capture's own
+answers (``nvidia-smi -q``'s process list, utilisation and PCIe TX/RX; NVLink throughput was not
+captured). ``FakeNvml(capture, activity=Activity(...))`` or ``activity=scenario("busy_process", ...)``
+replaces them with a SIMULATED scenario: busy processes, utilisation, rising NVLink/PCIe counters,
+a PCIe link that trains low. Scenario figures are test inputs, not measurements.
 """
 
 from __future__ import annotations
@@ -16,9 +22,11 @@ import ctypes
 import json
 import os
 import re
+import time
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Any, Optional
+from typing import Any, Callable, Optional, Union
 
 ERRORS = {
     "UNINITIALIZED": (1, "Uninitialized"),
@@ -27,6 +35,7 @@ ERRORS = {
     "NO_PERMISSION": (4, "Insufficient Permissions"),
     "DRIVER_NOT_LOADED": (9, "Driver Not Loaded"),
     "LIBRARY_NOT_FOUND": (12, "NVML Shared Library Not Found"),
+    "TIMEOUT": (10, "Timeout"),
     "FUNCTION_NOT_FOUND": (13, "Function Not Found"),
     "GPU_IS_LOST": (15, "GPU is lost"),
     "UNKNOWN": (999, "Unknown Error"),
@@ -120,6 +129,13 @@ def parse_smi_xml(path: str) -> dict[int, dict[str, Any]]:
             "virtualization_mode": t("gpu_virtualization_mode/virtualization_mode"),
             "mig_mode": t("mig_mode/current_mig"),
             "driver_version": (root.findtext("driver_version") or "").strip() or None,
+            "pcie_tx_kbps": num("pci/tx_util"),
+            "pcie_rx_kbps": num("pci/rx_util"),
+            "processes": [
+                (int(p.findtext("pid") or 0), (int(re.match(r"(\d+)", p.findtext("used_memory") or "").group(1)) << 20)
+                 if re.match(r"(\d+)", p.findtext("used_memory") or "") else None)
+                for p in g.findall("processes/process_info")
+            ] if g.find("processes") is not None else None,
         }
     return out
 
@@ -150,14 +166,68 @@ _ARCH_CODES = {"Kepler": 2, "Maxwell": 3, "Pascal": 4, "Volta": 5, "Turing": 6, 
 _VIRT_CODES = {"None": 0, "Pass-Through": 1, "VGPU": 2, "Host VGPU": 3, "Host VSGA": 4}
 
 
+Reading = Union[int, tuple, Callable[[], Any]]  # a fixed answer, or a function asked at each call
+
+
+@dataclass
+class Activity:
+    """A SIMULATED picture of what uses the GPUs, for tests (per GPU index).
+
+    ``nvlink_gbps``/``pcie_count_gbps`` make counters rise at that rate from the first read;
+    ``pcie_link``: (gen, width) or a function giving it at each read (a link that trains up under load);
+    ``replay``: the PCIe replay counter, or a function.
+    """
+
+    processes: dict[int, list[tuple[int, Optional[int]]]] = field(default_factory=dict)  # gpu -> [(pid, bytes)]
+    utilization: dict[int, Reading] = field(default_factory=dict)
+    pcie_kbps: dict[int, tuple[int, int]] = field(default_factory=dict)  # (tx, rx) KB/s
+    nvlink_gbps: dict[int, tuple[float, float]] = field(default_factory=dict)  # (tx, rx) GB/s, counters rising
+    pcie_link: dict[int, Reading] = field(default_factory=dict)
+    replay: dict[int, Reading] = field(default_factory=dict)
+    xids: list[tuple[int, int]] = field(default_factory=list)  # (gpu, Xid code) delivered to event sets, in order
+
+
+def scenario(name: str, gpus: tuple[int, ...] = (0,), pid: Optional[int] = None) -> Activity:
+    """Named SIMULATED scenarios. ``pid``: the busy process (default: this process, so /proc names it)."""
+    pid = os.getpid() if pid is None else pid
+    if name == "idle":
+        return Activity(processes={g: [] for g in gpus}, utilization={g: 0 for g in gpus},
+                        pcie_kbps={g: (1027, 548) for g in gpus}, nvlink_gbps={g: (0.0, 0.0) for g in gpus})
+    if name == "busy_process":  # a process holding memory on the GPU, utilisation low (between steps)
+        a = scenario("idle", gpus, pid)
+        a.processes = {g: ([(pid, 874 << 20)] if g == gpus[0] else []) for g in gpus}
+        return a
+    if name == "matmul":  # as seen on the H100 with a bf16 matmul loop: the process, 100 %, PCIe ~8 MB/s
+        a = scenario("busy_process", gpus, pid)
+        a.utilization = {g: (100 if g == gpus[0] else 0) for g in gpus}
+        a.pcie_kbps = {g: ((8800, 7400) if g == gpus[0] else (1027, 548)) for g in gpus}
+        return a
+    if name == "nvlink_traffic":  # an all-reduce elsewhere: no process of ours, NVLink counters rising fast
+        a = scenario("idle", gpus, pid)
+        a.nvlink_gbps = {g: (150.0, 150.0) for g in gpus}
+        return a
+    if name == "pcie_traffic":  # data loading: PCIe busy, NVML's PCIe throughput high
+        a = scenario("idle", gpus, pid)
+        a.pcie_kbps = {g: (20_000_000, 3_000_000) for g in gpus}
+        return a
+    raise ValueError(f"unknown scenario {name!r}; known: idle, busy_process, matmul, nvlink_traffic, pcie_traffic")
+
+
+def _ask(reading: Reading) -> Any:
+    return reading() if callable(reading) else reading
+
+
 class FakeNvml:
     """A module-like object with pynvml's function names, answering from a :class:`Capture`."""
 
     NVMLError = NVMLError
     c_nvmlGpuFabricInfoV_t = _FabricInfo
 
-    def __init__(self, capture: Capture, faults: Optional[dict[str, str]] = None, init_error: Optional[str] = None):
+    def __init__(self, capture: Capture, faults: Optional[dict[str, str]] = None, init_error: Optional[str] = None,
+                 activity: Optional[Activity] = None):
         self.capture = capture
+        self.activity = activity
+        self._t0: Optional[float] = None
         self.faults = dict(faults or {})
         self.init_error = init_error
         self.calls: list[str] = []
@@ -276,23 +346,91 @@ class FakeNvml:
         major, minor = str(cc).split(".")
         return int(major), int(minor)
 
+    def _link_now(self, h: int) -> Optional[tuple[int, int]]:
+        act = self.activity
+        return tuple(_ask(act.pcie_link[h])) if act is not None and h in act.pcie_link else None
+
     def _nvmlDeviceGetCurrPcieLinkGeneration(self, h: int) -> int:
+        now = self._link_now(h)
+        if now is not None:
+            return now[0]
         return self._smi(h, "pcie_gen_cur")
 
     def _nvmlDeviceGetMaxPcieLinkGeneration(self, h: int) -> int:
         return self._smi(h, "pcie_gen_max")
 
     def _nvmlDeviceGetCurrPcieLinkWidth(self, h: int) -> int:
+        now = self._link_now(h)
+        if now is not None:
+            return now[1]
         return self._smi(h, "pcie_width_cur")
 
     def _nvmlDeviceGetMaxPcieLinkWidth(self, h: int) -> int:
         return self._smi(h, "pcie_width_max")
 
     def _nvmlDeviceGetPcieReplayCounter(self, h: int) -> int:
+        if self.activity is not None and h in self.activity.replay:
+            return int(_ask(self.activity.replay[h]))
         return self._probe_value(self._gpu(h)["pcie_replay"])
 
     def _nvmlDeviceGetUtilizationRates(self, h: int) -> Any:
+        if self.activity is not None and h in self.activity.utilization:
+            return SimpleNamespace(gpu=int(_ask(self.activity.utilization[h])), memory=0)
         return SimpleNamespace(gpu=self._smi(h, "utilization_gpu"), memory=0)
+
+    # -- activity (contention check) --
+    def _nvmlDeviceGetComputeRunningProcesses(self, h: int) -> list[Any]:
+        if self.activity is not None and h in self.activity.processes:
+            procs = self.activity.processes[h]
+        else:
+            procs = self.capture.smi.get(h, {}).get("processes")
+            if procs is None:
+                raise _err("NOT_CAPTURED")
+        return [SimpleNamespace(pid=pid, usedGpuMemory=used) for pid, used in procs]
+
+    def _nvmlDeviceGetPcieThroughput(self, h: int, counter: int) -> int:
+        if counter not in (0, 1):
+            raise _err("INVALID_ARGUMENT")
+        if self.activity is not None and h in self.activity.pcie_kbps:
+            return int(self.activity.pcie_kbps[h][counter])
+        return self._smi(h, "pcie_tx_kbps" if counter == 0 else "pcie_rx_kbps")
+
+    # -- Xid events: the capture recorded none; a scenario's ``xids`` are delivered once, to registered GPUs --
+    def _nvmlEventSetCreate(self) -> Any:
+        return {"gpus": set(), "next": 0}
+
+    def _nvmlDeviceRegisterEvents(self, h: int, types: int, eset: Any) -> None:
+        eset["gpus"].add(h)
+
+    def _nvmlEventSetWait_v2(self, eset: Any, timeout_ms: int) -> Any:
+        xids = self.activity.xids if self.activity is not None else []
+        while eset["next"] < len(xids):
+            gpu, code = xids[eset["next"]]
+            eset["next"] += 1
+            if gpu in eset["gpus"]:
+                return SimpleNamespace(device=gpu, eventType=0x8, eventData=code, gpuInstanceId=0, computeInstanceId=0)
+        raise _err("TIMEOUT")
+
+    def _nvmlEventSetFree(self, eset: Any) -> None:
+        eset["gpus"].clear()
+
+    def _nvmlDeviceGetFieldValues(self, h: int, field_ids: list[Any]) -> list[Any]:
+        rates = self.activity.nvlink_gbps.get(h) if self.activity is not None else None
+        if rates is None:
+            raise _err("NOT_CAPTURED")
+        now = time.monotonic()
+        if self._t0 is None:
+            self._t0 = now
+        out = []
+        for item in field_ids:
+            fid, scope = item if isinstance(item, tuple) else (item, 0)
+            if fid not in (138, 139):
+                out.append(SimpleNamespace(fieldId=fid, scopeId=scope, nvmlReturn=3, valueType=3, value=SimpleNamespace(ullVal=0)))
+                continue
+            rate = rates[0 if fid == 138 else 1]
+            kib = int(1_000_000 + rate * 1e9 / 1024 * (now - self._t0))
+            out.append(SimpleNamespace(fieldId=fid, scopeId=scope, nvmlReturn=0, valueType=3, value=SimpleNamespace(ullVal=kib)))
+        return out
 
     def _nvmlDeviceGetCpuAffinity(self, h: int, size: int) -> list[int]:
         masks = list(self._gpu(h)["cpu_affinity"])
@@ -368,5 +506,8 @@ class FakeNvml:
         return self._probe_value(self._pair(ha, hb)[key])
 
 
-#: Every NVML function the fake answers (and so every call the live reader can make).
-NVML_FUNCTIONS = sorted(n[1:] for n in vars(FakeNvml) if n.startswith("_nvml"))
+#: The NVML functions the activity reader (copy tests' contention check) uses beyond the snapshot's.
+ACTIVITY_FUNCTIONS = ["nvmlDeviceGetComputeRunningProcesses", "nvmlDeviceGetFieldValues", "nvmlDeviceGetPcieThroughput",
+                      "nvmlEventSetCreate", "nvmlDeviceRegisterEvents", "nvmlEventSetWait_v2", "nvmlEventSetFree"]
+#: Every NVML function the fake answers for a snapshot (and so every call the live reader can make).
+NVML_FUNCTIONS = sorted(n[1:] for n in vars(FakeNvml) if n.startswith("_nvml") and n[1:] not in ACTIVITY_FUNCTIONS)

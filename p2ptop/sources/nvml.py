@@ -367,3 +367,159 @@ class LiveSession:
         if self._reader is not None:
             self._reader.close()
             self._reader = None
+
+
+# --- activity: what else uses the GPUs (copy tests' contention check, host-link readings) -------------
+
+#: nvmlFieldValue ids of the NVLink data throughput counters (KiB, cumulative), summed over every link
+#: when the scope is UINT_MAX (nvml.h: NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX / _RX).
+NVLINK_THROUGHPUT_FIELDS = (138, 139)
+ALL_LINKS_SCOPE = 0xFFFFFFFF
+PCIE_UTIL_COUNTERS = {"tx": 0, "rx": 1}  # nvmlPcieUtilCounter_t: KB/s over NVML's own ~20 ms window
+
+
+class ActivityReader:
+    """Reads, per GPU index, what is using it now: compute processes, utilisation, PCIe and NVLink
+    throughput, and the PCIe link's state and replay counter. Every value is ``(value, None)`` or
+    ``(None, reason)``; nothing raises but :meth:`open` (:class:`NvmlUnavailable`).
+
+    Used around copy tests (``p2ptop.bench.contention``), so it keeps NVML open between calls.
+    """
+
+    def __init__(self, nvml: Any = None):
+        self.reader = NvmlReader(nvml, hostname="-")
+        self._handles: dict[int, tuple[Any, Optional[str]]] = {}
+
+    def open(self) -> None:
+        self.reader.open()
+
+    def close(self) -> None:
+        self.reader.close()
+        self._handles.clear()
+
+    def _handle(self, index: int) -> tuple[Any, Optional[str]]:
+        if index not in self._handles:
+            self._handles[index] = self.reader.call("nvmlDeviceGetHandleByIndex", index)
+        return self._handles[index]
+
+    def _on(self, index: int, name: str, *args: Any) -> tuple[Any, Optional[str]]:
+        h, why = self._handle(index)
+        if why is not None:
+            return None, why
+        return self.reader.call(name, h, *args)
+
+    def processes(self, index: int) -> tuple[Optional[list[tuple[int, Optional[int]]]], Optional[str]]:
+        """[(pid, used GPU memory in bytes or None)] of the compute processes on the GPU."""
+        v, why = self._on(index, "nvmlDeviceGetComputeRunningProcesses")
+        if why is not None:
+            return None, why
+        out = []
+        try:
+            for p in v or []:
+                used = getattr(p, "usedGpuMemory", None)
+                out.append((int(p.pid), int(used) if isinstance(used, int) and used >= 0 else None))
+        except (AttributeError, TypeError, ValueError) as e:
+            return None, f"unexpected process list from NVML: {e}"
+        return out, None
+
+    def utilization(self, index: int) -> tuple[Optional[int], Optional[str]]:
+        v, why = self._on(index, "nvmlDeviceGetUtilizationRates")
+        if why is not None:
+            return None, why
+        try:
+            return int(v.gpu), None
+        except (AttributeError, TypeError, ValueError) as e:
+            return None, f"unexpected utilisation from NVML: {e}"
+
+    def pcie_throughput(self, index: int) -> tuple[Optional[dict[str, int]], Optional[str]]:
+        """{"tx": KB/s, "rx": KB/s} as NVML measured over its last ~20 ms."""
+        out = {}
+        for key, counter in PCIE_UTIL_COUNTERS.items():
+            v, why = self._on(index, "nvmlDeviceGetPcieThroughput", counter)
+            if why is not None:
+                return None, why
+            try:
+                out[key] = int(v)
+            except (TypeError, ValueError) as e:
+                return None, f"unexpected PCIe throughput from NVML: {e}"
+        return out, None
+
+    def nvlink_kib(self, index: int) -> tuple[Optional[tuple[int, int]], Optional[str]]:
+        """(TX, RX) NVLink data counters in KiB since the driver loaded, all links summed."""
+        fields = [(f, ALL_LINKS_SCOPE) for f in NVLINK_THROUGHPUT_FIELDS]
+        v, why = self._on(index, "nvmlDeviceGetFieldValues", fields)
+        if why is not None:
+            return None, why
+        try:
+            values = list(v)
+            out = []
+            for fv in values[: len(fields)]:
+                ret = int(getattr(fv, "nvmlReturn", 0))
+                if ret != 0:
+                    return None, f"NVML field {int(fv.fieldId)} answered error {ret}"
+                out.append(int(fv.value.ullVal))
+            if len(out) != 2:
+                return None, "NVML returned fewer field values than asked"
+        except (AttributeError, TypeError, ValueError) as e:
+            return None, f"unexpected field values from NVML: {e}"
+        return (out[0], out[1]), None
+
+    def pcie_link(self, index: int) -> dict[str, tuple[Optional[int], Optional[str]]]:
+        """Current and max PCIe generation and width, and the replay counter: name -> (value, why)."""
+        out = {}
+        for key, name in (("gen_cur", "nvmlDeviceGetCurrPcieLinkGeneration"), ("width_cur", "nvmlDeviceGetCurrPcieLinkWidth"),
+                          ("gen_max", "nvmlDeviceGetMaxPcieLinkGeneration"), ("width_max", "nvmlDeviceGetMaxPcieLinkWidth"),
+                          ("replay", "nvmlDeviceGetPcieReplayCounter")):
+            v, why = self._on(index, name)
+            try:
+                out[key] = (int(v), None) if why is None else (None, why)
+            except (TypeError, ValueError) as e:
+                out[key] = (None, f"unexpected value from {name}: {e}")
+        return out
+
+    # -- Xid events (a GPU fault during a copy test makes it failing) --
+    XID_EVENT = 0x8  # nvmlEventTypeXidCriticalError
+
+    def xid_watch(self, indices: list[int]) -> tuple[Any, Optional[str]]:
+        """An NVML event set registered for Xid errors on these GPUs, or (None, why)."""
+        eset, why = self.reader.call("nvmlEventSetCreate")
+        if why is not None:
+            return None, why
+        problems = []
+        for i in indices:
+            h, why = self._handle(i)
+            if why is None:
+                _, why = self.reader.call("nvmlDeviceRegisterEvents", h, self.XID_EVENT, eset)
+            if why is not None:
+                problems.append(f"GPU{i}: {why}")
+        if len(problems) == len(indices):
+            self.reader.call("nvmlEventSetFree", eset)
+            return None, "; ".join(problems)
+        return eset, ("; ".join(problems) or None)
+
+    def xid_events(self, eset: Any, limit: int = 64) -> tuple[list[tuple[Optional[int], int]], Optional[str]]:
+        """The Xid events pending on the set, without waiting: [(GPU index or None, Xid code)]."""
+        out: list[tuple[Optional[int], int]] = []
+        by_addr = {_addr(h): i for i, (h, why) in self._handles.items() if why is None}
+        for _ in range(limit):
+            data, why = self.reader.call("nvmlEventSetWait_v2", eset, 0)
+            if why is not None:
+                return out, None if "timeout" in why.lower() else why
+            try:
+                if int(data.eventType) & self.XID_EVENT:
+                    out.append((by_addr.get(_addr(data.device)), int(data.eventData)))
+            except (AttributeError, TypeError, ValueError) as e:
+                return out, f"unexpected event data from NVML: {e}"
+        return out, None
+
+    def xid_close(self, eset: Any) -> None:
+        if eset is not None:
+            self.reader.call("nvmlEventSetFree", eset)
+
+
+def _addr(handle: Any) -> Any:
+    """A device handle comparable across calls: its pointer value (real bindings), or itself (the fake)."""
+    try:
+        return ctypes.cast(handle, ctypes.c_void_p).value
+    except (TypeError, ctypes.ArgumentError):
+        return handle

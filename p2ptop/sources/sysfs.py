@@ -152,3 +152,32 @@ def _first_cpu(cpulist: Optional[str]) -> Optional[int]:
         return None
     m = re.match(r"(\d+)", cpulist)
     return int(m.group(1)) if m else None
+
+
+#: The GPU's AER counter files (Linux Documentation/PCI/pcieaer-howto.rst) and the total line of each.
+AER_FILES = {"correctable": ("aer_dev_correctable", "TOTAL_ERR_COR"),
+             "nonfatal": ("aer_dev_nonfatal", "TOTAL_ERR_NONFATAL"),
+             "fatal": ("aer_dev_fatal", "TOTAL_ERR_FATAL")}
+
+
+def read_aer(nvml_bus_id: str, root: str = "/") -> tuple[dict[str, int], dict[str, str]]:
+    """The GPU's AER error totals ({"correctable": n, "nonfatal": n, "fatal": n}) and, per missing one, why."""
+    values: dict[str, int] = {}
+    why: dict[str, str] = {}
+    try:
+        bdf = sysfs_bdf(nvml_bus_id)
+    except ValueError:
+        return values, {k: f"bad bus id {nvml_bus_id!r}" for k in AER_FILES}
+    for key, (name, total) in AER_FILES.items():
+        text, err = _read(os.path.join(root, "sys/bus/pci/devices", bdf, name))
+        if text is None:
+            why[key] = err or "unreadable"
+            continue
+        for line in text.splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[0] == total and parts[1].isdigit():
+                values[key] = int(parts[1])
+                break
+        else:
+            why[key] = f"no {total} line in {name}"
+    return values, why

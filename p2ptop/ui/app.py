@@ -29,6 +29,7 @@ from textual.widgets import Footer, Static
 from ..model import BenchResult, Snapshot, SnapshotError
 from . import look
 from .look import clean
+from .nccl_view import NcclView
 from .messages import BenchFinished, BenchProgress, ExportDone, KbLoaded, MatchesReady, ReadFailed, StateReady
 from .screens.help import HelpScreen
 from .state import DashboardState
@@ -109,8 +110,10 @@ class P2PTopApp(App[int]):
         Binding("r", "run_pair", "Test pair", show=False, tooltip="Copy test of the highlighted pair (as Enter in the matrix)"),
         Binding("R", "run_all", "Test all", tooltip="Copy test of every ordered pair, one after another"),
         Binding("escape", "cancel", "Cancel test", show=False, tooltip="Cancel the running copy test"),
+        Binding("N", "nccl_run", "NCCL", show=False, tooltip="Run NCCL on every pair in the background (cells: c → nccl)"),
         Binding("x", "export", "Export", tooltip="Write a ticket bundle: screenshot, report, snapshot"),
         Binding("k", "open_entry", "KB entry", show=False, tooltip="Open the first knowledge-base entry matched for the pair"),
+        Binding("v", "review", "Review fixes", show=False, tooltip="Review fixes for the pair: try a workaround, re-test, before and after"),
         Binding("u", "poll_now", "Refresh now", show=False, tooltip="Read live NVML now instead of waiting for the interval"),
     ]
 
@@ -158,6 +161,7 @@ class P2PTopApp(App[int]):
         self._kb_started = False
         self.matches: list[Any] = []
         self.pane = "matrix"
+        self.nccl = NcclView(self)
 
     # -- layout ---------------------------------------------------------------------------------
     def get_default_screen(self) -> Screen:
@@ -168,6 +172,7 @@ class P2PTopApp(App[int]):
         self.banner = Static("", id="banner")
         self.fabric = FabricView(id="fabric")
         self.matrix = PairMatrix(id="matrix")
+        self.matrix.nccl = self.nccl.cell
         self.events = EventsLog(id="events")
         self.panel = PairPanel(id="pair")
         yield self.header
@@ -445,7 +450,8 @@ class P2PTopApp(App[int]):
         self.pair = (a, b)
         self.fabric.show_pair(a, b)
         self.panel.border_title = f"Pair GPU{a} → GPU{b}"
-        self.panel.show(pair_text(self.state, a, b, self._result(a, b), self._progress.get((a, b)), self.pair_findings(a, b)))
+        self.panel.show(self.nccl.with_pair(pair_text(self.state, a, b, self._result(a, b), self._progress.get((a, b)),
+                                                      self.pair_findings(a, b)), a, b))
         if rematch or changed:
             self._request_matches(a, b)
 
@@ -456,6 +462,7 @@ class P2PTopApp(App[int]):
         for i in (a, b):
             out.extend(state.gpu_findings(i))
         out.extend(state.host_findings())
+        out.extend(self.nccl.findings(a, b))
         result = self._result(a, b)
         if result is not None:
             out.extend(self._bench_findings(result))
@@ -515,9 +522,6 @@ class P2PTopApp(App[int]):
         if self._bench_cancel is not None:
             self.notify("A copy test is running: Esc cancels it.", severity="warning", timeout=4)
             return
-        if pair is not None and pair[0] == pair[1]:
-            self.notify("Choose two different GPUs to test.", timeout=3)
-            return
         api = self._bench()
         if api is None:
             return
@@ -552,7 +556,8 @@ class P2PTopApp(App[int]):
             if pair is not None:
                 results = [api.run_pair(snap, pair[0], pair[1], options=None, on_event=on_event, cancel=cancel)]
             else:
-                results = list(api.run_all(snap, options=None, on_event=on_event, cancel=cancel))
+                pairs = api.all_pairs(snap, host_links=True) if hasattr(api, "all_pairs") else None  # host links too
+                results = list(api.run_all(snap, pairs, options=None, on_event=on_event, cancel=cancel))
         except Exception as e:  # noqa: BLE001 - the runner should not raise; if it does, say so
             self.post_message(BenchFinished([], f"{type(e).__name__}: {e}"))
             return
@@ -611,8 +616,8 @@ class P2PTopApp(App[int]):
                 text += f", {share * 100:.0f}% of expected"
             if r.simulated:
                 text += " (simulated)"
-            sev = ("problem" if r.verdict == "failing" or r.status not in ("ok", "cancelled")
-                   else "warning" if r.verdict == "slow" or r.status == "cancelled" else "info")
+            sev = ("problem" if r.verdict == "failing" or r.status not in ("ok", "cancelled", "interrupted", "busy", "locked")
+                   else "warning" if r.verdict in ("slow", "contended", "interrupted") or r.status in ("cancelled", "locked") else "info")
             outcome = r.verdict if r.status == "ok" and r.verdict else r.status
             outcomes[outcome] = outcomes.get(outcome, 0) + 1
             if not many or sev != "info":  # after a run of every pair, only what is not healthy is listed
@@ -626,7 +631,11 @@ class P2PTopApp(App[int]):
         if self.pair:
             self._show_pair(*self.pair)
 
+    def action_nccl_run(self) -> None:
+        self.nccl.run()
+
     def action_cancel(self) -> None:
+        self.nccl.cancel()
         if self._bench_cancel is not None and not self._bench_cancel.is_set():
             self._bench_cancel.set()
             self.notify("Cancelling the copy test…", timeout=3)
@@ -703,6 +712,10 @@ class P2PTopApp(App[int]):
     def on_pair_panel_open_entry(self, message: PairPanel.OpenEntry) -> None:
         self._open_entry(message.index)
 
+    def action_review(self) -> None:
+        from .review_screen import open_review_screen
+        open_review_screen(self)
+
     def action_open_entry(self) -> None:
         self._open_entry(0)
 
@@ -762,6 +775,7 @@ class P2PTopApp(App[int]):
         yield SystemCommand("Copy test: highlighted pair", "Measure the pair under the matrix cursor", self.action_run_pair)
         yield SystemCommand("Copy test: every pair", "Measure every ordered pair, one after another", self.action_run_all)
         yield SystemCommand("Cancel copy test", "Stop the running copy test (Esc)", self.action_cancel)
+        yield from self.nccl.commands()
         yield SystemCommand("Export bundle", f"Write screenshot, report and snapshot into {self.export_dir}", self.action_export)
         for mode, title in MODES.items():
             yield SystemCommand(f"Cells: {mode}", f"Matrix cells show {title}", partial(self._set_mode, mode))

@@ -21,6 +21,7 @@ from textual.widgets.option_list import Option
 
 from ..knowledge import FAILURE_CLASSES, VERIFICATION_TIERS, Entry, KnowledgeBase, Match
 from ..knowledge.render import fact_help, percent
+from ..review.outcomes import load_site_outcomes, outcome_text
 from .look import clean
 
 LANG_NAMES = {"en": "English", "zh": "中文"}
@@ -72,12 +73,15 @@ def entry_body(entry: Entry, lang: str = "en", selected: Optional[int] = None, k
             _sources(t, d.get("sources"), "    ")
 
     if entry.workarounds:
+        site = load_site_outcomes()
         t.append("\nWorkarounds\n", style=HEAD)
         for i, w in enumerate(entry.workarounds):
             mark = "▶" if i == selected else " "
             t.append(f"{mark} {i + 1}. ", style="bold cyan" if i == selected else "bold")
             t.append(clean(entry.workaround_text(i, lang)))
-            t.append(f"  works {percent(w.get('success_rate'))}\n", style=RATE_GOOD)
+            t.append(f"  works {percent(w.get('success_rate'))}", style=RATE_GOOD)
+            here = outcome_text(site.get((entry.id, i)))
+            t.append((f"; {here}" if here else "") + "\n", style="bold green" if here else RATE_GOOD)
             if w.get("condition"):
                 t.append("    when: " + clean(w["condition"]) + "\n", style="italic")
             if w.get("command"):

@@ -14,11 +14,12 @@ STATES: dict[str, tuple[str, str, str]] = {
     "lost": ("✖", "bold red", "GPU lost"),
     "unknown": ("?", "dim", "not known"),
     "self": ("X", "dim", "same GPU"),
+    "contended": ("≈", "cyan", "measured while the GPUs were busy"),
 }
 #: the order the legend lists states in
 LEGEND = ("ok", "degraded", "nop2p", "lost")
 #: worst first, for picking one state out of several
-SEVERITY_ORDER = ("lost", "failing", "nop2p", "degraded", "unknown", "ok", "self")
+SEVERITY_ORDER = ("lost", "failing", "nop2p", "degraded", "contended", "unknown", "ok", "self")
 
 SEVERITY_STYLE = {"problem": "bold red", "warning": "yellow", "info": "cyan", "ok": "green"}
 SEVERITY_SYMBOL = {"problem": "✖", "warning": "▲", "info": "·", "ok": "✔"}

@@ -128,8 +128,12 @@ class DashboardState:
         return min(pairs, key=lambda p: SEVERITY_ORDER.index(self.pair_state(*p)))
 
     def pair_state(self, a: int, b: int, result: Optional[BenchResult] = None) -> str:
-        if a == b:
-            return "self"
+        if a == b:  # the diagonal: GPU a's host link, once it was measured
+            if result is None:
+                return "self"
+            if result.status in FAILED_STATUSES or result.verdict == "failing" or result.integrity == "corrupt":
+                return "failing"
+            return {"slow": "degraded", "contended": "contended", "healthy": "ok"}.get(result.verdict or "", "unknown")
         states = [self.gpu_state.get(a, "unknown"), self.gpu_state.get(b, "unknown")]
         states = [s if s != "nop2p" else "ok" for s in states]  # a GPU refusing P2P elsewhere says nothing of this pair
         if self.pair_p2p_refused(a, b):
@@ -141,4 +145,6 @@ class DashboardState:
                 states.append("failing")
             elif result.verdict == "slow":
                 states.append("degraded")
+            elif result.verdict == "contended":
+                states.append("contended")
         return worst(states)

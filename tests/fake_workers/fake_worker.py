@@ -6,8 +6,14 @@ It reads the job on stdin like the real worker and speaks the same JSON lines. M
 ok, hang (hangs in the middle of the first pair), hang_start (hangs before any pair), crash
 (segfaults in the middle of a pair), exit_between (exits after the first pair), garbage (prints
 junk, then finishes), only_garbage, oom, corrupt, fatal, grandchild (starts a sleeping child, then
-hangs). With PIDFILE, it writes its pid (and its child's) there, one a line, so tests can check
-that nothing is left running.
+hangs), slow (one measurement, then waits to be killed from outside), selfkill_SIGNAME (one measurement,
+then kills itself with that signal), timed (each pair takes $FAKE_PAIR_S seconds and appends
+"start T" / "end T" lines to $FAKE_TIMES). With PIDFILE, it writes its pid (and its child's) there, one
+a line, so tests can check that nothing is left running.
+
+A pair [a, a] is a host link: steps h2d, d2h, host_bidirectional, each $FAKE_STEP_S seconds (default 0),
+during which the file $FAKE_LOAD_FILE (when set) exists, so a fake NVML can answer "under load"
+readings; figures as one H100 measured them (52.9, 51.0 GB/s), or $FAKE_H2D for H->D.
 """
 
 import json
@@ -27,6 +33,23 @@ def measurements(a, b):
     for name, value in (("ce_one_way", 390.0), ("ce_reverse", 391.0), ("ce_bidirectional", 775.0),
                         ("sm_read", 375.0), ("sm_write", 368.0), ("latency_copy_us", 2.2), ("host_staged", 37.0)):
         emit({"type": "measurement", "name": name, "value": value, "min": value * 0.99, "max": value * 1.01, "samples": [value]})
+
+
+def host_link(a):
+    step_s = float(os.environ.get("FAKE_STEP_S", "0"))
+    load = os.environ.get("FAKE_LOAD_FILE")
+    for step, name, value in (("h2d", "h2d", float(os.environ.get("FAKE_H2D", "52.9"))), ("d2h", "d2h", 51.0),
+                              ("host_bidirectional", "host_bidirectional", 100.0)):
+        emit({"type": "progress", "step": step, "fraction": 0.3, "message": step})
+        if load:
+            open(load, "w").close()
+        time.sleep(step_s)
+        if load:
+            os.unlink(load)
+        emit({"type": "measurement", "name": name, "value": value, "min": value * 0.99, "max": value * 1.01, "samples": [value]})
+    emit({"type": "progress", "step": "host_latency", "fraction": 0.8, "message": "latency"})
+    emit({"type": "measurement", "name": "latency_h2d_us", "value": 2.5, "min": 2.4, "max": 2.6, "samples": [2.5]})
+    emit({"type": "integrity", "status": "ok", "first_bad_offset": None, "checked_bytes": 1 << 27, "bad_bytes": 0})
 
 
 def main():
@@ -51,7 +74,23 @@ def main():
         return 0
     for i, (a, b) in enumerate(job["pairs"]):
         emit({"type": "pair_start", "a": a, "b": b, "params": {"size_mib": job["options"]["size_mib"]}})
+        if mode == "timed":
+            with open(os.environ["FAKE_TIMES"], "a") as f:
+                f.write(f"start {time.time():.6f} {os.getpid()}\n")
+            time.sleep(float(os.environ.get("FAKE_PAIR_S", "0.5")))
+            with open(os.environ["FAKE_TIMES"], "a") as f:
+                f.write(f"end {time.time():.6f} {os.getpid()}\n")
+        if a == b:
+            host_link(a)
+            emit({"type": "pair_end", "status": "ok"})
+            continue
         emit({"type": "progress", "step": "ce", "fraction": 0.3, "message": "ce"})
+        if mode == "slow" or mode.startswith("selfkill_"):
+            emit({"type": "measurement", "name": "ce_one_way", "value": 390.0, "min": 389.0, "max": 391.0, "samples": [390.0]})
+            if mode == "slow":
+                time.sleep(600)
+            os.kill(os.getpid(), getattr(signal, mode.split("_", 1)[1]))
+            time.sleep(600)
         if mode in ("hang", "grandchild"):
             time.sleep(600)
         if mode == "crash":

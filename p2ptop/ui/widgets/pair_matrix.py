@@ -33,6 +33,7 @@ MODES = {
     "p2p": "P2P capabilities (r w n a p; · not supported)",
     "bw": "measured bandwidth, % of expected",
     "expected": "expected GB/s one way",
+    "nccl": "NCCL's transport (N runs NCCL; a job's log opens from the palette)",
 }
 
 
@@ -68,6 +69,7 @@ class PairMatrix(ScrollView, can_focus=True):
         self.state: Optional[DashboardState] = None
         self.results: Callable[[int, int], object] = lambda a, b: None  # the app's copy-test results
         self.running: dict[tuple[int, int], float] = {}  # pair -> progress 0..1
+        self.nccl: Callable[[int, int], tuple[str, str]] = lambda a, b: ("  ·", "dim")  # (text, style) of an "nccl" cell
         self._lines: dict[tuple, Strip] = {}  # drawn lines (see render_line)
         self._generation = 0  # bumped whenever what the cells show may have changed
 
@@ -270,12 +272,17 @@ class PairMatrix(ScrollView, can_focus=True):
     def _cell_content(self, a: int, b: int, pair_state: str, result) -> tuple[str, Style]:
         state = self.state
         glance = self.mode == "glance"
-        if a == b:
-            return "X" if glance else "  X", Style(dim=True)
         if (a, b) in self.running:
             text = look.RUNNING_SYMBOL if glance else f"{look.RUNNING_SYMBOL}{int(self.running[(a, b)] * 100):>3}%"
             return text, Style.parse(look.RUNNING_STYLE)
         sym = look.symbol(pair_state)
+        if a == b:  # the diagonal: GPU a's host link (X until it is measured)
+            if result is None:
+                return "X" if glance else "  X", Style(dim=True)
+            if glance or self.mode not in ("bw",):
+                return sym if glance else f"{sym}host", Style()
+            share = result.params.get("share")
+            return (f"{sym}{min(share * 100, 999):>3.0f}%" if isinstance(share, (int, float)) else f"{sym}{result.status[:4]}"), Style()
         if glance:
             return sym, Style()
         if self.mode == "path":
@@ -289,6 +296,9 @@ class PairMatrix(ScrollView, can_focus=True):
                 for cap in P2P_CAPS
             )
             return letters, Style()
+        if self.mode == "nccl":
+            text, style = self.nccl(a, b)
+            return text, Style.parse(style)
         if self.mode == "bw":
             share = state.share(result)
             if share is not None:

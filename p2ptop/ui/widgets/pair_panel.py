@@ -47,8 +47,7 @@ def pair_text(state: DashboardState, a: int, b: int, result: Optional[BenchResul
     head.append_text(look.badge(pstate, words=True))
     t.append_text(head)
     if a == b:
-        t.append("\nThe same GPU: choose two different GPUs.", style="dim")
-        return t
+        return host_link_text(state, a, result, progress, findings, t)
     top = t
     rows = Table.grid(padding=(0, 1))
     rows.add_column(style="bold", no_wrap=True, width=LABEL_W - 1)
@@ -161,9 +160,82 @@ def pair_text(state: DashboardState, a: int, b: int, result: Optional[BenchResul
     return Group(top, rows, t)
 
 
+def host_link_text(state: DashboardState, a: int, result: Optional[BenchResult], progress: Optional[dict[str, Any]],
+                   findings: list[Finding], head: Text) -> RenderableType:
+    """The diagonal (A = B): GPU a's own link to the host and its copy test."""
+    from ...bench.judge import host_link_expected
+
+    head = Text(f"GPU{a} ⇄ host memory  ", style="bold")
+    head.append_text(look.badge(state.pair_state(a, a, result), words=True) if result is not None else Text("not measured", style="dim"))
+    rows = Table.grid(padding=(0, 1))
+    rows.add_column(style="bold", no_wrap=True, width=LABEL_W - 1)
+    rows.add_column(ratio=1)
+    gpu = state.snapshot.gpu(a)
+    gbps, basis = host_link_expected(state.snapshot, a)
+    _row(rows, "Path", f"GPU{a} ── host memory over {basis}: " + (f"{gbps:g} GB/s one way expected" if gbps else "expected N/A"))
+    if gpu is not None:
+        c = Text(f"Gen{gpu.pcie_gen_cur or '?'} x{gpu.pcie_width_cur or '?'} of Gen{gpu.pcie_gen_max or '?'} x{gpu.pcie_width_max or '?'}",
+                 style="yellow" if gpu.pcie_degraded else "")
+        if gpu.pcie_degraded and (gpu.utilization_gpu or 0) < 20:
+            c.append(" (idle: a GPU lowers its link to save power; the copy test reads it under load)", style="dim")
+        c.append(f", replays {gpu.pcie_replay_counter if gpu.pcie_replay_counter is not None else 'N/A'}", style="dim")
+        if gpu.utilization_gpu is not None:
+            c.append(f", {gpu.utilization_gpu}% busy", style="dim")
+        _row(rows, "PCIe", c)
+    t = Text("\n")
+    t.append("Host-link copy test", style="bold underline")
+    t.append("\n")
+    if progress is not None:
+        t.append(f"{look.RUNNING_SYMBOL} running", style=look.RUNNING_STYLE)
+        if progress.get("message"):
+            t.append(f"  {clean(progress.get('message'))}", style="dim")
+        t.append("   (Esc cancels)\n", style="dim")
+    if result is None:
+        if progress is None:
+            t.append("not run: Enter (or r) measures this GPU's link to the host (pinned memory, both ways)\n", style="dim")
+    else:
+        t.append_text(bench_text(state, result))
+    t.append("\n")
+    t.append("Findings", style="bold underline")
+    t.append("\n")
+    shown = [f for f in findings if f.subject != "host" or f.severity in ("warning", "problem")]
+    if not shown:
+        t.append("✔ nothing wrong found for this GPU\n", style="green")
+    for f in shown:
+        t.append(f"{look.SEVERITY_SYMBOL.get(f.severity, '·')} ", style=look.SEVERITY_STYLE.get(f.severity, ""))
+        t.append(clean(f.summary))
+        t.append("\n")
+        for ev in f.evidence[:3]:
+            t.append(f"    {clean(ev)}\n", style="dim")
+    return Group(head, rows, t)
+
+
+def _busy_text(r: BenchResult) -> Text:
+    """Why a result is contended or interrupted, and what a host link's PCIe readings said."""
+    from ...bench.judge import link_faults, link_notes
+
+    t = Text()
+    c = r.contention
+    if r.verdict == "contended" and c is not None:
+        t.append(f"  {look.symbol('contended')} contended: ", style="cyan")
+        t.append("measured while the GPUs were busy: not judged, not comparable\n" if r.status != "busy" else
+                 "not measured: the GPUs are busy (p2ptop bench --allow-busy measures anyway)\n")
+        for reason in c.reasons[:4]:
+            t.append(f"    {clean(reason)}\n", style="cyan")
+    if r.verdict == "interrupted":
+        sig = r.params.get("signal")
+        t.append(f"  interrupted{' by ' + clean(sig) if sig else ''}: not a fault of the link; figures above were measured before it\n", style="yellow")
+    for _, text in link_faults(r):
+        t.append(f"  link fault: {clean(text)}\n", style="red")
+    for text in link_notes(r):
+        t.append(f"  {clean(text)}\n", style="dim")
+    return t
+
+
 def bench_text(state: DashboardState, r: BenchResult) -> Text:
     t = Text()
-    st = "failing" if state.pair_state(r.a, r.b, r) == "failing" else ("degraded" if r.verdict == "slow" else "ok")
+    pst = state.pair_state(r.a, r.b, r)
+    st = "failing" if pst == "failing" else ("degraded" if r.verdict == "slow" else "contended" if r.verdict == "contended" else "ok")
     t.append_text(look.badge(st))
     t.append(f" {clean(r.status)}" + (f", {clean(r.verdict)}" if r.verdict else ""))
     if r.simulated:
@@ -197,6 +269,7 @@ def bench_text(state: DashboardState, r: BenchResult) -> Text:
         t.append("\n")
     for e in r.errors[:5]:
         t.append(f"  {clean(e)}\n", style="red")
+    t.append_text(_busy_text(r))
     return t
 
 

@@ -1,0 +1,142 @@
+"""Worker processes that speak JSON lines: start one in its own session, read it, kill its group, reap it.
+
+Shared by the multi-process runners (the NCCL ranks in p2ptop/nccl/runner.py, the two sides of the CUDA
+IPC test in p2ptop/bench/ipc.py). Each child:
+
+- runs in its own session (process group), so a kill reaches anything it started;
+- keeps its stdin open while we live: the workers exit at its EOF, so none outlives us;
+- may be started through a wrapper command (``wrap``: e.g. ``["unshare", "-i"]`` puts it in its own IPC
+  namespace), which is how the tests of separate namespaces are run;
+- has its stdout read line by line into a shared queue (tagged with its name) and its stderr kept (bounded).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+from typing import Any, Optional, Sequence
+
+POLL_S = 0.05
+EXIT_GRACE_S = 2.0
+
+
+def clean(text: str, limit: int = 300) -> str:
+    """Child output is data: no control characters, bounded length."""
+    text = "".join(ch if ch.isprintable() else " " for ch in text).strip()
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def child_env(extra: Optional[dict[str, str]] = None, drop: Sequence[str] = ()) -> dict[str, str]:
+    """Our environment, with the package importable from the child and unbuffered output."""
+    env = dict(os.environ)
+    for k in drop:
+        env.pop(k, None)
+    pkg_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env["PYTHONPATH"] = pkg_root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update(extra or {})
+    return env
+
+
+class Child:
+    """One worker process. ``lines`` is shared: it receives ``(name, bytes)`` and ``(name, None)`` at EOF."""
+
+    def __init__(self, name: Any, cmd: list[str], env: dict[str, str], lines: "queue.Queue", stderr_limit: int = 8000,
+                 wrap: Sequence[str] = ()):
+        self.name, self.cmd, self.env, self.lines = name, list(wrap) + list(cmd), env, lines
+        self.stderr = bytearray()
+        self.stderr_limit = stderr_limit
+        self.stderr_dropped = 0
+        self.proc: Optional[subprocess.Popen] = None
+        self.start_error: Optional[str] = None
+        self.eof = False
+        self.code: Optional[int] = None
+        self._readers: list[threading.Thread] = []
+
+    def start(self) -> bool:
+        try:
+            self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                         start_new_session=True, env=self.env)
+        except OSError as e:
+            self.start_error = f"cannot start {' '.join(self.cmd)}: {e.strerror or e}"
+            return False
+        self._readers = [threading.Thread(target=self._read_stdout, daemon=True),
+                         threading.Thread(target=self._read_stderr, daemon=True)]
+        for t in self._readers:
+            t.start()
+        return True
+
+    def send(self, obj: dict) -> None:
+        if self.proc is None:
+            return
+        try:
+            self.proc.stdin.write(json.dumps(obj).encode() + b"\n")
+            self.proc.stdin.flush()
+        except (OSError, ValueError):
+            pass  # it died; its exit status tells
+
+    def _read_stdout(self) -> None:
+        for line in iter(self.proc.stdout.readline, b""):
+            self.lines.put((self.name, line))
+        self.lines.put((self.name, None))
+
+    def _read_stderr(self) -> None:
+        for chunk in iter(lambda: self.proc.stderr.read(65536), b""):
+            room = self.stderr_limit - len(self.stderr)
+            if room > 0:
+                self.stderr += chunk[:room]
+            self.stderr_dropped += max(0, len(chunk) - max(room, 0))
+
+    def stderr_text(self) -> str:
+        return self.stderr.decode("utf-8", errors="replace")
+
+    def kill_group(self) -> None:
+        if self.proc is None:
+            return
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def reap(self, cancel: Optional[threading.Event] = None) -> Optional[int]:
+        """Wait for the child (killing it if it lingers), then kill anything left in its group.
+        ``WNOWAIT`` leaves the exited child unreaped, so its group id cannot be reused before the kill."""
+        if self.proc is None:
+            return None
+        grace = time.monotonic() + EXIT_GRACE_S
+        while True:
+            try:
+                if os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG) is not None:
+                    break
+            except ChildProcessError:
+                break
+            if time.monotonic() > grace or (cancel is not None and cancel.is_set()):
+                self.kill_group()
+                grace = float("inf")
+            time.sleep(POLL_S / 5)
+        self.kill_group()
+        self.code = self.proc.wait()
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        for t in self._readers:
+            t.join(timeout=2)
+        return self.code
+
+
+def exit_text(code: Optional[int]) -> str:
+    if code is None:
+        return "did not start"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"was killed by {name}"
+    return f"exited with status {code}"

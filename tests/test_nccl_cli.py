@@ -1,0 +1,102 @@
+"""p2ptop nccl on a (pretend-)live host through fake rank workers (SIMULATED figures and logs)."""
+
+import json
+import pathlib
+import sys
+
+import pytest
+
+from p2ptop.cli import main
+from p2ptop.demos import load_demo
+from p2ptop.model import load_snapshot
+
+FAKES = pathlib.Path(__file__).parent / "fake_workers"
+
+
+def live(n=2):
+    snap = load_demo("h200x2-vm")
+    snap.source.kind = "nvml"
+    snap.source.simulated = False
+    snap.gpus = snap.gpus[:n]
+    return snap
+
+
+@pytest.fixture
+def fake_ranks(monkeypatch):
+    monkeypatch.setenv("P2PTOP_NCCL_WORKER", f"{sys.executable} {FAKES / 'fake_nccl_worker.py'} ok")
+    monkeypatch.setattr("p2ptop.commands.common.snapshot_from_args", lambda args: (live(), None))
+
+
+def test_pair_run_prints_transports_and_nccl_tests_rows(fake_ranks, capsys):
+    assert main(["nccl", "0", "1", "--max-bytes", "1048576"]) == 0
+    out = capsys.readouterr().out
+    assert "NCCL on GPUs 0, 1: ok, NCCL 2.28.9" in out
+    assert "GPU0-GPU1" in out and "P2P/CUMEM x2" in out
+    assert "sendrecv" in out and "all_reduce" in out and "nccl-tests' formulas" in out
+    assert "nccl.transport" in out
+
+
+def test_fallback_under_a_variable_is_a_problem(fake_ranks, capsys, monkeypatch):
+    monkeypatch.setenv("FAKE_NCCL_VIA", "SHM/direct/direct")
+    monkeypatch.setenv("FAKE_NCCL_ENV", "NCCL_P2P_LEVEL=LOC")
+    assert main(["nccl", "0", "1", "--max-bytes", "1024", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    f = [x for x in data["findings"] if x["id"] == "nccl.transport_fallback"]
+    assert f and f[0]["severity"] == "problem" and f[0]["facts"]["env.NCCL_P2P_LEVEL"] == "LOC"
+    assert data["runs"][0]["table"]["env"] == {"NCCL_P2P_LEVEL": "LOC"}
+
+
+def test_save_then_replay_keeps_the_runs(fake_ranks, capsys, tmp_path):
+    path = tmp_path / "s.json"
+    assert main(["nccl", "--all", "--max-bytes", "1024", "--save", str(path)]) == 0
+    snap = load_snapshot(str(path))
+    assert snap.nccl["runs"][0]["gpus"] == [0, 1] and snap.nccl["runs"][0]["rows"]
+    assert "log_text" not in snap.nccl["runs"][0]
+
+
+def test_one_gpu_says_plainly_and_runs_the_ipc_test(monkeypatch, capsys):
+    monkeypatch.setattr("p2ptop.commands.common.snapshot_from_args", lambda args: (live(1), None))
+    monkeypatch.setenv("P2PTOP_IPC_WORKER", f"{sys.executable} {FAKES / 'fake_ipc_worker.py'} ok")
+    assert main(["nccl", "--all"]) == 2
+    cap = capsys.readouterr()
+    assert "NCCL needs a distinct GPU per rank" in cap.err
+    assert "ipc_legacy" in cap.out and "ipc_cumem" in cap.out and "in_process" in cap.out
+
+
+def test_bad_arguments(capsys):
+    assert main(["nccl"]) == 2
+    assert main(["nccl", "0", "1", "--all"]) == 2
+    assert main(["nccl", "0", "1", "--min-bytes", "64", "--max-bytes", "8"]) == 2
+    assert "give two GPUs" in capsys.readouterr().err
+
+
+def test_same_gpu_twice_is_refused(fake_ranks, capsys):
+    assert main(["nccl", "1", "1"]) == 2
+    assert "distinct GPU per rank" in capsys.readouterr().err
+
+
+def test_demo_cannot_run_nccl(capsys):
+    assert main(["nccl", "0", "1", "--demo", "h200x2-vm"]) == 2
+    assert "not this machine" in capsys.readouterr().err
+
+
+def test_one_gpu_runs_a_one_rank_communicator(monkeypatch, capsys):
+    """`p2ptop nccl 0` on a one-GPU host: NCCL with nranks=1 through the rank worker (fake here, real on the device)."""
+    monkeypatch.setattr("p2ptop.commands.common.snapshot_from_args", lambda args: (live(1), None))
+    monkeypatch.setenv("P2PTOP_NCCL_WORKER", f"{sys.executable} {FAKES / 'fake_nccl_worker.py'} ok")
+    assert main(["nccl", "0", "--max-bytes", "1048576", "--factor", "1024"]) == 0
+    out = capsys.readouterr().out
+    assert "NCCL on GPUs 0: ok, NCCL 2.28.9" in out and "one rank:" in out and "busbw is 0" in out
+    assert "rank 0 (GPU0) to itself" in out
+    rows = [x.split() for x in out.splitlines() if x.strip().startswith(("sendrecv", "all_reduce"))]
+    assert [r[0] for r in rows] == ["sendrecv", "sendrecv", "all_reduce", "all_reduce"]
+    assert all(float(r[-1]) == 0.0 for r in rows if r[0] == "all_reduce") and float(rows[-1][-2]) > 0
+    assert all(r[-1] == r[-2] for r in rows if r[0] == "sendrecv")
+    assert main(["nccl", "3"]) == 2 and "no GPU3 here" in capsys.readouterr().err
+
+
+def test_one_gpu_all_points_to_the_one_rank_run(monkeypatch, capsys):
+    monkeypatch.setattr("p2ptop.commands.common.snapshot_from_args", lambda args: (live(1), None))
+    monkeypatch.setenv("P2PTOP_IPC_WORKER", f"{sys.executable} {FAKES / 'fake_ipc_worker.py'} ok")
+    assert main(["nccl", "--all"]) == 2
+    assert "p2ptop nccl 0 runs a one-rank communicator" in capsys.readouterr().err

@@ -1,0 +1,45 @@
+"""Pieces of the GPU-side workers that run without a GPU: bus-id lookup, NCCL error naming, the struct layout."""
+
+import ctypes
+
+import pytest
+
+from p2ptop.bench import worker_ipc
+from p2ptop.nccl import worker as nccl_worker
+
+
+class FakeRuntime:
+    def __init__(self, buses):
+        self.buses = buses
+
+    def getDeviceCount(self):
+        return len(self.buses)
+
+    def deviceGetPCIBusId(self, i):
+        return self.buses[i]
+
+
+@pytest.mark.parametrize("mod", [nccl_worker, worker_ipc])
+def test_gpus_are_found_by_bus_id_whatever_the_domain_width(mod, monkeypatch):
+    rt = FakeRuntime(["0000:07:00.0", "0000:06:00.0"])
+    assert mod.device_by_bus(rt, "00000000:06:00.0") == 1  # NVML's 8-digit domain, CUDA's 4-digit one
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1")
+    with pytest.raises(LookupError, match="CUDA_VISIBLE_DEVICES=1"):
+        mod.device_by_bus(rt, "00000000:3a:00.0")
+
+
+def test_nccl_errors_are_named_as_nccl_names_them():
+    class NcclError(RuntimeError):
+        def __init__(self, status):
+            super().__init__("NCCL_ERROR_INVALID_USAGE: invalid usage (run with NCCL_DEBUG=WARN for details)")
+            self.status = status
+
+    ev = nccl_worker._error("init", NcclError(5))
+    assert ev["name"] == "ncclInvalidUsage" and ev["code"] == 5 and "invalid usage" in ev["text"]
+
+
+def test_cumem_structs_have_the_c_layout():
+    # CUmemAllocationProp: type, requestedHandleTypes, location{type,id}, win32HandleMetaData, allocFlags (cuda.h)
+    assert ctypes.sizeof(worker_ipc._Prop) == 32
+    assert worker_ipc._Prop.location.offset == 8 and worker_ipc._Prop.win32HandleMetaData.offset == 16
+    assert ctypes.sizeof(worker_ipc._Access) == 12  # CUmemAccessDesc: location, flags
