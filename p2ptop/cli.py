@@ -56,7 +56,7 @@ def command_summaries(names: tuple[str, ...] = COMMANDS) -> Optional[dict[str, s
     out: dict[str, str] = {}
     for name in names:
         try:
-            spec = find_spec(f"{__package__}.commands.{name}")
+            spec = find_spec(f"{__package__}.commands.{MODULES.get(name, name)}")
         except (ImportError, ValueError):
             return None
         if spec is None:

@@ -54,6 +54,7 @@ def gpu_facts(gpu: GPU) -> dict:
         "gpu.pcie_gen_max": gpu.pcie_gen_max,
         "gpu.pcie_width_cur": gpu.pcie_width_cur,
         "gpu.pcie_width_max": gpu.pcie_width_max,
+        "gpu.mig": {"Enabled": True, "Disabled": False}.get(gpu.mig_mode or ""),
     }
     lost = any("lost" in why.lower() for why in gpu.na.values())
     if lost:
@@ -161,6 +162,25 @@ def pair_findings(snapshot: Snapshot, fabric: Fabric, a: int, b: int) -> list[Fi
     return out
 
 
+def pair_fact_findings(snapshot: Snapshot, fabric: Optional[Fabric] = None) -> list[Finding]:
+    """One ok finding "pair.facts" per ordered pair, healthy or not: its path, NVLink count and NVML
+    P2P status as facts, so the matcher knows the pairs that have no finding of their own (a log
+    about a healthy NV18 pair meets the pair's facts, not a question about them). Not shown by doctor
+    or the report; explain and the knowledge matching use them."""
+    fabric = fabric or Fabric(snapshot)
+    out = []
+    for a in snapshot.gpu_indices:
+        for b in snapshot.gpu_indices:
+            if a == b or snapshot.pair(a, b) is None:
+                continue
+            facts = pair_facts(snapshot, fabric, a, b)
+            p2p = ", ".join(f"{k[4:]} {v}" for k, v in facts.items() if k.startswith("p2p."))
+            out.append(Finding("pair.facts", pair_subject(a, b), "ok",
+                               f"GPU{a}->GPU{b}: {facts['pair.path']}, {facts['pair.nvlink_count']} NVLinks",
+                               [f"path {facts['pair.path']}, {facts['pair.nvlink_count']} NVLinks, NVML P2P {p2p or 'N/A'}"], facts))
+    return out
+
+
 def findings_for(snapshot: Snapshot, fabric: Optional[Fabric] = None) -> list[Finding]:
     """Every finding about a snapshot: GPUs, ordered pairs, then host facts and copy tests where present."""
     fabric = fabric or Fabric(snapshot)
@@ -214,7 +234,20 @@ def host_facts(snapshot: Snapshot) -> dict[str, Any]:
         facts["host.virtualized"] = True
     if any(l.remote_type == "NVSWITCH" for g in snapshot.gpus for l in g.nvlinks) or host_fact(snapshot, "host.nvswitch_pci_count").get("value"):
         facts["host.nvswitch_present"] = True
+    elif snapshot.gpus and all(_nvlinks_known(g) for g in snapshot.gpus):
+        # every GPU's NVLinks were read (none, or all to known remotes) and none leads to an NVSwitch:
+        # a known "no", which rules NVLS and Fabric Manager entries out (knowledge/fact_roles.py)
+        facts["host.nvswitch_present"] = False
     return facts
+
+
+def _nvlinks_known(gpu: GPU) -> bool:
+    """Were the GPU's NVLinks read? NVML's "Not Supported" is its answer for a GPU without usable
+    NVLink (a PCIe card, or links disabled by the driver), a known none; other reasons are unknowns."""
+    why = " ".join(v for k, v in gpu.na.items() if "nvlink" in k.lower())
+    if why and "not supported" not in why.lower():
+        return False
+    return all(l.remote_type not in (None, "") for l in gpu.nvlinks)
 
 
 def _gpu_virtualization(snapshot: Snapshot) -> list[str]:

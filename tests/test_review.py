@@ -56,7 +56,8 @@ def new_review(store, snap=None, r=None):
 
 def test_plan_items_caveats():
     items = plan_items(ENTRIES)
-    assert [i.workaround for i in items] == [0, 1, 0]
+    assert [i.workaround for i in items] == [0, 1, 0, -1]
+    assert items[-1].entry_id is None and "note" in items[-1].action  # a fix of the user's own, always last
     assert items[1].needs_reboot and not items[0].needs_reboot
     assert items[2].env == {"NCCL_P2P_DISABLE": "", "NCCL_DEBUG": "INFO"}
     assert any("reboot" in c for c in items[1].caveats("copy"))

@@ -11,7 +11,7 @@ import dataclasses
 import json
 from typing import Any, Optional
 
-from ..diagnose import findings_for, gpu_facts
+from ..diagnose import findings_for, gpu_facts, pair_fact_findings
 from ..findings import SEVERITIES, Finding, group_pair_findings
 from ..host import NEEDS_ROOT, SECTIONS, collect, needs_root
 from ..host.facts import clean
@@ -46,17 +46,19 @@ def _snapshot(args: argparse.Namespace) -> tuple[Optional[Snapshot], Optional[st
         return None, None
 
 
-def _knowledge(findings: list[Finding], extra_dirs: list[str]) -> dict[str, Any]:
+def _knowledge(findings: list[Finding], extra_dirs: list[str], origin: str = "host") -> dict[str, Any]:
+    """Entries matched per pair (as explain does: facts of different pairs never mix), healthy pairs' facts included."""
     try:
-        from ..knowledge import load_kb, match
+        from ..knowledge import load_kb
+        from ..knowledge.matcher import match_grouped
     except ImportError as e:
         return {"available": False, "why": f"no knowledge base available ({e})", "matches": []}
     kb = load_kb(extra_dirs)
-    matches = match(kb, findings=findings, top=KB_TOP)
     out = []
-    for m in matches:
+    for m, where in match_grouped(kb, None, findings, top=KB_TOP, origin=origin):
         d = m.to_dict()
         d["signature"] = m.entry.signature
+        d["where"] = where or None
         out.append(d)
     return {"available": True, "entries": len(kb.entries), "problems": [str(p) for p in kb.problems], "matches": out}
 
@@ -100,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
         from ..host.proc import process_findings
 
         findings += process_findings(snap.host)
-    kb = _knowledge(findings, getattr(args, "kb", []) or []) if findings else {"available": None, "why": "nothing to match", "matches": []}
+    origin = {"nvml": "live host", "demo": "demo", "replay": "replay"}.get(snap.source.kind, "host")
+    kb = _knowledge(findings + pair_fact_findings(snap), getattr(args, "kb", []) or [], origin) if findings else {"available": None, "why": "nothing to match", "matches": []}
     status = _status(findings, nvml_error)
     if args.json:
         print(json.dumps(_as_json(snap, findings, kb, status, nvml_error), indent=1, default=str))
@@ -239,11 +242,14 @@ def _kb_lines(kb: dict[str, Any]) -> list[str]:
     lines = [f"  {len(kb['matches'])} of {kb['entries']} entries match"
              + (f" ({len(kb['problems'])} entries not loaded: `p2ptop kb` shows why)" if kb["problems"] else "")]
     for m in kb["matches"]:
-        lines.append(f"  {m['confidence']:<8} {m['id']} ({m['score']:.2f}): {m['signature']}")
+        lines.append(f"  {m['confidence']:<8} {m['id']} ({m['score']:.2f}): {m['signature']}"
+                     + (f"  [on {m['where']}]" if m.get("where") else ""))
         for reason in m["reasons"][:4]:
             lines.append(f"  {'':<8}   - {reason}")
         if m["deciding_facts"]:
             lines.append(f"  {'':<8}   would decide: {', '.join(m['deciding_facts'])}")
+        if m.get("confidence") == "unsure" and m.get("next_command"):
+            lines.append(f"  {'':<8}   next: $ {m['next_command']['command']}")
     return lines
 
 

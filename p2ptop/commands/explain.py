@@ -13,10 +13,11 @@ import json
 import sys
 from typing import Optional
 
-from ..diagnose import findings_for
-from ..findings import Finding, gpu_subject
-from ..knowledge import load_kb, match
-from ..knowledge.matcher import POSSIBLE, Match
+from ..diagnose import findings_for, pair_fact_findings
+from ..findings import Finding
+from ..knowledge import load_kb
+from ..knowledge.fact_roles import deciding_command
+from ..knowledge.matcher import POSSIBLE, Match, known_facts, match_grouped, prepare
 from ..knowledge.render import clean, fact_help, match_text
 from ..model import Snapshot, SnapshotError
 from ..sources import SourceUnavailable, open_snapshot
@@ -60,38 +61,24 @@ def _stdin_is_piped() -> bool:
         return False
 
 
-def finding_groups(findings: list[Finding]) -> dict[str, list[Finding]]:
-    """Findings to match together: per pair (pair + its GPUs + host), per GPU with findings of its own, or the host alone."""
-    host = [f for f in findings if f.subject == "host"]
-    by_subject: dict[str, list[Finding]] = {}
-    for f in findings:
-        by_subject.setdefault(f.subject, []).append(f)
-    groups: dict[str, list[Finding]] = {}
-    covered: set[str] = set()
-    for subject, fs in by_subject.items():
-        if subject.startswith("pair:"):
-            a, b = fs[0].pair
-            gpus = by_subject.get(gpu_subject(a), []) + by_subject.get(gpu_subject(b), [])
-            covered.update({gpu_subject(a), gpu_subject(b)})
-            groups[f"GPU{a}->GPU{b}"] = fs + gpus + host
-    for subject, fs in by_subject.items():
-        if subject.startswith("gpu:") and subject not in covered:
-            groups[f"GPU{subject[4:]}"] = fs + host
-    if not groups:
-        groups["host"] = host
-    return groups
+def host_origin(snap: Optional[Snapshot]) -> str:
+    """How reasons name the host's facts: live host, demo, replay (or the source's kind)."""
+    if snap is None:
+        return "host"
+    return {"nvml": "live host", "demo": "demo", "replay": "replay"}.get(snap.source.kind, snap.source.kind or "host")
 
 
-def explain(kb, text: Optional[str], findings: list[Finding], top: Optional[int]) -> list[tuple[Match, str]]:
-    """Best match per entry over all finding groups, with the group it came from ('' for text alone)."""
-    best: dict[str, tuple[Match, str]] = {}
-    groups = finding_groups(findings) if findings else {"": []}
-    for label, fs in groups.items():
-        for m in match(kb, text, fs):
-            if m.entry.id not in best or m.score > best[m.entry.id][0].score:
-                best[m.entry.id] = (m, label)
-    ranked = sorted(best.values(), key=lambda ml: (-ml[0].score, ml[0].entry.benign, ml[0].entry.id))
-    return ranked[:top] if top else ranked
+# ---- the text's evidence -----------------------------------------------------------------------
+
+def read_evidence(text: Optional[str], log=None):
+    """The text's facts (p2ptop.evidence.Evidence: findings "text.*" with "line N of the paste: ...",
+    gpu_related, kinds); kept on the prepared log so the matcher does not read the text again."""
+    from ..evidence import Evidence, read_text as evidence_read_text
+
+    ev = evidence_read_text(text) if text is not None else Evidence()
+    if log is not None:
+        log.evidence = list(ev.findings)
+    return ev
 
 
 def _snapshot(args) -> tuple[Optional[Snapshot], Optional[str], Optional[int]]:
@@ -104,6 +91,47 @@ def _snapshot(args) -> tuple[Optional[Snapshot], Optional[str], Optional[int]]:
         return None, f"live host not read ({e}); matching the text alone", None
     except SnapshotError as e:
         return None, None, fail(str(e))
+
+
+def explain(kb, text: Optional[str], findings: list[Finding], top: Optional[int], origin: str = "host") -> list[tuple[Match, str]]:
+    """The ranked matches alone (best first, with the pair each came from): answer()["results"]."""
+    return answer(kb, text, findings, top, origin)["results"]
+
+
+def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int], origin: str = "host",
+           evidence=None) -> dict:
+    """The whole answer as data: ranked matches (with the pair they came from), the symptom facts,
+    where text and host disagree, what kind of answer it is and the one next command.
+
+    kind: "matches" (an entry offered on its text or its facts), "unsure" (only candidates on a
+    symptom, or symptoms no entry fits), "healthy" (GPUs in the text or host, no sign of trouble),
+    "no_gpu_trace" (the text holds nothing about GPUs or P2P), "nothing" (no text and no findings)."""
+    log = prepare(text)
+    evidence = evidence if evidence is not None else read_evidence(text, log)
+    everything = list(findings) + list(evidence.findings)
+    results = match_grouped(kb, log, everything, top, origin)
+    facts = known_facts(log, everything, origin)
+    symptoms = facts.symptoms()
+    if any(m.confidence in ("likely", "possible") for m, _ in results):
+        kind = "matches"
+    elif results or symptoms:
+        kind = "unsure"
+    elif text is not None and not evidence.gpu_related and not findings:
+        kind = "no_gpu_trace"
+    elif text is None and not findings:
+        kind = "nothing"
+    else:
+        kind = "healthy"
+    missing: list[str] = []
+    for m, _ in results:
+        missing.extend(f for f in m.deciding_facts if f not in missing)
+    nc = deciding_command([m.deciding_facts for m, _ in results])
+    if nc is None and kind == "unsure":
+        nc = ("p2p.read", "nvidia-smi topo -p2p r")  # the first look at any pair trouble
+    conflicts = list(dict.fromkeys(c for m, _ in results for c in m.notes)) or facts.conflicts
+    return {"kind": kind, "results": results, "symptoms": symptoms, "conflicts": conflicts,
+            "deciding_facts": missing, "next_command": {"fact": nc[0], "command": nc[1]} if nc else None,
+            "gpu_related": bool(evidence.gpu_related) or bool(findings), "text_kinds": list(getattr(evidence, "kinds", []) or [])}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -120,30 +148,34 @@ def run(args: argparse.Namespace) -> int:
     if text is None and snap is None:
         return fail("nothing to explain: give a log FILE (or - for stdin), or a host (live, --demo, --replay)")
     kb = load_kb(extra_dirs=getattr(args, "kb", []) or [])
-    findings = findings_for(snap) if snap is not None else []
-    results = explain(kb, text, findings, args.top)
+    findings = findings_for(snap) + pair_fact_findings(snap) if snap is not None else []
+    result = answer(kb, text, findings, args.top, host_origin(snap))
     source = snap.source.label if snap is not None else None
     if args.json:
-        print(json.dumps(_as_json(results, text, source, note, kb, args.lang), indent=1, ensure_ascii=False))
+        print(json.dumps(_as_json(result, text, source, note, kb, args.lang), indent=1, ensure_ascii=False, default=str))
     else:
-        print(_as_text(results, text, source, note, kb, args.lang))
+        print(_as_text(result, text, source, note, kb, args.lang))
     return EXIT_OK
 
 
-def _as_json(results, text, source, note, kb, lang) -> dict:
+def _as_json(answer, text, source, note, kb, lang) -> dict:
     out = []
-    for m, label in results:
+    for m, label in answer["results"]:
         d = m.to_dict()
         e = m.entry
         d.update({"where": label or None, "signature": e.text("signature", lang), "root_cause": e.text("root_cause", lang),
                   "dead_ends": e.dead_ends, "workarounds": e.workarounds, "sources": e.sources,
                   "verification_tier": e.verification_tier, "file": e.file})
         out.append(d)
-    return {"kind": "p2ptop-explain", "text_lines": len(text.splitlines()) if text else 0, "source": source, "note": note,
-            "kb_entries": len(kb.entries), "kb_problems": [str(p) for p in kb.problems], "matches": out}
+    return {"kind": "p2ptop-explain", "answer": answer["kind"], "text_lines": len(text.splitlines()) if text else 0,
+            "source": source, "note": note, "gpu_related": answer["gpu_related"], "text_kinds": answer["text_kinds"],
+            "symptoms": answer["symptoms"], "conflicts": answer["conflicts"], "deciding_facts": answer["deciding_facts"],
+            "next_command": answer["next_command"], "kb_entries": len(kb.entries),
+            "kb_problems": [str(p) for p in kb.problems], "matches": out}
 
 
-def _as_text(results, text, source, note, kb, lang) -> str:
+def _as_text(answer, text, source, note, kb, lang) -> str:
+    results = answer["results"]
     head = []
     if text is not None:
         head.append(f"Log: {len(text.splitlines())} lines")
@@ -154,21 +186,38 @@ def _as_text(results, text, source, note, kb, lang) -> str:
         lines.append(f"Note: {clean(note)}")
     if kb.problems:
         lines.append(f"Note: {len(kb.problems)} knowledge-base file(s) skipped as broken (p2ptop kb lint)")
-    if not results:
-        lines.append("No knowledge-base entry matches. Nothing known explains this; if something is wrong, "
-                     "the log lines that show it and `p2ptop doctor` help a person judge.")
+    for c in answer["conflicts"]:
+        lines.append(f"Note: {clean(c)}")
+    nc = answer["next_command"]
+    kind = answer["kind"]
+    if kind == "no_gpu_trace":
+        lines.append("Nothing to explain: the text holds no trace of GPUs or P2P (no GPU, CUDA, NCCL, NVLink or "
+                     "peer-access words, error names or tool output), so no entry is offered.")
         return "\n".join(lines)
-    if results[0][0].score < POSSIBLE:
+    if kind == "healthy":
+        lines.append("No sign of P2P trouble: no error, hang, slowness, wrong result or failing P2P state in "
+                     + ("the text or the host's findings" if text is not None and source else "the text" if text is not None else "the host's findings")
+                     + ", so no knowledge-base entry is offered.")
+        return "\n".join(lines)
+    if kind == "unsure":
+        if answer["symptoms"]:
+            lines.append("Symptoms: " + "; ".join(clean(s) for s in answer["symptoms"][:8]))
+        if not results:
+            lines.append("Unsure: these facts point at trouble, but no knowledge-base entry fits them.")
+        else:
+            lines.append("Unsure: no entry's text matches; these candidates share a symptom with the facts. "
+                         "Read them as leads, not answers.")
+    elif results[0][0].score < POSSIBLE:
         lines.append("Unsure: the best match is weak; read the candidates as leads, not answers.")
-    missing: list[str] = []
-    for m, _ in results:
-        missing.extend(f for f in m.deciding_facts if f not in missing)
+    missing = answer["deciding_facts"]
     if missing and len(results) > 1:
         lines.append("Would decide between them: " + "; ".join(fact_help(f) for f in missing))
+    if nc:
+        lines.append(f"Next: $ {clean(nc['command'])}   (reads {clean(nc['fact'])})")
     for rank, (m, label) in enumerate(results, 1):
         lines.append("")
         block = match_text(rank, m, lang)
         if label:
-            block = block.replace("\n", f"\n   on: {label}\n", 1)
+            block = block.replace("\n", f"\n   on: {clean(label)}\n", 1)
         lines.append(block)
     return "\n".join(lines)

@@ -3,8 +3,9 @@ that are missing and would decide between candidates.
 
 Text: every line (control characters stripped, runs of whitespace folded, cut to MAX_LINE) is
 searched with each entry's regexes (case-insensitive) and for the error codes it names (CUDA names
-and numbers, NCCL results, Xids). A few facts are also read from the log itself (NCCL_* settings,
-driver version, GeForce names, IOMMU switches) where the findings do not give them.
+and numbers, NCCL results, Xids). The text's facts (versions, settings, GPU models, topology,
+transports, errors, symptoms) are read by p2ptop.evidence, once per text, as "text.*" findings
+whose origin is their line ("line 14 of the paste"); the caller may pass them (explain does).
 
 Facts: the findings' facts (p2ptop/findings.py FACT_KEYS), the pseudo-fact ``finding`` (their ids)
 and ``log`` (a condition's regex searched in the whole log). An entry's ``match.require``
@@ -25,7 +26,8 @@ from typing import Any, Iterable, Optional
 from ..findings import Finding
 from .codes import GATES, codes_in_line, key as code_key
 from .entry import Entry
-from .regex_safety import MAX_LINE, compile_pattern, required_literal
+from .fact_roles import is_symptom, next_command, ruled_out
+from .regex_safety import MAX_LINE, compile_pattern, literal_sets, required_literal, required_literals
 from .schema import FINDING_FACT, LOG_FACT
 
 PRIMARY_REGEX, CODE = 0.7, 0.45  # default weight of a line matched by the main regex, or naming an error code
@@ -33,6 +35,8 @@ EXTRA_DISCOUNT = 0.1  # a line matched only by one of the further regexes weighs
 REQUIRE_WEIGHT, SUPPORT_WEIGHT = 0.5, 0.2  # default weight of a condition that holds
 UNKNOWN_FACTOR, CONTRADICTED_FACTOR = 0.8, 0.3
 LIKELY, POSSIBLE = 0.75, 0.45
+COMMON_LITERAL = 50000  # a literal on more lines than this no longer narrows the search
+UNSURE_CAP = 0.44  # a candidate offered on its symptom alone (a required fact unknown) stays below POSSIBLE
 
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f]")
 _DELETE = {c: None for c in [*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f] if c not in (0x0d,)}
@@ -45,14 +49,29 @@ class Match:
     score: float
     reasons: list[str] = field(default_factory=list)
     deciding_facts: list[str] = field(default_factory=list)  # facts that are missing and would decide between candidates
+    unsure: bool = False  # a candidate on its symptom alone: some required fact is unknown (never likely/possible)
+    facts_for: list[str] = field(default_factory=list)  # conditions that hold, with the fact's value and origin
+    facts_against: list[str] = field(default_factory=list)  # conditions that fail, likewise
+    notes: list[str] = field(default_factory=list)  # where the text and the host disagree
+    own_deciding: list[str] = field(default_factory=list)  # this entry's own missing facts, its requires first
 
     @property
     def confidence(self) -> str:
+        if self.unsure:
+            return "unsure"
         return "likely" if self.score >= LIKELY else "possible" if self.score >= POSSIBLE else "unsure"
+
+    @property
+    def next_command(self) -> Optional[dict[str, str]]:
+        """The one command that reads the first deciding fact (fact_roles.NEXT_COMMAND), or None."""
+        nc = next_command(self.own_deciding or self.deciding_facts, ordered=True)
+        return {"fact": nc[0], "command": nc[1]} if nc else None
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.entry.id, "failure_class": self.entry.failure_class, "score": round(self.score, 3),
-                "confidence": self.confidence, "reasons": self.reasons, "deciding_facts": self.deciding_facts}
+                "confidence": self.confidence, "unsure": self.unsure, "reasons": self.reasons, "deciding_facts": self.deciding_facts,
+                "facts_for": self.facts_for, "facts_against": self.facts_against,
+                "next_command": self.next_command, "notes": self.notes}
 
 
 def clean_lines(text: str) -> list[str]:
@@ -73,6 +92,10 @@ class Log:
             self.starts.append(self.starts[-1] + len(line) + 1)
         lower = self.text.lower()
         self.lower = lower if len(lower) == len(self.text) else None  # case folding that changes lengths: search per line
+        self.codes: Optional[dict[str, list[tuple[int, str]]]] = None  # set by prepare()
+        self._searched: dict[str, bool] = {}
+        self._counts: dict[str, int] = {}
+        self.evidence: Optional[list[Finding]] = None  # the text's findings, see text_findings()
 
     def line_at(self, offset: int) -> int:
         """1-based number of the line holding ``offset`` of :attr:`text`."""
@@ -93,69 +116,165 @@ class Log:
         return sorted(found)
 
     def first_line(self, rx: re.Pattern) -> Optional[int]:
-        """The first line ``rx`` matches. A substring search for the pattern's required literal picks
-        the candidate lines, so a long log costs one pass per pattern in C, not one regex per line."""
-        lit = required_literal(rx.pattern)
-        if lit and self.lower is not None:
-            pos = self.lower.find(lit)
-            while pos != -1:
-                n = self.line_at(pos)
+        """The first line ``rx`` matches. A substring search for the pattern's required literals (one,
+        or one per branch of an alternation) picks the candidate lines, so a long log costs a pass per
+        literal in C, not one regex per line."""
+        if self.lower is not None:
+            # of the literal sets every match needs one of, the rarest in this text picks the candidate lines
+            branches = literal_sets(rx.pattern)
+            if not branches and required_literal(rx.pattern):
+                branches = (((required_literal(rx.pattern),),),)
+            picked: list[str] = []
+            total = 0
+            for sets in branches:
+                n, st = min((sum(self._count(l) for l in st), st) for st in sets)
+                total += n
+                picked.extend(st if n else ())
+            if branches and total == 0:
+                return None
+            lits = tuple(dict.fromkeys(picked))
+            if total > COMMON_LITERAL:
+                lits = ()  # on most lines (e.g. "p2p" in an NCCL log): one regex search over the whole text is faster
+        else:
+            lits = required_literals(rx.pattern)
+        if lits and self.lower is not None:
+            nxt = {lit: self.lower.find(lit) for lit in lits}
+            while True:
+                live = [p for p in nxt.values() if p != -1]
+                if not live:
+                    return None
+                n = self.line_at(min(live))
                 if rx.search(self.lines[n - 1]):
                     return n
-                pos = self.lower.find(lit, self.starts[n])
-            return None
-        if not lit and rx.search(self.text) is None:
-            return None
-        return next((n for n, line in enumerate(self.lines, 1) if (not lit or lit in line.lower()) and rx.search(line)), None)
+                after = self.starts[n]
+                for lit, p in nxt.items():
+                    if p != -1 and p < after:
+                        nxt[lit] = self.lower.find(lit, after)
+        if lits:
+            return next((n for n, line in enumerate(self.lines, 1) if any(l in line.lower() for l in lits) and rx.search(line)), None)
+        # one search over the whole text (in C), then the line it found is checked alone: a match
+        # that only exists across a line break (\s matching the newline) is skipped, as per line
+        pos = 0
+        while True:
+            m = rx.search(self.text, pos)
+            if m is None:
+                return None
+            n = self.line_at(m.start())
+            if rx.search(self.lines[n - 1]):
+                return n
+            if n >= len(self.lines):
+                return None
+            pos = self.starts[n]
+
+    def _count(self, lit: str) -> int:
+        n = self._counts.get(lit)
+        if n is None:
+            n = self._counts[lit] = self.lower.count(lit)
+        return n
+
+    def search(self, pattern: str) -> bool:
+        """Does ``pattern`` (a condition's regex on the whole log) occur? Cached: every finding group asks."""
+        hit = self._searched.get(pattern)
+        if hit is None:
+            rx = compile_pattern(pattern)
+            if literal_sets(pattern) or required_literal(pattern):
+                hit = self.first_line(rx) is not None  # per line, as the entry's own regexes
+            else:
+                hit = rx.search(self.text) is not None
+            self._searched[pattern] = hit
+        return hit
 
 
 # ---- facts -----------------------------------------------------------------------------------
 
-#: (pattern, what it gives, lower-case literals a line must hold for the pattern to be tried there)
-_TEXT_FACTS: list[tuple[re.Pattern, Any, tuple[str, ...]]] = [
-    (re.compile(r"\b((?:NCCL|CUDA|TORCH_NCCL|NVIDIA)_[A-Z0-9_]+)\s*=\s*['\"]?([^\s'\",;)]+)"), "env", ("nccl_", "cuda_", "nvidia_")),
-    (re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)", re.IGNORECASE), "env", ("set by environment",)),
-    (re.compile(r"\bDriver Version:\s*((\d+)\.\d+(?:\.\d+)?)", re.IGNORECASE), "driver", ("driver version",)),
-    (re.compile(r"\bKernel Module\s+((\d+)\.\d+(?:\.\d+)?)\b", re.IGNORECASE), "driver", ("kernel module",)),
-    (re.compile(r"\bGeForce\b|\bTITAN (?:RTX|V|Xp?)\b|\bRTX ?[2345]0[5-9]0(?: ?Ti| ?SUPER)?\b", re.IGNORECASE), ("gpu.consumer", True), ("geforce", "titan", "rtx")),
-    (re.compile(r"\b(?:intel_iommu=on|amd_iommu=on|DMAR: IOMMU enabled|AMD-Vi: .*enabled)", re.IGNORECASE), ("host.iommu_active", True), ("iommu", "amd-vi")),
-    (re.compile(r"\biommu(?:\.passthrough=1|=pt)\b", re.IGNORECASE), ("host.iommu_passthrough", True), ("iommu",)),
-]
+HOST, TEXT = "host", "text"
 
 
-def _text_facts(log: Log) -> dict[str, tuple[Any, int]]:
-    """fact -> (value, line number) read from the log (the first mention wins)."""
-    found: list[tuple[int, str, Any]] = []
-    for rx, what, gates in _TEXT_FACTS:
-        for n in log.lines_with(gates):
-            for m in rx.finditer(log.lines[n - 1]):
-                if what == "env":
-                    found.append((n, f"env.{m.group(1).upper()}", m.group(2).rstrip(".,;:")))
-                elif what == "driver":
-                    found.append((n, "host.driver_version", m.group(1)))
-                    found.append((n, "host.driver_major", int(m.group(2))))
-                else:
-                    found.append((n, what[0], what[1]))
-    out: dict[str, tuple[Any, int]] = {}
-    for n, k, v in sorted(found, key=lambda f: f[0]):
-        out.setdefault(k, (v, n))
-    return out
+def text_findings(log: Log) -> list[Finding]:
+    """The text's facts as findings, read once per text by p2ptop.evidence (the one reader of pasted
+    text; cached on the log). Only the host-wide ones and those of pairs join a group here; a caller
+    with pairs of its own passes the evidence's findings with the host's (match_grouped)."""
+    if log.evidence is None:
+        if not log.lines:
+            log.evidence = []
+        else:
+            from ..evidence import read_text  # lazy: the evidence package imports knowledge.codes
+
+            log.evidence = list(read_text(log.text).findings)
+    return log.evidence
+
+
+def finding_origin(f: Finding, host_origin: str) -> tuple[str, str]:
+    """(kind, where) of a finding's facts: ("text", "line 14 of the paste") for findings read from
+    text (ids "text.*", evidence "line N of the paste: ..."), else ("host", the host's label)."""
+    if f.id.startswith("text."):
+        ev = f.evidence[0] if f.evidence else ""
+        m = re.match(r"(line \d+ of the \w+)", ev)
+        return TEXT, m.group(1) if m else (ev.split(": ", 1)[0] if ev else "the paste")
+    return HOST, host_origin
 
 
 class Facts:
-    """What is known: fact -> values (several findings may disagree), and where each came from."""
+    """What is known: fact -> values (several findings may disagree), where each came from, and the
+    facts where the text and the host disagree (the host's values are kept and the answer says so)."""
 
-    def __init__(self, findings: Iterable[Finding], log: Log):
+    def __init__(self, findings: Iterable[Finding], log: Log, origin: str = "host"):
         self.values: dict[str, list[Any]] = {}
         self.origin: dict[str, str] = {}
+        self.severity: dict[str, str] = {}  # finding id -> its worst severity
+        self.conflicts: list[str] = []
+        text: dict[str, list[tuple[Any, str]]] = {}
+        findings = list(findings)
         for f in findings:
-            self._add(FINDING_FACT, f.id, f"finding {f.id}")
+            kind, where = finding_origin(f, origin)
+            if kind == HOST or f.id not in self.severity:
+                self._add(FINDING_FACT, f.id, where)
+                rank = ("ok", "info", "warning", "problem")
+                if rank.index(f.severity if f.severity in rank else "info") >= rank.index(self.severity.get(f.id, "ok")):
+                    self.severity[f.id] = f.severity
             for k, v in (f.facts or {}).items():
-                self._add(k, v, "")
-        for k, (v, n) in _text_facts(log).items():
-            if k not in self.values:
-                self._add(k, v, f"line {n} of the log")
+                if v is None:
+                    continue
+                if kind == HOST:
+                    self._add(k, v, where)
+                else:
+                    text.setdefault(k, []).append((v, where))
+        if not any(f.id.startswith("text.") for f in findings):
+            findings = findings + text_findings(log)
+            for f in findings:
+                if f.id.startswith("text."):
+                    _kind, where = finding_origin(f, origin)
+                    for k, v in (f.facts or {}).items():
+                        if v is not None:
+                            text.setdefault(k, []).append((v, where))
+        for k, vals in text.items():
+            if k in self.values and k != "nccl.transport":
+                said = [v for v, _ in vals if _norm(v) not in {_norm(h) for h in self.values[k]}]
+                if said:
+                    where = vals[[v for v, _ in vals].index(said[0])][1]
+                    self.conflicts.append(f"{where} says {k} = {said[0]}; the {self.origin.get(k, origin)} says "
+                                          f"{' / '.join(map(str, self.values[k]))} (the host's value is used)")
+                continue
+            for v, where in vals:
+                self._add(k, v, where)
+        self._derive()
         self.log = log.text
+        self._log = log
+
+    def _derive(self) -> None:
+        """Facts that only the text and the host together give: NCCL left P2P (SHM, NET) on a pair
+        that the host (or the text) says can do P2P."""
+        if "nccl.p2p_fallback" in self.values:
+            return
+        from ..evidence import is_p2p_fallback  # the one rule (evidence applies it within a paste)
+
+        reads = [str(v).upper() for v in self.values.get("p2p.read", [])] or [None]
+        paths = [str(v) for v in self.values.get("pair.path", [])] or [None]
+        worse = [t for t in self.values.get("nccl.transport", [])
+                 if any(is_p2p_fallback(str(t), p, r) for p in paths for r in reads)]
+        if worse:
+            where = [self.origin.get(k) for k in ("nccl.transport", "p2p.read" if "p2p.read" in self.values else "pair.nvlink_count")]
+            self._add("nccl.p2p_fallback", True, " and ".join(dict.fromkeys(w for w in where if w)))
 
     def _add(self, k: str, v: Any, origin: str) -> None:
         vals = self.values.setdefault(k, [])
@@ -164,13 +283,33 @@ class Facts:
         if origin:
             self.origin.setdefault(k, origin)
 
+    def code_facts(self) -> list[tuple[str, str, Optional[int]]]:
+        """(code key, as named, line) for the error facts (error.cuda, error.cuda_code, error.nccl, Xids):
+        the text's framework spellings read as the canonical names entries list in error_codes."""
+        out = []
+        for fact in ("error.cuda", "error.cuda_code", "error.nccl"):
+            where = self.origin.get(fact, "")
+            m = re.match(r"line (\d+) ", where)
+            for v in self.values.get(fact, []):
+                if isinstance(v, bool) or v in (None, ""):
+                    continue
+                try:
+                    out.append((code_key(v), str(v), int(m.group(1)) if m else None))
+                except (TypeError, ValueError):
+                    continue
+        return out
+
+    def known(self, fact: str) -> list[Any]:
+        return self.values.get(fact) or []
+
     def check(self, cond: dict[str, Any]) -> Optional[bool]:
         """True or False when the fact is known, None when it is not."""
         fact = cond["fact"]
         if fact == LOG_FACT:
             if not self.log:
                 return None
-            return compile_pattern(cond["regex"]).search(self.log) is not None
+            # a text that does not say a thing does not say it is absent: no match is unknown, not false
+            return True if self._log.search(cond["regex"]) else None
         if "present" in cond:
             return (fact in self.values) == cond["present"]
         vals = self.values.get(fact)
@@ -178,11 +317,27 @@ class Facts:
             return None
         return any(_holds(cond, v) for v in vals)
 
+    def symptom(self, cond: dict[str, Any]) -> bool:
+        """Does this (holding) condition rest on a symptom: a failing state, an error, a warning/problem finding?"""
+        fact = cond["fact"]
+        if fact == LOG_FACT:
+            return False  # a log condition qualifies an entry (a version, a setting); the entry's regexes are its text symptom
+        if fact == FINDING_FACT:
+            return any(_holds(cond, i) and self.severity.get(i) in ("warning", "problem") for i in self.values.get(fact, []))
+        if "present" in cond:
+            return cond["present"] and any(is_symptom(fact, v) for v in self.values.get(fact, []))
+        return any(_holds(cond, v) and is_symptom(fact, v) for v in self.values.get(fact, []))
+
+    def symptoms(self) -> list[str]:
+        """Every symptom fact known, as 'key = value (origin)'."""
+        return [f"{k} = {v} ({self.origin.get(k, '?')})" for k, vals in self.values.items()
+                for v in vals if k != FINDING_FACT and is_symptom(k, v)]
+
     def shown(self, fact: str) -> str:
         vals = self.values.get(fact) or []
         text = " / ".join(str(v) for v in vals)
         where = self.origin.get(fact)
-        return f"{text} ({where})" if where and where.startswith("line") else text
+        return f"{text}, {where}" if where and where != "host" else text  # "host": a caller that named no origin
 
 
 def _norm(v: Any) -> Any:
@@ -224,8 +379,11 @@ def _describe(cond: dict[str, Any], facts: Facts) -> str:
     else:
         op = next(o for o in _OPS if o in cond)
         base = f"{cond['fact']} {op.replace('_', ' ')} {cond[op]}"
-    if cond["fact"] in (LOG_FACT, FINDING_FACT):
-        return base
+    if cond["fact"] == LOG_FACT:
+        return f"{base} (in the text)"
+    if cond["fact"] == FINDING_FACT:
+        where = facts.origin.get(FINDING_FACT)
+        return f"{base} ({where})" if where and where != "host" else base
     return f"{base} ({cond['fact']} = {facts.shown(cond['fact'])})"
 
 
@@ -274,61 +432,114 @@ def _combine(weights: Iterable[float]) -> float:
 
 
 def score_entry(entry: Entry, log: Log, codes, facts: Facts) -> Optional[Match]:
-    text_w, reasons = _text_hits(entry, log, codes) if log.lines else ([], [])
+    """The entry's match on this text and these facts, or None when it is not offered: ruled out
+    (an ``exclude`` holds, or fact_roles.ruled_out), or without a symptom of its own (no regex or
+    code of it matched a line and none of its conditions holds on a symptom fact)."""
     m = entry.data.get("match") or {}
     for cond in m.get("exclude") or []:
         if facts.check(cond):
             return None
+    if ruled_out(entry.failure_class, facts.known):
+        return None
+    text_w, reasons = _text_hits(entry, log, codes) if log.lines else ([], [])
+    if entry.error_codes:
+        wanted = {code_key(c) for c in entry.error_codes}
+        hit_lines = {int(x.group(1)) for r in reasons for x in [_LINE.match(r)] if x}
+        for k, named, n in facts.code_facts():
+            if k in wanted and (n is None or n not in hit_lines):
+                text_w.append(CODE)
+                reasons.append(f"error code {named} on line {n} (read from the text)" if n else f"error code {named} ({facts.origin.get('error.cuda') or facts.origin.get('error.nccl') or 'the text'})")
+                if n:
+                    hit_lines.add(n)
     fact_w: list[float] = []
     deciding: list[str] = []
+    against: list[str] = []
     factor = 1.0
+    symptom = bool(text_w)
     requires = m.get("require") or []
     all_hold = True
+    held: list[str] = []
     for cond in requires:
         ok = facts.check(cond)
         if ok:
             fact_w.append(cond.get("weight", REQUIRE_WEIGHT))
-            reasons.append(_describe(cond, facts))
+            held.append(_describe(cond, facts))
+            symptom = symptom or facts.symptom(cond)
         else:
             all_hold = False
             if ok is None:
                 factor *= UNKNOWN_FACTOR
-                if cond["fact"] not in deciding:
+                if cond["fact"] not in deciding and cond["fact"] != LOG_FACT:
                     deciding.append(cond["fact"])
             else:
                 factor *= CONTRADICTED_FACTOR
-                reasons.append("against: " + _describe(cond, facts))
-    for cond in m.get("exclude") or []:
-        if facts.check(cond) is None and cond["fact"] not in deciding and cond["fact"] != LOG_FACT:
-            deciding.append(cond["fact"])
+                against.append(_describe(cond, facts))
     triggers = m.get("trigger") or []
     fired = [c for c in triggers if facts.check(c)]
-    if not text_w and not (all_hold and (fired if triggers else requires)):
-        return None
     for cond in fired:
         fact_w.append(cond.get("weight", REQUIRE_WEIGHT))
-        reasons.append(_describe(cond, facts))
+        held.append(_describe(cond, facts))
+        symptom = symptom or facts.symptom(cond)
+    offered = bool(text_w) or (all_hold and bool(fired if triggers else requires))
+    log_unmet = any(c["fact"] == LOG_FACT and not facts.check(c) for c in requires)
+    if not offered and (against or log_unmet or (triggers and all(facts.check(c) is False for c in triggers))):
+        return None  # a candidate on facts alone whose own conditions are known false: ruled out, not 'unsure'
     for cond in m.get("support") or []:
         if facts.check(cond):
             fact_w.append(cond.get("weight", SUPPORT_WEIGHT))
-            reasons.append(_describe(cond, facts))
+            held.append(_describe(cond, facts))
+            # a symptom in support counts for an entry its require/trigger offer, but never makes an
+            # 'unsure' candidate of one whose own signs (text, require, trigger) are absent
+            symptom = symptom or (offered and facts.symptom(cond))
+    if not symptom:
+        return None  # context alone never offers an entry
+    if triggers and not fired and not text_w and all(facts.check(c) is False for c in triggers):
+        factor *= CONTRADICTED_FACTOR  # every sign of this entry's fault is known and absent
+        against.extend(_describe(c, facts) for c in triggers)
+    if triggers and not fired and not text_w:
+        for cond in triggers:
+            if facts.check(cond) is None and cond["fact"] not in deciding and cond["fact"] != LOG_FACT:
+                deciding.append(cond["fact"])
+    for cond in m.get("exclude") or []:
+        if facts.check(cond) is None and cond["fact"] not in deciding and cond["fact"] != LOG_FACT:
+            deciding.append(cond["fact"])
     score = _combine(text_w + fact_w) * factor
-    return Match(entry, round(score, 4), list(dict.fromkeys(reasons)), deciding)
+    if not offered:
+        score = min(score, UNSURE_CAP)
+    held = list(dict.fromkeys(held))
+    reasons = list(dict.fromkeys(reasons + held + ["against: " + a for a in against]))
+    return Match(entry, round(score, 4), reasons, deciding, unsure=not offered,
+                 facts_for=[r for r in reasons if not r.startswith("against: ")], facts_against=against,
+                 notes=list(facts.conflicts), own_deciding=list(deciding))
 
 
-def match(kb, text: Optional[str] = None, findings: Iterable[Finding] = (), top: Optional[int] = None) -> list[Match]:
-    """Entries of ``kb`` that explain ``text`` and/or ``findings``, best first."""
-    log = Log(text)
-    codes = _codes(log)
-    facts = Facts(list(findings), log)
+def prepare(text: Optional[str]) -> Log:
+    """The text read once for matching (lines, error codes), reusable across finding groups."""
+    log = text if isinstance(text, Log) else Log(text)
+    if log.codes is None:
+        log.codes = _codes(log)
+    return log
+
+
+def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = None, origin: str = "host") -> list[Match]:
+    """Entries of ``kb`` that explain ``text`` (a str, or a :func:`prepare`d log) and/or ``findings``,
+    best first. Findings whose id starts with "text." were read from the text; the others are the
+    host's, and ``origin`` names where those came from ("live host", "demo", "replay")."""
+    log = prepare(text)
+    facts = Facts(list(findings), log, origin)
     out = []
     for entry in kb.entries:
-        m = score_entry(entry, log, codes, facts)
+        m = score_entry(entry, log, log.codes, facts)
         if m is not None:
             out.append(m)
     _share_deciding_facts(out)
-    out.sort(key=lambda m: (-m.score, m.entry.benign, m.entry.id))
+    out.sort(key=lambda m: (m.unsure, -m.score, m.entry.benign, m.entry.id))
     return out[:top] if top else out
+
+
+def known_facts(text=None, findings: Iterable[Finding] = (), origin: str = "host") -> Facts:
+    """The facts the matcher would hold for this text and these findings (for answers that list them)."""
+    return Facts(list(findings), prepare(text), origin)
 
 
 _LINE = re.compile(r"^(?:regex matched|error code .*) (?:line|on line) (\d+)")
@@ -350,3 +561,79 @@ def _share_deciding_facts(matches: list[Match]) -> None:
             union.extend(f for f in m.deciding_facts if f not in union)
         for m in group:
             m.deciding_facts = union
+
+
+# ---- per pair ---------------------------------------------------------------------------------
+
+def _subject_gpus(subject: str) -> tuple[int, ...]:
+    if subject.startswith("pair:"):
+        a, b = subject[5:].split("-")
+        return int(a), int(b)
+    if subject.startswith("gpu:"):
+        return (int(subject[4:]),)
+    return ()
+
+
+def finding_groups(findings: Iterable[Finding]) -> dict[str, list[Finding]]:
+    """Findings to match together, so facts of different pairs never mix: per pair (the pair's own
+    findings, its GPUs' and the host's), per GPU with findings of its own but no pair, else the host
+    alone. Findings read from text ("text.*") join the host's by subject: a text pair's facts go to
+    that pair (its own group when the host has no such pair), a GPU's to the pairs holding it, the
+    host's to every group."""
+    findings = list(findings)
+    host_pairs = {f.subject for f in findings if f.subject.startswith("pair:") and not f.id.startswith("text.")}
+    by_subject: dict[str, list[Finding]] = {}
+    for f in findings:
+        targets = [f.subject]
+        if f.id.startswith("text.") and f.subject.startswith("pair:"):
+            a, b = _subject_gpus(f.subject)  # the text names a pair once (A < B); the host has both directions
+            targets = [s for s in (f"pair:{a}-{b}", f"pair:{b}-{a}") if s in host_pairs] or [f.subject]
+        for t in targets:
+            by_subject.setdefault(t, []).append(f)
+    host = by_subject.get("host", [])
+    groups: dict[str, list[Finding]] = {}
+    covered: set[str] = set()
+    for subject, fs in by_subject.items():
+        if subject.startswith("pair:"):
+            a, b = _subject_gpus(subject)
+            gpus = [g for g in by_subject.get(f"gpu:{a}", []) + by_subject.get(f"gpu:{b}", []) if g not in fs]
+            covered.update({f"gpu:{a}", f"gpu:{b}"})
+            groups[f"GPU{a}->GPU{b}"] = fs + gpus + host
+    for subject, fs in by_subject.items():
+        if subject.startswith("gpu:") and subject not in covered:
+            groups[f"GPU{subject[4:]}"] = fs + host
+    if not groups:
+        groups["host"] = host
+    return groups
+
+
+def _signature(fs: list[Finding]) -> tuple:
+    """What a group's answer depends on: its findings' ids, severities and facts (not the subjects)."""
+    return tuple(sorted((f.id, f.severity, tuple(sorted((k, repr(v)) for k, v in (f.facts or {}).items())),
+                         tuple(f.evidence[:1]) if f.id.startswith("text.") else ()) for f in fs))
+
+
+def match_grouped(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = None,
+                  origin: str = "host") -> list[tuple[Match, str]]:
+    """The best match of each entry over the finding groups (:func:`finding_groups`), with the
+    group it came from ("GPU0->GPU1", "GPU0->GPU1 and 3 more pairs alike"; "" for text alone).
+    The text is read once; groups with the same facts are matched once."""
+    log = prepare(text)
+    findings = list(findings)
+    groups = finding_groups(findings) if findings else {"": []}
+    alike: dict[tuple, list[str]] = {}
+    first: dict[tuple, list[Finding]] = {}
+    for label, fs in groups.items():
+        sig = _signature(fs)
+        alike.setdefault(sig, []).append(label)
+        first.setdefault(sig, fs)
+    best: dict[str, tuple[Match, str]] = {}
+    for sig, fs in first.items():
+        labels = alike[sig]
+        label = labels[0] + (f" and {len(labels) - 1} more pair{'s' if len(labels) > 2 else ''} alike" if len(labels) > 1 else "")
+        for m in match(kb, log, fs, origin=origin):
+            old = best.get(m.entry.id)
+            if old is None or (old[0].unsure, -old[0].score) > (m.unsure, -m.score):
+                best[m.entry.id] = (m, label)
+    ranked = sorted(best.values(), key=lambda ml: (ml[0].unsure, -ml[0].score, ml[0].entry.benign, ml[0].entry.id))
+    return ranked[:top] if top else ranked

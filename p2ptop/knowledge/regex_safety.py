@@ -143,3 +143,86 @@ def slow_patterns(patterns: Iterable[str], limit_s: float = TIME_LIMIT_S) -> set
         parent.close()
         todo = todo[done + 1:]
     return slow
+
+
+def _literal_run(items, min_len: int = 3) -> str:
+    best, run = "", ""
+    for op, av in items:
+        if str(op) == "LITERAL":
+            run += chr(av).lower()
+            continue
+        best, run = max(best, run, key=len), ""
+    best = max(best, run, key=len)
+    return best if len(best) >= min_len else ""
+
+
+def _branch_set(item, min_len: int) -> tuple[str, ...]:
+    """For a group holding one alternation, one literal per branch (all needed); () otherwise."""
+    op, av = item
+    if str(op) == "SUBPATTERN":
+        inner = list(av[-1])
+        if len(inner) == 1:
+            return _branch_set(inner[0], min_len)
+        return ()
+    if str(op) != "BRANCH":
+        return ()
+    out = []
+    for branch in av[1]:
+        b = _literal_run(list(branch), min_len)
+        if not b:
+            return ()
+        out.append(b)
+    return tuple(dict.fromkeys(out))
+
+
+def _sets_of(tree, min_run: int = 3) -> list[tuple[str, ...]]:
+    sets: list[tuple[str, ...]] = []
+    run = ""
+    for item in tree:
+        if str(item[0]) == "LITERAL":
+            run += chr(item[1]).lower()
+            continue
+        if len(run) >= min_run:
+            sets.append((run,))
+        run = ""
+        b = _branch_set(item, 2)
+        if b:
+            sets.append(b)
+    if len(run) >= min_run:
+        sets.append((run,))
+    if not sets and min_run > 2:
+        return _sets_of(tree, 2)  # a short literal still narrows the lines, where the text says how often it occurs
+    return list(dict.fromkeys(sets))
+
+
+@functools.lru_cache(maxsize=4096)
+def literal_sets(pattern: str) -> tuple[tuple[tuple[str, ...], ...], ...]:
+    """Per top-level branch of ``pattern`` (one branch when it has no top-level ``|``), the sets of
+    lower-cased literals a match of that branch contains one literal of each: runs of plain characters
+    (3+) and groups that are one alternation (a literal of 2+ per branch). A match of the pattern holds,
+    for some branch, one literal of every set of that branch; a caller picks per branch the set rarest
+    in its text, and the union of those picks the candidate lines. () when a branch has no set."""
+    try:
+        tree = list(_sre_parse.parse(pattern, FLAGS))
+    except re.error:
+        return ()
+    while len(tree) == 1 and str(tree[0][0]) == "SUBPATTERN":
+        tree = list(tree[0][1][-1])
+    branches = [list(b) for b in tree[0][1][1]] if len(tree) == 1 and str(tree[0][0]) == "BRANCH" else [tree]
+    out = []
+    for b in branches:
+        sets = _sets_of(b)
+        if not sets:
+            return ()
+        out.append(tuple(sets))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def required_literals(pattern: str) -> tuple[str, ...]:
+    """Literals one of which every match holds: the longest required literal, else one per branch, or ()."""
+    lit = required_literal(pattern)
+    if lit:
+        return (lit,)
+    branches = literal_sets(pattern)
+    return tuple(dict.fromkeys(b[0][0] for b in branches)) if branches else ()

@@ -80,6 +80,9 @@ def match_text(rank: int, m, lang: str = "en", full: bool = True) -> str:
     lines += [f"   why: {clean(r)}" for r in m.reasons]
     if m.deciding_facts:
         lines.append("   would decide: " + "; ".join(fact_help(f) for f in m.deciding_facts))
+    nc = getattr(m, "next_command", None)
+    if nc and getattr(m, "confidence", "") == "unsure":
+        lines.append(f"   next: $ {clean(nc['command'])}   (reads {clean(nc['fact'])})")
     if full:
         body = entry_text(m.entry, lang).split("\n", 1)[1]
         lines.append(body)

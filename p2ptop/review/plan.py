@@ -81,7 +81,16 @@ def plan_items(matches: Iterable[Any], host_outcomes: Optional[dict] = None) -> 
                 command=command, needs_reboot=bool(_REBOOT.search(words)), env=_env_of(command or action),
                 success_rate=float(rate) if isinstance(rate, (int, float)) else None,
                 sources=[str(s) for s in (w.get("sources") or [])]))
+    items.append(other_item())
     return items
+
+
+OTHER_ACTION = "Another fix, not in the knowledge base (say what you did in the note: e)"
+
+
+def other_item() -> PlanItem:
+    """The last item of every checklist: a fix of the user's own, recorded and re-tested the same way."""
+    return PlanItem(entry_id=None, entry_title="your own fix", workaround=-1, action=OTHER_ACTION)
 
 
 def test_of(result: BenchResult) -> str:

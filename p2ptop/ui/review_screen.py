@@ -157,7 +157,7 @@ class ReviewScreen(Screen[None]):
             mark, style = MARKS.get(state, ("?", ""))
             t = Text(f"{mark} ", style=style)
             t.append(f"{STATES.get(state, state):<14} ", style=style)
-            t.append(clean(str(it.get("entry_id") or "")), style="bold")
+            t.append(clean(str(it.get("entry_id") or it.get("entry_title") or "")), style="bold")
             t.append(": " + clean(str(it.get("action") or "")))
             ol.add_option(Option(t))
         if not self.review.items:

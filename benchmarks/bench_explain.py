@@ -1,0 +1,94 @@
+"""How long `p2ptop explain` takes on a large NCCL log (issue 22: under 5 s for 20 MB).
+
+The log is the real healthy NCCL 2.28 log of the two-H200 host (tests/fixtures/captures/
+h200x2-nvswitch-vm), repeated to the size asked, with an error line near the end (so the matcher has
+something to find and must read the whole text). Three runs each, in process and as a command:
+
+    python benchmarks/bench_explain.py [--mb 20] [--runs 3] [--demo h200x2-vm]
+
+It prints the figures; nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+sys.path.insert(0, REPO)
+LOG = os.path.join(REPO, "tests", "fixtures", "captures", "h200x2-nvswitch-vm", "nccl-2.28-allreduce-default.log")
+ERROR = "vm:1637:1650 [0] transport/shm.cc:590 NCCL WARN Cuda failure 217 'peer access is not supported between these two devices'\n"
+
+
+def make_log(mb: float) -> str:
+    with open(LOG, encoding="utf-8") as f:
+        base = f.read()
+    reps = max(1, int(mb * 1024 * 1024 / len(base)))
+    text = base * reps
+    cut = len(text) - len(base) // 2
+    return text[:cut] + ERROR + text[cut:]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--mb", type=float, default=20.0)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--demo", default="h200x2-vm", help="host the text joins (a demo); '' for text only")
+    ap.add_argument("--no-process", action="store_true", help="skip the timing of `p2ptop explain` as a command")
+    args = ap.parse_args()
+
+    from p2ptop.commands.explain import answer, read_evidence
+    from p2ptop.diagnose import findings_for, pair_fact_findings
+    from p2ptop.knowledge import load_kb
+    from p2ptop.sources import open_snapshot
+
+    text = make_log(args.mb)
+    print(f"log: {len(text.encode()) / 1e6:.1f} MB, {text.count(chr(10))} lines (the H200 NCCL 2.28 log repeated, one error line)")
+    kb = load_kb()
+    snap = open_snapshot(demo=args.demo) if args.demo else None
+    findings = findings_for(snap) + pair_fact_findings(snap) if snap else []
+    from p2ptop.knowledge.matcher import prepare
+
+    parts: dict[str, list[float]] = {"evidence (read_text)": [], "matcher (given the evidence)": [], "answer (both)": []}
+    for _ in range(args.runs):
+        t0 = time.perf_counter()
+        ev = read_evidence(text)
+        parts["evidence (read_text)"].append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        log = prepare(text)
+        log.evidence = list(ev.findings)
+        answer(kb, log, findings, 3, "demo", evidence=ev)
+        parts["matcher (given the evidence)"].append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        got = answer(kb, text, findings, 3, "demo")
+        parts["answer (both)"].append(time.perf_counter() - t0)
+    print(f"in process, {args.runs} runs, host: {args.demo or 'none'}; answer: {got['kind']}, "
+          f"first: {got['results'][0][0].entry.id if got['results'] else '-'}")
+    for name, times in parts.items():
+        print(f"  {name:<30} median {statistics.median(times):.2f} s (min {min(times):.2f}, max {max(times):.2f})")
+    if args.no_process:
+        return 0
+    with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False, encoding="utf-8") as f:
+        f.write(text)
+        path = f.name
+    try:
+        cmd = [sys.executable, "-m", "p2ptop", "explain", path] + (["--demo", args.demo] if args.demo else ["--text-only"])
+        wall = []
+        for _ in range(args.runs):
+            t0 = time.perf_counter()
+            subprocess.run(cmd, cwd=REPO, stdout=subprocess.DEVNULL, check=True)
+            wall.append(time.perf_counter() - t0)
+        print(f"  {'p2ptop explain (process)':<30} median {statistics.median(wall):.2f} s (min {min(wall):.2f}, max {max(wall):.2f})")
+    finally:
+        os.unlink(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,187 @@
+"""What each fact says to the matcher: a *symptom* (something went wrong) or *context* (where it
+happened), the facts that rule a class of entries out, and the one command that reads a missing fact.
+
+The rule the matcher keeps (issue 22, kb/README.md): an entry is offered only on a symptom of its own
+(its regex or error code matched a line, or one of its own conditions holds on a symptom fact).
+Context (a container, a VM, a driver version, a GPU model, a CPU) only raises or lowers an entry
+that a symptom already points at.
+
+A key is a symptom key, a context key, or a *state* key whose role depends on its value: a P2P
+status is a symptom when it is not OK, the fabric state when registration did not complete, an NCCL
+transport when it is not P2P. Every key of ``FACT_KEYS`` that is not listed here is context; so is ``gpu.nvlink_errors`` (CRC counts are
+corrected by retry and matter only as a rate, see diagnose.LINK_FAULT_COUNTERS) and every ``env.*`` (a
+setting says where, the transport it led to says what went wrong).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+SYMPTOM, CONTEXT = "symptom", "context"
+
+#: Keys that are symptoms whenever they hold a true, non-zero, non-empty value.
+SYMPTOM_KEYS: dict[str, str] = {
+    "error.cuda": "a CUDA error was printed",
+    "error.cuda_code": "a CUDA error number was printed",
+    "error.nccl": "an NCCL error result was printed",
+    "error.text": "an error line",
+    "symptom.hang": "a hang, deadlock or timeout was described",
+    "symptom.wrong_results": "wrong results, zeros, NaN or corruption were described",
+    "symptom.slow": "slowness or low bandwidth was described",
+    "symptom.crash": "a crash, a killed process or a lost GPU was described",
+    "nccl.p2p_fallback": "NCCL used SHM or NET on a pair that supports P2P",
+    "tool.p2p_slower_than_no_p2p": "a copy tool measured P2P slower than without it",
+    "tool.verification_error": "a copy tool found wrong data",
+    "gpu.nvlink_down": "NVLinks measured down",
+    "gpu.nvlink_replay_recovery": "NVLink replay or recovery counted",
+    "gpu.pcie_degraded_under_load": "PCIe link measured below its max under load",
+    "gpu.pcie_idle_downclock": "PCIe link measured low while idle",
+    "gpu.lost": "the GPU is lost",
+    "host.xid_codes": "Xid codes in the kernel log",
+    "host.xid_latest": "an Xid in the kernel log",
+    "host.acs_redirect": "ACS redirect measured on a bridge above a GPU",
+    "host.iommu_fault": "IOMMU faults on DMA in the kernel log",
+    "symptom.fixed_by_p2p_disable": "the job works only with P2P disabled",
+    "bench.error": "a copy test failed with an error",
+}
+
+_NOT_OK = {"OK", "Success", "SUCCESS", ""}
+
+#: Keys whose role depends on the value: the predicate says when the value is a symptom.
+STATE_KEYS: dict[str, Callable[[Any], bool]] = {
+    # read and write only: p2p.pci is NOT_SUPPORTED on every NVLink pair, p2p.nvlink and p2p.atomics on
+    # every PCIe pair, by design (diagnose judges a pair on read/write too)
+    **{f"p2p.{cap}": (lambda v: str(v).upper() not in ("OK", "UNKNOWN", "")) for cap in ("read", "write")},
+    "gpu.fabric_state": lambda v: str(v).upper() in ("NOT_STARTED", "IN_PROGRESS"),
+    "gpu.fabric_status": lambda v: str(v) not in _NOT_OK,
+    "host.fabric_manager": lambda v: str(v).lower() in ("not running", "failed"),
+    "nccl.transport": lambda v: not str(v).upper().startswith("P2P"),
+    "bench.status": lambda v: str(v).lower() in ("failed", "timeout", "crashed"),
+    "bench.verdict": lambda v: str(v).lower() in ("slow", "failing"),
+    "bench.integrity": lambda v: str(v).lower() == "corrupt",
+    "bench.peer_access": lambda v: str(v).lower() not in ("ok", ""),
+}
+
+#: Pseudo-facts of conditions: a matched log line is a symptom; a finding is one when it is a
+#: warning or a problem (an info/ok finding only restates context, e.g. "P2P crosses the CPU").
+LOG_ROLE = SYMPTOM
+
+
+def role(key: str) -> str:
+    """symptom, context or state (a symptom for some values): documented in kb/README.md."""
+    if key in SYMPTOM_KEYS or key.startswith(("error.", "symptom.", "tool.")):
+        return SYMPTOM
+    if key in STATE_KEYS:
+        return "state"
+    return CONTEXT
+
+
+def is_symptom(key: str, value: Any) -> bool:
+    """Does this fact, with this value, say that something went wrong?"""
+    if value is None or value is False or value == "" or value == 0:
+        return False
+    r = role(key)
+    if r == SYMPTOM:
+        return True
+    if r == "state":
+        return bool(STATE_KEYS[key](value))
+    return False
+
+
+# ---- facts that rule a class out --------------------------------------------------------------
+
+#: Classes that need two GPUs (a pair): one GPU rules them out.
+PAIR_CLASSES = frozenset({
+    "iommu_acs_p2p_broken", "p2p_unsupported_consumer_gpu", "p2p_unsupported_topology", "vm_p2p_unavailable",
+    "peer_access_already_enabled", "peer_access_not_enabled", "too_many_peers", "p2p_through_cpu_slow",
+    "nvlink_peer_memory_error", "mig_p2p_unsupported", "bar1_too_small", "p2p_driver_regression",
+})
+#: Classes that need NVSwitch or NVLink: a host with neither rules them out.
+NVSWITCH_CLASSES = frozenset({"nvls_multicast_failure", "fabric_manager_not_running", "fabric_manager_version_mismatch"})
+
+
+def ruled_out(failure_class: Optional[str], known: Callable[[str], list]) -> Optional[str]:
+    """Why facts rule an entry of this class out (None when they do not). ``known(key)`` gives the
+    values the matcher holds for a fact, host facts first."""
+    if failure_class in PAIR_CLASSES and 1 in known("host.gpu_count") and len(known("host.gpu_count")) == 1:
+        return "one GPU on the host: no pair to talk between"
+    if failure_class in NVSWITCH_CLASSES and known("host.nvswitch_present") == [False]:
+        links = known("pair.nvlink_count")
+        fabric = known("gpu.fabric_state")
+        if (links and all(not v for v in links)) or (fabric and all(str(v).upper() == "NOT_SUPPORTED" for v in fabric)) \
+                or 1 in known("host.gpu_count"):
+            return "no NVSwitch and no NVLink on the host"
+    return None
+
+
+# ---- the one command that reads a missing fact -------------------------------------------------
+
+#: fact -> the command that reads it (on the machine where the trouble is). Order is priority: the
+#: answer's one next command is the first of these that one of its candidates misses.
+NEXT_COMMAND: dict[str, str] = {
+    "p2p.read": "nvidia-smi topo -p2p r",
+    "p2p.write": "nvidia-smi topo -p2p w",
+    "pair.path": "nvidia-smi topo -m",
+    "pair.nvlink_count": "nvidia-smi topo -m",
+    "pair.cross_socket": "nvidia-smi topo -m",
+    "gpu.consumer": "nvidia-smi -L",
+    "gpu.product_class": "nvidia-smi -L",
+    "gpu.name": "nvidia-smi -L",
+    "host.gpu_count": "nvidia-smi -L",
+    "env.CUDA_VISIBLE_DEVICES": "echo CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES; nvidia-smi -L",
+    "host.acs_redirect": "sudo lspci -vvv | grep -i acsctl",
+    "host.iommu_active": "cat /proc/cmdline; ls /sys/kernel/iommu_groups | wc -l",
+    "host.iommu_passthrough": "cat /proc/cmdline; sudo dmesg | grep -i -e iommu -e dmar -e amd-vi",
+    "host.virtualized": "systemd-detect-virt; nvidia-smi -q | grep -i virtualization",
+    "gpu.virtualization": "nvidia-smi -q | grep -i -A2 virtualization",
+    "bench.status": "p2ptop bench 0 1",
+    "bench.integrity": "p2ptop bench 0 1",
+    "bench.verdict": "p2ptop bench 0 1",
+    "nccl.transport": "NCCL_DEBUG=INFO <your job> 2>&1 | grep via",
+    "nccl.p2p_fallback": "NCCL_DEBUG=INFO <your job> 2>&1 | grep via",
+    "env.NCCL_P2P_DISABLE": "NCCL_DEBUG=INFO <your job> 2>&1 | grep -e 'set by environment' -e via",
+    "env.NCCL_P2P_LEVEL": "NCCL_DEBUG=INFO <your job> 2>&1 | grep -e 'set by environment' -e via",
+    "env.NCCL_SHM_DISABLE": "NCCL_DEBUG=INFO <your job> 2>&1 | grep -e 'set by environment' -e via",
+    "env.NCCL_NVLS_ENABLE": "NCCL_DEBUG=INFO <your job> 2>&1 | grep -i -e nvls -e 'set by environment'",
+    "env.NCCL_CUMEM_HOST_ENABLE": "NCCL_DEBUG=INFO <your job> 2>&1 | grep -e 'set by environment' -e 'NCCL version'",
+    "host.nvswitch_present": "nvidia-smi -q | grep -i -A3 fabric",
+    "gpu.fabric_state": "nvidia-smi -q | grep -i -A3 fabric",
+    "host.fabric_manager": "systemctl status nvidia-fabricmanager",
+    "host.fabric_manager_version": "nv-fabricmanager --version; nvidia-smi | head -4",
+    "gpu.nvlink_down": "nvidia-smi nvlink -s",
+    "gpu.nvlink_replay_recovery": "nvidia-smi nvlink -e",
+    "gpu.nvlink_errors": "nvidia-smi nvlink -e",
+    "host.xid_codes": "sudo dmesg | grep -i xid",
+    "gpu.pcie_degraded_under_load": "nvidia-smi -q -d PCIE (while the job runs)",
+    "gpu.pcie_idle_downclock": "nvidia-smi -q -d PCIE (while the job runs)",
+    "host.shm_mb": "df -h /dev/shm",
+    "host.container": "cat /proc/1/cgroup; ls /.dockerenv",
+    "host.driver_version": "nvidia-smi | head -4",
+    "host.driver_major": "nvidia-smi | head -4",
+    "gpu.mig": "nvidia-smi -L",
+    "gpu.bar1_mb": "nvidia-smi -q -d MEMORY | grep -A3 BAR1",
+}
+
+
+def next_command(facts: list[str], ordered: bool = False) -> Optional[tuple[str, str]]:
+    """(fact, command) for the first of ``facts`` a command reads: in the order given when ``ordered``
+    (an entry's own: its required facts first), else in the table's priority."""
+    known = [f for f in facts if f in NEXT_COMMAND]
+    if not ordered:
+        order = {k: i for i, k in enumerate(NEXT_COMMAND)}
+        known.sort(key=order.__getitem__)
+    return (known[0], NEXT_COMMAND[known[0]]) if known else None
+
+
+def deciding_command(per_candidate: list[list[str]]) -> Optional[tuple[str, str]]:
+    """The one next command of an answer: reads the fact that most candidates miss (ties: table order)."""
+    count: dict[str, int] = {}
+    for facts in per_candidate:
+        for f in dict.fromkeys(facts):
+            if f in NEXT_COMMAND:
+                count[f] = count.get(f, 0) + 1
+    if not count:
+        return None
+    order = {k: i for i, k in enumerate(NEXT_COMMAND)}
+    best = min(count, key=lambda f: (-count[f], order[f]))
+    return best, NEXT_COMMAND[best]
