@@ -632,6 +632,22 @@ def test_the_check_overlaps_the_workers_start(live, monkeypatch):
     assert c.added_s < c.check_s
 
 
+def test_a_check_that_raises_leaves_no_worker_behind(live, monkeypatch, tmp_path):
+    pidfile = tmp_path / "pids"
+    monkeypatch.setenv("FAKE_IMPORT_S", "0.3")
+
+    def broken(self):
+        time.sleep(0.5)  # the worker has written its pid file by now (it does so before waiting for the go)
+        raise RuntimeError("NVML went away")
+
+    monkeypatch.setattr(contention.Watch, "before", broken)
+    r = run_pair(live, 0, 1, opts("ok_pid_early", fake_nvml(scenario("idle", (0, 1))), pidfile))
+    assert r.status == "failed" and "NVML went away" in r.errors[0]
+    pid = int(pidfile.read_text().split()[0])
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
 def test_no_check_no_gate(live, monkeypatch, tmp_path):
     monkeypatch.setenv("FAKE_GATE_LOG", str(tmp_path / "go"))
     r = run_pair(live, 0, 1, opts("ok", check_contention=False))

@@ -392,7 +392,12 @@ class _WorkerRun:
             pass  # it died at once; the exit status tells
         if self.gate is not None:  # the contention check, while the worker imports (it waits for this go)
             self.pre_gate_s = max(0.0, t_start - self.gate.t0)
-            self.pairs = self.gate(list(self.pairs))
+            try:
+                self.pairs = self.gate(list(self.pairs))
+            except BaseException:  # the check never leaves a worker behind (run_all turns the error into results)
+                self._kill_group(proc)
+                self._reap(proc)
+                raise
             if not self.pairs:  # nothing to run (busy): the worker has made no CUDA call yet
                 self._kill_group(proc)
                 self._reap(proc)

@@ -8,7 +8,7 @@ ok, hang (hangs in the middle of the first pair), hang_start (hangs before any p
 junk, then finishes), only_garbage, oom, corrupt, fatal, grandchild (starts a sleeping child, then
 hangs), slow (one measurement, then waits to be killed from outside), selfkill_SIGNAME (one measurement,
 then kills itself with that signal), timed (each pair takes $FAKE_PAIR_S seconds and appends
-"start T" / "end T" lines to $FAKE_TIMES). With PIDFILE, it writes its pid (and its child's) there, one
+"start T" / "end T" lines to $FAKE_TIMES), ok_pid_early (ok, its pid file written before it waits for the runner's go). With PIDFILE, it writes its pid (and its child's) there, one
 a line, so tests can check that nothing is left running.
 
 A pair [a, a] is a host link: steps h2d, d2h, host_bidirectional, each $FAKE_STEP_S seconds (default 0),
@@ -61,6 +61,10 @@ def main():
     pidfile = sys.argv[2] if len(sys.argv) > 2 else None
     pids = [os.getpid()]
     job = json.loads(sys.stdin.readline())
+    if mode == "ok_pid_early" and pidfile:  # "ok", with the pid file written before the gate
+        with open(pidfile, "w") as f:
+            f.write(f"{os.getpid()}\n")
+        mode, pidfile = "ok", None
     gate_wait = None
     if job.get("gate"):  # as the real worker: wait for the runner's go (the pairs to run) before any GPU work
         time.sleep(float(os.environ.get("FAKE_IMPORT_S", "0")))  # the real worker's imports take this long
