@@ -204,3 +204,23 @@ def test_a_reopened_source_says_it_compared_nothing(h200_capture):
     fake.faults.clear()
     p = src.poll()
     assert not p.compared and p.changes == []  # the dashboard then diffs against what it showed
+
+
+def test_a_gpu_without_nvlink_is_not_reported_failing_between_full_and_dynamic_reads():
+    """Seen on the lent H100 (NVLink Not Supported): a dynamic refresh dropped na['nvlinks'], so the next
+    full read logged 'GPU0 NVML calls now failing: nvlinks: Not Supported' as a change."""
+    from p2ptop.changes import diff
+    from p2ptop.live.poll import LiveSource
+    from p2ptop.sources.capture import Capture, FakeNvml
+
+    cap = Capture.load("tests/fixtures/captures/h100x1-vm")
+    src = LiveSource(FakeNvml(cap), host_facts=False, events=False)
+    try:
+        full = src.poll()
+        dyn = src.poll()
+        assert full.full and not dyn.full
+        assert dyn.snapshot.gpus[0].na.get("nvlinks") == full.snapshot.gpus[0].na.get("nvlinks") == "Not Supported"
+        again = src.read()
+        assert not [c for c in diff(dyn.snapshot, again) if c.kind == "nvml.failing"]
+    finally:
+        src.close()

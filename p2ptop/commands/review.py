@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"  host {review.host or '-'}, test {review.test}, opened {review.created}, {review.status}")
         for i, item in enumerate(review.items):
             state = review.item_state(i)
-            print(f"  {i + 1:>2}. [{STATES[state]:>14}] {item.get('entry_id')}: {item.get('action')}")
+            print(f"  {i + 1:>2}. [{STATES[state]:>14}] {item.get('entry_id') or item.get('entry_title')}: {item.get('action')}")
         print()
         print(trail_markdown([review], redact) or "No fix tried yet.")
         return EXIT_OK

@@ -363,6 +363,8 @@ class NvmlReader:
         for old in prev.gpus:
             gpu = copy.copy(old)
             gpu.na = {k: v for k, v in old.na.items() if k not in DYNAMIC_GPU_FIELDS}
+            if not old.nvlinks and "nvlinks" in old.na and "lost" not in old.na["nvlinks"].lower():
+                gpu.na["nvlinks"] = old.na["nvlinks"]  # no NVLink at all (Not Supported) is static, not a failing read
             gpu.nvlinks = [copy.copy(nl) for nl in old.nvlinks]
             for nl in gpu.nvlinks:
                 nl.counters, nl.na = dict(nl.counters), {k: v for k, v in nl.na.items() if k != "state"}
