@@ -11,7 +11,7 @@ import dataclasses
 import json
 from typing import Any, Optional
 
-from ..diagnose import findings_for, gpu_facts, pair_fact_findings
+from ..diagnose import findings_for, gpu_facts, nvlink_counters_na, pair_fact_findings
 from ..findings import SEVERITIES, Finding, group_pair_findings
 from ..host import NEEDS_ROOT, SECTIONS, collect, needs_root
 from ..host.facts import clean
@@ -206,7 +206,8 @@ def gpu_rows(snap: Snapshot) -> list[dict[str, Any]]:
             "gpu": g.index, "name": g.name, "product_class": facts.get("gpu.product_class"),
             "pcie": f"Gen{_na(g.pcie_gen_cur)} x{_na(g.pcie_width_cur)} of Gen{_na(g.pcie_gen_max)} x{_na(g.pcie_width_max)}",
             "pcie_below_max": g.pcie_degraded, "utilization_percent": g.utilization_gpu,
-            "nvlinks_active": len(g.active_links), "nvlinks": len(g.nvlinks), "nvlink_errors": facts.get("gpu.nvlink_errors", 0),
+            "nvlinks_active": len(g.active_links), "nvlinks": len(g.nvlinks), "nvlink_errors": facts.get("gpu.nvlink_errors"),
+            "nvlink_errors_na": nvlink_counters_na(g),
             "virtualization": g.virtualization_mode, "fabric_state": g.fabric.state,
         })
     return rows
@@ -216,7 +217,8 @@ def _gpu_lines(snap: Snapshot) -> list[str]:
     lines = []
     for r in gpu_rows(snap):
         link = r["pcie"] + (" (below max)" if r["pcie_below_max"] else "")
-        nv = f"NVLink {r['nvlinks_active']}/{r['nvlinks']} active, {r['nvlink_errors']} errors" if r["nvlinks"] else "no NVLink"
+        errors = f"{r['nvlink_errors']} errors" if r["nvlink_errors"] is not None else f"errors N/A ({r['nvlink_errors_na']})"
+        nv = f"NVLink {r['nvlinks_active']}/{r['nvlinks']} active, {errors}" if r["nvlinks"] else "no NVLink"
         lines.append(f"  GPU{r['gpu']:<3} {_na(r['name'])} ({_na(r['product_class'])}); PCIe {link}, {_na(r['utilization_percent'])}% busy; "
                      f"{nv}; virtualization {_na(r['virtualization'])}; fabric {_na(r['fabric_state'])}")
     return lines or ["  none"]
