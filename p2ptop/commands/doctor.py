@@ -102,7 +102,9 @@ def run(args: argparse.Namespace) -> int:
         from ..host.proc import process_findings
 
         findings += process_findings(snap.host)
-    origin = {"nvml": "live host", "demo": "demo", "replay": "replay"}.get(snap.source.kind, "host")
+    from .explain import host_origin  # reasons name the host as explain's and the pair panel's do
+
+    origin = host_origin(snap)
     kb = _knowledge(findings + pair_fact_findings(snap), getattr(args, "kb", []) or [], origin) if findings else {"available": None, "why": "nothing to match", "matches": []}
     status = _status(findings, nvml_error)
     if args.json:
@@ -281,5 +283,8 @@ def _as_text(snap: Snapshot, findings: list[Finding], kb: dict[str, Any], status
         out += ["", f"With root, doctor could also read: {', '.join(root)} ({NEEDS_ROOT}; doctor itself never needs it)"]
     verdict = {EXIT_OK: "nothing wrong found", EXIT_PROBLEM: "a problem was found",
                EXIT_CANNOT_RUN: "could not run: no NVML (host facts above only)"}[status]
+    unknown = sorted({f.subject for f in findings if f.id == "p2p.unknown"})
+    if status == EXIT_OK and unknown:  # not "all is well": part of it was never read
+        verdict += f" in what is known (P2P status not known for {len(unknown)} pair{'s' if len(unknown) != 1 else ''})"
     out += ["", f"Result: {verdict} (exit {status})"]
     return "\n".join(clean(line) for line in out) + "\n"
