@@ -12,7 +12,7 @@ from .bench.judge import bench_findings
 from .fabric import Fabric
 from .findings import FACT_KEYS, Finding, gpu_subject, pair_subject
 from .host.env import changes_transport
-from .model import GPU, P2P_STATUS_TEXT, Snapshot
+from .model import GPU, P2P_STATUS_TEXT, Pair, Snapshot
 
 CONSUMER_BRANDS = {"GEFORCE", "TITAN", "GEFORCE_RTX", "TITAN_RTX"}
 WORKSTATION_BRANDS = {"QUADRO", "QUADRO_RTX", "NVIDIA_RTX", "NVS"}
@@ -37,6 +37,39 @@ LINK_FAULT_COUNTERS = ("replay", "recovery")
 CRC_RATE_LIMIT = 100.0
 
 
+def nvlink_error_total(gpu: GPU, names: Optional[tuple[str, ...]] = None) -> Optional[int]:
+    """The sum of the GPU's NVLink error counters (``names`` only, where given) that were read; None,
+    not 0, when none was (an imported paste, NVML not answering): N/A is not a count of zero."""
+    if not gpu.nvlinks:
+        return 0  # no NVLink, no NVLink error
+    read = [v for l in gpu.nvlinks for k, v in l.counters.items() if v is not None and (names is None or k in names)]
+    return sum(read) if read else None
+
+
+def nvlink_counters_na(gpu: GPU) -> Optional[str]:
+    """Why no NVLink error counter of the GPU could be read (e.g. "not in the paste"), or None when one was."""
+    if not gpu.nvlinks or nvlink_error_total(gpu) is not None:
+        return None
+    why = [v for l in gpu.nvlinks for k, v in l.na.items() if k == "counters" or k.startswith("counters.")]
+    return why[0] if why else "not read"
+
+
+def p2p_unknown(pair: Optional[Pair]) -> Optional[str]:
+    """Why the pair's P2P status is not known: read or write was not read (None, e.g. "not in the
+    paste", or NVML could not say) and neither was refused. None when the status is known. A status
+    not known is never taken as working: no finding, state or fact assumes P2P works."""
+    if pair is None:
+        return "not read for this pair"
+    caps = ("read", "write")
+    if any(pair.p2p.get(c) not in (None, "OK") for c in caps):
+        return None  # refused: known, and a problem of its own
+    missing = [c for c in caps if pair.p2p.get(c) is None]
+    if not missing:
+        return None
+    why = sorted({pair.na.get(f"p2p.{c}") or "not read" for c in missing})
+    return f"{' and '.join(missing)} {', '.join(why)}"
+
+
 def gpu_facts(gpu: GPU) -> dict:
     facts = {
         "gpu.name": gpu.name,
@@ -46,8 +79,8 @@ def gpu_facts(gpu: GPU) -> dict:
         "gpu.architecture": gpu.architecture,
         "gpu.virtualization": gpu.virtualization_mode,
         "gpu.nvlink_down": sum(1 for l in gpu.nvlinks if l.state == "inactive"),
-        "gpu.nvlink_errors": sum(v for l in gpu.nvlinks for v in l.counters.values() if v),
-        "gpu.nvlink_replay_recovery": sum(l.counters.get(c) or 0 for l in gpu.nvlinks for c in LINK_FAULT_COUNTERS),
+        "gpu.nvlink_errors": nvlink_error_total(gpu),  # None (no fact) where no counter was read
+        "gpu.nvlink_replay_recovery": nvlink_error_total(gpu, LINK_FAULT_COUNTERS),
         "gpu.fabric_state": gpu.fabric.state,
         "gpu.fabric_status": gpu.fabric.status,
         "gpu.pcie_gen_cur": gpu.pcie_gen_cur,
@@ -156,6 +189,10 @@ def pair_findings(snapshot: Snapshot, fabric: Fabric, a: int, b: int) -> list[Fi
         text = ", ".join(P2P_STATUS_TEXT.get(r, r) for r in reasons)
         out.append(Finding("p2p.not_supported", subj, "problem", f"GPU{a}->GPU{b}: P2P not available ({text}); copies go through host memory",
                            [f"NVML P2P {cap} = {P2P_STATUS_TEXT.get(s, s)}" for cap, s in bad.items()] + [f"path {path}"], facts))
+    elif (unknown := p2p_unknown(pair)) is not None:
+        # the paste (or NVML) says nothing of P2P here: say so; never "P2P works" on a status not read
+        out.append(Finding("p2p.unknown", subj, "info", f"GPU{a}->GPU{b}: P2P status not known ({unknown}); path {path}",
+                           [f"P2P status read/write: N/A ({unknown})", f"path {path}"], facts))
     elif path in ("PHB", "NODE", "SYS") and not facts["pair.nvlink_count"]:
         out.append(Finding("p2p.through_cpu", subj, "info", f"GPU{a}->GPU{b}: P2P works but crosses the CPU ({path})",
                            [f"path {path}"], facts))
@@ -171,14 +208,25 @@ def pair_fact_findings(snapshot: Snapshot, fabric: Optional[Fabric] = None) -> l
     out = []
     for a in snapshot.gpu_indices:
         for b in snapshot.gpu_indices:
-            if a == b or snapshot.pair(a, b) is None:
-                continue
-            facts = pair_facts(snapshot, fabric, a, b)
-            p2p = ", ".join(f"{k[4:]} {v}" for k, v in facts.items() if k.startswith("p2p."))
-            out.append(Finding("pair.facts", pair_subject(a, b), "ok",
-                               f"GPU{a}->GPU{b}: {facts['pair.path']}, {facts['pair.nvlink_count']} NVLinks",
-                               [f"path {facts['pair.path']}, {facts['pair.nvlink_count']} NVLinks, NVML P2P {p2p or 'N/A'}"], facts))
+            if a != b:
+                out.extend(pair_fact_finding(snapshot, fabric, a, b))
     return out
+
+
+def pair_fact_finding(snapshot: Snapshot, fabric: Fabric, a: int, b: int) -> list[Finding]:
+    """The "pair.facts" finding of one ordered pair (none where the snapshot has no such pair): what
+    explain and doctor match with, and the dashboard's pair panel too, so all three agree."""
+    pair = snapshot.pair(a, b)
+    if a == b or pair is None:
+        return []
+    facts = pair_facts(snapshot, fabric, a, b)
+    unknown = p2p_unknown(pair)
+    p2p = ", ".join(f"{k[4:]} {v}" for k, v in facts.items() if k.startswith("p2p."))
+    if unknown:
+        p2p = f"{p2p + '; ' if p2p else ''}N/A: {unknown}"
+    return [Finding("pair.facts", pair_subject(a, b), "ok",
+                    f"GPU{a}->GPU{b}: {facts['pair.path']}, {facts['pair.nvlink_count']} NVLinks",
+                    [f"path {facts['pair.path']}, {facts['pair.nvlink_count']} NVLinks, NVML P2P {p2p or 'N/A'}"], facts)]
 
 
 def findings_for(snapshot: Snapshot, fabric: Optional[Fabric] = None) -> list[Finding]:

@@ -11,7 +11,7 @@ import dataclasses
 import json
 from typing import Any, Optional
 
-from ..diagnose import findings_for, gpu_facts, pair_fact_findings
+from ..diagnose import findings_for, gpu_facts, nvlink_counters_na, pair_fact_findings
 from ..findings import SEVERITIES, Finding, group_pair_findings
 from ..host import NEEDS_ROOT, SECTIONS, collect, needs_root
 from ..host.facts import clean
@@ -102,7 +102,9 @@ def run(args: argparse.Namespace) -> int:
         from ..host.proc import process_findings
 
         findings += process_findings(snap.host)
-    origin = {"nvml": "live host", "demo": "demo", "replay": "replay"}.get(snap.source.kind, "host")
+    from .explain import host_origin  # reasons name the host as explain's and the pair panel's do
+
+    origin = host_origin(snap)
     kb = _knowledge(findings + pair_fact_findings(snap), getattr(args, "kb", []) or [], origin) if findings else {"available": None, "why": "nothing to match", "matches": []}
     status = _status(findings, nvml_error)
     if args.json:
@@ -206,7 +208,8 @@ def gpu_rows(snap: Snapshot) -> list[dict[str, Any]]:
             "gpu": g.index, "name": g.name, "product_class": facts.get("gpu.product_class"),
             "pcie": f"Gen{_na(g.pcie_gen_cur)} x{_na(g.pcie_width_cur)} of Gen{_na(g.pcie_gen_max)} x{_na(g.pcie_width_max)}",
             "pcie_below_max": g.pcie_degraded, "utilization_percent": g.utilization_gpu,
-            "nvlinks_active": len(g.active_links), "nvlinks": len(g.nvlinks), "nvlink_errors": facts.get("gpu.nvlink_errors", 0),
+            "nvlinks_active": len(g.active_links), "nvlinks": len(g.nvlinks), "nvlink_errors": facts.get("gpu.nvlink_errors"),
+            "nvlink_errors_na": nvlink_counters_na(g),
             "virtualization": g.virtualization_mode, "fabric_state": g.fabric.state,
         })
     return rows
@@ -216,7 +219,8 @@ def _gpu_lines(snap: Snapshot) -> list[str]:
     lines = []
     for r in gpu_rows(snap):
         link = r["pcie"] + (" (below max)" if r["pcie_below_max"] else "")
-        nv = f"NVLink {r['nvlinks_active']}/{r['nvlinks']} active, {r['nvlink_errors']} errors" if r["nvlinks"] else "no NVLink"
+        errors = f"{r['nvlink_errors']} errors" if r["nvlink_errors"] is not None else f"errors N/A ({r['nvlink_errors_na']})"
+        nv = f"NVLink {r['nvlinks_active']}/{r['nvlinks']} active, {errors}" if r["nvlinks"] else "no NVLink"
         lines.append(f"  GPU{r['gpu']:<3} {_na(r['name'])} ({_na(r['product_class'])}); PCIe {link}, {_na(r['utilization_percent'])}% busy; "
                      f"{nv}; virtualization {_na(r['virtualization'])}; fabric {_na(r['fabric_state'])}")
     return lines or ["  none"]
@@ -279,5 +283,8 @@ def _as_text(snap: Snapshot, findings: list[Finding], kb: dict[str, Any], status
         out += ["", f"With root, doctor could also read: {', '.join(root)} ({NEEDS_ROOT}; doctor itself never needs it)"]
     verdict = {EXIT_OK: "nothing wrong found", EXIT_PROBLEM: "a problem was found",
                EXIT_CANNOT_RUN: "could not run: no NVML (host facts above only)"}[status]
+    unknown = sorted({f.subject for f in findings if f.id == "p2p.unknown"})
+    if status == EXIT_OK and unknown:  # not "all is well": part of it was never read
+        verdict += f" in what is known (P2P status not known for {len(unknown)} pair{'s' if len(unknown) != 1 else ''})"
     out += ["", f"Result: {verdict} (exit {status})"]
     return "\n".join(clean(line) for line in out) + "\n"

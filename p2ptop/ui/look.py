@@ -48,12 +48,13 @@ def badge(state: str, words: bool = False) -> Text:
 
 
 #: the legend's words, kept short so it fits a narrow pane
-LEGEND_WORDS = {"ok": "ok", "degraded": "degraded", "nop2p": "no P2P", "lost": "lost"}
+LEGEND_WORDS = {"ok": "ok", "degraded": "degraded", "nop2p": "no P2P", "lost": "lost", "unknown": "P2P not known"}
 
 
-def legend() -> Text:
+def legend(unknown: bool = False) -> Text:
+    """The states' symbols; with ``unknown``, also "?" (a pair whose P2P status was not read, e.g. a paste without -p2p)."""
     out = Text()
-    for i, state in enumerate(LEGEND):
+    for i, state in enumerate(LEGEND + (("unknown",) if unknown else ())):
         if i:
             out.append("  ")
         out.append(f"{STATES[state][0]} {LEGEND_WORDS[state]}", style=STATES[state][1])

@@ -7,6 +7,7 @@ from functools import partial
 
 from rich.text import Text
 
+from ..diagnose import pair_fact_finding
 from .look import clean
 from .messages import KbLoaded, MatchesReady
 from .widgets.pair_panel import PairPanel
@@ -41,15 +42,19 @@ class KnowledgeMatches:
             status = Text(self.kb_error or "loading…", style="dim" if not self.kb_error else "yellow")
             self.panel.show_matches(status, [])
             return
-        findings = self.pair_findings(a, b)
-        self.run_worker(partial(self._match_worker, (a, b), findings), thread=True, group="match", exclusive=True,
+        from ..commands.explain import host_origin  # reasons name the host as explain's do ("demo", "replay", ...)
+
+        # the pair's own facts (path, NVLinks, P2P status) join its findings, as in explain and doctor
+        findings = self.pair_findings(a, b) + pair_fact_finding(self.state.snapshot, self.state.fabric, a, b)
+        origin = host_origin(self.state.snapshot)
+        self.run_worker(partial(self._match_worker, (a, b), findings, origin), thread=True, group="match", exclusive=True,
                         name="match knowledge base")
 
-    def _match_worker(self, pair: tuple[int, int], findings: list) -> None:
+    def _match_worker(self, pair: tuple[int, int], findings: list, origin: str = "host") -> None:
         from ..knowledge import match
 
         try:
-            matches = list(match(self.kb, findings=findings))
+            matches = list(match(self.kb, findings=findings, origin=origin))
         except Exception as e:  # noqa: BLE001
             self.post_message(MatchesReady(pair, [], f"matching failed: {type(e).__name__}: {e}"))
             return
@@ -63,7 +68,9 @@ class KnowledgeMatches:
             self.panel.show_matches(Text(message.error, style="yellow"), [])
             return
         if not message.matches:
-            self.panel.show_matches(Text("✔ no known problem matches this pair", style="green"), [])
+            unknown = self.state is not None and self.pair[0] != self.pair[1] and self.state.pair_p2p_unknown(*self.pair)
+            self.panel.show_matches(Text("no entry matches what is known of this pair (its P2P status is not known)", style="dim")
+                                    if unknown else Text("✔ no known problem matches this pair", style="green"), [])
             return
         items = []
         for m in message.matches:

@@ -13,7 +13,7 @@ import time
 from typing import Optional
 
 from ..changes import Change, diff
-from ..diagnose import findings_for
+from ..diagnose import findings_for, p2p_unknown
 from ..fabric import Expectation, Fabric
 from ..findings import Finding
 from ..model import GPU, BenchResult, Pair, Snapshot
@@ -103,6 +103,10 @@ class DashboardState:
         pair = self.pairs.get((a, b))
         return bool(pair) and any(pair.p2p.get(cap) not in (None, "OK") for cap in ("read", "write"))
 
+    def pair_p2p_unknown(self, a: int, b: int) -> Optional[str]:
+        """Why the pair's P2P status is not known ("read and write not in the paste"), or None when it is."""
+        return p2p_unknown(self.pairs.get((a, b)))
+
     def pair_findings(self, a: int, b: int) -> list[Finding]:
         return self.by_subject.get(f"pair:{a}-{b}", [])
 
@@ -143,8 +147,8 @@ class DashboardState:
         states = [s if s != "nop2p" else "ok" for s in states]  # a GPU refusing P2P elsewhere says nothing of this pair
         if self.pair_p2p_refused(a, b):
             states.append("nop2p")
-        if (a, b) not in self.pairs:
-            states.append("unknown")
+        if (a, b) not in self.pairs or self.pair_p2p_unknown(a, b):
+            states.append("unknown")  # a P2P status not read is not known, never healthy
         if result is not None:
             if result.status in FAILED_STATUSES or result.verdict == "failing" or result.integrity == "corrupt":
                 states.append("failing")

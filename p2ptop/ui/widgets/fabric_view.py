@@ -174,7 +174,7 @@ def build_lines(state: DashboardState, pair: tuple[Optional[int], Optional[int]]
             head.append_text(look.badge(s))
             head.append(f" {by_state[s]}  ")
     lines.append(Line(head))
-    lines.append(Line(look.legend()))
+    lines.append(Line(look.legend(unknown=any(state.pair_p2p_unknown(p.a, p.b) for p in snap.pairs))))
     lines.append(Line(Text("")))
 
     cpus = sorted(fab.nodes_of("cpu"), key=lambda n: g.nodes[n].get("socket", 0))

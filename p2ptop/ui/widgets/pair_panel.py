@@ -17,6 +17,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ...diagnose import nvlink_counters_na, nvlink_error_total
 from ...findings import Finding
 from ...fabric import gpu_node
 from ...model import P2P_CAPS, P2P_STATUS_TEXT, BenchResult
@@ -45,6 +46,9 @@ def pair_text(state: DashboardState, a: int, b: int, result: Optional[BenchResul
     head = Text(f"GPU{a} → GPU{b}  ", style="bold")
     head.append(f"{state.path.get((a, b)) or '?'}  ", style="bold")
     head.append_text(look.badge(pstate, words=True))
+    unknown = state.pair_p2p_unknown(a, b) if a != b else None
+    if pstate == "unknown" and unknown:
+        head.append(f": P2P {clean(unknown)}", style="dim")
     t.append_text(head)
     if a == b:
         return host_link_text(state, a, result, progress, findings, t)
@@ -76,12 +80,20 @@ def pair_text(state: DashboardState, a: int, b: int, result: Optional[BenchResul
     p2p = Text()
     if pair is None:
         p2p.append("not read for this pair", style="dim")
+    not_read: dict[str, list[str]] = {}  # reason -> capabilities not read for it, shown once
+    for cap in P2P_CAPS if pair else ():
+        status = pair.p2p.get(cap)
+        if status is None:
+            not_read.setdefault(pair.na.get("p2p." + cap, "not read"), []).append(cap)
     for cap in P2P_CAPS if pair else ():
         status = pair.p2p.get(cap)
         if status == "OK":
             p2p.append(f"{cap} ✔", style="green")
         elif status is None:
-            p2p.append(f"{cap} ? N/A ({clean(pair.na.get('p2p.' + cap, 'not read'))})", style="dim")
+            why = pair.na.get("p2p." + cap, "not read")
+            if not_read.get(why, [None])[0] != cap:
+                continue
+            p2p.append(f"{' '.join(not_read[why])} ? N/A ({clean(why)})", style="dim")
         else:  # read and write decide P2P; the other capabilities missing is information
             p2p.append(f"{cap} ⊘ {P2P_STATUS_TEXT.get(status, clean(status))}", style="red" if cap in ("read", "write") else "dim")
         p2p.append("  ")
@@ -93,14 +105,17 @@ def pair_text(state: DashboardState, a: int, b: int, result: Optional[BenchResul
         if gpu is None or not gpu.nvlinks:
             continue
         active = len(gpu.active_links)
-        errors = sum(v for link in gpu.nvlinks for v in link.counters.values() if v)
+        errors = nvlink_error_total(gpu)  # None: no counter read (N/A, not 0)
         version = next((link.version_name for link in gpu.nvlinks if link.version_name), None)
         nv = Text(f"GPU{i}: {active}/{len(gpu.nvlinks)} active" + (f", NVLink {version}" if version else ""),
                   style="" if active == len(gpu.nvlinks) else "yellow")
         down = [str(link.link) for link in gpu.nvlinks if link.state == "inactive"]
         if down:
             nv.append(f", down: {', '.join(down)}", style="yellow")
-        nv.append(f", error counters {errors}", style="yellow" if errors else "dim")
+        if errors is None:
+            nv.append(f", error counters N/A ({clean(nvlink_counters_na(gpu))})", style="dim")
+        else:
+            nv.append(f", error counters {errors}", style="yellow" if errors else "dim")
         _row(rows, "NVLink", nv)
     route = fab.pcie_route(a, b)
     if route:
