@@ -37,6 +37,7 @@ UNKNOWN_FACTOR, CONTRADICTED_FACTOR = 0.8, 0.3
 LIKELY, POSSIBLE = 0.75, 0.45
 COMMON_LITERAL = 50000  # a literal on more lines than this no longer narrows the search
 UNSURE_CAP = 0.44  # a candidate offered on its symptom alone (a required fact unknown) stays below POSSIBLE
+WEAK_SYMPTOMS = frozenset({"symptom.fails"})  # symptoms too generic to make an entry a candidate without its context
 LEAD_FACTOR = 0.5  # a lead (context that fits beside a symptom no entry claims) ranks under every unsure candidate
 MIN_CANDIDATES = 3  # an answer with fewer candidates than this on a symptom is completed with leads
 
@@ -492,9 +493,15 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False)
                 against.append(_describe(cond, facts))
     triggers = m.get("trigger") or []
     fired = [c for c in triggers if facts.check(c)]
+    weak_only: list[str] = []  # weak symptoms that held without the entry's context: no lead on them alone
     for cond in fired:
         fact_w.append(cond.get("weight", REQUIRE_WEIGHT))
         held.append(_describe(cond, facts))
+        # a failure only said in words ("P2P does not work") is the symptom of every entry: it makes an
+        # entry a candidate only with its requires held (a consumer GPU, a VM), never on its own
+        if cond["fact"] in WEAK_SYMPTOMS and not (all_hold and requires):
+            weak_only.append(_describe(cond, facts))
+            continue
         symptom = symptom or facts.symptom(cond)
     offered = bool(text_w) or (all_hold and bool(fired if triggers else requires))
     log_unmet = any(c["fact"] == LOG_FACT and not facts.check(c) for c in requires)
@@ -509,7 +516,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False)
             symptom = symptom or (offered and facts.symptom(cond))
     is_lead = False
     if not symptom:
-        if not (lead and held and facts.has_symptom()):
+        if not (lead and set(held) - set(weak_only) and facts.has_symptom()):
             return None  # context alone never offers an entry
         is_lead = True  # context that fits, beside a symptom of the text that no entry claims
         offered = False
