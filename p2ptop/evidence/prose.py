@@ -57,6 +57,7 @@ _SYMPTOMS = (
                      r"never (?:finishes|returns|completes)|no progress|100 ?% (?:gpu[- ]?)?util|watchdog|\btimed out\b|"
                      r"卡住|卡死|挂起|死锁|无响应|没有响应|卡在|一直等待|超时"),
     ("symptom.wrong_results", r"wrong (?:results?|output|values?|answers?)|incorrect (?:results?|output|values?)|all zeros?|"
+                              r"silently (?:drops?|dropp\w*|loses?|corrupts?)|drops? the writes?|data loss|"
                               r"\bzeros\b|\bnans?\b|garbage|mismatch|corrupt(?:ed|ion)?|verification (?:error|failed)|"
                               r"结果错误|结果不对|全零|全是0|全0|乱码|数据错误|不一致|精度异常"),
     ("symptom.slow", r"\bslow(?:er|ly|down)?\b|low bandwidth|poor (?:performance|bandwidth)|bandwidth (?:is|was) (?:low|only)|"
@@ -74,15 +75,33 @@ _SYMPTOMS = (
                       r"(?:\w+\s+){0,2}fail(?:s|ed|ing)?\b|\bfails?\s+(?:to|with|on)\b|\bfailed\s+(?:to|with|on)\b|"
                       r"(?:p2p|peer|access|nvlink|gpus?|cards?|devices?)\b[^.\n]{0,40}\b(?:not supported|unsupported)\b|"
                       r"\bno support for (?:p2p|peer)|"
-                      r"失败|不支持|无法|不能用|不可用|报错|不工作|不通|出错"),
+                      r"\b(?:nccl|cuda) errors?\b|失败|不支持|无法|不能用|不可用|报错|不工作|不通|出错|(?:nccl|cuda)\s*error的?错误"),
     ("symptom.crash", r"segfault|segmentation fault|core dumped|sigsegv|sigabrt|\bcrash(?:es|ed|ing)?\b|"
                       r"fallen off the bus|fell off the bus|\bxid\s*:?\s*\d{1,3}\b|崩溃|段错误|掉卡"),
 )
 _FIXED_BY_P2P_OFF = re.compile(
+    r"workaround\W{0,20}(?:\n[^\n]*){0,2}?nccl_p2p_disable\s*=\s*1|"
     r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p|p2p (?:is )?disabled)[^\n]{0,80}?"
     r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|fine|ok\b|no longer|goes away|解决|可以|正常|就好)|"
     r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|runs? fine|解决|可以|正常)[^\n]{0,60}?"
     r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p)")
+#: a driver branch without its minor ("fixed with 570", "driver 560", "R535"), only in a text that says "driver"
+_DRIVER_MAJOR = re.compile(r"(?:\bdrivers?\s+(?:version\s+|branch\s+)?|\b(?:with|on|to|from|using)\s+(?:driver\s+)?|\br)"
+                           r"(4[5-9]\d|5\d\d)(?![\d.])(?!\s*(?:mb|mib|gb|gib|w\b|mhz|%|x\b|gpus?|cores?))")
+#: a bandwidth that fell, in figures ("18 -> 2 BUSBW", "from 20 GB/s to 9 GB/s", "带宽从 300 降到 20")
+_DROP = re.compile(r"(\d+(?:\.\d+)?)\s*(?:->|→|=>|to)\s*(\d+(?:\.\d+)?)\s*(?:gb/s|gbps|busbw|algbw|bus ?bandwidth)")
+#: P2P said available in words: "cudaDeviceCanAccessPeer reports 1", "can_device_access_peer returns True",
+#: "`nvidia-smi topo -p2p r` says OK for every pair"
+_P2P_SAID_OK = re.compile(r"(?:candeviceaccesspeer|can_device_access_peer|can_access_peer|cudadevicecanaccesspeer)\W{0,3}\s*"
+                          r"(?:\w+\s+){0,2}(?:reports?|returns?|says?|gives?|is)\s+(?:1|true)\b|topo -p2p r`?\s+(?:says|shows|reports)\s+`?ok\b")
+#: P2P and SHM turned off in words (the nccl/p2p-and-shm-disabled-uses-network setting without its variables)
+_P2P_SHM_OFF = re.compile(r"禁用\s*p2p\s*(?:与|和|及|、|/)\s*shm|disabl\w*\s+(?:both\s+)?p2p\s+(?:and|&|/)\s+shm|"
+                          r"p2p\s+(?:and|&|/)\s+shm\s+(?:are\s+|were\s+)?disabled")
+#: a /dev/shm size in words ("共享内存大小为64MB", "--shm-size=64m", "/dev/shm is only 64M")
+_SHM_SIZE = re.compile(r"(?:shm[- _]size|/dev/shm|shared memory|共享内存)[^\n。.]{0,20}?(\d+)\s*([mg])(?:i?b)?\b")
+#: an idle PCIe link in words ("runs at 2.5 GT/s ... when it is not being used", "low power state")
+_IDLE_LINK = re.compile(r"\d(?:\.\d)?\s*gt/s[\s\S]{0,300}?(?:idle|low[- ]power|power[- ]saving|not (?:being )?used|resting)|"
+                        r"(?:idle|low[- ]power|power[- ]saving|resting)[\s\S]{0,300}?\d(?:\.\d)?\s*gt/s")
 _DRIVER = re.compile(r"(?:driver(?: version)?|nvidia-driver-|驱动(?:版本)?)\s*[:=]?\s*v?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b")
 _NCCL_VERSION = re.compile(r"nccl(?: version)?\s*[:=]?\s*v?(2\.\d{1,2}\.\d{1,2})\b")
 _CUDA_VERSION = re.compile(r"(?:cuda(?: toolkit| runtime| version)?\s*[:=]?\s*v?|\+cu)(1[0-3])\.?(\d)(?:\.\d+)?\b")
@@ -202,6 +221,27 @@ def parse(c: Collector) -> bool:
         m = _first(c, rx)
         if m:
             found = c.add("host", key, True, ln(m.start())) or found
+    m = _P2P_SAID_OK.search(low)
+    if m:
+        found = c.add("host", "p2p.read", "OK", ln(m.start()), severity="ok",
+                      summary="the text says CUDA/NVML report P2P available") or found
+    m = _P2P_SHM_OFF.search(low)
+    if m:
+        c.add("host", "env.NCCL_P2P_DISABLE", "1", ln(m.start()), severity="info")
+        found = c.add("host", "env.NCCL_SHM_DISABLE", "1", ln(m.start()), severity="info") or found
+    m = _first(c, _SHM_SIZE)
+    if m:
+        found = c.add("host", "host.shm_mb", int(m.group(1)) * (1024 if m.group(2) == "g" else 1), ln(m.start())) or found
+    m = _IDLE_LINK.search(low)
+    if m:
+        found = c.add("host", "gpu.pcie_idle_downclock", True, ln(m.start()),
+                      summary="the text says the PCIe link is slow while idle") or found
+    if not any(f.facts.get("symptom.slow") for f in c.findings):
+        for m in _DROP.finditer(low):
+            if float(m.group(2)) * 2 < float(m.group(1)):
+                found = c.add("host", "symptom.slow", True, ln(m.start()),
+                              summary=f"a bandwidth fell from {m.group(1)} to {m.group(2)}") or found
+                break
     m = _FIXED_BY_P2P_OFF.search(low)
     if m:
         found = c.add("host", "symptom.fixed_by_p2p_disable", True, ln(m.start()),
@@ -212,6 +252,10 @@ def parse(c: Collector) -> bool:
         c.add("host", "host.driver_version", m.group(1), ln(m.start()))
         c.add("host", "host.driver_major", int(m.group(1).split(".")[0]), ln(m.start()))
         found = True
+    elif "driver" in low or "驱动" in low:
+        m = _DRIVER_MAJOR.search(low)
+        if m:
+            found = c.add("host", "host.driver_major", int(m.group(1)), ln(m.start())) or found
     m = _NCCL_VERSION.search(low)
     if m:
         found = c.add("host", "nccl.version", m.group(1), ln(m.start())) or found
