@@ -30,7 +30,7 @@ _HYPERVISORS = (
     ("KVM", r"\bkvm\b|\bqemu\b|libvirt|\bvirt-manager\b|\bovmf\b"),
 )
 _VM = r"\bvirtual machines?\b|\b(?:a|an|the|in|inside|my|our|this|each|guest|windows|linux|ubuntu)\s+vms?\b|\bguest os\b|虚拟机|云主机|\bec2\b|\bazure\b|\bgcp\b|\bcloud instance"
-_PASSTHROUGH = r"pass[- ]?through|\bvfio\b|直通|gpudirect[-_ ]?clique"  # x-nv-gpudirect-clique: QEMU vfio-pci's P2P hint
+_PASSTHROUGH = r"pass(?:ing|ed|es)?[- ]?through|\bvfio\b|直通|gpudirect[-_ ]?clique"  # x-nv-gpudirect-clique: QEMU vfio-pci's P2P hint
 #: a setup contrasted with bare metal ("on bare metal, this works") is a VM's
 _BARE_METAL = r"(?:on|with) bare[- ]?metal\b[^.\n]{0,40}\b(?:works?|fine|ok|passes)|works? (?:fine |well )?on bare[- ]?metal|裸机(?:上)?(?:正常|可以)"
 #: Fabric Manager said to be absent, stopped or failing, in words (NVIDIA Fabric Manager user guide's service names)
@@ -57,7 +57,7 @@ _SYMPTOMS = (
                      r"never (?:finishes|returns|completes)|no progress|100 ?% (?:gpu[- ]?)?util|watchdog|\btimed out\b|"
                      r"卡住|卡死|挂起|死锁|无响应|没有响应|卡在|一直等待|超时"),
     ("symptom.wrong_results", r"wrong (?:results?|output|values?|answers?)|incorrect (?:results?|output|values?)|all zeros?|"
-                              r"silently (?:drops?|dropp\w*|loses?|corrupts?)|drops? the writes?|data loss|"
+                              r"silently (?:drops?|dropp\w*|loses?|corrupts?)|drops? the writes?|data loss|zeroed[- ]out|"
                               r"\bzeros\b|\bnans?\b|garbage|mismatch|corrupt(?:ed|ion)?|verification (?:error|failed)|"
                               r"结果错误|结果不对|全零|全是0|全0|乱码|数据错误|不一致|精度异常"),
     ("symptom.slow", r"\bslow(?:er|ly|down)?\b|low bandwidth|poor (?:performance|bandwidth)|bandwidth (?:is|was) (?:low|only)|"
