@@ -144,3 +144,17 @@ def test_real_reports_get_candidates_with_a_next_command():
     assert a["results"] and a["next_command"]
     classes = [m.entry.failure_class for m, _ in a["results"]]
     assert "iommu_acs_p2p_broken" in classes
+
+
+def test_an_nvls_setup_says_nvswitch_and_without_nvswitch_says_none():
+    # https://github.com/NVIDIA/nccl/issues/1788 (a KB example's thread): NCCL only sets up NVLS on an NVSwitch fabric
+    ev = read_text("node004:27907:27907 [1] transport/nvls.cc:154 NCCL WARN Cuda failure 1 'invalid argument'\n"
+                   "node004:27907:27907 [1] NCCL INFO transport/nvls.cc:409 -> 1\n")
+    assert ev.facts_by_subject()["host"]["host.nvswitch_present"] is True
+    # wording as in the Fabric Manager user guide's note on systems without NVSwitch (paraphrased):
+    # https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/index.html
+    assert host_facts("On a system without NVSwitch, Fabric Manager exits with NV_WARN_NOTHING_TO_DO")["host.nvswitch_present"] is False
+    # Fabric Manager's own message on a host without NVSwitch names NVSwitch: no sign of one
+    # https://github.com/NVIDIA/gpu-operator/issues/610 (a KB example's thread)
+    assert "host.nvswitch_present" not in host_facts(
+        "nv-fabricmanager[4177]: request to query NVSwitch device information from NVSwitch driver failed with error:WARNING Nothing to do")

@@ -94,6 +94,12 @@ def parse(c: Collector) -> bool:
         if m.result and m.result != "ncclInProgress":
             c.add("host", "error.nccl", m.result, m.line, again=True)
             c.add("host", "error.text", m.message[:200], m.line)
+    # NCCL sets up NVLS (transport/nvls.cc) only where the GPUs report multicast, i.e. on an NVSwitch
+    # fabric (NCCL's src/transport/nvls.cc: nvlsSupport from CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED)
+    nvls_line = next((m.line for m in log.messages if "nvls.cc" in (m.location or "") or "nvls.cc" in m.message), None)
+    if nvls_line is not None:
+        c.add("host", "host.nvswitch_present", True, nvls_line, severity="info",
+              summary="NCCL set up NVLS (NVLink SHARP), which exists only on NVSwitch fabrics")
     # pair facts, for ranks on one host
     gpus = _rank_gpus(c, log)
     rank_host: dict[int, Optional[str]] = {}

@@ -5,7 +5,7 @@ Facts (subject "host"): gpu.name, gpu.product_class, gpu.consumer, gpu.architect
 in the text), host.virtualized, host.hypervisor, gpu.virtualization ("PASSTHROUGH"),
 host.container, host.kubernetes, symptom.hang, symptom.wrong_results, symptom.slow, symptom.crash,
 symptom.fixed_by_p2p_disable, symptom.fails, host.fabric_manager ("not running"/"failed" in words),
-gpu.bar1_mb (a BAR size in words), pair.cross_socket (QPI/UPI, different sockets), gpu.mig (MIG in words),
+gpu.bar1_mb (a BAR size in words), host.nvswitch_present (HGX/DGX named, or "without NVSwitch"), pair.cross_socket (QPI/UPI, different sockets), gpu.mig (MIG in words),
 error.cuda/error.cuda_code (a CUDA error number in a sentence), host.driver_version, host.driver_major, nccl.version,
 host.cuda_runtime_version, host.bios_mentions, host.cpu_vendor, host.cpu_model, text.language.
 
@@ -41,6 +41,10 @@ _FM_DOWN = re.compile(r"(?:nvidia-)?fabric[- _]?manage\w*`?\s*(?:service\s+)?(?:
 _BAR_SIZE = re.compile(r"\bbar1?\s*(?:size)?\s*[=:]\s*(\d+)\s*([mg])i?b\b|\b(\d+)\s*([mg])i?b\b[^.\n]{0,20}\bbar1?\s*(?:sizes?|aperture)\b")
 #: a pair across CPU sockets in words (QPI/UPI, different I/O hubs or sockets; 跨 NUMA/CPU)
 _CROSS_SOCKET = r"\bqpi\b|\bupi\b|different (?:i/?o hubs?|iohs?|sockets|cpus|cpu sockets|numa nodes)|across (?:the )?(?:cpu )?sockets|跨\s*(?:numa|cpu|socket)"
+#: an NVSwitch system in words: the HGX/DGX boards that carry them ("NVSwitch" alone is no sign: Fabric Manager's
+#: own failure on a host without one says "query NVSwitch device information ... failed"); "without NVSwitch" says none
+_NO_NVSWITCH = r"(?:without|no|lacks?|not have|doesn'?t have|has no)\s+(?:an?\s+|any\s+)?nvswitch|没有\s*nvswitch"
+_NVSWITCH = r"\bhgx\b|\bdgx\b"
 #: MIG named in words ("two MIG devices", "Multi-Instance GPU")
 _MIG = r"\bmig (?:devices?|instances?|slices?|mode|enabled)\b|\bmigs\b|multi-instance gpu"
 #: a CUDA error number in a sentence: "CUDA initialization fails with 802 system error", "CUDA error 401"
@@ -190,6 +194,13 @@ def parse(c: Collector) -> bool:
     m = _first(c, _CROSS_SOCKET)
     if m:
         found = c.add("host", "pair.cross_socket", True, ln(m.start()), severity="info") or found
+    m = _first(c, _NO_NVSWITCH)
+    if m:
+        found = c.add("host", "host.nvswitch_present", False, ln(m.start()), severity="info") or found
+    else:
+        m = _first(c, _NVSWITCH)
+        if m:
+            found = c.add("host", "host.nvswitch_present", True, ln(m.start()), severity="info") or found
     m = _first(c, _MIG)
     if m:
         found = c.add("host", "gpu.mig", True, ln(m.start())) or found
