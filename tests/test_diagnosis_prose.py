@@ -158,3 +158,13 @@ def test_an_nvls_setup_says_nvswitch_and_without_nvswitch_says_none():
     # https://github.com/NVIDIA/gpu-operator/issues/610 (a KB example's thread)
     assert "host.nvswitch_present" not in host_facts(
         "nv-fabricmanager[4177]: request to query NVSwitch device information from NVSwitch driver failed with error:WARNING Nothing to do")
+
+
+def test_p2p_and_shm_disabled_in_a_title_and_the_network_entry_on_slowness():
+    # https://github.com/NVIDIA/nccl/issues/2057 (title)
+    f = host_facts("[Issue]: Single-node 2-GPU ncclSend/ncclRecv fails with internal error when P2P and SHM are disabled: "
+                   "NET/Socket receives AF_UNIX address")
+    assert f["env.NCCL_P2P_DISABLE"] == "1" and f["env.NCCL_SHM_DISABLE"] == "1"
+    # constructed sentence (the entry's trigger): both transports off and the job slow
+    ranked = match(KB, "We run with P2P and SHM disabled on our 8-GPU NVLink host and all-reduce is slow.")
+    assert ranked and ranked[0].entry.id == "nccl/p2p-and-shm-disabled-uses-network" and ranked[0].confidence != "unsure"
