@@ -85,6 +85,7 @@ def test_a_bandwidth_that_fell_in_figures_and_a_driver_branch_without_minor():
     assert "symptom.slow" not in host_facts("allreduce went 18 -> 22 BUSBW")
     assert host_facts("The hang is gone after updating the driver; I have run tests with 570")["host.driver_major"] == 570
     assert "host.driver_major" not in host_facts("the driver maps 512 MB of BAR")
+    assert host_facts("Our box hangs. Driver 550.")["host.driver_major"] == 550
 
 
 def test_idle_pcie_link_and_p2p_and_shm_disabled_in_words():
