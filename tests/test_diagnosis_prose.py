@@ -169,3 +169,12 @@ def test_p2p_and_shm_disabled_in_a_title_and_the_network_entry_on_slowness():
     # constructed sentence (the entry's trigger): both transports off and the job slow
     ranked = match(KB, "We run with P2P and SHM disabled on our 8-GPU NVLink host and all-reduce is slow.")
     assert ranked and ranked[0].entry.id == "nccl/p2p-and-shm-disabled-uses-network" and ranked[0].confidence != "unsure"
+
+
+def test_a_hang_fixed_in_a_later_nccl_release():
+    # https://github.com/NVIDIA-NeMo/RL/pull/3351
+    ranked = match(KB, "Updates NCCL to 2.30.4. NCCL 2.30.4 fixes a CP hang on GB200 when GPUs are non-continguous.")
+    assert ranked[0].entry.id == "nccl/hang-fixed-in-later-release" and ranked[0].confidence != "unsure"
+    # another library's 2.x.y beside a hang is not an NCCL release (constructed sentence)
+    ranked = match(KB, "Training hangs with torch 2.1.0; upgrading to torch 2.1.2 fixes it.")
+    assert "nccl/hang-fixed-in-later-release" not in [m.entry.id for m in ranked]
