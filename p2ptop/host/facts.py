@@ -63,14 +63,24 @@ def run_command(argv: list[str], timeout: float = COMMAND_TIMEOUT_S) -> CommandR
 
 
 def _installed_packages() -> dict[str, str]:
-    """Installed Python distributions, name (lower case) -> version, from package metadata only."""
-    from importlib import metadata
+    """Installed Python distributions, name (lower case, ``-`` for ``_``) -> version, from the names of the
+    ``*.dist-info`` / ``*.egg-info`` folders on sys.path (``cupy_cuda12x-13.3.0.dist-info``). No metadata file
+    is parsed: parsing every distribution's METADATA cost 0.1-0.3 s on a host with PyTorch installed."""
+    import sys
 
     out: dict[str, str] = {}
-    for dist in metadata.distributions():
-        name = dist.metadata["Name"]
-        if name:
-            out[name.lower()] = dist.version
+    for folder in sys.path:
+        try:
+            names = os.listdir(folder or ".")
+        except OSError:
+            continue
+        for n in names:
+            for suffix in (".dist-info", ".egg-info"):
+                if n.endswith(suffix):
+                    name, _, version = n[: -len(suffix)].partition("-")
+                    version = version.split("-py", 1)[0]  # egg-info: name-1.0-py3.12.egg-info
+                    if name and version:
+                        out.setdefault(name.lower().replace("_", "-"), version)
     return out
 
 
