@@ -39,6 +39,10 @@ echo "doctor runs twice first: the knowledge base's validation is remembered (~/
 $PY -m p2ptop doctor >/dev/null 2>&1; $PY -m p2ptop doctor >/dev/null 2>&1
 run $PY benchmarks/device/live_probe.py procs 5 nvidia-smi topo -m / $PY -m p2ptop doctor
 run $PY benchmarks/device/live_probe.py procs 5 nvidia-smi topo -m / $PY -m p2ptop snapshot
+echo "doctor, profiled (cumulative, top 30; the profiler slows it down):"
+$PY -m cProfile -s cumtime -m p2ptop doctor 2>&1 | grep -A32 "Ordered by" | cut -c1-160
+echo "snapshot, profiled (cumulative, top 20):"
+$PY -m cProfile -s cumtime -m p2ptop snapshot -o /tmp/p2ptop-snap.json 2>&1 | grep -A22 "Ordered by" | cut -c1-160
 say "what each command imports (heavy modules only)"
 for args in "--help" "topo" "snapshot" "doctor"; do
   $PY -c "
