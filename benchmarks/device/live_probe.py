@@ -85,9 +85,16 @@ def inprocess() -> None:
             print(f"  GPU{k}: supported event types 0x{v['supported']:x}, registered 0x{v.get('registered', 0):x}")
     print(f"  watcher thread running: {src.events is not None}; events delivered so far: "
           f"{src.events.delivered if src.events else 0} (an Xid cannot be caused on purpose here)")
+    watcher = src.events
+    thread = watcher._thread if watcher is not None else None
     t0 = time.perf_counter()
     src.close()
-    print(f"  close (event thread joined, event set freed, nvmlShutdown): {(time.perf_counter() - t0) * 1000:.1f} ms")
+    print(f"  close: returned after {(time.perf_counter() - t0) * 1000:.1f} ms (quit does not wait for the event thread's"
+          f" wait, up to 5 s; the thread frees its event set and calls nvmlShutdown when the wait returns)")
+    if thread is not None:
+        thread.join(7.0)
+        print(f"  event thread {'ended' if not thread.is_alive() else 'STILL RUNNING'} "
+              f"{(time.perf_counter() - t0):.2f} s after close; event set freed: {watcher._set is None}")
     # the field-values shortcut on this host, answer by answer
     r = NvmlReader()
     r.open()
