@@ -463,7 +463,7 @@ def test_doctor_reports_busy_gpus(live, monkeypatch, capsys):
     from p2ptop.commands import doctor
 
     real = contention.busy_now
-    monkeypatch.setattr(contention, "busy_now", lambda snap: real(snap, nvml=fake_nvml(scenario("matmul", (0, 1), pid=1)), window_s=0.01))
+    monkeypatch.setattr(contention, "busy_now", lambda snap, **kw: real(snap, nvml=fake_nvml(scenario("matmul", (0, 1), pid=1)), window_s=0.01))
     fs = doctor.busy_gpu_findings(live)
     assert [f.subject for f in fs] == ["gpu:0"] and "copy-test figures taken now are not comparable" in fs[0].summary
     assert fs[0].severity == "warning" and any("100% utilised" in e for e in fs[0].evidence)

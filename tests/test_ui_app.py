@@ -674,7 +674,7 @@ async def test_first_frame_is_painted_before_the_first_live_read_returns():
         assert "reading live NVML" not in screen_text(app) and "GPU7" in screen_text(app)
 
 
-async def test_clock_events_are_logged_once_a_minute_per_gpu(h200_capture, tmp_path):
+async def test_clock_events_are_not_asked_for_and_routine_changes_are_logged_once_a_minute(h200_capture, tmp_path):
     from p2ptop.sources.capture import FakeNvml
     from p2ptop.ui.poller import LiveReader
 
@@ -686,8 +686,12 @@ async def test_clock_events_are_logged_once_a_minute_per_gpu(h200_capture, tmp_p
             if app.state is not None:
                 break
         await settle(app, pilot)
-        for _ in range(5):
-            fake.inject_event(0, 0x10)  # clock change
+        assert fake.inject_event(0, 0x10) == 0  # clock changes: not registered (no wake-ups, no log lines)
+        from p2ptop.live.events import event_change
+        from p2ptop.ui.messages import ChangeArrived
+
+        for _ in range(5):  # a routine (info) change, however often it comes: logged once a minute per GPU
+            app.post_message(ChangeArrived(event_change(0, 0x10, 0)))
         fake.inject_event(1, 0x2)  # a double-bit ECC error: a problem, always logged
         t0 = time.monotonic()
         while "GPU1 double-bit ECC error" not in screen_text(app):

@@ -19,14 +19,30 @@ say "install with compiled modules (as a user's pip install has them; PYTHONDONT
 echo "PYTHONDONTWRITEBYTECODE=${PYTHONDONTWRITEBYTECODE:-<unset>}"
 (unset PYTHONDONTWRITEBYTECODE; run $PY -m compileall -q p2ptop)
 run ls p2ptop/__pycache__ p2ptop/live/__pycache__
+echo "dependencies (a user's pip install compiles them; an uncompiled pynvml alone costs ~0.1 s per start):"
+$PY benchmarks/device/live_probe.py compiled
+for dep in pynvml textual rich networkx jsonschema; do
+  f=$($PY -c "import importlib.util as u, os; s = u.find_spec('$dep'); print(os.path.dirname(s.origin) if s and s.origin.endswith('__init__.py') else (s.origin if s else ''))" 2>/dev/null)
+  [ -n "$f" ] && (unset PYTHONDONTWRITEBYTECODE; $PY -m compileall -q "$f" >/dev/null 2>&1 || echo "  could not compile $f (read-only?)")
+done
+echo "after compileall of the dependencies:"
+$PY benchmarks/device/live_probe.py compiled
 
 say "topo: p2ptop topo against nvidia-smi topo -m, as processes (target: ratio <= 2)"
-run $PY benchmarks/device/live_probe.py procs 10 nvidia-smi topo -m / $PY -m p2ptop topo
+run $PY benchmarks/device/live_probe.py procs 10 --target 2 nvidia-smi topo -m / $PY -m p2ptop topo
+echo "where p2ptop topo spends its time (in process, a fresh interpreter each; python -c pass is the rest):"
+for i in 1 2 3; do echo "run $i:"; $PY benchmarks/device/live_probe.py phases; done
 say "--help against a bare python (target: ratio <= 2)"
-run $PY benchmarks/device/live_probe.py procs 10 $PY -c pass / $PY -m p2ptop --help
-say "doctor and snapshot (reference: nvidia-smi topo -m)"
+run $PY benchmarks/device/live_probe.py procs 10 --target 2 $PY -c pass / $PY -m p2ptop --help
+say "doctor and snapshot (reference: nvidia-smi topo -m; doctor was 0.54-0.79 s before this round's work, 1.8 s on 2026-11-24)"
+echo "doctor runs twice first: the knowledge base's validation is remembered (~/.cache/p2ptop/kb-valid.json) from the first run on"
+$PY -m p2ptop doctor >/dev/null 2>&1; $PY -m p2ptop doctor >/dev/null 2>&1
 run $PY benchmarks/device/live_probe.py procs 5 nvidia-smi topo -m / $PY -m p2ptop doctor
 run $PY benchmarks/device/live_probe.py procs 5 nvidia-smi topo -m / $PY -m p2ptop snapshot
+echo "doctor, profiled (cumulative, top 30; the profiler slows it down):"
+$PY -m cProfile -s cumtime -m p2ptop doctor 2>&1 | grep -A32 "Ordered by" | cut -c1-160
+echo "snapshot, profiled (cumulative, top 20):"
+$PY -m cProfile -s cumtime -m p2ptop snapshot -o /tmp/p2ptop-snap.json 2>&1 | grep -A22 "Ordered by" | cut -c1-160
 say "what each command imports (heavy modules only)"
 for args in "--help" "topo" "snapshot" "doctor"; do
   $PY -c "
@@ -52,7 +68,7 @@ for i in 1 2 3; do
   tmux new-session -d -s p2pff -x 200 -y 50 "P2PTOP_FIRST_FRAME_FILE=/tmp/p2ptop-ff PYTHONPATH=$PWD exec $PY -m p2ptop --interval 2"
   for _ in $(seq 100); do [ -s /tmp/p2ptop-ff ] && break; sleep 0.05; done
   if [ -s /tmp/p2ptop-ff ]; then
-    $PY -c "print(f'run $i: first frame {(float(open(\"/tmp/p2ptop-ff\").read()) - $t0):.3f} s after start (tmux start included)')"
+    $PY -c "x = float(open(\"/tmp/p2ptop-ff\").read()) - $t0; print(f'run $i: first frame {x:.3f} s after start (tmux start included)   target <= 0.5 s: ' + ('MET' if x <= 0.5 else 'MISSED'))"
   else
     echo "run $i: no first-frame marker within 5 s"
   fi
@@ -73,7 +89,10 @@ HZ=$(getconf CLK_TCK)
 c0=$(cpu); w0=$($PY -c 'import time; print(time.time())')
 sleep 20
 c1=$(cpu); w1=$($PY -c 'import time; print(time.time())')
-$PY -c "print(f'dashboard pid $PID: {($c1 - $c0) / $HZ:.2f} s CPU in {$w1 - $w0:.1f} s = {100 * ($c1 - $c0) / $HZ / ($w1 - $w0):.2f} % of one core (utime+stime, /proc/$PID/stat)')"
+$PY -c "p = 100 * ($c1 - $c0) / $HZ / ($w1 - $w0); print(f'dashboard pid $PID: {($c1 - $c0) / $HZ:.2f} s CPU in {$w1 - $w0:.1f} s = {p:.2f} % of one core (utime+stime, /proc/$PID/stat)   target <= 0.5 %: ' + ('MET' if p <= 0.5 else 'MISSED'))"
+echo "threads of the dashboard (the NVML events thread waits 5 s at a time; clock events are not asked for):"
+ls /proc/$PID/task | while read t; do echo "  $(cat /proc/$PID/task/$t/comm) utime+stime $(awk '{print $14 + $15}' /proc/$PID/task/$t/stat) ticks"; done
+echo "events log lines saying 'clock change' (expected 0): $(tmux capture-pane -p -t p2pidle | grep -c 'clock change')"
 grep VmRSS /proc/$PID/status
 echo "screen after 28 s (top):"; tmux capture-pane -p -t p2pidle | head -12
 tmux kill-session -t p2pidle 2>/dev/null

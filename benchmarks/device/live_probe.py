@@ -2,7 +2,9 @@
 
     python3 benchmarks/device/live_probe.py inprocess   # live snapshot, refresh, calls per refresh, events
     python3 benchmarks/device/live_probe.py latency     # per-function NVML latency table (JSON, CallLatency format)
-    python3 benchmarks/device/live_probe.py procs N CMD... / CMD...   # process times of two commands, interleaved
+    python3 benchmarks/device/live_probe.py procs N [--target R] CMD... / CMD...   # process times of two commands, interleaved
+    python3 benchmarks/device/live_probe.py phases      # where `p2ptop topo` spends its time, in process
+    python3 benchmarks/device/live_probe.py compiled    # whether p2ptop's dependencies have compiled modules
 
 Every figure is printed with its reference; nothing here is simulated.
 """
@@ -25,7 +27,11 @@ def stats(xs: list[float]) -> str:
             f"n={len(xs)})")
 
 
-def procs(n: int, a: list[str], b: list[str]) -> None:
+def verdict(value: float, target: float) -> str:
+    return "MET" if value <= target else "MISSED"
+
+
+def procs(n: int, a: list[str], b: list[str], target: float = 0.0) -> None:
     """Wall time of each command as a process, run alternately n times (after one warm-up run each)."""
     ta, tb = [], []
     for cmd in (a, b):
@@ -40,7 +46,8 @@ def procs(n: int, a: list[str], b: list[str]) -> None:
     ma, mb = statistics.median(ta), statistics.median(tb)
     print(f"  {' '.join(a):<40} {stats(ta)}")
     print(f"  {' '.join(b):<40} {stats(tb)}")
-    print(f"  ratio (second / first, medians): {mb / ma:.2f}")
+    print(f"  ratio (second / first, medians): {mb / ma:.2f}"
+          + (f"   target <= {target:g}: {verdict(mb / ma, target)}" if target else ""))
 
 
 def inprocess() -> None:
@@ -78,9 +85,16 @@ def inprocess() -> None:
             print(f"  GPU{k}: supported event types 0x{v['supported']:x}, registered 0x{v.get('registered', 0):x}")
     print(f"  watcher thread running: {src.events is not None}; events delivered so far: "
           f"{src.events.delivered if src.events else 0} (an Xid cannot be caused on purpose here)")
+    watcher = src.events
+    thread = watcher._thread if watcher is not None else None
     t0 = time.perf_counter()
     src.close()
-    print(f"  close (event thread joined, event set freed, nvmlShutdown): {(time.perf_counter() - t0) * 1000:.1f} ms")
+    print(f"  close: returned after {(time.perf_counter() - t0) * 1000:.1f} ms (quit does not wait for the event thread's"
+          f" wait, up to 5 s; the thread frees its event set and calls nvmlShutdown when the wait returns)")
+    if thread is not None:
+        thread.join(7.0)
+        print(f"  event thread {'ended' if not thread.is_alive() else 'STILL RUNNING'} "
+              f"{(time.perf_counter() - t0):.2f} s after close; event set freed: {watcher._set is None}")
     # the field-values shortcut on this host, answer by answer
     r = NvmlReader()
     r.open()
@@ -95,6 +109,45 @@ def inprocess() -> None:
                 f"{f}: {int(v.nvmlReturn)}, {int(v.value.ullVal)}" for f, v in zip(fields, vals)))
     finally:
         r.close()
+
+
+def phases() -> None:
+    """`p2ptop topo` live, step by step in this process (fresh interpreter: run it as its own process)."""
+    t = [("start", time.perf_counter())]
+    import p2ptop.cli  # noqa: F401
+    import p2ptop.commands.topo  # noqa: F401
+    t.append(("import p2ptop.cli + commands.topo", time.perf_counter()))
+    import pynvml  # noqa: F401, PLC0415 - a device probe, not the package
+    t.append(("import pynvml", time.perf_counter()))
+    from p2ptop.live import LiveSource
+    from p2ptop.topo_text import topo_report
+    t.append(("import p2ptop.live + topo_text", time.perf_counter()))
+    src = LiveSource(host_facts=False, events=False)
+    reader = src._open()
+    t.append(("nvmlInit (first in this process: the library is loaded)", time.perf_counter()))
+    snap = src.poll().snapshot
+    t.append((f"full read ({src.last and len(snap.gpus)} GPUs, {reader.ncalls} NVML calls, PCIe path from sysfs)",
+              time.perf_counter()))
+    text = topo_report(snap)
+    t.append((f"topo report ({len(text)} characters)", time.perf_counter()))
+    src.close()
+    t.append(("nvmlShutdown", time.perf_counter()))
+    for (_, t0), (what, t1) in zip(t, t[1:]):
+        print(f"  {what:<72} {(t1 - t0) * 1000:7.1f} ms")
+    print(f"  {'total in process (the interpreter start is not in it)':<72} {(t[-1][1] - t[0][1]) * 1000:7.1f} ms")
+
+
+def compiled() -> None:
+    """Each dependency's top module and whether its compiled module (.pyc) is there; a user's pip install has them."""
+    import importlib.util
+
+    for name in ("p2ptop", "pynvml", "textual", "rich", "networkx", "jsonschema"):
+        spec = importlib.util.find_spec(name)
+        if spec is None or not spec.origin:
+            print(f"  {name:<11} not installed")
+            continue
+        pyc = importlib.util.cache_from_source(spec.origin)
+        print(f"  {name:<11} {spec.origin}: compiled module {'present' if os.path.exists(pyc) else 'MISSING'}")
 
 
 def latency() -> None:
@@ -167,8 +220,15 @@ if __name__ == "__main__":
         inprocess()
     elif what == "latency":
         latency()
+    elif what == "phases":
+        phases()
+    elif what == "compiled":
+        compiled()
     elif what == "procs":
         n = int(sys.argv[2])
         rest = sys.argv[3:]
+        target = 0.0
+        if rest[0] == "--target":
+            target, rest = float(rest[1]), rest[2:]
         cut = rest.index("/")
-        procs(n, rest[:cut], rest[cut + 1:])
+        procs(n, rest[:cut], rest[cut + 1:], target)

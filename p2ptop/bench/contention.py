@@ -106,6 +106,7 @@ class Watch:
         self._lock = threading.Lock()
         self._t0 = self._t_start = time.monotonic()
         self._start: dict[int, Any] = {}
+        self.watch_xids = True  # an Xid event set around the test (busy_now, a look and no test, needs none)
 
     # -- before ------------------------------------------------------------------------------
     def before(self) -> Contention:
@@ -133,9 +134,10 @@ class Watch:
         self._settle_utilization(c)
         for g in self.host_links:
             self.link_before[g] = self._link_state(g)
-        self._xid_set, why = r.xid_watch(self.gpus)
-        if why:
-            c.na["xid_events"] = why
+        if self.watch_xids:
+            self._xid_set, why = r.xid_watch(self.gpus)
+            if why:
+                c.na["xid_events"] = why
 
     def end_window(self) -> Contention:
         """The second half: wait out the rest of the window, read the counters again, judge."""
@@ -383,6 +385,7 @@ LOAD_STEPS = ("h2d", "d2h", "host_bidirectional")
 def busy_now(snapshot: Snapshot, nvml: Any = None, window_s: float = WINDOW_S) -> dict[int, Contention]:
     """Per GPU, what uses it now (for ``doctor``): processes, utilisation, traffic over ``window_s``."""
     watch = Watch(snapshot, snapshot.gpu_indices, nvml=nvml, window_s=window_s)
+    watch.watch_xids = False  # no test follows: no Xid can be pinned on one
     try:
         if watch.reader is None:
             return {}

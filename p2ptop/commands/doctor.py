@@ -68,11 +68,14 @@ def busy_gpu_findings(snap: Snapshot) -> list[Finding]:
     if snap.source.kind != "nvml":
         return []
     try:
-        from ..bench.contention import busy_findings, busy_now
+        from ..bench.contention import WINDOW_S, busy_findings, busy_now
     except ImportError:
         return []
+    # the traffic window is for the NVLink data counters (read at both ends of it); without an active
+    # NVLink there is nothing to wait for: PCIe throughput is NVML's own 20 ms sample
+    window = WINDOW_S if any(g.active_links for g in snap.gpus) else 0.0
     try:
-        return busy_findings(busy_now(snap))
+        return busy_findings(busy_now(snap, window_s=window))
     except Exception:  # noqa: BLE001 - a failing check adds nothing rather than stopping doctor
         return []
 

@@ -18,9 +18,10 @@ from typing import Any, Callable, Mapping, Optional
 from ..sources.sysfs import sysfs_bdf
 from . import env as _env
 from . import iommu, kernel, nvidia, virt
-from .facts import NEEDS_ROOT, Host, Runner, run_command
+from .facts import NEEDS_ROOT, Host, Runner, prefetched, run_command
 
 COLLECTORS = (kernel, iommu, virt, nvidia, _env)
+
 #: (title, fact names) per group, in the order doctor shows them.
 SECTIONS = tuple((m.TITLE, m.FACTS) for m in COLLECTORS)
 
@@ -30,7 +31,7 @@ def collect(root: str = "/", env: Optional[Mapping[str, str]] = None, run: Runne
             packages: Optional[Callable[[], dict[str, str]]] = None) -> dict[str, Any]:
     """Every host fact. ``gpu_bus_ids`` (NVML or sysfs form) say where the GPUs are; without them
     NVIDIA GPUs are looked up in sysfs."""
-    h = Host(root=root, env=dict(os.environ if env is None else env), run=run,
+    h = Host(root=root, env=dict(os.environ if env is None else env), run=prefetched(run),
              is_root=(os.geteuid() == 0) if is_root is None else is_root)
     if packages is not None:
         h.packages = packages

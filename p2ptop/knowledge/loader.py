@@ -13,6 +13,7 @@ from .entry import Entry, Problem
 from .paths import builtin_dir, user_dir
 from .regex_safety import TIME_LIMIT_S, compile_pattern, slow_patterns
 from .schema import SCHEMA_FILE, entry_patterns, validate
+from .valid_cache import ValidCache
 
 PathLike = Union[str, Path]
 
@@ -40,8 +41,9 @@ def entry_files(path: PathLike) -> list[Path]:
     return [p]
 
 
-def read_entry(path: PathLike) -> tuple[Optional[Entry], list[Problem]]:
-    """One file: the entry, or None and what is wrong with it."""
+def read_entry(path: PathLike, valid: Optional[ValidCache] = None) -> tuple[Optional[Entry], list[Problem]]:
+    """One file: the entry, or None and what is wrong with it. ``valid``: entries that passed validation
+    before, unchanged (p2ptop.knowledge.valid_cache), are not validated again."""
     name = str(path)
     try:
         with open(path, encoding="utf-8") as f:
@@ -52,9 +54,14 @@ def read_entry(path: PathLike) -> tuple[Optional[Entry], list[Problem]]:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         return None, [Problem(name, "", f"broken JSON: {e.msg} at line {e.lineno} column {e.colno}")]
-    problems = [Problem(name, f, m) for f, m in validate(data)]
+    if valid is not None and isinstance(data, dict) and valid.known(text):
+        problems = []
+    else:
+        problems = [Problem(name, f, m) for f, m in validate(data)]
     if problems:
         return None, problems
+    if valid is not None:
+        valid.add(text)
     return Entry(data=data, file=name, patterns=[compile_pattern(p) for f, p in entry_patterns(data) if not f.startswith("match.")]), []
 
 
@@ -76,7 +83,9 @@ def load_paths(paths: Iterable[PathLike], kb: Optional[KnowledgeBase] = None, ti
         if not os.path.exists(path):
             kb.problems.append(Problem(str(path), "", "no such file or directory"))
             continue
-        read = [(f, *read_entry(f)) for f in entry_files(path)]
+        valid = ValidCache()
+        read = [(f, *read_entry(f, valid)) for f in entry_files(path)]
+        valid.save()
         slow = slow_regex_problems([e for _f, e, _p in read if e is not None]) if timed else []
         kb.problems.extend(slow)
         rejected = {p.file for p in slow}

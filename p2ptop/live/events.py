@@ -1,7 +1,12 @@
 """NVML events (Xid, ECC, clock changes) waited for in a thread of their own, turned into changes.
 
-The thread blocks in ``nvmlEventSetWait_v2`` (half a second at a time, so it stops promptly), and hands
-each event to a callback the moment it arrives: an Xid shows within a second, without reading dmesg.
+The thread blocks in ``nvmlEventSetWait_v2`` (WAIT_MS at a time: a wait returns the moment an event arrives,
+so the length only sets how often an idle thread wakes), and hands each event to a callback the moment it
+arrives: an Xid shows within a second, without reading dmesg. NVML cannot cut a wait short, so ``stop``
+does not wait for it: when the thread is still inside a wait, it frees the event set itself (and runs the
+caller's ``then``, e.g. nvmlShutdown) once the wait returns; NVML's init and shutdown are reference-counted,
+so a reader opened meanwhile is not disturbed. Clock changes are not asked for: they say nothing about
+peer-to-peer, and an idle H100 reported them often enough to keep the thread and the events log busy.
 Every call goes through the reader (``NvmlReader.call``): a driver without events, or a GPU that does not
 support a type, leaves the rest working and says why in :attr:`EventWatcher.status`.
 """
@@ -17,8 +22,8 @@ from ..changes import Change
 
 #: nvmlEventType* bits (nvml.h; the same in nvidia-ml-py 13.x)
 SINGLE_BIT_ECC, DOUBLE_BIT_ECC, PSTATE, XID, CLOCK = 0x1, 0x2, 0x4, 0x8, 0x10
-#: what p2ptop asks for, where the GPU supports it (the lent H100 reported 0xff9f: all of these)
-WANTED = SINGLE_BIT_ECC | DOUBLE_BIT_ECC | XID | CLOCK
+#: what p2ptop asks for, where the GPU supports it (the lent H100 reported 0xff9f: all of these); not CLOCK
+WANTED = SINGLE_BIT_ECC | DOUBLE_BIT_ECC | XID
 EVENT_NAMES = {SINGLE_BIT_ECC: "single-bit ECC error", DOUBLE_BIT_ECC: "double-bit ECC error", PSTATE: "P-state change",
                XID: "Xid critical error", CLOCK: "clock change"}
 #: Xid meanings, from NVIDIA's Xid catalogue (https://docs.nvidia.com/deploy/xid-errors/index.html)
@@ -30,7 +35,9 @@ XID_MEANINGS = {
     74: "NVLink error", 79: "GPU has fallen off the bus", 92: "high single-bit ECC error rate",
     94: "contained ECC error", 95: "uncontained ECC error", 119: "GSP RPC timeout", 120: "GSP error",
 }
-WAIT_MS = 500
+WAIT_MS = 5000
+#: how long ``stop`` waits for the thread before leaving the clean-up to it
+STOP_JOIN_S = 0.05
 
 
 def handle_key(h: Any) -> Any:
@@ -75,6 +82,10 @@ class EventWatcher:
         self._stop = threading.Event()
         self._thread: Optional[threading.Thread] = None
         self._index_of: dict[Any, int] = {}
+        self._state = threading.Lock()  # _done, _handed_over and _then, between stop() and the thread
+        self._done = False
+        self._handed_over = False
+        self._then: Optional[Callable[[], None]] = None
 
     def start(self) -> bool:
         """True when at least one GPU is registered and the thread runs."""
@@ -126,9 +137,21 @@ class EventWatcher:
             except Exception:  # noqa: BLE001 - an event we cannot read is dropped, the watcher goes on
                 continue
             self.delivered += 1
+            if self._stop.is_set():
+                break  # stopped during the wait: the event is not delivered after stop
             try:
                 self.on_change(change)
             except Exception:  # noqa: BLE001 - the callback's failure must not end the watcher
+                pass
+        with self._state:
+            self._done = True
+            then, self._then = self._then, None
+            if self._handed_over:  # stop() left while this thread was in a wait: the clean-up is ours
+                self._free()
+        if then is not None:
+            try:
+                then()
+            except Exception:  # noqa: BLE001
                 pass
 
     def _free(self) -> None:
@@ -136,9 +159,18 @@ class EventWatcher:
             self.reader.call("nvmlEventSetFree", self._set, count=False)
             self._set = None
 
-    def stop(self) -> None:
+    def stop(self, then: Optional[Callable[[], None]] = None) -> bool:
+        """Stop the thread; free the event set, then call ``then``. True when done now; False when the thread
+        is still in a wait (up to WAIT_MS): it frees the set and calls ``then`` itself when the wait returns."""
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=2 * WAIT_MS / 1000 + 1)
-            self._thread = None
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join(timeout=STOP_JOIN_S)
+            with self._state:
+                if not self._done:
+                    self._handed_over, self._then = True, then
+                    return False
         self._free()
+        if then is not None:
+            then()
+        return True

@@ -82,12 +82,14 @@ class LiveSource:
         return reader
 
     def close(self) -> None:
-        if self.events is not None:
-            self.events.stop()
-            self.events = None
-        if self._reader is not None:
-            self._reader.close()
-            self._reader = None
+        reader, self._reader = self._reader, None
+        events, self.events = self.events, None
+        if events is not None:
+            # the event thread may be inside a wait NVML cannot cut short: it then frees its set and shuts
+            # this reader's NVML down itself when the wait returns (close does not block on it)
+            events.stop(then=reader.close if reader is not None else None)
+        elif reader is not None:
+            reader.close()
         self.last = None
 
     def _start_events(self) -> None:

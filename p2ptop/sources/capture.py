@@ -401,10 +401,12 @@ class FakeNvml:
     def _nvmlInit(self) -> None:
         if self.init_error:
             raise _err(self.init_error)
+        self._inits = getattr(self, "_inits", 0) + 1  # reference-counted, as NVML's own
         self._open = True
 
     def _nvmlShutdown(self) -> None:
-        self._open = False
+        self._inits = max(0, getattr(self, "_inits", 0) - 1)
+        self._open = self._inits > 0
 
     def _nvmlSystemGetDriverVersion(self) -> str:
         return self.capture.probe["driver"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy
 import ctypes
 import datetime as _dt
-import socket
+import os
 import threading
 from typing import Any, Callable, Optional
 
@@ -152,7 +152,7 @@ class NvmlReader:
         snap = Snapshot(
             source=Source(
                 kind="nvml",
-                hostname=self.hostname or socket.gethostname(),
+                hostname=self.hostname or os.uname().nodename,  # socket.gethostname() without importing socket
                 taken_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             )
         )

@@ -170,12 +170,9 @@ class P2PTopApp(Poller, CopyTests, KnowledgeMatches, ExportActions, App[int]):
             asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, self._hangup)
         except (NotImplementedError, RuntimeError, ValueError, AttributeError):
             pass  # no SIGHUP here (or not the main thread): nothing to do when the terminal goes
-        if snapshot is not None:
-            self.open_source(snapshot=snapshot)
-        elif demo or replay:
-            self.open_source(demo=demo, replay=replay)
-        else:
-            self.open_source(reader=self._reader)
+        # the first read starts after the first paint: its thread (pynvml, nvmlInit) would hold the GIL meanwhile
+        source = {"snapshot": snapshot} if snapshot is not None else {"demo": demo, "replay": replay} if demo or replay else {"reader": self._reader}
+        self.call_after_refresh(partial(self.open_source, **source))
 
     def _first_frame_painted(self) -> None:
         try:

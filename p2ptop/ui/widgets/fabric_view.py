@@ -142,7 +142,7 @@ class FabricView(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         line_no = y + int(self.scroll_y)
-        base = self.rich_style
+        base = self.get_visual_style().rich_style
         if line_no >= len(self.lines):
             return Strip.blank(width, base)
         strip = self._strips.get(line_no)

@@ -212,10 +212,10 @@ class PairMatrix(ScrollView, can_focus=True):
         """One line, from a cache keyed on what it depends on: a cursor move redraws two rows and the header."""
         width = self.scrollable_content_region.width
         if not self.state:
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self.get_visual_style().rich_style)
         row = y - 1 + int(self.scroll_y) if y else -1
         cursor_part = self.cursor[1] if row in (-1, self.cursor[0]) else None
-        key = (row, cursor_part, int(self.scroll_x), width, self.mode, self._generation, self.rich_style)
+        key = (row, cursor_part, int(self.scroll_x), width, self.mode, self._generation, self.get_visual_style().rich_style)
         strip = self._lines.get(key)
         if strip is None:
             if len(self._lines) > 4096:
@@ -224,7 +224,7 @@ class PairMatrix(ScrollView, can_focus=True):
         return strip
 
     def _render_line(self, y: int, width: int) -> Strip:
-        base = self.rich_style
+        base = self.get_visual_style().rich_style
         scroll_x, scroll_y = int(self.scroll_x), int(self.scroll_y)
         n, cw = len(self.state.indices), self.cell_w
         cells_w = max(width - LABEL_W, 0)
