@@ -31,6 +31,7 @@ Nothing here imports the rest of p2ptop: the text evidence reader (p2ptop.eviden
 
 from __future__ import annotations
 
+import gc
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
@@ -253,8 +254,9 @@ _LEVELS = ("INFO", "WARN", "TRACE", "ABORT")
 _LOC = re.compile(r"[\w./+-]+\.(?:cc|cu|cpp|c|h):\d+$")
 
 
-def _split_prefix(line: str, cache: dict) -> Optional[tuple[Optional[str], Optional[str], str, Optional[str], str]]:
-    """(host, pid, level, location, message) of a line in NCCL's format, None for other lines.
+def _split_prefix(line: str, cache: dict) -> Optional[tuple[Optional[str], Optional[str], str, Optional[str], str, int]]:
+    """(host, pid, level, location, message, where the text after the level starts) of a line in
+    NCCL's format, None for other lines.
     String operations and a cache of the heads seen (a log repeats a few prefixes), not a regex
     search: this runs on every line of the log."""
     i = line.find("NCCL ")
@@ -265,11 +267,12 @@ def _split_prefix(line: str, cache: dict) -> Optional[tuple[Optional[str], Optio
         i = line.find("NCCL ", i + 5)
     else:
         return None
-    msg = line[i + 5 + len(level):].strip("\r ")
+    start = i + 5 + len(level)
+    msg = line[start:].strip("\r ")
     raw_head = line[:i]
     hit = cache.get(raw_head)
     if hit is not None:
-        return hit[0], hit[1], level, hit[2], msg
+        return hit[0], hit[1], level, hit[2], msg, start
     head = raw_head.rstrip(" ")
     loc = None
     if head and not head.endswith("]"):
@@ -289,134 +292,212 @@ def _split_prefix(line: str, cache: dict) -> Optional[tuple[Optional[str], Optio
                 host, pid = parts[0], parts[1]
     if len(cache) < 100000:
         cache[raw_head] = (host, pid, loc)
-    return host, pid, level, loc, msg
+    return host, pid, level, loc, msg, start
+
+
+# What a line leaves in the log, by kind: index into the lists of NcclLog and the class built.
+_CHANNELS, _ENVS, _DECISIONS, _MESSAGES = 0, 1, 2, 3
+#: A cache of what each distinct line gives holds at most this many entries (a log repeats its lines:
+#: every rank, every communicator and every run prints the same "Channel .. via .." lines).
+_PLAN_LIMIT = 200000
+
+
+def _examine(log: NcclLog, state: tuple, host: Optional[str], pid: Optional[str], level: str,
+             loc: Optional[str], msg: str, line: str, no: int) -> tuple[tuple, bool]:
+    """What one line in NCCL's format (or a TEXT line) gives: ``(emits, cacheable)``. Each emit is
+    ``(kind, fields)``, the fields of the record without its host (first) and line number (last), so
+    the same text on another line or host gives the same emits. Lines that change the log's state
+    (version, driver, ranks) are applied here and are not cacheable."""
+    versions, seen_ranks, brackets, vias = state
+    # channels: by far the most frequent line
+    if " via " in msg and msg.startswith(("Channel", "Ring")):
+        c = _CHANNEL.match(msg)
+        if c is not None:
+            ch, conn, src, sraw, dst, draw, direction, via = c.groups()
+            sb = brackets.get(sraw)
+            if sb is None:
+                sb = brackets[sraw] = _bracket(sraw)
+            db = brackets.get(draw)
+            if db is None:
+                db = brackets[draw] = _bracket(draw)
+            hit_via = vias.get(via)
+            if hit_via is None:
+                hit_via = vias[via] = (normalise_transport(via), via, "/read" in via)
+            tr, via, is_read = hit_via
+            return ((_CHANNELS, (int(ch), int(conn) if conn is not None else None, int(src), int(dst),
+                                 sb[0], db[0], sb[1], db[1], tr, via, is_read, direction)),), True
+    if "set by environment" in msg:
+        e = _ENV.search(msg)
+        if e is not None:
+            return ((_ENVS, (e.group("name"), e.group("value").strip())),), True
+    cacheable = True
+    if "version" in msg or "Version" in msg:
+        v = _VERSION.search(msg)
+        if v is not None:
+            cacheable = False
+            if v.group("v") not in versions:
+                versions[v.group("v")] = None
+            if log.version is None:
+                log.version, log.cuda, log.version_line = v.group("v"), v.group("cuda"), no
+        d = _DRIVER.search(msg)
+        if d is not None:
+            cacheable = False
+            if log.cuda_driver is None:
+                log.cuda_driver, log.driver_line = _cuda_driver(d.group("v")), no
+    if "busId" in msg:
+        r = _RANK.search(msg)
+        if r is not None:
+            key = (host, pid, r.group("rank"), r.group("busId"))
+            comms = seen_ranks.setdefault(key, set())
+            # "Init START", "Init COMPLETE" and "Destroy COMPLETE" (no commId) name the same rank
+            if not comms or (r.group("commId") is not None and r.group("commId") not in comms):
+                comms.add(r.group("commId"))
+                nv = r.group("nvmlDev")
+                log.ranks.append(NcclRank(
+                    host, pid, int(r.group("rank")), int(r.group("nranks")),
+                    int(r.group("cudaDev")), int(nv) if nv is not None else None,
+                    bus_id_from_nccl(r.group("busId")), r.group("busId"), r.group("commId"), no))
+            return (), False
+    emits: list = []
+    if "P2P" in msg:
+        p = _COULD_NOT.search(msg)
+        if p is not None:
+            return ((_DECISIONS, ("p2p_not_enabled", msg.strip(), (int(p.group("a")), int(p.group("b"))))),), cacheable
+        p = _P2P_DISABLED.search(msg)
+        if p is not None:
+            emits.append((_DECISIONS, ("p2p_disabled", msg.strip(), (int(p.group("a")), int(p.group("b"))))))
+    if "NVLS multicast support is not available" in msg:
+        emits.append((_DECISIONS, ("nvls_unavailable", msg.strip(), None)))
+    elif "NET/IB : No device found" in msg:
+        emits.append((_DECISIONS, ("net_ib_missing", msg.strip(), None)))
+    elif "Failed to initialize NET plugin" in msg:
+        emits.append((_DECISIONS, ("net_plugin_failed", msg.strip(), None)))
+    elif msg.startswith("Using network "):
+        u = _USING_NET.match(msg)
+        if u is not None:
+            emits.append((_DECISIONS, ("network", u.group("net"), None)))
+    # errors
+    result: Optional[str] = None
+    t = _TRACE.match(msg) if level == "INFO" and " -> " in msg else None
+    if t is not None:
+        result = NCCL_RESULTS.get(int(t.group("code")))
+        loc = t.group("loc")
+    rn = _RESULT_NAME.search(line) if "nccl" in line else None
+    if rn is not None:
+        result = "nccl" + rn.group(1)
+    if result is None and level in ("WARN", "TEXT", "ABORT"):
+        low = msg.lower()
+        for words, name in NCCL_RESULT_TEXTS:
+            if words in low and ("nccl" in low or level != "TEXT"):
+                result = name
+                break
+    if level in ("WARN", "ABORT") or t is not None or result is not None:
+        cf = _CUDA_FAILURE.search(msg) if ("Cuda failure" in msg or "IPC handle" in msg) else None
+        cmsg = cnum = None
+        if cf is not None:
+            cmsg = (cf.group("msg") if cf.group("msg") is not None else cf.group("msg2")).strip()
+            num = cf.group("num") or cf.group("num2")
+            cnum = int(num) if num else None
+        emits.append((_MESSAGES, (level, loc, msg.strip(), result, cmsg, cnum)))
+    return tuple(emits), cacheable
 
 
 def read_nccl_log(text: str) -> NcclLog:
     """Read NCCL's debug output out of ``text`` (any paste: other lines are skipped)."""
+    # The records built here hold no cycles: the cyclic collector, which would walk the growing
+    # lists again and again on a large log (a fifth of the time), is paused while they are built.
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        return _read(text)
+    finally:
+        if gc_was_on:
+            gc.enable()
+
+
+def _read(text: str) -> NcclLog:
+    """One pass over the lines. What a line gives depends only on its text after NCCL's prefix (and
+    the host and location in that prefix), so it is worked out once per distinct text (``_examine``)
+    and replayed from a cache for every repeat; lines that change state (version, ranks) are always
+    examined. A prefix holding "nccl" (which the error search reads) is never cached."""
     log = NcclLog()
     hosts: dict[str, None] = {}
     versions: dict[str, None] = {}
-    seen_ranks: dict[tuple, set] = {}
-    heads: dict = {}
-    brackets: dict = {}
-    vias: dict = {}
+    state = (versions, {}, {}, {})
+    heads: dict = {}  # raw prefix -> (host, pid, loc), shared with _split_prefix
+    info_plans: dict = {}  # raw prefix -> (host, plans for the text after " NCCL INFO ") for prefixes without "nccl"
+    plans: dict = {}  # (level, loc, raw text after the level) -> emits, for prefixes without "nccl"
+    text_plans: dict = {}  # a line outside NCCL's format -> emits
+    lists = (log.channels, log.env, log.decisions, log.messages)
+    appends = tuple(x.append for x in lists)
+    classes = (NcclChannel, NcclEnv, NcclDecision, NcclMessage)
+    loc_plans: dict = {}  # head location -> the plans of INFO texts under it
     lines = text.split("\n")
     log.lines_total = len(lines)
-    for no, line in enumerate(lines, 1):
+    nccl_lines = 0
+    no = 0
+    for line in lines:
+        no += 1
         if "NCCL" not in line:
             continue
-        # fast path: "host:pid:tid [d] NCCL INFO msg" with a head seen before (most lines of a log)
+        # fast path: "host:pid:tid [d] NCCL INFO msg" with a prefix and text seen before (most lines of a log)
         i = line.find(" NCCL INFO ")
-        hit = heads.get(line[:i + 1]) if i > 0 else None
+        if i > 0:
+            fast = info_plans.get(line[:i + 1])
+            if fast is not None:
+                emits = fast[1].get(line[i + 11:])
+                if emits is not None:
+                    nccl_lines += 1
+                    host = fast[0]
+                    for kind, fields in emits:
+                        appends[kind](classes[kind](host, *fields, no))
+                    continue
+            hit = heads.get(line[:i + 1])
+        else:
+            hit = None
         if hit is not None:
-            host, _pid, loc = hit
+            host, pid, loc = hit
             level, msg = "INFO", line[i + 11:].strip("\r ")
-            log.nccl_lines += 1
-            parsed = True
+            nccl_lines += 1
+            raw_head = line[:i + 1]
+            if "nccl" in raw_head:
+                emits, _ = _examine(log, state, host, pid, level, loc, msg, line, no)
+            else:
+                fast = info_plans.get(raw_head)
+                if fast is None:
+                    by_text = loc_plans.get((host, loc))
+                    if by_text is None:
+                        by_text = loc_plans[(host, loc)] = {}
+                    fast = info_plans[raw_head] = (host, by_text)
+                emits, cacheable = _examine(log, state, host, pid, level, loc, msg, line, no)
+                if cacheable and len(fast[1]) < _PLAN_LIMIT:
+                    fast[1][line[i + 11:]] = emits
         else:
             parsed = _split_prefix(line, heads)
             if parsed is not None:
-                host, _pid, level, loc, msg = parsed
-        if parsed is True:
-            pass
-        elif parsed is not None:
-            if host is not None and host not in hosts:
-                hosts[host] = None
-            log.nccl_lines += 1
-        else:  # a framework's line naming NCCL (torch's "NCCL error in: ..."), or plain text
-            host, _pid, level, loc, msg = None, None, "TEXT", None, line.rstrip("\r ")
-        # channels: by far the most frequent line
-        if " via " in msg and msg.startswith(("Channel", "Ring")):
-            c = _CHANNEL.match(msg)
-            if c is not None:
-                ch, conn, src, sraw, dst, draw, direction, via = c.groups()
-                sb = brackets.get(sraw)
-                if sb is None:
-                    sb = brackets[sraw] = _bracket(sraw)
-                db = brackets.get(draw)
-                if db is None:
-                    db = brackets[draw] = _bracket(draw)
-                hit_via = vias.get(via)
-                if hit_via is None:
-                    hit_via = vias[via] = (normalise_transport(via), via, "/read" in via)
-                tr, via, is_read = hit_via
-                log.channels.append(NcclChannel(
-                    host, int(ch), int(conn) if conn is not None else None,
-                    int(src), int(dst), sb[0], db[0], sb[1], db[1],
-                    tr, via, is_read, direction, no))
-                continue
-        if "set by environment" in msg:
-            e = _ENV.search(msg)
-            if e is not None:
-                log.env.append(NcclEnv(host, e.group("name"), e.group("value").strip(), no))
-                continue
-        if "version" in msg or "Version" in msg:
-            v = _VERSION.search(msg)
-            if v is not None:
-                if v.group("v") not in versions:
-                    versions[v.group("v")] = None
-                if log.version is None:
-                    log.version, log.cuda, log.version_line = v.group("v"), v.group("cuda"), no
-            d = _DRIVER.search(msg)
-            if d is not None and log.cuda_driver is None:
-                log.cuda_driver, log.driver_line = _cuda_driver(d.group("v")), no
-        if "busId" in msg:
-            r = _RANK.search(msg)
-            if r is not None:
-                key = (host, _pid, r.group("rank"), r.group("busId"))
-                comms = seen_ranks.setdefault(key, set())
-                # "Init START", "Init COMPLETE" and "Destroy COMPLETE" (no commId) name the same rank
-                if not comms or (r.group("commId") is not None and r.group("commId") not in comms):
-                    comms.add(r.group("commId"))
-                    nv = r.group("nvmlDev")
-                    log.ranks.append(NcclRank(
-                        host, _pid, int(r.group("rank")), int(r.group("nranks")),
-                        int(r.group("cudaDev")), int(nv) if nv is not None else None,
-                        bus_id_from_nccl(r.group("busId")), r.group("busId"), r.group("commId"), no))
-                continue
-        if "P2P" in msg:
-            p = _COULD_NOT.search(msg)
-            if p is not None:
-                log.decisions.append(NcclDecision(host, "p2p_not_enabled", msg.strip(), (int(p.group("a")), int(p.group("b"))), no))
-                continue
-            p = _P2P_DISABLED.search(msg)
-            if p is not None:
-                log.decisions.append(NcclDecision(host, "p2p_disabled", msg.strip(), (int(p.group("a")), int(p.group("b"))), no))
-        if "NVLS multicast support is not available" in msg:
-            log.decisions.append(NcclDecision(host, "nvls_unavailable", msg.strip(), None, no))
-        elif "NET/IB : No device found" in msg:
-            log.decisions.append(NcclDecision(host, "net_ib_missing", msg.strip(), None, no))
-        elif "Failed to initialize NET plugin" in msg:
-            log.decisions.append(NcclDecision(host, "net_plugin_failed", msg.strip(), None, no))
-        elif msg.startswith("Using network "):
-            u = _USING_NET.match(msg)
-            if u is not None:
-                log.decisions.append(NcclDecision(host, "network", u.group("net"), None, no))
-        # errors
-        result: Optional[str] = None
-        t = _TRACE.match(msg) if level == "INFO" and " -> " in msg else None
-        if t is not None:
-            result = NCCL_RESULTS.get(int(t.group("code")))
-            loc = t.group("loc")
-        rn = _RESULT_NAME.search(line) if "nccl" in line else None
-        if rn is not None:
-            result = "nccl" + rn.group(1)
-        low = None
-        if result is None and level in ("WARN", "TEXT", "ABORT"):
-            low = msg.lower()
-            for words, name in NCCL_RESULT_TEXTS:
-                if words in low and ("nccl" in low or level != "TEXT"):
-                    result = name
-                    break
-        if level in ("WARN", "ABORT") or t is not None or result is not None:
-            cf = _CUDA_FAILURE.search(msg) if ("Cuda failure" in msg or "IPC handle" in msg) else None
-            cmsg = cnum = None
-            if cf is not None:
-                cmsg = (cf.group("msg") if cf.group("msg") is not None else cf.group("msg2")).strip()
-                num = cf.group("num") or cf.group("num2")
-                cnum = int(num) if num else None
-            log.messages.append(NcclMessage(host, level, loc, msg.strip(), result, cmsg, cnum, no))
+                host, pid, level, loc, msg, start = parsed
+                if host is not None and host not in hosts:
+                    hosts[host] = None
+                nccl_lines += 1
+                if "nccl" in line[:start]:
+                    emits, _ = _examine(log, state, host, pid, level, loc, msg, line, no)
+                else:
+                    key = (level, loc, line[start:])
+                    emits = plans.get(key)
+                    if emits is None:
+                        emits, cacheable = _examine(log, state, host, pid, level, loc, msg, line, no)
+                        if cacheable and len(plans) < _PLAN_LIMIT:
+                            plans[key] = emits
+            else:  # a framework's line naming NCCL (torch's "NCCL error in: ..."), or plain text
+                host = None
+                emits = text_plans.get(line)
+                if emits is None:
+                    emits, cacheable = _examine(log, state, None, None, "TEXT", None, line.rstrip("\r "), line, no)
+                    if cacheable and len(text_plans) < _PLAN_LIMIT:
+                        text_plans[line] = emits
+        for kind, fields in emits:
+            appends[kind](classes[kind](host, *fields, no))
+    log.nccl_lines = nccl_lines
     log.hosts = list(hosts)
     log.versions = list(versions)
     return log
