@@ -428,6 +428,7 @@ def _read(text: str) -> NcclLog:
     info_plans: dict = {}  # raw prefix -> (host, plans for the text after " NCCL INFO ") for prefixes without "nccl"
     plans: dict = {}  # (level, loc, raw text after the level) -> emits, for prefixes without "nccl"
     text_plans: dict = {}  # a line outside NCCL's format -> emits
+    whole: dict = {}  # a whole line whose emits are known and whose host is in hosts -> (host, emits)
     lists = (log.channels, log.env, log.decisions, log.messages)
     appends = tuple(x.append for x in lists)
     classes = (NcclChannel, NcclEnv, NcclDecision, NcclMessage)
@@ -440,6 +441,14 @@ def _read(text: str) -> NcclLog:
         no += 1
         if "NCCL" not in line:
             continue
+        # fastest path: a line seen before, character for character (a log repeats whole lines)
+        seen = whole.get(line)
+        if seen is not None:
+            nccl_lines += 1
+            host = seen[0]
+            for kind, fields in seen[1]:
+                appends[kind](classes[kind](host, *fields, no))
+            continue
         # fast path: "host:pid:tid [d] NCCL INFO msg" with a prefix and text seen before (most lines of a log)
         i = line.find(" NCCL INFO ")
         if i > 0:
@@ -449,6 +458,8 @@ def _read(text: str) -> NcclLog:
                 if emits is not None:
                     nccl_lines += 1
                     host = fast[0]
+                    if len(whole) < _PLAN_LIMIT:
+                        whole[line] = (host, emits)
                     for kind, fields in emits:
                         appends[kind](classes[kind](host, *fields, no))
                     continue
@@ -488,6 +499,9 @@ def _read(text: str) -> NcclLog:
                         emits, cacheable = _examine(log, state, host, pid, level, loc, msg, line, no)
                         if cacheable and len(plans) < _PLAN_LIMIT:
                             plans[key] = emits
+                    elif host is None or host in hosts:  # a whole line whose host is known: replay it whole
+                        if len(whole) < _PLAN_LIMIT:
+                            whole[line] = (host, emits)
             else:  # a framework's line naming NCCL (torch's "NCCL error in: ..."), or plain text
                 host = None
                 emits = text_plans.get(line)
