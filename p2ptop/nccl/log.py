@@ -163,9 +163,17 @@ def normalise_transport(via: str) -> str:
     return parts[0]
 
 
+_TRANSPORT_RANKS: dict[str, int] = {}
+
+
 def transport_rank(transport: str) -> int:
-    head = transport.split("/")[0].upper()
-    return TRANSPORT_ORDER.index(head) if head in TRANSPORT_ORDER else len(TRANSPORT_ORDER)
+    r = _TRANSPORT_RANKS.get(transport)  # called per channel by the table and the evidence reader
+    if r is None:
+        head = transport.split("/")[0].upper()
+        r = TRANSPORT_ORDER.index(head) if head in TRANSPORT_ORDER else len(TRANSPORT_ORDER)
+        if len(_TRANSPORT_RANKS) < 10000:
+            _TRANSPORT_RANKS[transport] = r
+    return r
 
 
 def _bracket(v: str) -> tuple[Optional[int], Optional[str]]:
@@ -295,20 +303,20 @@ def _split_prefix(line: str, cache: dict) -> Optional[tuple[Optional[str], Optio
     return host, pid, level, loc, msg, start
 
 
-# What a line leaves in the log, by kind: index into the lists of NcclLog and the class built.
-_CHANNELS, _ENVS, _DECISIONS, _MESSAGES = 0, 1, 2, 3
+# What a line gives, by kind: 0-3 index the lists of NcclLog (and the class built); 4-6 change the
+# log's state (first version and driver, the ranks seen), applied by _apply_state.
+_CHANNELS, _ENVS, _DECISIONS, _MESSAGES, _VERSION_SEEN, _DRIVER_SEEN, _RANK_SEEN = range(7)
 #: A cache of what each distinct line gives holds at most this many entries (a log repeats its lines:
 #: every rank, every communicator and every run prints the same "Channel .. via .." lines).
 _PLAN_LIMIT = 200000
 
 
-def _examine(log: NcclLog, state: tuple, host: Optional[str], pid: Optional[str], level: str,
-             loc: Optional[str], msg: str, line: str, no: int) -> tuple[tuple, bool]:
-    """What one line in NCCL's format (or a TEXT line) gives: ``(emits, cacheable)``. Each emit is
-    ``(kind, fields)``, the fields of the record without its host (first) and line number (last), so
-    the same text on another line or host gives the same emits. Lines that change the log's state
-    (version, driver, ranks) are applied here and are not cacheable."""
-    versions, seen_ranks, brackets, vias = state
+def _examine(caches: tuple, level: str, loc: Optional[str], msg: str, line: str) -> tuple:
+    """What one line in NCCL's format (or a TEXT line) gives: a tuple of ``(kind, fields)``, the fields
+    of a record without its host (first) and line number (last), or of a change of state. It depends on
+    the text only (and the location in the prefix), so the same text on another line or host gives the
+    same, and ``_read`` keeps it to replay."""
+    brackets, vias = caches
     # channels: by far the most frequent line
     if " via " in msg and msg.startswith(("Channel", "Ring")):
         c = _CHANNEL.match(msg)
@@ -325,44 +333,29 @@ def _examine(log: NcclLog, state: tuple, host: Optional[str], pid: Optional[str]
                 hit_via = vias[via] = (normalise_transport(via), via, "/read" in via)
             tr, via, is_read = hit_via
             return ((_CHANNELS, (int(ch), int(conn) if conn is not None else None, int(src), int(dst),
-                                 sb[0], db[0], sb[1], db[1], tr, via, is_read, direction)),), True
+                                 sb[0], db[0], sb[1], db[1], tr, via, is_read, direction)),)
     if "set by environment" in msg:
         e = _ENV.search(msg)
         if e is not None:
-            return ((_ENVS, (e.group("name"), e.group("value").strip())),), True
-    cacheable = True
+            return ((_ENVS, (e.group("name"), e.group("value").strip())),)
+    emits: list = []
     if "version" in msg or "Version" in msg:
         v = _VERSION.search(msg)
         if v is not None:
-            cacheable = False
-            if v.group("v") not in versions:
-                versions[v.group("v")] = None
-            if log.version is None:
-                log.version, log.cuda, log.version_line = v.group("v"), v.group("cuda"), no
+            emits.append((_VERSION_SEEN, (v.group("v"), v.group("cuda"))))
         d = _DRIVER.search(msg)
         if d is not None:
-            cacheable = False
-            if log.cuda_driver is None:
-                log.cuda_driver, log.driver_line = _cuda_driver(d.group("v")), no
+            emits.append((_DRIVER_SEEN, (d.group("v"),)))
     if "busId" in msg:
         r = _RANK.search(msg)
         if r is not None:
-            key = (host, pid, r.group("rank"), r.group("busId"))
-            comms = seen_ranks.setdefault(key, set())
-            # "Init START", "Init COMPLETE" and "Destroy COMPLETE" (no commId) name the same rank
-            if not comms or (r.group("commId") is not None and r.group("commId") not in comms):
-                comms.add(r.group("commId"))
-                nv = r.group("nvmlDev")
-                log.ranks.append(NcclRank(
-                    host, pid, int(r.group("rank")), int(r.group("nranks")),
-                    int(r.group("cudaDev")), int(nv) if nv is not None else None,
-                    bus_id_from_nccl(r.group("busId")), r.group("busId"), r.group("commId"), no))
-            return (), False
-    emits: list = []
+            emits.append((_RANK_SEEN, r.group("rank", "nranks", "cudaDev", "nvmlDev", "busId", "commId")))
+            return tuple(emits)
     if "P2P" in msg:
         p = _COULD_NOT.search(msg)
         if p is not None:
-            return ((_DECISIONS, ("p2p_not_enabled", msg.strip(), (int(p.group("a")), int(p.group("b"))))),), cacheable
+            emits.append((_DECISIONS, ("p2p_not_enabled", msg.strip(), (int(p.group("a")), int(p.group("b"))))))
+            return tuple(emits)
         p = _P2P_DISABLED.search(msg)
         if p is not None:
             emits.append((_DECISIONS, ("p2p_disabled", msg.strip(), (int(p.group("a")), int(p.group("b"))))))
@@ -399,7 +392,29 @@ def _examine(log: NcclLog, state: tuple, host: Optional[str], pid: Optional[str]
             num = cf.group("num") or cf.group("num2")
             cnum = int(num) if num else None
         emits.append((_MESSAGES, (level, loc, msg.strip(), result, cmsg, cnum)))
-    return tuple(emits), cacheable
+    return tuple(emits)
+
+
+def _apply_state(log: NcclLog, versions: dict, seen_ranks: dict, kind: int, f: tuple,
+                 host: Optional[str], pid: Optional[str], no: int) -> None:
+    """A version, driver or rank line: the first version and driver are the log's; a rank is kept once
+    per (host, pid, rank, busId) and communicator."""
+    if kind == _VERSION_SEEN:
+        if f[0] not in versions:
+            versions[f[0]] = None
+        if log.version is None:
+            log.version, log.cuda, log.version_line = f[0], f[1], no
+    elif kind == _DRIVER_SEEN:
+        if log.cuda_driver is None:
+            log.cuda_driver, log.driver_line = _cuda_driver(f[0]), no
+    else:
+        rank, nranks, cuda_dev, nv, bus, comm = f
+        comms = seen_ranks.setdefault((host, pid, rank, bus), set())
+        # "Init START", "Init COMPLETE" and "Destroy COMPLETE" (no commId) name the same rank
+        if not comms or (comm is not None and comm not in comms):
+            comms.add(comm)
+            log.ranks.append(NcclRank(host, pid, int(rank), int(nranks), int(cuda_dev),
+                                      int(nv) if nv is not None else None, bus_id_from_nccl(bus), bus, comm, no))
 
 
 def read_nccl_log(text: str) -> NcclLog:
@@ -417,22 +432,22 @@ def read_nccl_log(text: str) -> NcclLog:
 
 def _read(text: str) -> NcclLog:
     """One pass over the lines. What a line gives depends only on its text after NCCL's prefix (and
-    the host and location in that prefix), so it is worked out once per distinct text (``_examine``)
-    and replayed from a cache for every repeat; lines that change state (version, ranks) are always
-    examined. A prefix holding "nccl" (which the error search reads) is never cached."""
+    the location in that prefix), so it is worked out once per distinct text (``_examine``) and
+    replayed from a cache for every repeat, with the host, pid and line number of the repeat. A prefix
+    holding "nccl" (which the error search reads) is never cached."""
     log = NcclLog()
     hosts: dict[str, None] = {}
     versions: dict[str, None] = {}
-    state = (versions, {}, {}, {})
+    seen_ranks: dict[tuple, set] = {}
+    caches = ({}, {})  # channel brackets, "via" texts
     heads: dict = {}  # raw prefix -> (host, pid, loc), shared with _split_prefix
-    info_plans: dict = {}  # raw prefix -> (host, plans for the text after " NCCL INFO ") for prefixes without "nccl"
+    info_plans: dict = {}  # raw prefix without "nccl" -> (host, pid, texts after " NCCL INFO " -> emits)
+    loc_plans: dict = {}  # location in a prefix -> texts after " NCCL INFO " -> emits
     plans: dict = {}  # (level, loc, raw text after the level) -> emits, for prefixes without "nccl"
     text_plans: dict = {}  # a line outside NCCL's format -> emits
-    whole: dict = {}  # a whole line whose emits are known and whose host is in hosts -> (host, emits)
-    lists = (log.channels, log.env, log.decisions, log.messages)
-    appends = tuple(x.append for x in lists)
+    whole: dict = {}  # a whole line seen before, its host known -> (host, pid, emits)
+    appends = tuple(x.append for x in (log.channels, log.env, log.decisions, log.messages))
     classes = (NcclChannel, NcclEnv, NcclDecision, NcclMessage)
-    loc_plans: dict = {}  # head location -> the plans of INFO texts under it
     lines = text.split("\n")
     log.lines_total = len(lines)
     nccl_lines = 0
@@ -443,46 +458,36 @@ def _read(text: str) -> NcclLog:
             continue
         # fastest path: a line seen before, character for character (a log repeats whole lines)
         seen = whole.get(line)
+        if seen is None:
+            # fast path: "host:pid:tid [d] NCCL INFO msg" with a prefix and text seen before
+            i = line.find(" NCCL INFO ")
+            if i > 0:
+                raw_head = line[:i + 1]
+                fast = info_plans.get(raw_head)
+                if fast is not None:
+                    emits = fast[2].get(line[i + 11:])
+                    if emits is None:
+                        emits = _examine(caches, "INFO", heads[raw_head][2], line[i + 11:].strip("\r "), line)
+                        if len(fast[2]) < _PLAN_LIMIT:
+                            fast[2][line[i + 11:]] = emits
+                    seen = (fast[0], fast[1], emits)
+                    if len(whole) < _PLAN_LIMIT:
+                        whole[line] = seen
+                else:
+                    hit = heads.get(raw_head)
+                    if hit is not None:
+                        host, pid, loc = hit
+                        emits = _examine(caches, "INFO", loc, line[i + 11:].strip("\r "), line)
+                        if "nccl" not in raw_head:
+                            by_text = loc_plans.get(loc)
+                            if by_text is None:
+                                by_text = loc_plans[loc] = {}
+                            info_plans[raw_head] = (host, pid, by_text)
+                            by_text[line[i + 11:]] = emits
+                        seen = (host, pid, emits)
         if seen is not None:
             nccl_lines += 1
-            host = seen[0]
-            for kind, fields in seen[1]:
-                appends[kind](classes[kind](host, *fields, no))
-            continue
-        # fast path: "host:pid:tid [d] NCCL INFO msg" with a prefix and text seen before (most lines of a log)
-        i = line.find(" NCCL INFO ")
-        if i > 0:
-            fast = info_plans.get(line[:i + 1])
-            if fast is not None:
-                emits = fast[1].get(line[i + 11:])
-                if emits is not None:
-                    nccl_lines += 1
-                    host = fast[0]
-                    if len(whole) < _PLAN_LIMIT:
-                        whole[line] = (host, emits)
-                    for kind, fields in emits:
-                        appends[kind](classes[kind](host, *fields, no))
-                    continue
-            hit = heads.get(line[:i + 1])
-        else:
-            hit = None
-        if hit is not None:
-            host, pid, loc = hit
-            level, msg = "INFO", line[i + 11:].strip("\r ")
-            nccl_lines += 1
-            raw_head = line[:i + 1]
-            if "nccl" in raw_head:
-                emits, _ = _examine(log, state, host, pid, level, loc, msg, line, no)
-            else:
-                fast = info_plans.get(raw_head)
-                if fast is None:
-                    by_text = loc_plans.get((host, loc))
-                    if by_text is None:
-                        by_text = loc_plans[(host, loc)] = {}
-                    fast = info_plans[raw_head] = (host, by_text)
-                emits, cacheable = _examine(log, state, host, pid, level, loc, msg, line, no)
-                if cacheable and len(fast[1]) < _PLAN_LIMIT:
-                    fast[1][line[i + 11:]] = emits
+            host, pid, emits = seen
         else:
             parsed = _split_prefix(line, heads)
             if parsed is not None:
@@ -491,26 +496,28 @@ def _read(text: str) -> NcclLog:
                     hosts[host] = None
                 nccl_lines += 1
                 if "nccl" in line[:start]:
-                    emits, _ = _examine(log, state, host, pid, level, loc, msg, line, no)
+                    emits = _examine(caches, level, loc, msg, line)
                 else:
                     key = (level, loc, line[start:])
                     emits = plans.get(key)
                     if emits is None:
-                        emits, cacheable = _examine(log, state, host, pid, level, loc, msg, line, no)
-                        if cacheable and len(plans) < _PLAN_LIMIT:
-                            plans[key] = emits
-                    elif host is None or host in hosts:  # a whole line whose host is known: replay it whole
-                        if len(whole) < _PLAN_LIMIT:
-                            whole[line] = (host, emits)
+                        emits = plans[key] = _examine(caches, level, loc, msg, line)
+                        if len(plans) >= _PLAN_LIMIT:
+                            del plans[key]
+                    elif len(whole) < _PLAN_LIMIT:  # the host was added above: replay this line whole
+                        whole[line] = (host, pid, emits)
             else:  # a framework's line naming NCCL (torch's "NCCL error in: ..."), or plain text
-                host = None
+                host = pid = None
                 emits = text_plans.get(line)
                 if emits is None:
-                    emits, cacheable = _examine(log, state, None, None, "TEXT", None, line.rstrip("\r "), line, no)
-                    if cacheable and len(text_plans) < _PLAN_LIMIT:
+                    emits = _examine(caches, "TEXT", None, line.rstrip("\r "), line)
+                    if len(text_plans) < _PLAN_LIMIT:
                         text_plans[line] = emits
         for kind, fields in emits:
-            appends[kind](classes[kind](host, *fields, no))
+            if kind < 4:
+                appends[kind](classes[kind](host, *fields, no))
+            else:
+                _apply_state(log, versions, seen_ranks, kind, fields, host, pid, no)
     log.nccl_lines = nccl_lines
     log.hosts = list(hosts)
     log.versions = list(versions)
