@@ -43,6 +43,11 @@ nccl-node1:100:200 [0] NCCL INFO comm 0x55 rank 0 nranks 2 cudaDev 0 nvmlDev 0 b
 gpu-a:100:200 [0] NCCL INFO comm 0x55 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1a000 commId 0x11 - Init START
 gpu-a:100:200 [0] NCCL INFO comm 0x55 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1a000 commId 0x22 - Init START
 gpu-a:100:200 [0] NCCL INFO comm 0x55 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1a000 - Destroy COMPLETE
+gpu-a:101:200 [0] NCCL INFO comm 0x55 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1a000 commId 0x11 - Init START
+gpu-a:101:200 [0] NCCL INFO comm 0x55 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1a000 commId 0x11 - Init START
+gpu-a:101:200 [0] NCCL INFO comm 0x55 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1a000 commId 0x33 - Init START
+gpu-b:100:200 [0] NCCL INFO comm 0x55 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1a000 commId 0x11 - Init START
+gpu-b:100:200 [0] NCCL INFO NCCL version 2.18.1+cuda12.1
 gpu-a:100:201 [0] NCCL INFO NCCL version 2.18.1+cuda12.1
 gpu-a:100:201 [0] NCCL INFO NCCL version 2.21.5+cuda12.4
 gpu-a:100:201 [0] NCCL INFO cudaDriverVersion 12040
