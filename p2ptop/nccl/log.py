@@ -1,8 +1,12 @@
 """The one reader of NCCL's ``NCCL_DEBUG=INFO`` / ``WARN`` output (NCCL 2.7 .. 2.28).
 
 ``read_nccl_log(text) -> NcclLog`` makes one pass over the text. A line is looked at only if it holds
-"NCCL" (a cheap prefilter), then only the patterns whose keyword the line holds are tried, so a
-100 MB log reads in a few seconds (benchmarks/bench_nccl_log.py prints the figure).
+"NCCL" (a cheap prefilter), then only the patterns whose keyword the line holds are tried
+(``_examine``, a function of the line's text alone). A log repeats its lines, so what each distinct
+text gives is kept and replayed for every repeat (one dict lookup for a whole line seen before), and
+the cyclic garbage collector is paused while the records are built: a 100 MB log reads in about a
+second of CPU (benchmarks/bench_nccl_log.py prints the figure; tests/test_nccl_log_same.py proves the
+results equal those of the plain reader it replaced).
 
 What NCCL prints, and what is kept (the format strings are NCCL's own, ``src/transport/*.cc``,
 ``src/init.cc``, ``src/misc/param.cc``, ``src/debug.cc``):
