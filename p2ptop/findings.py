@@ -91,6 +91,7 @@ FACT_KEYS: dict[str, str] = {
     "symptom.slow": "True: slow, low bandwidth, P2P slower than no P2P (很慢/带宽低)",
     "symptom.crash": "True: segfault, process killed, Xid, GPU lost",
     "symptom.fixed_by_p2p_disable": "True when the text says the job works with P2P disabled (NCCL_P2P_DISABLE=1)",
+    "symptom.fails": "True: the text says P2P/communication fails, does not work, is broken or unsupported (失败/不支持/无法)",
     "nccl.transport": "per pair: the worst transport NCCL used on the pair's channels: P2P/CUMEM, P2P/IPC, P2P/direct pointer, SHM, NET/IB, NET/Socket, ...",
     "nccl.p2p_fallback": "per pair: True when NCCL used SHM or NET on a pair that the same text/host says supports P2P",
     "tool.p2p_slower_than_no_p2p": "True: p2pBandwidthLatencyTest/simpleP2P/nvbandwidth measured P2P enabled slower than disabled",

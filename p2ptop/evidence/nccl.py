@@ -10,7 +10,8 @@ text.tool "nccl-log".
 
 Ranks map to GPUs by bus id where the paste says which bus id is which GPU, else by the device
 index NCCL prints (the rank's nvmlDev, which is nvidia-smi's index, else its cudaDev, else the index in
-the channel's brackets). Pairs of ranks on
+the channel's brackets; with no bracket and no rank line, on one host with ranks under 8, the rank
+number). Pairs of ranks on
 different hosts are not GPU pairs and give no pair facts.
 """
 
@@ -59,6 +60,14 @@ def _rank_gpus(c: Collector, log: NcclLog) -> dict[tuple[Optional[str], int], in
                 gpu = dev
             if gpu is not None:
                 out[(ch.host, rank)] = gpu
+    # channels without brackets (NCCL 2.4: "Ring 00 : 1 -> 0 [receive] via NET/IB/0") and no rank lines:
+    # on a log of one host and ranks within one node, rank N is taken as GPU N (torchrun's LOCAL_RANK default)
+    if not log.ranks and len(set(ch.host for ch in log.channels)) <= 1 and log.channels \
+            and all(ch.src_dev is None and ch.src_bus is None for ch in log.channels) \
+            and max(max(ch.src, ch.dst) for ch in log.channels) < 8:
+        for ch in log.channels:
+            out.setdefault((ch.host, ch.src), ch.src)
+            out.setdefault((ch.host, ch.dst), ch.dst)
     return out
 
 
@@ -85,6 +94,12 @@ def parse(c: Collector) -> bool:
         if m.result and m.result != "ncclInProgress":
             c.add("host", "error.nccl", m.result, m.line, again=True)
             c.add("host", "error.text", m.message[:200], m.line)
+    # NCCL sets up NVLS (transport/nvls.cc) only where the GPUs report multicast, i.e. on an NVSwitch
+    # fabric (NCCL's src/transport/nvls.cc: nvlsSupport from CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED)
+    nvls_line = next((m.line for m in log.messages if "nvls.cc" in (m.location or "") or "nvls.cc" in m.message), None)
+    if nvls_line is not None:
+        c.add("host", "host.nvswitch_present", True, nvls_line, severity="info",
+              summary="NCCL set up NVLS (NVLink SHARP), which exists only on NVSwitch fabrics")
     # pair facts, for ranks on one host
     gpus = _rank_gpus(c, log)
     rank_host: dict[int, Optional[str]] = {}

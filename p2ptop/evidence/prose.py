@@ -4,7 +4,9 @@ Kubernetes, symptoms, "works with NCCL_P2P_DISABLE=1", versions, BIOS words, the
 Facts (subject "host"): gpu.name, gpu.product_class, gpu.consumer, gpu.architecture (a model named
 in the text), host.virtualized, host.hypervisor, gpu.virtualization ("PASSTHROUGH"),
 host.container, host.kubernetes, symptom.hang, symptom.wrong_results, symptom.slow, symptom.crash,
-symptom.fixed_by_p2p_disable, host.driver_version, host.driver_major, nccl.version,
+symptom.fixed_by_p2p_disable, symptom.fails, host.fabric_manager ("not running"/"failed" in words),
+gpu.bar1_mb (a BAR size in words), host.nvswitch_present (HGX/DGX named, or "without NVSwitch"), pair.cross_socket (QPI/UPI, different sockets), gpu.mig (MIG in words),
+error.cuda/error.cuda_code (a CUDA error number in a sentence), host.driver_version, host.driver_major, nccl.version,
 host.cuda_runtime_version, host.bios_mentions, host.cpu_vendor, host.cpu_model, text.language.
 
 Every pattern runs once over the lower-cased text outside NCCL INFO lines, its first 256 KB and last
@@ -28,7 +30,25 @@ _HYPERVISORS = (
     ("KVM", r"\bkvm\b|\bqemu\b|libvirt|\bvirt-manager\b|\bovmf\b"),
 )
 _VM = r"\bvirtual machines?\b|\b(?:a|an|the|in|inside|my|our|this|each|guest|windows|linux|ubuntu)\s+vms?\b|\bguest os\b|虚拟机|云主机|\bec2\b|\bazure\b|\bgcp\b|\bcloud instance"
-_PASSTHROUGH = r"pass[- ]?through|\bvfio\b|直通"
+_PASSTHROUGH = r"pass(?:ing|ed|es)?[- ]?through|\bvfio\b|直通|gpudirect[-_ ]?clique"  # x-nv-gpudirect-clique: QEMU vfio-pci's P2P hint
+#: a setup contrasted with bare metal ("on bare metal, this works") is a VM's
+_BARE_METAL = r"(?:on|with) bare[- ]?metal\b[^.\n]{0,40}\b(?:works?|fine|ok|passes)|works? (?:fine |well )?on bare[- ]?metal|裸机(?:上)?(?:正常|可以)"
+#: Fabric Manager said to be absent, stopped or failing, in words (NVIDIA Fabric Manager user guide's service names)
+_FM_DOWN = re.compile(r"(?:nvidia-)?fabric[- _]?manage\w*`?\s*(?:service\s+)?(?:is|was|has)?\s*(?:not (?:installed|running|started)|"
+                      r"missing|inactive|dead|stopped|crash\w*|fail\w*)|(?:failures?|crash\w*|restart\w*) of (?:the )?fabric[- _]?manager|"
+                      r"fabric[- _]?manager[^.\n]{0,30}(?:未启动|没有启动|未安装|失败)")
+#: a BAR1 size as people write it ("BAR=256MB", "256MB and 512MB bar sizes", "BAR1: 32GB")
+_BAR_SIZE = re.compile(r"\bbar1?\s*(?:size)?\s*[=:]\s*(\d+)\s*([mg])i?b\b|\b(\d+)\s*([mg])i?b\b[^.\n]{0,20}\bbar1?\s*(?:sizes?|aperture)\b")
+#: a pair across CPU sockets in words (QPI/UPI, different I/O hubs or sockets; 跨 NUMA/CPU)
+_CROSS_SOCKET = r"\bqpi\b|\bupi\b|different (?:i/?o hubs?|iohs?|sockets|cpus|cpu sockets|numa nodes)|across (?:the )?(?:cpu )?sockets|跨\s*(?:numa|cpu|socket)"
+#: an NVSwitch system in words: the HGX/DGX boards that carry them ("NVSwitch" alone is no sign: Fabric Manager's
+#: own failure on a host without one says "query NVSwitch device information ... failed"); "without NVSwitch" says none
+_NO_NVSWITCH = r"(?:without|no|lacks?|not have|doesn'?t have|has no)\s+(?:an?\s+|any\s+)?nvswitch|没有\s*nvswitch"
+_NVSWITCH = r"\bhgx\b|\bdgx\b"
+#: MIG named in words ("two MIG devices", "Multi-Instance GPU")
+_MIG = r"\bmig (?:devices?|instances?|slices?|mode|enabled)\b|\bmigs\b|multi-instance gpu"
+#: a CUDA error number in a sentence: "CUDA initialization fails with 802 system error", "CUDA error 401"
+_CUDA_NUMBER_WORDS = re.compile(r"cuda[^.\n]{0,60}?\b(?:with|error|code)\s+(?:error\s+|code\s+)?(\d{3})\b")
 _CONTAINERS = (("kubernetes", r"kubernetes|\bk8s\b|kubectl|\bpods?\b|\bhelm\b|gpu-operator"),
                ("docker", r"\bdocker\b|nvidia-docker|--gpus\s"),
                ("podman", r"\bpodman\b"),
@@ -41,19 +61,51 @@ _SYMPTOMS = (
                      r"never (?:finishes|returns|completes)|no progress|100 ?% (?:gpu[- ]?)?util|watchdog|\btimed out\b|"
                      r"卡住|卡死|挂起|死锁|无响应|没有响应|卡在|一直等待|超时"),
     ("symptom.wrong_results", r"wrong (?:results?|output|values?|answers?)|incorrect (?:results?|output|values?)|all zeros?|"
+                              r"silently (?:drops?|dropp\w*|loses?|corrupts?)|drops? the writes?|data loss|zeroed[- ]out|"
                               r"\bzeros\b|\bnans?\b|garbage|mismatch|corrupt(?:ed|ion)?|verification (?:error|failed)|"
                               r"结果错误|结果不对|全零|全是0|全0|乱码|数据错误|不一致|精度异常"),
     ("symptom.slow", r"\bslow(?:er|ly|down)?\b|low bandwidth|poor (?:performance|bandwidth)|bandwidth (?:is|was) (?:low|only)|"
                      r"only (?:gets? |reach(?:es)? )?\d+(?:\.\d+)? ?gb/s|throughput drops?|"
-                     r"很慢|变慢|慢了|带宽低|带宽很低|速度慢|性能差|性能下降"),
+                     r"bandwidth\b[^.\n]{0,30}\b(?:low|lower|drops?|dropped|degraded)\b|(?:low|lower|reduced|degraded) (?:p2p |nccl |bus ?)?bandwidth|"
+                     r"(?:less|lower) than \d+(?:\.\d+)? ?[mg]b/s|"
+                     r"很慢|变慢|慢了|带宽低|带宽很低|速度慢|性能差|性能下降|带宽[^。\n]{0,30}(?:降|低|损失|下降)|损失[^。\n]{0,10}带宽"),
+    # a failure in words, where no error name is pasted: the phrasings of P2P reports ("P2P does not work",
+    # "can't be enabled", "not supported between the cards", "stopped working", "tests failed"); Chinese 失败/
+    # 不支持/无法/不能/报错/不工作 (blog.gitcode.com write-ups). Kept to verbs of failing: a bare "error" is not one.
+    ("symptom.fails", r"\b(?:does|do|did|is|are|was|were|could|can|would|will)\s*(?:n[o']?t|not)\s+(?:work|run|enable|be enabled|"
+                      r"communicat\w*|utili[sz]e|use|support|succeed|pass)\w*|\bcan'?t be enabled|\bcannot\s+(?:be enabled|"
+                      r"enable|communicat\w*)\b|\bunable to\s+(?:enable|communicat\w*)\b|\bnot working\b|"
+                      r"\bstopped working\b|\bno longer works?\b|\bbroken\b|\b(?:tests?|training|job|run|init\w*|p2p|nccl)\s+"
+                      r"(?:\w+\s+){0,2}fail(?:s|ed|ing)?\b|\bfails?\s+(?:to|with|on)\b|\bfailed\s+(?:to|with|on)\b|"
+                      r"(?:p2p|peer|access|nvlink|gpus?|cards?|devices?)\b[^.\n]{0,40}\b(?:not supported|unsupported)\b|"
+                      r"\bno support for (?:p2p|peer)|"
+                      r"\b(?:nccl|cuda) errors?\b|失败|不支持|无法|不能用|不可用|报错|不工作|不通|出错|(?:nccl|cuda)\s*error的?错误"),
     ("symptom.crash", r"segfault|segmentation fault|core dumped|sigsegv|sigabrt|\bcrash(?:es|ed|ing)?\b|"
                       r"fallen off the bus|fell off the bus|\bxid\s*:?\s*\d{1,3}\b|崩溃|段错误|掉卡"),
 )
 _FIXED_BY_P2P_OFF = re.compile(
+    r"workaround\W{0,20}(?:\n[^\n]*){0,2}?nccl_p2p_disable\s*=\s*1|"
     r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p|p2p (?:is )?disabled)[^\n]{0,80}?"
     r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|fine|ok\b|no longer|goes away|解决|可以|正常|就好)|"
     r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|runs? fine|解决|可以|正常)[^\n]{0,60}?"
     r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p)")
+#: a driver branch without its minor ("fixed with 570", "driver 560", "R535"), only in a text that says "driver"
+_DRIVER_MAJOR = re.compile(r"(?:\bdrivers?\s+(?:version\s+|branch\s+)?|\b(?:with|on|to|from|using)\s+(?:driver\s+)?|\br)"
+                           r"(4[5-9]\d|5\d\d)(?!\d|\.\d)(?!\s*(?:mb|mib|gb|gib|w\b|mhz|%|x\b|gpus?|cores?))")
+#: a bandwidth that fell, in figures ("18 -> 2 BUSBW", "from 20 GB/s to 9 GB/s", "带宽从 300 降到 20")
+_DROP = re.compile(r"(\d+(?:\.\d+)?)\s*(?:->|→|=>|to)\s*(\d+(?:\.\d+)?)\s*(?:gb/s|gbps|busbw|algbw|bus ?bandwidth)")
+#: P2P said available in words: "cudaDeviceCanAccessPeer reports 1", "can_device_access_peer returns True",
+#: "`nvidia-smi topo -p2p r` says OK for every pair"
+_P2P_SAID_OK = re.compile(r"(?:candeviceaccesspeer|can_device_access_peer|can_access_peer|cudadevicecanaccesspeer)\W{0,3}\s*"
+                          r"(?:\w+\s+){0,2}(?:reports?|returns?|says?|gives?|is)\s+(?:1|true)\b|topo -p2p r`?\s+(?:says|shows|reports)\s+`?ok\b")
+#: P2P and SHM turned off in words (the nccl/p2p-and-shm-disabled-uses-network setting without its variables)
+_P2P_SHM_OFF = re.compile(r"禁用\s*p2p\s*(?:与|和|及|、|/)\s*shm|disabl\w*\s+(?:both\s+)?p2p\s+(?:and|&|/)\s+shm|"
+                          r"p2p\s+(?:and|&|/)\s+shm\s+(?:are\s+|were\s+)?disabled")
+#: a /dev/shm size in words ("共享内存大小为64MB", "--shm-size=64m", "/dev/shm is only 64M")
+_SHM_SIZE = re.compile(r"(?:shm[- _]size|/dev/shm|shared memory|共享内存)[^\n。.]{0,20}?(\d+)\s*([mg])(?:i?b)?\b")
+#: an idle PCIe link in words ("runs at 2.5 GT/s ... when it is not being used", "low power state")
+_IDLE_LINK = re.compile(r"\d(?:\.\d)?\s*gt/s[\s\S]{0,300}?(?:idle|low[- ]power|power[- ]saving|not (?:being )?used|resting)|"
+                        r"(?:idle|low[- ]power|power[- ]saving|resting)[\s\S]{0,300}?\d(?:\.\d)?\s*gt/s")
 _DRIVER = re.compile(r"(?:driver(?: version)?|nvidia-driver-|驱动(?:版本)?)\s*[:=]?\s*v?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b")
 _NCCL_VERSION = re.compile(r"nccl(?: version)?\s*[:=]?\s*v?(2\.\d{1,2}\.\d{1,2})\b")
 _CUDA_VERSION = re.compile(r"(?:cuda(?: toolkit| runtime| version)?\s*[:=]?\s*v?|\+cu)(1[0-3])\.?(\d)(?:\.\d+)?\b")
@@ -63,6 +115,7 @@ _BIOS = (("ACS", r"\bacs\b|access control services"), ("IOMMU", r"iommu"), ("VT-
 _CPU = (("AMD", r"(?:amd\s+)?(epyc\s*\w*(?:\s+\d{4}\w*)?|threadripper(?:\s+pro)?\s*\w*|ryzen\s*\d*\s*\w*)"),
         ("Intel", r"(?:intel\s+)?(xeon(?:\(r\))?\s*(?:platinum|gold|silver|bronze|w|e5|e7)?[-\s]*\w*|core(?:\(tm\))?\s+i[3579]-\w+)"),
         ("ARM", r"(grace\s+(?:hopper|cpu)|neoverse[-\s]\w+|\baarch64\b|ampere altra\w*)"))
+_LEGEND = re.compile(r"legend|^\s*(?:x|sys|node|phb|pxb|pix|nv#|nv\d+|[cgt]?ns|ok|u)\s*=|\b(?:cns|gns|tns)\b")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -73,7 +126,14 @@ def parse(c: Collector) -> bool:
     ln = view.line_of
 
     def _first(_c: Collector, rx: str | re.Pattern) -> re.Match | None:
-        return (rx if isinstance(rx, re.Pattern) else re.compile(rx)).search(low)
+        """The first match outside a tool's legend lines (nvidia-smi topo's "SYS = ... (e.g., QPI/UPI)",
+        "GNS = GPU not supported"): a legend is printed by the tool, it says nothing of the report."""
+        rx = rx if isinstance(rx, re.Pattern) else re.compile(rx)
+        m = rx.search(low)
+        while m and _LEGEND.search(c.paste.line(ln(m.start())).lower()):
+            nl = low.find("\n", m.start())
+            m = rx.search(low, nl + 1) if nl >= 0 else None
+        return m
 
     # language
     cjk = len(_CJK.findall(low[:200000]))
@@ -81,14 +141,17 @@ def parse(c: Collector) -> bool:
     # GPU model in a sentence
     m = MODEL_IN_PROSE.search(low)
     if m:
-        name = " ".join(m.group(0).split())
+        bare = m.group("counted") or m.group("bare")
+        name = " ".join((bare or m.group(0)).split())
         name = name[:-1] if name.endswith("s") and name[-2:-1].isdigit() else name  # "3090s"
         cls, arch = classify(name if not name[:2].isdigit() else "rtx " + name)
         if cls is None and name[:2] in ("50", "40", "30"):
             cls, arch = classify("geforce rtx " + name)
+        if cls is None and name[:2] == "10":
+            cls, arch = classify("geforce gtx " + name)
         line = ln(m.start())
         written = c.paste.line(line)  # the name as written, where lower() kept the line's length
-        if len(written) == len(written.lower()):
+        if len(written) == len(written.lower()) and not bare:
             i = written.lower().find(m.group(0).split("\n")[0])
             if i >= 0:
                 name = " ".join(written[i:i + len(m.group(0))].split())
@@ -116,6 +179,41 @@ def parse(c: Collector) -> bool:
         c.add("host", "gpu.virtualization", "PASSTHROUGH", ln(m.start()))
         c.add("host", "host.virtualized", True, ln(m.start()))
         found = True
+    m = _first(c, _BARE_METAL)
+    if m:
+        found = c.add("host", "host.virtualized", True, ln(m.start()),
+                      summary="the text contrasts its setup with bare metal (a VM)") or found
+    m = _first(c, _FM_DOWN)
+    if m:
+        state = "failed" if re.search(r"fail|crash|restart|失败", m.group(0)) else "not running"
+        found = c.add("host", "host.fabric_manager", state, ln(m.start())) or found
+    m = _first(c, _BAR_SIZE)
+    if m:
+        n, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        found = c.add("host", "gpu.bar1_mb", int(n) * (1024 if unit == "g" else 1), ln(m.start())) or found
+    m = _first(c, _CROSS_SOCKET)
+    if m:
+        found = c.add("host", "pair.cross_socket", True, ln(m.start()), severity="info") or found
+    m = _first(c, _NO_NVSWITCH)
+    if m:
+        found = c.add("host", "host.nvswitch_present", False, ln(m.start()), severity="info") or found
+    else:
+        m = _first(c, _NVSWITCH)
+        if m:
+            found = c.add("host", "host.nvswitch_present", True, ln(m.start()), severity="info") or found
+    m = _first(c, _MIG)
+    if m:
+        found = c.add("host", "gpu.mig", True, ln(m.start())) or found
+    m = _first(c, _CUDA_NUMBER_WORDS)
+    if m:
+        from ..knowledge.codes import CUDA_BY_NUMBER
+        num = int(m.group(1))
+        if num in CUDA_BY_NUMBER:
+            name = CUDA_BY_NUMBER[num]
+            name = name[0] if isinstance(name, tuple) else getattr(name, "name", name)
+            if isinstance(name, str) and name.startswith("cuda"):
+                c.add("host", "error.cuda", name, ln(m.start()))
+                found = c.add("host", "error.cuda_code", num, ln(m.start())) or found
     # containers
     for name, rx in _CONTAINERS:
         m = _first(c, rx)
@@ -134,6 +232,27 @@ def parse(c: Collector) -> bool:
         m = _first(c, rx)
         if m:
             found = c.add("host", key, True, ln(m.start())) or found
+    m = _P2P_SAID_OK.search(low)
+    if m:
+        found = c.add("host", "p2p.read", "OK", ln(m.start()), severity="ok",
+                      summary="the text says CUDA/NVML report P2P available") or found
+    m = _P2P_SHM_OFF.search(low)
+    if m:
+        c.add("host", "env.NCCL_P2P_DISABLE", "1", ln(m.start()), severity="info")
+        found = c.add("host", "env.NCCL_SHM_DISABLE", "1", ln(m.start()), severity="info") or found
+    m = _first(c, _SHM_SIZE)
+    if m:
+        found = c.add("host", "host.shm_mb", int(m.group(1)) * (1024 if m.group(2) == "g" else 1), ln(m.start())) or found
+    m = _IDLE_LINK.search(low)
+    if m:
+        found = c.add("host", "gpu.pcie_idle_downclock", True, ln(m.start()),
+                      summary="the text says the PCIe link is slow while idle") or found
+    if not any(f.facts.get("symptom.slow") for f in c.findings):
+        for m in _DROP.finditer(low):
+            if float(m.group(2)) * 2 < float(m.group(1)):
+                found = c.add("host", "symptom.slow", True, ln(m.start()),
+                              summary=f"a bandwidth fell from {m.group(1)} to {m.group(2)}") or found
+                break
     m = _FIXED_BY_P2P_OFF.search(low)
     if m:
         found = c.add("host", "symptom.fixed_by_p2p_disable", True, ln(m.start()),
@@ -144,6 +263,10 @@ def parse(c: Collector) -> bool:
         c.add("host", "host.driver_version", m.group(1), ln(m.start()))
         c.add("host", "host.driver_major", int(m.group(1).split(".")[0]), ln(m.start()))
         found = True
+    elif "driver" in low or "驱动" in low:
+        m = _DRIVER_MAJOR.search(low)
+        if m:
+            found = c.add("host", "host.driver_major", int(m.group(1)), ln(m.start())) or found
     m = _NCCL_VERSION.search(low)
     if m:
         found = c.add("host", "nccl.version", m.group(1), ln(m.start())) or found

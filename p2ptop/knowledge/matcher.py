@@ -37,6 +37,9 @@ UNKNOWN_FACTOR, CONTRADICTED_FACTOR = 0.8, 0.3
 LIKELY, POSSIBLE = 0.75, 0.45
 COMMON_LITERAL = 50000  # a literal on more lines than this no longer narrows the search
 UNSURE_CAP = 0.44  # a candidate offered on its symptom alone (a required fact unknown) stays below POSSIBLE
+WEAK_SYMPTOMS = frozenset({"symptom.fails"})  # symptoms too generic to make an entry a candidate without its context
+LEAD_FACTOR = 0.5  # a lead (context that fits beside a symptom no entry claims) ranks under every unsure candidate
+MIN_CANDIDATES = 3  # an answer with fewer candidates than this on a symptom is completed with leads
 
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f]")
 _DELETE = {c: None for c in [*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f] if c not in (0x0d,)}
@@ -223,6 +226,7 @@ class Facts:
         self.origin: dict[str, str] = {}
         self.severity: dict[str, str] = {}  # finding id -> its worst severity
         self.conflicts: list[str] = []
+        self._has_symptom: Optional[bool] = None
         text: dict[str, list[tuple[Any, str]]] = {}
         findings = list(findings)
         for f in findings:
@@ -328,6 +332,14 @@ class Facts:
             return cond["present"] and any(is_symptom(fact, v) for v in self.values.get(fact, []))
         return any(_holds(cond, v) and is_symptom(fact, v) for v in self.values.get(fact, []))
 
+    def has_symptom(self) -> bool:
+        """Is a symptom fact that opens leads known (an error, a described hang/slowness/failure, a failing state)?"""
+        if self._has_symptom is None:
+            # a crash alone (a segfault, a killed process) says nothing about P2P: it opens no lead
+            self._has_symptom = any(k not in (FINDING_FACT, "symptom.crash") and is_symptom(k, v)
+                                    for k, vals in self.values.items() for v in vals)
+        return self._has_symptom
+
     def symptoms(self) -> list[str]:
         """Every symptom fact known, as 'key = value (origin)'."""
         return [f"{k} = {v} ({self.origin.get(k, '?')})" for k, vals in self.values.items()
@@ -431,10 +443,15 @@ def _combine(weights: Iterable[float]) -> float:
     return 1.0 - miss
 
 
-def score_entry(entry: Entry, log: Log, codes, facts: Facts) -> Optional[Match]:
+def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False) -> Optional[Match]:
     """The entry's match on this text and these facts, or None when it is not offered: ruled out
     (an ``exclude`` holds, or fact_roles.ruled_out), or without a symptom of its own (no regex or
-    code of it matched a line and none of its conditions holds on a symptom fact)."""
+    code of it matched a line and none of its conditions holds on a symptom fact).
+
+    ``lead``: the pass for answers that would otherwise stay short or silent although the facts hold a
+    symptom (issue 22 point 4): an entry none of whose own signs hold, but some of whose context
+    conditions (require, trigger or support) hold, is a *lead*: labelled unsure, ranked after every
+    candidate on a symptom of its own, never likely or possible."""
     m = entry.data.get("match") or {}
     for cond in m.get("exclude") or []:
         if facts.check(cond):
@@ -476,9 +493,15 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts) -> Optional[Match]:
                 against.append(_describe(cond, facts))
     triggers = m.get("trigger") or []
     fired = [c for c in triggers if facts.check(c)]
+    weak_only: list[str] = []  # weak symptoms that held without the entry's context: no lead on them alone
     for cond in fired:
         fact_w.append(cond.get("weight", REQUIRE_WEIGHT))
         held.append(_describe(cond, facts))
+        # a failure only said in words ("P2P does not work") is the symptom of every entry: it makes an
+        # entry a candidate only with its requires held (a consumer GPU, a VM), never on its own
+        if cond["fact"] in WEAK_SYMPTOMS and not (all_hold and requires):
+            weak_only.append(_describe(cond, facts))
+            continue
         symptom = symptom or facts.symptom(cond)
     offered = bool(text_w) or (all_hold and bool(fired if triggers else requires))
     log_unmet = any(c["fact"] == LOG_FACT and not facts.check(c) for c in requires)
@@ -491,8 +514,12 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts) -> Optional[Match]:
             # a symptom in support counts for an entry its require/trigger offer, but never makes an
             # 'unsure' candidate of one whose own signs (text, require, trigger) are absent
             symptom = symptom or (offered and facts.symptom(cond))
+    is_lead = False
     if not symptom:
-        return None  # context alone never offers an entry
+        if not (lead and set(held) - set(weak_only) and facts.has_symptom()):
+            return None  # context alone never offers an entry
+        is_lead = True  # context that fits, beside a symptom of the text that no entry claims
+        offered = False
     if triggers and not fired and not text_w and all(facts.check(c) is False for c in triggers):
         factor *= CONTRADICTED_FACTOR  # every sign of this entry's fault is known and absent
         against.extend(_describe(c, facts) for c in triggers)
@@ -506,6 +533,9 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts) -> Optional[Match]:
     score = _combine(text_w + fact_w) * factor
     if not offered:
         score = min(score, UNSURE_CAP)
+    if is_lead:
+        score = round(score * LEAD_FACTOR, 4)
+        reasons.append("lead: its context fits, beside the text's symptom (" + "; ".join(facts.symptoms()[:2]) + ")")
     held = list(dict.fromkeys(held))
     reasons = list(dict.fromkeys(reasons + held + ["against: " + a for a in against]))
     return Match(entry, round(score, 4), reasons, deciding, unsure=not offered,
@@ -524,7 +554,11 @@ def prepare(text: Optional[str]) -> Log:
 def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = None, origin: str = "host") -> list[Match]:
     """Entries of ``kb`` that explain ``text`` (a str, or a :func:`prepare`d log) and/or ``findings``,
     best first. Findings whose id starts with "text." were read from the text; the others are the
-    host's, and ``origin`` names where those came from ("live host", "demo", "replay")."""
+    host's, and ``origin`` names where those came from ("live host", "demo", "replay").
+
+    Where no entry is offered as likely or possible, fewer than MIN_CANDIDATES are candidates and the
+    facts hold a symptom, the answer is completed with leads (score_entry's ``lead``): entries whose
+    context fits, labelled unsure. An entry offered on its symptom is never joined by leads."""
     log = prepare(text)
     facts = Facts(list(findings), log, origin)
     out = []
@@ -532,6 +566,13 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
         m = score_entry(entry, log, log.codes, facts)
         if m is not None:
             out.append(m)
+    if len(out) < MIN_CANDIDATES and facts.has_symptom() and not any(m.confidence in ("likely", "possible") for m in out):
+        have = {m.entry.id for m in out}
+        for entry in kb.entries:
+            if entry.id not in have and not entry.benign:
+                m = score_entry(entry, log, log.codes, facts, lead=True)
+                if m is not None:
+                    out.append(m)
     _share_deciding_facts(out)
     out.sort(key=lambda m: (m.unsure, -m.score, m.entry.benign, m.entry.id))
     return out[:top] if top else out

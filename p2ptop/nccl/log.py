@@ -21,7 +21,8 @@ What NCCL prints, and what is kept (the format strings are NCCL's own, ``src/tra
 * channels: ``Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read`` and older ``Channel 00 : 0[3000] ->
   1[4000] via P2P/IPC`` (the bracket holds the bus id before NCCL 2.19, the device index after),
   ``[send]``/``[receive]`` for network channels, ``via SHM/direct/direct``, ``via NET/IB/0/GDRDMA``,
-  ``via NET/Socket/0``, ``via P2P/direct pointer/read``, ``via NET/<plugin>/..``;
+  ``via NET/Socket/0``, ``via P2P/direct pointer/read``, ``via NET/<plugin>/..``; ranks without a
+  bracket (NCCL 2.4's ``Ring 00 : 3 -> 0 [receive] via NET/IB/0``, ``Channel 00 : 0 -> 1 via NET/Socket/0``);
 * ``NCCL_X set by environment to Y`` (every variable, with its line);
 * WARN lines (with the ``transport/p2p.cc:275`` location) and error traces ``file.cc:N -> R``
   (R is an ncclResult_t number), with the NCCL result name where one is given or can be told;
@@ -66,8 +67,8 @@ _RESULT_NAME = re.compile(r"\bnccl(UnhandledCudaError|SystemError|InternalError|
 TRANSPORT_ORDER = ("P2P", "SHM", "NET", "COLLNET")
 
 _CHANNEL = re.compile(
-    r"(?:Channel|Ring) (?P<ch>\d+)(?:/(?P<conn>\d+))? : (?P<src>\d+)\[(?P<sdev>[0-9a-fA-Fx]+)\] -> "
-    r"(?P<dst>\d+)\[(?P<ddev>[0-9a-fA-Fx]+)\](?: \[(?P<dir>send|receive)\])? via (?P<via>.+?)\s*$"
+    r"(?:Channel|Ring) (?P<ch>\d+)(?:/(?P<conn>\d+))? : (?P<src>\d+)(?:\[(?P<sdev>[0-9a-fA-Fx]+)\])? -> "
+    r"(?P<dst>\d+)(?:\[(?P<ddev>[0-9a-fA-Fx]+)\])?(?: \[(?P<dir>send|receive)\])? via (?P<via>.+?)\s*$"
 )
 _VERSION = re.compile(r"NCCL version:? ?(?P<v>\d+\.\d+\.\d+)(?:[+.-]cuda(?P<cuda>\d+\.\d+))?")
 _DRIVER = re.compile(r"(?:cudaDriverVersion|CUDA Driver version|cuda driver version)[ :=]+(?P<v>\d{4,6})\b", re.I)
@@ -180,8 +181,11 @@ def transport_rank(transport: str) -> int:
     return r
 
 
-def _bracket(v: str) -> tuple[Optional[int], Optional[str]]:
-    """(device index, bus id) of a channel's bracket value: a bus id is >= 4 hex digits or has a-f."""
+def _bracket(v: Optional[str]) -> tuple[Optional[int], Optional[str]]:
+    """(device index, bus id) of a channel's bracket value: a bus id is >= 4 hex digits or has a-f.
+    No bracket (NCCL 2.4's "Ring 00 : 3 -> 0 [receive] via NET/IB/0") says neither."""
+    if v is None:
+        return None, None
     if len(v) >= 4 or any(c in "abcdefABCDEFx" for c in v):
         return None, bus_id_from_nccl(v)
     return int(v), None
