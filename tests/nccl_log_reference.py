@@ -1,4 +1,5 @@
-"""The NCCL log reader as it was before the speed-up (p2ptop/nccl/log.py at main f1add01), kept only so that
+"""The NCCL log reader as it was before the speed-up (p2ptop/nccl/log.py at main f1add01, with w/diag's
+channel lines without brackets), kept only so that
 tests/test_nccl_log_same.py can prove the fast reader gives the same results; p2ptop does not use it. If log.py is
 changed on purpose to read more (a new kind of line), change this copy the same way."""
 
@@ -34,8 +35,8 @@ _RESULT_NAME = re.compile(r"\bnccl(UnhandledCudaError|SystemError|InternalError|
 TRANSPORT_ORDER = ("P2P", "SHM", "NET", "COLLNET")
 
 _CHANNEL = re.compile(
-    r"(?:Channel|Ring) (?P<ch>\d+)(?:/(?P<conn>\d+))? : (?P<src>\d+)\[(?P<sdev>[0-9a-fA-Fx]+)\] -> "
-    r"(?P<dst>\d+)\[(?P<ddev>[0-9a-fA-Fx]+)\](?: \[(?P<dir>send|receive)\])? via (?P<via>.+?)\s*$"
+    r"(?:Channel|Ring) (?P<ch>\d+)(?:/(?P<conn>\d+))? : (?P<src>\d+)(?:\[(?P<sdev>[0-9a-fA-Fx]+)\])? -> "
+    r"(?P<dst>\d+)(?:\[(?P<ddev>[0-9a-fA-Fx]+)\])?(?: \[(?P<dir>send|receive)\])? via (?P<via>.+?)\s*$"
 )
 _VERSION = re.compile(r"NCCL version:? ?(?P<v>\d+\.\d+\.\d+)(?:[+.-]cuda(?P<cuda>\d+\.\d+))?")
 _DRIVER = re.compile(r"(?:cudaDriverVersion|CUDA Driver version|cuda driver version)[ :=]+(?P<v>\d{4,6})\b", re.I)
@@ -140,8 +141,10 @@ def transport_rank(transport: str) -> int:
     return TRANSPORT_ORDER.index(head) if head in TRANSPORT_ORDER else len(TRANSPORT_ORDER)
 
 
-def _bracket(v: str) -> tuple[Optional[int], Optional[str]]:
+def _bracket(v: Optional[str]) -> tuple[Optional[int], Optional[str]]:
     """(device index, bus id) of a channel's bracket value: a bus id is >= 4 hex digits or has a-f."""
+    if v is None:  # no bracket (NCCL 2.4), as w/diag reads it
+        return None, None
     if len(v) >= 4 or any(c in "abcdefABCDEFx" for c in v):
         return None, bus_id_from_nccl(v)
     return int(v), None

@@ -71,6 +71,9 @@ gpu-c:100:200 [0] NCCL INFO Could not enable P2P between dev 1(=1b000) and dev 0
 gpu-c:100:200 [0] NCCL INFO Using network Socket
 gpu-c:100:200 [0] NCCL INFO NET/IB : No device found.
 NCCL INFO Channel 00 : 0[3000] -> 1[4000] via P2P/IPC
+gpu-c:100:200 [0] NCCL INFO Ring 00 : 3 -> 0 [receive] via NET/IB/0
+gpu-c:100:200 [0] NCCL INFO Ring 00 : 3 -> 0 [receive] via NET/IB/0
+gpu-d:100:200 [0] NCCL INFO Channel 00 : 0 -> 1 via NET/Socket/0
 NCCL INFO Channel 00 : 0[3000] -> 1[4000] via P2P/IPC
 """
 
