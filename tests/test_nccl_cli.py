@@ -100,3 +100,21 @@ def test_one_gpu_all_points_to_the_one_rank_run(monkeypatch, capsys):
     monkeypatch.setenv("P2PTOP_IPC_WORKER", f"{sys.executable} {FAKES / 'fake_ipc_worker.py'} ok")
     assert main(["nccl", "--all"]) == 2
     assert "p2ptop nccl 0 runs a one-rank communicator" in capsys.readouterr().err
+
+
+def test_log_of_other_hosts_does_not_read_nvml(monkeypatch, capsys, tmp_path):
+    """A log from other hosts is not judged against this host, so NVML and the host facts are not read
+    (they take seconds on a GPU host); a log naming no host, or this one, still is."""
+    import socket
+
+    calls = []
+    monkeypatch.setattr("p2ptop.commands.nccl._host_snapshot", lambda args: (calls.append(1), (None, "a host without NVML"))[1])
+    other = tmp_path / "other.log"
+    other.write_text("far-away-node:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct\n")
+    main(["nccl", "--log", str(other)])
+    out = capsys.readouterr().out
+    assert calls == [] and "NVML not read" in out and "far-away-node" in out
+    mine = tmp_path / "mine.log"
+    mine.write_text(f"{socket.gethostname()}:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct\n")
+    main(["nccl", "--log", str(mine)])
+    assert calls == [1]

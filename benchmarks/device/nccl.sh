@@ -117,11 +117,26 @@ run $PY -m p2ptop nccl --log /tmp/p2ptop-onerank.log
 step "6. nccl --log on a 100 MB NCCL log (target <= 5 s): each step in one process, then the whole command as a user runs it"
 nproc; uptime
 run $PY benchmarks/bench_nccl_cli_log.py 100
+run $PY benchmarks/bench_nccl_log.py 100
 $PY benchmarks/bench_nccl_cli_log.py 100 --write /tmp/p2ptop-100mb.log
 echo "\$ time python3 -m p2ptop nccl --log /tmp/p2ptop-100mb.log > /dev/null   (the whole command: start, NVML, read, parse, table, findings, print)"
 TIMEFORMAT="nccl --log 100 MB, whole command: wall %R s, CPU %U s user + %S s sys (target <= 5 s wall)"
 time $PY -m p2ptop nccl --log /tmp/p2ptop-100mb.log > /dev/null
-echo "[exit of the timed command: $?]"
+echo "[exit of the timed command: $?]  (1 = the log holds problems, as it does)"
+sed "s/^[A-Za-z0-9._-]*:\([0-9]*:[0-9]* \[\)/$(hostname):\1/" /tmp/p2ptop-100mb.log > /tmp/p2ptop-100mb-here.log
+echo "\$ time python3 -m p2ptop nccl --log /tmp/p2ptop-100mb-here.log > /dev/null   (the same log with this host's name: NVML and host facts are read)"
+TIMEFORMAT="nccl --log 100 MB of this host, whole command: wall %R s, CPU %U s user + %S s sys (target <= 5 s wall)"
+time $PY -m p2ptop nccl --log /tmp/p2ptop-100mb-here.log > /dev/null
+rm -f /tmp/p2ptop-100mb-here.log
+echo "\$ python3 -m cProfile -s cumtime -m p2ptop nccl --log /tmp/p2ptop-100mb.log   (where the whole command spends its time, top 25)"
+$PY -c 'import cProfile, contextlib, io, pstats, sys, time
+sys.argv = ["p2ptop", "nccl", "--log", "/tmp/p2ptop-100mb.log"]
+from p2ptop.cli import main
+pr = cProfile.Profile(); c0 = time.process_time()
+with contextlib.redirect_stdout(io.StringIO()):
+    pr.enable(); rc = main(); pr.disable()
+print(f"exit {rc}, {time.process_time() - c0:.2f} s CPU under the profiler")
+pstats.Stats(pr).sort_stats("cumtime").print_stats(25)' 2>&1 | grep -v "^$" | head -40
 echo "\$ python3 -m p2ptop nccl --log /tmp/p2ptop-100mb.log | head -5"
 $PY -m p2ptop nccl --log /tmp/p2ptop-100mb.log > /tmp/p2ptop-100mb.out; head -5 /tmp/p2ptop-100mb.out
 

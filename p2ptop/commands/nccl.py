@@ -91,10 +91,14 @@ def run_log(args) -> int:
     log = read_nccl_log(text)
     if not log.is_nccl:
         return fail(f"{args.log}: no NCCL lines in it (run the job with NCCL_DEBUG=INFO; NCCL_DEBUG_SUBSYS=INIT,P2P,SHM,NET,ENV)")
-    snap, label = _host_snapshot(args)
+    here = socket.gethostname()
+    if args.save or args.demo or args.replay or not log.hosts or log.hosts == [here]:
+        snap, label = _host_snapshot(args)
+    else:  # the log is from other hosts: NVML and this host's facts would not be used (seconds on a GPU host)
+        snap, label = None, f"{here} (NVML not read: not needed for another host's log)"
     ours = {snap.source.hostname} if snap is not None and snap.source.hostname else set()
     if snap is not None and snap.source.kind == "nvml":
-        ours.add(socket.gethostname())
+        ours.add(here)
     same = snap is not None and (not log.hosts or (len(log.hosts) == 1 and (log.hosts[0] in ours or bool(args.replay or args.demo))))
     bus = {g.pci_bus_id: g.index for g in snap.gpus if g.pci_bus_id} if same else None
     table = table_from_log(log, bus_to_gpu=bus)

@@ -1,8 +1,12 @@
 """The one reader of NCCL's ``NCCL_DEBUG=INFO`` / ``WARN`` output (NCCL 2.7 .. 2.28).
 
 ``read_nccl_log(text) -> NcclLog`` makes one pass over the text. A line is looked at only if it holds
-"NCCL" (a cheap prefilter), then only the patterns whose keyword the line holds are tried, so a
-100 MB log reads in a few seconds (benchmarks/bench_nccl_log.py prints the figure).
+"NCCL" (a cheap prefilter), then only the patterns whose keyword the line holds are tried
+(``_examine``, a function of the line's text alone). A log repeats its lines, so what each distinct
+text gives is kept and replayed for every repeat (one dict lookup for a whole line seen before), and
+the cyclic garbage collector is paused while the records are built: a 100 MB log reads in about a
+second of CPU (benchmarks/bench_nccl_log.py prints the figure; tests/test_nccl_log_same.py proves the
+results equal those of the plain reader it replaced).
 
 What NCCL prints, and what is kept (the format strings are NCCL's own, ``src/transport/*.cc``,
 ``src/init.cc``, ``src/misc/param.cc``, ``src/debug.cc``):
@@ -32,6 +36,7 @@ Nothing here imports the rest of p2ptop: the text evidence reader (p2ptop.eviden
 
 from __future__ import annotations
 
+import gc
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
@@ -163,9 +168,17 @@ def normalise_transport(via: str) -> str:
     return parts[0]
 
 
+_TRANSPORT_RANKS: dict[str, int] = {}
+
+
 def transport_rank(transport: str) -> int:
-    head = transport.split("/")[0].upper()
-    return TRANSPORT_ORDER.index(head) if head in TRANSPORT_ORDER else len(TRANSPORT_ORDER)
+    r = _TRANSPORT_RANKS.get(transport)  # called per channel by the table and the evidence reader
+    if r is None:
+        head = transport.split("/")[0].upper()
+        r = TRANSPORT_ORDER.index(head) if head in TRANSPORT_ORDER else len(TRANSPORT_ORDER)
+        if len(_TRANSPORT_RANKS) < 10000:
+            _TRANSPORT_RANKS[transport] = r
+    return r
 
 
 def _bracket(v: Optional[str]) -> tuple[Optional[int], Optional[str]]:
@@ -257,8 +270,9 @@ _LEVELS = ("INFO", "WARN", "TRACE", "ABORT")
 _LOC = re.compile(r"[\w./+-]+\.(?:cc|cu|cpp|c|h):\d+$")
 
 
-def _split_prefix(line: str, cache: dict) -> Optional[tuple[Optional[str], Optional[str], str, Optional[str], str]]:
-    """(host, pid, level, location, message) of a line in NCCL's format, None for other lines.
+def _split_prefix(line: str, cache: dict) -> Optional[tuple[Optional[str], Optional[str], str, Optional[str], str, int]]:
+    """(host, pid, level, location, message, where the text after the level starts) of a line in
+    NCCL's format, None for other lines.
     String operations and a cache of the heads seen (a log repeats a few prefixes), not a regex
     search: this runs on every line of the log."""
     i = line.find("NCCL ")
@@ -269,11 +283,12 @@ def _split_prefix(line: str, cache: dict) -> Optional[tuple[Optional[str], Optio
         i = line.find("NCCL ", i + 5)
     else:
         return None
-    msg = line[i + 5 + len(level):].strip("\r ")
+    start = i + 5 + len(level)
+    msg = line[start:].strip("\r ")
     raw_head = line[:i]
     hit = cache.get(raw_head)
     if hit is not None:
-        return hit[0], hit[1], level, hit[2], msg
+        return hit[0], hit[1], level, hit[2], msg, start
     head = raw_head.rstrip(" ")
     loc = None
     if head and not head.endswith("]"):
@@ -293,134 +308,225 @@ def _split_prefix(line: str, cache: dict) -> Optional[tuple[Optional[str], Optio
                 host, pid = parts[0], parts[1]
     if len(cache) < 100000:
         cache[raw_head] = (host, pid, loc)
-    return host, pid, level, loc, msg
+    return host, pid, level, loc, msg, start
+
+
+# What a line gives, by kind: 0-3 index the lists of NcclLog (and the class built); 4-6 change the
+# log's state (first version and driver, the ranks seen), applied by _apply_state.
+_CHANNELS, _ENVS, _DECISIONS, _MESSAGES, _VERSION_SEEN, _DRIVER_SEEN, _RANK_SEEN = range(7)
+#: A cache of what each distinct line gives holds at most this many entries (a log repeats its lines:
+#: every rank, every communicator and every run prints the same "Channel .. via .." lines).
+_PLAN_LIMIT = 200000
+
+
+def _examine(caches: tuple, level: str, loc: Optional[str], msg: str, line: str) -> tuple:
+    """What one line in NCCL's format (or a TEXT line) gives: a tuple of ``(kind, fields)``, the fields
+    of a record without its host (first) and line number (last), or of a change of state. It depends on
+    the text only (and the location in the prefix), so the same text on another line or host gives the
+    same, and ``_read`` keeps it to replay."""
+    brackets, vias = caches
+    # channels: by far the most frequent line
+    if " via " in msg and msg.startswith(("Channel", "Ring")):
+        c = _CHANNEL.match(msg)
+        if c is not None:
+            ch, conn, src, sraw, dst, draw, direction, via = c.groups()
+            sb = brackets.get(sraw)
+            if sb is None:
+                sb = brackets[sraw] = _bracket(sraw)
+            db = brackets.get(draw)
+            if db is None:
+                db = brackets[draw] = _bracket(draw)
+            hit_via = vias.get(via)
+            if hit_via is None:
+                hit_via = vias[via] = (normalise_transport(via), via, "/read" in via)
+            tr, via, is_read = hit_via
+            return ((_CHANNELS, (int(ch), int(conn) if conn is not None else None, int(src), int(dst),
+                                 sb[0], db[0], sb[1], db[1], tr, via, is_read, direction)),)
+    if "set by environment" in msg:
+        e = _ENV.search(msg)
+        if e is not None:
+            return ((_ENVS, (e.group("name"), e.group("value").strip())),)
+    emits: list = []
+    if "version" in msg or "Version" in msg:
+        v = _VERSION.search(msg)
+        if v is not None:
+            emits.append((_VERSION_SEEN, (v.group("v"), v.group("cuda"))))
+        d = _DRIVER.search(msg)
+        if d is not None:
+            emits.append((_DRIVER_SEEN, (d.group("v"),)))
+    if "busId" in msg:
+        r = _RANK.search(msg)
+        if r is not None:
+            emits.append((_RANK_SEEN, r.group("rank", "nranks", "cudaDev", "nvmlDev", "busId", "commId")))
+            return tuple(emits)
+    if "P2P" in msg:
+        p = _COULD_NOT.search(msg)
+        if p is not None:
+            emits.append((_DECISIONS, ("p2p_not_enabled", msg.strip(), (int(p.group("a")), int(p.group("b"))))))
+            return tuple(emits)
+        p = _P2P_DISABLED.search(msg)
+        if p is not None:
+            emits.append((_DECISIONS, ("p2p_disabled", msg.strip(), (int(p.group("a")), int(p.group("b"))))))
+    if "NVLS multicast support is not available" in msg:
+        emits.append((_DECISIONS, ("nvls_unavailable", msg.strip(), None)))
+    elif "NET/IB : No device found" in msg:
+        emits.append((_DECISIONS, ("net_ib_missing", msg.strip(), None)))
+    elif "Failed to initialize NET plugin" in msg:
+        emits.append((_DECISIONS, ("net_plugin_failed", msg.strip(), None)))
+    elif msg.startswith("Using network "):
+        u = _USING_NET.match(msg)
+        if u is not None:
+            emits.append((_DECISIONS, ("network", u.group("net"), None)))
+    # errors
+    result: Optional[str] = None
+    t = _TRACE.match(msg) if level == "INFO" and " -> " in msg else None
+    if t is not None:
+        result = NCCL_RESULTS.get(int(t.group("code")))
+        loc = t.group("loc")
+    rn = _RESULT_NAME.search(line) if "nccl" in line else None
+    if rn is not None:
+        result = "nccl" + rn.group(1)
+    if result is None and level in ("WARN", "TEXT", "ABORT"):
+        low = msg.lower()
+        for words, name in NCCL_RESULT_TEXTS:
+            if words in low and ("nccl" in low or level != "TEXT"):
+                result = name
+                break
+    if level in ("WARN", "ABORT") or t is not None or result is not None:
+        cf = _CUDA_FAILURE.search(msg) if ("Cuda failure" in msg or "IPC handle" in msg) else None
+        cmsg = cnum = None
+        if cf is not None:
+            cmsg = (cf.group("msg") if cf.group("msg") is not None else cf.group("msg2")).strip()
+            num = cf.group("num") or cf.group("num2")
+            cnum = int(num) if num else None
+        emits.append((_MESSAGES, (level, loc, msg.strip(), result, cmsg, cnum)))
+    return tuple(emits)
+
+
+def _apply_state(log: NcclLog, versions: dict, seen_ranks: dict, kind: int, f: tuple,
+                 host: Optional[str], pid: Optional[str], no: int) -> None:
+    """A version, driver or rank line: the first version and driver are the log's; a rank is kept once
+    per (host, pid, rank, busId) and communicator."""
+    if kind == _VERSION_SEEN:
+        if f[0] not in versions:
+            versions[f[0]] = None
+        if log.version is None:
+            log.version, log.cuda, log.version_line = f[0], f[1], no
+    elif kind == _DRIVER_SEEN:
+        if log.cuda_driver is None:
+            log.cuda_driver, log.driver_line = _cuda_driver(f[0]), no
+    else:
+        rank, nranks, cuda_dev, nv, bus, comm = f
+        comms = seen_ranks.setdefault((host, pid, rank, bus), set())
+        # "Init START", "Init COMPLETE" and "Destroy COMPLETE" (no commId) name the same rank
+        if not comms or (comm is not None and comm not in comms):
+            comms.add(comm)
+            log.ranks.append(NcclRank(host, pid, int(rank), int(nranks), int(cuda_dev),
+                                      int(nv) if nv is not None else None, bus_id_from_nccl(bus), bus, comm, no))
 
 
 def read_nccl_log(text: str) -> NcclLog:
     """Read NCCL's debug output out of ``text`` (any paste: other lines are skipped)."""
+    # The records built here hold no cycles: the cyclic collector, which would walk the growing
+    # lists again and again on a large log (a fifth of the time), is paused while they are built.
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        return _read(text)
+    finally:
+        if gc_was_on:
+            gc.enable()
+
+
+def _read(text: str) -> NcclLog:
+    """One pass over the lines. What a line gives depends only on its text after NCCL's prefix (and
+    the location in that prefix), so it is worked out once per distinct text (``_examine``) and
+    replayed from a cache for every repeat, with the host, pid and line number of the repeat. A prefix
+    holding "nccl" (which the error search reads) is never cached."""
     log = NcclLog()
     hosts: dict[str, None] = {}
     versions: dict[str, None] = {}
     seen_ranks: dict[tuple, set] = {}
-    heads: dict = {}
-    brackets: dict = {}
-    vias: dict = {}
+    caches = ({}, {})  # channel brackets, "via" texts
+    heads: dict = {}  # raw prefix -> (host, pid, loc), shared with _split_prefix
+    info_plans: dict = {}  # raw prefix without "nccl" -> (host, pid, texts after " NCCL INFO " -> emits)
+    loc_plans: dict = {}  # location in a prefix -> texts after " NCCL INFO " -> emits
+    plans: dict = {}  # (level, loc, raw text after the level) -> emits, for prefixes without "nccl"
+    text_plans: dict = {}  # a line outside NCCL's format -> emits
+    whole: dict = {}  # a whole line seen before, its host known -> (host, pid, emits)
+    appends = tuple(x.append for x in (log.channels, log.env, log.decisions, log.messages))
+    classes = (NcclChannel, NcclEnv, NcclDecision, NcclMessage)
     lines = text.split("\n")
     log.lines_total = len(lines)
-    for no, line in enumerate(lines, 1):
+    nccl_lines = 0
+    no = 0
+    for line in lines:
+        no += 1
         if "NCCL" not in line:
             continue
-        # fast path: "host:pid:tid [d] NCCL INFO msg" with a head seen before (most lines of a log)
-        i = line.find(" NCCL INFO ")
-        hit = heads.get(line[:i + 1]) if i > 0 else None
-        if hit is not None:
-            host, _pid, loc = hit
-            level, msg = "INFO", line[i + 11:].strip("\r ")
-            log.nccl_lines += 1
-            parsed = True
+        # fastest path: a line seen before, character for character (a log repeats whole lines)
+        seen = whole.get(line)
+        if seen is None:
+            # fast path: "host:pid:tid [d] NCCL INFO msg" with a prefix and text seen before
+            i = line.find(" NCCL INFO ")
+            if i > 0:
+                raw_head = line[:i + 1]
+                fast = info_plans.get(raw_head)
+                if fast is not None:
+                    emits = fast[2].get(line[i + 11:])
+                    if emits is None:
+                        emits = _examine(caches, "INFO", heads[raw_head][2], line[i + 11:].strip("\r "), line)
+                        if len(fast[2]) < _PLAN_LIMIT:
+                            fast[2][line[i + 11:]] = emits
+                    seen = (fast[0], fast[1], emits)
+                    if len(whole) < _PLAN_LIMIT:
+                        whole[line] = seen
+                else:
+                    hit = heads.get(raw_head)
+                    if hit is not None:
+                        host, pid, loc = hit
+                        emits = _examine(caches, "INFO", loc, line[i + 11:].strip("\r "), line)
+                        if "nccl" not in raw_head:
+                            by_text = loc_plans.get(loc)
+                            if by_text is None:
+                                by_text = loc_plans[loc] = {}
+                            info_plans[raw_head] = (host, pid, by_text)
+                            by_text[line[i + 11:]] = emits
+                        seen = (host, pid, emits)
+        if seen is not None:
+            nccl_lines += 1
+            host, pid, emits = seen
         else:
             parsed = _split_prefix(line, heads)
             if parsed is not None:
-                host, _pid, level, loc, msg = parsed
-        if parsed is True:
-            pass
-        elif parsed is not None:
-            if host is not None and host not in hosts:
-                hosts[host] = None
-            log.nccl_lines += 1
-        else:  # a framework's line naming NCCL (torch's "NCCL error in: ..."), or plain text
-            host, _pid, level, loc, msg = None, None, "TEXT", None, line.rstrip("\r ")
-        # channels: by far the most frequent line
-        if " via " in msg and msg.startswith(("Channel", "Ring")):
-            c = _CHANNEL.match(msg)
-            if c is not None:
-                ch, conn, src, sraw, dst, draw, direction, via = c.groups()
-                sb = brackets.get(sraw)
-                if sb is None:
-                    sb = brackets[sraw] = _bracket(sraw)
-                db = brackets.get(draw)
-                if db is None:
-                    db = brackets[draw] = _bracket(draw)
-                hit_via = vias.get(via)
-                if hit_via is None:
-                    hit_via = vias[via] = (normalise_transport(via), via, "/read" in via)
-                tr, via, is_read = hit_via
-                log.channels.append(NcclChannel(
-                    host, int(ch), int(conn) if conn is not None else None,
-                    int(src), int(dst), sb[0], db[0], sb[1], db[1],
-                    tr, via, is_read, direction, no))
-                continue
-        if "set by environment" in msg:
-            e = _ENV.search(msg)
-            if e is not None:
-                log.env.append(NcclEnv(host, e.group("name"), e.group("value").strip(), no))
-                continue
-        if "version" in msg or "Version" in msg:
-            v = _VERSION.search(msg)
-            if v is not None:
-                if v.group("v") not in versions:
-                    versions[v.group("v")] = None
-                if log.version is None:
-                    log.version, log.cuda, log.version_line = v.group("v"), v.group("cuda"), no
-            d = _DRIVER.search(msg)
-            if d is not None and log.cuda_driver is None:
-                log.cuda_driver, log.driver_line = _cuda_driver(d.group("v")), no
-        if "busId" in msg:
-            r = _RANK.search(msg)
-            if r is not None:
-                key = (host, _pid, r.group("rank"), r.group("busId"))
-                comms = seen_ranks.setdefault(key, set())
-                # "Init START", "Init COMPLETE" and "Destroy COMPLETE" (no commId) name the same rank
-                if not comms or (r.group("commId") is not None and r.group("commId") not in comms):
-                    comms.add(r.group("commId"))
-                    nv = r.group("nvmlDev")
-                    log.ranks.append(NcclRank(
-                        host, _pid, int(r.group("rank")), int(r.group("nranks")),
-                        int(r.group("cudaDev")), int(nv) if nv is not None else None,
-                        bus_id_from_nccl(r.group("busId")), r.group("busId"), r.group("commId"), no))
-                continue
-        if "P2P" in msg:
-            p = _COULD_NOT.search(msg)
-            if p is not None:
-                log.decisions.append(NcclDecision(host, "p2p_not_enabled", msg.strip(), (int(p.group("a")), int(p.group("b"))), no))
-                continue
-            p = _P2P_DISABLED.search(msg)
-            if p is not None:
-                log.decisions.append(NcclDecision(host, "p2p_disabled", msg.strip(), (int(p.group("a")), int(p.group("b"))), no))
-        if "NVLS multicast support is not available" in msg:
-            log.decisions.append(NcclDecision(host, "nvls_unavailable", msg.strip(), None, no))
-        elif "NET/IB : No device found" in msg:
-            log.decisions.append(NcclDecision(host, "net_ib_missing", msg.strip(), None, no))
-        elif "Failed to initialize NET plugin" in msg:
-            log.decisions.append(NcclDecision(host, "net_plugin_failed", msg.strip(), None, no))
-        elif msg.startswith("Using network "):
-            u = _USING_NET.match(msg)
-            if u is not None:
-                log.decisions.append(NcclDecision(host, "network", u.group("net"), None, no))
-        # errors
-        result: Optional[str] = None
-        t = _TRACE.match(msg) if level == "INFO" and " -> " in msg else None
-        if t is not None:
-            result = NCCL_RESULTS.get(int(t.group("code")))
-            loc = t.group("loc")
-        rn = _RESULT_NAME.search(line) if "nccl" in line else None
-        if rn is not None:
-            result = "nccl" + rn.group(1)
-        low = None
-        if result is None and level in ("WARN", "TEXT", "ABORT"):
-            low = msg.lower()
-            for words, name in NCCL_RESULT_TEXTS:
-                if words in low and ("nccl" in low or level != "TEXT"):
-                    result = name
-                    break
-        if level in ("WARN", "ABORT") or t is not None or result is not None:
-            cf = _CUDA_FAILURE.search(msg) if ("Cuda failure" in msg or "IPC handle" in msg) else None
-            cmsg = cnum = None
-            if cf is not None:
-                cmsg = (cf.group("msg") if cf.group("msg") is not None else cf.group("msg2")).strip()
-                num = cf.group("num") or cf.group("num2")
-                cnum = int(num) if num else None
-            log.messages.append(NcclMessage(host, level, loc, msg.strip(), result, cmsg, cnum, no))
+                host, pid, level, loc, msg, start = parsed
+                if host is not None and host not in hosts:
+                    hosts[host] = None
+                nccl_lines += 1
+                if "nccl" in line[:start]:
+                    emits = _examine(caches, level, loc, msg, line)
+                else:
+                    key = (level, loc, line[start:])
+                    emits = plans.get(key)
+                    if emits is None:
+                        emits = plans[key] = _examine(caches, level, loc, msg, line)
+                        if len(plans) >= _PLAN_LIMIT:
+                            del plans[key]
+                    elif len(whole) < _PLAN_LIMIT:  # the host was added above: replay this line whole
+                        whole[line] = (host, pid, emits)
+            else:  # a framework's line naming NCCL (torch's "NCCL error in: ..."), or plain text
+                host = pid = None
+                emits = text_plans.get(line)
+                if emits is None:
+                    emits = _examine(caches, "TEXT", None, line.rstrip("\r "), line)
+                    if len(text_plans) < _PLAN_LIMIT:
+                        text_plans[line] = emits
+        for kind, fields in emits:
+            if kind < 4:
+                appends[kind](classes[kind](host, *fields, no))
+            else:
+                _apply_state(log, versions, seen_ranks, kind, fields, host, pid, no)
+    log.nccl_lines = nccl_lines
     log.hosts = list(hosts)
     log.versions = list(versions)
     return log
