@@ -82,7 +82,7 @@ class Exporter:
         self._kb = None
         self._bench: dict[tuple[str, int, int], BenchResult] = {}  # (UUID or index, a, b) -> latest result
         self._bench_file_mtimes: dict[str, float] = {}
-        self._next_bench = clock() + (bench_every or 0)
+        self._next_bench = clock()  # the first scheduled copy tests run after the first read (if idle)
         self._first_read = threading.Event()
 
     # -- the reader thread -------------------------------------------------------------------
