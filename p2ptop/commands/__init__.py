@@ -3,4 +3,4 @@
 Each module has ``add_parser(subparsers)`` and ``run(args) -> int`` (the exit status).
 """
 
-COMMANDS = ("topo", "snapshot", "demo", "bench", "doctor", "explain", "kb", "report", "exporter")
+COMMANDS = ("topo", "snapshot", "demo", "bench", "doctor", "explain", "kb", "report", "exporter", "fleet")

@@ -1,0 +1,118 @@
+"""Load many snapshots in parallel: each file becomes a host summary, or a line saying why it could not.
+
+Files are read, checked and summarised in worker processes (the work is CPU-bound Python, so threads
+would queue on the GIL); each worker loads the knowledge base once. A broken, truncated, deeply nested,
+future-version or unreadable file is listed with its reason and the others load.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Optional
+
+from ..model import SnapshotError, load_snapshot
+
+MAX_FILE_BYTES = 256 << 20  # a snapshot of 72 GPUs is about 1 MB
+Progress = Optional[Callable[[int, int], None]]
+
+
+@dataclass
+class Fleet:
+    hosts: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[tuple[str, str]] = field(default_factory=list)  # (file, why it was not loaded)
+    source: str = ""
+
+
+def expand(sources: Iterable[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """Directories (their *.json, recursively), globs and files -> (files, sources that matched nothing)."""
+    files: list[str] = []
+    missing: list[tuple[str, str]] = []
+    for src in sources:
+        if os.path.isdir(src):
+            found = sorted(glob.glob(os.path.join(glob.escape(src), "**", "*.json"), recursive=True))
+            if not found:
+                missing.append((src, "a directory with no *.json files"))
+            files += found
+        elif any(c in src for c in "*?["):
+            found = sorted(p for p in glob.glob(src, recursive=True) if os.path.isfile(p))
+            if not found:
+                missing.append((src, "no file matches this pattern"))
+            files += found
+        elif os.path.exists(src):
+            files.append(src)
+        else:
+            missing.append((src, "no such file or directory"))
+    seen = set()
+    unique = [f for f in files if not (f in seen or seen.add(f))]
+    return unique, missing
+
+
+_KB: Any = None
+
+
+def _init_worker(kb_dirs: tuple[str, ...]) -> None:
+    global _KB
+    try:
+        from ..knowledge import load_kb
+
+        _KB = load_kb(list(kb_dirs))
+    except Exception:  # no knowledge base: summaries without the top entry
+        _KB = None
+
+
+def summarize_file(path: str) -> dict[str, Any]:
+    """A host summary, or {"file", "error"}; never raises."""
+    from .summary import summarize
+
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_FILE_BYTES:
+            return {"file": path, "error": f"{size >> 20} MB: too large to be a snapshot"}
+        snap = load_snapshot(path)
+        return summarize(snap, file=path, kb=_KB)
+    except SnapshotError as e:
+        return {"file": path, "error": str(e)[len(path) + 2:] if str(e).startswith(path + ": ") else str(e)}
+    except OSError as e:
+        return {"file": path, "error": f"cannot be read ({e.strerror or e})"}
+    except RecursionError:
+        return {"file": path, "error": "nested too deeply to be a snapshot"}
+    except Exception as e:  # noqa: BLE001 - one bad file must not stop a fleet
+        return {"file": path, "error": f"could not be summarised ({type(e).__name__}: {e})"}
+
+
+def load_fleet(sources: Iterable[str], *, workers: Optional[int] = None, kb_dirs: Iterable[str] = (),
+               progress: Progress = None) -> Fleet:
+    sources = list(sources)
+    files, missing = expand(sources)
+    fleet = Fleet(problems=list(missing), source=", ".join(sources))
+    total = len(files)
+    workers = workers or min(os.cpu_count() or 1, 16)
+    if progress:
+        progress(0, total)
+    if workers <= 1 or total < 8:
+        _init_worker(tuple(kb_dirs))
+        results = []
+        for i, f in enumerate(files, 1):
+            results.append(summarize_file(f))
+            if progress:
+                progress(i, total)
+    else:
+        chunk = max(1, min(64, total // (workers * 8) or 1))
+        results = []
+        with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(tuple(kb_dirs),)) as pool:
+            for i, r in enumerate(pool.map(summarize_file, files, chunksize=chunk), 1):
+                results.append(r)
+                if progress and (i % chunk == 0 or i == total):
+                    progress(i, total)
+    for r in results:
+        if "error" in r:
+            fleet.problems.append((r["file"], r["error"]))
+        else:
+            fleet.hosts.append(r)
+    from .compare import compare
+
+    compare(fleet.hosts)
+    return fleet
