@@ -95,6 +95,13 @@ def dashboard_queries():
     return dash, out
 
 
+def test_fleet_says_when_prometheus_cannot_be_reached():
+    from p2ptop.fleet.prometheus import PrometheusError, load_prometheus
+
+    with pytest.raises(PrometheusError, match="cannot reach Prometheus"):
+        load_prometheus(f"http://127.0.0.1:{free_port()}")
+
+
 def test_metric_name_extraction_can_fail():
     assert metric_names('sum by (Hostname) (rate(p2ptop_nvlink_errors_total{counter="replay"}[5m])) > 0') == {"p2ptop_nvlink_errors_total"}
     assert metric_names("DCGM_FI_DEV_GPU_UTIL and on (UUID) p2ptop_gpu_info") == {"DCGM_FI_DEV_GPU_UTIL", "p2ptop_gpu_info"}
@@ -213,6 +220,15 @@ def test_real_prometheus_scrapes_the_exporter(tmp_path, exporter_process):
             res = api(port, "query", query=expr.replace("$host", ".*").replace("$share", "1.0"))  # simulated figures are all < 100 %
             if title in ("Hosts by worst state", "Hosts reporting", "NVLinks down", "Pairs below expected"):
                 assert res["result"], (title, expr)
+        # the fleet read back through Prometheus's API
+        from p2ptop.fleet import load_prometheus, state_words
+
+        fleet = load_prometheus(f"http://127.0.0.1:{port}")
+        (h,) = fleet.hosts
+        assert h["host"] == "dgx-a100-demo" and h["gpus"] == 8 and h["model"] == "NVIDIA A100-SXM4-80GB"
+        assert h["nvlinks_down"] == 2 and h["simulated"] and h["kb_top"] and h["problems"] >= 1
+        assert len(h["pairs"]) == 56 and h["links"]["3"]["down"] == [4, 5] and h["links"]["3"]["faults"]["6"] == 41
+        assert "NVLink down" in state_words(h)
     finally:
         prom.terminate()
         try:
