@@ -59,7 +59,7 @@ class ReadState:
     failures: int = 0
     duration_s: Optional[float] = None
     cached: bytes = b""
-    bench_ts: list[tuple[tuple, float]] = field(default_factory=list)  # (pair labels, started_at unix)
+    bench_ts: tuple = (b"", [])  # copy-test ages: (HELP/TYPE lines, [(sample line up to its value, started_at)])
     skipped: dict[str, int] = field(default_factory=dict)
 
 
@@ -154,15 +154,7 @@ class Exporter:
         host = hostname_of(snap, self.fallback_host)
         latest = _latest_per_pair(snap.bench)
         fams = snapshot_families(snap, findings, matches, latest, host, fabric)
-        uuid = {g.index: g.uuid for g in snap.gpus}
-        ts = []
-        from .metrics import _unix
-
-        for r in latest:
-            t = _unix(r.started_at)
-            if t is not None and r.a in uuid and r.b in uuid:
-                ts.append(((host, str(r.a), uuid[r.a] or "", str(r.b), uuid[r.b] or ""), t))
-        return render(fams), ts
+        return render(fams), _age_template(fams)
 
     # -- copy tests --------------------------------------------------------------------------
     def _key(self, snap: Snapshot, a: int, b: int) -> tuple:
@@ -250,9 +242,32 @@ class Exporter:
         f.add("p2ptop_data_age_seconds", h, (host,), round(now - read_at, 3) if read_at is not None else float("nan"))
         for reason in ("busy",):
             f.add("p2ptop_copy_tests_skipped_total", h + ("reason",), (host, reason), skipped.get(reason, 0))
-        for labels, t in bench_ts:
-            f.add("p2ptop_copy_test_age_seconds", ("Hostname", "gpu", "UUID", "peer_gpu", "peer_UUID"), labels, round(max(0.0, now - t), 3))
-        return cached + render(f)
+        return cached + render(f) + _ages(bench_ts, now)
+
+
+def _age_template(fams: Families) -> tuple[bytes, list[tuple[bytes, float]]]:
+    """The copy-test age family rendered once per read by prometheus-client (names and label values
+    escaped there), split into each sample's text up to its value and the time it counts from; a scrape
+    only appends the ages (thousands of pairs on a 72-GPU host cost no per-scrape formatting)."""
+    stamps = fams.fams.get("p2ptop_copy_test_timestamp_seconds")
+    if stamps is None:
+        return b"", []
+    ages = Families()
+    for smp in stamps.samples:
+        ages.add("p2ptop_copy_test_age_seconds", tuple(smp.labels), tuple(smp.labels.values()), 0)
+    head, samples = [], []
+    lines = render(ages).splitlines(keepends=True)
+    for line, smp in zip([l for l in lines if not l.startswith(b"#")], stamps.samples):
+        samples.append((line.rsplit(b" ", 1)[0], smp.value))
+    head = [l for l in lines if l.startswith(b"#")]
+    return b"".join(head), samples
+
+
+def _ages(template: tuple[bytes, list[tuple[bytes, float]]], now: float) -> bytes:
+    head, samples = template
+    if not samples:
+        return b""
+    return head + b"".join(b"%s %.3f\n" % (prefix, max(0.0, now - t)) for prefix, t in samples)
 
 
 def _latest_per_pair(results: list[BenchResult]) -> list[BenchResult]:

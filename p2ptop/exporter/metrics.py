@@ -2,8 +2,9 @@
 
 Labels follow NVIDIA dcgm-exporter's (``gpu``, ``UUID``, ``pci_bus_id``, ``modelName``, ``Hostname``)
 so a dashboard can join the two on ``Hostname`` and ``UUID``. Pair metrics carry the GPU the data
-comes from (``gpu``, ``UUID``) and the one it goes to (``peer_gpu``, ``peer_UUID``); their other GPU
-labels are on ``p2ptop_gpu_info``. Every family is listed in :data:`METRICS` with its help text: the
+comes from (``gpu``, ``UUID``) and the one it goes to (``peer_gpu``); the peer's UUID and every GPU's
+other labels are on ``p2ptop_gpu_info`` (join on ``Hostname`` and ``gpu``): at 72 GPUs a host has 5,112
+ordered pairs, and each label repeated on every pair series costs scrape time and Prometheus memory. Every family is listed in :data:`METRICS` with its help text: the
 Grafana test and the alert rules check their queries against that list.
 
 Values read from NVML, demo files or logs are label values, never metric names; prometheus-client
@@ -23,7 +24,7 @@ from ..findings import SEVERITIES, Finding
 from ..model import P2P_CAPS, BenchResult, Snapshot
 
 GPU_LABELS = ("gpu", "UUID", "pci_bus_id", "modelName", "Hostname")
-PAIR_LABELS = ("Hostname", "gpu", "UUID", "peer_gpu", "peer_UUID")
+PAIR_LABELS = ("Hostname", "gpu", "UUID", "peer_gpu")  # the peer's UUID and the rest: join p2ptop_gpu_info on Hostname, gpu
 P2P_CODES = {"OK": 0, "CHIPSET_NOT_SUPPORTED": 1, "GPU_NOT_SUPPORTED": 2, "TOPOLOGY_NOT_SUPPORTED": 3,
              "DISABLED_BY_REGKEY": 4, "NOT_SUPPORTED": 5, "UNKNOWN": 6}
 SEVERITY_VALUE = {s: i for i, s in enumerate(SEVERITIES)}  # ok 0, info 1, warning 2, problem 3
@@ -152,7 +153,7 @@ def snapshot_families(snap: Snapshot, findings: list[Finding], matches: list[dic
     for p in snap.pairs:
         if p.a not in ident or p.b not in ident:
             continue
-        pl = (host, p.a, uuid[p.a], p.b, uuid[p.b])
+        pl = (host, p.a, uuid[p.a], p.b)
         for cap in P2P_CAPS:
             st = p.p2p.get(cap)
             if st is None:
@@ -169,7 +170,7 @@ def snapshot_families(snap: Snapshot, findings: list[Finding], matches: list[dic
     for r in bench:
         if r.a not in ident or r.b not in ident:
             continue
-        pl = (host, r.a, uuid[r.a], r.b, uuid[r.b])
+        pl = (host, r.a, uuid[r.a], r.b)
         f.add("p2ptop_copy_test_result", PAIR_LABELS + ("status", "verdict", "simulated"),
               pl + (r.status, r.verdict or "", "true" if r.simulated else "false"), 1)
         ts = _unix(r.started_at)

@@ -10,7 +10,7 @@ fault counters (replay, recovery) where the siblings' median is far lower, are o
 from __future__ import annotations
 
 from collections import defaultdict
-from statistics import median
+import bisect
 from typing import Any
 
 ODD_SHARE = 0.85  # a pair below 85 % of its siblings' median is the odd one out
@@ -38,10 +38,16 @@ def compare(hosts: list[dict[str, Any]]) -> None:
         _links(members)
 
 
-def _median_without(values: list[float], own: float) -> float:
-    rest = list(values)
-    rest.remove(own)
-    return median(rest)
+def _median_without(ordered: list[float], own: float) -> float:
+    """The median of a sorted list with one occurrence of ``own`` left out, in O(log n) (a fleet of
+    10,000 hosts compares millions of figures)."""
+    i = bisect.bisect_left(ordered, own)
+    m = len(ordered) - 1
+
+    def at(j: int) -> float:
+        return ordered[j] if j < i else ordered[j + 1]
+
+    return at(m // 2) if m % 2 else (at(m // 2 - 1) + at(m // 2)) / 2
 
 
 def _pairs(members: list[dict[str, Any]]) -> None:
@@ -50,6 +56,8 @@ def _pairs(members: list[dict[str, Any]]) -> None:
         for pair, tests in h["pairs"].items():
             for test, v in tests.items():
                 figures[(pair, test)].append(v)
+    for values in figures.values():
+        values.sort()
     for h in members:
         for pair, tests in h["pairs"].items():
             for test, v in tests.items():
@@ -77,6 +85,8 @@ def _links(members: list[dict[str, Any]]) -> None:
                 down[(gpu, str(link))] += 1
             for link in range(l["n"]):
                 faults[(gpu, str(link))].append(l["faults"].get(str(link), 0))
+    for values in faults.values():
+        values.sort()
     for h in members:
         n = len(members) - 1
         for gpu, l in h["links"].items():
