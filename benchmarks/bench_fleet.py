@@ -64,7 +64,7 @@ def bench_fleet(n: int, workers: int | None, keep: str | None) -> None:
     d = keep or tempfile.mkdtemp(prefix="p2ptop-fleet-")
     t = time.perf_counter()
     if not os.path.exists(os.path.join(d, "planted.txt")):
-        mk.make(d, n, "dgx-h100", faults=5, seed=1)
+        mk.make(d, n, "dgx-h100", faults=5, seed=1, workers=workers or os.cpu_count() or 1)
     planted = {p["host"] for p in json.load(open(os.path.join(d, "planted.txt")))["planted"]}
     print(f"fleet: {n} snapshots of 8 GPUs in {d} (generated in {time.perf_counter() - t:.1f} s; "
           f"{sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d)) / 2**20:.0f} MB)")
@@ -81,7 +81,7 @@ def bench_big(n: int, workers: int | None, keep: str | None) -> None:
     d = keep or tempfile.mkdtemp(prefix="p2ptop-fleet-big-")
     if not os.path.exists(os.path.join(d, "planted.txt")):
         t = time.perf_counter()
-        mk.make(d, n, "dgx-h100", faults=20, seed=2)
+        mk.make(d, n, "dgx-h100", faults=20, seed=2, workers=workers or os.cpu_count() or 1)
         print(f"big fleet: {n} snapshots generated in {time.perf_counter() - t:.1f} s")
     last = [0.0]
     t0 = time.perf_counter()

@@ -76,14 +76,10 @@ def plant(doc: dict, kind: str, rng: random.Random) -> str:
     return f"GPU{g['index']} lost"
 
 
-def make(out: str, hosts: int, demo: str = "dgx-h100", faults: int = 5, seed: int = 1, prefix: str = "node") -> list[dict]:
-    os.makedirs(out, exist_ok=True)
-    rng = random.Random(seed)
-    base = base_document(demo)
-    width = max(4, len(str(hosts)))
-    faulty = dict(zip(rng.sample(range(hosts), min(faults, hosts)), (FAULTS[i % len(FAULTS)] for i in range(faults))))
+def _write_hosts(out: str, base: dict, seed: int, prefix: str, width: int, indices: list[int], faulty: dict[int, str]) -> list[dict]:
     planted = []
-    for i in range(hosts):
+    for i in indices:
+        rng = random.Random(seed * 1_000_003 + i)  # per host: the same files whatever the number of workers
         doc = copy.deepcopy(base)
         name = f"{prefix}{i + 1:0{width}d}"
         doc["source"]["hostname"] = name
@@ -96,9 +92,29 @@ def make(out: str, hosts: int, demo: str = "dgx-h100", faults: int = 5, seed: in
                     m["value"] = round(m["value"] * rng.uniform(0.98, 1.02), 2)
         if i in faulty:
             planted.append({"host": name, "kind": faulty[i], "detail": plant(doc, faulty[i], rng)})
-        Snapshot.from_dict(doc, where=name)  # what is written must load
+            Snapshot.from_dict(doc, where=name)  # what is planted must still load
         with open(os.path.join(out, f"{name}.json"), "w", encoding="utf-8") as f:
             json.dump(doc, f, separators=(",", ":"))
+    return planted
+
+
+def make(out: str, hosts: int, demo: str = "dgx-h100", faults: int = 5, seed: int = 1, prefix: str = "node",
+         workers: int = 1) -> list[dict]:
+    os.makedirs(out, exist_ok=True)
+    rng = random.Random(seed)
+    base = base_document(demo)
+    Snapshot.from_dict(base, where=demo)
+    width = max(4, len(str(hosts)))
+    faulty = dict(zip(rng.sample(range(hosts), min(faults, hosts)), (FAULTS[i % len(FAULTS)] for i in range(faults))))
+    chunks = [list(range(hosts))[k::workers] for k in range(max(1, workers))]
+    if workers > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(workers) as pool:
+            parts = list(pool.map(_write_hosts, *zip(*[(out, base, seed, prefix, width, c, faulty) for c in chunks])))
+    else:
+        parts = [_write_hosts(out, base, seed, prefix, width, chunks[0], faulty)]
+    planted = sorted((p for part in parts for p in part), key=lambda p: p["host"])
     with open(os.path.join(out, "planted.txt"), "w", encoding="utf-8") as f:  # not *.json: a fleet loads *.json
         json.dump({"kind": "p2ptop-fleet-planted", "demo": demo, "seed": seed, "hosts": hosts, "planted": planted}, f, indent=1)
     return planted
@@ -111,8 +127,9 @@ def main() -> int:
     p.add_argument("--demo", default="dgx-h100")
     p.add_argument("--faults", type=int, default=5)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     args = p.parse_args()
-    planted = make(args.out, args.hosts, args.demo, args.faults, args.seed)
+    planted = make(args.out, args.hosts, args.demo, args.faults, args.seed, workers=args.workers)
     print(f"{args.hosts} snapshots in {args.out}; faults planted on: " + ", ".join(f"{p['host']} ({p['detail']})" for p in planted))
     return 0
 
