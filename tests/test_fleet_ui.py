@@ -80,3 +80,23 @@ async def test_host_names_are_data_not_markup(tmp_path):
         await pilot.pause()
         text = app.export_screenshot()
         assert "[bold red]evil[/]" in text.replace("&#160;", " ")
+
+
+async def test_screen_loads_files_itself_and_fills_as_they_arrive(fleet, tmp_path):
+    import asyncio
+
+    fl, planted = fleet
+    d = pathlib.Path(fl.hosts[0]["file"]).parent.parent
+    (tmp_path / "broken.json").write_text("{")
+    app = FleetApp(sources=[str(d), str(tmp_path)], load_options={"workers": 1})
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert app.loading and "loading" in str(app.query_one("#summary").render())
+        for _ in range(200):
+            await asyncio.sleep(0.1)
+            if not app.loading:
+                break
+        await pilot.pause()
+        assert not app.loading and len(app.shown) == 14
+        assert len(app.fleet.problems) == 1 and "1 files not loaded" in str(app.query_one("#summary").render())
+        assert {p["host"] for p in planted} <= {h["host"] for h in app.shown[:7]}
+        assert all("siblings" in h for h in app.shown)

@@ -53,11 +53,17 @@ def run(args: argparse.Namespace) -> int:
         return fail("give snapshot files, directories or globs, or --prometheus URL (one of the two)")
     if args.workers is not None and args.workers < 1:
         return fail("--workers must be at least 1")
+    formatted = args.json or args.markdown or args.text or not sys.stdout.isatty()
     if args.prometheus:
         try:
             fleet = load_prometheus(args.prometheus)
         except PrometheusError as e:
             return fail(str(e))
+    elif not formatted:  # the screen loads the files itself, showing the worst hosts as they arrive
+        from ..ui.fleet_screen import run_fleet_screen
+
+        return run_fleet_screen(None, args, sources=args.sources,
+                                load_options={"workers": args.workers, "kb_dirs": getattr(args, "kb", []) or []})
     else:
         update, stop = _progress()
         try:

@@ -84,7 +84,9 @@ def summarize_file(path: str) -> dict[str, Any]:
 
 
 def load_fleet(sources: Iterable[str], *, workers: Optional[int] = None, kb_dirs: Iterable[str] = (),
-               progress: Progress = None) -> Fleet:
+               progress: Progress = None, on_result: Optional[Callable[[dict[str, Any]], None]] = None) -> Fleet:
+    """Every file summarised (``on_result`` sees each summary or error as it arrives, for a screen that
+    fills while loading); hosts compared with their siblings once all are in."""
     sources = list(sources)
     files, missing = expand(sources)
     fleet = Fleet(problems=list(missing), source=", ".join(sources))
@@ -97,6 +99,8 @@ def load_fleet(sources: Iterable[str], *, workers: Optional[int] = None, kb_dirs
         results = []
         for i, f in enumerate(files, 1):
             results.append(summarize_file(f))
+            if on_result:
+                on_result(results[-1])
             if progress:
                 progress(i, total)
     else:
@@ -105,6 +109,8 @@ def load_fleet(sources: Iterable[str], *, workers: Optional[int] = None, kb_dirs
         with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(tuple(kb_dirs),)) as pool:
             for i, r in enumerate(pool.map(summarize_file, files, chunksize=chunk), 1):
                 results.append(r)
+                if on_result:
+                    on_result(r)
                 if progress and (i % chunk == 0 or i == total):
                     progress(i, total)
     for r in results:

@@ -15,13 +15,16 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import DataTable, Footer, Select, Static
+from textual.widgets import DataTable, Footer, ProgressBar, Select, Static
 
-from ..fleet import Fleet, groups, ranked, state_words
+from ..fleet import Fleet, groups, load_fleet, ranked, state_words
+from ..fleet.summary import rank_key
 from .look import clean
 
 ALL = "__all__"
 STATE_STYLE = {"ok": "green"}
+PARTIAL_ROWS = 200  # while loading, the worst hosts so far (the whole table once every file is in)
+REFRESH_S = 0.5
 
 
 @dataclass
@@ -44,6 +47,8 @@ class FleetApp(App[Optional[dict]]):
     #filters { height: auto; }
     #filters Select { width: 1fr; }
     #hosts { height: 2fr; }
+    #loading { height: auto; padding: 0 1; }
+    #loading.-done { display: none; }
     #detail { height: 1fr; border-top: solid $accent; padding: 0 1; }
     """
     BINDINGS = [
@@ -54,10 +59,19 @@ class FleetApp(App[Optional[dict]]):
         Binding("escape", "focus_hosts", "Hosts", show=False),
     ]
 
-    def __init__(self, fleet: Fleet, view: Optional[FleetView] = None, message: Optional[str] = None) -> None:
+    def __init__(self, fleet: Optional[Fleet] = None, view: Optional[FleetView] = None, message: Optional[str] = None,
+                 *, sources: Optional[list[str]] = None, load_options: Optional[dict] = None) -> None:
+        """A loaded ``fleet``, or ``sources`` to load here: the screen shows at once with a progress bar and the
+        worst hosts so far, and the whole ranked table (with the sibling comparison) once every file is in."""
         super().__init__()
         self.animation_level = "none"
-        self.fleet = fleet
+        self.fleet = fleet or Fleet(source=", ".join(sources or []))
+        self.loading = fleet is None and bool(sources)
+        self.sources = sources or []
+        self.load_options = load_options or {}
+        self._partial: list[dict[str, Any]] = []
+        self._partial_errors = 0
+        self._progress = (0, 0)
         self.view = view or FleetView()
         self.message = message
         self.shown: list[dict[str, Any]] = []
@@ -71,6 +85,10 @@ class FleetApp(App[Optional[dict]]):
             yield Select([(clean(m), m) for m in models], prompt="every GPU model", id="model", **model)
             topo = {"value": self.view.topology} if self.view.topology in {t for _, t in topologies} else {}
             yield Select([(clean(label), t) for label, t in topologies], prompt="every topology", id="topology", **topo)
+        bar = ProgressBar(id="loading", show_eta=False)
+        if not self.loading:
+            bar.add_class("-done")
+        yield bar
         table = DataTable(id="hosts", cursor_type="row", zebra_stripes=True)
         table.add_columns("host", "state", "problems", "warnings", "top KB entry", "GPU model", "topology")
         yield table
@@ -81,6 +99,12 @@ class FleetApp(App[Optional[dict]]):
     def _summary(self) -> Text:
         f = self.fleet
         t = Text()
+        if self.loading:
+            done, total = self._progress
+            t.append(f"loading {done} of {total or '?'} snapshots", style="bold")
+            t.append(f" from {clean(f.source)}; the worst {min(PARTIAL_ROWS, len(self._partial))} hosts so far below"
+                     + (f"; {self._partial_errors} files not loaded" if self._partial_errors else ""))
+            return t
         t.append(f"{len(f.hosts)} hosts", style="bold")
         t.append(f" from {clean(f.source)}")
         sim = sum(1 for h in f.hosts if h.get("simulated"))
@@ -95,27 +119,76 @@ class FleetApp(App[Optional[dict]]):
         return t
 
     def on_mount(self) -> None:
+        if self.loading:
+            self.run_worker(self._load, thread=True, name="fleet-load")
+            self.set_interval(REFRESH_S, self._refresh_partial, name="fleet-partial")
         self._fill()
         table = self.query_one("#hosts", DataTable)
         if self.shown:
             table.move_cursor(row=min(self.view.row, len(self.shown) - 1))
         table.focus()
 
+    # -- loading in a thread: results arrive in order, the table shows the worst so far --
+    def _load(self) -> None:
+        def progress(done: int, total: int) -> None:
+            self._progress = (done, total)
+
+        def result(r: dict[str, Any]) -> None:
+            if "error" in r:
+                self._partial_errors += 1
+            else:
+                self._partial.append(r)
+
+        try:
+            fleet = load_fleet(self.sources, progress=progress, on_result=result, **self.load_options)
+        except Exception as e:  # noqa: BLE001 - say it on the screen, never end the app with a traceback
+            fleet = Fleet(source=self.fleet.source, problems=[("(loading)", f"{type(e).__name__}: {e}")])
+        self.call_from_thread(self._loaded, fleet)
+
+    def _refresh_partial(self) -> None:
+        if not self.loading:
+            return
+        done, total = self._progress
+        bar = self.query_one("#loading", ProgressBar)
+        bar.update(total=total or None, progress=done)
+        self.query_one("#summary", Static).update(self._summary())
+        worst = sorted(list(self._partial), key=rank_key)[:PARTIAL_ROWS]
+        if [h["host"] for h in worst] != [h["host"] for h in self.shown]:
+            self._show(worst)
+
+    def _loaded(self, fleet: Fleet) -> None:
+        self.fleet = fleet
+        self.loading = False
+        self.query_one("#loading", ProgressBar).add_class("-done")
+        self.query_one("#summary", Static).update(self._summary())
+        models = sorted({h["model"] for h in fleet.hosts})
+        self.query_one("#model", Select).set_options([(clean(m), m) for m in models])
+        self.query_one("#topology", Select).set_options([(clean(f"{w} ({t}, {n} hosts)"), t) for _, t, w, n in groups(fleet)])
+        self._fill()
+
     def _fill(self) -> None:
+        if self.loading:
+            return
         model = None if self.view.model == ALL else self.view.model
         hosts = ranked(self.fleet, model=None)
         if model:
             hosts = [h for h in hosts if h["model"] == model]
         if self.view.topology != ALL:
             hosts = [h for h in hosts if h["topology"] == self.view.topology]
+        self._show(hosts)
+
+    def _show(self, hosts: list[dict[str, Any]]) -> None:
         self.shown = hosts
         table = self.query_one("#hosts", DataTable)
+        row = table.cursor_row
         table.clear()
         for h in hosts:
             state = state_words(h)
             table.add_row(_cell(h["host"], "bold"), _cell(state, STATE_STYLE.get(state, "red" if h["problems"] or h["gpus_lost"] else "yellow")),
                           _cell(h["problems"]), _cell(h["warnings"]), _cell(h["kb_top"] or ""), _cell(h["model"]), _cell(h["topology_text"]))
-        self._show_detail(0 if hosts else None)
+        if hosts and row:
+            table.move_cursor(row=min(row, len(hosts) - 1))
+        self._show_detail(min(row or 0, len(hosts) - 1) if hosts else None)
 
     def _show_detail(self, row: Optional[int]) -> None:
         t = Text()
@@ -125,7 +198,7 @@ class FleetApp(App[Optional[dict]]):
             h = self.shown[row]
             t.append(clean(h["host"]), style="bold")
             t.append(f"  {h['gpus']} x {clean(h['model'])}, driver {clean(h.get('driver') or 'N/A')}, "
-                     f"{clean(h['topology_text'])}; {h['siblings']} identical hosts")
+                     f"{clean(h['topology_text'])}" + (f"; {h['siblings']} identical hosts" if "siblings" in h else "; still loading"))
             if h.get("simulated"):
                 t.append("  (simulated)", style="yellow")
             t.append("\n")
@@ -156,7 +229,7 @@ class FleetApp(App[Optional[dict]]):
         self._fill()
 
     def action_open_host(self) -> None:
-        if not self.shown:
+        if not self.shown or self.loading:
             return
         h = self.shown[min(self.view.row, len(self.shown) - 1)]
         if not h.get("file"):
@@ -174,15 +247,18 @@ class FleetApp(App[Optional[dict]]):
         self.query_one("#hosts", DataTable).focus()
 
 
-def run_fleet_screen(fleet: Fleet, args: argparse.Namespace) -> int:
-    """The fleet screen; a host opened with Enter shows its dashboard until Esc (or q), then the fleet again."""
+def run_fleet_screen(fleet: Optional[Fleet], args: argparse.Namespace, sources: Optional[list[str]] = None,
+                     load_options: Optional[dict] = None) -> int:
+    """The fleet screen (loading ``sources`` itself when no ``fleet`` is given); a host opened with Enter shows
+    its dashboard until Esc (or q), then the fleet again."""
     from .fleet_host import HostDashboard
 
     view = FleetView()
     message = None
     while True:
-        app = FleetApp(fleet, view, message)
+        app = FleetApp(fleet, view, message, sources=sources, load_options=load_options)
         host = app.run(mouse=not getattr(args, "no_mouse", False))
+        fleet = app.fleet
         if not host:
             return 0
         dash = HostDashboard(replay=host["file"], kb_dirs=getattr(args, "kb", None) or ())
