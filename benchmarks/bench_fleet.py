@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.util
 import json
 import os
 import resource
@@ -34,10 +33,10 @@ sys.path.insert(0, ROOT)
 
 
 def _make_fleet():
-    spec = importlib.util.spec_from_file_location("make_fleet", os.path.join(ROOT, "scripts", "make_fleet.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))  # importable by name: its writer runs in worker processes
+    import make_fleet
+
+    return make_fleet
 
 
 def rss_mb(who=resource.RUSAGE_SELF) -> float:
