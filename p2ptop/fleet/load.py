@@ -104,7 +104,7 @@ def load_fleet(sources: Iterable[str], *, workers: Optional[int] = None, kb_dirs
             if progress:
                 progress(i, total)
     else:
-        chunk = max(1, min(64, total // (workers * 8) or 1))
+        chunk = max(1, min(16, total // (workers * 8) or 1))  # small: a screen shows the first hosts early
         results = []
         with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(tuple(kb_dirs),)) as pool:
             for i, r in enumerate(pool.map(summarize_file, files, chunksize=chunk), 1):
