@@ -143,6 +143,36 @@ def bench_exporter() -> None:
               f"a read + diagnosis {read_s:.2f} s ({bench_read_s:.2f} s with the simulated copy tests), in the reader thread")
 
 
+def bench_soak(seconds: float, demo: str = "dgx-h100") -> None:
+    """The exporter reading every second and scraped every second: its memory at the start and the end."""
+    from p2ptop.exporter import Exporter, make_reader, make_server, serve_in_thread
+
+    def rss_now() -> float:
+        with open("/proc/self/status") as f:
+            return next(int(l.split()[1]) for l in f if l.startswith("VmRSS")) / 1024
+
+    e = Exporter(make_reader(demo=demo), interval=1.0, bench_every=600)
+    server = make_server(e, "127.0.0.1", 0)
+    serve_in_thread(server)
+    e.start()
+    e.wait_first_read(30)
+    url = f"http://127.0.0.1:{server.server_address[1]}/metrics"
+    t0 = time.time()
+    marks = []
+    n = 0
+    while time.time() - t0 < seconds:
+        urllib.request.urlopen(url, timeout=30).read()
+        n += 1
+        if n in (10, 60) or n % 600 == 0:
+            marks.append((round(time.time() - t0), round(rss_now(), 1)))
+        time.sleep(1)
+    marks.append((round(time.time() - t0), round(rss_now(), 1)))
+    e.stop()
+    server.shutdown()
+    print(f"exporter soak ({demo}, reads and scrapes every second, {n} scrapes, {e.state.reads} reads): "
+          "RSS MB at seconds " + ", ".join(f"{t} s: {m}" for t, m in marks))
+
+
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--hosts", type=int, default=1000)
@@ -151,6 +181,7 @@ def main() -> int:
     p.add_argument("--keep", help="generate into (or reuse) this directory")
     p.add_argument("--keep-big")
     p.add_argument("--no-exporter", action="store_true")
+    p.add_argument("--soak", type=float, default=0, metavar="SECONDS", help="also scrape the exporter every second this long")
     args = p.parse_args()
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     if args.hosts:
@@ -159,6 +190,8 @@ def main() -> int:
         bench_big(args.big, args.workers, args.keep_big)
     if not args.no_exporter:
         bench_exporter()
+    if args.soak:
+        bench_soak(args.soak)
     return 0
 
 

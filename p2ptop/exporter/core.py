@@ -102,9 +102,8 @@ class Exporter:
         while not self._stop.is_set():
             started = time.monotonic()
             self.read_once()
-            if self.bench_every and self.clock() >= self._next_bench:
-                self._next_bench = self.clock() + self.bench_every
-                self.bench_if_idle()
+            if self.bench_every and self.clock() >= self._next_bench and self.bench_if_idle():
+                self._next_bench = self.clock() + self.bench_every  # while a GPU is busy: tried again at the next read
             self._stop.wait(max(0.05, self.interval - (time.monotonic() - started)))
 
     def read_once(self) -> None:
@@ -147,7 +146,7 @@ class Exporter:
         self._watch_bench_files(snap)
         bench = self._bench_for(snap)
         if bench:
-            snap.bench = list(snap.bench) + [r for r in bench if r not in snap.bench]
+            snap.bench = list(snap.bench) + bench  # the latest result of each pair is the one exported
         fabric = Fabric(snap)
         findings = findings_for(snap, fabric)
         matches = self._knowledge(findings) if any(f.severity in ("warning", "problem") for f in findings) else []
@@ -202,13 +201,15 @@ class Exporter:
                 self._bench[key] = r
 
     def bench_if_idle(self) -> bool:
-        """Run the scheduled copy tests if every GPU is idle; True when they ran."""
+        """Run the scheduled copy tests if every GPU is idle; True when they ran (or cannot run: fewer than two GPUs)."""
         from ..bench.runner import BenchOptions, all_pairs, run_all
 
         with self._lock:
             snap = self.state.snapshot
-        if snap is None or len(snap.gpus) < 2:
+        if snap is None:
             return False
+        if len(snap.gpus) < 2:
+            return True  # nothing to test: not a reason to try again at every read
         busy = [g.index for g in snap.gpus if g.utilization_gpu is None or g.utilization_gpu > IDLE_PERCENT]
         if busy and snap.source.kind == "nvml":
             with self._lock:
