@@ -91,6 +91,17 @@ def bench_fleet(n: int, workers: int | None, keep: str | None) -> None:
     print(f"  loaded {loaded} hosts in {t_load:.2f} s with {workers or os.cpu_count()} workers; first screen at {t_screen:.2f} s")
     print(f"  RSS: main process {rss_mb():.0f} MB, largest worker {rss_mb(resource.RUSAGE_CHILDREN):.0f} MB")
     print(f"  planted faults ranked first: {set(top) == planted} (top 5: {', '.join(top)})")
+    from p2ptop.fleet import load_fleet
+    from p2ptop.fleet.cache import SummaryCache
+
+    cache = SummaryCache(os.path.join(tempfile.mkdtemp(prefix="p2ptop-cache-"), "fleet.sqlite"))
+    t = time.perf_counter()
+    load_fleet([d], workers=workers, cache=cache)
+    t_fill = time.perf_counter() - t
+    t = time.perf_counter()
+    warm = load_fleet([d], workers=workers, cache=cache)
+    print(f"  with the summary cache: first open (filling it) {t_fill:.2f} s, next open of the unchanged files {time.perf_counter() - t:.2f} s "
+          f"({len(warm.hosts)} hosts, compared again)")
     t_paint, t_rows, t_all, top = asyncio.run(progressive_screen([d], workers))
     print(f"  fleet screen loading itself: first paint (progress bar) {t_paint:.2f} s, first hosts in the table {t_rows:.2f} s, "
           f"all {n} ranked with the sibling comparison {t_all:.2f} s; planted first: {set(top) == planted}")

@@ -79,8 +79,12 @@ def test_broken_files_are_listed_and_the_rest_load(fleet_dir, tmp_path):
     assert "no such file or directory" in why["missing-dir"]
 
 
+_CACHE_HOME = __import__("tempfile").mkdtemp(prefix="p2ptop-test-cache-")  # the CLI's summary cache, not the user's
+
+
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "p2ptop", "fleet", *args], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    env = dict(__import__("os").environ, XDG_CACHE_HOME=_CACHE_HOME)
+    return subprocess.run([sys.executable, "-m", "p2ptop", "fleet", *args], capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)
 
 
 def test_cli_json_markdown_and_filters(fleet_dir):
@@ -145,3 +149,53 @@ def test_redaction_of_user_names_and_mac_addresses(tmp_path):
     assert rep.returncode in (0, 1), rep.stderr
     assert "bob" not in rep.stdout and "52:54:00:12:34:56" not in rep.stdout
     assert "/home/user-1/nccl-topo.xml" in rep.stdout
+
+
+def test_summary_cache_reuses_unchanged_files_only(fleet_dir, tmp_path, monkeypatch):
+    import os
+    import shutil
+
+    from p2ptop.fleet import load as fleet_load
+    from p2ptop.fleet.cache import SummaryCache
+
+    d, planted = fleet_dir
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("node0001.json", "node0002.json", "node0003.json", "node0004.json"):
+        shutil.copy(d / name, src / name)
+    calls = []
+    real = fleet_load.summarize_file
+    monkeypatch.setattr(fleet_load, "summarize_file", lambda p: calls.append(p) or real(p))
+    cache = SummaryCache(tmp_path / "cache.sqlite")
+    first = load_fleet([str(src)], workers=1, cache=cache)
+    assert len(calls) == 4
+    calls.clear()
+    second = load_fleet([str(src)], workers=1, cache=cache)
+    assert calls == [] and [h["host"] for h in second.hosts] == [h["host"] for h in first.hosts]
+    assert second.hosts[0]["siblings"] == 3  # the comparison is made again, not cached
+    doc = json.loads((src / "node0002.json").read_text())
+    doc["source"]["hostname"] = "renamed"
+    (src / "node0002.json").write_text(json.dumps(doc))
+    os.utime(src / "node0002.json", ns=(1, 10**18))
+    third = load_fleet([str(src)], workers=1, cache=cache)
+    assert [c.rsplit("/", 1)[1] for c in calls] == ["node0002.json"]
+    assert "renamed" in {h["host"] for h in third.hosts}
+    calls.clear()
+    other_kb = SummaryCache(tmp_path / "cache.sqlite", kb_dirs=[str(ROOT / "tests" / "fixtures" / "kb" / "broken")])
+    load_fleet([str(src)], workers=1, cache=other_kb)
+    assert len(calls) == 4  # another knowledge base: every summary is made again
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    calls.clear()
+    load_fleet([str(src)], workers=1, cache=True)
+    load_fleet([str(src)], workers=1, cache=True)
+    assert len(calls) == 4 and (tmp_path / "xdg" / "p2ptop" / "fleet.sqlite").exists()
+
+
+def test_an_unwritable_cache_is_skipped(fleet_dir, tmp_path):
+    from p2ptop.fleet.cache import SummaryCache
+
+    d, _ = fleet_dir
+    (tmp_path / "file").write_text("x")
+    cache = SummaryCache(tmp_path / "file" / "cache.sqlite")  # its directory is a file
+    assert not cache
+    assert len(load_fleet([str(d / "node0001.json")], workers=1, cache=cache).hosts) == 1

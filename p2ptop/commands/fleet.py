@@ -26,6 +26,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--topology", metavar="ID", help="only hosts of this topology (its id or its words)")
     p.add_argument("--redact", action="store_true", help="replace host names, UUIDs, serials, IP/MAC addresses and user names, the same way on every host")
     p.add_argument("--workers", type=int, metavar="N", help="processes loading files (default: one per CPU)")
+    p.add_argument("--no-cache", action="store_true", help="summarise every file again (default: reuse summaries of unchanged "
+                   "files from $XDG_CACHE_HOME/p2ptop/fleet.sqlite)")
     p.set_defaults(func=run)
 
 
@@ -63,11 +65,12 @@ def run(args: argparse.Namespace) -> int:
         from ..ui.fleet_screen import run_fleet_screen
 
         return run_fleet_screen(None, args, sources=args.sources,
-                                load_options={"workers": args.workers, "kb_dirs": getattr(args, "kb", []) or []})
+                                load_options={"workers": args.workers, "kb_dirs": getattr(args, "kb", []) or [], "cache": not args.no_cache})
     else:
         update, stop = _progress()
         try:
-            fleet = load_fleet(args.sources, workers=args.workers, kb_dirs=getattr(args, "kb", []) or [], progress=update)
+            fleet = load_fleet(args.sources, workers=args.workers, kb_dirs=getattr(args, "kb", []) or [], progress=update,
+                               cache=not args.no_cache)
         finally:
             stop()
     if not fleet.hosts:

@@ -84,9 +84,12 @@ def summarize_file(path: str) -> dict[str, Any]:
 
 
 def load_fleet(sources: Iterable[str], *, workers: Optional[int] = None, kb_dirs: Iterable[str] = (),
-               progress: Progress = None, on_result: Optional[Callable[[dict[str, Any]], None]] = None) -> Fleet:
+               progress: Progress = None, on_result: Optional[Callable[[dict[str, Any]], None]] = None,
+               cache: Any = None) -> Fleet:
     """Every file summarised (``on_result`` sees each summary or error as it arrives, for a screen that
-    fills while loading); hosts compared with their siblings once all are in."""
+    fills while loading); hosts compared with their siblings once all are in. ``cache``: a
+    :class:`~p2ptop.fleet.cache.SummaryCache` (or True: the default one, opened and closed here, in this
+    thread) whose still-valid summaries are reused and which gets the new ones."""
     sources = list(sources)
     files, missing = expand(sources)
     fleet = Fleet(problems=list(missing), source=", ".join(sources))
@@ -94,25 +97,28 @@ def load_fleet(sources: Iterable[str], *, workers: Optional[int] = None, kb_dirs
     workers = workers or min(os.cpu_count() or 1, 16)
     if progress:
         progress(0, total)
-    if workers <= 1 or total < 8:
-        _init_worker(tuple(kb_dirs))
-        results = []
-        for i, f in enumerate(files, 1):
-            results.append(summarize_file(f))
+    own_cache = cache is True
+    if own_cache:
+        from .cache import SummaryCache
+
+        cache = SummaryCache(kb_dirs=kb_dirs)
+    cached = cache.get_many(files) if cache else {}
+    results: list[dict[str, Any]] = []
+    for f in files:
+        if f in cached:
+            results.append(cached[f])
             if on_result:
-                on_result(results[-1])
-            if progress:
-                progress(i, total)
-    else:
-        chunk = max(1, min(16, total // (workers * 8) or 1))  # small: a screen shows the first hosts early
-        results = []
-        with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(tuple(kb_dirs),)) as pool:
-            for i, r in enumerate(pool.map(summarize_file, files, chunksize=chunk), 1):
-                results.append(r)
-                if on_result:
-                    on_result(r)
-                if progress and (i % chunk == 0 or i == total):
-                    progress(i, total)
+                on_result(cached[f])
+    if cached and progress:
+        progress(len(cached), total)
+    todo = [f for f in files if f not in cached]
+    fresh = _summarize_all(todo, workers, kb_dirs, progress, on_result, done=len(cached), total=total)
+    if cache:
+        cache.put_many([r for r in fresh if "error" not in r])
+        if own_cache:
+            cache.close()
+    order = {f: i for i, f in enumerate(files)}
+    results = sorted(results + fresh, key=lambda r: order.get(r["file"], 0))
     for r in results:
         if "error" in r:
             fleet.problems.append((r["file"], r["error"]))
@@ -122,3 +128,28 @@ def load_fleet(sources: Iterable[str], *, workers: Optional[int] = None, kb_dirs
 
     compare(fleet.hosts)
     return fleet
+
+
+def _summarize_all(files: list[str], workers: int, kb_dirs: Iterable[str], progress: Progress,
+                   on_result: Optional[Callable[[dict[str, Any]], None]], done: int, total: int) -> list[dict[str, Any]]:
+    results: list[dict[str, Any]] = []
+    if not files:
+        return results
+    if workers <= 1 or len(files) < 8:
+        _init_worker(tuple(kb_dirs))
+        for i, f in enumerate(files, 1):
+            results.append(summarize_file(f))
+            if on_result:
+                on_result(results[-1])
+            if progress:
+                progress(done + i, total)
+        return results
+    chunk = max(1, min(16, len(files) // (workers * 8) or 1))  # small: a screen shows the first hosts early
+    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(tuple(kb_dirs),)) as pool:
+        for i, r in enumerate(pool.map(summarize_file, files, chunksize=chunk), 1):
+            results.append(r)
+            if on_result:
+                on_result(r)
+            if progress and (i % chunk == 0 or i == len(files)):
+                progress(done + i, total)
+    return results
