@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import glob
 import os
+import sys
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
@@ -63,6 +64,19 @@ def _init_worker(kb_dirs: tuple[str, ...]) -> None:
         _KB = None
 
 
+def _compact(r: dict[str, Any]) -> dict[str, Any]:
+    """One copy of each key string for the whole fleet (pair names, test names, GPU and link numbers, field
+    names): a summary arrives from a worker with its own copies, and 10,000 hosts repeat them millions of times."""
+    intern = sys.intern
+    if "pairs" in r:
+        r["pairs"] = {intern(p): {intern(t): v for t, v in tests.items()} for p, tests in r["pairs"].items()}
+        r["links"] = {intern(g): {intern(k): v for k, v in l.items()} for g, l in r["links"].items()}
+        for key in ("model", "topology", "topology_text", "driver", "worst", "source", "kb_top"):
+            if isinstance(r.get(key), str):
+                r[key] = intern(r[key])
+    return {intern(k): v for k, v in r.items()}
+
+
 def summarize_file(path: str) -> dict[str, Any]:
     """A host summary, or {"file", "error"}; never raises."""
     from .summary import summarize
@@ -106,6 +120,7 @@ def load_fleet(sources: Iterable[str], *, workers: Optional[int] = None, kb_dirs
     results: list[dict[str, Any]] = []
     for f in files:
         if f in cached:
+            cached[f] = _compact(cached[f])
             results.append(cached[f])
             if on_result:
                 on_result(cached[f])
@@ -138,7 +153,7 @@ def _summarize_all(files: list[str], workers: int, kb_dirs: Iterable[str], progr
     if workers <= 1 or len(files) < 8:
         _init_worker(tuple(kb_dirs))
         for i, f in enumerate(files, 1):
-            results.append(summarize_file(f))
+            results.append(_compact(summarize_file(f)))
             if on_result:
                 on_result(results[-1])
             if progress:
@@ -147,6 +162,7 @@ def _summarize_all(files: list[str], workers: int, kb_dirs: Iterable[str], progr
     chunk = max(1, min(16, len(files) // (workers * 8) or 1))  # small: a screen shows the first hosts early
     with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(tuple(kb_dirs),)) as pool:
         for i, r in enumerate(pool.map(summarize_file, files, chunksize=chunk), 1):
+            r = _compact(r)
             results.append(r)
             if on_result:
                 on_result(r)
