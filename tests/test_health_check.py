@@ -183,3 +183,15 @@ def test_doctor_bench_budget_adds_copy_tests():
     assert {i for i in ids("--bench-budget", "30") if i.startswith("bench.")}  # refused pairs fail their copy tests
     r2 = subprocess.run([sys.executable, "-m", "p2ptop", "doctor", "--demo", "nvlink-degraded", "--bench-budget", "0"], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert r2.returncode == 2 and "--bench-budget" in r2.stderr
+
+
+def test_bench_budget_lists_the_pairs_it_did_not_reach():
+    r = subprocess.run([sys.executable, "-m", "p2ptop", "bench", "--demo", "dgx-h100", "--all", "--tests", "ce", "--budget", "0.6"],
+                       capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert r.returncode == 0, r.stderr  # the pairs tested are healthy
+    assert "not tested within the 0.6 s budget: " in r.stdout
+    tested = r.stdout.count("status ok")
+    untested = r.stdout.split("budget: ")[1].count("GPU") // 2
+    assert tested >= 1 and untested >= 1 and tested + untested == 56
+    r = subprocess.run([sys.executable, "-m", "p2ptop", "bench", "--demo", "dgx-h100", "--all", "--budget", "-1"], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert r.returncode == 2 and "--budget" in r.stderr

@@ -37,6 +37,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--warmup", type=int, default=d.warmup, metavar="N", help=f"untimed copies before each sample (default {d.warmup})")
     p.add_argument("--timeout", type=float, default=d.timeout_s, metavar="SECONDS", help=f"per pair, worker start included (default {d.timeout_s:g})")
     p.add_argument("--tests", metavar="LIST", help=f"comma-separated subset of: {', '.join(TESTS)} (default all)")
+    p.add_argument("--budget", type=float, metavar="SECONDS", help="stop after this long (a node health check's time limit): "
+                   "the pair under test is cancelled, pairs not reached are listed, the exit status judges the pairs tested")
     p.set_defaults(func=run)
 
 
@@ -55,6 +57,9 @@ def run(args: argparse.Namespace) -> int:
     problem = options.check()
     if problem:
         return fail(problem)
+    budget = getattr(args, "budget", None)
+    if budget is not None and budget <= 0:
+        return fail("--budget must be a positive number of seconds")
     snap, status = snapshot_from_args(args)
     if snap is None:
         return status  # type: ignore[return-value]
@@ -73,7 +78,9 @@ def run(args: argparse.Namespace) -> int:
         if args.a == args.b:
             return fail("give two different GPUs")
         pairs = [(args.a, args.b)]
-    results = _run_with_progress(snap, pairs, options)
+    results = _run_with_progress(snap, pairs, options, budget)
+    untested = [r for r in results if r.status == "cancelled"] if budget else []
+    results = [r for r in results if not (budget and r.status == "cancelled")]
     if args.save:
         snap.bench.extend(results)
         try:
@@ -89,19 +96,34 @@ def run(args: argparse.Namespace) -> int:
         print(report(results, fabric, snap.source.label), end="")
         if args.save:
             print(f"saved: {args.save}")
-    if any(r.status == "unavailable" for r in results):
+    if untested:
+        print(f"not tested within the {budget:g} s budget: " + ", ".join(f"GPU{r.a}->GPU{r.b}" for r in untested),
+              file=sys.stderr if args.json else sys.stdout)
+    if any(r.status == "unavailable" for r in results) or not results:
         return EXIT_CANNOT_RUN
     return EXIT_OK if all(r.verdict == "healthy" for r in results) else EXIT_PROBLEM
 
 
-def _run_with_progress(snap, pairs, options: BenchOptions) -> list[BenchResult]:
-    """Run the pairs; a progress bar on stderr when it is a terminal."""
+def _run_with_progress(snap, pairs, options: BenchOptions, budget: float | None = None) -> list[BenchResult]:
+    """Run the pairs; a progress bar on stderr when it is a terminal; cancelled when the budget is spent."""
+    cancel = threading.Event()
+    timer = threading.Timer(budget, cancel.set) if budget else None
+    if timer:
+        timer.daemon = True
+        timer.start()
+    try:
+        return _run(snap, pairs, options, cancel)
+    finally:
+        if timer:
+            timer.cancel()
+
+
+def _run(snap, pairs, options: BenchOptions, cancel: threading.Event) -> list[BenchResult]:
     if not sys.stderr.isatty():
-        return run_all(snap, pairs, options)
+        return run_all(snap, pairs, options, cancel=cancel)
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    cancel = threading.Event()
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
                   TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("starting", total=1.0)
