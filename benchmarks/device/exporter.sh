@@ -95,6 +95,6 @@ sleep 3; rm -f "$OUT/live.json"; sleep 3
 curl -s "http://127.0.0.1:$((PORT+1))/metrics" | grep -E '^p2ptop_(read_ok|read_error_info|read_failures_total|data_age_seconds|gpus)'
 kill $EXP2; wait $EXP2 2>/dev/null
 
-step "fleet and exporter benchmark on this machine's CPUs (timeout 75 s)"
-run timeout 75 $PY benchmarks/bench_fleet.py --hosts 1000 --keep /tmp/p2ptop-fleet-1000
+step "fleet and exporter benchmark on this machine's CPUs (timeout 70 s)"
+run timeout 70 $PY benchmarks/bench_fleet.py --hosts 1000 --keep /tmp/p2ptop-fleet-1000
 echo; echo "done"
