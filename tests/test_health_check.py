@@ -195,3 +195,16 @@ def test_bench_budget_lists_the_pairs_it_did_not_reach():
     assert tested >= 1 and untested >= 1 and tested + untested == 56
     r = subprocess.run([sys.executable, "-m", "p2ptop", "bench", "--demo", "dgx-h100", "--all", "--budget", "-1"], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert r.returncode == 2 and "--budget" in r.stderr
+
+
+def test_the_readme_shows_the_configs_that_are_tested():
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for line in nhc_lines():
+        assert line in readme
+    block = re.search(r"```json\n(\{\"plugin\": \"custom\".*?)\n```", readme, re.S).group(1)
+    shown = json.loads(block)
+    conf = json.loads(NPD_CONF.read_text())
+    assert shown["rules"] == conf["rules"] and shown["conditions"] == conf["conditions"]
+    assert all(shown["pluginConfig"][k] == conf["pluginConfig"][k] for k in shown["pluginConfig"])
