@@ -237,3 +237,18 @@ def test_real_prometheus_scrapes_the_exporter(tmp_path, exporter_process):
             prom.kill()
             prom.wait(10)
         log.close()
+
+
+def test_readme_names_only_exported_metrics():
+    import itertools
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    names = set()
+    for token in re.findall(r"p2ptop_[a-z0-9_{},]+", readme):
+        token = re.split(r"(?<=[a-z])\{", token)[0]  # labels: a brace right after the name; `_{a,b}` expands
+        parts = re.split(r"\{([a-z_,]+)\}", token)
+        options = [p.split(",") if i % 2 else [p] for i, p in enumerate(parts)]
+        for combo in itertools.product(*options):
+            names.add("".join(combo).rstrip("_"))
+    assert len(names) >= 30
+    assert not names - set(METRICS), names - set(METRICS)
