@@ -152,8 +152,9 @@ def _gpu_findings(gpu: GPU) -> list[Finding]:
     return out
 
 
-def pair_facts(snapshot: Snapshot, fabric: Fabric, a: int, b: int) -> dict[str, Any]:
-    """The facts of an ordered pair: path, NVLinks, NVML P2P status, and both GPUs' facts merged."""
+def pair_facts(snapshot: Snapshot, fabric: Fabric, a: int, b: int, gpu_cache: Optional[dict] = None) -> dict[str, Any]:
+    """The facts of an ordered pair: path, NVLinks, NVML P2P status, and both GPUs' facts merged
+    (``gpu_cache``: GPU index -> gpu_facts, shared over one snapshot's pairs)."""
     pair = snapshot.pair(a, b)
     path = fabric.path_class(a, b)
     facts: dict = {"pair.path": path, "pair.nvlink_count": fabric.nvlink_count(a, b), "pair.cross_socket": path == "SYS"}
@@ -165,7 +166,13 @@ def pair_facts(snapshot: Snapshot, fabric: Fabric, a: int, b: int) -> dict[str, 
     for i in (a, b):
         gpu = snapshot.gpu(i)
         if gpu:
-            for k, v in gpu_facts(gpu).items():
+            if gpu_cache is None:
+                gf = gpu_facts(gpu)
+            elif i in gpu_cache:
+                gf = gpu_cache[i]
+            else:
+                gf = gpu_cache[i] = gpu_facts(gpu)
+            for k, v in gf.items():
                 if isinstance(v, bool):
                     facts[k] = facts.get(k, False) or v
                 elif isinstance(v, int) and k in ("gpu.nvlink_down", "gpu.nvlink_errors", "gpu.nvlink_replay_recovery"):
@@ -175,11 +182,11 @@ def pair_facts(snapshot: Snapshot, fabric: Fabric, a: int, b: int) -> dict[str, 
     return facts
 
 
-def pair_findings(snapshot: Snapshot, fabric: Fabric, a: int, b: int) -> list[Finding]:
+def pair_findings(snapshot: Snapshot, fabric: Fabric, a: int, b: int, gpu_cache: Optional[dict] = None) -> list[Finding]:
     pair = snapshot.pair(a, b)
     if pair is None:
         return []
-    facts = pair_facts(snapshot, fabric, a, b)
+    facts = pair_facts(snapshot, fabric, a, b, gpu_cache)
     path = facts["pair.path"]
     out: list[Finding] = []
     subj = pair_subject(a, b)
@@ -233,16 +240,17 @@ def findings_for(snapshot: Snapshot, fabric: Optional[Fabric] = None) -> list[Fi
     """Every finding about a snapshot: GPUs, ordered pairs, then host facts and copy tests where present."""
     fabric = fabric or Fabric(snapshot)
     out: list[Finding] = []
+    cache: dict = {}  # gpu_facts per GPU, for this call's pairs
     for gpu in snapshot.gpus:
         out.extend(_gpu_findings(gpu))
     for a in snapshot.gpu_indices:
         for b in snapshot.gpu_indices:
             if a != b:
-                out.extend(pair_findings(snapshot, fabric, a, b))
+                out.extend(pair_findings(snapshot, fabric, a, b, cache))
     out.extend(host_findings(snapshot, fabric))
     for f in bench_findings(snapshot, fabric):
         if f.pair:  # copy-test findings carry the pair's facts too, so the KB can weigh both
-            f.facts = {**pair_facts(snapshot, fabric, *f.pair), **f.facts}
+            f.facts = {**pair_facts(snapshot, fabric, *f.pair, cache), **f.facts}
         out.append(f)
     return out
 

@@ -272,8 +272,11 @@ class Fabric:
         return direct + min(self._switch_links[ua][0], self._switch_links[ub][0])
 
     def nvlink_version(self, a: int) -> Optional[int]:
-        versions = [d["version"] for _, _, d in self.graph.edges(gpu_node(a), data=True) if d["kind"] == "nvlink" and d["version"]]
-        return max(versions) if versions else None
+        memo = self.__dict__.setdefault("_nvlink_version_memo", {})  # the graph does not change once built
+        if a not in memo:
+            versions = [d["version"] for _, _, d in self.graph.edges(gpu_node(a), data=True) if d["kind"] == "nvlink" and d["version"]]
+            memo[a] = max(versions) if versions else None
+        return memo[a]
 
     def graph_path_class(self, a: int, b: int) -> Optional[str]:
         """The PCIe path class from the graph's structure alone; None where it was not read."""

@@ -17,7 +17,7 @@ import json
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 SCHEMA_VERSION = 1
 SNAPSHOT_KIND = "p2ptop-snapshot"
@@ -391,14 +391,23 @@ class Snapshot:
         if version < 1:
             raise SnapshotError(f"{where}: schema_version {version} is not valid")
         body = {k: v for k, v in data.items() if k != "kind"}
-        return _build(cls, body, where)
+        try:
+            snap = _build(cls, body, where)
+        except RecursionError:
+            raise SnapshotError(f"{where}: nested too deeply to be a snapshot") from None
+        check_snapshot(snap, where)
+        return snap
 
     @classmethod
     def from_json(cls, text: str, *, where: str = "snapshot") -> "Snapshot":
         try:
             data = json.loads(text)
         except json.JSONDecodeError as e:
-            raise SnapshotError(f"{where}: not valid JSON ({e.msg} at line {e.lineno}, column {e.colno})") from None
+            if not text.strip():
+                raise SnapshotError(f"{where}: empty file, not a snapshot") from None
+            raise SnapshotError(f"{where}: not valid JSON ({e.msg} at line {e.lineno}, column {e.colno}; truncated?)") from None
+        except RecursionError:
+            raise SnapshotError(f"{where}: JSON nested too deeply to be a snapshot") from None
         return cls.from_dict(data, where=where)
 
 
@@ -440,6 +449,105 @@ def save_snapshot(snapshot: Snapshot, path: str) -> None:
         raise
 
 
+# --- what the types alone cannot say: references and host facts ------------------------------
+
+#: Host facts whose value readers use as a given type (p2ptop/host writes them; diagnose and doctor read them).
+HOST_FACT_TYPES: dict[str, Any] = {
+    **{name: str for name in (
+        "host.driver_version", "host.cuda_driver_version", "host.nvml_version", "host.os", "host.kernel",
+        "host.kernel_cmdline", "host.kernel_iommu_args", "host.acs_redirect_bridges", "host.registry_dwords",
+        "host.hypervisor", "host.container", "host.fabric_manager", "host.fabric_manager_version", "host.xid_codes",
+        "host.cupy", "host.cupy_cuda_runtime")},
+    **{name: int for name in ("host.driver_major", "host.shm_mb", "host.nvswitch_pci_count", "host.xid_latest", "host.dma_remap_peer_mmio")},
+    **{name: bool for name in ("host.acs_redirect", "host.hypervisor_flag", "host.iommu_active", "host.iommu_passthrough",
+                               "host.nvidia_peermem", "host.virtualized")},
+    "host.gpu_bdfs": [str], "host.iommu_units": [str],
+    "host.nvidia_params": {str: object}, "host.iommu_gpu_domains": {str: object},
+    # records: key -> type (None allowed for every key but those in RECORD_REQUIRED)
+    "host.acs": [{"gpu": str, "bridge": str, "role": str, "acs_ctrl": int, "acs": str, "redirect": bool, "how": str, "na": str}],
+    "host.xid": [{"pci": str, "xid": int, "text": str}],
+}
+RECORD_REQUIRED = {"host.acs": ("gpu", "bridge", "role"), "host.xid": ("pci", "xid", "text")}
+
+
+def _type_ok(value: Any, tp: Any) -> bool:
+    if tp is object:
+        return True
+    if tp is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, tp)
+
+
+def _check_fact(name: str, fact: Any, where: str) -> None:
+    if not isinstance(fact, dict):
+        raise SnapshotError(f"{where}: expected an object with value, how and na, got {_short(fact)}")
+    for key in ("how", "na"):
+        if fact.get(key) is not None and not isinstance(fact[key], str):
+            raise SnapshotError(f"{where}.{key}: expected a string, got {_short(fact[key])}")
+    value = fact.get("value")
+    tp = HOST_FACT_TYPES.get(name, str if name.startswith("env.") else None)
+    if value is None or tp is None:
+        return
+    if isinstance(tp, list):
+        if not isinstance(value, list):
+            raise SnapshotError(f"{where}.value: expected a list, got {_short(value)}")
+        item = tp[0]
+        for i, v in enumerate(value):
+            if isinstance(item, dict):
+                if not isinstance(v, dict):
+                    raise SnapshotError(f"{where}.value[{i}]: expected an object, got {_short(v)}")
+                for key, ktp in item.items():
+                    if v.get(key) is None:
+                        if key in RECORD_REQUIRED.get(name, ()):
+                            raise SnapshotError(f"{where}.value[{i}]: field {key!r} is missing")
+                    elif not _type_ok(v[key], ktp):
+                        raise SnapshotError(f"{where}.value[{i}].{key}: expected {_SCALAR_WORDS.get(ktp, ktp)}, got {_short(v[key])}")
+            elif not _type_ok(v, item):
+                raise SnapshotError(f"{where}.value[{i}]: expected {_SCALAR_WORDS.get(item, item)}, got {_short(v)}")
+    elif isinstance(tp, dict):
+        if not isinstance(value, dict):
+            raise SnapshotError(f"{where}.value: expected an object, got {_short(value)}")
+    elif not _type_ok(value, tp):
+        raise SnapshotError(f"{where}.value: expected {_SCALAR_WORDS.get(tp, tp)}, got {_short(value)}")
+
+
+def check_snapshot(snap: "Snapshot", where: str = "snapshot") -> None:
+    """Cross-references (pairs, links, copy tests -> GPUs) and host facts; SnapshotError naming the field."""
+    indices: set[int] = set()
+    for i, g in enumerate(snap.gpus):
+        if g.index < 0 or g.index in indices:
+            raise SnapshotError(f"{where}.gpus[{i}].index: GPU index {g.index} is " + ("negative" if g.index < 0 else "used twice"))
+        indices.add(g.index)
+        links = set()
+        for j, link in enumerate(g.nvlinks):
+            if link.link in links:
+                raise SnapshotError(f"{where}.gpus[{i}].nvlinks[{j}].link: link {link.link} of GPU{g.index} listed twice")
+            links.add(link.link)
+    known = ", ".join(map(str, sorted(indices))) or "none"
+    for name, items in (("pairs", snap.pairs), ("bench", snap.bench)):
+        for i, p in enumerate(items):
+            for end in ("a", "b"):
+                if getattr(p, end) not in indices:
+                    raise SnapshotError(f"{where}.{name}[{i}].{end}: GPU{getattr(p, end)} does not exist in this snapshot (GPUs: {known})")
+            if p.a == p.b:
+                raise SnapshotError(f"{where}.{name}[{i}]: a pair of GPU{p.a} with itself")
+    for i, p in enumerate(snap.pairs):
+        for cap, status in p.p2p.items():
+            if status is not None and status not in P2P_STATUS_SHORT:
+                raise SnapshotError(f"{where}.pairs[{i}].p2p.{cap}: unknown P2P status {_short(status)}")
+        if p.ancestor is not None and p.ancestor not in ANCESTOR_PATH_CLASS:
+            raise SnapshotError(f"{where}.pairs[{i}].ancestor: unknown common ancestor {_short(p.ancestor)}")
+    host = snap.host
+    if "as_root" in host and not isinstance(host["as_root"], bool):
+        raise SnapshotError(f"{where}.host.as_root: expected true or false, got {_short(host['as_root'])}")
+    if "facts" in host:
+        facts = host["facts"]
+        if not isinstance(facts, dict):
+            raise SnapshotError(f"{where}.host.facts: expected an object, got {type(facts).__name__}")
+        for name, fact in facts.items():
+            _check_fact(name, fact, f"{where}.host.facts.{name}")
+
+
 # --- strict, typed construction from JSON -------------------------------------------------
 
 
@@ -448,61 +556,134 @@ def _fields_of(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
     return typing.get_type_hints(cls), frozenset(f.name for f in dataclasses.fields(cls))
 
 
-def _build(cls: type, data: Any, where: str) -> Any:
-    if not isinstance(data, dict):
-        raise SnapshotError(f"{where}: expected an object for {cls.__name__}, got {type(data).__name__}")
+#: How deep free-form JSON (host facts, params) may nest; deeper documents are refused on load, so no
+#: reader of a snapshot ends in a RecursionError.
+MAX_DEPTH = 32
+
+
+def _where(where: Any) -> str:
+    """Paths are built only when an error names them: ``(parent, key)`` chains -> 'a.b[3].c'."""
+    parts = []
+    while isinstance(where, tuple):
+        where, key = where
+        parts.append(f"[{key}]" if isinstance(key, int) else f".{key}")
+    return str(where) + "".join(reversed(parts))
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _build(cls: type, data: Any, where: Any) -> Any:
+    return _converter(cls)(data, where)
+
+
+@functools.lru_cache(maxsize=None)
+def _fields_converters(cls: type) -> dict[str, Callable[[Any, Any], Any]]:
     hints, names = _fields_of(cls)
-    kwargs = {}
-    for key, value in data.items():
-        if key not in names:
-            continue  # unknown fields from a newer minor writer are ignored
-        kwargs[key] = _convert(hints[key], value, f"{where}.{key}")
-    try:
-        return cls(**kwargs)
-    except TypeError as e:
-        raise SnapshotError(f"{where}: {e}") from None
+    return {name: _converter(hints[name]) for name in names}
 
 
-def _convert(tp: Any, value: Any, where: str) -> Any:
-    origin = typing.get_origin(tp)
-    args = typing.get_args(tp)
+def _depth_ok(value: Any, limit: int) -> bool:
+    """True when ``value`` nests no deeper than ``limit`` lists/objects (iterative: no recursion)."""
+    stack = [(value, 0)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            if d >= limit:
+                return False
+            stack.extend((x, d + 1) for x in v.values())
+        elif isinstance(v, list):
+            if d >= limit:
+                return False
+            stack.extend((x, d + 1) for x in v)
+    return True
+
+
+_SCALAR_WORDS = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+
+
+@functools.lru_cache(maxsize=None)
+def _converter(tp: Any) -> Callable[[Any, Any], Any]:
+    """A function (value, where) -> checked value for the type, compiled once per type (loading 1,000s of
+    snapshots spends its time here)."""
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
     if origin in (typing.Union, types.UnionType):
-        if value is None and type(None) in args:
-            return None
-        inner = [a for a in args if a is not type(None)]
-        last: Optional[SnapshotError] = None
-        for a in inner:
-            try:
-                return _convert(a, value, where)
-            except SnapshotError as e:
-                last = e
-        raise last or SnapshotError(f"{where}: unexpected value {value!r}")
-    if tp is Any:
-        return value
+        nullable = type(None) in args
+        inner = [_converter(a) for a in args if a is not type(None)]
+
+        def union(value: Any, where: Any) -> Any:
+            if value is None and nullable:
+                return None
+            last: Optional[SnapshotError] = None
+            for conv in inner:
+                try:
+                    return conv(value, where)
+                except SnapshotError as e:
+                    last = e
+            raise last or SnapshotError(f"{_where(where)}: unexpected value {_short(value)}")
+        return union
     if dataclasses.is_dataclass(tp):
-        return _build(tp, value, where)
+        cls = tp
+
+        def build(value: Any, where: Any) -> Any:
+            if not isinstance(value, dict):
+                raise SnapshotError(f"{_where(where)}: expected an object for {cls.__name__}, got {type(value).__name__}")
+            fields = _fields_converters(cls)
+            kwargs = {}
+            for key, v in value.items():
+                conv = fields.get(key)
+                if conv is not None:  # unknown fields from a newer minor writer are ignored
+                    kwargs[key] = conv(v, (where, key))
+            try:
+                return cls(**kwargs)
+            except TypeError as e:
+                raise SnapshotError(f"{_where(where)}: {e}") from None
+        return build
     if origin is list:
-        if not isinstance(value, list):
-            raise SnapshotError(f"{where}: expected a list, got {type(value).__name__}")
-        return [_convert(args[0], v, f"{where}[{i}]") for i, v in enumerate(value)]
+        item = _converter(args[0])
+
+        def as_list(value: Any, where: Any) -> Any:
+            if not isinstance(value, list):
+                raise SnapshotError(f"{_where(where)}: expected a list, got {type(value).__name__}")
+            return [item(v, (where, i)) for i, v in enumerate(value)]
+        return as_list
     if origin is dict:
-        if not isinstance(value, dict):
-            raise SnapshotError(f"{where}: expected an object, got {type(value).__name__}")
-        return {str(k): _convert(args[1], v, f"{where}.{k}") for k, v in value.items()}
-    if tp is bool:
-        if not isinstance(value, bool):
-            raise SnapshotError(f"{where}: expected true or false, got {value!r}")
+        item = _converter(args[1])
+
+        def as_dict(value: Any, where: Any) -> Any:
+            if not isinstance(value, dict):
+                raise SnapshotError(f"{_where(where)}: expected an object, got {type(value).__name__}")
+            return {str(k): item(v, (where, k)) for k, v in value.items()}
+        return as_dict
+    if tp in _SCALAR_WORDS:
+        want = _SCALAR_WORDS[tp]
+        if tp is float:
+            def number(value: Any, where: Any) -> Any:
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    return float(value)
+                raise SnapshotError(f"{_where(where)}: expected {want}, got {_short(value)}")
+            return number
+        if tp is int:
+            def integer(value: Any, where: Any) -> Any:
+                if isinstance(value, int) and not isinstance(value, bool):
+                    return value
+                raise SnapshotError(f"{_where(where)}: expected {want}, got {_short(value)}")
+            return integer
+
+        def scalar(value: Any, where: Any) -> Any:
+            if isinstance(value, tp):
+                return value
+            raise SnapshotError(f"{_where(where)}: expected {want}, got {_short(value)}")
+        return scalar
+
+    def anything(value: Any, where: Any) -> Any:
+        if isinstance(value, (dict, list)) and not _depth_ok(value, MAX_DEPTH):
+            raise SnapshotError(f"{_where(where)}: nested more than {MAX_DEPTH} levels deep")
         return value
-    if tp is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise SnapshotError(f"{where}: expected an integer, got {value!r}")
-        return value
-    if tp is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise SnapshotError(f"{where}: expected a number, got {value!r}")
-        return float(value)
-    if tp is str:
-        if not isinstance(value, str):
-            raise SnapshotError(f"{where}: expected a string, got {value!r}")
-        return value
-    return value
+    return anything
+
+
+def _convert(tp: Any, value: Any, where: Any) -> Any:
+    return _converter(tp)(value, where)

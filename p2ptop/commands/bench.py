@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 import argparse
 import dataclasses
 import json
@@ -59,6 +61,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tests", metavar="LIST", help=f"comma-separated subset of: {', '.join(TESTS)} (pairs); {', '.join(HOST_TESTS)} (host links) (default all)")
     p.add_argument("--ipc", action="store_true", help="cross-process test: two processes share A's memory through CUDA IPC "
                    "(legacy handle and cuMem file descriptor), B copies it; A may equal B")
+    p.add_argument("--budget", type=float, metavar="SECONDS", help="stop after this long (a node health check's time limit): "
+                   "the pair under test is cancelled, pairs not reached are listed, the exit status judges the pairs tested")
     p.set_defaults(func=run)
 
 
@@ -78,6 +82,9 @@ def run(args: argparse.Namespace) -> int:
     problem = options.check()
     if problem:
         return fail(problem)
+    budget = getattr(args, "budget", None)
+    if budget is not None and budget <= 0:
+        return fail("--budget must be a positive number of seconds")
     snap, status = snapshot_from_args(args)
     if snap is None:
         return status  # type: ignore[return-value]
@@ -100,7 +107,9 @@ def run(args: argparse.Namespace) -> int:
         if args.b is not None and args.a == args.b:
             return fail("give two different GPUs, or one GPU alone for its host link (p2ptop bench A)")
         pairs = [(args.a, b)]
-    results = _run_with_progress(snap, pairs, options)
+    results = _run_with_progress(snap, pairs, options, budget)
+    untested = [r for r in results if r.status == "cancelled"] if budget else []
+    results = [r for r in results if not (budget and r.status == "cancelled")]
     if args.save:
         snap.bench.extend(results)
         try:
@@ -116,6 +125,11 @@ def run(args: argparse.Namespace) -> int:
         print(report(results, fabric, snap.source.label), end="")
         if args.save:
             print(f"saved: {args.save}")
+    if untested:
+        what = ", ".join(f"GPU{r.a} host link" if r.a == r.b else f"GPU{r.a}->GPU{r.b}" for r in untested)
+        print(f"not tested within the {budget:g} s budget: {what}", file=sys.stderr if args.json else sys.stdout)
+    if not results:
+        return EXIT_CANNOT_RUN
     return exit_status(results)
 
 
@@ -163,10 +177,14 @@ def run_ipc_command(args: argparse.Namespace) -> int:
     return EXIT_PROBLEM if any(f.is_problem for f in findings) or r.status != "ok" else EXIT_OK
 
 
-def _run_with_progress(snap, pairs, options: BenchOptions) -> list[BenchResult]:
-    """Run the pairs in a thread (Ctrl-C cancels: the results say interrupted); a progress bar on stderr when
-    it is a terminal; a wait for another test's GPU lock is said on stderr either way."""
+def _run_with_progress(snap, pairs, options: BenchOptions, budget: Optional[float] = None) -> list[BenchResult]:
+    """Run the pairs in a thread (Ctrl-C cancels: the results say interrupted; so does a spent ``budget``); a
+    progress bar on stderr when it is a terminal; a wait for another test's GPU lock is said on stderr either way."""
     cancel = threading.Event()
+    if budget:
+        timer = threading.Timer(budget, cancel.set)
+        timer.daemon = True
+        timer.start()
     told: set[str] = set()
     out: list[list[BenchResult]] = []
     bar = task = None

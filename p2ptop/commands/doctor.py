@@ -17,6 +17,7 @@ from ..host import NEEDS_ROOT, SECTIONS, collect, needs_root
 from ..host.facts import clean
 from ..model import Snapshot, SnapshotError, Source
 from ..sources import SourceUnavailable, open_snapshot
+from ..health import NPD_MAX_OUTPUT, advice, oneline
 from .common import EXIT_CANNOT_RUN, EXIT_OK, EXIT_PROBLEM, add_source_options, fail
 
 KB_TOP = 5
@@ -30,12 +31,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--pid", type=int, metavar="PID", help="judge a running process's own NCCL_*/CUDA_* variables, container, "
                    "/dev/shm and IPC namespace (read from /proc; another user's process needs root)")
+    p.add_argument("--oneline", action="store_true", help="one line for a node health check (LBNL NHC): OK/PROBLEM/UNKNOWN, the worst finding, its actions and who can act")
+    p.add_argument("--npd", action="store_true", help=f"as --oneline, cut to {NPD_MAX_OUTPUT} characters (Kubernetes node-problem-detector custom plugin)")
+    p.add_argument("--bench-budget", type=float, metavar="SECONDS", help="also run copy tests of every pair, stopping at this many seconds")
     p.set_defaults(func=run)
 
 
 def _snapshot(args: argparse.Namespace) -> tuple[Optional[Snapshot], Optional[str]]:
     """The snapshot, or (a snapshot holding only host facts, why NVML could not be read) for a live run
-    without a driver; (None, None) after printing why the source failed."""
+    without a driver; (None, why) after printing why the source failed."""
     try:
         return open_snapshot(demo=args.demo, replay=args.replay), None
     except SourceUnavailable as e:
@@ -43,7 +47,7 @@ def _snapshot(args: argparse.Namespace) -> tuple[Optional[Snapshot], Optional[st
         return snap, str(e)
     except SnapshotError as e:
         fail(str(e))
-        return None, None
+        return None, str(e)
 
 
 def _knowledge(findings: list[Finding], extra_dirs: list[str], origin: str = "host") -> dict[str, Any]:
@@ -93,18 +97,30 @@ def run(args: argparse.Namespace) -> int:
 
         if pid < 1 or not process_exists(pid):
             return fail(f"no process {pid} (see ps)")
+    short = getattr(args, "oneline", False) or getattr(args, "npd", False)
+    if getattr(args, "bench_budget", None) is not None and args.bench_budget <= 0:
+        return fail("--bench-budget must be a positive number of seconds")
     snap, nvml_error = _snapshot(args)
     if snap is None:
+        if short:
+            print(oneline(EXIT_CANNOT_RUN, [], gpus=0, simulated=False, error=nvml_error, limit=NPD_MAX_OUTPUT if args.npd else None))
         return EXIT_CANNOT_RUN
     if pid is not None:  # that process's environment, container and /dev/shm in place of ours
         from ..host.proc import apply_to_host, read_process
 
         snap.host = apply_to_host(snap.host or {}, read_process(pid))
+    if not nvml_error and getattr(args, "bench_budget", None):
+        _bench_within(snap, args.bench_budget)
     findings = [] if nvml_error else findings_for(snap) + busy_gpu_findings(snap)
     if pid is not None and not nvml_error:
         from ..host.proc import process_findings
 
         findings += process_findings(snap.host)
+    if short:
+        status = _status(findings, nvml_error)
+        print(oneline(status, findings, gpus=len(snap.gpus), simulated=snap.source.simulated, error=nvml_error,
+                      limit=NPD_MAX_OUTPUT if args.npd else None))
+        return status
     from .explain import host_origin  # reasons name the host as explain's and the pair panel's do
 
     origin = host_origin(snap)
@@ -115,6 +131,27 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(_as_text(snap, findings, kb, status, nvml_error), end="")
     return status
+
+
+def _bench_within(snap: Snapshot, budget_s: float) -> None:
+    """Copy tests of every pair until the budget is spent (the pair under test is cancelled then); results
+    join ``snap.bench``, cancelled ones are left out. Nothing runs where copy tests cannot."""
+    import threading
+
+    from ..bench.runner import BenchOptions, all_pairs, bench_available, run_all
+
+    options = BenchOptions(size_mib=64, copies=4, repeats=3, warmup=1, tests={"ce", "integrity"},
+                           timeout_s=max(5.0, budget_s), simulated_pair_s=0.0)
+    if not all_pairs(snap) or not bench_available(snap, options)[0]:
+        return
+    cancel = threading.Event()
+    timer = threading.Timer(budget_s, cancel.set)
+    timer.start()
+    try:
+        results = run_all(snap, all_pairs(snap), options, cancel=cancel)
+    finally:
+        timer.cancel()
+    snap.bench.extend(r for r in results if r.status != "cancelled")
 
 
 # --- JSON -----------------------------------------------------------------------------------
@@ -130,7 +167,7 @@ def _as_json(snap: Snapshot, findings: list[Finding], kb: dict[str, Any], status
         "driver_version": snap.driver_version, "cuda_driver_version": snap.cuda_driver_version,
         "nvml_version": snap.nvml_version, "gpu_count": len(snap.gpus),
         "gpus": gpu_rows(snap), "host": snap.host, "needs_root": needs_root(snap.host),
-        "findings": [dataclasses.asdict(f) for f in findings],
+        "findings": [dataclasses.asdict(f) | {"advice": advice(f).to_dict()} for f in findings],
         "knowledge": kb,
     }
 
@@ -240,6 +277,10 @@ def _finding_lines(findings: list[Finding]) -> list[str]:
             lines.append(f"  {'':<8} {'':<10}   also pairs " + ", ".join(g.subject[5:] for g in group[1:]))
         for ev in f.evidence[:6]:
             lines.append(f"  {'':<8} {'':<10}   - {ev}")
+        if f.severity in ("warning", "problem"):
+            a = advice(f)
+            lines.append(f"  {'':<8} {'':<10}   threshold: {a.threshold}")
+            lines.append(f"  {'':<8} {'':<10}   action: {', '.join(a.actions)} ({'a tenant in a VM can act' if a.tenant_can_act else 'only the host operator can act'}): {a.how}")
     return lines or ["  none"]
 
 

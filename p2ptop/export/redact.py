@@ -1,4 +1,5 @@
-"""Redaction for tickets that leave the company: hostnames, serial numbers, UUIDs and IP addresses.
+"""Redaction for tickets that leave the company: hostnames, serial numbers, UUIDs, IP and MAC addresses and
+user names in home-directory paths (/home/NAME/...).
 
 One :class:`Redactor` serves a whole bundle, so the same original becomes the same placeholder in
 every file (report, snapshot, screenshot text and SVG). It knows the identifying values of the
@@ -25,7 +26,7 @@ from rich.cells import cell_len
 
 from ..model import Snapshot
 
-KINDS = ("host", "serial", "uuid", "ip")
+KINDS = ("host", "serial", "uuid", "ip", "mac", "user")
 PAD = "."
 NIL_UUID = "00000000-0000-0000-0000-000000000000"
 _HEX_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
@@ -34,6 +35,12 @@ _OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
 _IPV4_RE = re.compile(rf"(?<![\d.]){_OCTET}(?:\.{_OCTET}){{3}}(?![\d.])")
 _IPV6_CANDIDATE = re.compile(r"(?<![0-9A-Za-z:])[0-9A-Fa-f:]*::?[0-9A-Fa-f:]+(?:%\w+)?(?![0-9A-Za-z:])")
 _UUID_PREFIX = re.compile(r"^(GPU-|MIG-)", re.IGNORECASE)
+#: MAC addresses: six hex pairs joined by colons or dashes (PCI bus ids and times have fewer groups).
+_MAC_RE = re.compile(r"(?<![0-9A-Za-z:-])(?:[0-9A-Fa-f]{2}([:-]))(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}(?![0-9A-Za-z:-])")
+#: a user's name in a home directory path: /home/NAME, /Users/NAME, /export/home/NAME.
+_HOME_RE = re.compile(r"(?<![\w.])((?:/export)?/home/|/Users/)([^/\s\"'<>:;,|\\]+)")
+#: user names that name no one
+_NOT_USERS = {"user", "username", "runner", "ubuntu"}
 #: host-fact key fragments that say what a value identifies.
 _KEY_KINDS = (("serial", "serial"), ("uuid", "uuid"), ("hostname", "host"), ("fqdn", "host"), ("nodename", "host"))
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
@@ -64,7 +71,9 @@ def _is_ipv6(token: str) -> bool:
 class Redactor:
     """Original -> placeholder, consistent over everything passed through one instance."""
 
-    def __init__(self) -> None:
+    def __init__(self, pad: bool = True) -> None:
+        """``pad``: placeholders keep the original's length (screenshots); off for fleet tables and JSON."""
+        self.pad = pad
         self.mapping: dict[str, str] = {}  # lower-cased original -> placeholder
         self.kinds: dict[str, str] = {}  # lower-cased original -> kind
         self._counts = {k: 0 for k in KINDS}
@@ -114,7 +123,7 @@ class Redactor:
         if kind == "host":
             return self._add_host(original)
         self._counts[kind] += 1
-        return self._register(kind, low, _placeholder(kind, self._counts[kind], original))
+        return self._register(kind, low, _placeholder(kind, self._counts[kind], original if self.pad else ""))
 
     def _add_host(self, original: str) -> str:
         """A host's FQDN and its short name get one placeholder."""
@@ -124,7 +133,7 @@ class Redactor:
             placeholder = self.mapping[short]
         else:
             self._counts["host"] += 1
-            placeholder = self._register("host", short, _placeholder("host", self._counts["host"], short))
+            placeholder = self._register("host", short, _placeholder("host", self._counts["host"], short if self.pad else ""))
         return self._register("host", low, placeholder)
 
     def _add_uuid(self, original: str) -> str:
@@ -176,10 +185,12 @@ class Redactor:
         return out
 
     def text(self, text: str) -> str:
-        """Redact a text: first UUIDs and IP addresses found in it are registered, then every known original goes."""
+        """Redact a text: first UUIDs, IP and MAC addresses and home-directory user names found in it are
+        registered, then every known original goes."""
         if not text:
             return text
         self._discover(text)
+        text = _HOME_RE.sub(lambda m: m.group(1) + (self.mapping.get(m.group(2).translate(_ASCII_LOWER)) or m.group(2)), text)
         parts, at = [], 0
         for start, end, original in self._hits(text):
             parts += [text[at:start], self.mapping[original]]
@@ -189,6 +200,11 @@ class Redactor:
     def _discover(self, text: str) -> None:
         for m in _UUID_RE.finditer(text):
             self.add("uuid", m.group(0))
+        for m in _MAC_RE.finditer(text):
+            self.add("mac", m.group(0))
+        for m in _HOME_RE.finditer(text):
+            if m.group(2).lower() not in _NOT_USERS and not m.group(2).startswith(("user-", "$", "~")):
+                self.add("user", m.group(2))
         for m in _IPV4_RE.finditer(text):
             self.add("ip", m.group(0))
         for m in _IPV6_CANDIDATE.finditer(text):
@@ -235,7 +251,11 @@ class Redactor:
     # -- checking --
     def leaks(self, text: str) -> list[str]:
         """The kinds of originals still present in a text (empty when the redaction is complete)."""
-        return sorted({self.kinds[o] for _, _, o in self._hits(text)})
+        kinds = {self.kinds[o] for _, _, o in self._hits(text)}
+        for m in _HOME_RE.finditer(text):
+            if self.kinds.get(m.group(2).translate(_ASCII_LOWER)) == "user":
+                kinds.add("user")
+        return sorted(kinds)
 
     def svg_leaks(self, svg: str) -> list[str]:
         """Leaks in an SVG screenshot, also where one original is split over several styled <text> runs."""
