@@ -86,7 +86,10 @@ def test_copy_tests_with_share_and_age():
     e, s = scrape_of("nvlink-degraded", bench=True)
     share = {(x.labels["gpu"], x.labels["peer_gpu"], x.labels["test"]): x.value for x in s["p2ptop_copy_test_expected_share"]}
     assert share[("0", "1", "ce_one_way")] > 0.7
-    assert len(s["p2ptop_copy_test_age_seconds"]) == 56
+    # bench --all tests each unordered pair once (its job measures both directions): 28 pairs of 8 GPUs,
+    # the reverse direction exported as the pair's ce_reverse
+    assert len(s["p2ptop_copy_test_age_seconds"]) == 28
+    assert ("0", "1", "ce_reverse") in share
     assert all(x.labels["simulated"] == "true" for x in s["p2ptop_copy_test_result"])
     assert all(x.value >= 0 for x in s["p2ptop_copy_test_age_seconds"])
 
@@ -229,3 +232,17 @@ def test_command_once_and_bad_options():
     assert all(x.value == 0 for x in s["p2ptop_p2p_ok"] if x.labels["capability"] == "read")
     r = subprocess.run([sys.executable, "-m", "p2ptop", "exporter", "--demo", "dgx-h100", "--bench-every", "soon"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "duration" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_live_reader_goes_through_the_live_path():
+    """The exporter's live reads use p2ptop.live (as the dashboard does); a device run found the old reader
+    importing a class the live path had removed, which no test read through."""
+    from p2ptop.sources.capture import Capture, FakeNvml
+
+    reader = make_reader(nvml=FakeNvml(Capture.load("tests/fixtures/captures/h100x1-vm")))
+    first, second = reader(), reader()
+    assert first.source.kind == second.source.kind == "nvml" and len(second.gpus) == 1
+    e = Exporter(reader)
+    e.read_once()
+    text = e.scrape().decode()
+    assert "p2ptop_read_ok" in text and 'modelName="NVIDIA H100 80GB HBM3"' in text

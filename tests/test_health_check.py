@@ -192,7 +192,7 @@ def test_bench_budget_lists_the_pairs_it_did_not_reach():
     assert "not tested within the 0.6 s budget: " in r.stdout
     tested = r.stdout.count("status ok")
     untested = r.stdout.split("budget: ")[1].count("GPU") // 2
-    assert tested >= 1 and untested >= 1 and tested + untested == 56
+    assert tested >= 1 and untested >= 1 and tested + untested == 28  # each unordered pair of 8 GPUs once
     r = subprocess.run([sys.executable, "-m", "p2ptop", "bench", "--demo", "dgx-h100", "--all", "--budget", "-1"], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert r.returncode == 2 and "--budget" in r.stderr
 
