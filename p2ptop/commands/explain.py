@@ -129,7 +129,7 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
     nc = deciding_command([m.deciding_facts for m, _ in results])
     if nc is None and kind == "unsure":
         nc = first_look(facts.known)  # the first look at any pair trouble (on one GPU: the GPUs it can see)
-    empty_text = text is not None and not text.strip()
+    empty_text = text is not None and not log.text.strip()
     if empty_text and kind in ("healthy", "no_gpu_trace"):
         kind = "empty_text"
     conflicts = list(dict.fromkeys(c for m, _ in results for c in m.notes)) or facts.conflicts

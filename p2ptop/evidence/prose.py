@@ -350,35 +350,45 @@ def parse(c: Collector) -> bool:
     return found
 
 
+#: literals one of which every topic word holds: lines without any are never searched with the regexes
+_TOPIC_LITERALS = ("p2p", "peer", "nccl", "nvlink", "nvswitch", "ipc", "between", "gpu", "multi", "reduce", "gather",
+                   "to-all", "to_all", "toall", "to all", "collective", "ddp", "distributed", "parallel",
+                   "多卡", "双卡", "卡间", "卡与卡", "显卡", "点对点", "通信", "分布式", "并行", "互联")
+
+
 def _reported(c: Collector, low: str, ln) -> int | None:
     """The line of the first sentence that names a topic of GPU communication and a word of trouble
-    (see the module docstring), or None. Looks at the first 200 topic words only."""
+    (see the module docstring), or None. A substring search for the topic literals picks the lines
+    (at most 400), so a long log costs a few passes in C, not a regex over the whole text."""
+    starts: set[int] = set()
+    for lit in _TOPIC_LITERALS:
+        pos, n = low.find(lit), 0
+        while pos != -1 and n < 400:
+            line_start = low.rfind("\n", 0, pos) + 1
+            starts.add(line_start)
+            nl = low.find("\n", pos)
+            if nl == -1:
+                break
+            pos, n = low.find(lit, nl + 1), n + 1
     gpu_named: bool | None = None
-    last_line = -1
-    for i, m in enumerate(_REPORT_TOPIC.finditer(low)):
-        if i >= 200:
-            break
-        strong = _REPORT_TOPIC_STRONG.match(low, m.start()) is not None
-        if not strong:
-            if gpu_named is None:
-                gpu_named = _GPU_NAMED.search(low) is not None
-            if not gpu_named:
-                continue
-        n = ln(m.start())
-        line = c.paste.line(n).lower()
-        if n == last_line or _TOOL_LINE.search(line) or _LEGEND.search(line):
-            last_line = n
-            continue
-        last_line = n
-        # the sentence around the topic word, within its line
-        line_start = low.rfind("\n", 0, m.start()) + 1
-        line_end = low.find("\n", m.end())
+    for line_start in sorted(starts)[:400]:
+        line_end = low.find("\n", line_start)
         line_end = len(low) if line_end < 0 else line_end
-        start = line_start
-        for e in _SENTENCE_END.finditer(low, max(line_start, m.start() - 300), m.start()):
-            start = e.end()
-        e = _SENTENCE_END.search(low, m.end(), min(line_end, m.end() + 300))
-        end = e.start() if e else min(line_end, m.end() + 300)
-        if _REPORT_TROUBLE.search(low, max(start, m.start() - 300), end):
-            return n
+        line = low[line_start:line_end]
+        if _TOOL_LINE.search(line) or _LEGEND.search(line):
+            continue
+        for m in _REPORT_TOPIC.finditer(line):
+            if _REPORT_TOPIC_STRONG.match(line, m.start()) is None:
+                if gpu_named is None:
+                    gpu_named = _GPU_NAMED.search(low) is not None
+                if not gpu_named:
+                    continue
+            # the sentence around the topic word, within its line
+            start = 0
+            for e in _SENTENCE_END.finditer(line, max(0, m.start() - 300), m.start()):
+                start = e.end()
+            e = _SENTENCE_END.search(line, m.end(), min(len(line), m.end() + 300))
+            end = e.start() if e else min(len(line), m.end() + 300)
+            if _REPORT_TROUBLE.search(line, max(start, m.start() - 300), end):
+                return ln(line_start)
     return None
