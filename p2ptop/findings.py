@@ -92,6 +92,7 @@ FACT_KEYS: dict[str, str] = {
     "symptom.crash": "True: segfault, process killed, Xid, GPU lost",
     "symptom.fixed_by_p2p_disable": "True when the text says the job works with P2P disabled (NCCL_P2P_DISABLE=1)",
     "symptom.fails": "True: the text says P2P/communication fails, does not work, is broken or unsupported (失败/不支持/无法)",
+    "symptom.reported": "True (weak): a sentence of the text names GPU communication (P2P, NCCL, NVLink, peer access, IPC, all-reduce, between GPUs, multi-GPU; 多卡/卡间) and trouble (fails, error, issue, problem, not working, cannot, stuck, slow, wrong, how to fix; 报错/失败/问题/无法): opens leads, never offers an entry",
     "nccl.transport": "per pair: the worst transport NCCL used on the pair's channels: P2P/CUMEM, P2P/IPC, P2P/direct pointer, SHM, NET/IB, NET/Socket, ...",
     "nccl.p2p_fallback": "per pair: True when NCCL used SHM or NET on a pair that the same text/host says supports P2P",
     "tool.p2p_slower_than_no_p2p": "True: p2pBandwidthLatencyTest/simpleP2P/nvbandwidth measured P2P enabled slower than disabled",

@@ -16,7 +16,7 @@ from typing import Optional
 from ..diagnose import findings_for, pair_fact_findings
 from ..findings import Finding
 from ..knowledge import load_kb
-from ..knowledge.fact_roles import deciding_command
+from ..knowledge.fact_roles import deciding_command, first_look
 from ..knowledge.matcher import POSSIBLE, Match, known_facts, match_grouped, prepare
 from ..knowledge.render import clean, fact_help, match_text
 from ..model import Snapshot, SnapshotError
@@ -105,7 +105,8 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
 
     kind: "matches" (an entry offered on its text or its facts), "unsure" (only candidates on a
     symptom, or symptoms no entry fits), "healthy" (GPUs in the text or host, no sign of trouble),
-    "no_gpu_trace" (the text holds nothing about GPUs or P2P), "nothing" (no text and no findings)."""
+    "no_gpu_trace" (the text holds nothing about GPUs or P2P), "empty_text" (the text given is empty or
+    blank and the host, if read, shows no trouble), "nothing" (no text and no findings)."""
     log = prepare(text)
     evidence = evidence if evidence is not None else read_evidence(text, log)
     everything = list(findings) + list(evidence.findings)
@@ -127,11 +128,15 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
         missing.extend(f for f in m.deciding_facts if f not in missing)
     nc = deciding_command([m.deciding_facts for m, _ in results])
     if nc is None and kind == "unsure":
-        nc = ("p2p.read", "nvidia-smi topo -p2p r")  # the first look at any pair trouble
+        nc = first_look(facts.known)  # the first look at any pair trouble (on one GPU: the GPUs it can see)
+    empty_text = text is not None and not log.text.strip()
+    if empty_text and kind in ("healthy", "no_gpu_trace"):
+        kind = "empty_text"
     conflicts = list(dict.fromkeys(c for m, _ in results for c in m.notes)) or facts.conflicts
     return {"kind": kind, "results": results, "symptoms": symptoms, "conflicts": conflicts,
             "deciding_facts": missing, "next_command": {"fact": nc[0], "command": nc[1]} if nc else None,
-            "gpu_related": bool(evidence.gpu_related) or bool(findings), "text_kinds": list(getattr(evidence, "kinds", []) or [])}
+            "gpu_related": bool(evidence.gpu_related) or bool(findings), "text_kinds": list(getattr(evidence, "kinds", []) or []),
+            "text_empty": empty_text}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -169,7 +174,7 @@ def _as_json(answer, text, source, note, kb, lang) -> dict:
         out.append(d)
     return {"kind": "p2ptop-explain", "answer": answer["kind"], "text_lines": len(text.splitlines()) if text else 0,
             "source": source, "note": note, "gpu_related": answer["gpu_related"], "text_kinds": answer["text_kinds"],
-            "symptoms": answer["symptoms"], "conflicts": answer["conflicts"], "deciding_facts": answer["deciding_facts"],
+            "text_empty": answer["text_empty"], "symptoms": answer["symptoms"], "conflicts": answer["conflicts"], "deciding_facts": answer["deciding_facts"],
             "next_command": answer["next_command"], "kb_entries": len(kb.entries),
             "kb_problems": [str(p) for p in kb.problems], "matches": out}
 
@@ -190,6 +195,11 @@ def _as_text(answer, text, source, note, kb, lang) -> str:
         lines.append(f"Note: {clean(c)}")
     nc = answer["next_command"]
     kind = answer["kind"]
+    if kind == "empty_text":
+        lines.append("The text is empty (nothing but blank space): nothing in it to explain. Did the command that "
+                     "should have written it print anything, or print to the other stream (2>&1)?"
+                     + (" The host's findings show no sign of P2P trouble." if source else ""))
+        return "\n".join(lines)
     if kind == "no_gpu_trace":
         lines.append("Nothing to explain: the text holds no trace of GPUs or P2P (no GPU, CUDA, NCCL, NVLink or "
                      "peer-access words, error names or tool output), so no entry is offered.")

@@ -9,6 +9,31 @@ gpu.bar1_mb (a BAR size in words), host.nvswitch_present (HGX/DGX named, or "wit
 error.cuda/error.cuda_code (a CUDA error number in a sentence), host.driver_version, host.driver_major, nccl.version,
 host.cuda_runtime_version, host.bios_mentions, host.cpu_vendor, host.cpu_model, text.language.
 
+symptom.reported (weak): the text REPORTS trouble with GPU communication in general words, where no
+more precise symptom may be named. It holds when one sentence (a line, cut at . ! ? 。！？) names
+both a topic of GPU communication and a word of trouble:
+
+- topic, strong: P2P, peer-to-peer, peer access/memory, NCCL, NVLink, NVSwitch, CUDA IPC, "between
+  (the/two/both/N) GPUs/cards", GPU-to-GPU, inter-GPU, multi-GPU, multiple GPUs; 多卡, 双卡, 卡间,
+  显卡之间, GPU 之间, 点对点. Weak topics, counted only in a text that also names a GPU/CUDA/显卡:
+  all-reduce/all-gather/reduce-scatter/all-to-all, collectives, IPC, DDP/torch.distributed,
+  tensor parallel; 通信, 分布式, 张量并行, 互联. Sources: the terms of NCCL's user guide
+  (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/usage/collectives.html,
+  .../docs/troubleshooting.html), CUDA's "Peer Device Memory Access" and IPC API sections
+  (https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__PEER.html), PyTorch's distributed
+  docs (https://pytorch.org/docs/stable/distributed.html), vLLM's distributed-inference docs
+  (tensor parallel).
+- trouble: fail(s/ed/ure), error(s), issue(s), problem(s), not working / doesn't work / won't,
+  can't, cannot, unable, stuck, hang/hung, freeze, crash, abort, slow, low bandwidth, wrong,
+  incorrect, broken, bug, timeout/timed out, "how to fix/solve/debug", "any idea/help"; 报错, 失败,
+  问题, 不能, 无法, 出错, 错误, 异常, 不行, 怎么办, 如何解决, 卡住, 卡死, 慢, 不通, 不工作, 不支持,
+  求助. The words GitHub's and NVIDIA's forum issue templates ask reporters to use ("Describe the
+  bug", "what went wrong", "error messages") and NCCL's troubleshooting page's headings.
+Lines of tool output are not sentences: NCCL INFO lines (outside this parser's view), nccl-tests
+comment rows ("#  ", "#wrong"), legends, "Device=N ... Peer", "P2P=Enabled/Disabled" matrices.
+It is weak (fact_roles.SYMPTOM_KEYS; matcher.WEAK_SYMPTOMS): it never offers an entry, it only
+opens the matcher's leads (unsure) and the answer's one next command.
+
 Every pattern runs once over the lower-cased text outside NCCL INFO lines, its first 256 KB and last
 64 KB (people write their sentences around a log, not inside it; case-sensitive patterns on lower
 case are fast),
@@ -115,6 +140,27 @@ _BIOS = (("ACS", r"\bacs\b|access control services"), ("IOMMU", r"iommu"), ("VT-
 _CPU = (("AMD", r"(?:amd\s+)?(epyc\s*\w*(?:\s+\d{4}\w*)?|threadripper(?:\s+pro)?\s*\w*|ryzen\s*\d*\s*\w*)"),
         ("Intel", r"(?:intel\s+)?(xeon(?:\(r\))?\s*(?:platinum|gold|silver|bronze|w|e5|e7)?[-\s]*\w*|core(?:\(tm\))?\s+i[3579]-\w+)"),
         ("ARM", r"(grace\s+(?:hopper|cpu)|neoverse[-\s]\w+|\baarch64\b|ampere altra\w*)"))
+_TOPIC_STRONG = (r"\bp2p\b|peer[- ]to[- ]peer|\bpeer (?:access|memory|copy|copies|device)|\bnccl\w*|\bnvlink\w*|\bnvswitch|"
+                 r"cuda[- _]?ipc|\bbetween (?:the |my |both |two |all |\d+ )?(?:\w+ )?(?:gpus|cards|devices)\b|"
+                 r"\bgpu[- ]to[- ]gpu\b|\binter[- ]?gpu\b|\bmulti[- ]?gpus?\b|\bmultiple gpus\b|"
+                 r"多卡|双卡|卡间|卡与卡|显卡之间|gpu\s*之间|gpu\s*间|点对点")
+_TOPIC_WEAK = (r"\ball[-_ ]?reduce|\ball[-_ ]?gather|\breduce[-_ ]?scatter|\ball[-_ ]?to[-_ ]?all|\bcollectives?\b|\bipc\b|"
+               r"\bddp\b|torch\.distributed|distributed (?:training|inference|data parallel)|tensor[- _]parallel\w*|"
+               r"通信|分布式|张量并行|互联")
+_TROUBLE = (r"\bfail\w*|\w*error(?:s|ed)?\b|\bissues?\b|\bproblems?\b|\bnot working\b|\b(?:does|do|did|is|are|was)\s*(?:n't|not)\s+work|"
+            r"\bwon'?t\b|\bcan'?t\b|\bcannot\b|\bunable\b|\bstuck\b|\bhang\w*|\bhung\b|\bfreez\w*|\bcrash\w*|\babort\w*|"
+            r"\bslow\w*|low (?:bandwidth|throughput|performance)|\bwrong\b|\bincorrect\b|\bbroken\b|\bbugs?\b|"
+            r"\btime ?outs?\b|\btimed out\b|how (?:to|do i|can i|could i|should i) (?:fix|solve|resolve|debug)|"
+            r"any (?:ideas?|help|suggestions?)\b|"
+            r"报错|失败|问题|不能|无法|出错|错误|异常|不行|怎么办|如何解决|卡住|卡死|很慢|变慢|太慢|不通|不工作|不支持|求助")
+_REPORT_TOPIC = re.compile(_TOPIC_STRONG + "|" + _TOPIC_WEAK)
+_REPORT_TOPIC_STRONG = re.compile(_TOPIC_STRONG)
+_REPORT_TROUBLE = re.compile(_TROUBLE)
+_GPU_NAMED = re.compile(r"\bgpus?\b|\bcuda\b|显卡|\bgpu")
+#: lines of tool output (not sentences): nccl-tests comment rows, p2pBandwidthLatencyTest matrices, simpleP2P lines
+_TOOL_LINE = re.compile(r"^\s*#(?:\s{2}|\s*wrong|\s*out of bounds|\s*avg bus)|device\s*=\s*\d|p2p\s*=\s*(?:enabled|disabled)|"
+                        r"nccl (?:info|warn)")
+_SENTENCE_END = re.compile(r"[.!?。！？](?:\s|$)|[。！？]")
 _LEGEND = re.compile(r"legend|^\s*(?:x|sys|node|phb|pxb|pix|nv#|nv\d+|[cgt]?ns|ok|u)\s*=|\b(?:cns|gns|tns)\b")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -232,6 +278,10 @@ def parse(c: Collector) -> bool:
         m = _first(c, rx)
         if m:
             found = c.add("host", key, True, ln(m.start())) or found
+    hit = _reported(c, low, ln)
+    if hit is not None:
+        found = c.add("host", "symptom.reported", True, hit, severity="warning",
+                      summary="the text reports trouble with GPU communication (in general words)") or found
     m = _P2P_SAID_OK.search(low)
     if m:
         found = c.add("host", "p2p.read", "OK", ln(m.start()), severity="ok",
@@ -298,3 +348,47 @@ def parse(c: Collector) -> bool:
     if found:
         c.kind("prose")
     return found
+
+
+#: literals one of which every topic word holds: lines without any are never searched with the regexes
+_TOPIC_LITERALS = ("p2p", "peer", "nccl", "nvlink", "nvswitch", "ipc", "between", "gpu", "multi", "reduce", "gather",
+                   "to-all", "to_all", "toall", "to all", "collective", "ddp", "distributed", "parallel",
+                   "多卡", "双卡", "卡间", "卡与卡", "显卡", "点对点", "通信", "分布式", "并行", "互联")
+
+
+def _reported(c: Collector, low: str, ln) -> int | None:
+    """The line of the first sentence that names a topic of GPU communication and a word of trouble
+    (see the module docstring), or None. A substring search for the topic literals picks the lines
+    (at most 400), so a long log costs a few passes in C, not a regex over the whole text."""
+    starts: set[int] = set()
+    for lit in _TOPIC_LITERALS:
+        pos, n = low.find(lit), 0
+        while pos != -1 and n < 400:
+            line_start = low.rfind("\n", 0, pos) + 1
+            starts.add(line_start)
+            nl = low.find("\n", pos)
+            if nl == -1:
+                break
+            pos, n = low.find(lit, nl + 1), n + 1
+    gpu_named: bool | None = None
+    for line_start in sorted(starts)[:400]:
+        line_end = low.find("\n", line_start)
+        line_end = len(low) if line_end < 0 else line_end
+        line = low[line_start:line_end]
+        if _TOOL_LINE.search(line) or _LEGEND.search(line):
+            continue
+        for m in _REPORT_TOPIC.finditer(line):
+            if _REPORT_TOPIC_STRONG.match(line, m.start()) is None:
+                if gpu_named is None:
+                    gpu_named = _GPU_NAMED.search(low) is not None
+                if not gpu_named:
+                    continue
+            # the sentence around the topic word, within its line
+            start = 0
+            for e in _SENTENCE_END.finditer(line, max(0, m.start() - 300), m.start()):
+                start = e.end()
+            e = _SENTENCE_END.search(line, m.end(), min(len(line), m.end() + 300))
+            end = e.start() if e else min(len(line), m.end() + 300)
+            if _REPORT_TROUBLE.search(line, max(start, m.start() - 300), end):
+                return ln(line_start)
+    return None

@@ -43,6 +43,7 @@ SYMPTOM_KEYS: dict[str, str] = {
     "host.iommu_fault": "IOMMU faults on DMA in the kernel log",
     "symptom.fixed_by_p2p_disable": "the job works only with P2P disabled",
     "symptom.fails": "a failure was described (fails, does not work, not supported)",
+    "symptom.reported": "the text reports trouble with GPU communication in general words (weak: opens leads only)",
     "bench.error": "a copy test failed with an error",
 }
 
@@ -91,12 +92,38 @@ def is_symptom(key: str, value: Any) -> bool:
 
 # ---- facts that rule a class out --------------------------------------------------------------
 
-#: Classes that need two GPUs (a pair): one GPU rules them out.
+#: Classes that need a second GPU's hardware path (a pair's link, bridge or driver support): one GPU rules
+#: them out. Not the API-usage classes (peer_access_already_enabled 704, peer_access_not_enabled 705): the
+#: CUDA runtime returns those on any host, one GPU included, when a program enables peer access twice or
+#: disables what it never enabled (cudaDeviceEnablePeerAccess/cudaDeviceDisablePeerAccess, CUDA runtime
+#: API "Peer Device Memory Access"); seen for real on a one-GPU H100 (CuPy deviceDisablePeerAccess, 705).
 PAIR_CLASSES = frozenset({
     "iommu_acs_p2p_broken", "p2p_unsupported_consumer_gpu", "p2p_unsupported_topology", "vm_p2p_unavailable",
-    "peer_access_already_enabled", "peer_access_not_enabled", "too_many_peers", "p2p_through_cpu_slow",
+    "too_many_peers", "p2p_through_cpu_slow",
     "nvlink_peer_memory_error", "mig_p2p_unsupported", "bar1_too_small", "p2p_driver_regression",
 })
+#: Facts of a GPU pair (or read by a pair's test): no command reads them on a host with one GPU.
+PAIR_FACTS = frozenset({"p2p.read", "p2p.write", "p2p.nvlink", "p2p.atomics", "p2p.pci", "pair.path",
+                        "pair.nvlink_count", "pair.cross_socket", "bench.status", "bench.integrity",
+                        "bench.verdict", "nccl.transport", "nccl.p2p_fallback"})
+
+
+def one_gpu(known: Callable[[str], list]) -> bool:
+    """Do the facts say the host has exactly one GPU?"""
+    return known("host.gpu_count") == [1]
+
+
+def readable(fact: str, known: Callable[[str], list]) -> bool:
+    """Can a command read this fact on the host the facts describe? A pair's fact cannot on one GPU."""
+    return not (fact in PAIR_FACTS and one_gpu(known))
+
+
+def first_look(known: Callable[[str], list]) -> tuple[str, str]:
+    """(fact, command) to run first when no candidate names a missing fact: the pair's P2P status, or on a
+    one-GPU host the GPUs the process can see (a pair's peer is hidden or is the device itself)."""
+    if one_gpu(known):
+        return "env.CUDA_VISIBLE_DEVICES", NEXT_COMMAND["env.CUDA_VISIBLE_DEVICES"]
+    return "p2p.read", NEXT_COMMAND["p2p.read"]
 #: Classes that need NVSwitch or NVLink: a host with neither rules them out.
 NVSWITCH_CLASSES = frozenset({"nvls_multicast_failure", "fabric_manager_not_running", "fabric_manager_version_mismatch"})
 

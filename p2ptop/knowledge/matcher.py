@@ -26,7 +26,7 @@ from typing import Any, Iterable, Optional
 from ..findings import Finding
 from .codes import GATES, codes_in_line, key as code_key
 from .entry import Entry
-from .fact_roles import is_symptom, next_command, ruled_out
+from .fact_roles import is_symptom, next_command, readable, ruled_out
 from .regex_safety import MAX_LINE, compile_pattern, literal_sets, required_literal, required_literals
 from .schema import FINDING_FACT, LOG_FACT
 
@@ -37,7 +37,7 @@ UNKNOWN_FACTOR, CONTRADICTED_FACTOR = 0.8, 0.3
 LIKELY, POSSIBLE = 0.75, 0.45
 COMMON_LITERAL = 50000  # a literal on more lines than this no longer narrows the search
 UNSURE_CAP = 0.44  # a candidate offered on its symptom alone (a required fact unknown) stays below POSSIBLE
-WEAK_SYMPTOMS = frozenset({"symptom.fails"})  # symptoms too generic to make an entry a candidate without its context
+WEAK_SYMPTOMS = frozenset({"symptom.fails", "symptom.reported"})  # symptoms too generic to make an entry a candidate without its context
 LEAD_FACTOR = 0.5  # a lead (context that fits beside a symptom no entry claims) ranks under every unsure candidate
 MIN_CANDIDATES = 3  # an answer with fewer candidates than this on a symptom is completed with leads
 
@@ -407,7 +407,8 @@ def _excerpt(line: str, width: int = 100) -> str:
 
 def _text_hits(entry: Entry, log: Log, codes: dict[str, list[tuple[int, str]]]) -> tuple[list[float], list[str]]:
     """The text evidence for one entry: per log line the strongest hit (regex or error code), so one
-    line counts once however many of the entry's patterns it satisfies."""
+    line counts once however many of the entry's patterns it satisfies. Reasons start "regex matched"
+    or "error code" (the shared-code rule in score_entry tells them apart)."""
     primary = float(entry.data.get("regex_weight", PRIMARY_REGEX))
     best: dict[int, tuple[float, str]] = {}
 
@@ -443,7 +444,8 @@ def _combine(weights: Iterable[float]) -> float:
     return 1.0 - miss
 
 
-def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False) -> Optional[Match]:
+def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
+                shared_codes: Optional[frozenset] = None) -> Optional[Match]:
     """The entry's match on this text and these facts, or None when it is not offered: ruled out
     (an ``exclude`` holds, or fact_roles.ruled_out), or without a symptom of its own (no regex or
     code of it matched a line and none of its conditions holds on a symptom fact).
@@ -459,10 +461,14 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False)
     if ruled_out(entry.failure_class, facts.known):
         return None
     text_w, reasons = _text_hits(entry, log, codes) if log.lines else ([], [])
+    code_hits: set[str] = set()  # the error codes of this entry that the text names
     if entry.error_codes:
         wanted = {code_key(c) for c in entry.error_codes}
+        code_hits.update(k for k in wanted if codes.get(k))
         hit_lines = {int(x.group(1)) for r in reasons for x in [_LINE.match(r)] if x}
         for k, named, n in facts.code_facts():
+            if k in wanted:
+                code_hits.add(k)
             if k in wanted and (n is None or n not in hit_lines):
                 text_w.append(CODE)
                 reasons.append(f"error code {named} on line {n} (read from the text)" if n else f"error code {named} ({facts.origin.get('error.cuda') or facts.origin.get('error.nccl') or 'the text'})")
@@ -530,6 +536,14 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False)
     for cond in m.get("exclude") or []:
         if facts.check(cond) is None and cond["fact"] not in deciding and cond["fact"] != LOG_FACT:
             deciding.append(cond["fact"])
+    # an error code that entries of several classes list says only "one of them": an entry that has text
+    # of its own (a regex) which did not match, and no condition of it that holds, is not offered on the
+    # code alone (issue 22: a 217 is a consumer GPU, a VM, a hidden peer, NCCL's IPC or cuMem...)
+    if offered and code_hits and shared_codes is not None and entry.patterns and not fact_w \
+            and not any(r.startswith("regex matched") for r in reasons) and code_hits <= shared_codes:
+        offered = False
+        reasons.append("only an error code that entries of several classes share; this entry's own text is absent")
+    deciding = [f for f in deciding if readable(f, facts.known)]  # a pair's fact cannot be read on a one-GPU host
     score = _combine(text_w + fact_w) * factor
     if not offered:
         score = min(score, UNSURE_CAP)
@@ -561,21 +575,43 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
     context fits, labelled unsure. An entry offered on its symptom is never joined by leads."""
     log = prepare(text)
     facts = Facts(list(findings), log, origin)
+    shared = shared_codes(kb)
     out = []
     for entry in kb.entries:
-        m = score_entry(entry, log, log.codes, facts)
+        m = score_entry(entry, log, log.codes, facts, shared_codes=shared)
         if m is not None:
             out.append(m)
     if len(out) < MIN_CANDIDATES and facts.has_symptom() and not any(m.confidence in ("likely", "possible") for m in out):
         have = {m.entry.id for m in out}
         for entry in kb.entries:
             if entry.id not in have and not entry.benign:
-                m = score_entry(entry, log, log.codes, facts, lead=True)
+                m = score_entry(entry, log, log.codes, facts, lead=True, shared_codes=shared)
                 if m is not None:
                     out.append(m)
     _share_deciding_facts(out)
     out.sort(key=lambda m: (m.unsure, -m.score, m.entry.benign, m.entry.id))
     return out[:top] if top else out
+
+
+_SHARED: dict[int, tuple[Any, frozenset]] = {}
+
+
+def shared_codes(kb) -> frozenset:
+    """Error-code keys that entries of two or more failure classes list (cudaErrorPeerAccessUnsupported,
+    ncclSystemError...): such a code alone does not say which of them it is. Cached per KB object."""
+    hit = _SHARED.get(id(kb))
+    if hit is not None and hit[0] is kb:
+        return hit[1]
+    classes: dict[str, set] = {}
+    for e in kb.entries:
+        for c in e.error_codes:
+            try:
+                classes.setdefault(code_key(c), set()).add(e.failure_class)
+            except (TypeError, ValueError):
+                continue
+    out = frozenset(k for k, v in classes.items() if len(v) > 1)
+    _SHARED[id(kb)] = (kb, out)
+    return out
 
 
 def known_facts(text=None, findings: Iterable[Finding] = (), origin: str = "host") -> Facts:
