@@ -19,6 +19,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Iterable, Optional
 
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -32,7 +33,6 @@ from .look import clean
 from .nccl_view import NcclView
 from .matches import KnowledgeMatches
 from .poller import INFO_EVENT_SECONDS, LiveReader, Poller, Reader, local_time  # noqa: F401
-from .screens.help import HelpScreen
 from .widgets.events_log import EventsLog
 from .widgets.fabric_view import FabricView
 from .widgets.header import Header
@@ -54,7 +54,15 @@ _local_time = local_time
 class MainScreen(Screen):
     """The dashboard's own screen; it tells the app when its size is known, to pick a layout."""
 
-    def on_resize(self) -> None:
+    _resized_to = None
+
+    def on_resize(self, event: events.Resize) -> None:
+        if event.size == self._resized_to:
+            # the same size again (at start the terminal reports it more than once, tmux in-band too): each
+            # would lay out and repaint the whole screen again before the first frame is done
+            event.prevent_default()
+            return
+        self._resized_to = event.size
         self.app._apply_layout()
 
 
@@ -330,6 +338,8 @@ class P2PTopApp(Poller, CopyTests, KnowledgeMatches, ExportActions, App[int]):
         self.notify(f"Cells show: {MODES[mode]}", timeout=2)
 
     def action_help(self) -> None:
+        from .screens.help import HelpScreen  # on first use: not needed for the first frame
+
         self.push_screen(HelpScreen(self.BINDINGS))
 
     def action_nccl_run(self) -> None:
