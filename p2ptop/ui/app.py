@@ -54,15 +54,13 @@ _local_time = local_time
 class MainScreen(Screen):
     """The dashboard's own screen; it tells the app when its size is known, to pick a layout."""
 
-    _resized_to = None
-
     def on_resize(self, event: events.Resize) -> None:
-        if event.size == self._resized_to:
-            # the same size again (at start the terminal reports it more than once, tmux in-band too): each
-            # would lay out and repaint the whole screen again before the first frame is done
+        if event.size == self.outer_size:
+            # already laid out at this size (at start the screen is told its size again after its first layout,
+            # and tmux reports it in-band too): each would lay out and repaint the whole screen again before
+            # the first frame is done. Textual's own test on resume (Screen._on_screen_resume) is the same.
             event.prevent_default()
             return
-        self._resized_to = event.size
         self.app._apply_layout()
 
 
