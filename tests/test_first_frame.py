@@ -13,10 +13,13 @@ from textual.geometry import Size
 from p2ptop.ui.app import P2PTopApp
 
 #: nothing the first frame shows needs these: the knowledge base, the graph, NVML, host facts, the copy-test
-#: runner, the help screen. They are imported in the read worker, the KB worker or on first use.
+#: runner and its judge, the help screen, the analysis of a snapshot. They are imported in the read worker,
+#: the KB worker or on first use.
 NOT_BEFORE_FIRST_FRAME = (
     "networkx", "pynvml", "jsonschema", "cupy", "p2ptop.knowledge", "p2ptop.kb", "p2ptop.host",
-    "p2ptop.sources.nvml", "p2ptop.bench.runner", "p2ptop.ui.screens.help", "p2ptop.ui.review_screen",
+    "p2ptop.sources.nvml", "p2ptop.bench", "p2ptop.ui.screens.help", "p2ptop.ui.review_screen",
+    # the analysis of a snapshot: built by the read worker (p2ptop.ui.poller), off the UI thread
+    "p2ptop.ui.state", "p2ptop.diagnose", "p2ptop.changes", "p2ptop.live",
 )
 
 _PROBE = r"""
