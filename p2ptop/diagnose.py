@@ -11,7 +11,6 @@ from typing import Any, Optional
 from .bench.judge import bench_findings
 from .fabric import Fabric
 from .findings import FACT_KEYS, Finding, gpu_subject, pair_subject
-from .host.env import changes_transport
 from .model import GPU, P2P_STATUS_TEXT, Pair, Snapshot
 
 CONSUMER_BRANDS = {"GEFORCE", "TITAN", "GEFORCE_RTX", "TITAN_RTX"}
@@ -438,6 +437,8 @@ def _env_findings(facts, add, how) -> None:
         add("env.shm_disabled", "info", "NCCL_SHM_DISABLE is set: without P2P, NCCL falls back to the network transport",
             [how("env.NCCL_SHM_DISABLE")])
     shown = ("env.NCCL_P2P_DISABLE", "env.NCCL_SHM_DISABLE")
+    from .host.env import changes_transport  # here, not at the top: the dashboard's first frame needs no host facts
+
     # only what changes P2P/transport choice; the rest (NCCL_DEBUG, CUDA_HOME, ...) is doctor's "Other"
     rest = {k: v for k, v in facts.items() if k.startswith("env.") and changes_transport(k[4:]) and k not in shown
             and not (k == "env.NCCL_P2P_LEVEL" and level in ("LOC", "0"))}

@@ -19,6 +19,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Iterable, Optional
 
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -32,7 +33,6 @@ from .look import clean
 from .nccl_view import NcclView
 from .matches import KnowledgeMatches
 from .poller import INFO_EVENT_SECONDS, LiveReader, Poller, Reader, local_time  # noqa: F401
-from .screens.help import HelpScreen
 from .widgets.events_log import EventsLog
 from .widgets.fabric_view import FabricView
 from .widgets.header import Header
@@ -54,7 +54,13 @@ _local_time = local_time
 class MainScreen(Screen):
     """The dashboard's own screen; it tells the app when its size is known, to pick a layout."""
 
-    def on_resize(self) -> None:
+    def on_resize(self, event: events.Resize) -> None:
+        if event.size == self.outer_size:
+            # already laid out at this size (at start the screen is told its size again after its first layout,
+            # and tmux reports it in-band too): each would lay out and repaint the whole screen again before
+            # the first frame is done. Textual's own test on resume (Screen._on_screen_resume) is the same.
+            event.prevent_default()
+            return
         self.app._apply_layout()
 
 
@@ -330,6 +336,8 @@ class P2PTopApp(Poller, CopyTests, KnowledgeMatches, ExportActions, App[int]):
         self.notify(f"Cells show: {MODES[mode]}", timeout=2)
 
     def action_help(self) -> None:
+        from .screens.help import HelpScreen  # on first use: not needed for the first frame
+
         self.push_screen(HelpScreen(self.BINDINGS))
 
     def action_nccl_run(self) -> None:

@@ -7,7 +7,6 @@ from functools import partial
 
 from rich.text import Text
 
-from ..diagnose import pair_fact_finding
 from .look import clean
 from .messages import KbLoaded, MatchesReady
 from .widgets.pair_panel import PairPanel
@@ -43,6 +42,8 @@ class KnowledgeMatches:
             self.panel.show_matches(status, [])
             return
         from ..commands.explain import host_origin  # reasons name the host as explain's do ("demo", "replay", ...)
+
+        from ..diagnose import pair_fact_finding  # loaded with the state, after the first frame
 
         # the pair's own facts (path, NVLinks, P2P status) join its findings, as in explain and doctor
         findings = self.pair_findings(a, b) + pair_fact_finding(self.state.snapshot, self.state.fabric, a, b)

@@ -9,7 +9,7 @@ health. Drawn with the Line API. Clicking a GPU, then another, chooses that pair
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from rich.style import Style
 from rich.text import Text
@@ -24,7 +24,9 @@ from textual.strip import Strip
 from ...fabric import gpu_node
 from .. import look
 from ..look import clean
-from ..state import DashboardState
+
+if TYPE_CHECKING:  # imported by the read worker: the first frame does not wait for it (nor for diagnose)
+    from ..state import DashboardState
 
 
 @dataclass

@@ -7,7 +7,7 @@ The header row and the row labels stay put while the cells scroll. Moving the cu
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from rich.segment import Segment
 from rich.style import Style
@@ -21,7 +21,9 @@ from textual.strip import Strip
 
 from ...model import P2P_CAPS, P2P_CAP_LETTER
 from .. import look
-from ..state import DashboardState
+
+if TYPE_CHECKING:  # imported by the read worker: the first frame does not wait for it (nor for diagnose)
+    from ..state import DashboardState
 
 CELL_W = 6  # five characters and a space
 GLANCE_W = 2  # the symbol and a space: 72 columns fit a 160-column terminal

@@ -6,7 +6,7 @@ never parsed as markup.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -17,13 +17,14 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...diagnose import nvlink_counters_na, nvlink_error_total
 from ...findings import Finding
 from ...fabric import gpu_node
 from ...model import P2P_CAPS, P2P_STATUS_TEXT, BenchResult
 from .. import look
 from ..look import clean
-from ..state import DashboardState
+
+if TYPE_CHECKING:  # imported by the read worker: the first frame does not wait for it (nor for diagnose)
+    from ..state import DashboardState
 
 LABEL_W = 10
 
@@ -40,6 +41,8 @@ def _gb(v: Optional[float]) -> str:
 def pair_text(state: DashboardState, a: int, b: int, result: Optional[BenchResult],
               progress: Optional[dict[str, Any]], findings: list[Finding]) -> RenderableType:
     """The body of the panel for one ordered pair."""
+    from ...diagnose import nvlink_counters_na, nvlink_error_total  # loaded with the state, after the first frame
+
     snap, fab = state.snapshot, state.fabric
     t = Text()
     pstate = state.pair_state(a, b, result)
