@@ -43,3 +43,16 @@ def test_cumem_structs_have_the_c_layout():
     assert ctypes.sizeof(worker_ipc._Prop) == 32
     assert worker_ipc._Prop.location.offset == 8 and worker_ipc._Prop.win32HandleMetaData.offset == 16
     assert ctypes.sizeof(worker_ipc._Access) == 12  # CUmemAccessDesc: location, flags
+
+
+def test_unique_id_from_json_takes_the_type_this_cupy_uses():
+    """On 2 H200s with CuPy 14 the second rank failed: 'commId' expected bytes, got tuple."""
+    from types import SimpleNamespace
+
+    from p2ptop.nccl.worker import uid_from_json
+
+    ids = list(range(-64, 64))
+    as_bytes = uid_from_json(ids, SimpleNamespace(get_unique_id=lambda: bytes(128)))
+    assert isinstance(as_bytes, bytes) and len(as_bytes) == 128 and as_bytes[0] == 256 - 64
+    as_tuple = uid_from_json(ids, SimpleNamespace(get_unique_id=lambda: tuple([0] * 128)))
+    assert as_tuple == tuple(ids)

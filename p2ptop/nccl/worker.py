@@ -101,6 +101,15 @@ def _error(step: str, e: Exception) -> dict:
     return {"type": "error", "step": step, "name": name, "code": status if isinstance(status, int) else None, "text": text[:600]}
 
 
+def uid_from_json(values, nccl) -> object:
+    """The NCCL unique id rank 0 printed (a list of ints), in the type this CuPy's NcclCommunicator takes:
+    bytes in CuPy 14 (seen on 2 H200s: a tuple there fails with "Argument 'commId' has incorrect type
+    (expected bytes, got tuple)"), a tuple of signed chars in older CuPy."""
+    if isinstance(nccl.get_unique_id(), (bytes, bytearray)):
+        return bytes(int(v) & 0xFF for v in values)
+    return tuple(int(v) for v in values)
+
+
 def _exit_with_parent() -> None:
     sys.stdin.read()
     os._exit(4)
@@ -142,7 +151,7 @@ def main() -> int:
             uid = nccl.get_unique_id()
             emit({"type": "unique_id", "id": list(uid)})
         else:
-            uid = tuple(json.loads(sys.stdin.readline())["unique_id"])
+            uid = uid_from_json(json.loads(sys.stdin.readline())["unique_id"], nccl)
     except Exception as e:  # noqa: BLE001
         emit(_error("unique_id", e))
         return 3
