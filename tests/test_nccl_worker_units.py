@@ -5,7 +5,7 @@ import ctypes
 import pytest
 
 from p2ptop.bench import worker_ipc
-from p2ptop.nccl import worker as nccl_worker
+from p2ptop.bench import worker_nccl as nccl_worker
 
 
 class FakeRuntime:
@@ -49,7 +49,7 @@ def test_unique_id_from_json_takes_the_type_this_cupy_uses():
     """On 2 H200s with CuPy 14 the second rank failed: 'commId' expected bytes, got tuple."""
     from types import SimpleNamespace
 
-    from p2ptop.nccl.worker import uid_from_json
+    from p2ptop.bench.worker_nccl import uid_from_json
 
     ids = list(range(-64, 64))
     as_bytes = uid_from_json(ids, SimpleNamespace(get_unique_id=lambda: bytes(128)))

@@ -1,4 +1,4 @@
-"""Run NCCL on the host's GPUs: one rank process per GPU (``python -m p2ptop.nccl.worker``), as frameworks do.
+"""Run NCCL on the host's GPUs: one rank process per GPU (``python -m p2ptop.bench.worker_nccl``), as frameworks do.
 
 For a group of GPUs (a pair, or all of them) the runner:
 
@@ -107,7 +107,7 @@ def _now() -> str:
 def worker_command(options: NcclOptions) -> list[str]:
     if options.worker:
         return list(options.worker)
-    return os.environ.get(WORKER_ENV, "").split() or [sys.executable, "-m", "p2ptop.nccl.worker"]
+    return os.environ.get(WORKER_ENV, "").split() or [sys.executable, "-m", "p2ptop.bench.worker_nccl"]
 
 
 def nccl_available(snapshot: Snapshot, options: Optional[NcclOptions] = None, nranks: int = 2) -> tuple[bool, str]:

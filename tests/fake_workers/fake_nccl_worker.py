@@ -1,4 +1,4 @@
-"""A stand-in for one NCCL rank (``python -m p2ptop.nccl.worker``) that misbehaves on request (no GPU, no NCCL).
+"""A stand-in for one NCCL rank (``python -m p2ptop.bench.worker_nccl``) that misbehaves on request (no GPU, no NCCL).
 
     python fake_nccl_worker.py MODE
 

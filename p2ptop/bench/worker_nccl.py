@@ -1,4 +1,4 @@
-"""One NCCL rank: ``python -m p2ptop.nccl.worker``. Imports CuPy and its NCCL module, in its own process.
+"""One NCCL rank: ``python -m p2ptop.bench.worker_nccl``. Imports CuPy and its NCCL module, in its own process.
 
 Started by runner.py, one process per GPU, as frameworks run NCCL. NCCL writes its ``NCCL_DEBUG`` lines
 to stdout; this worker moves them to stderr (fd 1 becomes fd 2) and speaks its own JSON lines on a
