@@ -52,10 +52,11 @@ def _known_classes() -> set[str]:
     return set(FAILURE_CLASSES) | new | {"none", "other"}
 
 
-def test_corpus_is_not_empty_and_has_both_parts():
+def test_corpus_is_not_empty_and_has_all_parts():
     parts = {p for p, _, _ in CASES}
-    assert parts == {"dev", "holdout"}
-    assert len(CASES) >= 150
+    assert parts == {"dev", "holdout", "fresh"}
+    assert len([c for p, _, c in CASES if p in split.HASHED_PARTS]) >= 150
+    assert len([c for p, _, c in CASES if p == "fresh"]) >= 80
 
 
 @pytest.mark.parametrize("part,path,case", CASES, ids=[os.path.basename(p) for _, p, _ in CASES])
@@ -77,7 +78,8 @@ def test_case_is_well_formed(part, path, case):
                 assert f.read() == case["text"], f"{path}: text differs from {original}"
     else:
         assert url.scheme == "https" and url.netloc, f"{path}: source_url {case['source_url']!r}"
-    assert split.split_of(case["source_url"]) == part, f"{path} is in {part}/ but its thread belongs to {split.split_of(case['source_url'])}"
+    if part in split.HASHED_PARTS:  # fresh/ is assigned by collection date, see split.py
+        assert split.split_of(case["source_url"]) == part, f"{path} is in {part}/ but its thread belongs to {split.split_of(case['source_url'])}"
     if case["lang"] == "zh":
         assert any("\u4e00" <= ch <= "\u9fff" for ch in case["text"]), f"{path}: lang zh without Chinese text"
 
@@ -90,9 +92,26 @@ def test_no_duplicate_ids_or_texts():
     assert not dup, f"duplicate texts: {dup}"
 
 
-def test_dev_and_holdout_share_no_thread():
+def test_parts_share_no_thread():
     threads = {p: {split.thread_of(c["source_url"]) for q, _, c in CASES if q == p} for p in split.PARTS}
     assert not threads["dev"] & threads["holdout"]
+    assert not threads["fresh"] & (threads["dev"] | threads["holdout"])
+
+
+def test_fresh_threads_are_new_and_few_cases_each():
+    """fresh/ (collected 2026-11-24 after the holdout was measured twice): no thread of dev/ or holdout/,
+    at most split.MAX_PER_THREAD cases per thread, public threads only."""
+    old = {split.thread_of(c["source_url"]) for p, _, c in CASES if p in split.HASHED_PARTS}
+    fresh = [(path, c) for p, path, c in CASES if p == "fresh"]
+    reused = [os.path.basename(path) for path, c in fresh if split.thread_of(c["source_url"]) in old]
+    assert not reused, f"fresh/ cases from threads of dev/ or holdout/: {reused}"
+    per_thread: dict[str, int] = {}
+    for _, c in fresh:
+        t = split.thread_of(c["source_url"])
+        per_thread[t] = per_thread.get(t, 0) + 1
+        assert urlsplit(c["source_url"]).scheme == "https", f"{c['id']}: fresh cases come from public threads"
+    crowded = {t: n for t, n in per_thread.items() if n > split.MAX_PER_THREAD}
+    assert not crowded, f"more than {split.MAX_PER_THREAD} cases of one thread in fresh/: {crowded}"
 
 
 def test_split_depends_only_on_the_thread():

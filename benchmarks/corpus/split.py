@@ -1,8 +1,15 @@
-"""How the evaluation corpus is split into dev and holdout: by thread, with a fixed seed.
+"""How the evaluation corpus is split into parts: dev and holdout by thread hash, fresh by collection date.
 
-The split was fixed before any case was run through p2ptop. A case's part depends only on its
-thread (the source URL without fragment, query or trailing slash), so every case of one thread
-lands in the same part. tests/test_corpus.py checks that each file sits where this function says.
+dev/ and holdout/: the split was fixed before any case was run through p2ptop. A case's part depends
+only on its thread (the source URL without fragment, query or trailing slash), so every case of one
+thread lands in the same part. tests/test_corpus.py checks that each file of dev/ and holdout/ sits
+where ``split_of`` says.
+
+fresh/: a third part, collected on 2026-11-24 after the holdout had been measured twice (and so had
+begun to steer the rules through its figures). It is assigned by collection date, not by hash:
+``split_of`` is never asked about it. Every case of fresh/ must come from a thread that is in neither
+dev/ nor holdout/ (compared by ``thread_of``), at most MAX_PER_THREAD cases per thread. Nobody who
+writes rules reads fresh/ (nor holdout/); it is only judged, by benchmarks/eval_diagnosis.py.
 """
 
 from __future__ import annotations
@@ -12,7 +19,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout")
+PARTS = ("dev", "holdout", "fresh")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ is assigned by collection date
+FRESH_COLLECTED = "2026-11-24"
+MAX_PER_THREAD = 3  # cases of one thread in fresh/
 
 
 def thread_of(url: str) -> str:
