@@ -148,3 +148,23 @@ def test_evaluation_script_judges_answers():
     assert ev.judge(healthy, [a("shm_exhausted", "unsure")])["false_alarm"] is False
     assert ev.judge(healthy, [a("shm_exhausted", "possible")])["false_alarm"] is True
     assert ev.judge(case, [])["empty"] is True
+
+
+def test_evaluation_script_reports_fresh_as_its_own_part_and_lists_its_cases_only_when_named(tmp_path, capsys):
+    """--split takes fresh; --show-cases lists dev's cases by default and another part's only when named.
+    Runs on a temporary corpus built from dev cases, never on the real fresh/ cases."""
+    ev = _load("eval_diagnosis", os.path.join(REPO, "benchmarks", "eval_diagnosis.py"))
+    assert ev.PARTS == ("dev", "holdout", "fresh")
+    dev = [c for p, _, c in CASES if p == "dev"][:2]
+    for part, case in zip(("dev", "holdout", "fresh"), (dev[0], dev[1], dev[0])):
+        (tmp_path / part).mkdir()
+        (tmp_path / part / f"{case['id']}.json").write_text(json.dumps(case), encoding="utf-8")
+    assert ev.main(["--split", "all", "--corpus", str(tmp_path), "--show-cases"]) == 0
+    out = capsys.readouterr().out
+    assert "**dev**" in out and "**holdout**" in out and "**fresh**" in out
+    listed = [line for line in out.splitlines() if line.startswith("  ok ") or line.startswith("  -- ")]
+    assert len(listed) == 1, "with --split all only dev's cases are listed"
+    assert ev.main(["--split", "fresh", "--corpus", str(tmp_path), "--show-cases"]) == 0
+    out = capsys.readouterr().out
+    assert "**fresh**" in out and "**dev**" not in out
+    assert any(line.startswith(("  ok ", "  -- ")) for line in out.splitlines())
