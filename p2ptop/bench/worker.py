@@ -59,6 +59,7 @@ from typing import Optional
 
 from p2ptop.bench.catalog import HOST_TESTS as HOST_TEST_TEXT
 from p2ptop.bench.catalog import TESTS
+from p2ptop.bench.worker_common import bus_key, emit, exit_with_parent, safe
 
 try:
     import cupy
@@ -131,11 +132,6 @@ H2D, D2H = 1, 2  # cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost
 MEMORY_ALLOCATION = 2
 
 
-def emit(event: dict) -> None:
-    sys.stdout.write(json.dumps(event) + "\n")
-    sys.stdout.flush()
-
-
 class CudaFailure(Exception):
     """A CUDA call failed: its code, name and text, as CUDA said them."""
 
@@ -156,24 +152,14 @@ class CudaFailure(Exception):
         return cls(int(code) if isinstance(code, int) else -1, name, text)
 
 
-def _bus_key(bus: str):
-    """'00000000:3A:00.0' and '0000:3a:00.0' -> (0, 0x3a, 0, 0)."""
-    try:
-        dom, rest = bus.strip().rsplit(":", 2)[0], bus.strip().rsplit(":", 2)[1:]
-        dev, fn = rest[1].split(".")
-        return int(dom, 16), int(rest[0], 16), int(dev, 16), int(fn, 16)
-    except (ValueError, IndexError):
-        return None
-
-
 def cuda_ordinals(pci_bus_ids: dict) -> dict[int, int]:
     """NVML index -> CUDA ordinal, matched by PCI bus id; NVML index itself where no bus id was given."""
     by_bus = {}
     for ordinal in range(runtime.getDeviceCount()):
-        by_bus[_bus_key(runtime.deviceGetPCIBusId(ordinal))] = ordinal
+        by_bus[bus_key(runtime.deviceGetPCIBusId(ordinal))] = ordinal
     out = {}
     for index, bus in pci_bus_ids.items():
-        key = _bus_key(bus)
+        key = bus_key(bus)
         if key in by_bus:
             out[int(index)] = by_bus[key]
     return out
@@ -498,7 +484,7 @@ class Worker:
         except Exception as e:  # noqa: BLE001
             fail("setup", e)
             if link is not None:
-                _safe(link.release)
+                safe(link.release)
             _restore_affinity(old_cpus)
             emit({"type": "pair_end", "status": "failed"})
             return not state["sticky"]
@@ -606,7 +592,7 @@ class Worker:
         except Exception as e:  # noqa: BLE001 - every CUDA failure becomes evidence
             fail("setup", e)
             if pair is not None:
-                _safe(pair.release)
+                safe(pair.release)
             emit({"type": "pair_end", "status": "failed"})
             return not state["sticky"]
 
@@ -772,19 +758,6 @@ class Worker:
             self.kernel(name)((self.sm_count(dev) * BLOCKS_PER_SM,), (THREADS,), args, stream=p.streams[dev])
 
 
-def _safe(fn) -> None:
-    try:
-        fn()
-    except Exception:  # noqa: BLE001 - cleaning up after a failure already reported
-        pass
-
-
-def _exit_with_parent() -> None:
-    """The runner keeps our stdin open while it lives: at EOF it is gone (killed, crashed), and so are we."""
-    sys.stdin.read()
-    os._exit(4)
-
-
 def main() -> int:
     if cupy is None:
         emit({"type": "fatal", "message": f"CuPy cannot be imported ({_IMPORT_ERROR}); install it: "
@@ -806,7 +779,7 @@ def main() -> int:
         if not isinstance(go.get("pairs"), list):
             return 0  # the runner is gone, or ran nothing
         job["pairs"] = go["pairs"]
-    threading.Thread(target=_exit_with_parent, daemon=True).start()
+    threading.Thread(target=exit_with_parent, daemon=True).start()
     try:
         count = runtime.getDeviceCount()
         hello = {"type": "hello", "pid": os.getpid(), "cupy": cupy.__version__, "cuda_runtime": runtime.runtimeGetVersion(),
