@@ -141,6 +141,17 @@ class Child:
         return self.code
 
 
+def error_text(ev: dict, step_limit: int = 40, text_limit: int = 400) -> str:
+    """A worker's ``error`` event as one line of data:
+    'step: cudaErrorPeerAccessUnsupported (217): peer access is not supported between these two devices'."""
+    step = clean(str(ev.get("step", "")), step_limit)
+    name = clean(str(ev.get("name", "")), 80)
+    code = ev.get("code")
+    text = clean(str(ev.get("text", "")), text_limit)
+    head = name + (f" ({code})" if code is not None else "")
+    return f"{step}: {head}: {text}" if head else f"{step}: {text}"
+
+
 def exit_text(code: Optional[int]) -> str:
     if code is None:
         return "did not start"

@@ -233,17 +233,24 @@ def result_finding(result: BenchResult, fabric: Fabric) -> Optional[Finding]:
         "bench.verdict": result.verdict,
         "bench.peer_access": result.params.get("peer_access", "ok"),
     }
+    return _result_finding(result, fid, pair_subject(a, b), summary, facts)
+
+
+def _result_finding(result: BenchResult, fid: str, subject: str, summary: str, facts: dict, evidence: list = ()) -> Finding:
+    """The finding of a judged result: its integrity, share and first error added to ``facts``; evidence: simulated,
+    ``evidence``, the slow or failing figures, the errors; a warning when slow, else a problem."""
     if result.integrity in ("ok", "corrupt"):
         facts["bench.integrity"] = result.integrity
     if "share" in result.params:
         facts["bench.share"] = result.params["share"]
     if result.errors:
         facts["bench.error"] = result.errors[0]
-    evidence = ([f"simulated from the expected figures ({result.params.get('expected_basis', '')})"] if result.simulated else [])
-    evidence += [_figure(m) for m in result.measurements if m.verdict in ("slow", "failing")]
-    evidence += list(result.errors)
+    said = ([f"simulated from the expected figures ({result.params.get('expected_basis', '')})"] if result.simulated else [])
+    said += list(evidence)
+    said += [_figure(m) for m in result.measurements if m.verdict in ("slow", "failing")]
+    said += list(result.errors)
     severity = "warning" if result.verdict == "slow" else "problem"
-    return Finding(fid, pair_subject(a, b), severity, summary, evidence, {k: v for k, v in facts.items() if v is not None})
+    return Finding(fid, subject, severity, summary, said, {k: v for k, v in facts.items() if v is not None})
 
 
 def _xid_finding(result: BenchResult) -> Finding:
@@ -285,18 +292,7 @@ def _host_link_finding(result: BenchResult) -> Finding:
         facts["gpu.pcie_degraded_under_load"] = True
         facts["gpu.pcie_gen_cur"], facts["gpu.pcie_width_cur"] = link.get("load_gen"), link.get("load_width")
         facts["gpu.pcie_gen_max"], facts["gpu.pcie_width_max"] = link.get("gen_max"), link.get("width_max")
-    if result.integrity in ("ok", "corrupt"):
-        facts["bench.integrity"] = result.integrity
-    if "share" in result.params:
-        facts["bench.share"] = result.params["share"]
-    if result.errors:
-        facts["bench.error"] = result.errors[0]
-    evidence = ([f"simulated from the expected figures ({result.params.get('expected_basis', '')})"] if result.simulated else [])
-    evidence += [text for _, text in faults]
-    evidence += [_figure(m) for m in result.measurements if m.verdict in ("slow", "failing")]
-    evidence += list(result.errors)
-    severity = "warning" if result.verdict == "slow" else "problem"
-    return Finding(fid, gpu_subject(a), severity, summary, evidence, {k: v for k, v in facts.items() if v is not None})
+    return _result_finding(result, fid, gpu_subject(a), summary, facts, [text for _, text in faults])
 
 
 def bench_findings(snapshot: Snapshot, fabric: Optional[Fabric] = None) -> list[Finding]:

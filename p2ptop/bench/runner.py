@@ -46,7 +46,7 @@ from typing import Any, Callable, Iterable, Optional
 from ..fabric import Fabric
 from ..model import BenchResult, Measurement, Snapshot
 from .catalog import HOST_TESTS, TESTS
-from .children import POLL_S, Child, child_env, clean
+from .children import POLL_S, Child, child_env, clean, error_text
 from .judge import judge
 
 WORKER_ENV = "P2PTOP_BENCH_WORKER"  # a command (split on spaces) to run instead of the CuPy worker
@@ -454,7 +454,7 @@ class _WorkerRun:
         elif kind == "measurement" and self.current is not None:
             self.current.measurements.append(_measurement(ev))
         elif kind == "error" and self.current is not None:
-            self.current.errors.append(_error_text(ev))
+            self.current.errors.append(error_text(ev))
             if ev.get("step") == "peer_access":
                 self.current.params["peer_access"] = clean(str(ev.get("name") or ev.get("text") or "error"), 80)
         elif kind == "integrity" and self.current is not None:
@@ -592,13 +592,3 @@ def _measurement(ev: dict) -> Measurement:
     err = ev.get("error")
     return Measurement(name=clean(name, 40), value=_float(ev.get("value")), unit=unit, min=_float(ev.get("min")),
                        max=_float(ev.get("max")), error=clean(str(err), 400) if err else None)
-
-
-def _error_text(ev: dict) -> str:
-    """'step: cudaErrorPeerAccessUnsupported (217): peer access is not supported between these two devices'."""
-    step = clean(str(ev.get("step", "")), 40)
-    name = clean(str(ev.get("name", "")), 80)
-    code = ev.get("code")
-    text = clean(str(ev.get("text", "")), 400)
-    head = name + (f" ({code})" if code is not None else "")
-    return f"{step}: {head}: {text}" if head else f"{step}: {text}"

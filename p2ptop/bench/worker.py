@@ -165,6 +165,32 @@ def cuda_ordinals(pci_bus_ids: dict) -> dict[int, int]:
     return out
 
 
+def _timed(w: "Worker", dev: int, stream, enqueue, nbytes: int, count: int, samples: int, warmup: int,
+           hold: bool, before=None) -> list[float]:
+    """nvbandwidth's timing: per sample, ``before()`` (a fresh pattern), the stream held by the spin kernel
+    (``hold``) while ``warmup`` untimed and ``count`` timed enqueue(i) calls are queued, CUDA events around
+    the timed ones. Samples of GB/s, or seconds per op when nbytes == 0."""
+    out = []
+    with cupy.cuda.Device(dev):
+        start, end = cupy.cuda.Event(), cupy.cuda.Event()
+        for _ in range(samples):
+            if before is not None:
+                before()
+            if hold:
+                w.hold((dev, stream))
+            for i in range(warmup):
+                enqueue(i)
+            start.record(stream)
+            for i in range(count):
+                enqueue(i)
+            end.record(stream)
+            w.release()
+            end.synchronize()
+            seconds = cupy.cuda.get_elapsed_time(start, end) / 1e3
+            out.append(nbytes * count / seconds / 1e9 if nbytes else seconds / count)
+    return out
+
+
 class Pair:
     """The buffers, streams and kernels of one ordered pair A->B (CUDA ordinals a, b)."""
 
@@ -211,25 +237,8 @@ class Pair:
         The stream is held only while peer access is on: a copy staged through the host makes the host
         thread wait for the stream, which would wait for the spin kernel until its time-out.
         """
-        block = self.peer_on
-        stream = self.streams[dev]
-        out = []
-        with cupy.cuda.Device(dev):
-            start, end = cupy.cuda.Event(), cupy.cuda.Event()
-            for _ in range(self.o["repeats"]):
-                if block:
-                    self.w.hold((dev, stream))
-                for i in range(self.o["warmup"]):
-                    enqueue(i)
-                start.record(stream)
-                for i in range(count):
-                    enqueue(i)
-                end.record(stream)
-                self.w.release()
-                end.synchronize()
-                seconds = cupy.cuda.get_elapsed_time(start, end) / 1e3
-                out.append(nbytes * count / seconds / 1e9 if nbytes else seconds / count)
-        return out
+        return _timed(self.w, dev, self.streams[dev], enqueue, nbytes, count, self.o["repeats"], self.o["warmup"],
+                      hold=self.peer_on)
 
     def copy_ce(self, dst: int, dst_dev: int, src: int, src_dev: int, stream_dev: int, nbytes: int):
         stream = self.streams[stream_dev].ptr
@@ -320,25 +329,8 @@ class HostLink:
     def timed(self, enqueue, nbytes: int, count: int, fill: tuple = (), samples: int = 0) -> list[float]:
         """Samples of GB/s (seconds per op when nbytes == 0) of `count` enqueue(i) on stream 0, held while
         queued; the buffers in `fill` get a fresh pattern before each sample."""
-        stream = self.streams[0]
-        out = []
-        with cupy.cuda.Device(self.dev):
-            start, end = cupy.cuda.Event(), cupy.cuda.Event()
-            for _ in range(samples or self.o["repeats"]):
-                if fill:
-                    self.fill(*fill)
-                self.w.hold((self.dev, stream))
-                for i in range(self.o["warmup"]):
-                    enqueue(i)
-                start.record(stream)
-                for i in range(count):
-                    enqueue(i)
-                end.record(stream)
-                self.w.release()
-                end.synchronize()
-                seconds = cupy.cuda.get_elapsed_time(start, end) / 1e3
-                out.append(nbytes * count / seconds / 1e9 if nbytes else seconds / count)
-        return out
+        return _timed(self.w, self.dev, self.streams[0], enqueue, nbytes, count, samples or self.o["repeats"],
+                      self.o["warmup"], hold=True, before=(lambda: self.fill(*fill)) if fill else None)
 
     def against(self, measured, interfering, nbytes: int, count: int, fill: tuple = ()) -> list[float]:
         """nvbandwidth's bidirectional host tests: GB/s of `measured` (stream 0) while `interfering` (stream 1,
