@@ -71,3 +71,15 @@ def test_unique_id_from_json_takes_the_type_this_cupy_uses():
     assert isinstance(as_bytes, bytes) and len(as_bytes) == 128 and as_bytes[0] == 256 - 64
     as_tuple = uid_from_json(ids, SimpleNamespace(get_unique_id=lambda: tuple([0] * 128)))
     assert as_tuple == tuple(ids)
+
+
+@pytest.mark.parametrize("line, said", [("nope\n", "Expecting value"), ("[1]\n", "expected an object"),
+                                        ('{"rank": "x", "nranks": 1}\n', "invalid literal")])
+def test_a_bad_job_line_is_one_fatal_event(line, said, monkeypatch, capsys):
+    import io
+    import json
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(line))
+    assert worker_common.read_job(lambda j: (int(j["rank"]), int(j["nranks"]))) is None
+    ev = json.loads(capsys.readouterr().out)
+    assert ev["type"] == "fatal" and ev["message"].startswith("bad job on stdin: ") and said in ev["message"]

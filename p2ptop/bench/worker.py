@@ -59,7 +59,7 @@ from typing import Optional
 
 from p2ptop.bench.catalog import HOST_TESTS as HOST_TEST_TEXT
 from p2ptop.bench.catalog import TESTS
-from p2ptop.bench.worker_common import bus_key, emit, exit_with_parent, safe
+from p2ptop.bench.worker_common import bus_key, emit, exit_with_parent, read_job, safe
 
 try:
     import cupy
@@ -755,10 +755,8 @@ def main() -> int:
         emit({"type": "fatal", "message": f"CuPy cannot be imported ({_IMPORT_ERROR}); install it: "
                                           'pip install "p2ptop[cuda12]" or pip install "p2ptop[cuda13]"'})
         return 2
-    try:
-        job = json.loads(sys.stdin.readline())
-    except ValueError as e:
-        emit({"type": "fatal", "message": f"bad job on stdin: {e}"})
+    job = read_job()
+    if job is None:
         return 2
     gate_wait = None
     if job.get("gate"):  # the runner's contention check reads the idle GPUs while we start: no CUDA call before its go

@@ -35,6 +35,21 @@ def split_stdout() -> None:
     sys.stdout = sys.stderr
 
 
+def read_job(check=None) -> Optional[dict]:
+    """The job line on stdin (``check(job)`` raising KeyError, TypeError or ValueError where a field is missing or
+    wrong); None after a ``fatal`` line saying what is wrong with it."""
+    try:
+        job = json.loads(sys.stdin.readline())
+        if not isinstance(job, dict):
+            raise TypeError(f"expected an object, got {type(job).__name__}")
+        if check is not None:
+            check(job)
+    except (ValueError, KeyError, TypeError) as e:
+        emit({"type": "fatal", "message": f"bad job on stdin: {e}"})
+        return None
+    return job
+
+
 def bus_key(bus: str):
     """'00000000:3A:00.0' and '0000:3a:00.0' -> (0, 0x3a, 0, 0); None when it is not a bus id."""
     try:

@@ -30,7 +30,7 @@ import statistics
 import sys
 import time
 
-from p2ptop.bench.worker_common import CudaError, device_by_bus, emit, import_cupy
+from p2ptop.bench.worker_common import CudaError, device_by_bus, emit, import_cupy, read_job
 
 SEED = 0x9E3779B1
 CU_MEM_ALLOCATION_TYPE_PINNED = 1
@@ -319,12 +319,10 @@ def import_side(job: dict, cupy, runtime) -> int:
 
 
 def main() -> int:
-    try:
-        job = json.loads(sys.stdin.readline())
-        side = job["side"]
-    except (ValueError, KeyError, TypeError) as e:
-        emit({"type": "fatal", "message": f"bad job on stdin: {e}"})
+    job = read_job(lambda j: j["side"])
+    if job is None:
         return 2
+    side = job["side"]
     loaded = import_cupy("")
     if loaded is None:
         return 2

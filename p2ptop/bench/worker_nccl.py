@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 
-from p2ptop.bench.worker_common import CudaError, device_by_bus, emit, exit_with_parent, import_cupy, safe, split_stdout
+from p2ptop.bench.worker_common import CudaError, device_by_bus, emit, exit_with_parent, import_cupy, read_job, safe, split_stdout
 
 NCCL_FLOAT32 = 7
 NCCL_SUM = 0
@@ -70,12 +70,10 @@ def uid_from_json(values, nccl) -> object:
 
 def main() -> int:
     split_stdout()
-    try:
-        job = json.loads(sys.stdin.readline())
-        rank, nranks = int(job["rank"]), int(job["nranks"])
-    except (ValueError, KeyError, TypeError) as e:
-        emit({"type": "fatal", "message": f"bad job on stdin: {e}"})
+    job = read_job(lambda j: (int(j["rank"]), int(j["nranks"])))
+    if job is None:
         return 2
+    rank, nranks = int(job["rank"]), int(job["nranks"])
     loaded = import_cupy("nccl-")
     if loaded is None:
         return 2
