@@ -24,6 +24,26 @@ def fail(message: str) -> int:
     return EXIT_CANNOT_RUN
 
 
+def read_input(name: str, limit: int) -> tuple[Optional[str], Optional[str]]:
+    """(text, None) of file ``name`` (``-``: stdin), at most ``limit`` bytes, undecodable bytes replaced;
+    or (None, 'cannot read NAME: why')."""
+    try:
+        if name == "-":
+            data = sys.stdin.buffer.read(limit)
+        else:
+            with open(name, "rb") as f:
+                data = f.read(limit)
+    except FileNotFoundError:
+        return None, f"cannot read {name}: no such file"
+    except IsADirectoryError:
+        return None, f"cannot read {name}: is a directory"
+    except PermissionError:
+        return None, f"cannot read {name}: permission denied"
+    except OSError as e:
+        return None, f"cannot read {name}: {e.strerror or e}"
+    return data.decode("utf-8", errors="replace"), None
+
+
 def write_snapshot(snap: Snapshot, output: str) -> int:
     """The snapshot as JSON on stdout (``-``) or into ``output``, saying what was written; exit status."""
     if output == "-":
