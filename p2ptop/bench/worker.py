@@ -55,6 +55,7 @@ import statistics
 import sys
 import threading
 import time
+from functools import partial
 from typing import Optional
 
 from p2ptop.bench.catalog import HOST_TESTS as HOST_TEST_TEXT
@@ -163,6 +164,17 @@ def cuda_ordinals(pci_bus_ids: dict) -> dict[int, int]:
         if key in by_bus:
             out[int(index)] = by_bus[key]
     return out
+
+
+def _fail(state: dict, step: str, e: Exception, names: tuple = ()) -> None:
+    """Say a failed CUDA call (and the measurements it leaves without a figure); mark the pair failed, and the
+    context poisoned when the error is sticky."""
+    f = CudaFailure.of(e)
+    emit({"type": "error", "step": step, "code": f.code, "name": f.name, "text": f.text})
+    for n in names:
+        emit({"type": "measurement", "name": n, "error": f"{f.name} ({f.code}): {f.text}"})
+    state["failed"] = True
+    state["sticky"] = state["sticky"] or f.code in STICKY
 
 
 def _timed(w: "Worker", dev: int, stream, enqueue, nbytes: int, count: int, samples: int, warmup: int,
@@ -442,6 +454,15 @@ class Worker:
     def release(self) -> None:
         self._flag_int.value = 1
 
+    def not_visible(self, g_nvml: int) -> bool:
+        """The pair ends failed: CUDA does not see GPU g_nvml (the worker goes on with the next pair)."""
+        visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+        emit({"type": "error", "step": "setup", "code": None, "name": "GPU not visible to CUDA",
+              "text": f"GPU{g_nvml} (PCI {self.bus.get(str(g_nvml))}) is not among the GPUs CUDA sees"
+                      + (f" (CUDA_VISIBLE_DEVICES={visible})" if visible is not None else "")})
+        emit({"type": "pair_end", "status": "failed"})
+        return True
+
     # -- one host link --
     def run_host(self, g_nvml: int, ordinals: dict[int, int]) -> bool:
         """Run the host-link tests of one GPU; False when the context is poisoned and the worker must exit."""
@@ -451,19 +472,9 @@ class Worker:
                   "warmup": self.options["warmup"], "cuda_a": g if g is not None else -1, "method": "pinned cudaHostAlloc, cudaMemcpyAsync"}
         emit({"type": "pair_start", "a": g_nvml, "b": g_nvml, "params": params})
         if g is None:
-            emit({"type": "error", "step": "setup", "code": None, "name": "GPU not visible to CUDA",
-                  "text": f"GPU{g_nvml} (PCI {self.bus.get(str(g_nvml))}) is not among the GPUs CUDA sees"})
-            emit({"type": "pair_end", "status": "failed"})
-            return True
+            return self.not_visible(g_nvml)
         state = {"failed": False, "sticky": False}
-
-        def fail(step: str, e: Exception, names: tuple = ()) -> None:
-            f = CudaFailure.of(e)
-            emit({"type": "error", "step": step, "code": f.code, "name": f.name, "text": f.text})
-            for n in names:
-                emit({"type": "measurement", "name": n, "error": f"{f.name} ({f.code}): {f.text}"})
-            state["failed"] = True
-            state["sticky"] = state["sticky"] or f.code in STICKY
+        fail = partial(_fail, state)
 
         link = None
         old_cpus, bound = set_affinity(self.affinity.get(str(g_nvml)))
@@ -557,22 +568,10 @@ class Worker:
         emit({"type": "pair_start", "a": a_nvml, "b": b_nvml, "params": params})
         missing = [n for n, o in ((a_nvml, a), (b_nvml, b)) if o is None]
         if missing:
-            visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-            emit({"type": "error", "step": "setup", "code": None, "name": "GPU not visible to CUDA",
-                  "text": f"GPU{missing[0]} (PCI {self.bus.get(str(missing[0]))}) is not among the GPUs CUDA sees"
-                          + (f" (CUDA_VISIBLE_DEVICES={visible})" if visible is not None else "")})
-            emit({"type": "pair_end", "status": "failed"})
-            return True
+            return self.not_visible(missing[0])
         state = {"failed": False, "sticky": False}
         pair = None
-
-        def fail(step: str, e: Exception, names: tuple = ()) -> None:
-            f = CudaFailure.of(e)
-            emit({"type": "error", "step": step, "code": f.code, "name": f.name, "text": f.text})
-            for n in names:
-                emit({"type": "measurement", "name": n, "error": f"{f.name} ({f.code}): {f.text}"})
-            state["failed"] = True
-            state["sticky"] = state["sticky"] or f.code in STICKY
+        fail = partial(_fail, state)
 
         try:
             emit({"type": "progress", "step": "setup", "fraction": 0.0, "message": "allocating buffers"})
