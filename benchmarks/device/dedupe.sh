@@ -29,6 +29,18 @@ left() {  # worker processes and GPU compute processes still there
   echo "--- workers left: $(pgrep -fa 'p2ptop\.bench\.worker' | grep -v pgrep || echo none)"
   echo "--- compute processes on the GPU:"; nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv,noheader
 }
+kill_mid_run() {  # PATTERN CMD...: run CMD, SIGKILL the worker matching PATTERN 4 s after it appears, print all
+  local pattern=$1 pid= job; shift
+  echo "\$ $*   (its worker killed with SIGKILL after 4 s)"
+  "$@" > "$TMP/killed.txt" 2>&1 & job=$!
+  for _ in $(seq 1 100); do pid=$(pgrep -f "$pattern" | head -1); [ -n "$pid" ] && break; sleep 0.1; done
+  echo "worker pid: ${pid:-not found}"
+  sleep 4
+  [ -n "$pid" ] && run kill -KILL "$pid"
+  wait $job; echo "[exit $?]"
+  cat "$TMP/killed.txt"
+  left
+}
 cleanup() { rm -rf "$TMP"; }
 trap cleanup EXIT
 
@@ -46,15 +58,7 @@ sleep 1
 left
 
 step "3. the copy worker killed with SIGKILL mid-run (expect interrupted, exit 4)"
-$PY -m p2ptop bench 0 --repeats 40 > "$TMP/k.txt" 2>&1 & K=$!
-WPID=
-for _ in $(seq 1 100); do WPID=$(pgrep -f 'p2ptop\.bench\.worker$' | head -1); [ -n "$WPID" ] && break; sleep 0.1; done
-echo "worker pid: ${WPID:-not found}"
-sleep 4
-[ -n "$WPID" ] && run kill -KILL "$WPID"
-wait $K; echo "[exit of bench: $?]"
-cat "$TMP/k.txt"
-left
+kill_mid_run 'p2ptop\.bench\.worker$' $PY -m p2ptop bench 0 --repeats 40
 
 step "4a. IPC test: two processes on GPU 0, both handle types, against the same copy in one process"
 run $PY -m p2ptop bench 0 0 --ipc --size 256 --copies 8 --repeats 3 --warmup 2
@@ -65,15 +69,8 @@ step "5. a one-rank NCCL communicator on GPU 0 through the rank worker"
 run $PY -m p2ptop nccl 0 --min-bytes 8 --max-bytes 67108864 --factor 8 --iters 20 --warmup 5
 
 step "6. the NCCL rank killed with SIGKILL mid-run (expect a failed run that names SIGKILL)"
-$PY -m p2ptop nccl 0 --min-bytes 1073741824 --max-bytes 1073741824 --iters 10000 --warmup 5 --timeout 40 > "$TMP/n.txt" 2>&1 & N=$!
-RPID=
-for _ in $(seq 1 100); do RPID=$(pgrep -f 'p2ptop\.bench\.worker_nccl$' | head -1); [ -n "$RPID" ] && break; sleep 0.1; done
-echo "rank pid: ${RPID:-not found}"
-sleep 4
-[ -n "$RPID" ] && run kill -KILL "$RPID"
-wait $N; echo "[exit of nccl: $?]"
-cat "$TMP/n.txt"
-left
+kill_mid_run 'p2ptop\.bench\.worker_nccl$' $PY -m p2ptop nccl 0 --min-bytes 1073741824 --max-bytes 1073741824 \
+  --iters 10000 --warmup 5 --timeout 40
 
 step "7. the workers by hand with real CuPy (JSON lines on stdout; NCCL's own lines go to stderr)"
 echo "--- 7a. a bad job line, each worker (expect one fatal 'bad job on stdin', exit 2)"
