@@ -66,6 +66,8 @@ REPLAY_LIMIT = 8
 #: CUDA errors that load from others can cause (another process holds the memory): not a link fault.
 LOAD_ERRORS = ("cudaErrorMemoryAllocation", "out of memory")
 
+#: a test that ended without figures to judge -> the words its finding says
+ENDED_WORDS = {"timeout": "hung and was killed", "crashed": "crashed", "failed": "failed", "unavailable": "could not run"}
 
 def share_verdict(share: float) -> str:
     if share >= HEALTHY_SHARE:
@@ -213,9 +215,8 @@ def result_finding(result: BenchResult, fabric: Fabric) -> Optional[Finding]:
     one_way = result.measurement("ce_one_way")
     if result.integrity == "corrupt":
         fid, summary = "bench.corrupt", f"{head}: data corrupted by a P2P copy (first bad byte at offset {result.first_bad_offset}){sim}"
-    elif result.status in ("timeout", "crashed", "failed", "unavailable"):
-        what = {"timeout": "hung and was killed", "crashed": "crashed", "failed": "failed", "unavailable": "could not run"}[result.status]
-        fid, summary = f"bench.{result.status}", f"{head}: copy test {what}{sim}"
+    elif result.status in ENDED_WORDS:
+        fid, summary = f"bench.{result.status}", f"{head}: copy test {ENDED_WORDS[result.status]}{sim}"
     elif result.params.get("peer_access"):
         fid, summary = "bench.peer_access", f"{head}: peer access could not be enabled ({result.params['peer_access']}){sim}"
     elif one_way and one_way.value is not None and one_way.expected:
@@ -274,9 +275,8 @@ def _host_link_finding(result: BenchResult) -> Finding:
     h2d = result.measurement("h2d")
     if result.integrity == "corrupt":
         fid, summary = "bench.corrupt", f"{head}: data corrupted between host and GPU (first bad byte at offset {result.first_bad_offset}){sim}"
-    elif result.status in ("timeout", "crashed", "failed", "unavailable"):
-        what = {"timeout": "hung and was killed", "crashed": "crashed", "failed": "failed", "unavailable": "could not run"}[result.status]
-        fid, summary = f"bench.{result.status}", f"{head}: copy test {what}{sim}"
+    elif result.status in ENDED_WORDS:
+        fid, summary = f"bench.{result.status}", f"{head}: copy test {ENDED_WORDS[result.status]}{sim}"
     elif faults:
         fid = "bench.host_link_fault"
         summary = f"{head}: {faults[0][1]}{sim}"
