@@ -65,9 +65,9 @@ RANK = {"healthy": 0, "slow": 1, "failing": 2}
 REPLAY_LIMIT = 8
 #: CUDA errors that load from others can cause (another process holds the memory): not a link fault.
 LOAD_ERRORS = ("cudaErrorMemoryAllocation", "out of memory")
-
 #: a test that ended without figures to judge -> the words its finding says
 ENDED_WORDS = {"timeout": "hung and was killed", "crashed": "crashed", "failed": "failed", "unavailable": "could not run"}
+
 
 def share_verdict(share: float) -> str:
     if share >= HEALTHY_SHARE:
