@@ -98,15 +98,20 @@ class PathClasses:
         return (min(ends) if ends else 0) + min(self.switch.get(a, 0), self.switch.get(b, 0))
 
     def of(self, a: int, b: int) -> Optional[str]:
-        if a == b:
-            return "X"
-        n = self.nvlink_count(a, b)
-        if n:
-            return f"NV{n}"
-        pair = self.snapshot.pair(a, b)
-        if pair and pair.ancestor in ANCESTOR_PATH_CLASS:
-            return ANCESTOR_PATH_CLASS[pair.ancestor]
-        return None
+        return _nv_or_ancestor(self.snapshot, a, b, self.nvlink_count)
+
+
+def _nv_or_ancestor(snapshot: Snapshot, a: int, b: int, nvlink_count) -> Optional[str]:
+    """X, NV# (``nvlink_count(a, b)`` active links), else NVML's common ancestor's class; None when neither says."""
+    if a == b:
+        return "X"
+    n = nvlink_count(a, b)
+    if n:
+        return f"NV{n}"
+    pair = snapshot.pair(a, b)
+    if pair and pair.ancestor in ANCESTOR_PATH_CLASS:
+        return ANCESTOR_PATH_CLASS[pair.ancestor]
+    return None
 
 
 def build(snapshot: Snapshot) -> "Fabric":
@@ -305,15 +310,7 @@ class Fabric:
 
     def path_class(self, a: int, b: int) -> Optional[str]:
         """What ``nvidia-smi topo -m`` prints for the pair: NV#, else NVML's ancestor, else the graph's."""
-        if a == b:
-            return "X"
-        n = self.nvlink_count(a, b)
-        if n:
-            return f"NV{n}"
-        pair = self.snapshot.pair(a, b)
-        if pair and pair.ancestor in ANCESTOR_PATH_CLASS:
-            return ANCESTOR_PATH_CLASS[pair.ancestor]
-        return self.graph_path_class(a, b)
+        return _nv_or_ancestor(self.snapshot, a, b, self.nvlink_count) or self.graph_path_class(a, b)
 
     def pcie_route(self, a: int, b: int) -> list[tuple[str, str, dict]]:
         """The PCIe hops between two GPUs (edges along the shortest path avoiding NVLink)."""

@@ -154,6 +154,16 @@ def test_missing_worker_program(live):
     assert r.status == "unavailable" and "cannot start" in r.errors[0]
 
 
+def test_a_crash_keeps_the_end_of_stderr_where_the_traceback_stands(live):
+    """The worker's stderr is bounded by its end, not its start: 20 kB of noise, then the last line."""
+    code = ("import sys; sys.stdin.readline(); sys.stderr.write('NOISE-START ' + 'x' * 20000 + '\\n'); "
+            "sys.stderr.write('RuntimeError: the last line\\n'); sys.exit(1)")
+    r = run_pair(live, 0, 1, BenchOptions(worker=[sys.executable, "-c", code], timeout_s=10.0, check_contention=False))
+    text = r.errors[-1]
+    assert r.status == "crashed" and "exited with status 1" in text
+    assert text.endswith("RuntimeError: the last line") and "NOISE-START" not in text
+
+
 def test_unknown_pair_fails_without_a_worker(live):
     r = run_pair(live, 0, 7, opts("ok"))
     assert r.status == "failed" and "no such GPU" in r.errors[0]

@@ -10,13 +10,14 @@ import pytest
 
 from p2ptop.bench import worker
 from p2ptop.bench.catalog import LEGACY_MEASUREMENTS, MEASUREMENTS, TEST_MEASUREMENTS, TESTS
+from p2ptop.bench.worker_common import bus_key
 
 
 def test_nvml_and_cuda_bus_ids_match():
-    assert worker._bus_key("00000000:3A:00.0") == worker._bus_key("0000:3a:00.0") == (0, 0x3A, 0, 0)
-    assert worker._bus_key("00000001:07:1F.3") == (1, 7, 0x1F, 3)
-    assert worker._bus_key("00000000:00:06.0") != worker._bus_key("00000000:00:07.0")
-    assert worker._bus_key("garbage") is None
+    assert bus_key("00000000:3A:00.0") == bus_key("0000:3a:00.0") == (0, 0x3A, 0, 0)
+    assert bus_key("00000001:07:1F.3") == (1, 7, 0x1F, 3)
+    assert bus_key("00000000:00:06.0") != bus_key("00000000:00:07.0")
+    assert bus_key("garbage") is None
 
 
 def test_every_test_has_a_worker_method_and_known_measurements():

@@ -4,7 +4,7 @@ import ctypes
 
 import pytest
 
-from p2ptop.bench import worker_ipc
+from p2ptop.bench import worker_common, worker_ipc
 from p2ptop.bench import worker_nccl as nccl_worker
 
 
@@ -19,8 +19,13 @@ class FakeRuntime:
         return self.buses[i]
 
 
-@pytest.mark.parametrize("mod", [nccl_worker, worker_ipc])
-def test_gpus_are_found_by_bus_id_whatever_the_domain_width(mod, monkeypatch):
+def test_the_workers_share_one_bus_lookup_and_one_error_naming():
+    assert worker_ipc.device_by_bus is nccl_worker.device_by_bus is worker_common.device_by_bus
+    assert worker_ipc.CudaError is nccl_worker.CudaError is worker_common.CudaError
+
+
+def test_gpus_are_found_by_bus_id_whatever_the_domain_width(monkeypatch):
+    mod = worker_common
     rt = FakeRuntime(["0000:07:00.0", "0000:06:00.0"])
     assert mod.device_by_bus(rt, "00000000:06:00.0") == 1  # NVML's 8-digit domain, CUDA's 4-digit one
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1")
@@ -36,6 +41,16 @@ def test_nccl_errors_are_named_as_nccl_names_them():
 
     ev = nccl_worker._error("init", NcclError(5))
     assert ev["name"] == "ncclInvalidUsage" and ev["code"] == 5 and "invalid usage" in ev["text"]
+
+
+def test_cuda_errors_are_named_as_cuda_names_them():
+    class CUDARuntimeError(RuntimeError):  # CuPy's: 'cudaErrorX: text', status = the cudaError_t
+        status = 217
+
+    f = worker_common.CudaError.of(CUDARuntimeError("cudaErrorPeerAccessUnsupported: peer access is not supported"))
+    assert (f.name, f.code, f.text) == ("cudaErrorPeerAccessUnsupported", 217, "peer access is not supported")
+    g = worker_common.CudaError.of(OSError("fd passing failed: no descriptor"))  # a head with spaces is no CUDA name
+    assert (g.name, g.code) == ("OSError", None) and g.text == "fd passing failed: no descriptor"
 
 
 def test_cumem_structs_have_the_c_layout():
@@ -56,3 +71,15 @@ def test_unique_id_from_json_takes_the_type_this_cupy_uses():
     assert isinstance(as_bytes, bytes) and len(as_bytes) == 128 and as_bytes[0] == 256 - 64
     as_tuple = uid_from_json(ids, SimpleNamespace(get_unique_id=lambda: tuple([0] * 128)))
     assert as_tuple == tuple(ids)
+
+
+@pytest.mark.parametrize("line, said", [("nope\n", "Expecting value"), ("[1]\n", "expected an object"),
+                                        ('{"rank": "x", "nranks": 1}\n', "invalid literal")])
+def test_a_bad_job_line_is_one_fatal_event(line, said, monkeypatch, capsys):
+    import io
+    import json
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(line))
+    assert worker_common.read_job(lambda j: (int(j["rank"]), int(j["nranks"]))) is None
+    ev = json.loads(capsys.readouterr().out)
+    assert ev["type"] == "fatal" and ev["message"].startswith("bad job on stdin: ") and said in ev["message"]

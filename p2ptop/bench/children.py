@@ -1,13 +1,17 @@
 """Worker processes that speak JSON lines: start one in its own session, read it, kill its group, reap it.
 
-Shared by the multi-process runners (the NCCL ranks in p2ptop/nccl/runner.py, the two sides of the CUDA
-IPC test in p2ptop/bench/ipc.py). Each child:
+The one way p2ptop starts, kills and reaps a worker: the copy-test worker (p2ptop/bench/runner.py), the NCCL
+ranks (p2ptop/nccl/runner.py), the two sides of the CUDA IPC test (p2ptop/bench/ipc.py). Each child:
 
 - runs in its own session (process group), so a kill reaches anything it started;
 - keeps its stdin open while we live: the workers exit at its EOF, so none outlives us;
 - may be started through a wrapper command (``wrap``: e.g. ``["unshare", "-i"]`` puts it in its own IPC
   namespace), which is how the tests of separate namespaces are run;
-- has its stdout read line by line into a shared queue (tagged with its name) and its stderr kept (bounded).
+- has its stdout read line by line into a shared queue (tagged with its name) and its stderr kept (bounded:
+  its start, or with ``stderr_tail`` its end, where a Python traceback stands);
+- may inherit file descriptors (``pass_fds``: the copy-test worker holds the GPU locks too);
+- is killed with SIGKILL to its whole group (a process hung in a CUDA call or a P2P copy gets no say; the
+  kill also frees the GPU memory it held) and reaped: ``reap`` gives it ``EXIT_GRACE_S`` to exit on its own.
 """
 
 from __future__ import annotations
@@ -47,10 +51,11 @@ class Child:
     """One worker process. ``lines`` is shared: it receives ``(name, bytes)`` and ``(name, None)`` at EOF."""
 
     def __init__(self, name: Any, cmd: list[str], env: dict[str, str], lines: "queue.Queue", stderr_limit: int = 8000,
-                 wrap: Sequence[str] = ()):
+                 wrap: Sequence[str] = (), stderr_tail: bool = False, pass_fds: Sequence[int] = ()):
         self.name, self.cmd, self.env, self.lines = name, list(wrap) + list(cmd), env, lines
         self.stderr = bytearray()
-        self.stderr_limit = stderr_limit
+        self.stderr_limit, self.stderr_tail = stderr_limit, stderr_tail
+        self.pass_fds = tuple(pass_fds)
         self.stderr_dropped = 0
         self.proc: Optional[subprocess.Popen] = None
         self.start_error: Optional[str] = None
@@ -61,7 +66,7 @@ class Child:
     def start(self) -> bool:
         try:
             self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                         start_new_session=True, env=self.env)
+                                         start_new_session=True, env=self.env, pass_fds=self.pass_fds)
         except OSError as e:
             self.start_error = f"cannot start {' '.join(self.cmd)}: {e.strerror or e}"
             return False
@@ -87,6 +92,12 @@ class Child:
 
     def _read_stderr(self) -> None:
         for chunk in iter(lambda: self.proc.stderr.read(65536), b""):
+            if self.stderr_tail:
+                self.stderr += chunk
+                over = max(0, len(self.stderr) - self.stderr_limit)
+                del self.stderr[:over]
+                self.stderr_dropped += over
+                continue
             room = self.stderr_limit - len(self.stderr)
             if room > 0:
                 self.stderr += chunk[:room]
@@ -128,6 +139,17 @@ class Child:
         for t in self._readers:
             t.join(timeout=2)
         return self.code
+
+
+def error_text(ev: dict, step_limit: int = 40, text_limit: int = 400) -> str:
+    """A worker's ``error`` event as one line of data:
+    'step: cudaErrorPeerAccessUnsupported (217): peer access is not supported between these two devices'."""
+    step = clean(str(ev.get("step", "")), step_limit)
+    name = clean(str(ev.get("name", "")), 80)
+    code = ev.get("code")
+    text = clean(str(ev.get("text", "")), text_limit)
+    head = name + (f" ({code})" if code is not None else "")
+    return f"{step}: {head}: {text}" if head else f"{step}: {text}"
 
 
 def exit_text(code: Optional[int]) -> str:

@@ -65,6 +65,8 @@ RANK = {"healthy": 0, "slow": 1, "failing": 2}
 REPLAY_LIMIT = 8
 #: CUDA errors that load from others can cause (another process holds the memory): not a link fault.
 LOAD_ERRORS = ("cudaErrorMemoryAllocation", "out of memory")
+#: a test that ended without figures to judge -> the words its finding says
+ENDED_WORDS = {"timeout": "hung and was killed", "crashed": "crashed", "failed": "failed", "unavailable": "could not run"}
 
 
 def share_verdict(share: float) -> str:
@@ -213,9 +215,8 @@ def result_finding(result: BenchResult, fabric: Fabric) -> Optional[Finding]:
     one_way = result.measurement("ce_one_way")
     if result.integrity == "corrupt":
         fid, summary = "bench.corrupt", f"{head}: data corrupted by a P2P copy (first bad byte at offset {result.first_bad_offset}){sim}"
-    elif result.status in ("timeout", "crashed", "failed", "unavailable"):
-        what = {"timeout": "hung and was killed", "crashed": "crashed", "failed": "failed", "unavailable": "could not run"}[result.status]
-        fid, summary = f"bench.{result.status}", f"{head}: copy test {what}{sim}"
+    elif result.status in ENDED_WORDS:
+        fid, summary = f"bench.{result.status}", f"{head}: copy test {ENDED_WORDS[result.status]}{sim}"
     elif result.params.get("peer_access"):
         fid, summary = "bench.peer_access", f"{head}: peer access could not be enabled ({result.params['peer_access']}){sim}"
     elif one_way and one_way.value is not None and one_way.expected:
@@ -233,17 +234,24 @@ def result_finding(result: BenchResult, fabric: Fabric) -> Optional[Finding]:
         "bench.verdict": result.verdict,
         "bench.peer_access": result.params.get("peer_access", "ok"),
     }
+    return _result_finding(result, fid, pair_subject(a, b), summary, facts)
+
+
+def _result_finding(result: BenchResult, fid: str, subject: str, summary: str, facts: dict, evidence: list = ()) -> Finding:
+    """The finding of a judged result: its integrity, share and first error added to ``facts``; evidence: simulated,
+    ``evidence``, the slow or failing figures, the errors; a warning when slow, else a problem."""
     if result.integrity in ("ok", "corrupt"):
         facts["bench.integrity"] = result.integrity
     if "share" in result.params:
         facts["bench.share"] = result.params["share"]
     if result.errors:
         facts["bench.error"] = result.errors[0]
-    evidence = ([f"simulated from the expected figures ({result.params.get('expected_basis', '')})"] if result.simulated else [])
-    evidence += [_figure(m) for m in result.measurements if m.verdict in ("slow", "failing")]
-    evidence += list(result.errors)
+    said = ([f"simulated from the expected figures ({result.params.get('expected_basis', '')})"] if result.simulated else [])
+    said += list(evidence)
+    said += [_figure(m) for m in result.measurements if m.verdict in ("slow", "failing")]
+    said += list(result.errors)
     severity = "warning" if result.verdict == "slow" else "problem"
-    return Finding(fid, pair_subject(a, b), severity, summary, evidence, {k: v for k, v in facts.items() if v is not None})
+    return Finding(fid, subject, severity, summary, said, {k: v for k, v in facts.items() if v is not None})
 
 
 def _xid_finding(result: BenchResult) -> Finding:
@@ -267,9 +275,8 @@ def _host_link_finding(result: BenchResult) -> Finding:
     h2d = result.measurement("h2d")
     if result.integrity == "corrupt":
         fid, summary = "bench.corrupt", f"{head}: data corrupted between host and GPU (first bad byte at offset {result.first_bad_offset}){sim}"
-    elif result.status in ("timeout", "crashed", "failed", "unavailable"):
-        what = {"timeout": "hung and was killed", "crashed": "crashed", "failed": "failed", "unavailable": "could not run"}[result.status]
-        fid, summary = f"bench.{result.status}", f"{head}: copy test {what}{sim}"
+    elif result.status in ENDED_WORDS:
+        fid, summary = f"bench.{result.status}", f"{head}: copy test {ENDED_WORDS[result.status]}{sim}"
     elif faults:
         fid = "bench.host_link_fault"
         summary = f"{head}: {faults[0][1]}{sim}"
@@ -285,18 +292,7 @@ def _host_link_finding(result: BenchResult) -> Finding:
         facts["gpu.pcie_degraded_under_load"] = True
         facts["gpu.pcie_gen_cur"], facts["gpu.pcie_width_cur"] = link.get("load_gen"), link.get("load_width")
         facts["gpu.pcie_gen_max"], facts["gpu.pcie_width_max"] = link.get("gen_max"), link.get("width_max")
-    if result.integrity in ("ok", "corrupt"):
-        facts["bench.integrity"] = result.integrity
-    if "share" in result.params:
-        facts["bench.share"] = result.params["share"]
-    if result.errors:
-        facts["bench.error"] = result.errors[0]
-    evidence = ([f"simulated from the expected figures ({result.params.get('expected_basis', '')})"] if result.simulated else [])
-    evidence += [text for _, text in faults]
-    evidence += [_figure(m) for m in result.measurements if m.verdict in ("slow", "failing")]
-    evidence += list(result.errors)
-    severity = "warning" if result.verdict == "slow" else "problem"
-    return Finding(fid, gpu_subject(a), severity, summary, evidence, {k: v for k, v in facts.items() if v is not None})
+    return _result_finding(result, fid, gpu_subject(a), summary, facts, [text for _, text in faults])
 
 
 def bench_findings(snapshot: Snapshot, fabric: Optional[Fabric] = None) -> list[Finding]:

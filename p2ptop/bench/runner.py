@@ -4,7 +4,7 @@ The worker (``python -m p2ptop.bench.worker``, or the command in ``BenchOptions.
 ``$P2PTOP_BENCH_WORKER``) reads one JSON job on stdin and writes JSON lines on stdout (protocol in
 worker.py). The runner:
 
-- starts it in its own session (process group), so a kill reaches anything it started;
+- starts it through ``children.Child``: its own session (process group), so a kill reaches anything it started;
 - gives each pair ``timeout_s`` (counted from the worker's start for the first pair, from the
   ``pair_start`` line for the others); past it, or when ``cancel`` is set, it kills the whole
   group with SIGKILL, which also releases the GPU memory the worker held;
@@ -36,7 +36,6 @@ import json
 import os
 import queue
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -47,14 +46,13 @@ from typing import Any, Callable, Iterable, Optional
 from ..fabric import Fabric
 from ..model import BenchResult, Measurement, Snapshot
 from .catalog import HOST_TESTS, TESTS
+from .children import POLL_S, Child, child_env, clean, error_text
 from .judge import judge
 
 WORKER_ENV = "P2PTOP_BENCH_WORKER"  # a command (split on spaces) to run instead of the CuPy worker
 INSTALL_HINT = 'pip install "p2ptop[cuda12]" (CUDA 12 driver) or pip install "p2ptop[cuda13]" (CUDA 13 driver)'
 STDERR_TAIL = 2000  # characters of the worker's stderr kept as evidence
 GARBAGE_KEPT = 3  # unreadable stdout lines kept as evidence
-POLL_S = 0.05
-EXIT_GRACE_S = 2.0  # a worker that closed its stdout has this long to exit before it is killed
 #: Signals another process (a user, a job scheduler, the OOM killer) sends: a worker ended by one of them was
 #: interrupted, not failing. SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE come from the worker itself: crashed.
 EXTERNAL_SIGNALS = {signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGPIPE,
@@ -234,12 +232,6 @@ def _ended(a: int, b: int, status: str, why: str) -> BenchResult:
     return BenchResult(a=a, b=b, status=status, started_at=_now(), integrity="not run", errors=[why])
 
 
-def _clean(text: str, limit: int = 300) -> str:
-    """Worker output is data: no control characters, bounded length."""
-    text = "".join(ch if ch.isprintable() else " " for ch in text).strip()
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def _run_in_workers(snapshot, todo, options, emit, cancel, results) -> None:
     """Take the GPUs' locks, check contention, run the worker(s), release."""
     from . import contention, lock
@@ -352,8 +344,8 @@ class _WorkerRun:
         self.garbage: list[str] = []
         self.worker_info: dict[str, Any] = {}
         self.fatal: Optional[str] = None
-        self.lines: "queue.Queue[Optional[bytes]]" = queue.Queue()
-        self.stderr = bytearray()
+        self.lines: "queue.Queue[tuple[str, Optional[bytes]]]" = queue.Queue()
+        self.child: Optional[Child] = None
 
     def job(self) -> dict[str, Any]:
         bus = {g.index: g.pci_bus_id for g in self.snapshot.gpus}
@@ -365,51 +357,30 @@ class _WorkerRun:
         return job
 
     def go(self) -> None:
-        env = dict(os.environ)
-        env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"  # CUDA ordinals in NVML's order (the worker also maps bus ids)
-        pkg_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        env["PYTHONPATH"] = pkg_root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        env["PYTHONUNBUFFERED"] = "1"
-        cmd = worker_command(self.options)
+        # the worker holds the GPU locks too: if we die first, they stay held until it has exited
+        child = self.child = Child("worker", worker_command(self.options), child_env({"CUDA_DEVICE_ORDER": "PCI_BUS_ID"}),
+                                   self.lines, stderr_limit=4 * STDERR_TAIL, stderr_tail=True,
+                                   pass_fds=tuple(self.locks.fds) if self.locks else ())
         t_start = time.monotonic()
-        try:
-            # the worker holds the GPU locks too: if we die first, they stay held until it has exited
-            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    start_new_session=True, env=env, pass_fds=tuple(self.locks.fds) if self.locks else ())
-        except OSError as e:
-            self.startup_failure = ("unavailable", f"cannot start the copy-test worker {' '.join(cmd)}: {e.strerror or e}")
+        if not child.start():
+            self.startup_failure = ("unavailable", child.start_error or "cannot start the copy-test worker")
             return
-        self.proc = proc
         if self.watch is not None:
-            self.watch.add_own_pid(proc.pid)
-        readers = [threading.Thread(target=self._read_stdout, daemon=True), threading.Thread(target=self._read_stderr, daemon=True)]
-        for t in readers:
-            t.start()
-        try:  # stdin stays open while we live: the worker exits at its EOF, so it never outlives us
-            proc.stdin.write(json.dumps(self.job()).encode() + b"\n")
-            proc.stdin.flush()
-        except OSError:
-            pass  # it died at once; the exit status tells
+            self.watch.add_own_pid(child.proc.pid)
+        child.send(self.job())  # its stdin stays open while we live: the worker exits at its EOF, never outliving us
         if self.gate is not None:  # the contention check, while the worker imports (it waits for this go)
             self.pre_gate_s = max(0.0, t_start - self.gate.t0)
             try:
                 self.pairs = self.gate(list(self.pairs))
             except BaseException:  # the check never leaves a worker behind (run_all turns the error into results)
-                self._kill_group(proc)
-                self._reap(proc)
+                child.kill_group()
+                child.reap(self.cancel)
                 raise
             if not self.pairs:  # nothing to run (busy): the worker has made no CUDA call yet
-                self._kill_group(proc)
-                self._reap(proc)
-                proc.stdin.close()
-                for t in readers:
-                    t.join(timeout=2)
+                child.kill_group()
+                child.reap(self.cancel)
                 return
-            try:
-                proc.stdin.write(json.dumps({"pairs": [[a, b] for a, b in self.pairs]}).encode() + b"\n")
-                proc.stdin.flush()
-            except OSError:
-                pass
+            child.send({"pairs": [[a, b] for a, b in self.pairs]})
         deadline = t_start + self.options.timeout_s
         ended = None  # "eof" | "timeout" | "cancel"
         while ended is None:
@@ -420,7 +391,7 @@ class _WorkerRun:
                 ended = "timeout"
                 break
             try:
-                line = self.lines.get(timeout=POLL_S)
+                _, line = self.lines.get(timeout=POLL_S)
             except queue.Empty:
                 continue
             if line is None:
@@ -429,26 +400,9 @@ class _WorkerRun:
             if self._handle(line):
                 deadline = time.monotonic() + self.options.timeout_s
         if ended != "eof":
-            self._kill_group(proc)
-        code = self._reap(proc)
-        try:
-            proc.stdin.close()
-        except OSError:
-            pass
-        for t in readers:
-            t.join(timeout=2)
+            child.kill_group()
+        code = child.reap(self.cancel)
         self._finish(ended, code, time.monotonic() - t_start)
-
-    # -- reading --
-    def _read_stdout(self) -> None:
-        for line in iter(self.proc.stdout.readline, b""):
-            self.lines.put(line)
-        self.lines.put(None)
-
-    def _read_stderr(self) -> None:
-        for chunk in iter(lambda: self.proc.stderr.read(4096), b""):
-            self.stderr += chunk
-            del self.stderr[: max(0, len(self.stderr) - 4 * STDERR_TAIL)]
 
     def _handle(self, raw: bytes) -> bool:
         """Apply one line; True when a pair started (the timeout restarts)."""
@@ -461,13 +415,13 @@ class _WorkerRun:
                 raise ValueError
         except ValueError:
             if len(self.garbage) < GARBAGE_KEPT:
-                self.garbage.append(_clean(text, 120))
+                self.garbage.append(clean(text, 120))
             return False
         try:
             return self._apply(ev)
         except (KeyError, TypeError, ValueError) as e:
             if len(self.garbage) < GARBAGE_KEPT:
-                self.garbage.append(_clean(f"{text} ({type(e).__name__}: {e})", 160))
+                self.garbage.append(clean(f"{text} ({type(e).__name__}: {e})", 160))
             return False
 
     def _apply(self, ev: dict) -> bool:
@@ -480,7 +434,7 @@ class _WorkerRun:
             if self.watch is not None and self.pre_gate_s is not None and isinstance(wait, (int, float)) and not isinstance(wait, bool):
                 self.watch.added(self.pre_gate_s + max(0.0, float(wait)))
         elif kind == "fatal":
-            self.fatal = _clean(str(ev.get("message", "")), 600)
+            self.fatal = clean(str(ev.get("message", "")), 600)
         elif kind == "pair_start":
             self._close_current("crashed", "the worker started another pair before finishing this one")
             a, b = int(ev["a"]), int(ev["b"])
@@ -493,16 +447,16 @@ class _WorkerRun:
         elif kind == "progress" and self.current is not None:
             if self.watch is not None:
                 self.watch.step(str(ev.get("step", "")))
-            self.emit.progress(self.current.a, self.current.b, _clean(str(ev.get("step", "")), 40),
-                               float(ev.get("fraction", 0.0)), _clean(str(ev.get("message", ""))))
+            self.emit.progress(self.current.a, self.current.b, clean(str(ev.get("step", "")), 40),
+                               float(ev.get("fraction", 0.0)), clean(str(ev.get("message", ""))))
         elif kind == "params" and self.current is not None:
             self.current.params.update({k: v for k, v in _plain(ev.get("params")).items() if k not in self.current.params})
         elif kind == "measurement" and self.current is not None:
             self.current.measurements.append(_measurement(ev))
         elif kind == "error" and self.current is not None:
-            self.current.errors.append(_error_text(ev))
+            self.current.errors.append(error_text(ev))
             if ev.get("step") == "peer_access":
-                self.current.params["peer_access"] = _clean(str(ev.get("name") or ev.get("text") or "error"), 80)
+                self.current.params["peer_access"] = clean(str(ev.get("name") or ev.get("text") or "error"), 80)
         elif kind == "integrity" and self.current is not None:
             status = str(ev["status"])
             self.current.integrity = status if status in ("ok", "corrupt", "not run") else "not run"
@@ -590,37 +544,10 @@ class _WorkerRun:
         if self.garbage:
             parts.append("it printed unreadable output: " + " | ".join(self.garbage))
             self.garbage = []
-        tail = _clean(self.stderr.decode("utf-8", errors="replace")[-STDERR_TAIL:], STDERR_TAIL)
+        tail = clean(self.child.stderr_text()[-STDERR_TAIL:], STDERR_TAIL) if self.child else ""
         if tail and ended != "cancel":
             parts.append(f"stderr: {tail}")
         return "; ".join(parts)
-
-    @staticmethod
-    def _kill_group(proc: subprocess.Popen) -> None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-
-    def _reap(self, proc: subprocess.Popen) -> Optional[int]:
-        """Wait for the worker (killing it if it lingers), then kill anything it left in its group.
-
-        ``WNOWAIT`` leaves the exited worker unreaped, so its process-group id cannot be reused
-        before the group is killed.
-        """
-        grace = time.monotonic() + EXIT_GRACE_S
-        while True:
-            try:
-                if os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG) is not None:
-                    break
-            except ChildProcessError:
-                break
-            if time.monotonic() > grace or self.cancel.is_set():
-                self._kill_group(proc)
-                grace = float("inf")
-            time.sleep(POLL_S / 5)
-        self._kill_group(proc)
-        return proc.wait()
 
 
 def _external_signal(code: Optional[int]) -> Optional[str]:
@@ -663,15 +590,5 @@ def _measurement(ev: dict) -> Measurement:
     name = str(ev["name"])
     unit = MEASUREMENTS.get(name, (str(ev.get("unit", "")),))[0]
     err = ev.get("error")
-    return Measurement(name=_clean(name, 40), value=_float(ev.get("value")), unit=unit, min=_float(ev.get("min")),
-                       max=_float(ev.get("max")), error=_clean(str(err), 400) if err else None)
-
-
-def _error_text(ev: dict) -> str:
-    """'step: cudaErrorPeerAccessUnsupported (217): peer access is not supported between these two devices'."""
-    step = _clean(str(ev.get("step", "")), 40)
-    name = _clean(str(ev.get("name", "")), 80)
-    code = ev.get("code")
-    text = _clean(str(ev.get("text", "")), 400)
-    head = name + (f" ({code})" if code is not None else "")
-    return f"{step}: {head}: {text}" if head else f"{step}: {text}"
+    return Measurement(name=clean(name, 40), value=_float(ev.get("value")), unit=unit, min=_float(ev.get("min")),
+                       max=_float(ev.get("max")), error=clean(str(err), 400) if err else None)

@@ -55,10 +55,12 @@ import statistics
 import sys
 import threading
 import time
+from functools import partial
 from typing import Optional
 
 from p2ptop.bench.catalog import HOST_TESTS as HOST_TEST_TEXT
 from p2ptop.bench.catalog import TESTS
+from p2ptop.bench.worker_common import bus_key, emit, exit_with_parent, read_job, safe
 
 try:
     import cupy
@@ -131,11 +133,6 @@ H2D, D2H = 1, 2  # cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost
 MEMORY_ALLOCATION = 2
 
 
-def emit(event: dict) -> None:
-    sys.stdout.write(json.dumps(event) + "\n")
-    sys.stdout.flush()
-
-
 class CudaFailure(Exception):
     """A CUDA call failed: its code, name and text, as CUDA said them."""
 
@@ -156,26 +153,53 @@ class CudaFailure(Exception):
         return cls(int(code) if isinstance(code, int) else -1, name, text)
 
 
-def _bus_key(bus: str):
-    """'00000000:3A:00.0' and '0000:3a:00.0' -> (0, 0x3a, 0, 0)."""
-    try:
-        dom, rest = bus.strip().rsplit(":", 2)[0], bus.strip().rsplit(":", 2)[1:]
-        dev, fn = rest[1].split(".")
-        return int(dom, 16), int(rest[0], 16), int(dev, 16), int(fn, 16)
-    except (ValueError, IndexError):
-        return None
-
-
 def cuda_ordinals(pci_bus_ids: dict) -> dict[int, int]:
     """NVML index -> CUDA ordinal, matched by PCI bus id; NVML index itself where no bus id was given."""
     by_bus = {}
     for ordinal in range(runtime.getDeviceCount()):
-        by_bus[_bus_key(runtime.deviceGetPCIBusId(ordinal))] = ordinal
+        by_bus[bus_key(runtime.deviceGetPCIBusId(ordinal))] = ordinal
     out = {}
     for index, bus in pci_bus_ids.items():
-        key = _bus_key(bus)
+        key = bus_key(bus)
         if key in by_bus:
             out[int(index)] = by_bus[key]
+    return out
+
+
+def _fail(state: dict, step: str, e: Exception, names: tuple = ()) -> None:
+    """Say a failed CUDA call (and the measurements it leaves without a figure); mark the pair failed, and the
+    context poisoned when the error is sticky."""
+    f = CudaFailure.of(e)
+    emit({"type": "error", "step": step, "code": f.code, "name": f.name, "text": f.text})
+    for n in names:
+        emit({"type": "measurement", "name": n, "error": f"{f.name} ({f.code}): {f.text}"})
+    state["failed"] = True
+    state["sticky"] = state["sticky"] or f.code in STICKY
+
+
+def _timed(w: "Worker", dev: int, stream, enqueue, nbytes: int, count: int, samples: int, warmup: int,
+           hold: bool, before=None) -> list[float]:
+    """nvbandwidth's timing: per sample, ``before()`` (a fresh pattern), the stream held by the spin kernel
+    (``hold``) while ``warmup`` untimed and ``count`` timed enqueue(i) calls are queued, CUDA events around
+    the timed ones. Samples of GB/s, or seconds per op when nbytes == 0."""
+    out = []
+    with cupy.cuda.Device(dev):
+        start, end = cupy.cuda.Event(), cupy.cuda.Event()
+        for _ in range(samples):
+            if before is not None:
+                before()
+            if hold:
+                w.hold((dev, stream))
+            for i in range(warmup):
+                enqueue(i)
+            start.record(stream)
+            for i in range(count):
+                enqueue(i)
+            end.record(stream)
+            w.release()
+            end.synchronize()
+            seconds = cupy.cuda.get_elapsed_time(start, end) / 1e3
+            out.append(nbytes * count / seconds / 1e9 if nbytes else seconds / count)
     return out
 
 
@@ -225,25 +249,8 @@ class Pair:
         The stream is held only while peer access is on: a copy staged through the host makes the host
         thread wait for the stream, which would wait for the spin kernel until its time-out.
         """
-        block = self.peer_on
-        stream = self.streams[dev]
-        out = []
-        with cupy.cuda.Device(dev):
-            start, end = cupy.cuda.Event(), cupy.cuda.Event()
-            for _ in range(self.o["repeats"]):
-                if block:
-                    self.w.hold((dev, stream))
-                for i in range(self.o["warmup"]):
-                    enqueue(i)
-                start.record(stream)
-                for i in range(count):
-                    enqueue(i)
-                end.record(stream)
-                self.w.release()
-                end.synchronize()
-                seconds = cupy.cuda.get_elapsed_time(start, end) / 1e3
-                out.append(nbytes * count / seconds / 1e9 if nbytes else seconds / count)
-        return out
+        return _timed(self.w, dev, self.streams[dev], enqueue, nbytes, count, self.o["repeats"], self.o["warmup"],
+                      hold=self.peer_on)
 
     def copy_ce(self, dst: int, dst_dev: int, src: int, src_dev: int, stream_dev: int, nbytes: int):
         stream = self.streams[stream_dev].ptr
@@ -334,25 +341,8 @@ class HostLink:
     def timed(self, enqueue, nbytes: int, count: int, fill: tuple = (), samples: int = 0) -> list[float]:
         """Samples of GB/s (seconds per op when nbytes == 0) of `count` enqueue(i) on stream 0, held while
         queued; the buffers in `fill` get a fresh pattern before each sample."""
-        stream = self.streams[0]
-        out = []
-        with cupy.cuda.Device(self.dev):
-            start, end = cupy.cuda.Event(), cupy.cuda.Event()
-            for _ in range(samples or self.o["repeats"]):
-                if fill:
-                    self.fill(*fill)
-                self.w.hold((self.dev, stream))
-                for i in range(self.o["warmup"]):
-                    enqueue(i)
-                start.record(stream)
-                for i in range(count):
-                    enqueue(i)
-                end.record(stream)
-                self.w.release()
-                end.synchronize()
-                seconds = cupy.cuda.get_elapsed_time(start, end) / 1e3
-                out.append(nbytes * count / seconds / 1e9 if nbytes else seconds / count)
-        return out
+        return _timed(self.w, self.dev, self.streams[0], enqueue, nbytes, count, samples or self.o["repeats"],
+                      self.o["warmup"], hold=True, before=(lambda: self.fill(*fill)) if fill else None)
 
     def against(self, measured, interfering, nbytes: int, count: int, fill: tuple = ()) -> list[float]:
         """nvbandwidth's bidirectional host tests: GB/s of `measured` (stream 0) while `interfering` (stream 1,
@@ -464,6 +454,15 @@ class Worker:
     def release(self) -> None:
         self._flag_int.value = 1
 
+    def not_visible(self, g_nvml: int) -> bool:
+        """The pair ends failed: CUDA does not see GPU g_nvml (the worker goes on with the next pair)."""
+        visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+        emit({"type": "error", "step": "setup", "code": None, "name": "GPU not visible to CUDA",
+              "text": f"GPU{g_nvml} (PCI {self.bus.get(str(g_nvml))}) is not among the GPUs CUDA sees"
+                      + (f" (CUDA_VISIBLE_DEVICES={visible})" if visible is not None else "")})
+        emit({"type": "pair_end", "status": "failed"})
+        return True
+
     # -- one host link --
     def run_host(self, g_nvml: int, ordinals: dict[int, int]) -> bool:
         """Run the host-link tests of one GPU; False when the context is poisoned and the worker must exit."""
@@ -473,19 +472,9 @@ class Worker:
                   "warmup": self.options["warmup"], "cuda_a": g if g is not None else -1, "method": "pinned cudaHostAlloc, cudaMemcpyAsync"}
         emit({"type": "pair_start", "a": g_nvml, "b": g_nvml, "params": params})
         if g is None:
-            emit({"type": "error", "step": "setup", "code": None, "name": "GPU not visible to CUDA",
-                  "text": f"GPU{g_nvml} (PCI {self.bus.get(str(g_nvml))}) is not among the GPUs CUDA sees"})
-            emit({"type": "pair_end", "status": "failed"})
-            return True
+            return self.not_visible(g_nvml)
         state = {"failed": False, "sticky": False}
-
-        def fail(step: str, e: Exception, names: tuple = ()) -> None:
-            f = CudaFailure.of(e)
-            emit({"type": "error", "step": step, "code": f.code, "name": f.name, "text": f.text})
-            for n in names:
-                emit({"type": "measurement", "name": n, "error": f"{f.name} ({f.code}): {f.text}"})
-            state["failed"] = True
-            state["sticky"] = state["sticky"] or f.code in STICKY
+        fail = partial(_fail, state)
 
         link = None
         old_cpus, bound = set_affinity(self.affinity.get(str(g_nvml)))
@@ -498,7 +487,7 @@ class Worker:
         except Exception as e:  # noqa: BLE001
             fail("setup", e)
             if link is not None:
-                _safe(link.release)
+                safe(link.release)
             _restore_affinity(old_cpus)
             emit({"type": "pair_end", "status": "failed"})
             return not state["sticky"]
@@ -579,22 +568,10 @@ class Worker:
         emit({"type": "pair_start", "a": a_nvml, "b": b_nvml, "params": params})
         missing = [n for n, o in ((a_nvml, a), (b_nvml, b)) if o is None]
         if missing:
-            visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-            emit({"type": "error", "step": "setup", "code": None, "name": "GPU not visible to CUDA",
-                  "text": f"GPU{missing[0]} (PCI {self.bus.get(str(missing[0]))}) is not among the GPUs CUDA sees"
-                          + (f" (CUDA_VISIBLE_DEVICES={visible})" if visible is not None else "")})
-            emit({"type": "pair_end", "status": "failed"})
-            return True
+            return self.not_visible(missing[0])
         state = {"failed": False, "sticky": False}
         pair = None
-
-        def fail(step: str, e: Exception, names: tuple = ()) -> None:
-            f = CudaFailure.of(e)
-            emit({"type": "error", "step": step, "code": f.code, "name": f.name, "text": f.text})
-            for n in names:
-                emit({"type": "measurement", "name": n, "error": f"{f.name} ({f.code}): {f.text}"})
-            state["failed"] = True
-            state["sticky"] = state["sticky"] or f.code in STICKY
+        fail = partial(_fail, state)
 
         try:
             emit({"type": "progress", "step": "setup", "fraction": 0.0, "message": "allocating buffers"})
@@ -606,7 +583,7 @@ class Worker:
         except Exception as e:  # noqa: BLE001 - every CUDA failure becomes evidence
             fail("setup", e)
             if pair is not None:
-                _safe(pair.release)
+                safe(pair.release)
             emit({"type": "pair_end", "status": "failed"})
             return not state["sticky"]
 
@@ -772,28 +749,13 @@ class Worker:
             self.kernel(name)((self.sm_count(dev) * BLOCKS_PER_SM,), (THREADS,), args, stream=p.streams[dev])
 
 
-def _safe(fn) -> None:
-    try:
-        fn()
-    except Exception:  # noqa: BLE001 - cleaning up after a failure already reported
-        pass
-
-
-def _exit_with_parent() -> None:
-    """The runner keeps our stdin open while it lives: at EOF it is gone (killed, crashed), and so are we."""
-    sys.stdin.read()
-    os._exit(4)
-
-
 def main() -> int:
     if cupy is None:
         emit({"type": "fatal", "message": f"CuPy cannot be imported ({_IMPORT_ERROR}); install it: "
                                           'pip install "p2ptop[cuda12]" or pip install "p2ptop[cuda13]"'})
         return 2
-    try:
-        job = json.loads(sys.stdin.readline())
-    except ValueError as e:
-        emit({"type": "fatal", "message": f"bad job on stdin: {e}"})
+    job = read_job()
+    if job is None:
         return 2
     gate_wait = None
     if job.get("gate"):  # the runner's contention check reads the idle GPUs while we start: no CUDA call before its go
@@ -806,7 +768,7 @@ def main() -> int:
         if not isinstance(go.get("pairs"), list):
             return 0  # the runner is gone, or ran nothing
         job["pairs"] = go["pairs"]
-    threading.Thread(target=_exit_with_parent, daemon=True).start()
+    threading.Thread(target=exit_with_parent, daemon=True).start()
     try:
         count = runtime.getDeviceCount()
         hello = {"type": "hello", "pid": os.getpid(), "cupy": cupy.__version__, "cuda_runtime": runtime.runtimeGetVersion(),

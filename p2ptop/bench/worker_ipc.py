@@ -30,6 +30,8 @@ import statistics
 import sys
 import time
 
+from p2ptop.bench.worker_common import CudaError, device_by_bus, emit, import_cupy, read_job
+
 SEED = 0x9E3779B1
 CU_MEM_ALLOCATION_TYPE_PINNED = 1
 CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 1
@@ -37,47 +39,6 @@ CU_MEM_LOCATION_TYPE_DEVICE = 1
 CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 3
 CUDA_MEMCPY_DEFAULT = 4
 IPC_LAZY_ENABLE_PEER_ACCESS = 1
-
-
-def _bus_key(bus: str):
-    """'00000000:3A:00.0' and '0000:3a:00.0' -> (0, 0x3a, 0, 0); None when it is not a bus id."""
-    try:
-        dom, b, rest = bus.strip().split(":")
-        d, f = rest.split(".")
-        return int(dom, 16), int(b, 16), int(d, 16), int(f, 16)
-    except (ValueError, AttributeError):
-        return None
-
-
-def device_by_bus(runtime, bus: str) -> int:
-    """The CUDA ordinal of the GPU at PCI bus id ``bus`` (NVML's 8-digit domain or CUDA's 4-digit one)."""
-    want = _bus_key(bus)
-    for ordinal in range(runtime.getDeviceCount()):
-        if _bus_key(runtime.deviceGetPCIBusId(ordinal)) == want:
-            return ordinal
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-    raise LookupError(f"the GPU at {bus} is not among the GPUs CUDA sees"
-                      + (f" (CUDA_VISIBLE_DEVICES={visible})" if visible is not None else ""))
-
-
-def emit(ev: dict) -> None:
-    sys.stdout.write(json.dumps(ev) + "\n")
-    sys.stdout.flush()
-
-
-class CudaError(Exception):
-    def __init__(self, name: str, code, text: str):
-        super().__init__(f"{name} ({code}): {text}")
-        self.name, self.code, self.text = name, code, text
-
-
-def _runtime_error(e: Exception) -> CudaError:
-    if isinstance(e, CudaError):
-        return e
-    name, _, text = str(e).partition(": ")
-    if not text:
-        name, text = type(e).__name__, str(e)
-    return CudaError(name, getattr(e, "status", None), text)
 
 
 # --- the driver API through ctypes (CuPy does not wrap cuMemCreate & co.) ----------------------
@@ -250,7 +211,7 @@ def export_side(job: dict, cupy, runtime) -> int:
                 _wait_release(kind)
                 drv.unmap(ptr, alloc, h)
         except Exception as e:  # noqa: BLE001 - CUDA's own words are the evidence
-            f = _runtime_error(e)
+            f = CudaError.of(e)
             emit({"type": "error", "step": "export", "kind": kind, "name": f.name, "code": f.code, "text": f.text})
             if not sent:  # the import side waits for this kind's handle: tell it there is none
                 emit({"type": "handle", "kind": kind, "failed": True})
@@ -310,7 +271,7 @@ def import_side(job: dict, cupy, runtime) -> int:
         with cupy.cuda.Device(dev_a):
             runtime.free(local)
     except Exception as e:  # noqa: BLE001
-        f = _runtime_error(e)
+        f = CudaError.of(e)
         emit({"type": "error", "step": "in_process", "kind": "in_process", "name": f.name, "code": f.code, "text": f.text})
     drv = None
     for kind in job["kinds"]:
@@ -341,7 +302,7 @@ def import_side(job: dict, cupy, runtime) -> int:
             emit({"type": "integrity", "kind": kind, "status": "corrupt" if bad else "ok", "bad_bytes": bad,
                   "first_bad_offset": first if bad else None, "checked_bytes": size})
         except Exception as e:  # noqa: BLE001
-            f = _runtime_error(e)
+            f = CudaError.of(e)
             emit({"type": "error", "step": step, "kind": kind, "name": f.name, "code": f.code, "text": f.text})
         finally:
             try:
@@ -358,25 +319,20 @@ def import_side(job: dict, cupy, runtime) -> int:
 
 
 def main() -> int:
-    try:
-        job = json.loads(sys.stdin.readline())
-        side = job["side"]
-    except (ValueError, KeyError, TypeError) as e:
-        emit({"type": "fatal", "message": f"bad job on stdin: {e}"})
+    job = read_job(lambda j: j["side"])
+    if job is None:
         return 2
-    try:
-        import cupy
-        from cupy.cuda import runtime
-    except Exception as e:  # noqa: BLE001
-        emit({"type": "fatal", "message": f"CuPy cannot be imported ({type(e).__name__}: {e}); install it: "
-                                          'pip install "p2ptop[cuda12]" or pip install "p2ptop[cuda13]"'})
+    side = job["side"]
+    loaded = import_cupy("")
+    if loaded is None:
         return 2
+    cupy, runtime = loaded
     # the namespaces first, before any CUDA call: where CUDA fails at once (another PID namespace), they explain it
     emit({"type": "hello", "side": side, "pid": os.getpid(), "cupy": cupy.__version__, "ipc_ns": _ns("ipc"), "pid_ns": _ns("pid")})
     try:
         return export_side(job, cupy, runtime) if side == "export" else import_side(job, cupy, runtime)
     except Exception as e:  # noqa: BLE001
-        f = _runtime_error(e)
+        f = CudaError.of(e)
         emit({"type": "error", "step": "setup", "kind": None, "name": f.name, "code": f.code, "text": f.text})
         return 3
 

@@ -23,47 +23,10 @@ import sys
 import threading
 import time
 
-_OUT = None  # the JSON channel (a copy of the original stdout)
+from p2ptop.bench.worker_common import CudaError, device_by_bus, emit, exit_with_parent, import_cupy, read_job, safe, split_stdout
 
-NCCL_RESULTS = {1: "ncclUnhandledCudaError", 2: "ncclSystemError", 3: "ncclInternalError", 4: "ncclInvalidArgument",
-                5: "ncclInvalidUsage", 6: "ncclRemoteError", 7: "ncclInProgress"}
 NCCL_FLOAT32 = 7
 NCCL_SUM = 0
-
-
-def _bus_key(bus: str):
-    """'00000000:3A:00.0' and '0000:3a:00.0' -> (0, 0x3a, 0, 0); None when it is not a bus id."""
-    try:
-        dom, b, rest = bus.strip().split(":")
-        d, f = rest.split(".")
-        return int(dom, 16), int(b, 16), int(d, 16), int(f, 16)
-    except (ValueError, AttributeError):
-        return None
-
-
-def device_by_bus(runtime, bus: str) -> int:
-    """The CUDA ordinal of the GPU at PCI bus id ``bus`` (NVML's 8-digit domain or CUDA's 4-digit one)."""
-    want = _bus_key(bus)
-    for ordinal in range(runtime.getDeviceCount()):
-        if _bus_key(runtime.deviceGetPCIBusId(ordinal)) == want:
-            return ordinal
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-    raise LookupError(f"the GPU at {bus} is not among the GPUs CUDA sees"
-                      + (f" (CUDA_VISIBLE_DEVICES={visible})" if visible is not None else ""))
-
-
-def emit(ev: dict) -> None:
-    _OUT.write(json.dumps(ev) + "\n")
-    _OUT.flush()
-
-
-def _split_stdout() -> None:
-    """JSON on a copy of fd 1; fd 1 (where NCCL prints its INFO lines) now goes to stderr."""
-    global _OUT
-    fd = os.dup(1)
-    os.dup2(2, 1)
-    _OUT = os.fdopen(fd, "w", buffering=1)
-    sys.stdout = sys.stderr
 
 
 def _load_nccl():
@@ -92,13 +55,8 @@ def _load_nccl():
 
 
 def _error(step: str, e: Exception) -> dict:
-    status = getattr(e, "status", None)
-    name = NCCL_RESULTS.get(status) if "Nccl" in type(e).__name__ else None
-    text = str(e)
-    if name is None:
-        head, _, rest = text.partition(": ")
-        name, text = (head, rest) if rest and " " not in head else (type(e).__name__, text)
-    return {"type": "error", "step": step, "name": name, "code": status if isinstance(status, int) else None, "text": text[:600]}
+    f = CudaError.of(e)
+    return {"type": "error", "step": step, "name": f.name, "code": f.code, "text": f.text[:600]}
 
 
 def uid_from_json(values, nccl) -> object:
@@ -110,26 +68,16 @@ def uid_from_json(values, nccl) -> object:
     return tuple(int(v) for v in values)
 
 
-def _exit_with_parent() -> None:
-    sys.stdin.read()
-    os._exit(4)
-
-
 def main() -> int:
-    _split_stdout()
-    try:
-        job = json.loads(sys.stdin.readline())
-        rank, nranks = int(job["rank"]), int(job["nranks"])
-    except (ValueError, KeyError, TypeError) as e:
-        emit({"type": "fatal", "message": f"bad job on stdin: {e}"})
+    split_stdout()
+    job = read_job(lambda j: (int(j["rank"]), int(j["nranks"])))
+    if job is None:
         return 2
-    try:
-        import cupy
-        from cupy.cuda import runtime
-    except Exception as e:  # noqa: BLE001
-        emit({"type": "fatal", "message": f"CuPy cannot be imported ({type(e).__name__}: {e}); install it: "
-                                          'pip install "p2ptop[nccl-cuda12]" or pip install "p2ptop[nccl-cuda13]"'})
+    rank, nranks = int(job["rank"]), int(job["nranks"])
+    loaded = import_cupy("nccl-")
+    if loaded is None:
         return 2
+    cupy, runtime = loaded
     nccl, why = _load_nccl()
     if nccl is None:
         emit({"type": "fatal", "message": f"NCCL cannot be loaded through CuPy ({why}); install the NCCL wheel: "
@@ -155,7 +103,7 @@ def main() -> int:
     except Exception as e:  # noqa: BLE001
         emit(_error("unique_id", e))
         return 3
-    threading.Thread(target=_exit_with_parent, daemon=True).start()
+    threading.Thread(target=exit_with_parent, daemon=True).start()
     try:
         comm = nccl.NcclCommunicator(nranks, uid, rank)
     except Exception as e:  # noqa: BLE001
@@ -202,21 +150,14 @@ def main() -> int:
                 seconds = (time.perf_counter() - t0) / iters
             except Exception as e:  # noqa: BLE001
                 emit(_error(step, e))
-                _safe(comm.abort)
+                safe(comm.abort)
                 return 3
             done += 1
             emit({"type": "result", "op": op, "bytes": nbytes, "count": nbytes // 4, "seconds": seconds})
             emit({"type": "progress", "fraction": done / total, "message": step})
-    _safe(comm.destroy)
+    safe(comm.destroy)
     emit({"type": "done"})
     return 0
-
-
-def _safe(fn) -> None:
-    try:
-        fn()
-    except Exception:  # noqa: BLE001
-        pass
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from ..knowledge.matcher import POSSIBLE, Match, known_facts, match_grouped, pre
 from ..knowledge.render import clean, fact_help, match_text
 from ..model import Snapshot, SnapshotError
 from ..sources import SourceUnavailable, open_snapshot
-from .common import EXIT_OK, add_source_options, fail
+from .common import EXIT_OK, add_source_options, fail, read_input
 
 DEFAULT_TOP = 3
 MAX_BYTES = 20 * 1024 * 1024  # a log larger than this is read only up to here
@@ -41,17 +41,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def read_text(name: Optional[str]) -> tuple[Optional[str], Optional[str]]:
     """(text, None) or (None, why it could not be read)."""
-    if name is None:
-        return None, None
-    try:
-        if name == "-":
-            data = sys.stdin.buffer.read(MAX_BYTES)
-        else:
-            with open(name, "rb") as f:
-                data = f.read(MAX_BYTES)
-    except OSError as e:
-        return None, f"cannot read {name}: {e.strerror or e}"
-    return data.decode("utf-8", errors="replace"), None
+    return (None, None) if name is None else read_input(name, MAX_BYTES)
 
 
 def _stdin_is_piped() -> bool:

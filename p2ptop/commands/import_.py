@@ -9,8 +9,7 @@ import os
 import sys
 
 from ..evidence.snapshot import ImportError_, snapshot_from_text
-from ..model import save_snapshot
-from .common import EXIT_OK, fail
+from .common import fail, write_snapshot
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -37,12 +36,4 @@ def run(args: argparse.Namespace) -> int:
         snap = snapshot_from_text(text, name)
     except ImportError_ as e:
         return fail(f"{args.file}: {e}")
-    if args.output == "-":
-        sys.stdout.write(snap.to_json() + "\n")
-        return EXIT_OK
-    try:
-        save_snapshot(snap, args.output)
-    except OSError as e:
-        return fail(f"cannot write {args.output}: {e.strerror or e}")
-    print(f"wrote {args.output} ({len(snap.gpus)} GPUs, {snap.source.label})", file=sys.stderr)
-    return EXIT_OK
+    return write_snapshot(snap, args.output)

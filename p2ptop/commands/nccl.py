@@ -18,7 +18,7 @@ from typing import Any, Optional
 from ..findings import Finding
 from ..host.facts import clean
 from ..model import Snapshot, SnapshotError, save_snapshot
-from .common import EXIT_CANNOT_RUN, EXIT_OK, EXIT_PROBLEM, add_source_options, fail
+from .common import EXIT_CANNOT_RUN, EXIT_OK, EXIT_PROBLEM, add_source_options, fail, read_input
 
 LOG_LIMIT = 2 << 30  # bytes of a log read at most
 
@@ -51,24 +51,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 # --- --log ------------------------------------------------------------------------------------
 
 
-def _read_log(name: str) -> tuple[Optional[str], Optional[str]]:
-    try:
-        if name == "-":
-            data = sys.stdin.buffer.read(LOG_LIMIT)
-        else:
-            with open(name, "rb") as f:
-                data = f.read(LOG_LIMIT)
-    except FileNotFoundError:
-        return None, f"{name}: no such file"
-    except IsADirectoryError:
-        return None, f"{name}: is a directory"
-    except PermissionError:
-        return None, f"{name}: permission denied"
-    except OSError as e:
-        return None, f"{name}: cannot be read ({e.strerror or e})"
-    return data.decode("utf-8", errors="replace"), None
-
-
 def _host_snapshot(args) -> tuple[Optional[Snapshot], str]:
     """The snapshot to judge a log against: --demo/--replay, else this host when NVML answers."""
     from ..sources import SourceUnavailable, open_snapshot
@@ -81,7 +63,7 @@ def _host_snapshot(args) -> tuple[Optional[Snapshot], str]:
 
 
 def run_log(args) -> int:
-    text, err = _read_log(args.log)
+    text, err = read_input(args.log, LOG_LIMIT)
     if text is None:
         return fail(err or "cannot read the log")
     from ..nccl.findings import table_findings

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from ..model import save_snapshot
-from .common import EXIT_OK, add_source_options, fail, snapshot_from_args
+from .common import add_source_options, snapshot_from_args, write_snapshot
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -20,12 +18,4 @@ def run(args: argparse.Namespace) -> int:
     snap, status = snapshot_from_args(args)
     if snap is None:
         return status  # type: ignore[return-value]
-    if args.output == "-":
-        sys.stdout.write(snap.to_json() + "\n")
-        return EXIT_OK
-    try:
-        save_snapshot(snap, args.output)
-    except OSError as e:
-        return fail(f"cannot write {args.output}: {e.strerror or e}")
-    print(f"wrote {args.output} ({len(snap.gpus)} GPUs, {snap.source.label})", file=sys.stderr)
-    return EXIT_OK
+    return write_snapshot(snap, args.output)

@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Optional
 
-from ..bench.children import POLL_S, Child, child_env, clean, exit_text
+from ..bench.children import POLL_S, Child, child_env, clean, error_text, exit_text
 from ..model import Snapshot
 from . import busbw
 
@@ -320,7 +320,7 @@ class _Job:
                     self.on_event({"type": "progress", "gpus": self.run.gpus, "fraction": min(self.progress.get(r, 0.0) for r in range(len(self.gpus))),
                                    "message": clean(str(ev.get("message", "")), 60)})
             elif kind == "error":
-                self.rank_errors.setdefault(rank, []).append(_error_text(ev))
+                self.rank_errors.setdefault(rank, []).append(error_text(ev, 60, 600))
             elif kind == "fatal":
                 self.fatal[rank] = clean(str(ev.get("message", "")), 600)
             elif kind == "done":
@@ -379,15 +379,6 @@ class _Job:
         run.table = _table(log, {r: g for r, g in enumerate(self.gpus)})
         if not run.nccl_version:
             run.nccl_version = run.table.get("version")
-
-
-def _error_text(ev: dict) -> str:
-    step = clean(str(ev.get("step", "")), 60)
-    name = clean(str(ev.get("name", "")), 80)
-    code = ev.get("code")
-    text = clean(str(ev.get("text", "")), 600)
-    head = name + (f" ({code})" if code is not None else "")
-    return f"{step}: {head}: {text}" if head else f"{step}: {text}"
 
 
 def _table(log: str, gpus_by_rank: dict) -> dict:

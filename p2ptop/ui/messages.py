@@ -10,6 +10,14 @@ if TYPE_CHECKING:
     from .state import DashboardState
 
 
+class PairMessage(Message):
+    """A widget names a pair (A, B): the widgets' own messages (highlighted, selected, chosen) subclass it."""
+
+    def __init__(self, a: int, b: int) -> None:
+        super().__init__()
+        self.a, self.b = a, b
+
+
 class StateReady(Message):
     """A snapshot was read and prepared for the views."""
 

@@ -16,7 +16,6 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Region, Size
-from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -24,6 +23,7 @@ from textual.strip import Strip
 from ...fabric import gpu_node
 from .. import look
 from ..look import clean
+from ..messages import PairMessage
 
 if TYPE_CHECKING:  # imported by the read worker: the first frame does not wait for it (nor for diagnose)
     from ..state import DashboardState
@@ -51,10 +51,8 @@ class FabricView(ScrollView, can_focus=True):
 
     gpu_cursor: reactive[int] = reactive(0, init=False)  # position in the list of GPU lines
 
-    class PairChosen(Message):
-        def __init__(self, a: int, b: int) -> None:
-            super().__init__()
-            self.a, self.b = a, b
+    class PairChosen(PairMessage):
+        """Two GPUs marked: the pair (A, B)."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)

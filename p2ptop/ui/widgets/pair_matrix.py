@@ -14,13 +14,13 @@ from rich.style import Style
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Region, Size
-from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...model import P2P_CAPS, P2P_CAP_LETTER
 from .. import look
+from ..messages import PairMessage
 
 if TYPE_CHECKING:  # imported by the read worker: the first frame does not wait for it (nor for diagnose)
     from ..state import DashboardState
@@ -56,15 +56,11 @@ class PairMatrix(ScrollView, can_focus=True):
     cursor: reactive[tuple[int, int]] = reactive((0, 1), init=False)
     mode: reactive[str] = reactive("path", init=False)
 
-    class Highlighted(Message):
-        def __init__(self, a: int, b: int) -> None:
-            super().__init__()
-            self.a, self.b = a, b
+    class Highlighted(PairMessage):
+        """The cursor moved onto the pair (A, B)."""
 
-    class Selected(Message):
-        def __init__(self, a: int, b: int) -> None:
-            super().__init__()
-            self.a, self.b = a, b
+    class Selected(PairMessage):
+        """Enter, or a click on the highlighted cell: the app tests the pair."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)

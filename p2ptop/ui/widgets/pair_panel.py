@@ -133,48 +133,10 @@ def pair_text(state: DashboardState, a: int, b: int, result: Optional[BenchResul
         _row(rows, "PCIe", "route not known (PCIe hierarchy not read)", "dim")
     for i in (a, b):
         gpu = snap.gpu(i)
-        if gpu is None:
-            continue
-        c = Text(f"GPU{i}: Gen{gpu.pcie_gen_cur or '?'} x{gpu.pcie_width_cur or '?'} of Gen{gpu.pcie_gen_max or '?'} "
-                 f"x{gpu.pcie_width_max or '?'}", style="yellow" if gpu.pcie_degraded else "")
-        c.append(f", replays {gpu.pcie_replay_counter if gpu.pcie_replay_counter is not None else 'N/A'}", style="dim")
-        if gpu.utilization_gpu is not None:
-            c.append(f", {gpu.utilization_gpu}% busy", style="dim")
-        _row(rows, "Counters", c)
-
-    # copy test
-    t = Text("\n")
-    t.append("Copy test", style="bold underline")
-    t.append("\n")
-    if progress is not None:
-        frac = progress.get("fraction")
-        t.append(f"{look.RUNNING_SYMBOL} running", style=look.RUNNING_STYLE)
-        if isinstance(frac, (int, float)):
-            t.append(f" {frac * 100:.0f}%", style=look.RUNNING_STYLE)
-        if progress.get("step"):
-            t.append(f"  {clean(progress.get('step'))}")
-        if progress.get("message"):
-            t.append(f"  {clean(progress.get('message'))}", style="dim")
-        t.append("   (Esc cancels)\n", style="dim")
-    if result is None:
-        if progress is None:
-            t.append("not run: Enter (or r) measures this pair, R measures every pair\n", style="dim")
-    else:
-        t.append_text(bench_text(state, result))
-
-    # findings
-    t.append("\n")
-    t.append("Findings", style="bold underline")
-    t.append("\n")
-    shown = [f for f in findings if f.subject != "host" or f.severity in ("warning", "problem")]
-    if not shown:
-        t.append("✔ nothing wrong found for this pair\n", style="green")
-    for f in shown:
-        t.append(f"{look.SEVERITY_SYMBOL.get(f.severity, '·')} ", style=look.SEVERITY_STYLE.get(f.severity, ""))
-        t.append(clean(f.summary))
-        t.append("\n")
-        for ev in f.evidence[:3]:
-            t.append(f"    {clean(ev)}\n", style="dim")
+        if gpu is not None:
+            _row(rows, "Counters", _pcie_text(gpu, f"GPU{i}: "))
+    t = _test_and_findings(state, "Copy test", "not run: Enter (or r) measures this pair, R measures every pair",
+                           result, progress, findings, "this pair")
     return Group(top, rows, t)
 
 
@@ -192,25 +154,44 @@ def host_link_text(state: DashboardState, a: int, result: Optional[BenchResult],
     gbps, basis = host_link_expected(state.snapshot, a)
     _row(rows, "Path", f"GPU{a} ── host memory over {basis}: " + (f"{gbps:g} GB/s one way expected" if gbps else "expected N/A"))
     if gpu is not None:
-        c = Text(f"Gen{gpu.pcie_gen_cur or '?'} x{gpu.pcie_width_cur or '?'} of Gen{gpu.pcie_gen_max or '?'} x{gpu.pcie_width_max or '?'}",
-                 style="yellow" if gpu.pcie_degraded else "")
-        if gpu.pcie_degraded and (gpu.utilization_gpu or 0) < 20:
-            c.append(" (idle: a GPU lowers its link to save power; the copy test reads it under load)", style="dim")
-        c.append(f", replays {gpu.pcie_replay_counter if gpu.pcie_replay_counter is not None else 'N/A'}", style="dim")
-        if gpu.utilization_gpu is not None:
-            c.append(f", {gpu.utilization_gpu}% busy", style="dim")
-        _row(rows, "PCIe", c)
+        _row(rows, "PCIe", _pcie_text(gpu, idle_note=True))
+    t = _test_and_findings(state, "Host-link copy test",
+                           "not run: Enter (or r) measures this GPU's link to the host (pinned memory, both ways)",
+                           result, progress, findings, "this GPU")
+    return Group(head, rows, t)
+
+
+def _pcie_text(gpu, label: str = "", idle_note: bool = False) -> Text:
+    """'Gen4 x16 of Gen5 x16, replays 0, 3% busy': the GPU's PCIe link now and at best, its replays and load."""
+    c = Text(f"{label}Gen{gpu.pcie_gen_cur or '?'} x{gpu.pcie_width_cur or '?'} of Gen{gpu.pcie_gen_max or '?'} "
+             f"x{gpu.pcie_width_max or '?'}", style="yellow" if gpu.pcie_degraded else "")
+    if idle_note and gpu.pcie_degraded and (gpu.utilization_gpu or 0) < 20:
+        c.append(" (idle: a GPU lowers its link to save power; the copy test reads it under load)", style="dim")
+    c.append(f", replays {gpu.pcie_replay_counter if gpu.pcie_replay_counter is not None else 'N/A'}", style="dim")
+    if gpu.utilization_gpu is not None:
+        c.append(f", {gpu.utilization_gpu}% busy", style="dim")
+    return c
+
+
+def _test_and_findings(state: DashboardState, title: str, not_run: str, result: Optional[BenchResult],
+                       progress: Optional[dict[str, Any]], findings: list[Finding], subject: str) -> Text:
+    """The copy test (running, not run, or its result) and the findings, under their headings."""
     t = Text("\n")
-    t.append("Host-link copy test", style="bold underline")
+    t.append(title, style="bold underline")
     t.append("\n")
     if progress is not None:
+        frac = progress.get("fraction")
         t.append(f"{look.RUNNING_SYMBOL} running", style=look.RUNNING_STYLE)
+        if isinstance(frac, (int, float)):
+            t.append(f" {frac * 100:.0f}%", style=look.RUNNING_STYLE)
+        if progress.get("step"):
+            t.append(f"  {clean(progress.get('step'))}")
         if progress.get("message"):
             t.append(f"  {clean(progress.get('message'))}", style="dim")
         t.append("   (Esc cancels)\n", style="dim")
     if result is None:
         if progress is None:
-            t.append("not run: Enter (or r) measures this GPU's link to the host (pinned memory, both ways)\n", style="dim")
+            t.append(not_run + "\n", style="dim")
     else:
         t.append_text(bench_text(state, result))
     t.append("\n")
@@ -218,14 +199,14 @@ def host_link_text(state: DashboardState, a: int, result: Optional[BenchResult],
     t.append("\n")
     shown = [f for f in findings if f.subject != "host" or f.severity in ("warning", "problem")]
     if not shown:
-        t.append("✔ nothing wrong found for this GPU\n", style="green")
+        t.append(f"✔ nothing wrong found for {subject}\n", style="green")
     for f in shown:
         t.append(f"{look.SEVERITY_SYMBOL.get(f.severity, '·')} ", style=look.SEVERITY_STYLE.get(f.severity, ""))
         t.append(clean(f.summary))
         t.append("\n")
         for ev in f.evidence[:3]:
             t.append(f"    {clean(ev)}\n", style="dim")
-    return Group(head, rows, t)
+    return t
 
 
 def _busy_text(r: BenchResult) -> Text:
