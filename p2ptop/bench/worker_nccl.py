@@ -90,7 +90,9 @@ def main() -> int:
     except Exception as e:  # noqa: BLE001
         ev = _error("setup", e)
         emit(ev)
-        emit({"type": "fatal", "message": f"GPU{job.get('gpu')} ({job.get('bus_id')}): {ev['name']}: {ev['text']}"})
+        where = " ".join(w for w in (f"GPU{job['gpu']}" if job.get("gpu") is not None else f"rank {rank}",
+                                      f"({job['bus_id']})" if job.get("bus_id") else "") if w)
+        emit({"type": "fatal", "message": f"{where}: {ev['name']}: {ev['text']}"})
         return 3
     emit({"type": "hello", "pid": os.getpid(), "rank": rank, "cupy": cupy.__version__, "cuda_device": dev,
           "nccl_version": f"{version // 10000}.{version // 100 % 100}.{version % 100}" if version >= 10000 else str(version)})
