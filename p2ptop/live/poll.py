@@ -64,6 +64,8 @@ class LiveSource:
         self._static_at = 0.0
         self._full_wanted = ""
         self._lock = threading.Lock()
+        #: how NVLink counters are read on this host where some are read in the slower round (else "")
+        self.counter_note = ""
 
     # -- NVML open/close --
     def _open(self) -> Any:
@@ -143,12 +145,13 @@ class LiveSource:
                 if snap is None:
                     why = "the GPU count changed or could not be read"
                 else:
-                    changes = diff(self.last, snap)
+                    changes = diff(self.last, snap, reader.counter_seconds)
                     moved = sorted({c.kind for c in changes} & RESTATIC_KINDS)
                     if moved:
                         why = "changes: " + ", ".join(moved)
             if why:
-                snap = reader.read_open()
+                # counters are dynamic: a full read after the first carries them over (the refreshes read them)
+                snap = reader.read_open(carry=self.last if self.last is not None and self.last.gpus else None)
                 self._static_at = now
                 if self.host_facts:
                     from ..sources import attach_host
@@ -163,7 +166,27 @@ class LiveSource:
         self.last = snap
         with self._lock:
             self.log.extend(changes)
+        note = counter_note(reader)
+        if note and note != self.counter_note:  # how counters are read on this host, once and when it changes
+            self.counter_note = note
+            self._event(Change("nvml.counters", "host", note, snap.source.taken_at or ""))
         return Poll(snap, changes, bool(why), why, reader.ncalls - n0, time.perf_counter() - t0, compared)
 
     def read(self) -> Snapshot:
         return self.poll().snapshot
+
+
+def counter_note(reader: Any) -> str:
+    """One line for the events log where some NVLink counters are read in the slower round: which GPUs,
+    how often, and why (the driver answers no batched field for them). Empty where every counter is batched."""
+    from ..sources.nvlink_fields import ROUND_REFRESHES
+
+    slow = {i: p for i, p in sorted(getattr(reader, "plans", {}).items()) if p.round}
+    if not slow:
+        return ""
+    n = sum(len(p.round) for p in slow.values())
+    total = sum(len(p.links) * 4 for p in slow.values())
+    return (f"NVLink error counters: {n} of {total} on GPU{', GPU'.join(str(i) for i in slow)} are read link by link, "
+            f"each once every {ROUND_REFRESHES} refreshes; link states every refresh. The driver gives no batched "
+            f"field for them (field values 38/45/52/59 totals, 161-163 per link, per-link ids); "
+            f"a rise shows within {ROUND_REFRESHES} refreshes")
