@@ -151,7 +151,9 @@ class LiveSource:
                         why = "changes: " + ", ".join(moved)
             if why:
                 # counters are dynamic: a full read after the first carries them over (the refreshes read them)
-                snap = reader.read_open(carry=self.last if self.last is not None and self.last.gpus else None)
+                # (from this refresh's own read where there was one, so that what it read is not lost)
+                before = snap if snap is not None else self.last
+                snap = reader.read_open(carry=before if before is not None and before.gpus else None)
                 self._static_at = now
                 if self.host_facts:
                     from ..sources import attach_host

@@ -477,9 +477,9 @@ class NvmlReader:
                         nl.na[f"counters.{cname}"] = why
             gpu.nvlinks.append(nl)
         if not topo and gpu.nvlinks:
-            self._plan(gpu, got, totals)
+            self._plan(gpu, got, totals, carried=carried is not None)
 
-    def _plan(self, gpu: GPU, got: dict[Any, int], totals: dict[str, Optional[int]]) -> None:
+    def _plan(self, gpu: GPU, got: dict[Any, int], totals: dict[str, Optional[int]], carried: bool = False) -> None:
         """Learn how this GPU's counters are read until the next full read (CounterPlan)."""
         links = [nl.link for nl in gpu.nvlinks if "state" not in nl.na or nl.state is not None]
         plan = CounterPlan(links=[nl.link for nl in gpu.nvlinks])
@@ -503,9 +503,10 @@ class NvmlReader:
                     plan.round.append((nl.link, cname))
         self._totals[gpu.index] = totals
         self.plans[gpu.index] = plan
-        now = time.monotonic()
-        for nl in gpu.nvlinks:
-            self._read_at[(gpu.index, nl.link)] = now
+        if not carried:  # counters carried over keep the time they were read at
+            now = time.monotonic()
+            for nl in gpu.nvlinks:
+                self._read_at[(gpu.index, nl.link)] = now
 
     # -- the dynamic part of a refresh -----------------------------------------------------------
     def read_dynamic(self, prev: Snapshot) -> Optional[Snapshot]:
