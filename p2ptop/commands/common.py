@@ -24,11 +24,12 @@ def fail(message: str) -> int:
     return EXIT_CANNOT_RUN
 
 
-def snapshot_from_args(args: argparse.Namespace, host_facts: bool = True) -> tuple[Optional[Snapshot], Optional[int]]:
+def snapshot_from_args(args: argparse.Namespace, host_facts: bool = True,
+                       what: str = "all") -> tuple[Optional[Snapshot], Optional[int]]:
     """(snapshot, None), or (None, exit status) after printing why. ``host_facts=False``: a live read
     leaves them out (for commands that do not show them)."""
     try:
         return open_snapshot(demo=getattr(args, "demo", None), replay=getattr(args, "replay", None),
-                             host_facts=host_facts), None
+                             host_facts=host_facts, what=what), None
     except (SnapshotError, SourceUnavailable) as e:
         return None, fail(str(e))

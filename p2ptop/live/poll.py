@@ -51,11 +51,12 @@ class LiveSource:
 
     def __init__(self, nvml: Any = None, sysfs_root: str = "/", *, host_facts: bool = True, events: bool = True,
                  static_every: float = STATIC_EVERY_S, on_change: Optional[Callable[[Change], None]] = None,
-                 log_size: int = 1000, clock: Callable[[], float] = time.monotonic):
+                 log_size: int = 1000, clock: Callable[[], float] = time.monotonic, what: str = "all"):
         self._nvml, self._sysfs_root = nvml, sysfs_root
         self.host_facts, self.events_wanted, self.static_every = host_facts, events, static_every
         self.on_change = on_change
         self.clock = clock
+        self.what = what  # "topo": full reads read only what p2ptop topo prints (NvmlReader.read_open)
         self.log: collections.deque[Change] = collections.deque(maxlen=log_size)
         self.last: Optional[Snapshot] = None
         self.events: Any = None  # the EventWatcher, once started
@@ -153,7 +154,7 @@ class LiveSource:
                 # counters are dynamic: a full read after the first carries them over (the refreshes read them)
                 # (from this refresh's own read where there was one, so that what it read is not lost)
                 before = snap if snap is not None else self.last
-                snap = reader.read_open(carry=before if before is not None and before.gpus else None)
+                snap = reader.read_open(what=self.what, carry=before if before is not None and before.gpus else None)
                 self._static_at = now
                 if self.host_facts:
                     from ..sources import attach_host

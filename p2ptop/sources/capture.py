@@ -369,6 +369,7 @@ class FakeNvml:
         self.faults = dict(faults or {})
         self.init_error = init_error
         self.calls: list[str] = []
+        self.field_counts: list[int] = []  # fields asked by each nvmlDeviceGetFieldValues call, in order
         self.latency = latency
         self.event_types = event_types
         self.lost_gpus: set[int] = set()
@@ -676,6 +677,7 @@ class FakeNvml:
             return e.value, 0
 
     def _nvmlDeviceGetFieldValues(self, h: int, field_ids: list) -> list:
+        self.field_counts.append(len(field_ids))
         ids = {f[0] if isinstance(f, tuple) else f for f in field_ids}
         if ids and ids <= {138, 139} and (self.activity is None or h not in self.activity.nvlink_gbps):
             raise _err("NOT_CAPTURED")  # NVLink throughput was not captured; only a scenario answers it

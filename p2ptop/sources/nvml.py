@@ -215,6 +215,7 @@ class NvmlReader:
         if what == "topo":
             self._remote_types(snap)
 
+        ancestors: dict[tuple[int, int], tuple[Any, Optional[str]]] = {}
         for a in range(count):
             for b in range(count):
                 if a == b:
@@ -227,7 +228,9 @@ class NvmlReader:
                     snap.pairs.append(pair)
                     continue
                 ha, hb = handles[a], handles[b]
-                v, why = self.call("nvmlDeviceGetTopologyCommonAncestor", ha, hb)
+                # the common ancestor of a and b is that of b and a: asked once per unordered pair
+                v, why = ancestors[(b, a)] if (b, a) in ancestors else self.call("nvmlDeviceGetTopologyCommonAncestor", ha, hb)
+                ancestors[(a, b)] = (v, why)
                 if why is None:
                     pair.ancestor = ANCESTOR_NAMES.get(int(v), f"UNKNOWN({v})")
                 else:
