@@ -16,8 +16,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from ..changes import Change, diff
+from typing import TYPE_CHECKING
+
 from ..model import Snapshot
+
+if TYPE_CHECKING:  # imported where a poll compares snapshots: a one-off read (topo, snapshot) does not need it
+    from ..changes import Change
 
 #: how often the parts that do not move are read again anyway (seconds)
 STATIC_EVERY_S = 300.0
@@ -33,7 +37,7 @@ class Poll:
     """One refresh: the snapshot, the changes since the previous one, and what it cost."""
 
     snapshot: Snapshot
-    changes: list[Change] = field(default_factory=list)
+    changes: list["Change"] = field(default_factory=list)
     full: bool = True  # a full read (else only what moves)
     why_full: str = ""  # what made it a full read
     calls: int = 0  # NVML calls it made
@@ -133,6 +137,7 @@ class LiveSource:
         """Read once; raises SourceUnavailable when NVML cannot start (the next poll tries again)."""
         t0 = time.perf_counter()
         reader = self._reader or self._open()
+        diff = _diff
         compared = self.last is not None
         n0 = reader.ncalls
         try:
@@ -172,11 +177,21 @@ class LiveSource:
         note = counter_note(reader)
         if note and note != self.counter_note:  # how counters are read on this host, once and when it changes
             self.counter_note = note
+            from ..changes import Change
+
             self._event(Change("nvml.counters", "host", note, snap.source.taken_at or ""))
         return Poll(snap, changes, bool(why), why, reader.ncalls - n0, time.perf_counter() - t0, compared)
 
     def read(self) -> Snapshot:
         return self.poll().snapshot
+
+
+def _diff(old: Optional[Snapshot], new: Snapshot, link_seconds: Any = None) -> list:
+    if old is None:
+        return []  # nothing to compare (a one-off read): p2ptop.changes is not imported
+    from ..changes import diff
+
+    return diff(old, new, link_seconds)
 
 
 def counter_note(reader: Any) -> str:
