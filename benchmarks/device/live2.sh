@@ -54,5 +54,5 @@ PY
 say "what p2ptop topo imports, fastest of 5 runs (module self and cumulative ms)"
 $PY benchmarks/device/live_probe.py importtime 5 topo
 say "the same for p2ptop --help"
-$PY benchmarks/device/live_probe.py importtime 5 --help | head -12
+$PY benchmarks/device/live_probe.py importtime 5 --help
 echo; echo "live2.sh done: $(date -u)"
