@@ -210,3 +210,20 @@ def test_topo_read_prints_what_a_full_read_prints_on_the_demos(demo):
         r.close()
         out.append(topo_report(snap).replace(snap.source.taken_at, "T"))
     assert out[0] == out[1]
+
+
+async def test_the_dashboard_says_in_its_events_log_how_counters_are_read(tmp_path):
+    """Where the driver gives no batched counters, the events log says they are read in a round, and why."""
+    from p2ptop.ui.app import P2PTopApp
+    from p2ptop.ui.poller import LiveReader
+
+    fake = FakeNvml(Capture.load(H200))
+    app = P2PTopApp(reader=LiveReader(nvml=fake, sysfs_root=str(tmp_path), host_facts=False, events=False),
+                    interval=3600)
+    async with app.run_test(size=(200, 50)) as pilot:
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if "NVLink error counters" in app.export_text():
+                break
+        text = " ".join(app.export_text().split())
+        assert "NVLink error counters" in text and "once every" in text
