@@ -23,7 +23,7 @@ echo "### live2.sh: P2PTOP_PY=$PY ($($PY -c 'import sys; print(sys.executable, s
 # 1. live.sh's sections: topo vs nvidia-smi topo -m and --help vs python -c pass (interleaved, medians of 9,
 #    ratios), topo's phases in process, the live snapshot / refresh calls and times / how NVLink counters are read /
 #    field-value answers / NVML events (in process), first frame (tmux), idle CPU at a 2 s refresh over 30 s (tmux)
-OUT=$OUT LIVE_SECTIONS="host compile topo help inprocess firstframe idle" LIVE_N=9 LIVE_IDLE_S=30 \
+OUT=$OUT LIVE_SECTIONS="host compile topo help inprocess latency firstframe idle" LIVE_N=9 LIVE_IDLE_S=30 \
   bash benchmarks/device/live.sh
 
 # 2. additions

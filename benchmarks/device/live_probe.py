@@ -214,6 +214,21 @@ def latency() -> None:
                 r.call("nvmlDeviceGetFieldValues", h, [94] * n)
                 xs.append(time.perf_counter() - t0)
             table[f"nvmlDeviceGetFieldValues[{n} fields]"] = round(statistics.median(xs), 7)
+        # on a GPU with NVLink: a field-values call's cost by its NVLink fields (one driver query, or one a field?)
+        links = 0
+        while links < 36 and r.call("nvmlDeviceGetNvLinkState", h, links)[1] is None:
+            links += 1
+        if links:
+            groups = {"1 link state": [(165, 0)], f"{links} link states": [(165, l) for l in range(links)],
+                      f"{links} x DL replay/recovery/CRC": [(f, l) for l in range(links) for f in (161, 162, 163)],
+                      "4 counters of link 0 by per-link ids": [32, 39, 46, 53]}
+            for what, fields in groups.items():
+                xs = []
+                for _ in range(20):
+                    t0 = time.perf_counter()
+                    r.call("nvmlDeviceGetFieldValues", h, fields)
+                    xs.append(time.perf_counter() - t0)
+                table[f"nvmlDeviceGetFieldValues[{what}]"] = round(statistics.median(xs), 7)
     finally:
         r.close()
     out = {
