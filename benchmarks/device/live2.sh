@@ -7,7 +7,7 @@
 # P2PTOP_PY: the python to use (default python3; the device's python3 starts in ~48 ms because of its
 # site .pth files, a clean venv's in ~10 ms). p2ptop runs from this checkout (PYTHONPATH=$PWD), compiled
 # in place first (PYTHONDONTWRITEBYTECODE is set on these machines), its dependencies from that python.
-# It reuses benchmarks/device/live.sh's sections (host, compile, topo, help, inprocess, firstframe, idle)
+# It reuses benchmarks/device/live.sh's sections (host, compile, topo, help, inprocess, latency, firstframe, idle)
 # and live_probe.py, then adds: topo's matrix beside nvidia-smi's, topo's imports, python's own start.
 set -u
 OUT=${OUT:-/tmp/p2ptop-live2-out}
@@ -22,7 +22,9 @@ echo "### live2.sh: P2PTOP_PY=$PY ($($PY -c 'import sys; print(sys.executable, s
 
 # 1. live.sh's sections: topo vs nvidia-smi topo -m and --help vs python -c pass (interleaved, medians of 9,
 #    ratios), topo's phases in process, the live snapshot / refresh calls and times / how NVLink counters are read /
-#    field-value answers / NVML events (in process), first frame (tmux), idle CPU at a 2 s refresh over 30 s (tmux)
+#    field-value answers / NVML events (in process), per-function NVML latency (a table for benchmarks/data/; on a
+#    GPU with NVLink also a field-values call's cost by its NVLink fields), first frame (tmux), idle CPU at a 2 s
+#    refresh over 30 s (tmux)
 OUT=$OUT LIVE_SECTIONS="host compile topo help inprocess latency firstframe idle" LIVE_N=9 LIVE_IDLE_S=30 \
   bash benchmarks/device/live.sh
 
