@@ -227,3 +227,24 @@ async def test_the_dashboard_says_in_its_events_log_how_counters_are_read(tmp_pa
                 break
         text = " ".join(app.export_text().split())
         assert "NVLink error counters" in text and "once every" in text
+
+
+def test_the_topo_command_reads_the_topo_way_and_prints_what_nvidia_smi_printed(monkeypatch, capsys):
+    from p2ptop.cli import main
+    from p2ptop.sources import nvml as nvml_mod
+
+    fakes = []
+    real_init = nvml_mod.NvmlReader.__init__
+
+    def init(self, nvml=None, sysfs_root="/", hostname=None):
+        fakes.append(FakeNvml(Capture.load(H200)))
+        real_init(self, fakes[-1], sysfs_root="/nonexistent", hostname=hostname)
+
+    monkeypatch.setattr(nvml_mod.NvmlReader, "__init__", init)
+    assert main(["topo"]) == 0
+    out = capsys.readouterr().out
+    assert fakes and "nvmlDeviceGetNvLinkErrorCounter" not in fakes[-1].calls and "nvmlDeviceGetName" not in fakes[-1].calls
+    smi = open(os.path.join(H200, "nvidia-smi-topo-m.txt"), encoding="utf-8").read().splitlines()
+    ours = out.splitlines()[2:2 + len(smi)]
+    norm = lambda lines: [" ".join(l.replace("\x1b[4m", "").replace("\x1b[0m", "").split()) for l in lines]  # noqa: E731
+    assert norm(ours)[:3] == norm(smi)[:3]  # header and both GPU rows: NV18, CPU/NUMA affinity, GPU NUMA ID
