@@ -71,6 +71,8 @@ class LiveSource:
         self._lock = threading.Lock()
         #: how NVLink counters are read on this host where some are read in the slower round (else "")
         self.counter_note = ""
+        self._note_said = ""
+        self._polled_at: Optional[float] = None
 
     # -- NVML open/close --
     def _open(self) -> Any:
@@ -174,12 +176,19 @@ class LiveSource:
         self.last = snap
         with self._lock:
             self.log.extend(changes)
+        # how counters are read on this host: said once (and again if it changes), from the second poll on,
+        # when the time between polls says how many seconds the round takes
         note = counter_note(reader)
-        if note and note != self.counter_note:  # how counters are read on this host, once and when it changes
-            self.counter_note = note
+        interval, self._polled_at = (now - self._polled_at if self._polled_at is not None else None), now
+        if note and note != self._note_said and interval:
+            from ..sources.nvlink_fields import ROUND_REFRESHES as ROUND
+
+            self._note_said = note
+            self.counter_note = note.replace("refreshes; link", f"refreshes (about {interval * ROUND:.0f} s at this "
+                                             f"{interval:.3g} s refresh); link", 1)
             from ..changes import Change
 
-            self._event(Change("nvml.counters", "host", note, snap.source.taken_at or ""))
+            self._event(Change("nvml.counters", "host", self.counter_note, snap.source.taken_at or ""))
         return Poll(snap, changes, bool(why), why, reader.ncalls - n0, time.perf_counter() - t0, compared)
 
     def read(self) -> Snapshot:
