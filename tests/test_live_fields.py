@@ -249,3 +249,25 @@ def test_the_topo_command_reads_the_topo_way_and_prints_what_nvidia_smi_printed(
     ours = out.splitlines()[2:2 + len(smi)]
     norm = lambda lines: [" ".join(l.replace("\x1b[4m", "").replace("\x1b[0m", "").split()) for l in lines]  # noqa: E731
     assert norm(ours)[:3] == norm(smi)[:3]  # header and both GPU rows: NV18, CPU/NUMA affinity, GPU NUMA ID
+
+
+def test_a_field_that_disagrees_with_its_call_is_not_used():
+    """Field values are used for a link's version or counter only where they say what the call says."""
+
+    class Skewed(FakeNvml):
+        def _field(self, h, field_id, scope):
+            ret, value = super()._field(h, field_id, scope)
+            if ret == 0 and field_id in (161, 166):
+                return ret, value + 2  # e.g. another encoding of the version, another counter
+            return ret, value
+
+    cap = Capture.load(H200)
+    fake = Skewed(cap, fields={"scoped": True})
+    src = source(fake)
+    snap = src.poll().snapshot
+    assert {nl.version for g in snap.gpus for nl in g.nvlinks} == {6}  # what nvmlDeviceGetNvLinkVersion says
+    assert [nl.counters["replay"] for nl in snap.gpus[0].nvlinks] == [0] * 18
+    plan = src._reader.plans[0]
+    assert not any(f[0] == 161 for f in plan.direct) and any(f[0] == 162 for f in plan.direct)
+    assert {k for _, k in plan.round} >= {"replay"}  # read by calls instead
+    src.close()

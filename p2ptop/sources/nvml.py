@@ -428,6 +428,8 @@ class NvmlReader:
             # the whole call refused (a field or scope this driver does not take): the fields known to answer
             got, _ = self._fields(h, [f for f in fields if isinstance(f, tuple) and f[0] == FI_NVLINK_GET_STATE]
                                   + [(fid, 0) for fid in FI_COUNTER_TOTALS])
+        if not topo:
+            self._check_fields(h, links, got)
         totals = {kind: got.get((fid, 0)) for fid, kind in FI_COUNTER_TOTALS.items()}
         for link in links:
             nl = NvLink(link=link)
@@ -481,6 +483,33 @@ class NvmlReader:
             gpu.nvlinks.append(nl)
         if not topo and gpu.nvlinks:
             self._plan(gpu, got, totals, carried=carried is not None)
+
+    def _check_fields(self, h: Any, links: list[int], got: dict[Any, int]) -> None:
+        """A field-value source is used for a link's version or counter only where it says what the function
+        call says: each source (version 166; scoped 161/162; per-link ids) is compared with the call on one link
+        per counter, once per full read, and dropped from ``got`` where they differ. (A source whose call does
+        not answer cannot be compared and is kept.)"""
+        from .nvlink_fields import FI_DL, FI_LINK_IDS
+
+        link = next((l for l in links if (FI_NVLINK_GET_VERSION, l) in got), None)
+        if link is not None:
+            v, why = self.call("nvmlDeviceGetNvLinkVersion", h, link)
+            if why is None and int(v) != got[(FI_NVLINK_GET_VERSION, link)]:
+                for l in links:
+                    got.pop((FI_NVLINK_GET_VERSION, l), None)
+        for kind, cidx in NVLINK_COUNTERS.items():
+            # each source: [(field, link)] (the scoped field 161/162, and the per-link ids of links 0..11)
+            sources = [[((fid, l), l) for l in links] for fid, k in FI_DL.items() if k == kind]
+            sources.append([((FI_LINK_IDS[(kind, l)], 0), l) for l in links if (kind, l) in FI_LINK_IDS])
+            for pairs in sources:
+                answered = [(f, l) for f, l in pairs if f in got]
+                if not answered:
+                    continue
+                f, l = answered[0]
+                v, why = self.call("nvmlDeviceGetNvLinkErrorCounter", h, l, cidx)
+                if why is None and int(v) != got[f]:
+                    for f, _ in pairs:
+                        got.pop(f, None)
 
     def _plan(self, gpu: GPU, got: dict[Any, int], totals: dict[str, Optional[int]], carried: bool = False) -> None:
         """Learn how this GPU's counters are read until the next full read (CounterPlan)."""
