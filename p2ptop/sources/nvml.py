@@ -501,15 +501,22 @@ class NvmlReader:
             # each source: [(field, link)] (the scoped field 161/162, and the per-link ids of links 0..11)
             sources = [[((fid, l), l) for l in links] for fid, k in FI_DL.items() if k == kind]
             sources.append([((FI_LINK_IDS[(kind, l)], 0), l) for l in links if (kind, l) in FI_LINK_IDS])
+            chosen = None  # the first source (in the order _direct_field prefers) that agrees covers all it gives
             for pairs in sources:
                 answered = [(f, l) for f, l in pairs if f in got]
                 if not answered:
+                    continue
+                if chosen is not None and {l for _, l in answered} <= chosen:
+                    for f, _ in pairs:
+                        got.pop(f, None)  # nothing to add: not asked again, not checked
                     continue
                 f, l = answered[0]
                 v, why = self.call("nvmlDeviceGetNvLinkErrorCounter", h, l, cidx)
                 if why is None and int(v) != got[f]:
                     for f, _ in pairs:
                         got.pop(f, None)
+                elif chosen is None:
+                    chosen = {l for _, l in answered}
 
     def _plan(self, gpu: GPU, got: dict[Any, int], totals: dict[str, Optional[int]], carried: bool = False) -> None:
         """Learn how this GPU's counters are read until the next full read (CounterPlan)."""
