@@ -15,9 +15,10 @@ import dataclasses
 import functools
 import json
 import types
-import typing
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+TYPE_CHECKING = False  # typing is not imported at run time (start-up); the annotations are strings
+if TYPE_CHECKING:
+    from typing import Any, Callable, Optional
 
 SCHEMA_VERSION = 1
 SNAPSHOT_KIND = "p2ptop-snapshot"
@@ -584,7 +585,10 @@ def check_snapshot(snap: "Snapshot", where: str = "snapshot") -> None:
 
 @functools.lru_cache(maxsize=None)
 def _fields_of(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
-    return typing.get_type_hints(cls), frozenset(f.name for f in dataclasses.fields(cls))
+    import typing  # here: only loading a snapshot needs it (every command's start would pay for it)
+
+    names = {"Any": typing.Any, "Callable": typing.Callable, "Optional": typing.Optional}  # not in our globals
+    return typing.get_type_hints(cls, localns=names), frozenset(f.name for f in dataclasses.fields(cls))
 
 
 #: How deep free-form JSON (host facts, params) may nest; deeper documents are refused on load, so no
@@ -639,6 +643,8 @@ _SCALAR_WORDS = {bool: "true or false", int: "an integer", float: "a number", st
 def _converter(tp: Any) -> Callable[[Any, Any], Any]:
     """A function (value, where) -> checked value for the type, compiled once per type (loading 1,000s of
     snapshots spends its time here)."""
+    import typing
+
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if origin in (typing.Union, types.UnionType):
         nullable = type(None) in args

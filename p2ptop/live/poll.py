@@ -14,9 +14,9 @@ import collections
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
-
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False  # typing is not imported at run time (start-up); the annotations are strings
+if TYPE_CHECKING:
+    from typing import Any, Callable, Optional
 
 from ..model import Snapshot
 

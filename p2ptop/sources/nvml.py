@@ -20,7 +20,9 @@ import datetime as _dt
 import os
 import threading
 import time
-from typing import Any, Callable, Optional
+TYPE_CHECKING = False  # typing is not imported at run time (start-up); the annotations are strings
+if TYPE_CHECKING:
+    from typing import Any, Callable, Optional
 
 from ..model import (
     ANCESTOR_NAMES,
