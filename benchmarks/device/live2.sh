@@ -33,6 +33,13 @@ exec > >(tee -a "$LOG") 2>&1
 say() { echo; echo "### $*"; }
 say "python's own start (medians of 9): what the 2x targets stand on"
 $PY benchmarks/device/live_probe.py procs 9 $PY -S -c pass / $PY -c pass
+BIN=$(dirname "$($PY -c 'import sys; print(sys.executable)')")/p2ptop
+if [ -x "$BIN" ]; then
+  say "the console script $BIN, as a user runs it (no runpy); PYTHONPATH makes it run this checkout"
+  (cd /tmp && $PY "$OLDPWD/benchmarks/device/live_probe.py" procs 9 --target 2 nvidia-smi topo -m / "$BIN" topo)
+  (cd /tmp && $PY "$OLDPWD/benchmarks/device/live_probe.py" procs 9 --target 2 $PY -c pass / "$BIN" --help)
+  (cd /tmp && "$BIN" --version)
+fi
 say "p2ptop topo's path matrix beside nvidia-smi topo -m's (ANSI codes and trailing blanks dropped)"
 nvidia-smi topo -m > /tmp/live2-smi.txt 2>&1
 $PY -m p2ptop topo > /tmp/live2-p2p.txt 2>&1; echo "p2ptop topo exit $?"
