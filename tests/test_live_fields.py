@@ -271,3 +271,16 @@ def test_a_field_that_disagrees_with_its_call_is_not_used():
     assert not any(f[0] == 161 for f in plan.direct) and any(f[0] == 162 for f in plan.direct)
     assert {k for _, k in plan.round} >= {"replay"}  # read by calls instead
     src.close()
+
+
+def test_read_every_refresh_the_fake_predicts_the_155_calls_measured_on_the_h200s(monkeypatch):
+    """What p2ptop did on the real host (every counter of every link each refresh) costs, through the fake,
+    the 155 calls the device run counted: 1 + 2 x (4 + 1 field-values call + 4 counters x 18 links)."""
+    from p2ptop.sources import nvlink_fields
+
+    monkeypatch.setattr(nvlink_fields, "ROUND_REFRESHES", 1)
+    fake = FakeNvml(Capture.load(H200))
+    src = source(fake)
+    src.poll()
+    assert src.poll().calls == 155
+    src.close()
