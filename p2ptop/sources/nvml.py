@@ -397,8 +397,9 @@ class NvmlReader:
         from one field-values call where the driver answers it, and the counters as CounterPlan finds
         (per link in the batch, a total that did not move, field 163, or one call per link and counter).
         ``topo``: states and the active links' remote bus ids only."""
-        first: dict[Any, int] = {}
-        if not topo:  # one call: how many links, and the PCIe replays (the full read needs them anyway)
+        if topo:  # how many links (field 91), so that one field-values call gives their states
+            first, _ = self._fields(h, [FI_LINK_COUNT])
+        else:  # one call: how many links, and the PCIe replays (the full read needs them anyway)
             first, _ = self._fields(h, [FI_LINK_COUNT, FI_PCIE_REPLAY_COUNTER])
             v = first.get(FI_PCIE_REPLAY_COUNTER)
             if v is not None:
