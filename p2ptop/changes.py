@@ -38,6 +38,8 @@ KINDS = {
     "gpu.ecc_sbe": "warning",
     "gpu.clock": "info",
     "gpu.event": "info",
+    # from the live path: how this host's NVLink counters are read (a slower round where nothing batched answers)
+    "nvml.counters": "info",
 }
 
 
@@ -89,10 +91,12 @@ def _pcie_text(gpu: GPU) -> str:
     return f"Gen{gpu.pcie_gen_cur if gpu.pcie_gen_cur is not None else '?'} x{gpu.pcie_width_cur if gpu.pcie_width_cur is not None else '?'}"
 
 
-def _gpu_changes(old: GPU, new: GPU, at: str, seconds: Optional[float]) -> list[Change]:
+def _gpu_changes(old: GPU, new: GPU, at: str, seconds: Optional[float],
+                 link_seconds: Optional[dict[tuple[int, int], float]] = None) -> list[Change]:
     subj = f"gpu:{new.index}"
     out: list[Change] = []
     rising: dict[str, list[tuple[int, int, int]]] = {}  # counter -> (link, rise, now)
+    link_seconds = link_seconds or {}
     lost_old, lost_new = _lost_reason(old), _lost_reason(new)
     if lost_new and not lost_old:
         return [Change("gpu.lost", subj, f"GPU{new.index} lost: {lost_new}", at)]
@@ -118,7 +122,8 @@ def _gpu_changes(old: GPU, new: GPU, at: str, seconds: Optional[float]) -> list[
         text = f"GPU{new.index} {where} {name} errors +{total} (now {now_total})"
         kind = "nvlink.counter"
         if name in CRC_COUNTERS:
-            worst = max(d for _, d, _ in links) / seconds if seconds else None
+            rates = [d / s for l, d, _ in links for s in [link_seconds.get((new.index, l), seconds)] if s]
+            worst = max(rates) if len(rates) == len(links) else None
             kind = "nvlink.crc_fast" if worst is None or worst >= CRC_RATE_LIMIT else "nvlink.crc"
             if worst is not None:
                 text += f", at most {worst:.1f}/s on a link ({'over' if kind == 'nvlink.crc_fast' else 'under'} the {CRC_RATE_LIMIT:g}/s that matters)"
@@ -140,8 +145,11 @@ def _gpu_changes(old: GPU, new: GPU, at: str, seconds: Optional[float]) -> list[
     return out
 
 
-def diff(old: Optional[Snapshot], new: Snapshot) -> list[Change]:
-    """The changes from ``old`` to ``new`` (empty when there is no old snapshot to compare)."""
+def diff(old: Optional[Snapshot], new: Snapshot,
+         link_seconds: Optional[dict[tuple[int, int], float]] = None) -> list[Change]:
+    """The changes from ``old`` to ``new`` (empty when there is no old snapshot to compare).
+    ``link_seconds``: (GPU, link) -> the seconds a link's counter rise covers where that is longer than the
+    time between the snapshots (counters read in a slower round: p2ptop.sources.nvlink_fields)."""
     if old is None:
         return []
     at = new.source.taken_at or _now()
@@ -158,7 +166,7 @@ def diff(old: Optional[Snapshot], new: Snapshot) -> list[Change]:
     old_gpus = {g.index: g for g in old.gpus}
     for g in new.gpus:
         if g.index in old_gpus:
-            out.extend(_gpu_changes(old_gpus[g.index], g, at, seconds))
+            out.extend(_gpu_changes(old_gpus[g.index], g, at, seconds, link_seconds))
         else:
             out.append(Change("gpu.added", f"gpu:{g.index}", f"GPU{g.index} appeared ({g.name or 'name N/A'})", at))
     old_pairs = {(p.a, p.b): p for p in old.pairs}

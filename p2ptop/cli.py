@@ -5,11 +5,19 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import Optional
+TYPE_CHECKING = False  # importing typing costs ~2 ms of every start; the annotations are never evaluated
+if TYPE_CHECKING:
+    from typing import Optional
 
 from . import __version__
 from .commands import COMMANDS, MODULES
-from .commands.common import fail
+
+
+def fail(message: str) -> int:
+    """commands.common.fail, imported when needed (it imports the model: ``--help`` does not need it)."""
+    from .commands.common import fail as _fail
+
+    return _fail(message)
 
 
 class _Unavailable:
@@ -46,11 +54,26 @@ def _command_modules(names: tuple[str, ...] = COMMANDS) -> list:
     return mods
 
 
+#: ``add_parser("name", help="one string literal"`` as the command modules spell it (compiled on first use)
+class _Lazy:
+    def __init__(self, pattern: str):
+        self.pattern, self.rx = pattern, None
+
+    def finditer(self, text: str):
+        if self.rx is None:
+            import re
+
+            self.rx = re.compile(self.pattern)
+        return self.rx.finditer(text)
+
+
+_ADD_PARSER = _Lazy(r'add_parser\(\s*"([\w-]+)"\s*,\s*help\s*=\s*((?:"(?:[^"\\\n]|\\.)*"\s*)+)[,)]')
+
+
 def command_summaries(names: tuple[str, ...] = COMMANDS) -> Optional[dict[str, str]]:
     """Each subcommand's one-line help, read from its module's source (the ``add_parser(NAME, help=...)``
     call) without importing it, so that ``p2ptop --help`` does not import what the commands use. None where
     a module's help cannot be read that way: then the modules are imported."""
-    import ast
     from importlib.util import find_spec
 
     out: dict[str, str] = {}
@@ -63,8 +86,27 @@ def command_summaries(names: tuple[str, ...] = COMMANDS) -> Optional[dict[str, s
             continue  # not written (yet)
         try:
             with open(spec.origin or "", encoding="utf-8") as f:
-                tree = ast.parse(f.read())
-        except (OSError, SyntaxError, ValueError):
+                text = f.read()
+        except (OSError, ValueError):
+            return None
+        # the usual spelling, string literals: read without parsing the module (ast.parse of every
+        # command module was most of `p2ptop --help`'s time)
+        found = {m.group(1): m.group(2) for m in _ADD_PARSER.finditer(text)}
+        if name in found:
+            literal = found[name]
+            # one or more adjacent literals (joined, as Python joins them); escapes go through literal_eval
+            if "\\" in literal:
+                import ast
+
+                out[name] = ast.literal_eval(f"({literal})")
+            else:
+                out[name] = "".join(literal.split('"')[1::2])
+            continue
+        import ast
+
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
             return None
         for node in ast.walk(tree):
             if (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "add_parser" and node.args

@@ -12,7 +12,9 @@ not say; ``graph_path_class`` is the structure alone, so the two can be checked 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+TYPE_CHECKING = False  # typing is not imported at run time (start-up); the annotations are strings
+if TYPE_CHECKING:
+    from typing import Optional
 
 from .model import ANCESTOR_PATH_CLASS, GPU, NVLINK_VERSION_NAMES, Snapshot
 

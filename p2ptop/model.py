@@ -15,9 +15,10 @@ import dataclasses
 import functools
 import json
 import types
-import typing
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+TYPE_CHECKING = False  # typing is not imported at run time (start-up); the annotations are strings
+if TYPE_CHECKING:
+    from typing import Any, Callable, Optional
 
 SCHEMA_VERSION = 1
 SNAPSHOT_KIND = "p2ptop-snapshot"
@@ -91,8 +92,39 @@ class SnapshotError(ValueError):
 # --- the dataclasses ----------------------------------------------------------------------
 
 
-@dataclass
-class Source:
+class _Record:
+    """``==`` and ``repr`` for the snapshot's dataclasses, written once here: ``dataclass`` would generate
+    (compile) both for each class when this module is imported, which was most of its import time
+    (every command imports it). Same meaning as the generated ones: equal when of the same class with
+    equal fields in order; unhashable, as a mutable dataclass with ``eq`` is."""
+
+    __slots__ = ()
+    __hash__ = None  # type: ignore[assignment]
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, n) for n in _field_names(self.__class__))
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()  # type: ignore[attr-defined]
+
+    def __repr__(self) -> str:
+        names = _field_names(self.__class__)
+        return f"{self.__class__.__qualname__}({', '.join(f'{n}={getattr(self, n)!r}' for n in names)})"
+
+
+@functools.lru_cache(maxsize=None)
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
+#: the snapshot's dataclasses: only __init__ generated (``_Record`` gives == and repr)
+_record = functools.partial(dataclass, eq=False, repr=False)
+
+
+@_record
+class Source(_Record):
     """Where a snapshot came from."""
 
     kind: str = "nvml"  # nvml | demo | replay | import
@@ -114,8 +146,8 @@ class Source:
         return "LIVE"
 
 
-@dataclass
-class PcieDevice:
+@_record
+class PcieDevice(_Record):
     """One PCI function above a GPU: a bridge, a switch port, a root port (read from sysfs)."""
 
     bdf: str  # 0000:3a:00.0
@@ -131,8 +163,8 @@ class PcieDevice:
     na: dict[str, str] = field(default_factory=dict)
 
 
-@dataclass
-class CpuSocket:
+@_record
+class CpuSocket(_Record):
     """A CPU socket (package) with the NUMA nodes it holds."""
 
     id: int
@@ -140,8 +172,8 @@ class CpuSocket:
     cpus: Optional[str] = None  # "0-31,64-95"
 
 
-@dataclass
-class NvLink:
+@_record
+class NvLink(_Record):
     link: int
     state: Optional[str] = None  # "active" | "inactive"
     version: Optional[int] = None  # NVML enum (6 = NVLink 4.0)
@@ -164,8 +196,8 @@ class NvLink:
         return (self.remote_pci_bus_id or "").upper() == HIDDEN_REMOTE_BUS
 
 
-@dataclass
-class Fabric:
+@_record
+class Fabric(_Record):
     """GPU fabric registration (NVSwitch systems): nvmlDeviceGetGpuFabricInfoV."""
 
     state: Optional[str] = None  # NOT_SUPPORTED | NOT_STARTED | IN_PROGRESS | COMPLETED
@@ -175,8 +207,8 @@ class Fabric:
     na: dict[str, str] = field(default_factory=dict)
 
 
-@dataclass
-class GPU:
+@_record
+class GPU(_Record):
     index: int
     name: Optional[str] = None
     uuid: Optional[str] = None
@@ -225,8 +257,8 @@ class GPU:
         )
 
 
-@dataclass
-class Pair:
+@_record
+class Pair(_Record):
     """One ordered GPU pair as NVML sees it."""
 
     a: int
@@ -239,8 +271,8 @@ class Pair:
         return self.p2p.get(cap)
 
 
-@dataclass
-class Measurement:
+@_record
+class Measurement(_Record):
     """One figure of a copy test."""
 
     name: str  # ce_one_way | ce_bidirectional | sm_read | sm_write | latency_copy | ...
@@ -253,8 +285,8 @@ class Measurement:
     error: Optional[str] = None
 
 
-@dataclass
-class BusyProcess:
+@_record
+class BusyProcess(_Record):
     """A compute process on a GPU, seen by NVML around a copy test (not the test's own worker)."""
 
     gpu: int
@@ -264,8 +296,8 @@ class BusyProcess:
     seen: str = "before"  # before | during | after
 
 
-@dataclass
-class Contention:
+@_record
+class Contention(_Record):
     """What else used the GPUs and their links around a copy test, and whether that makes it contended.
 
     ``traffic`` is per GPU index (as a string) the link traffic measured over a short window before
@@ -290,8 +322,8 @@ class Contention:
 BENCH_VERDICTS = ("healthy", "slow", "failing", "contended", "interrupted")
 
 
-@dataclass
-class BenchResult:
+@_record
+class BenchResult(_Record):
     """The result of a copy test of one ordered pair, or of one GPU's host link when ``a == b``."""
 
     a: int
@@ -320,8 +352,8 @@ class BenchResult:
         return None
 
 
-@dataclass
-class Snapshot:
+@_record
+class Snapshot(_Record):
     source: Source = field(default_factory=Source)
     driver_version: Optional[str] = None
     cuda_driver_version: Optional[str] = None  # "13.0"
@@ -553,7 +585,10 @@ def check_snapshot(snap: "Snapshot", where: str = "snapshot") -> None:
 
 @functools.lru_cache(maxsize=None)
 def _fields_of(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
-    return typing.get_type_hints(cls), frozenset(f.name for f in dataclasses.fields(cls))
+    import typing  # here: only loading a snapshot needs it (every command's start would pay for it)
+
+    names = {"Any": typing.Any, "Callable": typing.Callable, "Optional": typing.Optional}  # not in our globals
+    return typing.get_type_hints(cls, localns=names), frozenset(f.name for f in dataclasses.fields(cls))
 
 
 #: How deep free-form JSON (host facts, params) may nest; deeper documents are refused on load, so no
@@ -608,6 +643,8 @@ _SCALAR_WORDS = {bool: "true or false", int: "an integer", float: "a number", st
 def _converter(tp: Any) -> Callable[[Any, Any], Any]:
     """A function (value, where) -> checked value for the type, compiled once per type (loading 1,000s of
     snapshots spends its time here)."""
+    import typing
+
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if origin in (typing.Union, types.UnionType):
         nullable = type(None) in args

@@ -5,7 +5,9 @@ Used by ``p2ptop topo``, the ticket report and the tests that compare p2ptop wit
 
 from __future__ import annotations
 
-from typing import Any, Optional
+TYPE_CHECKING = False  # typing is not imported at run time (start-up); the annotations are strings
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 from .fabric import Fabric, PathClasses
 from .model import P2P_CAPS, P2P_STATUS_SHORT, Snapshot

@@ -82,6 +82,8 @@ def test_the_healthy_h200_capture_matches_no_entry():
     findings = findings_for(snap)
     assert match(KB, findings=findings) == []
     for name in sorted(os.listdir(H200_CAPTURE)):
+        if name == "field_values.json":
+            continue  # the fake's model of the host's field-value answers (prose about them), not what the host printed
         with open(os.path.join(H200_CAPTURE, name), encoding="utf-8", errors="replace") as f:
             text = f.read()
         assert match(KB, text, findings) == [], name

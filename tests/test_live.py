@@ -12,6 +12,7 @@ from p2ptop.demos import load_demo
 from p2ptop.live import LiveSource
 from p2ptop.live.events import WAIT_MS, XID, DOUBLE_BIT_ECC, event_change
 from p2ptop.sources.capture import Capture, CallLatency, FakeNvml
+from p2ptop.sources.nvlink_fields import ROUND_REFRESHES
 
 H100_EVENT_TYPES = 0xFF9F  # what the lent H100 reported (shared/captures/h100x1-vm/README.md)
 
@@ -28,8 +29,12 @@ def calls_of(fake, fn):
     return result, collections.Counter(c for c in fake.calls[n:] if c != "nvmlEventSetWait_v2")
 
 
+#: the field-value groups switched on for "batched fields answering" (field_values.json: not known on the H200 host)
+BATCHED = {"scoped": True, "link_ids": True, "link_count": True}
+
+
 def test_dynamic_refresh_reads_only_what_moves(h200_capture):
-    fake = FakeNvml(h200_capture)
+    fake = FakeNvml(h200_capture, fields=BATCHED)
     src = source(fake)
     first, full_calls = calls_of(fake, src.poll)
     second, dyn_calls = calls_of(fake, src.poll)
@@ -38,9 +43,14 @@ def test_dynamic_refresh_reads_only_what_moves(h200_capture):
     # identity, topology, P2P status and each link's version/remote/capability are not asked again
     for static in ("nvmlDeviceGetName", "nvmlDeviceGetUUID", "nvmlDeviceGetP2PStatus", "nvmlDeviceGetTopologyCommonAncestor",
                    "nvmlDeviceGetNvLinkVersion", "nvmlDeviceGetNvLinkRemotePciInfo", "nvmlDeviceGetNvLinkCapability",
-                   "nvmlDeviceGetNvLinkErrorCounter", "nvmlDeviceGetNvLinkState"):
-        assert full_calls[static] > 0 and dyn_calls[static] == 0, static
-    assert sum(dyn_calls.values()) <= 6 * 2 + 1 < sum(full_calls.values()) / 10
+                   "nvmlDeviceGetNvLinkState"):
+        assert dyn_calls[static] == 0, static
+        # states and versions come in the full read's field-values call where the driver answers it
+        assert full_calls[static] > 0 or static in ("nvmlDeviceGetNvLinkVersion", "nvmlDeviceGetNvLinkState"), static
+    # 1 + 2 x (PCIe gen, width, utilisation, fabric, one field-values call) + the round's slice: the flit CRC
+    # counters of links 12-17 (no per-link id; field 163 not seen to follow them while they read 0)
+    assert dyn_calls["nvmlDeviceGetFieldValues"] == 2 and dyn_calls["nvmlDeviceGetNvLinkErrorCounter"] == 2
+    assert sum(dyn_calls.values()) == 1 + 2 * 5 + 2 < sum(full_calls.values()) / 10
     a, b = first.snapshot, second.snapshot
     assert [g.uuid for g in a.gpus] == [g.uuid for g in b.gpus] and a.pairs == b.pairs
     assert [[(l.link, l.state, l.version, l.counters) for l in g.nvlinks] for g in a.gpus] == \
@@ -50,7 +60,7 @@ def test_dynamic_refresh_reads_only_what_moves(h200_capture):
 
 
 def test_link_down_shows_within_one_refresh_and_rereads_static(h200_capture):
-    fake = FakeNvml(h200_capture)
+    fake = FakeNvml(h200_capture, fields=BATCHED)
     src = source(fake)
     src.poll(), src.poll()
     h200_capture.probe["gpus"][1]["links"][3]["state"] = 0
@@ -63,7 +73,7 @@ def test_link_down_shows_within_one_refresh_and_rereads_static(h200_capture):
 
 
 def test_rising_counters_show_within_one_refresh_with_their_link(h200_capture):
-    fake = FakeNvml(h200_capture)
+    fake = FakeNvml(h200_capture, fields={"totals": True})  # the totals way (not what the H200 host answered)
     src = source(fake)
     src.poll(), src.poll()
     h200_capture.probe["gpus"][0]["links"][5]["replay_err"] = 7
@@ -128,16 +138,18 @@ def test_without_field_values_links_are_read_one_by_one(h200_capture):
     _, calls = calls_of(fake, src.poll)
     assert calls["nvmlDeviceGetNvLinkState"] == 36 and calls["nvmlDeviceGetPcieReplayCounter"] == 2
     h200_capture.probe["gpus"][0]["links"][0]["state"] = 0
-    h200_capture.probe["gpus"][0]["links"][1]["crc_err"] = 3
     p = src.poll()
     assert {c.kind for c in p.changes} >= {"nvlink.down"}
-    assert p.snapshot.gpus[0].nvlinks[0].state == "inactive" and p.snapshot.gpus[0].nvlinks[1].counters["crc_flit"] == 3
+    assert p.snapshot.gpus[0].nvlinks[0].state == "inactive"
+    h200_capture.probe["gpus"][0]["links"][1]["crc_err"] = 3  # read in the round: within ROUND_REFRESHES refreshes
+    seen = [src.poll().snapshot.gpus[0].nvlinks[1].counters["crc_flit"] for _ in range(ROUND_REFRESHES)]
+    assert 3 in seen
 
 
 def test_xid_event_is_logged_within_one_wait(h200_capture):
     fake = FakeNvml(h200_capture, event_types=H100_EVENT_TYPES)
     got, arrived = [], threading.Event()
-    src = source(fake, events=True, on_change=lambda c: (got.append(c), arrived.set()))
+    src = source(fake, events=True, on_change=lambda c: c.kind != "nvml.counters" and (got.append(c), arrived.set()))
     src.poll()
     # Xid, single- and double-bit ECC; clock changes are not asked for (they say nothing about P2P)
     assert src.event_status[0] == {"supported": H100_EVENT_TYPES, "registered": XID | DOUBLE_BIT_ECC | 0x1}

@@ -50,7 +50,8 @@ NOT_IN_FULL_READ = ("nvmlInit", "nvmlShutdown", "nvmlDeviceGetFieldValues", "nvm
 @pytest.mark.parametrize("function", [f for f in NVML_FUNCTIONS if f not in NOT_IN_FULL_READ])
 @pytest.mark.parametrize("error", ["NOT_SUPPORTED", "INVALID_ARGUMENT", "GPU_IS_LOST", "FUNCTION_NOT_FOUND", "UNKNOWN", "MISSING"])
 def test_every_call_failing_still_gives_a_snapshot(h200_capture, function, error):
-    fake = FakeNvml(h200_capture, faults={function: error})
+    # without field values, so that every value is asked by its own call (their failing is tested in test_live.py)
+    fake = FakeNvml(h200_capture, faults={function: error, "nvmlDeviceGetFieldValues": "MISSING"})
     snap = read_snapshot(fake, sysfs_root="/nonexistent")
     assert snap.source.kind == "nvml"
     # the failure is visible as an N/A reason somewhere in the snapshot

@@ -5,6 +5,7 @@
     python3 benchmarks/device/live_probe.py procs N [--target R] CMD... / CMD...   # process times of two commands, interleaved
     python3 benchmarks/device/live_probe.py phases      # where `p2ptop topo` spends its time, in process
     python3 benchmarks/device/live_probe.py compiled    # whether p2ptop's dependencies have compiled modules
+    python3 benchmarks/device/live_probe.py importtime N ARGS...  # -X importtime of `p2ptop ARGS`, N runs, fastest each
 
 Every figure is printed with its reference; nothing here is simulated.
 """
@@ -79,6 +80,10 @@ def inprocess() -> None:
         src.poll()
         cpu.append(time.thread_time() - c0)
     print(f"live source, refresh CPU time of the polling thread: {stats(cpu)}")
+    reader = src._reader
+    for i, plan in sorted(getattr(reader, "plans", {}).items()):
+        print(f"GPU{i} NVLink counters: {plan.way()}")
+    print(f"counter note (events log): {src.counter_note or '(none: every counter batched, or no NVLink)'}")
     print(f"NVML events: {json.dumps({str(k): v for k, v in src.event_status.items()})}")
     for k, v in src.event_status.items():
         if "supported" in v:
@@ -95,18 +100,26 @@ def inprocess() -> None:
         thread.join(7.0)
         print(f"  event thread {'ended' if not thread.is_alive() else 'STILL RUNNING'} "
               f"{(time.perf_counter() - t0):.2f} s after close; event set freed: {watcher._set is None}")
-    # the field-values shortcut on this host, answer by answer
+    # the field-values groups on this host, answer by answer (p2ptop/sources/nvlink_fields.py; a link-scoped
+    # field on a GPU without NVLink fails the whole call, so each group is its own call)
     r = NvmlReader()
     r.open()
     try:
         h, why = r.call("nvmlDeviceGetHandleByIndex", 0)
-        fields = [94, (165, 0), 38, 45, 52, 59]
-        vals, why = r.call("nvmlDeviceGetFieldValues", h, fields)
-        if why:
-            print(f"nvmlDeviceGetFieldValues: {why}")
-        else:
-            print("nvmlDeviceGetFieldValues on GPU0 (field: nvmlReturn, value): " + ", ".join(
-                f"{f}: {int(v.nvmlReturn)}, {int(v.value.ullVal)}" for f, v in zip(fields, vals)))
+        groups = {"PCIe replays 94, link count 91": [94, 91], "totals 38/45/52/59": [38, 45, 52, 59],
+                  "link 0: state 165, version 166": [(165, 0), (166, 0)],
+                  "link 0: DL replay/recovery/CRC 161/162/163": [(161, 0), (162, 0), (163, 0)],
+                  "link 0 per-link ids (flit 32, data 39, replay 46, recovery 53)": [32, 39, 46, 53]}
+        for what, fields in groups.items():
+            t0 = time.perf_counter()
+            vals, why = r.call("nvmlDeviceGetFieldValues", h, fields)
+            ms = (time.perf_counter() - t0) * 1000
+            if why:
+                print(f"nvmlDeviceGetFieldValues, {what}: the call answered {why} ({ms:.3f} ms)")
+            else:
+                print(f"nvmlDeviceGetFieldValues, {what} ({ms:.3f} ms; field: nvmlReturn, value): " + ", ".join(
+                    f"{f}: {int(v.nvmlReturn)}, {int(v.value.ullVal) if int(v.nvmlReturn) == 0 else '-'}"
+                    for f, v in zip(fields, vals)))
     finally:
         r.close()
 
@@ -122,11 +135,11 @@ def phases() -> None:
     from p2ptop.live import LiveSource
     from p2ptop.topo_text import topo_report
     t.append(("import p2ptop.live + topo_text", time.perf_counter()))
-    src = LiveSource(host_facts=False, events=False)
+    src = LiveSource(host_facts=False, events=False, what="topo")  # what p2ptop topo reads
     reader = src._open()
     t.append(("nvmlInit (first in this process: the library is loaded)", time.perf_counter()))
     snap = src.poll().snapshot
-    t.append((f"full read ({src.last and len(snap.gpus)} GPUs, {reader.ncalls} NVML calls, PCIe path from sysfs)",
+    t.append((f"topo read ({src.last and len(snap.gpus)} GPUs, {reader.ncalls} NVML calls, PCIe path from sysfs)",
               time.perf_counter()))
     text = topo_report(snap)
     t.append((f"topo report ({len(text)} characters)", time.perf_counter()))
@@ -201,6 +214,21 @@ def latency() -> None:
                 r.call("nvmlDeviceGetFieldValues", h, [94] * n)
                 xs.append(time.perf_counter() - t0)
             table[f"nvmlDeviceGetFieldValues[{n} fields]"] = round(statistics.median(xs), 7)
+        # on a GPU with NVLink: a field-values call's cost by its NVLink fields (one driver query, or one a field?)
+        links = 0
+        while links < 36 and r.call("nvmlDeviceGetNvLinkState", h, links)[1] is None:
+            links += 1
+        if links:
+            groups = {"1 link state": [(165, 0)], f"{links} link states": [(165, l) for l in range(links)],
+                      f"{links} x DL replay/recovery/CRC": [(f, l) for l in range(links) for f in (161, 162, 163)],
+                      "4 counters of link 0 by per-link ids": [32, 39, 46, 53]}
+            for what, fields in groups.items():
+                xs = []
+                for _ in range(20):
+                    t0 = time.perf_counter()
+                    r.call("nvmlDeviceGetFieldValues", h, fields)
+                    xs.append(time.perf_counter() - t0)
+                table[f"nvmlDeviceGetFieldValues[{what}]"] = round(statistics.median(xs), 7)
     finally:
         r.close()
     out = {
@@ -214,6 +242,22 @@ def latency() -> None:
     print(json.dumps(out, indent=1))
 
 
+def importtime(n: int, args: list[str], top: int = 22) -> None:
+    """``python -X importtime -m p2ptop ARGS`` n times: per module the smallest self and cumulative times (ms)."""
+    best: dict[str, list[int]] = {}
+    for _ in range(n):
+        err = subprocess.run([sys.executable, "-X", "importtime", "-m", "p2ptop", *args], capture_output=True,
+                             text=True).stderr
+        for line in err.splitlines():
+            if line.startswith("import time:") and line.count("|") == 2 and "self [us]" not in line:
+                a, b, name = line[len("import time:"):].split("|")
+                cur = best.setdefault(name.strip(), [10**9, 10**9])
+                cur[0], cur[1] = min(cur[0], int(a)), min(cur[1], int(b))
+    print(f"  {'self ms':>8} {'cumul. ms':>9}  module   (fastest of {n} runs of python -X importtime -m p2ptop {' '.join(args)})")
+    for name, (a, b) in sorted(best.items(), key=lambda kv: -kv[1][1])[:top]:
+        print(f"  {a / 1000:8.2f} {b / 1000:9.2f}  {name}")
+
+
 if __name__ == "__main__":
     what = sys.argv[1]
     if what == "inprocess":
@@ -224,6 +268,8 @@ if __name__ == "__main__":
         phases()
     elif what == "compiled":
         compiled()
+    elif what == "importtime":
+        importtime(int(sys.argv[2]), sys.argv[3:])
     elif what == "procs":
         n = int(sys.argv[2])
         rest = sys.argv[3:]

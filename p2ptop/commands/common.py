@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Optional
+TYPE_CHECKING = False  # typing is not imported at run time (start-up); the annotations are strings
+if TYPE_CHECKING:
+    from typing import Optional
 
 from ..model import Snapshot, SnapshotError, save_snapshot
 from ..sources import SourceUnavailable, open_snapshot
@@ -57,11 +59,12 @@ def write_snapshot(snap: Snapshot, output: str) -> int:
     return EXIT_OK
 
 
-def snapshot_from_args(args: argparse.Namespace, host_facts: bool = True) -> tuple[Optional[Snapshot], Optional[int]]:
+def snapshot_from_args(args: argparse.Namespace, host_facts: bool = True,
+                       what: str = "all") -> tuple[Optional[Snapshot], Optional[int]]:
     """(snapshot, None), or (None, exit status) after printing why. ``host_facts=False``: a live read
     leaves them out (for commands that do not show them)."""
     try:
         return open_snapshot(demo=getattr(args, "demo", None), replay=getattr(args, "replay", None),
-                             host_facts=host_facts), None
+                             host_facts=host_facts, what=what), None
     except (SnapshotError, SourceUnavailable) as e:
         return None, fail(str(e))

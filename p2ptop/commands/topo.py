@@ -17,7 +17,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    snap, status = snapshot_from_args(args, host_facts=False)  # topo shows no host facts: not read
+    # topo shows no host facts: not read; live, only what the matrices need (--json: all, for expected bandwidth)
+    snap, status = snapshot_from_args(args, host_facts=False, what="all" if args.json else "topo")
     if snap is None:
         return status  # type: ignore[return-value]
     if args.json:  # expected bandwidth per pair: the graph (networkx) is needed

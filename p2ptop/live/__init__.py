@@ -11,10 +11,10 @@ from .poll import RESTATIC_KINDS, STATIC_EVERY_S, LiveSource, Poll
 __all__ = ["LiveSource", "Poll", "RESTATIC_KINDS", "STATIC_EVERY_S", "read_once"]
 
 
-def read_once(nvml=None, sysfs_root: str = "/", host_facts: bool = True):
+def read_once(nvml=None, sysfs_root: str = "/", host_facts: bool = True, what: str = "all"):
     """One live snapshot (NVML opened and closed around it, no event thread); SourceUnavailable when
-    there is no usable driver."""
-    source = LiveSource(nvml, sysfs_root, host_facts=host_facts, events=False)
+    there is no usable driver. ``what="topo"``: only what ``p2ptop topo`` prints."""
+    source = LiveSource(nvml, sysfs_root, host_facts=host_facts, events=False, what=what)
     try:
         return source.read()
     finally:

@@ -14,10 +14,14 @@ import collections
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+TYPE_CHECKING = False  # typing is not imported at run time (start-up); the annotations are strings
+if TYPE_CHECKING:
+    from typing import Any, Callable, Optional
 
-from ..changes import Change, diff
 from ..model import Snapshot
+
+if TYPE_CHECKING:  # imported where a poll compares snapshots: a one-off read (topo, snapshot) does not need it
+    from ..changes import Change
 
 #: how often the parts that do not move are read again anyway (seconds)
 STATIC_EVERY_S = 300.0
@@ -33,7 +37,7 @@ class Poll:
     """One refresh: the snapshot, the changes since the previous one, and what it cost."""
 
     snapshot: Snapshot
-    changes: list[Change] = field(default_factory=list)
+    changes: list["Change"] = field(default_factory=list)
     full: bool = True  # a full read (else only what moves)
     why_full: str = ""  # what made it a full read
     calls: int = 0  # NVML calls it made
@@ -51,11 +55,12 @@ class LiveSource:
 
     def __init__(self, nvml: Any = None, sysfs_root: str = "/", *, host_facts: bool = True, events: bool = True,
                  static_every: float = STATIC_EVERY_S, on_change: Optional[Callable[[Change], None]] = None,
-                 log_size: int = 1000, clock: Callable[[], float] = time.monotonic):
+                 log_size: int = 1000, clock: Callable[[], float] = time.monotonic, what: str = "all"):
         self._nvml, self._sysfs_root = nvml, sysfs_root
         self.host_facts, self.events_wanted, self.static_every = host_facts, events, static_every
         self.on_change = on_change
         self.clock = clock
+        self.what = what  # "topo": full reads read only what p2ptop topo prints (NvmlReader.read_open)
         self.log: collections.deque[Change] = collections.deque(maxlen=log_size)
         self.last: Optional[Snapshot] = None
         self.events: Any = None  # the EventWatcher, once started
@@ -64,6 +69,10 @@ class LiveSource:
         self._static_at = 0.0
         self._full_wanted = ""
         self._lock = threading.Lock()
+        #: how NVLink counters are read on this host where some are read in the slower round (else "")
+        self.counter_note = ""
+        self._note_said = ""
+        self._polled_at: Optional[float] = None
 
     # -- NVML open/close --
     def _open(self) -> Any:
@@ -130,6 +139,7 @@ class LiveSource:
         """Read once; raises SourceUnavailable when NVML cannot start (the next poll tries again)."""
         t0 = time.perf_counter()
         reader = self._reader or self._open()
+        diff = _diff
         compared = self.last is not None
         n0 = reader.ncalls
         try:
@@ -143,12 +153,15 @@ class LiveSource:
                 if snap is None:
                     why = "the GPU count changed or could not be read"
                 else:
-                    changes = diff(self.last, snap)
+                    changes = diff(self.last, snap, reader.counter_seconds)
                     moved = sorted({c.kind for c in changes} & RESTATIC_KINDS)
                     if moved:
                         why = "changes: " + ", ".join(moved)
             if why:
-                snap = reader.read_open()
+                # counters are dynamic: a full read after the first carries them over (the refreshes read them)
+                # (from this refresh's own read where there was one, so that what it read is not lost)
+                before = snap if snap is not None else self.last
+                snap = reader.read_open(what=self.what, carry=before if before is not None and before.gpus else None)
                 self._static_at = now
                 if self.host_facts:
                     from ..sources import attach_host
@@ -163,7 +176,44 @@ class LiveSource:
         self.last = snap
         with self._lock:
             self.log.extend(changes)
+        # how counters are read on this host: said once (and again if it changes), from the second poll on,
+        # when the time between polls says how many seconds the round takes
+        note = counter_note(reader)
+        interval, self._polled_at = (now - self._polled_at if self._polled_at is not None else None), now
+        if note and note != self._note_said and interval:
+            from ..sources.nvlink_fields import ROUND_REFRESHES as ROUND
+
+            self._note_said = note
+            self.counter_note = note.replace("refreshes; link", f"refreshes (about {interval * ROUND:.0f} s at this "
+                                             f"{interval:.3g} s refresh); link", 1)
+            from ..changes import Change
+
+            self._event(Change("nvml.counters", "host", self.counter_note, snap.source.taken_at or ""))
         return Poll(snap, changes, bool(why), why, reader.ncalls - n0, time.perf_counter() - t0, compared)
 
     def read(self) -> Snapshot:
         return self.poll().snapshot
+
+
+def _diff(old: Optional[Snapshot], new: Snapshot, link_seconds: Any = None) -> list:
+    if old is None:
+        return []  # nothing to compare (a one-off read): p2ptop.changes is not imported
+    from ..changes import diff
+
+    return diff(old, new, link_seconds)
+
+
+def counter_note(reader: Any) -> str:
+    """One line for the events log where some NVLink counters are read in the slower round: which GPUs,
+    how often, and why (the driver answers no batched field for them). Empty where every counter is batched."""
+    from ..sources.nvlink_fields import ROUND_REFRESHES
+
+    slow = {i: p for i, p in sorted(getattr(reader, "plans", {}).items()) if p.round}
+    if not slow:
+        return ""
+    n = sum(len(p.round) for p in slow.values())
+    total = sum(len(p.links) * 4 for p in slow.values())
+    return (f"NVLink error counters: {n} of {total} on GPU{', GPU'.join(str(i) for i in slow)} are read link by link, "
+            f"each once every {ROUND_REFRESHES} refreshes; link states every refresh. The driver gives no batched "
+            f"field for them (field values 38/45/52/59 totals, 161-163 per link, per-link ids); "
+            f"a rise shows within {ROUND_REFRESHES} refreshes")

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
-from typing import Optional
+TYPE_CHECKING = False  # typing is not imported at run time (start-up); the annotations are strings
+if TYPE_CHECKING:
+    from typing import Optional
 
 from ..model import Snapshot, SnapshotError, load_snapshot
 
@@ -12,12 +14,12 @@ class SourceUnavailable(RuntimeError):
     """The requested source cannot give a snapshot; the message says why and what to do."""
 
 
-def read_live(sysfs_root: str = "/", host_facts: bool = True) -> Snapshot:
+def read_live(sysfs_root: str = "/", host_facts: bool = True, what: str = "all") -> Snapshot:
     """One live snapshot from NVML (through the live path, p2ptop.live), with the host facts unless
     ``host_facts=False``; :class:`SourceUnavailable` when there is no usable driver."""
     from ..live import read_once
 
-    return read_once(sysfs_root=sysfs_root, host_facts=host_facts)
+    return read_once(sysfs_root=sysfs_root, host_facts=host_facts, what=what)
 
 
 #: Host facts (p2ptop/host) run a few commands; a refresh loop reuses them for this long.
@@ -62,7 +64,8 @@ def read_replay(path: str) -> Snapshot:
     return snap
 
 
-def open_snapshot(demo: Optional[str] = None, replay: Optional[str] = None, host_facts: bool = True) -> Snapshot:
+def open_snapshot(demo: Optional[str] = None, replay: Optional[str] = None, host_facts: bool = True,
+                  what: str = "all") -> Snapshot:
     """The snapshot a command asked for. Raises SnapshotError or SourceUnavailable with a clear message.
     ``host_facts=False``: a live read leaves the host facts out (for commands that do not show them)."""
     if demo and replay:
@@ -73,4 +76,4 @@ def open_snapshot(demo: Optional[str] = None, replay: Optional[str] = None, host
         return load_demo(demo)
     if replay:
         return read_replay(replay)
-    return read_live(host_facts=host_facts)
+    return read_live(host_facts=host_facts, what=what)

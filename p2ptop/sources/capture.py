@@ -55,6 +55,21 @@ ERRORS = {
 }
 
 
+#: Field-value groups a host may or may not answer (FakeNvml ``fields``): "state" 165 and "pcie_replay" 94;
+#: "totals" 38/45/52/59 (each counter summed over the GPU's links); "scoped" 161/162/163 and 166 with
+#: scope = link; "link_ids" the per-link ids of links 0..11 (32..59, 96..119); "link_count" 91.
+FIELD_GROUPS = ("state", "pcie_replay", "totals", "scoped", "link_ids", "link_count")
+#: What the fake answers when a capture says nothing: the fields p2ptop used before this was known
+FIELD_DEFAULTS: dict[str, Any] = {"state": True, "pcie_replay": True, "totals": True, "scoped": False,
+                                  "link_ids": False, "link_count": False, "dl_crc": "sum"}
+#: per-link field ids (nvml.h NVML_FI_DEV_NVLINK_{CRC_FLIT,CRC_DATA,REPLAY,RECOVERY}_ERROR_COUNT_L0..L11) -> (probe key, link)
+LINK_ID_FIELDS: dict[int, tuple[str, int]] = {}
+for _key, _low, _high in (("crc_err", 32, 96), ("crc_data_err", 39, 102), ("replay_err", 46, 108), ("recovery_err", 53, 114)):
+    for _l in range(6):
+        LINK_ID_FIELDS[_low + _l] = (_key, _l)
+        LINK_ID_FIELDS[_high + _l] = (_key, 6 + _l)
+
+
 class NVMLError(Exception):
     """Mirrors pynvml.NVMLError: ``value`` is the NVML return code, str() its text."""
 
@@ -91,11 +106,15 @@ class Capture:
     """The data of one capture folder, parsed."""
 
     def __init__(self, probe: dict[str, Any], smi: Optional[dict[int, dict[str, Any]]] = None,
-                 topo_numa: Optional[dict[int, Optional[int]]] = None, hostname: Optional[str] = None):
+                 topo_numa: Optional[dict[int, Optional[int]]] = None, hostname: Optional[str] = None,
+                 fields: Optional[dict[str, Any]] = None):
         self.probe = probe
         self.smi = smi or {}
         self.topo_numa = topo_numa or {}
         self.hostname = hostname
+        #: which nvmlDeviceGetFieldValues groups the host answers (FIELD_GROUPS; None: not known), and where
+        #: that comes from; a capture folder's field_values.json, else the fake's defaults
+        self.fields: dict[str, Any] = dict(fields or {})
 
     @classmethod
     def load(cls, folder: str) -> "Capture":
@@ -109,7 +128,22 @@ class Capture:
         topo_path = os.path.join(folder, "nvidia-smi-topo-m.txt")
         if os.path.exists(topo_path):
             numa = parse_topo_numa(topo_path)
-        return cls(probe, smi, numa, hostname=os.path.basename(os.path.normpath(folder)))
+        fields: dict[str, Any] = {}
+        model_path = os.path.join(folder, "field_values.json")
+        if os.path.exists(model_path):  # what the host answered through field values (modelled; see its origin)
+            with open(model_path, encoding="utf-8") as f:
+                model = json.load(f)
+            fields = dict(model.get("answers", {}), origin=model.get("origin", model_path))
+            for key, per_gpu in model.get("link_counters", {}).items():
+                for gpu, values in zip(probe.get("gpus", []), per_gpu):
+                    for entry, value in zip(gpu.get("links", []), values):
+                        entry.setdefault(key, value)
+            for gpu in probe.get("gpus", []):  # past the last link: Invalid Argument, as the other counters there
+                for entry in gpu.get("links", []):
+                    if isinstance(entry.get("state"), str):
+                        for key in model.get("link_counters", {}):
+                            entry.setdefault(key, entry["state"])
+        return cls(probe, smi, numa, hostname=os.path.basename(os.path.normpath(folder)), fields=fields)
 
     @classmethod
     def from_snapshot(cls, snap: Any) -> "Capture":
@@ -321,13 +355,21 @@ class FakeNvml:
 
     def __init__(self, capture: Capture, faults: Optional[dict[str, str]] = None, init_error: Optional[str] = None,
                  activity: Optional[Activity] = None,
-                 latency: Optional[CallLatency] = None, event_types: Optional[int] = None):
+                 latency: Optional[CallLatency] = None, event_types: Optional[int] = None,
+                 fields: Optional[dict[str, Any]] = None):
         self.capture = capture
+        #: field-value groups answered (FIELD_GROUPS): the fake's defaults, then the capture's model, then ``fields``;
+        #: a group the capture marks None (not known on that host) does not answer unless switched on here
+        merged = dict(FIELD_DEFAULTS)
+        merged.update({k: v for k, v in capture.fields.items() if k in FIELD_GROUPS or k == "dl_crc"})
+        merged.update(fields or {})
+        self.fields = {k: (bool(v) if k in FIELD_GROUPS else v) for k, v in merged.items()}
         self.activity = activity
         self._t0: Optional[float] = None
         self.faults = dict(faults or {})
         self.init_error = init_error
         self.calls: list[str] = []
+        self.field_counts: list[int] = []  # fields asked by each nvmlDeviceGetFieldValues call, in order
         self.latency = latency
         self.event_types = event_types
         self.lost_gpus: set[int] = set()
@@ -568,9 +610,21 @@ class FakeNvml:
 
     #: field ids of nvmlDeviceGetFieldValues the fake answers (values from nvml.h / nvidia-ml-py 13.x)
     _TOTAL_FIELDS = {38: "crc_err", 45: "crc_data_err", 52: "replay_err", 59: "recovery_err"}
+    _SCOPED_FIELDS = {161: "replay_err", 162: "recovery_err"}  # NVML_FI_DEV_NVLINK_ERROR_DL_*, scope = link
+    _LINK_SCOPED = (161, 162, 163, 165, 166)
+
+    def _links_valid(self, h: int) -> list[dict[str, Any]]:
+        return [e for e in self._gpu(h).get("links", []) if not isinstance(e.get("state"), str)]
+
+    def _link_counter(self, h: int, link: int, key: str) -> int:
+        entry = self._link(h, link)
+        if key not in entry:
+            raise _err("NOT_CAPTURED")
+        return int(self._probe_value(entry[key]))
 
     def _field(self, h: int, field_id: int, scope: int) -> tuple[int, Any]:
         """(nvmlReturn, value) of one field."""
+        on = self.fields
         if field_id in (138, 139):  # NVLink data throughput TX/RX (KiB, cumulative): a SIMULATED scenario's rates
             rates = self.activity.nvlink_gbps.get(h) if self.activity is not None else None
             if rates is None:
@@ -579,14 +633,40 @@ class FakeNvml:
             if self._t0 is None:
                 self._t0 = now
             return 0, int(1_000_000 + rates[0 if field_id == 138 else 1] * 1e9 / 1024 * (now - self._t0))
+        not_supported = ERRORS["NOT_SUPPORTED"][0]
         try:
             if field_id == 165:  # NVML_FI_DEV_NVLINK_GET_STATE, scope = link
-                return 0, int(self._probe_value(self._link(h, scope)["state"]))
+                return (0, int(self._probe_value(self._link(h, scope)["state"]))) if on["state"] else (not_supported, 0)
             if field_id == 94:  # NVML_FI_DEV_PCIE_REPLAY_COUNTER
-                return 0, int(self._probe_value(self._gpu(h)["pcie_replay"]))
+                return (0, int(self._probe_value(self._gpu(h)["pcie_replay"]))) if on["pcie_replay"] else (not_supported, 0)
+            if field_id == 91:  # NVML_FI_DEV_NVLINK_LINK_COUNT
+                if not on["link_count"]:
+                    return not_supported, 0
+                return 0, len(self._links_valid(h))
+            if field_id == 166:  # NVML_FI_DEV_NVLINK_GET_VERSION, scope = link
+                return (0, int(self._probe_value(self._link(h, scope)["version"]))) if on["scoped"] else (not_supported, 0)
+            if field_id in self._SCOPED_FIELDS or field_id == 163:
+                if not on["scoped"]:
+                    return not_supported, 0
+                if field_id in self._SCOPED_FIELDS:
+                    return 0, self._link_counter(h, scope, self._SCOPED_FIELDS[field_id])
+                # NVML_FI_DEV_NVLINK_ERROR_DL_CRC: nvml.h says "NVLink CRC Error Counter", not which CRC;
+                # the fake counts what ``fields["dl_crc"]`` says (flit, data or their sum)
+                kind = on.get("dl_crc", "sum")
+                flit = self._link_counter(h, scope, "crc_err") if kind in ("flit", "sum") else 0
+                data = self._link_counter(h, scope, "crc_data_err") if kind in ("data", "sum") else 0
+                return 0, flit + data
+            link_id = LINK_ID_FIELDS.get(field_id)
+            if link_id is not None:  # NVML_FI_DEV_NVLINK_*_ERROR_COUNT_L0..L11
+                if not on["link_ids"]:
+                    return not_supported, 0
+                key, link = link_id
+                return 0, self._link_counter(h, link, key)
             key = self._TOTAL_FIELDS.get(field_id)
             if key is None:
-                return ERRORS["NOT_SUPPORTED"][0], 0
+                return not_supported, 0
+            if not on["totals"]:
+                return not_supported, 0  # as the 2 x H200 host answered (field_values.json)
             # the driver's total over the GPU's links; links whose counter is Not Supported add nothing
             values = [e[key] for e in self._gpu(h).get("links", []) if key in e]
             values = [int(v) for v in values if not (isinstance(v, str) and v.startswith("ERR "))]
@@ -597,9 +677,14 @@ class FakeNvml:
             return e.value, 0
 
     def _nvmlDeviceGetFieldValues(self, h: int, field_ids: list) -> list:
+        self.field_counts.append(len(field_ids))
         ids = {f[0] if isinstance(f, tuple) else f for f in field_ids}
         if ids and ids <= {138, 139} and (self.activity is None or h not in self.activity.nvlink_gbps):
             raise _err("NOT_CAPTURED")  # NVLink throughput was not captured; only a scenario answers it
+        nlinks = len(self._links_valid(h))
+        for f in field_ids:  # a link scope past the GPU's links fails the whole call, as seen on one H200
+            if isinstance(f, tuple) and f[0] in self._LINK_SCOPED and f[1] != 0xFFFFFFFF and not 0 <= f[1] < nlinks:
+                raise _err("INVALID_ARGUMENT")  # (no NVLink: probe2-h200x1.log, "FV state 165 per link: Invalid Argument")
         out = []
         for f in field_ids:
             fid, scope = f if isinstance(f, tuple) else (f, 0)

@@ -19,7 +19,10 @@ import ctypes
 import datetime as _dt
 import os
 import threading
-from typing import Any, Callable, Optional
+import time
+TYPE_CHECKING = False  # typing is not imported at run time (start-up); the annotations are strings
+if TYPE_CHECKING:
+    from typing import Any, Callable, Optional
 
 from ..model import (
     ANCESTOR_NAMES,
@@ -36,10 +39,21 @@ from ..model import (
     Source,
 )
 from . import sysfs
+from .nvlink_fields import (
+    FI_COUNTER_TOTALS,
+    FI_DL_CRC,
+    FI_LINK_COUNT,
+    FI_NVLINK_GET_STATE,
+    FI_NVLINK_GET_VERSION,
+    FI_PCIE_REPLAY_COUNTER,
+    NVLINK_COUNTERS,
+    CounterPlan,
+    counter_fields,
+    dl_crc_follows,
+)
 
 #: P2P capability index per our name (nvmlGpuP2PCapsIndex_t), as plain ints.
 P2P_CAP_INDEX = {"read": 0, "write": 1, "nvlink": 2, "atomics": 3, "pci": 4}
-NVLINK_COUNTERS = {"replay": 0, "recovery": 1, "crc_flit": 2, "crc_data": 3}
 BRANDS = {
     0: "UNKNOWN", 1: "QUADRO", 2: "TESLA", 3: "NVS", 4: "GRID", 5: "GEFORCE", 6: "TITAN",
     7: "NVIDIA_VAPPS", 8: "NVIDIA_VPC", 9: "NVIDIA_VCS", 10: "NVIDIA_VWS", 11: "NVIDIA_CLOUD_GAMING",
@@ -106,6 +120,11 @@ class NvmlReader:
         self.ncalls = 0  # NVML calls made through this reader (the benchmarks count calls per refresh)
         self.handles: dict[int, Any] = {}  # GPU index -> NVML handle, from the last full read
         self._totals: dict[int, dict[str, Optional[int]]] = {}  # GPU index -> NVLink counter totals (field values)
+        self.plans: dict[int, CounterPlan] = {}  # GPU index -> how its NVLink counters are read (learned at full reads)
+        self._dl_crc: dict[tuple[int, int], Optional[int]] = {}  # (GPU, link) -> field 163 at the last read
+        self._read_at: dict[tuple[int, int], float] = {}  # (GPU, link) -> monotonic time its counters were last read
+        #: (GPU, link) -> seconds its counters' rise this refresh covers, where longer than one refresh (the round)
+        self.counter_seconds: dict[tuple[int, int], float] = {}
 
     # -- one wrapped call ----------------------------------------------------------------
     def call(self, name: str, *args: Any, count: bool = True) -> tuple[Any, Optional[str]]:
@@ -148,7 +167,13 @@ class NvmlReader:
         finally:
             self.close()
 
-    def read_open(self) -> Snapshot:
+    def read_open(self, what: str = "all", carry: Optional[Snapshot] = None) -> Snapshot:
+        """A full read with NVML open. ``what="topo"``: only what ``p2ptop topo`` prints (driver, GPUs' bus ids,
+        CPU/NUMA affinity, active links' remote ends, NVML's common ancestor and P2P status per pair), the
+        rest N/A "not read for topo". ``carry``: a snapshot this reader read before; its NVLink counters are
+        carried over (they are dynamic: the refreshes read them) instead of read link by link again."""
+        self._what = what
+        self._carry = {g.index: g for g in carry.gpus} if carry is not None else {}
         snap = Snapshot(
             source=Source(
                 kind="nvml",
@@ -166,10 +191,13 @@ class NvmlReader:
             snap.cuda_driver_version = _cuda_version(v)
         else:
             na["cuda_driver_version"] = why or f"unexpected value {v!r}"
-        v, why = self.call("nvmlSystemGetNVMLVersion")
-        snap.nvml_version = _text(v)
-        if why:
-            na["nvml_version"] = why
+        if what == "topo":
+            na["nvml_version"] = NOT_FOR_TOPO
+        else:
+            v, why = self.call("nvmlSystemGetNVMLVersion")
+            snap.nvml_version = _text(v)
+            if why:
+                na["nvml_version"] = why
 
         count, why = self.call("nvmlDeviceGetCount")
         if why is not None or not isinstance(count, int):
@@ -186,7 +214,10 @@ class NvmlReader:
                 self._read_gpu(h, gpu)
             snap.gpus.append(gpu)
         self.handles = handles
+        if what == "topo":
+            self._remote_types(snap)
 
+        ancestors: dict[tuple[int, int], tuple[Any, Optional[str]]] = {}
         for a in range(count):
             for b in range(count):
                 if a == b:
@@ -199,7 +230,9 @@ class NvmlReader:
                     snap.pairs.append(pair)
                     continue
                 ha, hb = handles[a], handles[b]
-                v, why = self.call("nvmlDeviceGetTopologyCommonAncestor", ha, hb)
+                # the common ancestor of a and b is that of b and a: asked once per unordered pair
+                v, why = ancestors[(b, a)] if (b, a) in ancestors else self.call("nvmlDeviceGetTopologyCommonAncestor", ha, hb)
+                ancestors[(a, b)] = (v, why)
                 if why is None:
                     pair.ancestor = ANCESTOR_NAMES.get(int(v), f"UNKNOWN({v})")
                 else:
@@ -219,6 +252,23 @@ class NvmlReader:
             na["sockets"] = why
         return snap
 
+    def _remote_types(self, snap: Snapshot) -> None:
+        """topo: an active link whose remote end is one of this host's GPUs (by bus id) or hidden needs no
+        call for its remote type; the others are asked."""
+        ours = {(g.pci_bus_id or "").upper() for g in snap.gpus if g.pci_bus_id}
+        for gpu in snap.gpus:
+            h = self.handles.get(gpu.index)
+            for nl in gpu.nvlinks:
+                if not nl.active or nl.remote_pci_bus_id is None:
+                    continue
+                if nl.remote_hidden:
+                    nl.na["remote_type"] = "not read for topo (the remote end is hidden from this host)"
+                elif nl.remote_pci_bus_id.upper() in ours:
+                    nl.remote_type = "GPU"  # the bus id is one of this host's GPUs
+                elif h is not None:
+                    self._set(nl, "remote_type", "nvmlDeviceGetNvLinkRemoteDeviceType", h, nl.link,
+                              conv=lambda t: NVLINK_REMOTE_TYPES.get(int(t), f"UNKNOWN({t})"))
+
     # -- per GPU -------------------------------------------------------------------------
     def _set(self, gpu: Any, attr: str, name: str, *args: Any, conv: Callable[[Any], Any] = lambda v: v) -> Any:
         v, why = self.call(name, *args)
@@ -236,29 +286,34 @@ class NvmlReader:
 
     def _read_gpu(self, h: Any, gpu: GPU) -> None:
         s = self._set
-        s(gpu, "name", "nvmlDeviceGetName", h, conv=_text)
-        s(gpu, "uuid", "nvmlDeviceGetUUID", h, conv=_text)
-        s(gpu, "serial", "nvmlDeviceGetSerial", h, conv=_text)
+        topo = getattr(self, "_what", "all") == "topo"
         s(gpu, "pci_bus_id", "nvmlDeviceGetPciInfo", h, conv=lambda p: _text(p.busId))
-        s(gpu, "brand", "nvmlDeviceGetBrand", h, conv=lambda v: BRANDS.get(int(v), f"UNKNOWN({v})"))
-        s(gpu, "architecture", "nvmlDeviceGetArchitecture", h, conv=lambda v: ARCHITECTURES.get(int(v), f"arch {v}"))
-        s(gpu, "memory_total_mib", "nvmlDeviceGetMemoryInfo", h, conv=lambda m: int(m.total) // (1024 * 1024))
-        s(gpu, "compute_capability", "nvmlDeviceGetCudaComputeCapability", h, conv=lambda t: f"{t[0]}.{t[1]}")
-        s(gpu, "pcie_gen_cur", "nvmlDeviceGetCurrPcieLinkGeneration", h, conv=int)
-        s(gpu, "pcie_gen_max", "nvmlDeviceGetMaxPcieLinkGeneration", h, conv=int)
-        s(gpu, "pcie_width_cur", "nvmlDeviceGetCurrPcieLinkWidth", h, conv=int)
-        s(gpu, "pcie_width_max", "nvmlDeviceGetMaxPcieLinkWidth", h, conv=int)
-        s(gpu, "pcie_replay_counter", "nvmlDeviceGetPcieReplayCounter", h, conv=int)
-        s(gpu, "utilization_gpu", "nvmlDeviceGetUtilizationRates", h, conv=lambda u: int(u.gpu))
+        if not topo:
+            s(gpu, "name", "nvmlDeviceGetName", h, conv=_text)
+            s(gpu, "uuid", "nvmlDeviceGetUUID", h, conv=_text)
+            s(gpu, "serial", "nvmlDeviceGetSerial", h, conv=_text)
+            s(gpu, "brand", "nvmlDeviceGetBrand", h, conv=lambda v: BRANDS.get(int(v), f"UNKNOWN({v})"))
+            s(gpu, "architecture", "nvmlDeviceGetArchitecture", h, conv=lambda v: ARCHITECTURES.get(int(v), f"arch {v}"))
+            s(gpu, "memory_total_mib", "nvmlDeviceGetMemoryInfo", h, conv=lambda m: int(m.total) // (1024 * 1024))
+            s(gpu, "compute_capability", "nvmlDeviceGetCudaComputeCapability", h, conv=lambda t: f"{t[0]}.{t[1]}")
+            s(gpu, "pcie_gen_cur", "nvmlDeviceGetCurrPcieLinkGeneration", h, conv=int)
+            s(gpu, "pcie_gen_max", "nvmlDeviceGetMaxPcieLinkGeneration", h, conv=int)
+            s(gpu, "pcie_width_cur", "nvmlDeviceGetCurrPcieLinkWidth", h, conv=int)
+            s(gpu, "pcie_width_max", "nvmlDeviceGetMaxPcieLinkWidth", h, conv=int)
+            s(gpu, "utilization_gpu", "nvmlDeviceGetUtilizationRates", h, conv=lambda u: int(u.gpu))
         s(gpu, "cpu_affinity", "nvmlDeviceGetCpuAffinity", h, 4, conv=_cpulist)
         s(gpu, "gpu_numa_id", "nvmlDeviceGetNumaNodeId", h, conv=int)
         # NUMA affinity: NVML's memory affinity at node scope (what nvidia-smi prints), else sysfs.
         s(gpu, "numa_node", "nvmlDeviceGetMemoryAffinity", h, 1, 0, conv=lambda m: _first_bit(m))
-        s(gpu, "virtualization_mode", "nvmlDeviceGetVirtualizationMode", h,
-          conv=lambda v: VIRTUALIZATION_NAMES.get(int(v), f"UNKNOWN({v})"))
-        s(gpu, "mig_mode", "nvmlDeviceGetMigMode", h, conv=lambda m: "Enabled" if int(m[0]) == 1 else "Disabled")
-        gpu.fabric = self._read_fabric(h)
-        self._read_links(h, gpu)
+        if topo:
+            for attr in TOPO_SKIPS:
+                gpu.na[attr] = NOT_FOR_TOPO
+        else:
+            s(gpu, "virtualization_mode", "nvmlDeviceGetVirtualizationMode", h,
+              conv=lambda v: VIRTUALIZATION_NAMES.get(int(v), f"UNKNOWN({v})"))
+            s(gpu, "mig_mode", "nvmlDeviceGetMigMode", h, conv=lambda m: "Enabled" if int(m[0]) == 1 else "Disabled")
+            gpu.fabric = self._read_fabric(h)
+        self._read_links(h, gpu, topo)
         if gpu.pci_bus_id:
             rc, path, numa, why = sysfs.read_pcie_path(gpu.pci_bus_id, self.sysfs_root)
             gpu.root_complex, gpu.pcie_path = rc, path
@@ -302,11 +357,28 @@ class NvmlReader:
             fab.na["fabric"] = f"unexpected fabric info: {e}"
         return fab
 
-    def _read_links(self, h: Any, gpu: GPU) -> None:
-        """Each NVLink: state, version, remote, capability and error counters. A counter whose total over
-        the GPU's links (one field-values call) is 0 is 0 on every link and is not asked link by link."""
+    def _fields(self, h: Any, fields: list[Any]) -> tuple[dict[Any, int], Optional[str]]:
+        """One nvmlDeviceGetFieldValues call: {field: value} of the fields whose own nvmlReturn is Success."""
+        if not fields:
+            return {}, None
+        values, why = self.call("nvmlDeviceGetFieldValues", h, fields)
+        got: dict[Any, int] = {}
+        if why is None:
+            for f, v in zip(fields, values):
+                value = _field_value(v)
+                if value is not None:
+                    got[f] = value
+        return got, why
+
+    def _link_indexes(self, h: Any, gpu: GPU, first: dict[Any, int]) -> tuple[list[int], dict[int, tuple[Any, Optional[str]]]]:
+        """The GPU's link indexes: field 91 (NVLinks present) where it answered in ``first``, else each link's
+        state asked until Invalid Argument (past the last link). Returns the links and the states so read."""
+        n = first.get(FI_LINK_COUNT)
+        if n:
+            return list(range(min(int(n), MAX_LINKS))), {}
         invalid = f"{getattr(self.nvml, 'NVMLError_InvalidArgument', type(None)).__name__}"
-        totals: dict[str, Optional[int]] = {}
+        links: list[int] = []
+        states: dict[int, tuple[Any, Optional[str]]] = {}
         for link in range(MAX_LINKS):
             v, why = self.call("nvmlDeviceGetNvLinkState", h, link)
             if why is not None and ("Invalid Argument" in why or invalid in why):
@@ -314,9 +386,62 @@ class NvmlReader:
             if why is not None and link == 0 and "Not Supported" in why:
                 gpu.na["nvlinks"] = why  # no NVLink on this GPU
                 break
-            if link == 0:
-                totals = self._totals[gpu.index] = self._counter_totals(h)
+            links.append(link)
+            states[link] = (v, why)
+            if why is not None and "lost" in why.lower():
+                break
+        return links, states
+
+    def _read_links(self, h: Any, gpu: GPU, topo: bool = False) -> None:
+        """Each NVLink: state, version, remote, capability and error counters. States and versions come
+        from one field-values call where the driver answers it, and the counters as CounterPlan finds
+        (per link in the batch, a total that did not move, field 163, or one call per link and counter).
+        ``topo``: states and the active links' remote bus ids only."""
+        if topo:  # how many links (field 91), so that one field-values call gives their states
+            first, _ = self._fields(h, [FI_LINK_COUNT])
+        else:  # one call: how many links, and the PCIe replays (the full read needs them anyway)
+            first, _ = self._fields(h, [FI_LINK_COUNT, FI_PCIE_REPLAY_COUNTER])
+            v = first.get(FI_PCIE_REPLAY_COUNTER)
+            if v is not None:
+                gpu.pcie_replay_counter = int(v)
+            else:
+                self._set(gpu, "pcie_replay_counter", "nvmlDeviceGetPcieReplayCounter", h, conv=int)
+        links, states = self._link_indexes(h, gpu, first)
+        self.plans.pop(gpu.index, None)
+        if not links:
+            return
+        lost = next((w for _, w in states.values() if w and "lost" in w.lower()), None)
+        if lost:
+            for link, (v, why) in states.items():
+                nl = NvLink(link=link, state=None if why else ("active" if int(v) == 1 else "inactive"))
+                if why:
+                    nl.na["state"] = why
+                gpu.nvlinks.append(nl)
+            gpu.na.setdefault("nvlinks", lost)
+            return
+        fields: list[Any] = [] if states else [(FI_NVLINK_GET_STATE, l) for l in links]
+        if not topo:
+            fields += [(FI_NVLINK_GET_VERSION, l) for l in links]
+            carried = self._carry.get(gpu.index)
+            if carried is None or [nl.link for nl in carried.nvlinks] != links:
+                carried = None
+            fields += counter_fields(links)
+        got, why = self._fields(h, fields)
+        if why is not None and "lost" not in why.lower() and not topo:
+            # the whole call refused (a field or scope this driver does not take): the fields known to answer
+            got, _ = self._fields(h, [f for f in fields if isinstance(f, tuple) and f[0] == FI_NVLINK_GET_STATE]
+                                  + [(fid, 0) for fid in FI_COUNTER_TOTALS])
+        if not topo:
+            self._check_fields(h, links, got)
+        totals = {kind: got.get((fid, 0)) for fid, kind in FI_COUNTER_TOTALS.items()}
+        for link in links:
             nl = NvLink(link=link)
+            if link in states:
+                v, why = states[link]
+            else:
+                v, why = got.get((FI_NVLINK_GET_STATE, link)), None
+                if v is None:
+                    v, why = self.call("nvmlDeviceGetNvLinkState", h, link)
             if why is None:
                 nl.state = "active" if int(v) == 1 else "inactive"
             else:
@@ -325,24 +450,105 @@ class NvmlReader:
                     gpu.nvlinks.append(nl)
                     gpu.na.setdefault("nvlinks", why)
                     break
+            if topo:
+                if nl.active:
+                    self._set(nl, "remote_pci_bus_id", "nvmlDeviceGetNvLinkRemotePciInfo", h, link, conv=lambda p: _text(p.busId))
+                for attr in ("version", "p2p_supported", "counters"):
+                    nl.na[attr] = NOT_FOR_TOPO
+                gpu.nvlinks.append(nl)
+                continue
+            version = got.get((FI_NVLINK_GET_VERSION, link))
+            if version is not None:
+                nl.version = int(version)
+            else:
+                self._set(nl, "version", "nvmlDeviceGetNvLinkVersion", h, link, conv=int)
             for attr, name, conv in (
-                ("version", "nvmlDeviceGetNvLinkVersion", int),
                 ("remote_pci_bus_id", "nvmlDeviceGetNvLinkRemotePciInfo", lambda p: _text(p.busId)),
                 ("remote_type", "nvmlDeviceGetNvLinkRemoteDeviceType", lambda t: NVLINK_REMOTE_TYPES.get(int(t), f"UNKNOWN({t})")),
                 ("p2p_supported", "nvmlDeviceGetNvLinkCapability", bool),
             ):
                 args = (h, link, 0) if attr == "p2p_supported" else (h, link)
                 self._set(nl, attr, name, *args, conv=conv)
+            old = next((o for o in carried.nvlinks if o.link == link), None) if carried is not None else None
             for cname, cidx in NVLINK_COUNTERS.items():
-                if totals.get(cname) == 0:
+                fid = _direct_field(cname, link, got)
+                if fid is not None:
+                    nl.counters[cname] = int(got[fid])
+                elif old is not None and f"counters.{cname}" not in old.na:
+                    nl.counters[cname] = old.counters.get(cname)  # dynamic: the refreshes read it
+                elif totals.get(cname) == 0:
                     nl.counters[cname] = 0  # the GPU's total over its links is 0: so is every link's
-                    continue
-                v, why = self.call("nvmlDeviceGetNvLinkErrorCounter", h, link, cidx)
-                nl.counters[cname] = int(v) if why is None else None
-                if why is not None:
-                    nl.na[f"counters.{cname}"] = why
+                else:
+                    v, why = self.call("nvmlDeviceGetNvLinkErrorCounter", h, link, cidx)
+                    nl.counters[cname] = int(v) if why is None else None
+                    if why is not None:
+                        nl.na[f"counters.{cname}"] = why
             gpu.nvlinks.append(nl)
+        if not topo and gpu.nvlinks:
+            self._plan(gpu, got, totals, carried=carried is not None)
 
+    def _check_fields(self, h: Any, links: list[int], got: dict[Any, int]) -> None:
+        """A field-value source is used for a link's version or counter only where it says what the function
+        call says: each source (version 166; scoped 161/162; per-link ids) is compared with the call on one link
+        per counter, once per full read, and dropped from ``got`` where they differ. (A source whose call does
+        not answer cannot be compared and is kept.)"""
+        from .nvlink_fields import FI_DL, FI_LINK_IDS
+
+        link = next((l for l in links if (FI_NVLINK_GET_VERSION, l) in got), None)
+        if link is not None:
+            v, why = self.call("nvmlDeviceGetNvLinkVersion", h, link)
+            if why is None and int(v) != got[(FI_NVLINK_GET_VERSION, link)]:
+                for l in links:
+                    got.pop((FI_NVLINK_GET_VERSION, l), None)
+        for kind, cidx in NVLINK_COUNTERS.items():
+            # each source: [(field, link)] (the scoped field 161/162, and the per-link ids of links 0..11)
+            sources = [[((fid, l), l) for l in links] for fid, k in FI_DL.items() if k == kind]
+            sources.append([((FI_LINK_IDS[(kind, l)], 0), l) for l in links if (kind, l) in FI_LINK_IDS])
+            chosen = None  # the first source (in the order _direct_field prefers) that agrees covers all it gives
+            for pairs in sources:
+                answered = [(f, l) for f, l in pairs if f in got]
+                if not answered:
+                    continue
+                if chosen is not None and {l for _, l in answered} <= chosen:
+                    for f, _ in pairs:
+                        got.pop(f, None)  # nothing to add: not asked again, not checked
+                    continue
+                f, l = answered[0]
+                v, why = self.call("nvmlDeviceGetNvLinkErrorCounter", h, l, cidx)
+                if why is None and int(v) != got[f]:
+                    for f, _ in pairs:
+                        got.pop(f, None)
+                elif chosen is None:
+                    chosen = {l for _, l in answered}
+
+    def _plan(self, gpu: GPU, got: dict[Any, int], totals: dict[str, Optional[int]], carried: bool = False) -> None:
+        """Learn how this GPU's counters are read until the next full read (CounterPlan)."""
+        links = [nl.link for nl in gpu.nvlinks if "state" not in nl.na or nl.state is not None]
+        plan = CounterPlan(links=[nl.link for nl in gpu.nvlinks])
+        plan.totals = {fid: kind for fid, kind in FI_COUNTER_TOTALS.items() if totals.get(kind) is not None}
+        follows = dl_crc_follows({nl.link: (got.get((FI_DL_CRC, nl.link)), nl.counters.get("crc_flit"),
+                                            nl.counters.get("crc_data")) for nl in gpu.nvlinks})
+        for nl in gpu.nvlinks:
+            if nl.link not in links:
+                continue
+            dl = [k for k in follows if _direct_field(k, nl.link, got) is None] if (FI_DL_CRC, nl.link) in got else []
+            if dl:
+                plan.dl_crc[nl.link] = tuple(dl)
+                self._dl_crc[(gpu.index, nl.link)] = got[(FI_DL_CRC, nl.link)]
+            for cname in NVLINK_COUNTERS:
+                fid = _direct_field(cname, nl.link, got)
+                if fid is not None:
+                    plan.direct[fid] = (nl.link, cname)
+                elif plan.covered_by_total(cname) or cname in dl:
+                    continue
+                elif nl.counters.get(cname) is not None:  # answers link by link: the round reads it
+                    plan.round.append((nl.link, cname))
+        self._totals[gpu.index] = totals
+        self.plans[gpu.index] = plan
+        if not carried:  # counters carried over keep the time they were read at
+            now = time.monotonic()
+            for nl in gpu.nvlinks:
+                self._read_at[(gpu.index, nl.link)] = now
 
     # -- the dynamic part of a refresh -----------------------------------------------------------
     def read_dynamic(self, prev: Snapshot) -> Optional[Snapshot]:
@@ -389,17 +595,12 @@ class NvmlReader:
         if gpu.fabric.state is not None or "fabric" not in gpu.fabric.na:
             gpu.fabric = self._read_fabric(h)
         links = gpu.nvlinks
+        plan = self.plans.get(gpu.index)
         fields: list[Any] = [(FI_NVLINK_GET_STATE, nl.link) for nl in links] + [FI_PCIE_REPLAY_COUNTER]
-        if links:
-            fields += list(FI_COUNTER_TOTALS)
-        values, why = self.call("nvmlDeviceGetFieldValues", h, fields)
-        got: dict[Any, Any] = {}
-        if why is None:
-            for f, v in zip(fields, values):
-                value = _field_value(v)
-                if value is not None:
-                    got[f] = value
-        elif "lost" in why.lower():
+        if plan is not None:
+            fields += plan.fields()
+        got, why = self._fields(h, fields)
+        if why is not None and "lost" in why.lower():
             gpu.na["nvlinks"] = why
         v = got.get(FI_PCIE_REPLAY_COUNTER)
         if v is not None:
@@ -416,41 +617,79 @@ class NvmlReader:
                     continue
             # NVML_NVLINK_STATE_*: 1 active; 0 inactive, 2 sleep, 3 active with traffic disabled
             nl.state = "active" if int(state) == 1 else "inactive"
-        if not links:
+        if not links or plan is None:
             return
-        totals = {name: got.get(fid) for fid, name in FI_COUNTER_TOTALS.items()}
-        before = self._totals.get(gpu.index, {})
-        for name, total in totals.items():
-            if total is not None and before.get(name) == total:
-                continue  # no link's counter moved
-            if total is None and all(nl.counters.get(name) is None for nl in links):
-                continue  # neither totals nor per-link counters answer on this GPU
-            cidx = NVLINK_COUNTERS[name]
-            for nl in links:
-                v, why = self.call("nvmlDeviceGetNvLinkErrorCounter", h, nl.link, cidx)
-                nl.counters[name] = int(v) if why is None else None
-                if why is None:
-                    nl.na.pop(f"counters.{name}", None)
-                else:
-                    nl.na[f"counters.{name}"] = why
-        self._totals[gpu.index] = totals
+        self._read_counters(h, gpu, plan, got)
 
-    def _counter_totals(self, h: Any) -> dict[str, Optional[int]]:
-        values, why = self.call("nvmlDeviceGetFieldValues", h, list(FI_COUNTER_TOTALS))
-        if why is not None:
-            return {}
-        return {name: _field_value(v) for (fid, name), v in zip(FI_COUNTER_TOTALS.items(), values)}
+    def _read_counters(self, h: Any, gpu: GPU, plan: CounterPlan, got: dict[Any, int]) -> None:
+        """The counters of a refresh, as the plan says: per-link fields straight from the batch; a total
+        or a field 163 that moved (or stopped answering) makes its links' counters read one by one;
+        the round's slice; anything a batched field gave before and not now is read by a call."""
+        by_link = {nl.link: nl for nl in gpu.nvlinks}
+        wanted: set[tuple[int, str]] = set()
+        for fid, (link, kind) in plan.direct.items():
+            v = got.get(fid)
+            if v is None:
+                wanted.add((link, kind))  # stopped answering in the batch: asked by a call this time
+            elif link in by_link:
+                by_link[link].counters[kind] = int(v)
+                by_link[link].na.pop(f"counters.{kind}", None)
+        direct = plan.direct_pairs()
+        totals = {kind: got.get((fid, 0)) for fid, kind in plan.totals.items()}
+        before = self._totals.get(gpu.index, {})
+        for kind, total in totals.items():
+            if total is not None and before.get(kind) == total:
+                continue  # no link's counter moved
+            wanted.update((link, kind) for link in plan.links if (link, kind) not in direct)
+        for link, kinds in plan.dl_crc.items():
+            v = got.get((FI_DL_CRC, link))
+            if v is None or self._dl_crc.get((gpu.index, link)) != v:
+                wanted.update((link, kind) for kind in kinds)
+            self._dl_crc[(gpu.index, link)] = v
+        rounded = plan.slice()
+        wanted.update(rounded)
+        now = time.monotonic()
+        self.counter_seconds = {k: v for k, v in self.counter_seconds.items() if k[0] != gpu.index}
+        for link, kind in sorted(wanted):
+            nl = by_link.get(link)
+            if nl is None:
+                continue
+            v, why = self.call("nvmlDeviceGetNvLinkErrorCounter", h, link, NVLINK_COUNTERS[kind])
+            nl.counters[kind] = int(v) if why is None else None
+            if why is None:
+                nl.na.pop(f"counters.{kind}", None)
+            else:
+                nl.na[f"counters.{kind}"] = why
+        for link in {link for link, _ in rounded}:
+            last = self._read_at.get((gpu.index, link))
+            if last is not None:  # a rise read by the round covers the time since the link's last read
+                self.counter_seconds[(gpu.index, link)] = now - last
+            self._read_at[(gpu.index, link)] = now
+        self._totals[gpu.index] = {**before, **totals}
 
 
 #: What a dynamic refresh reads again on a GPU (the rest is carried over until the next full read).
 DYNAMIC_GPU_FIELDS = ("pcie_gen_cur", "pcie_width_cur", "pcie_replay_counter", "utilization_gpu", "fabric", "nvlinks")
 #: nvmlDeviceGetFieldValues ids (nvml.h; the same numbers in nvidia-ml-py 13.x as NVML_FI_DEV_*)
-FI_NVLINK_GET_STATE = 165  # NVML_FI_DEV_NVLINK_GET_STATE, scope = link
-FI_PCIE_REPLAY_COUNTER = 94  # NVML_FI_DEV_PCIE_REPLAY_COUNTER
-FI_COUNTER_TOTALS = {  # NVML_FI_DEV_NVLINK_*_ERROR_COUNT_TOTAL: the counter summed over the GPU's links
-    38: "crc_flit", 45: "crc_data", 52: "replay", 59: "recovery",
-}
+#: what a topo read leaves out (p2ptop topo prints none of it)
+NOT_FOR_TOPO = "not read for topo"
+TOPO_SKIPS = ("name", "uuid", "serial", "brand", "architecture", "memory_total_mib", "compute_capability", "pcie_gen_cur",
+              "pcie_gen_max", "pcie_width_cur", "pcie_width_max", "pcie_replay_counter", "utilization_gpu",
+              "virtualization_mode", "mig_mode")
 _VALUE_FIELDS = {0: "dVal", 1: "uiVal", 2: "ulVal", 3: "ullVal", 4: "sllVal", 5: "siVal", 6: "usVal"}
+
+
+def _direct_field(kind: str, link: int, got: dict[Any, int]) -> Optional[tuple[int, int]]:
+    """The batched field that gave this link's counter (scoped 161/162, or the per-link id), if one did."""
+    from .nvlink_fields import FI_DL, FI_LINK_IDS
+
+    for fid, k in FI_DL.items():
+        if k == kind and (fid, link) in got:
+            return (fid, link)
+    fid = FI_LINK_IDS.get((kind, link))
+    if fid is not None and (fid, 0) in got:
+        return (fid, 0)
+    return None
 
 
 def _field_value(v: Any) -> Optional[int]:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Optional
+TYPE_CHECKING = False  # typing is not imported at run time (start-up); the annotations are strings
+if TYPE_CHECKING:
+    from typing import Optional
 
 from ..model import CpuSocket, PcieDevice
 

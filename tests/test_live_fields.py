@@ -1,0 +1,286 @@
+"""NVLink counters and states by field values (p2ptop/sources/nvlink_fields.py), through the capture fake.
+
+The fake answers as the 2 x H200 host did (tests/fixtures/captures/h200x2-nvswitch-vm/field_values.json:
+states 165 and PCIe replays 94 answer, the counter totals 38/45/52/59 do not); the groups not known on
+that host (scoped 161-163/166, per-link ids, link count 91) are switched on per test. Each way of reading
+counters must show a link going down and a counter rising within one refresh; what no batched field
+covers is read in a round and must show within it."""
+
+import collections
+import datetime as dt
+import os
+
+import pytest
+
+from p2ptop.changes import diff
+from p2ptop.live import LiveSource
+from p2ptop.model import GPU, NvLink, Snapshot, Source
+from p2ptop.sources.capture import Capture, FakeNvml
+from p2ptop.sources.nvlink_fields import ROUND_REFRESHES, dl_crc_follows
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+H200 = os.path.join(HERE, "fixtures", "captures", "h200x2-nvswitch-vm")
+
+WAYS = {
+    "totals": {"totals": True},  # 38/45/52/59 answer (not on the H200 host; the way p2ptop read before)
+    "scoped": {"scoped": True},  # 161/162/163 (+166) with scope = link
+    "link_ids": {"link_ids": True},  # the per-link ids of links 0..11
+}
+
+
+def source(fake):
+    return LiveSource(fake, "/nonexistent", host_facts=False, events=False)
+
+
+def counted(fake, fn):
+    n = len(fake.calls)
+    out = fn()
+    return out, collections.Counter(fake.calls[n:])
+
+
+def test_the_fake_answers_field_values_as_the_h200_host_did():
+    cap = Capture.load(H200)
+    assert "x2-live-screens.log" in cap.fields["origin"]
+    fake = FakeNvml(cap)
+    fake.nvmlInit()
+    got = {v.fieldId: v.nvmlReturn for v in fake.nvmlDeviceGetFieldValues(0, [38, 45, 52, 59, 94, (165, 0), (161, 0), 32, 91])}
+    assert got == {38: 3, 45: 3, 52: 3, 59: 3, 94: 0, 165: 0, 161: 3, 32: 3, 91: 3}
+    # every link's four counters answer one by one (what the 155 calls of a refresh were)
+    assert [fake.nvmlDeviceGetNvLinkErrorCounter(1, 17, c) for c in range(4)] == [0, 0, 0, 15]
+    # a link scope past the GPU's links fails the whole call (seen on one H200 without NVLink)
+    with pytest.raises(Exception, match="Invalid Argument"):
+        fake.nvmlDeviceGetFieldValues(0, [(165, 18)])
+    on = FakeNvml(cap, fields={"scoped": True, "link_ids": True, "link_count": True})
+    on.nvmlInit()
+    vals = {(v.fieldId, v.scopeId): (v.nvmlReturn, v.value.ullVal)
+            for v in on.nvmlDeviceGetFieldValues(1, [(161, 17), (163, 17), (166, 3), 107, 91])}
+    assert vals == {(161, 17): (0, 0), (163, 17): (0, 15), (166, 3): (0, 6), (107, 0): (0, 6), (91, 0): (0, 18)}
+
+
+def test_as_measured_refresh_reads_states_every_time_and_counters_in_a_round():
+    """Nothing batched answers for counters (the measured worst case): 1 + 2 x (4 + 1 field-values call
+    + 72 / ROUND_REFRESHES counters), not the 155 of every counter every refresh."""
+    cap = Capture.load(H200)
+    fake = FakeNvml(cap)
+    src = source(fake)
+    first = src.poll()
+    assert first.calls == 386 - 1  # the device run counted 386; the common ancestor is asked once per unordered pair
+    polls = [counted(fake, src.poll) for _ in range(ROUND_REFRESHES)]
+    assert all(c["nvmlDeviceGetNvLinkState"] == 0 and c["nvmlDeviceGetFieldValues"] == 2 for _, c in polls)
+    assert [p.calls for p, _ in polls] == [1 + 2 * (5 + 72 // ROUND_REFRESHES)] * ROUND_REFRESHES
+    assert sum(c["nvmlDeviceGetNvLinkErrorCounter"] for _, c in polls) == 144  # every counter once per round
+    assert f"each once every {ROUND_REFRESHES} refreshes (about" in src.counter_note and "144 of 144" in src.counter_note
+    assert list(src.log)[-1].kind == "nvml.counters"  # said in the events log
+    # a rise shows within the round, a link going down within one refresh
+    cap.probe["gpus"][1]["links"][9]["crc_data_err"] += 5
+    cap.probe["gpus"][0]["links"][2]["state"] = 0
+    p = src.poll()
+    assert [c.text for c in p.changes] == ["GPU0 NVLink 2 went down"]
+    texts = [c.text for c in p.changes]
+    for _ in range(ROUND_REFRESHES):
+        texts += [c.text for c in src.poll().changes]
+    assert any(t.startswith("GPU1 NVLink 9 crc_data errors +5") for t in texts), texts
+    src.close()
+
+
+@pytest.mark.parametrize("way", list(WAYS))
+def test_each_way_shows_a_link_down_and_a_rising_counter_within_one_refresh(way):
+    cap = Capture.load(H200)
+    fake = FakeNvml(cap, fields=WAYS[way])
+    src = source(fake)
+    src.poll(), src.poll()
+    link = 3  # a link with a per-link id (0..11)
+    cap.probe["gpus"][1]["links"][link]["replay_err"] = 4
+    cap.probe["gpus"][1]["links"][link]["crc_data_err"] += 7
+    cap.probe["gpus"][0]["links"][11]["state"] = 0
+    p, calls = counted(fake, src.poll)
+    texts = [c.text for c in p.changes]
+    assert "GPU0 NVLink 11 went down" in texts
+    assert f"GPU1 NVLink {link} replay errors +4 (now 4)" in texts
+    assert any(t.startswith(f"GPU1 NVLink {link} crc_data errors +7") for t in texts), texts
+    if way == "totals":  # the moved totals' links are read, on that GPU only
+        assert calls["nvmlDeviceGetNvLinkErrorCounter"] >= 36
+    src.close()
+
+
+def test_scoped_way_covers_links_past_11_and_field_163_only_for_what_it_follows():
+    cap = Capture.load(H200)
+    fake = FakeNvml(cap, fields=WAYS["scoped"])  # field 163 counts flit + data here (the fake's default)
+    src = source(fake)
+    src.poll()
+    plan = src._reader.plans[1]
+    # replay/recovery per link in the batch; data CRC through 163 (seen to follow it: data counted, flit all 0);
+    # flit CRC is not proven to be in 163 while it reads 0: the round
+    assert {k for _, k in plan.direct.values()} == {"replay", "recovery"}
+    assert set(plan.dl_crc[15]) == {"crc_data"} and {k for _, k in plan.round} == {"crc_flit"}
+    src.poll()
+    cap.probe["gpus"][1]["links"][15]["crc_data_err"] += 2
+    cap.probe["gpus"][1]["links"][16]["recovery_err"] = 1
+    p, calls = counted(fake, src.poll)
+    texts = [c.text for c in p.changes]
+    assert any(t.startswith("GPU1 NVLink 15 crc_data errors +2") for t in texts)
+    assert "GPU1 NVLink 16 recovery errors +1 (now 1)" in texts
+    src.close()
+
+
+def test_field_163_counting_only_flit_crc_is_not_taken_for_data_crc():
+    cap = Capture.load(H200)
+    cap.probe["gpus"][0]["links"][2]["crc_err"] = 5  # a flit CRC count, so that 163 can be seen to follow it
+    fake = FakeNvml(cap, fields={"scoped": True, "dl_crc": "flit"})
+    src = source(fake)
+    src.poll()
+    plan = src._reader.plans[0]
+    assert plan.dl_crc[2] == ("crc_flit",) and (2, "crc_data") in plan.round
+    src.poll()
+    cap.probe["gpus"][0]["links"][2]["crc_err"] = 8
+    p = src.poll()
+    assert any(c.text.startswith("GPU0 NVLink 2 crc_flit errors +3") for c in p.changes)
+    src.close()
+
+
+def test_dl_crc_follows_only_what_the_values_prove():
+    assert dl_crc_follows({0: (5, 2, 3), 1: (0, 0, 0)}) == ("crc_flit", "crc_data")
+    assert dl_crc_follows({0: (3, 0, 3), 1: (1, 0, 1)}) == ("crc_data",)  # flit never counted: not proven
+    assert dl_crc_follows({0: (2, 2, 3)}) == ("crc_flit",)
+    assert dl_crc_follows({0: (0, 0, 0), 1: (0, 0, 0)}) == ()  # all zero proves nothing
+    assert dl_crc_follows({0: (9, 2, 3)}) == ()  # follows neither
+    assert dl_crc_follows({0: (None, 2, 3)}) == ()
+
+
+def test_a_full_read_after_the_first_carries_the_counters_over():
+    cap = Capture.load(H200)
+    fake = FakeNvml(cap)
+    src = source(fake)
+    src.poll(), src.poll()
+    cap.probe["gpus"][0]["links"][4]["state"] = 0
+    p, calls = counted(fake, src.poll)  # a link went down: static parts read again, counters not
+    assert p.full and "nvlink.down" in p.why_full
+    assert calls["nvmlDeviceGetNvLinkErrorCounter"] <= 2 * 72 // ROUND_REFRESHES
+    assert p.snapshot.gpus[1].nvlinks[17].counters["crc_data"] == 15
+    src.close()
+
+
+def test_a_crc_rise_read_by_the_round_is_a_rate_over_the_time_since_that_link_was_read():
+    def snap(at, value):
+        g = GPU(index=0, nvlinks=[NvLink(link=0, state="active", counters={"crc_data": value})])
+        return Snapshot(source=Source(kind="nvml", taken_at=at.isoformat()), gpus=[g])
+
+    t = dt.datetime(2026, 11, 24, tzinfo=dt.timezone.utc)
+    a, b = snap(t, 0), snap(t + dt.timedelta(seconds=2), 1000)
+    assert diff(a, b)[0].kind == "nvlink.crc_fast"  # 500/s over the 2 s between the snapshots
+    slow = diff(a, b, {(0, 0): 16.0})[0]  # read by the round: the rise covers 16 s
+    assert slow.kind == "nvlink.crc" and "62.5/s" in slow.text
+
+
+def test_topo_reads_only_what_the_matrices_need_and_prints_the_same():
+    from p2ptop.sources.nvml import NvmlReader
+    from p2ptop.topo_text import topo_report
+
+    def read(what):
+        fake = FakeNvml(Capture.load(H200))
+        r = NvmlReader(fake, sysfs_root="/nonexistent", hostname="h")
+        r.open()
+        snap = r.read_open(what=what)
+        r.close()
+        return snap, collections.Counter(fake.calls)
+
+    full, fc = read("all")
+    topo, tc = read("topo")
+    assert topo_report(topo).replace(topo.source.taken_at, "T") == topo_report(full).replace(full.source.taken_at, "T")
+    for fn in ("nvmlDeviceGetNvLinkErrorCounter", "nvmlDeviceGetNvLinkCapability", "nvmlDeviceGetNvLinkVersion",
+               "nvmlDeviceGetName", "nvmlDeviceGetGpuFabricInfoV", "nvmlDeviceGetNvLinkRemoteDeviceType"):
+        assert tc[fn] == 0, fn
+    assert sum(tc.values()) < sum(fc.values()) / 3
+    assert topo.gpus[0].na["name"] == "not read for topo"
+
+
+@pytest.mark.parametrize("demo", ["dgx-h100", "pcie-4gpu-iommu", "nvlink-degraded", "rtx4090-2gpu"])
+def test_topo_read_prints_what_a_full_read_prints_on_the_demos(demo):
+    """Links down, direct GPU links and PCIe-only hosts: the topo read's matrices equal the full read's."""
+    from p2ptop.demos import load_demo
+    from p2ptop.sources.nvml import NvmlReader
+    from p2ptop.topo_text import topo_report
+
+    cap = Capture.from_snapshot(load_demo(demo))
+    out = []
+    for what in ("all", "topo"):
+        r = NvmlReader(FakeNvml(cap), sysfs_root="/nonexistent", hostname="h")
+        r.open()
+        snap = r.read_open(what=what)
+        r.close()
+        out.append(topo_report(snap).replace(snap.source.taken_at, "T"))
+    assert out[0] == out[1]
+
+
+async def test_the_dashboard_says_in_its_events_log_how_counters_are_read(tmp_path):
+    """Where the driver gives no batched counters, the events log says they are read in a round, and why."""
+    from p2ptop.ui.app import P2PTopApp
+    from p2ptop.ui.poller import LiveReader
+
+    fake = FakeNvml(Capture.load(H200))
+    app = P2PTopApp(reader=LiveReader(nvml=fake, sysfs_root=str(tmp_path), host_facts=False, events=False),
+                    interval=0.2)
+    async with app.run_test(size=(200, 50)) as pilot:
+        for _ in range(300):
+            await pilot.pause(0.02)
+            if "NVLink error counters" in app.export_text():
+                break
+        text = " ".join(app.export_text().split())
+        # said from the second poll on, with the seconds the round takes at the refresh measured between polls
+        assert "NVLink error counters" in text and "once every" in text and "s at this" in text
+
+
+def test_the_topo_command_reads_the_topo_way_and_prints_what_nvidia_smi_printed(monkeypatch, capsys):
+    from p2ptop.cli import main
+    from p2ptop.sources import nvml as nvml_mod
+
+    fakes = []
+    real_init = nvml_mod.NvmlReader.__init__
+
+    def init(self, nvml=None, sysfs_root="/", hostname=None):
+        fakes.append(FakeNvml(Capture.load(H200)))
+        real_init(self, fakes[-1], sysfs_root="/nonexistent", hostname=hostname)
+
+    monkeypatch.setattr(nvml_mod.NvmlReader, "__init__", init)
+    assert main(["topo"]) == 0
+    out = capsys.readouterr().out
+    assert fakes and "nvmlDeviceGetNvLinkErrorCounter" not in fakes[-1].calls and "nvmlDeviceGetName" not in fakes[-1].calls
+    smi = open(os.path.join(H200, "nvidia-smi-topo-m.txt"), encoding="utf-8").read().splitlines()
+    ours = out.splitlines()[2:2 + len(smi)]
+    norm = lambda lines: [" ".join(l.replace("\x1b[4m", "").replace("\x1b[0m", "").split()) for l in lines]  # noqa: E731
+    assert norm(ours)[:3] == norm(smi)[:3]  # header and both GPU rows: NV18, CPU/NUMA affinity, GPU NUMA ID
+
+
+def test_a_field_that_disagrees_with_its_call_is_not_used():
+    """Field values are used for a link's version or counter only where they say what the call says."""
+
+    class Skewed(FakeNvml):
+        def _field(self, h, field_id, scope):
+            ret, value = super()._field(h, field_id, scope)
+            if ret == 0 and field_id in (161, 166):
+                return ret, value + 2  # e.g. another encoding of the version, another counter
+            return ret, value
+
+    cap = Capture.load(H200)
+    fake = Skewed(cap, fields={"scoped": True})
+    src = source(fake)
+    snap = src.poll().snapshot
+    assert {nl.version for g in snap.gpus for nl in g.nvlinks} == {6}  # what nvmlDeviceGetNvLinkVersion says
+    assert [nl.counters["replay"] for nl in snap.gpus[0].nvlinks] == [0] * 18
+    plan = src._reader.plans[0]
+    assert not any(f[0] == 161 for f in plan.direct) and any(f[0] == 162 for f in plan.direct)
+    assert {k for _, k in plan.round} >= {"replay"}  # read by calls instead
+    src.close()
+
+
+def test_read_every_refresh_the_fake_predicts_the_155_calls_measured_on_the_h200s(monkeypatch):
+    """What p2ptop did on the real host (every counter of every link each refresh) costs, through the fake,
+    the 155 calls the device run counted: 1 + 2 x (4 + 1 field-values call + 4 counters x 18 links)."""
+    from p2ptop.sources import nvlink_fields
+
+    monkeypatch.setattr(nvlink_fields, "ROUND_REFRESHES", 1)
+    fake = FakeNvml(Capture.load(H200))
+    src = source(fake)
+    src.poll()
+    assert src.poll().calls == 155
+    src.close()
