@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from typing import Optional
 
 from . import __version__
-from .commands import COMMANDS, MODULES
+from .commands import COMMANDS, MODULES, SUMMARIES
 
 
 def fail(message: str) -> int:
@@ -54,75 +54,9 @@ def _command_modules(names: tuple[str, ...] = COMMANDS) -> list:
     return mods
 
 
-#: ``add_parser("name", help="one string literal"`` as the command modules spell it (compiled on first use)
-class _Lazy:
-    def __init__(self, pattern: str):
-        self.pattern, self.rx = pattern, None
-
-    def finditer(self, text: str):
-        if self.rx is None:
-            import re
-
-            self.rx = re.compile(self.pattern)
-        return self.rx.finditer(text)
-
-
-_ADD_PARSER = _Lazy(r'add_parser\(\s*"([\w-]+)"\s*,\s*help\s*=\s*((?:"(?:[^"\\\n]|\\.)*"\s*)+)[,)]')
-
-
-def command_summaries(names: tuple[str, ...] = COMMANDS) -> Optional[dict[str, str]]:
-    """Each subcommand's one-line help, read from its module's source (the ``add_parser(NAME, help=...)``
-    call) without importing it, so that ``p2ptop --help`` does not import what the commands use. None where
-    a module's help cannot be read that way: then the modules are imported."""
-    from importlib.util import find_spec
-
-    out: dict[str, str] = {}
-    for name in names:
-        try:
-            spec = find_spec(f"{__package__}.commands.{MODULES.get(name, name)}")
-        except (ImportError, ValueError):
-            return None
-        if spec is None:
-            continue  # not written (yet)
-        try:
-            with open(spec.origin or "", encoding="utf-8") as f:
-                text = f.read()
-        except (OSError, ValueError):
-            return None
-        # the usual spelling, string literals: read without parsing the module (ast.parse of every
-        # command module was most of `p2ptop --help`'s time)
-        found = {m.group(1): m.group(2) for m in _ADD_PARSER.finditer(text)}
-        if name in found:
-            literal = found[name]
-            # one or more adjacent literals (joined, as Python joins them); escapes go through literal_eval
-            if "\\" in literal:
-                import ast
-
-                out[name] = ast.literal_eval(f"({literal})")
-            else:
-                out[name] = "".join(literal.split('"')[1::2])
-            continue
-        import ast
-
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError):
-            return None
-        for node in ast.walk(tree):
-            if (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "add_parser" and node.args
-                    and isinstance(node.args[0], ast.Constant) and node.args[0].value == name):
-                helps = [k.value for k in node.keywords if k.arg == "help"]
-                if helps and isinstance(helps[0], ast.Constant) and isinstance(helps[0].value, str):
-                    out[name] = helps[0].value
-                    break
-        else:
-            return None
-    return out
-
-
 def _commands_needed(argv: list[str]) -> tuple[str, ...]:
     """Only the named subcommand's module is imported (start-up stays fast); all of them for --help
-    (build_parser reads their one-line help without importing them where it can)."""
+    (for a bare --help, build_parser shows commands.SUMMARIES without importing them)."""
     if any(a in ("-h", "--help") for a in argv):
         named = [a for a in argv if a in COMMANDS]
         return (named[0],) if named else COMMANDS
@@ -151,10 +85,9 @@ def build_parser(commands: tuple[str, ...] = COMMANDS, summaries_only: bool = Fa
     p.add_argument("--kb", metavar="DIR", action="append", default=[], help="extra knowledge-base entries (repeatable)")
     p.set_defaults(command=None)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    summaries = command_summaries(commands) if summaries_only else None
-    if summaries is not None:
-        for name, text in summaries.items():
-            sub.add_parser(name, help=text)
+    if summaries_only:  # `p2ptop --help`: the one-line help of each command, without importing its module
+        for name in commands:
+            sub.add_parser(name, help=SUMMARIES[name])
         return p
     for mod in _command_modules(commands):
         mod.add_parser(sub)

@@ -15,6 +15,7 @@ from ..bench.runner import BenchOptions, all_pairs, bench_available, run_all
 from ..fabric import Fabric
 from ..model import BenchResult, SnapshotError, save_snapshot
 from .common import EXIT_CANNOT_RUN, EXIT_OK, EXIT_PROBLEM, add_source_options, fail, snapshot_from_args
+from . import SUMMARIES
 
 #: Exit statuses of ``p2ptop bench`` beyond 0 (all healthy), 1 (slow or failing: the GPUs or the link) and
 #: 2 (cannot run). The first that applies, in this order: 2, 1, 5, 4, 3.
@@ -34,7 +35,7 @@ EXIT_TEXT = (
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "bench",
-        help="copy tests: bandwidth, latency and data integrity of GPU pairs and host links (needs CuPy; simulated with --demo/--replay)",
+        help=SUMMARIES["bench"],
         description="Measure GPU pairs in a child process: copy-engine and SM copies with peer access, both "
         "directions at once, latency, the same copy staged through host memory, and a data-integrity check; "
         "or, with one GPU, its link to the host (pinned memory to the GPU, back, both at once, latency, "

@@ -6,10 +6,11 @@ import argparse
 
 from ..demos import DEMOS
 from .common import EXIT_OK
+from . import SUMMARIES
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("demo", help="list the bundled demo topologies (simulated)")
+    p = sub.add_parser("demo", help=SUMMARIES["demo"])
     p.set_defaults(func=run)
 
 

@@ -19,14 +19,14 @@ from ..model import Snapshot, SnapshotError, Source
 from ..sources import SourceUnavailable, open_snapshot
 from ..health import NPD_MAX_OUTPUT, advice, oneline
 from .common import EXIT_CANNOT_RUN, EXIT_OK, EXIT_PROBLEM, add_source_options, fail
+from . import SUMMARIES
 
 KB_TOP = 5
 SEVERITY_ORDER = {s: i for i, s in enumerate(reversed(SEVERITIES))}  # problem first
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("doctor", help="host facts, findings and matching knowledge-base entries "
-                                      "(exit 0: nothing wrong, 1: a problem, 2: could not run)")
+    p = sub.add_parser("doctor", help=SUMMARIES["doctor"])
     add_source_options(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--pid", type=int, metavar="PID", help="judge a running process's own NCCL_*/CUDA_* variables, container, "

@@ -22,13 +22,14 @@ from ..knowledge.render import clean, fact_help, match_text
 from ..model import Snapshot, SnapshotError
 from ..sources import SourceUnavailable, open_snapshot
 from .common import EXIT_OK, add_source_options, fail, read_input
+from . import SUMMARIES
 
 DEFAULT_TOP = 3
 MAX_BYTES = 20 * 1024 * 1024  # a log larger than this is read only up to here
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("explain", help="match a log (FILE, or - for stdin) and the host's findings to knowledge-base entries")
+    p = sub.add_parser("explain", help=SUMMARIES["explain"])
     p.add_argument("file", nargs="?", metavar="FILE|-", help="log file, or - to read stdin")
     add_source_options(p)
     p.add_argument("--text-only", action="store_true", help="do not read the live host; match the text alone")

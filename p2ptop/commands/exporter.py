@@ -9,6 +9,7 @@ import sys
 import threading
 
 from .common import EXIT_CANNOT_RUN, EXIT_OK, add_source_options, fail
+from . import SUMMARIES
 
 DEFAULT_LISTEN = ":9469"
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)([smhd]?)")
@@ -32,7 +33,7 @@ def parse_duration(text: str) -> float:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "exporter",
-        help="Prometheus metrics: P2P status per pair, paths, NVLinks, PCIe, copy tests, findings, read health",
+        help=SUMMARIES["exporter"],
         description="Serve Prometheus metrics at http://ADDR:PORT/metrics. NVML is read in its own thread every "
         "--interval seconds; a scrape never waits for it and serves the last read with its age. Labels follow "
         "dcgm-exporter's (gpu, UUID, pci_bus_id, modelName, Hostname). With --demo or --replay the figures are "

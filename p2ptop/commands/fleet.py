@@ -6,12 +6,13 @@ import argparse
 import sys
 
 from .common import EXIT_CANNOT_RUN, EXIT_OK, EXIT_PROBLEM, fail
+from . import SUMMARIES
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "fleet",
-        help="many hosts: snapshots (directory, glob) or Prometheus, ranked by worst state, odd ones out",
+        help=SUMMARIES["fleet"],
         description="Load many hosts' snapshots in parallel (or read the exporters' series back from Prometheus), rank "
         "the hosts by worst state and compare each pair's copy-test figures and each link with the same pair or link "
         "on hosts of the same GPU model and topology. Opens the fleet screen in a terminal; --json, --markdown or "

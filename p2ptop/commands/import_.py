@@ -10,10 +10,11 @@ import sys
 
 from ..evidence.snapshot import ImportError_, snapshot_from_text
 from .common import fail, write_snapshot
+from . import SUMMARIES
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("import", help="turn a pasted nvidia-smi topo -m (and -p2p, -q) into a snapshot file",
+    p = sub.add_parser("import", help=SUMMARIES["import"],
                        description="Read a paste of `nvidia-smi topo -m` (with `topo -p2p r|w|n|a|p` matrices and "
                        "`nvidia-smi -q` text or XML when present) and write a snapshot marked imported; what "
                        "the paste does not say is N/A. Open it with `p2ptop --replay FILE`.")

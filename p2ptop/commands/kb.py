@@ -10,10 +10,11 @@ from ..knowledge.lint import lint
 from ..knowledge.loader import default_dirs
 from ..knowledge.render import clean, entry_text
 from .common import EXIT_OK, EXIT_PROBLEM, fail
+from . import SUMMARIES
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("kb", help="lint, list and show knowledge-base entries")
+    p = sub.add_parser("kb", help=SUMMARIES["kb"])
     ksub = p.add_subparsers(dest="kb_command", metavar="ACTION", required=True)
     pl = ksub.add_parser("lint", help="validate entry files (default: all KB directories); exit 1 when any is broken")
     pl.add_argument("paths", nargs="*", metavar="PATH", help="entry files or directories")

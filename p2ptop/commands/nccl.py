@@ -19,6 +19,7 @@ from ..findings import Finding
 from ..host.facts import clean
 from ..model import Snapshot, SnapshotError, save_snapshot
 from .common import EXIT_CANNOT_RUN, EXIT_OK, EXIT_PROBLEM, add_source_options, fail, read_input
+from . import SUMMARIES
 
 LOG_LIMIT = 2 << 30  # bytes of a log read at most
 
@@ -26,7 +27,7 @@ LOG_LIMIT = 2 << 30  # bytes of a log read at most
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "nccl",
-        help="NCCL's transport per GPU pair and its bus bandwidth (runs NCCL, or reads a job's NCCL_DEBUG=INFO log with --log)",
+        help=SUMMARIES["nccl"],
         description="Run NCCL between GPUs, one process per GPU, with NCCL_DEBUG=INFO: the transport of every channel "
         "and direction (P2P/CUMEM, P2P/IPC, SHM, NET/...), send/recv and all-reduce bus bandwidth as nccl-tests computes "
         "it, the variables NCCL saw; judged against the fabric. With --log, read any job's NCCL log into the same table. "

@@ -13,6 +13,7 @@ from typing import Optional
 
 from ..model import Snapshot
 from .common import EXIT_OK, add_source_options, fail, snapshot_from_args
+from . import SUMMARIES
 
 SCREEN_WIDTH, SCREEN_HEIGHT = 200, 50
 
@@ -20,7 +21,7 @@ SCREEN_WIDTH, SCREEN_HEIGHT = 200, 50
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "report",
-        help="a ticket: report.md on stdout, or with --bundle a folder with screenshot, report and snapshot",
+        help=SUMMARIES["report"],
         description="Without --bundle, print report.md (Markdown, paste-ready in a GitHub or Jira issue). "
         "With --bundle, write p2ptop-<host>-<time>/ with screenshot.svg/.txt/.png, report.md and snapshot.json.",
     )

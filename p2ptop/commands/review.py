@@ -13,10 +13,11 @@ import argparse
 import json
 
 from .common import EXIT_OK, add_source_options, fail
+from . import SUMMARIES
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("review", help="fixes tried on failing pairs: list, show ID, export ID",
+    p = sub.add_parser("review", help=SUMMARIES["review"],
                        description="Reviews of fixes, kept under the user's data directory "
                        "($P2PTOP_DATA_DIR, else $XDG_DATA_HOME/p2ptop, else ~/.local/share/p2ptop). "
                        "Open one in the dashboard with v on a failing or slow pair.")

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 
 from .common import add_source_options, snapshot_from_args, write_snapshot
+from . import SUMMARIES
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("snapshot", help="write a snapshot (JSON) of this host, or of a demo/replay")
+    p = sub.add_parser("snapshot", help=SUMMARIES["snapshot"])
     add_source_options(p)
     p.add_argument("-o", "--output", default="-", metavar="FILE", help="file to write, - for stdout (default)")
     p.set_defaults(func=run)

@@ -7,10 +7,11 @@ import json
 
 from ..topo_text import topo_json, topo_report
 from .common import EXIT_OK, add_source_options, snapshot_from_args
+from . import SUMMARIES
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("topo", help="print the path matrix (topo -m) and the P2P matrices (topo -p2p r/w/n/a/p)")
+    p = sub.add_parser("topo", help=SUMMARIES["topo"])
     add_source_options(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=run)
