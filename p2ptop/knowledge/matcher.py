@@ -57,6 +57,7 @@ class Match:
     facts_against: list[str] = field(default_factory=list)  # conditions that fail, likewise
     notes: list[str] = field(default_factory=list)  # where the text and the host disagree
     own_deciding: list[str] = field(default_factory=list)  # this entry's own missing facts, its requires first
+    basis: str = "signs"  # what offered it: "signs" (its own text or facts), "lead" (context beside a symptom), "retrieval" (its words)
 
     @property
     def confidence(self) -> str:
@@ -74,7 +75,7 @@ class Match:
         return {"id": self.entry.id, "failure_class": self.entry.failure_class, "score": round(self.score, 3),
                 "confidence": self.confidence, "unsure": self.unsure, "reasons": self.reasons, "deciding_facts": self.deciding_facts,
                 "facts_for": self.facts_for, "facts_against": self.facts_against,
-                "next_command": self.next_command, "notes": self.notes}
+                "next_command": self.next_command, "notes": self.notes, "basis": self.basis}
 
 
 def clean_lines(text: str) -> list[str]:
@@ -554,7 +555,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     reasons = list(dict.fromkeys(reasons + held + ["against: " + a for a in against]))
     return Match(entry, round(score, 4), reasons, deciding, unsure=not offered,
                  facts_for=[r for r in reasons if not r.startswith("against: ")], facts_against=against,
-                 notes=list(facts.conflicts), own_deciding=list(deciding))
+                 notes=list(facts.conflicts), own_deciding=list(deciding), basis="lead" if is_lead else "signs")
 
 
 def prepare(text: Optional[str]) -> Log:
@@ -588,9 +589,100 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
                 m = score_entry(entry, log, log.codes, facts, lead=True, shared_codes=shared)
                 if m is not None:
                     out.append(m)
+    if facts.has_symptom() and not any(m.confidence == "likely" for m in out):
+        out.extend(retrieved(kb, log, facts, out))
     _share_deciding_facts(out)
-    out.sort(key=lambda m: (m.unsure, -m.score, m.entry.benign, m.entry.id))
+    out = ranked(out)
     return out[:top] if top else out
+
+
+BASIS_RANK = {"signs": 0, "lead": 1, "retrieval": 2}
+
+
+def rank_key(m: Match) -> tuple:
+    """Offered entries first, by score; then unsure candidates on their own signs, then leads and
+    candidates on their words (by score)."""
+    return (m.unsure, BASIS_RANK.get(m.basis, 0) if m.unsure else 0, -m.score, m.entry.benign, m.entry.id)
+
+
+def ranked(matches: list, key=lambda x: x) -> list:
+    """``matches`` best first (rank_key), and among the unsure ones a class already named above waits
+    until every other class has had its turn: the few lines of an unsure answer name different causes
+    rather than three variants of one (``key`` gives the Match of an item)."""
+    items = sorted(matches, key=lambda x: rank_key(key(x)))
+    sure = [x for x in items if not key(x).unsure]
+    seen = {key(x).entry.failure_class for x in sure}
+    first, later = [], []
+    for x in items:
+        if key(x).unsure:
+            cls = key(x).entry.failure_class
+            (later if cls in seen else first).append(x)
+            seen.add(cls)
+    return sure + first + later
+
+
+RETRIEVAL_CAP = 0.2  # a candidate on its words alone scores at most this (under every lead's usual score)
+FILL_CLASSES = 3  # retrieval fills an answer up to this many failure classes
+
+
+def retrieved(kb, log: Log, facts: Facts, have: list[Match]) -> list[Match]:
+    """Candidates on the entry's own words (knowledge.retrieval: BM25 between the text and each entry's
+    text, the text's facts as concept terms), for an answer whose signs leave fewer than FILL_CLASSES
+    classes and no likely entry, where the facts hold a symptom (issue 22 point 4: never silent where
+    there is evidence). Labelled unsure; each names the words it shares, the conditions of its own that
+    hold (for) and fail (against), and its unknown required facts (its next command). An entry ruled
+    out by a fact, or one whose every trigger is known false, is not offered; one whose required fact
+    is contradicted ranks lower and says so."""
+    from .retrieval import rank
+
+    classes = {m.entry.failure_class for m in have}
+    if len(classes) >= FILL_CLASSES or not log.lines:
+        return []
+    cache = log.__dict__.setdefault("_retrieval", {})
+    hits = rank(kb, log.lines, facts.known, cache)
+    if not hits:
+        return []
+    best = hits[0][1]
+    ids = {m.entry.id for m in have}
+    out: list[Match] = []
+    for entry, s, shared in hits:
+        if len(classes) >= FILL_CLASSES:
+            break
+        if entry.id in ids or entry.failure_class in classes or entry.benign:
+            continue
+        cond = entry.data.get("match") or {}
+        if ruled_out(entry.failure_class, facts.known) or any(facts.check(c) for c in cond.get("exclude") or []):
+            continue
+        triggers = cond.get("trigger") or []
+        if triggers and all(facts.check(c) is False for c in triggers):
+            continue
+        held, against, deciding, fact_w, factor = [], [], [], 0.0, 1.0
+        for c in list(cond.get("require") or []) + triggers + list(cond.get("support") or []):
+            ok = facts.check(c)
+            is_req = c in (cond.get("require") or [])
+            if ok:
+                held.append(_describe(c, facts))
+                fact_w += c.get("weight", REQUIRE_WEIGHT if is_req else SUPPORT_WEIGHT)
+            elif ok is False and is_req:
+                against.append(_describe(c, facts))
+                factor *= CONTRADICTED_FACTOR
+            elif ok is None and is_req and c["fact"] != LOG_FACT and c["fact"] not in deciding:
+                deciding.append(c["fact"])
+        for c in triggers:
+            if facts.check(c) is None and c["fact"] != LOG_FACT and c["fact"] not in deciding:
+                deciding.append(c["fact"])
+        deciding = [f for f in deciding if readable(f, facts.known)]
+        score = round(RETRIEVAL_CAP * (0.6 * s / best + 0.4 * min(1.0, fact_w)) * factor, 4)
+        words = [t.lstrip("_") + ("*" if t.startswith("_") else "") for t in shared[:8]]
+        reasons = [f"retrieval: its own text shares these words with the text: {', '.join(words)}"
+                   + (" (* a family of words: " + ", ".join(sorted({w[:-1] for w in words if w.endswith('*')})) + ")"
+                      if any(w.endswith("*") for w in words) else ""),
+                   "beside the text's symptom (" + "; ".join(facts.symptoms()[:2]) + ")"] + held
+        out.append(Match(entry, score, reasons + ["against: " + a for a in against], deciding, unsure=True,
+                         facts_for=reasons, facts_against=against, notes=list(facts.conflicts),
+                         own_deciding=list(deciding), basis="retrieval"))
+        classes.add(entry.failure_class)
+    return out
 
 
 _SHARED: dict[int, tuple[Any, frozenset]] = {}
@@ -712,5 +804,5 @@ def match_grouped(kb, text=None, findings: Iterable[Finding] = (), top: Optional
             old = best.get(m.entry.id)
             if old is None or (old[0].unsure, -old[0].score) > (m.unsure, -m.score):
                 best[m.entry.id] = (m, label)
-    ranked = sorted(best.values(), key=lambda ml: (ml[0].unsure, -ml[0].score, ml[0].entry.benign, ml[0].entry.id))
-    return ranked[:top] if top else ranked
+    out = ranked(list(best.values()), key=lambda ml: ml[0])
+    return out[:top] if top else out
