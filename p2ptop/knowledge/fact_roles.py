@@ -188,6 +188,39 @@ NEXT_COMMAND: dict[str, str] = {
     "host.driver_major": "nvidia-smi | head -4",
     "gpu.mig": "nvidia-smi -L",
     "gpu.bar1_mb": "nvidia-smi -q -d MEMORY | grep -A3 BAR1",
+    "nccl.version": "NCCL_DEBUG=INFO <your job> 2>&1 | grep -e 'NCCL version' -e 'cudaDriverVersion'",
+}
+
+#: failure class -> the fact that first tells whether a report is of this class (a key of NEXT_COMMAND):
+#: the next command of a candidate that names no missing fact of its own (a retrieval candidate). Read
+#: off each class's definition (kb/entry.py FAILURE_CLASSES): what the class is about, where it is seen.
+CLASS_FACT: dict[str, str] = {
+    "iommu_acs_p2p_broken": "host.acs_redirect",
+    "p2p_unsupported_consumer_gpu": "gpu.consumer",
+    "p2p_unsupported_topology": "pair.path",
+    "vm_p2p_unavailable": "host.virtualized",
+    "peer_access_already_enabled": "p2p.read",
+    "peer_access_not_enabled": "p2p.read",
+    "too_many_peers": "host.gpu_count",
+    "fabric_manager_not_running": "host.fabric_manager",
+    "fabric_manager_version_mismatch": "host.fabric_manager_version",
+    "fabric_manager_nothing_to_do": "host.nvswitch_present",
+    "nvls_multicast_failure": "env.NCCL_NVLS_ENABLE",
+    "nvlink_link_failure": "gpu.nvlink_down",
+    "shm_exhausted": "host.shm_mb",
+    "cuda_ipc_cross_boundary": "host.container",
+    "nccl_env_misconfig": "env.NCCL_P2P_LEVEL",
+    "nccl_version_bug": "nccl.version",
+    "p2p_driver_regression": "host.driver_version",
+    "p2p_through_cpu_slow": "pair.path",
+    "driver_too_old_for_cuda": "host.driver_version",
+    "pcie_link_degraded": "gpu.pcie_degraded_under_load",
+    "pcie_link_idle_downclock_benign": "gpu.pcie_idle_downclock",
+    "device_not_visible": "env.CUDA_VISIBLE_DEVICES",
+    "mig_p2p_unsupported": "gpu.mig",
+    "bar1_too_small": "gpu.bar1_mb",
+    "gpu_fallen_off_bus": "host.xid_codes",
+    "nvlink_peer_memory_error": "host.xid_codes",
 }
 
 

@@ -26,7 +26,7 @@ from typing import Any, Iterable, Optional
 from ..findings import Finding
 from .codes import GATES, codes_in_line, key as code_key
 from .entry import Entry
-from .fact_roles import is_symptom, next_command, readable, ruled_out
+from .fact_roles import CLASS_FACT, NEXT_COMMAND, first_look, is_symptom, next_command, readable, ruled_out
 from .regex_safety import MAX_LINE, compile_pattern, literal_sets, required_literal, required_literals
 from .schema import FINDING_FACT, LOG_FACT
 
@@ -58,6 +58,7 @@ class Match:
     notes: list[str] = field(default_factory=list)  # where the text and the host disagree
     own_deciding: list[str] = field(default_factory=list)  # this entry's own missing facts, its requires first
     basis: str = "signs"  # what offered it: "signs" (its own text or facts), "lead" (context beside a symptom), "retrieval" (its words)
+    relevance: float = 0.0  # how much of its own text the text shares (retrieval, 0..1 of the best entry); ranks unsure ones
 
     @property
     def confidence(self) -> str:
@@ -540,7 +541,9 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     # an error code that entries of several classes list says only "one of them": an entry that has text
     # of its own (a regex) which did not match, and no condition of it that holds, is not offered on the
     # code alone (issue 22: a 217 is a consumer GPU, a VM, a hidden peer, NCCL's IPC or cuMem...)
-    if offered and code_hits and shared_codes is not None and entry.patterns and not fact_w \
+    # (a weak symptom, "it fails", holds for every entry of a shared code: it is no condition of this one's own)
+    own_held = [c for c in requires + fired + list(m.get("support") or []) if c["fact"] not in WEAK_SYMPTOMS and facts.check(c)]
+    if offered and code_hits and shared_codes is not None and entry.patterns and not own_held \
             and not any(r.startswith("regex matched") for r in reasons) and code_hits <= shared_codes:
         offered = False
         reasons.append("only an error code that entries of several classes share; this entry's own text is absent")
@@ -591,18 +594,24 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
                     out.append(m)
     if facts.has_symptom() and not any(m.confidence == "likely" for m in out):
         out.extend(retrieved(kb, log, facts, out))
+        rel = relevance(kb, log, facts)
+        for m in out:
+            m.relevance = rel.get(m.entry.id, 0.0)
     _share_deciding_facts(out)
     out = ranked(out)
     return out[:top] if top else out
 
 
-BASIS_RANK = {"signs": 0, "lead": 1, "retrieval": 2}
+RELEVANCE_WEIGHT = 0.3  # what sharing the most words with the text adds to an unsure candidate's rank
 
 
 def rank_key(m: Match) -> tuple:
-    """Offered entries first, by score; then unsure candidates on their own signs, then leads and
-    candidates on their words (by score)."""
-    return (m.unsure, BASIS_RANK.get(m.basis, 0) if m.unsure else 0, -m.score, m.entry.benign, m.entry.id)
+    """Offered entries (likely, possible) first, by score; then the unsure ones by their score plus
+    their relevance (its words and the text's: a generic symptom such as a hang makes many entries
+    candidates, the words and context of the text tell them apart)."""
+    if not m.unsure and m.confidence != "unsure":
+        return (0, -m.score, m.entry.benign, m.entry.id)
+    return (1, -(m.score + RELEVANCE_WEIGHT * m.relevance), m.entry.benign, m.entry.id)
 
 
 def ranked(matches: list, key=lambda x: x) -> list:
@@ -610,11 +619,11 @@ def ranked(matches: list, key=lambda x: x) -> list:
     until every other class has had its turn: the few lines of an unsure answer name different causes
     rather than three variants of one (``key`` gives the Match of an item)."""
     items = sorted(matches, key=lambda x: rank_key(key(x)))
-    sure = [x for x in items if not key(x).unsure]
+    sure = [x for x in items if rank_key(key(x))[0] == 0]
     seen = {key(x).entry.failure_class for x in sure}
     first, later = [], []
     for x in items:
-        if key(x).unsure:
+        if rank_key(key(x))[0] == 1:
             cls = key(x).entry.failure_class
             (later if cls in seen else first).append(x)
             seen.add(cls)
@@ -625,28 +634,41 @@ RETRIEVAL_CAP = 0.2  # a candidate on its words alone scores at most this (under
 FILL_CLASSES = 3  # retrieval fills an answer up to this many failure classes
 
 
+def _hits(kb, log: Log, facts: Facts):
+    from .retrieval import rank
+
+    cache = log.__dict__.setdefault("_retrieval", {})
+    return rank(kb, log.lines, facts.known, cache, log.lines_with if log.lower is not None else None)
+
+
+def relevance(kb, log: Log, facts: Facts) -> dict[str, float]:
+    """entry id -> its BM25 score over the best entry's (0..1) for this text."""
+    hits = _hits(kb, log, facts) if log.lines else []
+    if not hits:
+        return {}
+    best = hits[0][1]
+    return {e.id: round(s / best, 4) for e, s, _ in hits}
+
+
 def retrieved(kb, log: Log, facts: Facts, have: list[Match]) -> list[Match]:
     """Candidates on the entry's own words (knowledge.retrieval: BM25 between the text and each entry's
-    text, the text's facts as concept terms), for an answer whose signs leave fewer than FILL_CLASSES
-    classes and no likely entry, where the facts hold a symptom (issue 22 point 4: never silent where
+    text, the text's facts as concept terms): up to FILL_CLASSES entries of classes the answer does not
+    hold yet, for an answer with no likely entry, where the facts hold a symptom (issue 22 point 4: never silent where
     there is evidence). Labelled unsure; each names the words it shares, the conditions of its own that
     hold (for) and fail (against), and its unknown required facts (its next command). An entry ruled
     out by a fact, or one whose every trigger is known false, is not offered; one whose required fact
     is contradicted ranks lower and says so."""
-    from .retrieval import rank
-
     classes = {m.entry.failure_class for m in have}
-    if len(classes) >= FILL_CLASSES or not log.lines:
+    if not log.lines:
         return []
-    cache = log.__dict__.setdefault("_retrieval", {})
-    hits = rank(kb, log.lines, facts.known, cache)
+    hits = _hits(kb, log, facts)
     if not hits:
         return []
     best = hits[0][1]
     ids = {m.entry.id for m in have}
     out: list[Match] = []
     for entry, s, shared in hits:
-        if len(classes) >= FILL_CLASSES:
+        if len(out) >= FILL_CLASSES:
             break
         if entry.id in ids or entry.failure_class in classes or entry.benign:
             continue
@@ -672,6 +694,12 @@ def retrieved(kb, log: Log, facts: Facts, have: list[Match]) -> list[Match]:
             if facts.check(c) is None and c["fact"] != LOG_FACT and c["fact"] not in deciding:
                 deciding.append(c["fact"])
         deciding = [f for f in deciding if readable(f, facts.known)]
+        own = [f for f in deciding if f in NEXT_COMMAND]
+        if not own:  # its one next command: the first fact of its own conditions a command reads, else its class's
+            own = [c["fact"] for c in list(cond.get("require") or []) + triggers + list(cond.get("support") or [])
+                   if c["fact"] in NEXT_COMMAND and readable(c["fact"], facts.known)][:1]
+            cf = CLASS_FACT.get(entry.failure_class or "")
+            own = own or ([cf] if cf and readable(cf, facts.known) else []) or [first_look(facts.known)[0]]
         score = round(RETRIEVAL_CAP * (0.6 * s / best + 0.4 * min(1.0, fact_w)) * factor, 4)
         words = [t.lstrip("_") + ("*" if t.startswith("_") else "") for t in shared[:8]]
         reasons = [f"retrieval: its own text shares these words with the text: {', '.join(words)}"
@@ -680,7 +708,7 @@ def retrieved(kb, log: Log, facts: Facts, have: list[Match]) -> list[Match]:
                    "beside the text's symptom (" + "; ".join(facts.symptoms()[:2]) + ")"] + held
         out.append(Match(entry, score, reasons + ["against: " + a for a in against], deciding, unsure=True,
                          facts_for=reasons, facts_against=against, notes=list(facts.conflicts),
-                         own_deciding=list(deciding), basis="retrieval"))
+                         own_deciding=own, basis="retrieval"))
         classes.add(entry.failure_class)
     return out
 

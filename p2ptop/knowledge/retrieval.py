@@ -193,8 +193,9 @@ def index_for(kb) -> Index:
 _MARKED = ("warn", "error", "fail", "timeout", "hang", "xid", "abort")
 
 
-def query_text(lines: list[str]) -> str:
-    """What of a text the query reads: its head and tail, and the lines with warn/error/fail words in between."""
+def query_text(lines: list[str], lines_with=None) -> str:
+    """What of a text the query reads: its head and tail, and the lines with warn/error/fail words in
+    between (``lines_with(literals)`` -> 1-based line numbers, a fast search where the caller has one)."""
     head, size, i = [], 0, 0
     while i < len(lines) and size < HEAD:
         head.append(lines[i])
@@ -205,13 +206,16 @@ def query_text(lines: list[str]) -> str:
         j -= 1
         tail.append(lines[j])
         size += len(lines[j]) + 1
-    middle = [ln for ln in lines[i:j] if any(w in ln.lower() for w in _MARKED)][:MAX_MARKED]
+    if lines_with is not None:
+        middle = [lines[n - 1] for n in lines_with(_MARKED) if i < n <= j][:MAX_MARKED]
+    else:
+        middle = [ln for ln in lines[i:j] if any(w in ln.lower() for w in _MARKED)][:MAX_MARKED]
     return "\n".join(head + middle + tail[::-1])
 
 
-def query_terms(lines: list[str], known) -> list[str]:
+def query_terms(lines: list[str], known, lines_with=None) -> list[str]:
     """The query: the text's terms and the concept tokens of its facts (``known(key)`` -> values)."""
-    q = tokens(query_text(lines))
+    q = tokens(query_text(lines, lines_with))
     for key, want, terms in FACT_TERMS:
         vals = known(key)
         if any((v is want) if want is not None else (v not in (None, False, "", 0)) for v in vals):
@@ -219,12 +223,13 @@ def query_terms(lines: list[str], known) -> list[str]:
     return q
 
 
-def rank(kb, lines: list[str], known, cache: Optional[dict] = None) -> list[tuple[Any, float, list[str]]]:
-    """Entries of ``kb`` by BM25 between the text (and its facts) and each entry's own text, best first."""
+def rank(kb, lines: list[str], known, cache: Optional[dict] = None, lines_with=None) -> list[tuple[Any, float, list[str]]]:
+    """Entries of ``kb`` by BM25 between the text (and its facts) and each entry's own text, best first.
+    ``lines_with``: see query_text; ``cache``: a dict kept with the text (one query per text and KB)."""
     key = ("retrieval", id(kb))
     if cache is not None and key in cache:
         return cache[key]
-    out = index_for(kb).scores(query_terms(lines, known))
+    out = index_for(kb).scores(query_terms(lines, known, lines_with))
     if cache is not None:
         cache[key] = out
     return out
