@@ -179,4 +179,5 @@ def test_a_hang_fixed_in_a_later_nccl_release():
     assert ranked[0].entry.id == "nccl/hang-fixed-in-later-release" and ranked[0].confidence != "unsure"
     # another library's 2.x.y beside a hang is not an NCCL release (constructed sentence)
     ranked = match(KB, "Training hangs with torch 2.1.0; upgrading to torch 2.1.2 fixes it.")
-    assert "nccl/hang-fixed-in-later-release" not in [m.entry.id for m in ranked]
+    # (the retrieval fallback may name it on its words, unsure; its version rule must not fire)
+    assert "nccl/hang-fixed-in-later-release" not in [m.entry.id for m in ranked if m.basis != "retrieval"]

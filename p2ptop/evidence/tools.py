@@ -20,7 +20,7 @@ from .gpus import classify
 from .paste import Collector, pair_subject
 
 _PEER = re.compile(r"Peer access from .*?\(GPU(\d+)\)\s*->\s*.*?\(GPU(\d+)\)\s*:\s*(Yes|No)", re.I)
-_CAN = re.compile(r"Device=(\d+) (CAN|CANNOT) Access Peer Device=(\d+)")
+_CAN = re.compile(r"Device\s*=\s*(\d+)\s+(CAN|CANNOT|CAN NOT)\s+Access\s+Peer\s+Device\s*=\s*(\d+)", re.I)
 _DEVICE = re.compile(r"^Device:? (\d+)[,:] (.+?)(?:, pciBusID: ([0-9a-fA-F]+), pciDeviceID: ([0-9a-fA-F]+), pciDomainID:\s*([0-9a-fA-F]+)| \(([0-9A-Fa-f:]+)\))?\s*$")
 _NCCLT_DEV = re.compile(r"#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[(?:0x)?([0-9a-fA-F:.]+)\]\s+(.+?)\s*$")
 _NCCLT_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)")
@@ -74,7 +74,7 @@ def parse_cuda_samples(c: Collector) -> bool:
                 a, b, yes = int(m.group(1)), int(m.group(2)), m.group(3).lower() == "yes"
                 c.add(pair_subject(a, b), "bench.peer_access", "ok" if yes else "cudaErrorPeerAccessUnsupported", no,
                       severity="ok" if yes else "problem")
-            elif "Verification error" in line or "Verification failed" in line:
+            elif "verification error" in line.lower() or "verification failed" in line.lower():
                 found = True
                 c.add("host", "tool.verification_error", True, no)
                 c.add("host", "symptom.wrong_results", True, no)
@@ -83,20 +83,24 @@ def parse_cuda_samples(c: Collector) -> bool:
                 bw = re.search(r"([\d.]+)\s*GB/s", line)
                 if bw:
                     tools.setdefault("simpleP2P", {})["GB/s"] = float(bw.group(1))
+            elif line.strip().lower().startswith("test failed"):  # simpleP2P.cu: "Test failed!" after its checks
+                found = True
+                c.add("host", "error.text", line.strip()[:200], no)
             elif "Two or more GPUs with Peer-to-Peer access capability are required" in line:
                 found = True
                 c.add("host", "bench.peer_access", "cudaErrorPeerAccessUnsupported", no, severity="problem")
         if found:
             c.kind("simpleP2P")
             c.tool("simpleP2P", c.paste.first_line("simpleP2P", "Peer access from", "cudaMemcpyPeer / cudaMemcpy"))
-    if "P2P Connectivity Matrix" in text or "Access Peer Device" in text or "P2P=Enabled" in text:
+    low = text.lower()
+    if "p2p connectivity matrix" in low or "access peer device" in low or "p2p=enabled" in low:
         found_p = False
         mats: dict[str, dict] = {}
         for no, line in enumerate(lines, 1):
             m = _CAN.search(line)
             if m:
                 found_p = True
-                a, can, b = int(m.group(1)), m.group(2) == "CAN", int(m.group(3))
+                a, can, b = int(m.group(1)), m.group(2).upper() == "CAN", int(m.group(3))
                 c.add(pair_subject(a, b), "bench.peer_access", "ok" if can else "cudaErrorPeerAccessUnsupported", no,
                       severity="ok" if can else "problem")
                 continue
@@ -111,6 +115,15 @@ def parse_cuda_samples(c: Collector) -> bool:
                 mat, _ = _matrix(lines, no - 1)
                 title = line.strip()
                 mats[title] = {"line": no, "values": mat}
+            elif "p2p connectivity matrix" in line.lower():
+                # cudaDeviceCanAccessPeer per pair, 1 or 0 (p2pBandwidthLatencyTest.cu prints "%6d" of it)
+                found_p = True
+                mat, _ = _matrix(lines, no - 1)
+                for (a, b), v in mat.items():
+                    if a < b and v in (0.0, 1.0) and mat.get((b, a), v) in (0.0, 1.0):
+                        ok = v == 1.0 and mat.get((b, a), v) == 1.0
+                        c.add(pair_subject(a, b), "bench.peer_access", "ok" if ok else "cudaErrorPeerAccessUnsupported", no,
+                              severity="ok" if ok else "problem")
         if found_p:
             c.kind("p2pBandwidthLatencyTest")
             c.tool("p2pBandwidthLatencyTest", c.paste.first_line("[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]",

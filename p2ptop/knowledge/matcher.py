@@ -705,8 +705,8 @@ def retrieved(kb, log: Log, facts: Facts, have: list[Match]) -> list[Match]:
         reasons = [f"retrieval: its own text shares these words with the text: {', '.join(words)}"
                    + (" (* a family of words: " + ", ".join(sorted({w[:-1] for w in words if w.endswith('*')})) + ")"
                       if any(w.endswith("*") for w in words) else ""),
-                   "beside the text's symptom (" + "; ".join(facts.symptoms()[:2]) + ")"] + held
-        out.append(Match(entry, score, reasons + ["against: " + a for a in against], deciding, unsure=True,
+                   "beside the symptom (" + "; ".join(s.replace(" (", ", ", 1).rstrip(")") for s in facts.symptoms()[:2]) + ")"] + held
+        out.append(Match(entry, score, reasons + ["against: " + a for a in against], deciding or list(own), unsure=True,
                          facts_for=reasons, facts_against=against, notes=list(facts.conflicts),
                          own_deciding=own, basis="retrieval"))
         classes.add(entry.failure_class)
