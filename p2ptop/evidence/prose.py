@@ -84,22 +84,29 @@ _CONTAINER_ZH = r"容器"
 _SYMPTOMS = (
     ("symptom.hang", r"\bhangs?\b|\bhanging\b|\bhung\b|deadlock|\bstuck\b|\bfreez(?:e|es|ing)\b|\bfroze(?:n)?\b|"
                      r"never (?:finishes|returns|completes)|no progress|100 ?% (?:gpu[- ]?)?util|watchdog|\btimed out\b|"
+                     r"\btim(?:es|ing) out\b|\btimeout (?:error|exception|occurred|happens|after|while|when|waiting)|"
+                     r"operation timeout|\bnot responding\b|\bunresponsive\b|\bwaits? (?:forever|indefinitely)|"
+                     r"\bblocks? (?:forever|indefinitely)|"
                      r"卡住|卡死|挂起|死锁|无响应|没有响应|卡在|一直等待|超时"),
     ("symptom.wrong_results", r"wrong (?:results?|output|values?|answers?)|incorrect (?:results?|output|values?)|all zeros?|"
                               r"silently (?:drops?|dropp\w*|loses?|corrupts?)|drops? the writes?|data loss|zeroed[- ]out|"
                               r"\bzeros\b|\bnans?\b|garbage|mismatch|corrupt(?:ed|ion)?|verification (?:error|failed)|"
+                              r"\b(?:results?|outputs?|values?|data) (?:are|is|were|was) (?:different|inconsistent|off)\b|"
+                              r"\binf(?:s| values?)\b|"
                               r"结果错误|结果不对|全零|全是0|全0|乱码|数据错误|不一致|精度异常"),
     ("symptom.slow", r"\bslow(?:er|ly|down)?\b|low bandwidth|poor (?:performance|bandwidth)|bandwidth (?:is|was) (?:low|only)|"
                      r"only (?:gets? |reach(?:es)? )?\d+(?:\.\d+)? ?gb/s|throughput drops?|"
                      r"bandwidth\b[^.\n]{0,30}\b(?:low|lower|drops?|dropped|degraded)\b|(?:low|lower|reduced|degraded) (?:p2p |nccl |bus ?)?bandwidth|"
-                     r"(?:less|lower) than \d+(?:\.\d+)? ?[mg]b/s|"
+                     r"(?:less|lower) than \d+(?:\.\d+)? ?[mg]b/s|(?:much |far |way )?(?:lower|slower|less) than expected|"
+                     r"\bbottleneck\w*|\bunder ?perform\w*|"
                      r"很慢|变慢|慢了|带宽低|带宽很低|速度慢|性能差|性能下降|带宽[^。\n]{0,30}(?:降|低|损失|下降)|损失[^。\n]{0,10}带宽"),
     # a failure in words, where no error name is pasted: the phrasings of P2P reports ("P2P does not work",
     # "can't be enabled", "not supported between the cards", "stopped working", "tests failed"); Chinese 失败/
     # 不支持/无法/不能/报错/不工作 (blog.gitcode.com write-ups). Kept to verbs of failing: a bare "error" is not one.
     ("symptom.fails", r"\b(?:does|do|did|is|are|was|were|could|can|would|will)\s*(?:n[o']?t|not)\s+(?:work|run|enable|be enabled|"
                       r"communicat\w*|utili[sz]e|use|support|succeed|pass)\w*|\bcan'?t be enabled|\bcannot\s+(?:be enabled|"
-                      r"enable|communicat\w*)\b|\bunable to\s+(?:enable|communicat\w*)\b|\bnot working\b|"
+                      r"enable|communicat\w*)\b|\bunable to\s+(?:enable|communicat\w*)\b|"
+                      r"\b(?:cannot|can'?t|can not|unable to)\s+access\s+(?:the\s+|its\s+|each\s+)?(?:peer|other\s+gpu|gpu\s*\d)\w*|\bnot working\b|"
                       r"\bstopped working\b|\bno longer works?\b|\bbroken\b|\b(?:tests?|training|job|run|init\w*|p2p|nccl)\s+"
                       r"(?:\w+\s+){0,2}fail(?:s|ed|ing)?\b|\bfails?\s+(?:to|with|on)\b|\bfailed\s+(?:to|with|on)\b|"
                       r"(?:p2p|peer|access|nvlink|gpus?|cards?|devices?)\b[^.\n]{0,40}\b(?:not supported|unsupported)\b|"
