@@ -130,6 +130,13 @@ _DROP = re.compile(r"(\d+(?:\.\d+)?)\s*(?:->|→|=>|to)\s*(\d+(?:\.\d+)?)\s*(?:g
 #: "`nvidia-smi topo -p2p r` says OK for every pair"
 _P2P_SAID_OK = re.compile(r"(?:candeviceaccesspeer|can_device_access_peer|can_access_peer|cudadevicecanaccesspeer)\W{0,3}\s*"
                           r"(?:\w+\s+){0,2}(?:reports?|returns?|says?|gives?|is)\s+(?:1|true)\b|topo -p2p r`?\s+(?:says|shows|reports)\s+`?ok\b")
+#: P2P said unavailable in words, with nvidia-smi topo -p2p's own codes (its legend: CNS = Chipset not supported,
+#: GNS = GPU not supported, TNS = Topology not supported, NS = Not supported): "topo -p2p r shows CNS for every pair"
+_P2P_SAID_NO = re.compile(r"(?:topo\s+-p2p\s*\w?|p2p (?:status|matrix))`?[^.\n]{0,40}?\b(?:shows?|says?|reports?|gives?|prints?|is|are)\s+"
+                          r"(?:only\s+|all\s+)?[`'\"]?(cns|gns|tns|ns|chipset not supported|gpu not supported|topology not supported|not supported)\b")
+_P2P_NO_VALUE = {"cns": "CHIPSET_NOT_SUPPORTED", "chipset not supported": "CHIPSET_NOT_SUPPORTED", "gns": "GPU_NOT_SUPPORTED",
+                 "gpu not supported": "GPU_NOT_SUPPORTED", "tns": "TOPOLOGY_NOT_SUPPORTED",
+                 "topology not supported": "TOPOLOGY_NOT_SUPPORTED", "ns": "NOT_SUPPORTED", "not supported": "NOT_SUPPORTED"}
 #: P2P and SHM turned off in words (the nccl/p2p-and-shm-disabled-uses-network setting without its variables)
 _P2P_SHM_OFF = re.compile(r"禁用\s*p2p\s*(?:与|和|及|、|/)\s*shm|disabl\w*\s+(?:both\s+)?p2p\s+(?:and|&|/)\s+shm|"
                           r"p2p\s+(?:and|&|/)\s+shm\s+(?:are\s+|were\s+)?disabled")
@@ -168,7 +175,7 @@ _GPU_NAMED = re.compile(r"\bgpus?\b|\bcuda\b|显卡|\bgpu")
 _TOOL_LINE = re.compile(r"^\s*#(?:\s{2}|\s*wrong|\s*out of bounds|\s*avg bus)|device\s*=\s*\d|p2p\s*=\s*(?:enabled|disabled)|"
                         r"nccl (?:info|warn)")
 _SENTENCE_END = re.compile(r"[.!?。！？](?:\s|$)|[。！？]")
-_LEGEND = re.compile(r"legend|^\s*(?:x|sys|node|phb|pxb|pix|nv#|nv\d+|[cgt]?ns|ok|u)\s*=|\b(?:cns|gns|tns)\b")
+_LEGEND = re.compile(r"legend|^\s*(?:x|sys|node|phb|pxb|pix|nv#|nv\d+|[cgt]?ns|ok|u)\s*=|\b(?:cns|gns|tns)\s*=")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -293,6 +300,10 @@ def parse(c: Collector) -> bool:
     if m:
         found = c.add("host", "p2p.read", "OK", ln(m.start()), severity="ok",
                       summary="the text says CUDA/NVML report P2P available") or found
+    m = _P2P_SAID_NO.search(low) if m is None else None
+    if m:
+        found = c.add("host", "p2p.read", _P2P_NO_VALUE[m.group(1)], ln(m.start()), severity="problem",
+                      summary="the text says nvidia-smi reports P2P unsupported") or found
     m = _P2P_SHM_OFF.search(low)
     if m:
         c.add("host", "env.NCCL_P2P_DISABLE", "1", ln(m.start()), severity="info")
