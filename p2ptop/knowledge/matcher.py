@@ -603,6 +603,7 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
 
 
 RELEVANCE_WEIGHT = 0.3  # what sharing the most words with the text adds to an unsure candidate's rank
+RELEVANCE_FLOOR = 20.0  # a BM25 score under this is weak whatever ranks first (about the median best score of a report)
 
 
 def rank_key(m: Match) -> tuple:
@@ -642,11 +643,12 @@ def _hits(kb, log: Log, facts: Facts):
 
 
 def relevance(kb, log: Log, facts: Facts) -> dict[str, float]:
-    """entry id -> its BM25 score over the best entry's (0..1) for this text."""
+    """entry id -> its BM25 score over the best entry's (0..1) for this text; over RELEVANCE_FLOOR where the
+    best is under it (a text of few words, a tool's table: no entry is much like it)."""
     hits = _hits(kb, log, facts) if log.lines else []
     if not hits:
         return {}
-    best = hits[0][1]
+    best = max(hits[0][1], RELEVANCE_FLOOR)
     return {e.id: round(s / best, 4) for e, s, _ in hits}
 
 

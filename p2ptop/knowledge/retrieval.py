@@ -113,6 +113,8 @@ def tokens(text: str) -> list[str]:
     out: list[str] = []
     for m in _WORD.finditer(text):
         raw = m.group(0)
+        if m.start() and text[m.start() - 1] == "=" and raw.isalpha():
+            continue  # a setting's value as a tool prints it ("P2P=Disabled"), not a word of the report
         parts = [raw.lower()]
         if not raw.isdigit() and ("_" in raw or (raw[1:] != raw[1:].lower() and raw[1:] != raw[1:].upper())):
             parts.extend(p.lower() for chunk in raw.split("_") for p in _CAMEL.findall(chunk))
