@@ -594,9 +594,11 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
                     out.append(m)
     if facts.has_symptom() and not any(m.confidence == "likely" for m in out):
         out.extend(retrieved(kb, log, facts, out))
-        rel = relevance(kb, log, facts)
+        rel = relevance(kb, log, facts) if _gpu_trace(log, facts) or any(m.basis == "signs" for m in out) else {}
         for m in out:
             m.relevance = rel.get(m.entry.id, 0.0)
+    for m in out:
+        give_next_command(m, facts)
     _share_deciding_facts(out)
     out = ranked(out)
     return out[:top] if top else out
@@ -642,6 +644,34 @@ def _hits(kb, log: Log, facts: Facts):
     return rank(kb, log.lines, facts.known, cache, log.lines_with if log.lower is not None else None)
 
 
+_GPU_FACTS = ("gpu.", "p2p.", "pair.", "nccl.", "error.", "bench.", "tool.", "host.gpu_count", "host.xid", "host.nvswitch")
+
+
+def _gpu_trace(log: Log, facts: Optional[Facts] = None) -> bool:
+    """Does the text (or a fact read from it or the host) name GPUs, CUDA, NCCL or P2P?"""
+    if facts is not None and any(k.startswith(_GPU_FACTS) for k in facts.values):
+        return True
+    hit = log.__dict__.get("_gpu_trace")
+    if hit is None:
+        from ..evidence.read import gpu_trace  # lazy: the evidence package imports knowledge.codes
+
+        hit = log.__dict__["_gpu_trace"] = gpu_trace(log.text)
+    return hit
+
+
+def give_next_command(m: Match, facts: Facts) -> None:
+    """An unsure candidate that names no missing fact of its own gets one all the same: the first fact
+    of its own conditions that a command reads, else its class's (fact_roles.CLASS_FACT), else the
+    first look at any pair (or, on one GPU, at the GPUs the process sees)."""
+    if m.confidence != "unsure" or m.next_command is not None:
+        return
+    cond = m.entry.data.get("match") or {}
+    own = [c["fact"] for c in list(cond.get("require") or []) + list(cond.get("trigger") or []) + list(cond.get("support") or [])
+           if c["fact"] in NEXT_COMMAND and readable(c["fact"], facts.known)][:1]
+    cf = CLASS_FACT.get(m.entry.failure_class or "")
+    m.own_deciding = own or ([cf] if cf and readable(cf, facts.known) else []) or [first_look(facts.known)[0]]
+
+
 def relevance(kb, log: Log, facts: Facts) -> dict[str, float]:
     """entry id -> its BM25 score over the best entry's (0..1) for this text; over RELEVANCE_FLOOR where the
     best is under it (a text of few words, a tool's table: no entry is much like it)."""
@@ -661,8 +691,8 @@ def retrieved(kb, log: Log, facts: Facts, have: list[Match]) -> list[Match]:
     out by a fact, or one whose every trigger is known false, is not offered; one whose required fact
     is contradicted ranks lower and says so."""
     classes = {m.entry.failure_class for m in have}
-    if not log.lines:
-        return []
+    if not log.lines or not (_gpu_trace(log, facts) or any(m.basis == "signs" for m in have)):
+        return []  # "stuck" in a text that names no GPU, CUDA, NCCL or P2P is not this tool's business
     hits = _hits(kb, log, facts)
     if not hits:
         return []
@@ -697,20 +727,18 @@ def retrieved(kb, log: Log, facts: Facts, have: list[Match]) -> list[Match]:
                 deciding.append(c["fact"])
         deciding = [f for f in deciding if readable(f, facts.known)]
         own = [f for f in deciding if f in NEXT_COMMAND]
-        if not own:  # its one next command: the first fact of its own conditions a command reads, else its class's
-            own = [c["fact"] for c in list(cond.get("require") or []) + triggers + list(cond.get("support") or [])
-                   if c["fact"] in NEXT_COMMAND and readable(c["fact"], facts.known)][:1]
-            cf = CLASS_FACT.get(entry.failure_class or "")
-            own = own or ([cf] if cf and readable(cf, facts.known) else []) or [first_look(facts.known)[0]]
         score = round(RETRIEVAL_CAP * (0.6 * s / best + 0.4 * min(1.0, fact_w)) * factor, 4)
         words = [t.lstrip("_") + ("*" if t.startswith("_") else "") for t in shared[:8]]
         reasons = [f"retrieval: its own text shares these words with the text: {', '.join(words)}"
                    + (" (* a family of words: " + ", ".join(sorted({w[:-1] for w in words if w.endswith('*')})) + ")"
                       if any(w.endswith("*") for w in words) else ""),
                    "beside the symptom (" + "; ".join(s.replace(" (", ", ", 1).rstrip(")") for s in facts.symptoms()[:2]) + ")"] + held
-        out.append(Match(entry, score, reasons + ["against: " + a for a in against], deciding or list(own), unsure=True,
-                         facts_for=reasons, facts_against=against, notes=list(facts.conflicts),
-                         own_deciding=own, basis="retrieval"))
+        m = Match(entry, score, reasons + ["against: " + a for a in against], deciding, unsure=True,
+                  facts_for=reasons, facts_against=against, notes=list(facts.conflicts),
+                  own_deciding=own, basis="retrieval")
+        give_next_command(m, facts)  # its one next command, where no missing fact of its own names one
+        m.deciding_facts = m.deciding_facts or list(m.own_deciding)
+        out.append(m)
         classes.add(entry.failure_class)
     return out
 

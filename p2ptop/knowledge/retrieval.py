@@ -117,7 +117,10 @@ def tokens(text: str) -> list[str]:
             continue  # a setting's value as a tool prints it ("P2P=Disabled"), not a word of the report
         parts = [raw.lower()]
         if not raw.isdigit() and ("_" in raw or (raw[1:] != raw[1:].lower() and raw[1:] != raw[1:].upper())):
-            parts.extend(p.lower() for chunk in raw.split("_") for p in _CAMEL.findall(chunk))
+            for chunk in raw.split("_"):
+                parts.append(chunk.lower())
+                if chunk[1:] != chunk[1:].lower() and chunk[1:] != chunk[1:].upper():  # camelCase
+                    parts.extend(p.lower() for p in _CAMEL.findall(chunk))
         for p in dict.fromkeys(parts):
             if len(p) < 2 or p in _STOP:
                 continue
