@@ -1,0 +1,94 @@
+"""Tool outputs as people paste them: cut above the header, tabs, odd case and spacing, partial runs.
+
+Each paste is written here after the tool's own output format (nvidia-smi topo's matrix and legend,
+cuda-samples' p2pBandwidthLatencyTest.cu and simpleP2P.cu printf formats, NCCL's WARN lines, NVRM's
+Xid message, nv-fabricmanager's version message); none is copied from the evaluation corpus.
+"""
+
+from __future__ import annotations
+
+from p2ptop.commands.explain import answer
+from p2ptop.evidence import read_text
+from p2ptop.knowledge import load_kb
+
+KB = load_kb()
+
+
+def facts(text):
+    return read_text(text).facts_by_subject()
+
+
+def test_a_topo_p2p_matrix_cut_above_its_header_is_still_read():
+    f = facts(" GPU0   X     CNS   CNS\n GPU1   CNS   X     OK\n GPU2   CNS   OK    X\n")
+    assert f["pair:0-1"]["p2p.read"] in ("CHIPSET_NOT_SUPPORTED",)
+    assert f["pair:1-2"]["p2p.read"] == "OK"
+
+
+def test_a_topo_m_matrix_cut_above_its_header_gives_paths():
+    f = facts("GPU0\t X \tSYS\t0-15\t0\nGPU1\tSYS\t X \t16-31\t1\n")
+    assert f["pair:0-1"]["pair.path"] == "SYS"
+
+
+def test_a_row_that_only_looks_like_a_matrix_row_is_not_one():
+    assert "pair:0-1" not in facts("GPU0 X is what we call the first card\n")
+
+
+def test_p2p_connectivity_matrix_zeros_are_pairs_without_peer_access():
+    f = facts("P2P Connectivity Matrix\n     D\\D     0     1     2\n     0\t     1     1     0\n"
+              "     1\t     1     1     0\n     2\t     0     0     1\n")
+    assert f["pair:0-1"]["bench.peer_access"] == "ok"
+    assert f["pair:0-2"]["bench.peer_access"] == "cudaErrorPeerAccessUnsupported"
+    assert f["pair:1-2"]["bench.peer_access"] == "cudaErrorPeerAccessUnsupported"
+
+
+def test_can_access_peer_lines_in_any_case_and_spacing():
+    f = facts("Device=0 cannot access peer device=1\nDevice = 1   CANNOT Access Peer Device = 0\n")
+    assert f["pair:0-1"]["bench.peer_access"] == "cudaErrorPeerAccessUnsupported"
+
+
+def test_simplep2p_that_fails_its_check_is_a_symptom():
+    text = ("[simpleP2P] - Starting...\n> Peer access from NVIDIA RTX A6000 (GPU0) -> NVIDIA RTX A6000 (GPU1) : Yes\n"
+            "Verification error @ element 3: val = 0.000000, ref = 12.000000\nTest failed!\n")
+    f = facts(text)["host"]
+    assert f["tool.verification_error"] is True and f["symptom.wrong_results"] is True
+    assert f["error.text"] == "Test failed!"
+
+
+def test_an_nccl_warn_that_says_something_failed_is_the_error_line():
+    text = ("node1:77:77 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>\n"
+            "node1:77:90 [0] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device\n")
+    f = facts(text)["host"]
+    assert "posix_fallocate failed" in f["error.text"]
+    a = answer(KB, text, [], 3)
+    assert a["results"], "an NCCL WARN that says it failed must not be answered with silence"
+
+
+def test_a_plain_nccl_info_log_has_no_error_line():
+    f = facts("node1:77:77 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\nnode1:77:90 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM\n")
+    assert "error.text" not in f["host"]
+
+
+def test_fallen_off_the_bus_in_a_sentence_is_a_lost_gpu():
+    f = facts("GPU has fallen off the bus after an hour of training on the second card.")["host"]
+    assert f["gpu.lost"] is True
+
+
+def test_fabric_managers_version_message_is_its_failure():
+    f = facts("nv-fabricmanager[2201]: fabric manager NVIDIA GPU driver interface version 550.54.14 don't match "
+              "with driver version 550.90.07. Please update with matching NVIDIA driver package.")["host"]
+    assert f["host.fabric_manager"] == "failed"
+
+
+def test_topo_p2p_codes_said_in_a_sentence():
+    f = facts("nvidia-smi topo -p2p r shows CNS for every pair on the dual-socket box, and training hangs.")["host"]
+    assert f["p2p.read"] == "CHIPSET_NOT_SUPPORTED" and f["symptom.hang"] is True
+    # the tool's legend line is no report
+    assert "p2p.read" not in facts("Legend:\n  X    = Self\n  CNS  = Chipset not supported\n")["host"]
+
+
+def test_hang_words_from_the_frameworks_and_slow_words():
+    assert facts("the collective keeps timing out after 600 s on two GPUs")["host"]["symptom.hang"] is True
+    assert facts("NCCL all_reduce is much lower than expected on our 8 GPUs")["host"]["symptom.slow"] is True
+    assert "symptom.hang" not in facts("we set the timeout to 600 s for 8 GPUs")["host"]
+    assert "symptom.fails" not in facts("ls: cannot access '/dev/nvidia1': No such file or directory")["host"]
+    assert facts("GPU0 cannot access the peer GPU1 memory")["host"]["symptom.fails"] is True
