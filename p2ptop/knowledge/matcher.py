@@ -76,7 +76,8 @@ class Match:
         return {"id": self.entry.id, "failure_class": self.entry.failure_class, "score": round(self.score, 3),
                 "confidence": self.confidence, "unsure": self.unsure, "reasons": self.reasons, "deciding_facts": self.deciding_facts,
                 "facts_for": self.facts_for, "facts_against": self.facts_against,
-                "next_command": self.next_command, "notes": self.notes, "basis": self.basis}
+                "next_command": self.next_command, "notes": self.notes, "basis": self.basis,
+                "relevance": round(self.relevance, 3)}
 
 
 def clean_lines(text: str) -> list[str]:

@@ -74,7 +74,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
 }
 _CONCEPT_OF: dict[str, str] = {w: c for c, words in CONCEPTS.items() for w in words}
 
-#: what a fact says, as concept tokens for the query: (key, predicate on the value, tokens)
+#: what a fact says, as terms of the query: (key, True / None (any value) / a predicate on the value, terms)
 FACT_TERMS: tuple[tuple[str, Any, tuple[str, ...]], ...] = (
     ("symptom.hang", True, ("_hang",)),
     ("symptom.slow", True, ("_slow",)),
@@ -94,6 +94,21 @@ FACT_TERMS: tuple[tuple[str, Any, tuple[str, ...]], ...] = (
     ("host.xid_codes", None, ("xid",)),
     ("gpu.nvlink_down", True, ("nvlink", "inactive")),
     ("host.shm_mb", None, ("_shm",)),
+    # what tool outputs and logs say in figures and codes rather than words
+    ("pair.path", lambda v: str(v).upper() in ("PHB", "NODE", "SYS"), ("cpu", "phb", "node", "sys")),
+    ("pair.path", lambda v: str(v).upper() in ("PIX", "PXB"), ("pcie", "switch", "pix", "pxb")),
+    ("p2p.read", lambda v: str(v).upper() not in ("OK", "UNKNOWN", ""), ("_unsupported", "p2p")),
+    ("bench.peer_access", lambda v: str(v).lower() not in ("ok", ""), ("_unsupported", "peer", "access")),
+    ("nccl.transport", lambda v: str(v).upper().startswith("SHM"), ("shm",)),
+    ("nccl.transport", lambda v: str(v).upper().startswith(("NET", "COLLNET")), ("net", "socket", "network")),
+    ("host.fabric_manager", lambda v: str(v).lower() in ("not running", "failed"), ("fabric", "manag")),
+    ("gpu.lost", True, ("_lost",)),
+    ("host.iommu_active", True, ("iommu",)),
+    ("host.iommu_fault", True, ("iommu", "fault")),
+    ("env.NCCL_P2P_DISABLE", None, ("nccl_p2p_disabl",)),
+    ("env.NCCL_P2P_LEVEL", None, ("nccl_p2p_level",)),
+    ("env.NCCL_SHM_DISABLE", None, ("nccl_shm_disabl",)),
+    ("env.NCCL_NVLS_ENABLE", None, ("nccl_nvls_enabl", "nvls")),
 )
 
 
@@ -223,7 +238,8 @@ def query_terms(lines: list[str], known, lines_with=None) -> list[str]:
     q = tokens(query_text(lines, lines_with))
     for key, want, terms in FACT_TERMS:
         vals = known(key)
-        if any((v is want) if want is not None else (v not in (None, False, "", 0)) for v in vals):
+        if any(want(v) if callable(want) else (v is want) if want is not None else (v not in (None, False, "", 0))
+               for v in vals):
             q.extend(terms)
     return q
 
