@@ -92,3 +92,12 @@ def test_hang_words_from_the_frameworks_and_slow_words():
     assert "symptom.hang" not in facts("we set the timeout to 600 s for 8 GPUs")["host"]
     assert "symptom.fails" not in facts("ls: cannot access '/dev/nvidia1': No such file or directory")["host"]
     assert facts("GPU0 cannot access the peer GPU1 memory")["host"]["symptom.fails"] is True
+
+
+def test_gpu_families_named_in_prose():
+    def host(t):
+        return facts(f"We run {t} and NCCL hangs.")["host"]
+    assert host("4x 2080 Ti GPUs")["gpu.consumer"] is True          # Turing GeForce after a count
+    assert host("two NVIDIA L4 GPUs")["gpu.product_class"] == "data-centre"
+    assert "gpu.name" not in host("level L4 of the cache on 2 nodes")  # L4 alone is no GPU
+    assert host("RTX A6000 cards")["gpu.consumer"] is False          # workstation, not GeForce

@@ -205,7 +205,7 @@ def parse(c: Collector) -> bool:
         name = " ".join((bare or m.group(0)).split())
         name = name[:-1] if name.endswith("s") and name[-2:-1].isdigit() else name  # "3090s"
         cls, arch = classify(name if not name[:2].isdigit() else "rtx " + name)
-        if cls is None and name[:2] in ("50", "40", "30"):
+        if cls is None and name[:2] in ("50", "40", "30", "20"):
             cls, arch = classify("geforce rtx " + name)
         if cls is None and name[:2] == "10":
             cls, arch = classify("geforce gtx " + name)
