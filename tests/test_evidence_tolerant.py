@@ -101,3 +101,10 @@ def test_gpu_families_named_in_prose():
     assert host("two NVIDIA L4 GPUs")["gpu.product_class"] == "data-centre"
     assert "gpu.name" not in host("level L4 of the cache on 2 nodes")  # L4 alone is no GPU
     assert host("RTX A6000 cards")["gpu.consumer"] is False          # workstation, not GeForce
+
+
+def test_hypervisors_and_vgpu_named_in_prose():
+    assert facts("Two A100s in XCP-ng guests and NCCL hangs.")["host"]["host.hypervisor"] == "Xen"
+    assert facts("An OpenStack instance with 4 H100 and NCCL is stuck.")["host"]["host.hypervisor"] == "KVM"
+    f = facts("Each VM has an A40 vGPU profile and P2P fails.")["host"]
+    assert f["gpu.virtualization"] == "VGPU" and f["host.virtualized"] is True

@@ -51,9 +51,12 @@ _HYPERVISORS = (
     ("Proxmox", r"proxmox|\bpve\b"),
     ("ESXi", r"\besxi\b|vsphere|vmware"),
     ("Hyper-V", r"hyper-?v\b|\bdda\b"),
-    ("Xen", r"\bxen(?:server)?\b"),
-    ("KVM", r"\bkvm\b|\bqemu\b|libvirt|\bvirt-manager\b|\bovmf\b"),
+    ("Xen", r"\bxen(?:server)?\b|xcp-ng"),
+    ("KVM", r"\bkvm\b|\bqemu\b|libvirt|\bvirt-manager\b|\bovmf\b|cloud-hypervisor|\bopenstack\b|\bnutanix\b|\bahv\b"),
+    ("VirtualBox", r"virtualbox"),
 )
+#: NVIDIA vGPU (a mediated, time-sliced GPU in a guest; nvidia-smi -q "Virtualization Mode: VGPU")
+_VGPU = r"\bv-?gpus?\b|\bgrid (?:driver|license|vgpu)|virtualization mode\s*:?\s*vgpu"
 _VM = r"\bvirtual machines?\b|\b(?:a|an|the|in|inside|my|our|this|each|guest|windows|linux|ubuntu)\s+vms?\b|\bguest os\b|虚拟机|云主机|\bec2\b|\bazure\b|\bgcp\b|\bcloud instance"
 _PASSTHROUGH = r"pass(?:ing|ed|es)?[- ]?through|\bvfio\b|直通|gpudirect[-_ ]?clique"  # x-nv-gpudirect-clique: QEMU vfio-pci's P2P hint
 #: a setup contrasted with bare metal ("on bare metal, this works") is a VM's
@@ -239,6 +242,10 @@ def parse(c: Collector) -> bool:
         c.add("host", "gpu.virtualization", "PASSTHROUGH", ln(m.start()))
         c.add("host", "host.virtualized", True, ln(m.start()))
         found = True
+    m = _first(c, _VGPU)
+    if m:
+        c.add("host", "gpu.virtualization", "VGPU", ln(m.start()))
+        found = c.add("host", "host.virtualized", True, ln(m.start())) or found
     m = _first(c, _BARE_METAL)
     if m:
         found = c.add("host", "host.virtualized", True, ln(m.start()),
