@@ -108,3 +108,11 @@ def test_hypervisors_and_vgpu_named_in_prose():
     assert facts("An OpenStack instance with 4 H100 and NCCL is stuck.")["host"]["host.hypervisor"] == "KVM"
     f = facts("Each VM has an A40 vGPU profile and P2P fails.")["host"]
     assert f["gpu.virtualization"] == "VGPU" and f["host.virtualized"] is True
+
+
+def test_the_peer_access_query_answering_no_in_words_is_p2p_unavailable():
+    f = facts("On 2x RTX 3090, torch.cuda.can_device_access_peer(0, 1) returns False.")["host"]
+    assert f["p2p.read"] == "NOT_SUPPORTED"
+    assert facts("cudaDeviceCanAccessPeer reports 1 for both GPUs")["host"]["p2p.read"] == "OK"
+    a = answer(KB, "Our 2x RTX 3090 workstation: torch.cuda.can_device_access_peer returns False.", [], 3)
+    assert "p2p_unsupported_consumer_gpu" in [m.entry.failure_class for m, _ in a["results"]]

@@ -140,6 +140,11 @@ _P2P_SAID_NO = re.compile(r"(?:topo\s+-p2p\s*\w?|p2p (?:status|matrix))`?[^.\n]{
 _P2P_NO_VALUE = {"cns": "CHIPSET_NOT_SUPPORTED", "chipset not supported": "CHIPSET_NOT_SUPPORTED", "gns": "GPU_NOT_SUPPORTED",
                  "gpu not supported": "GPU_NOT_SUPPORTED", "tns": "TOPOLOGY_NOT_SUPPORTED",
                  "topology not supported": "TOPOLOGY_NOT_SUPPORTED", "ns": "NOT_SUPPORTED", "not supported": "NOT_SUPPORTED"}
+#: the peer-access query said to answer no: cudaDeviceCanAccessPeer's canAccessPeer = 0 (CUDA runtime API),
+#: torch.cuda.can_device_access_peer / cupy's deviceCanAccessPeer returning False or 0
+_P2P_CAN_NO = re.compile(r"(?:candeviceaccesspeer|can_device_access_peer|can_access_peer|cudadevicecanaccesspeer|devicecanaccesspeer)"
+                         r"\W{0,3}\s*(?:\([^)\n]{0,20}\)\s*)?(?:\w+\s+){0,2}(?:reports?|returns?|returned|says?|gives?|gave|is|was)\s+"
+                         r"[`'\"]?(?:0|false)\b")
 #: P2P and SHM turned off in words (the nccl/p2p-and-shm-disabled-uses-network setting without its variables)
 _P2P_SHM_OFF = re.compile(r"禁用\s*p2p\s*(?:与|和|及|、|/)\s*shm|disabl\w*\s+(?:both\s+)?p2p\s+(?:and|&|/)\s+shm|"
                           r"p2p\s+(?:and|&|/)\s+shm\s+(?:are\s+|were\s+)?disabled")
@@ -307,7 +312,13 @@ def parse(c: Collector) -> bool:
     if m:
         found = c.add("host", "p2p.read", "OK", ln(m.start()), severity="ok",
                       summary="the text says CUDA/NVML report P2P available") or found
-    m = _P2P_SAID_NO.search(low) if m is None else None
+    said_ok = m is not None
+    m = _P2P_SAID_NO.search(low) if not said_ok else None
+    if m is None and not said_ok:
+        m2 = _P2P_CAN_NO.search(low)
+        if m2:
+            found = c.add("host", "p2p.read", "NOT_SUPPORTED", ln(m2.start()), severity="problem",
+                          summary="the text says CUDA's peer-access query answers no") or found
     if m:
         found = c.add("host", "p2p.read", _P2P_NO_VALUE[m.group(1)], ln(m.start()), severity="problem",
                       summary="the text says nvidia-smi reports P2P unsupported") or found
