@@ -116,3 +116,11 @@ def test_the_peer_access_query_answering_no_in_words_is_p2p_unavailable():
     assert facts("cudaDeviceCanAccessPeer reports 1 for both GPUs")["host"]["p2p.read"] == "OK"
     a = answer(KB, "Our 2x RTX 3090 workstation: torch.cuda.can_device_access_peer returns False.", [], 3)
     assert "p2p_unsupported_consumer_gpu" in [m.entry.failure_class for m, _ in a["results"]]
+
+
+def test_more_symptom_words():
+    assert facts("With two GPUs in a KVM guest peer to peer transfers don't happen.")["host"]["symptom.fails"] is True
+    assert facts("P2P copies between the GPUs go through the host instead.")["host"]["symptom.fails"] is True
+    assert facts("NCCL tests time out unless P2P is disabled on 4 GPUs")["host"]["symptom.hang"] is True
+    assert facts("The GPU vanishes under heavy P2P load until a reboot.")["host"]["gpu.lost"] is True
+    assert "gpu.lost" not in facts("The GPU is fine; the warning vanished after the update.")["host"]

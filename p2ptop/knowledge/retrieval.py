@@ -109,6 +109,9 @@ FACT_TERMS: tuple[tuple[str, Any, tuple[str, ...]], ...] = (
     ("env.NCCL_P2P_LEVEL", None, ("nccl_p2p_level",)),
     ("env.NCCL_SHM_DISABLE", None, ("nccl_shm_disabl",)),
     ("env.NCCL_NVLS_ENABLE", None, ("nccl_nvls_enabl", "nvls")),
+    ("host.bios_mentions", lambda v: any(w in str(v) for w in ("Above4G", "ReBAR")), ("_bar",)),
+    ("host.bios_mentions", lambda v: any(w in str(v) for w in ("ACS", "IOMMU", "VT-d")), ("_acs",)),
+    ("gpu.nvlink_replay_recovery", True, ("nvlink", "replay")),
 )
 
 
