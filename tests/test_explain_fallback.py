@@ -175,3 +175,11 @@ def test_healthy_captures_get_no_candidate(name):
         pytest.skip(f"{path} not present")
     a = answer(KB, path.read_text(encoding="utf-8", errors="replace"), [], 3)
     assert a["kind"] == "healthy" and a["results"] == []
+
+
+def test_a_fitting_setup_ranks_a_candidate_above_a_bare_symptom():
+    # the GeForce entry's own condition (a GeForce card) holds; the slow-path entries only share "slower"
+    a = answer(KB, "Is P2P supported on the 4090? Our multi-GPU inference is slower than on one card.", [], 3)
+    assert "p2p_unsupported_consumer_gpu" in _classes(a)
+    m = next(m for m, _ in a["results"] if m.entry.failure_class == "p2p_unsupported_consumer_gpu")
+    assert m.context_held >= 1 and m.confidence == "unsure"

@@ -26,7 +26,7 @@ from typing import Any, Iterable, Optional
 from ..findings import Finding
 from .codes import GATES, codes_in_line, key as code_key
 from .entry import Entry
-from .fact_roles import CLASS_FACT, NEXT_COMMAND, first_look, is_symptom, next_command, readable, ruled_out
+from .fact_roles import CLASS_FACT, NEXT_COMMAND, first_look, is_symptom, next_command, readable, role, ruled_out
 from .regex_safety import MAX_LINE, compile_pattern, literal_sets, required_literal, required_literals
 from .schema import FINDING_FACT, LOG_FACT
 
@@ -59,6 +59,7 @@ class Match:
     own_deciding: list[str] = field(default_factory=list)  # this entry's own missing facts, its requires first
     basis: str = "signs"  # what offered it: "signs" (its own text or facts), "lead" (context beside a symptom), "retrieval" (its words)
     relevance: float = 0.0  # how much of its own text the text shares (retrieval, 0..1 of the best entry); ranks unsure ones
+    context_held: int = 0  # conditions of its own on context (not a symptom) that hold: a VM, a GeForce card, a setting
 
     @property
     def confidence(self) -> str:
@@ -557,9 +558,22 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
         reasons.append("lead: its context fits, beside the text's symptom (" + "; ".join(facts.symptoms()[:2]) + ")")
     held = list(dict.fromkeys(held))
     reasons = list(dict.fromkeys(reasons + held + ["against: " + a for a in against]))
-    return Match(entry, round(score, 4), reasons, deciding, unsure=not offered,
+    ctx = _context_held(m, facts)
+    return Match(entry, round(score, 4), reasons, deciding, unsure=not offered, context_held=ctx,
                  facts_for=[r for r in reasons if not r.startswith("against: ")], facts_against=against,
                  notes=list(facts.conflicts), own_deciding=list(deciding), basis="lead" if is_lead else "signs")
+
+
+def _context_held(cond: dict[str, Any], facts: Facts) -> int:
+    """How many of an entry's own conditions on context (require, trigger, support; not a symptom, not a
+    log regex) hold on these facts."""
+    n = 0
+    for c in list(cond.get("require") or []) + list(cond.get("trigger") or []) + list(cond.get("support") or []):
+        if c["fact"] in (LOG_FACT, FINDING_FACT) or role(c["fact"]) != "context":
+            continue
+        if facts.check(c):
+            n += 1
+    return n
 
 
 def prepare(text: Optional[str]) -> Log:
@@ -606,6 +620,7 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
 
 
 RELEVANCE_WEIGHT = 0.3  # what sharing the most words with the text adds to an unsure candidate's rank
+CONTEXT_BONUS = 0.1  # per condition of its own on context that holds (at most two): a fitting setup beats a bare symptom
 RELEVANCE_FLOOR = 20.0  # a BM25 score under this is weak whatever ranks first (about the median best score of a report)
 
 
@@ -615,7 +630,7 @@ def rank_key(m: Match) -> tuple:
     candidates, the words and context of the text tell them apart)."""
     if not m.unsure and m.confidence != "unsure":
         return (0, -m.score, m.entry.benign, m.entry.id)
-    return (1, -(m.score + RELEVANCE_WEIGHT * m.relevance), m.entry.benign, m.entry.id)
+    return (1, -(m.score + RELEVANCE_WEIGHT * m.relevance + CONTEXT_BONUS * min(2, m.context_held)), m.entry.benign, m.entry.id)
 
 
 def ranked(matches: list, key=lambda x: x) -> list:
@@ -734,7 +749,7 @@ def retrieved(kb, log: Log, facts: Facts, have: list[Match]) -> list[Match]:
                    + (" (* a family of words: " + ", ".join(sorted({w[:-1] for w in words if w.endswith('*')})) + ")"
                       if any(w.endswith("*") for w in words) else ""),
                    "beside the symptom (" + "; ".join(s.replace(" (", ", ", 1).rstrip(")") for s in facts.symptoms()[:2]) + ")"] + held
-        m = Match(entry, score, reasons + ["against: " + a for a in against], deciding, unsure=True,
+        m = Match(entry, score, reasons + ["against: " + a for a in against], deciding, unsure=True, context_held=_context_held(cond, facts),
                   facts_for=reasons, facts_against=against, notes=list(facts.conflicts),
                   own_deciding=own, basis="retrieval")
         give_next_command(m, facts)  # its one next command, where no missing fact of its own names one
