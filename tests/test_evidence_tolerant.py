@@ -124,3 +124,10 @@ def test_more_symptom_words():
     assert facts("NCCL tests time out unless P2P is disabled on 4 GPUs")["host"]["symptom.hang"] is True
     assert facts("The GPU vanishes under heavy P2P load until a reboot.")["host"]["gpu.lost"] is True
     assert "gpu.lost" not in facts("The GPU is fine; the warning vanished after the update.")["host"]
+
+
+def test_nvlink_trouble_in_words_is_a_count_of_at_least_one():
+    f = facts("One NVLink between GPU 1 and GPU 2 shows lots of replay errors.")["host"]
+    assert f["gpu.nvlink_replay_recovery"] == 1
+    assert facts("nvidia-smi nvlink -s shows two links inactive on GPU3")["host"]["gpu.nvlink_down"] == 1
+    assert "gpu.nvlink_down" not in facts("Is NVLink disabled by NCCL_P2P_DISABLE=1 on our 8 GPUs?")["host"]

@@ -118,12 +118,20 @@ _SYMPTOMS = (
                       r"\b(?:traffic|transfers?|copies|copy|data|everything|it)\b[^.\n]{0,40}?\b(?:goes|go|going|gets? routed|is routed|"
                       r"travels?|passes|bounces?|is staged)\s+(?:via|through|over)\s+(?:the\s+)?(?:host|cpu|system memory|sysmem|root complex)\b|"
                       r"\b(?:nccl|cuda) errors?\b|失败|不支持|无法|不能用|不可用|报错|不工作|不通|出错|(?:nccl|cuda)\s*error的?错误"),
+    # NVLink trouble in words, with nvidia-smi nvlink's own names (-s: "<inactive>", -e: Replay/Recovery/CRC Errors)
+    ("gpu.nvlink_replay_recovery", r"\bnvlinks?\b[^.\n]{0,60}?\b(?:replay|recovery)\s+(?:errors?|counts?|counters?|events?)|"
+                                   r"\b(?:replay|recovery)\s+errors?\b[^.\n]{0,40}?\bnvlinks?\b"),
+    ("gpu.nvlink_down", r"\bnvlinks?\b[^.\n]{0,40}?\b(?:inactive|(?:is|are|went|goes|go) down|not active)\b|"
+                        r"\b(?:inactive|down)\s+nvlinks?\b|\blinks? (?:\d+ )?(?:is |are )?inactive\b"),
     # a GPU said to vanish from the host (what NVRM's "fallen off the bus" looks like to a user)
     ("gpu.lost", r"\b(?:gpus?|cards?|devices?)\b[^.;,!?\n]{0,24}?\b(?:vanish\w*|disappear\w*|drops? off|dropped off|goes missing|went missing|"
                  r"is lost|was lost|no longer (?:shows?|visible|detected|appears?))|掉卡|显卡消失"),
     ("symptom.crash", r"segfault|segmentation fault|core dumped|sigsegv|sigabrt|\bcrash(?:es|ed|ing)?\b|"
                       r"fallen off the bus|fell off the bus|\bxid\s*:?\s*\d{1,3}\b|崩溃|段错误|掉卡"),
 )
+#: facts that are counts on the live host, said in words here: recorded as 1, "at least one"
+_COUNTED = {"gpu.nvlink_down": "the text says an NVLink is down or inactive (at least one)",
+            "gpu.nvlink_replay_recovery": "the text says NVLink replay or recovery errors were counted (at least one)"}
 _FIXED_BY_P2P_OFF = re.compile(
     r"workaround\W{0,20}(?:\n[^\n]*){0,2}?nccl_p2p_disable\s*=\s*1|"
     r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p|p2p (?:is )?disabled)[^\n]{0,80}?"
@@ -309,6 +317,9 @@ def parse(c: Collector) -> bool:
     for key, rx in _SYMPTOMS:
         m = _first(c, rx)
         if m:
+            if key in _COUNTED:  # a count said in words: "at least one" (the live host gives the number)
+                found = c.add("host", key, 1, ln(m.start()), summary=_COUNTED[key]) or found
+                continue
             found = c.add("host", key, True, ln(m.start())) or found
     hit = _reported(c, low, ln)
     if hit is not None:
