@@ -131,3 +131,8 @@ def test_nvlink_trouble_in_words_is_a_count_of_at_least_one():
     assert f["gpu.nvlink_replay_recovery"] == 1
     assert facts("nvidia-smi nvlink -s shows two links inactive on GPU3")["host"]["gpu.nvlink_down"] == 1
     assert "gpu.nvlink_down" not in facts("Is NVLink disabled by NCCL_P2P_DISABLE=1 on our 8 GPUs?")["host"]
+
+
+def test_passes_only_with_p2p_disabled_and_times_out_otherwise():
+    f = facts("NCCL tests pass with NCCL_P2P_DISABLE=1 but time out otherwise on our 4-GPU server.")["host"]
+    assert f["symptom.fixed_by_p2p_disable"] is True and f["symptom.hang"] is True

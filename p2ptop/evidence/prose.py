@@ -87,7 +87,7 @@ _CONTAINER_ZH = r"容器"
 _SYMPTOMS = (
     ("symptom.hang", r"\bhangs?\b|\bhanging\b|\bhung\b|deadlock|\bstuck\b|\bfreez(?:e|es|ing)\b|\bfroze(?:n)?\b|"
                      r"never (?:finishes|returns|completes)|no progress|100 ?% (?:gpu[- ]?)?util|watchdog|\btimed out\b|"
-                     r"\btim(?:es|ing) out\b|\b(?:tests?|jobs?|runs?|they|calls?|collectives?|operations?|ranks?)\s+(?:\w+\s+){0,2}time\s?out\b|\btimeout (?:error|exception|occurred|happens|after|while|when|waiting)|"
+                     r"\btim(?:es|ing) out\b|\b(?:but|and|then|otherwise|still)\s+time\s?out\b|\b(?:tests?|jobs?|runs?|they|calls?|collectives?|operations?|ranks?)\s+(?:\w+\s+){0,2}time\s?out\b|\btimeout (?:error|exception|occurred|happens|after|while|when|waiting)|"
                      r"operation timeout|\bnot responding\b|\bunresponsive\b|\bwaits? (?:forever|indefinitely)|"
                      r"\bblocks? (?:forever|indefinitely)|"
                      r"卡住|卡死|挂起|死锁|无响应|没有响应|卡在|一直等待|超时"),
@@ -135,8 +135,8 @@ _COUNTED = {"gpu.nvlink_down": "the text says an NVLink is down or inactive (at 
 _FIXED_BY_P2P_OFF = re.compile(
     r"workaround\W{0,20}(?:\n[^\n]*){0,2}?nccl_p2p_disable\s*=\s*1|"
     r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p|p2p (?:is )?disabled)[^\n]{0,80}?"
-    r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|fine|ok\b|no longer|goes away|解决|可以|正常|就好)|"
-    r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|runs? fine|解决|可以|正常)[^\n]{0,60}?"
+    r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|fine|ok\b|no longer|goes away|pass(?:es|ed)?\b|succeed\w*|解决|可以|正常|就好)|"
+    r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|runs? fine|pass(?:es|ed)?|succeed\w*|解决|可以|正常)[^\n]{0,60}?"
     r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p)")
 #: a driver branch without its minor ("fixed with 570", "driver 560", "R535"), only in a text that says "driver"
 _DRIVER_MAJOR = re.compile(r"(?:\bdrivers?\s+(?:version\s+|branch\s+)?|\b(?:with|on|to|from|using)\s+(?:driver\s+)?|\br)"
