@@ -136,3 +136,11 @@ def test_nvlink_trouble_in_words_is_a_count_of_at_least_one():
 def test_passes_only_with_p2p_disabled_and_times_out_otherwise():
     f = facts("NCCL tests pass with NCCL_P2P_DISABLE=1 but time out otherwise on our 4-GPU server.")["host"]
     assert f["symptom.fixed_by_p2p_disable"] is True and f["symptom.hang"] is True
+
+
+def test_chinese_card_words_and_paths_said_in_a_sentence():
+    f = facts("两张卡在不同的 NUMA 节点上，topo 显示 SYS，P2P 带宽只有 10GB/s")["host"]
+    assert "symptom.hang" not in f  # 两张卡在… is "two cards are on…", not "stuck at"
+    assert f["pair.path"] == "SYS" and f["pair.cross_socket"] is True and f["symptom.slow"] is True
+    assert facts("多卡训练卡在第一个 step 不动")["host"]["symptom.hang"] is True
+    assert facts("nvidia-smi topo -m shows PHB between GPU0 and GPU1")["host"]["pair.path"] == "PHB"
