@@ -144,3 +144,14 @@ def test_chinese_card_words_and_paths_said_in_a_sentence():
     assert f["pair.path"] == "SYS" and f["pair.cross_socket"] is True and f["symptom.slow"] is True
     assert facts("多卡训练卡在第一个 step 不动")["host"]["symptom.hang"] is True
     assert facts("nvidia-smi topo -m shows PHB between GPU0 and GPU1")["host"]["pair.path"] == "PHB"
+
+
+def test_dcgmi_diag_p2p_failures_are_wrong_data_and_an_error_line():
+    # DCGM's own messages (dcgm_errors.h DCGM_FR_BROKEN_P2P_*_DEVICE, DCGM_FR_NVSWITCH_NVLINK_DOWN)
+    text = ("| PCIe                      | Fail - All                                     |\n"
+            "| Warning                   | GPU 1 was unsuccessfully written to by 0 in a peer-to-peer test: x |\n")
+    ev = read_text(text)
+    f = ev.facts_by_subject()["host"]
+    assert "dcgmi" in ev.kinds and f["tool.verification_error"] is True and f["symptom.wrong_results"] is True
+    assert facts("NVSwitch 2's NvLink 17 is down.")["host"]["gpu.nvlink_down"] == 1
+    assert "dcgmi" not in read_text("| PCIe                      | Pass                                           |\n").kinds

@@ -223,7 +223,45 @@ def parse_nccl_tests(c: Collector) -> bool:
     return True
 
 
+#: DCGM's own failure messages (dcgmlib/dcgm_errors.h): DCGM_FR_BROKEN_P2P_MEMORY_DEVICE / _WRITER_DEVICE (and the
+#: NVLink/PCIe variants), DCGM_FR_NVSWITCH_NVLINK_DOWN
+_DCGM_P2P = re.compile(r"GPU (\d+) (?:was unsuccessfully written to(?: by (\d+))?|unsuccessfully wrote data) in a peer-to-peer test", re.I)
+_DCGM_NVLINK_DOWN = re.compile(r"NVSwitch \d+'s NvLink \d+ is down", re.I)
+_DCGM_ROW = re.compile(r"^\|\s*(PCIe|NVLink|Memory Bandwidth|Diagnostic|Targeted Stress|Memtest|Pulse Test)[^|]*\|\s*(Fail\b[^|]*)\|", re.I)
+
+
+def parse_dcgm(c: Collector) -> bool:
+    """``dcgmi diag`` results and DCGM's messages: a failed P2P copy test is wrong data between GPUs, a
+    failed PCIe/NVLink row of the result table an error line, an NVSwitch's NvLink down a link down."""
+    text = c.paste.text
+    low = text.lower()
+    if "peer-to-peer test" not in low and "dcgm" not in low and "nvlink" not in low:
+        return False
+    found = False
+    for no, line in enumerate(c.paste.lines, 1):
+        m = _DCGM_P2P.search(line)
+        if m:
+            found = True
+            c.add("host", "tool.verification_error", True, no)
+            c.add("host", "symptom.wrong_results", True, no)
+            c.add("host", "error.text", line.strip()[:200], no)
+            continue
+        if _DCGM_NVLINK_DOWN.search(line):
+            found = True
+            c.add("host", "gpu.nvlink_down", 1, no, summary="DCGM: an NVSwitch's NvLink is down (at least one)")
+            continue
+        r = _DCGM_ROW.match(line.strip())
+        if r:
+            found = True
+            c.add("host", "error.text", f"dcgmi diag {r.group(1)}: {r.group(2).strip()}"[:200], no)
+    if found:
+        c.kind("dcgmi")
+        c.tool("dcgmi", c.paste.first_line("peer-to-peer test", "NvLink", "| PCIe", "Fail"))
+    return found
+
+
 def parse(c: Collector) -> bool:
     a = parse_cuda_samples(c)
     b = parse_nccl_tests(c)
-    return a or b
+    d = parse_dcgm(c)
+    return a or b or d
