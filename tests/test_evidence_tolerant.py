@@ -155,3 +155,8 @@ def test_dcgmi_diag_p2p_failures_are_wrong_data_and_an_error_line():
     assert "dcgmi" in ev.kinds and f["tool.verification_error"] is True and f["symptom.wrong_results"] is True
     assert facts("NVSwitch 2's NvLink 17 is down.")["host"]["gpu.nvlink_down"] == 1
     assert "dcgmi" not in read_text("| PCIe                      | Pass                                           |\n").kinds
+
+
+def test_nccl_tests_out_of_bounds_summary():
+    assert facts("# Out of bounds values : 24 FAILED\n# Avg bus bandwidth    : 3.2\n")["host"]["tool.verification_error"] is True
+    assert "tool.verification_error" not in facts("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 3.2\n")["host"]

@@ -176,10 +176,20 @@ def parse_cuda_samples(c: Collector) -> bool:
     return found
 
 
+_OOB = re.compile(r"Out of bounds values\s*:\s*(\d+)\s+FAILED", re.I)
+
+
 def parse_nccl_tests(c: Collector) -> bool:
     text = c.paste.text
-    if "busbw" not in text and "Avg bus bandwidth" not in text and "# Using devices" not in text:
+    if "busbw" not in text and "Avg bus bandwidth" not in text and "# Using devices" not in text \
+            and "Out of bounds values" not in text:
         return False
+    # nccl-tests' summary (common.cu): "# Out of bounds values : N OK|FAILED"; N > 0 means wrong data
+    oob = next(((no, m) for no, line in enumerate(c.paste.lines, 1) for m in [_OOB.search(line)] if m and int(m.group(1)) > 0), None)
+    if oob:
+        c.kind("nccl-tests")
+        c.add("host", "tool.verification_error", True, oob[0])
+        c.add("host", "symptom.wrong_results", True, oob[0])
     rows: list[dict[str, Any]] = []
     wrong_line = None
     for no, line in enumerate(c.paste.lines, 1):
