@@ -160,3 +160,9 @@ def test_dcgmi_diag_p2p_failures_are_wrong_data_and_an_error_line():
 def test_nccl_tests_out_of_bounds_summary():
     assert facts("# Out of bounds values : 24 FAILED\n# Avg bus bandwidth    : 3.2\n")["host"]["tool.verification_error"] is True
     assert "tool.verification_error" not in facts("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 3.2\n")["host"]
+
+
+def test_nccl_transport_said_in_words():
+    assert facts("在 Proxmox 虚拟机里直通了两张 A100，NCCL 走的是 SHM 而不是 P2P，速度很慢")["host"]["nccl.transport"] == "SHM"
+    assert facts("NCCL falls back to NET/Socket between the two GPUs")["host"]["nccl.transport"] == "NET/Socket"
+    assert "nccl.transport" not in facts("We use NCCL 2.21 on 8 GPUs.")["host"]

@@ -183,3 +183,10 @@ def test_a_fitting_setup_ranks_a_candidate_above_a_bare_symptom():
     assert "p2p_unsupported_consumer_gpu" in _classes(a)
     m = next(m for m, _ in a["results"] if m.entry.failure_class == "p2p_unsupported_consumer_gpu")
     assert m.context_held >= 1 and m.confidence == "unsure"
+
+
+def test_retrieval_names_the_rarest_shared_words_and_no_chinese_function_bigrams():
+    t = tokens("NCCL 走的是 SHM 而不是 P2P")
+    assert "的是" not in t and "而不" not in t
+    a = answer(KB, "在 Proxmox 虚拟机里直通了两张 A100，NCCL 走的是 SHM 而不是 P2P，速度很慢", [], 3)
+    assert "vm_p2p_unavailable" in _classes(a)

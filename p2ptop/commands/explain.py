@@ -245,6 +245,8 @@ def _as_text(answer, text, source, note, kb, lang) -> str:
             lines.append("Unsure: no entry's text matches; these candidates share a symptom with the facts"
                          + (" or words with the text" if any(m.basis == "retrieval" for m, _ in results) else "")
                          + ". Read them as leads, not answers.")
+        lines.append("(Ranked by score, the words each shares with the text and the conditions of its own that hold; "
+                     "different causes first.)")
     elif results[0][0].score < POSSIBLE:
         lines.append("Unsure: the best match is weak; read the candidates as leads, not answers.")
     missing = answer["deciding_facts"]

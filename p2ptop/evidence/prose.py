@@ -162,6 +162,10 @@ _P2P_CAN_NO = re.compile(r"(?:candeviceaccesspeer|can_device_access_peer|can_acc
                          r"[`'\"]?(?:0|false)\b")
 #: a pair's path class said in a sentence, with nvidia-smi topo -m's own codes: "topo says SYS", "topo 显示 PHB"
 _PATH_SAID = re.compile(r"topo(?:\s+-m)?`?[^.\n]{0,20}?(?:shows?|says?|reports?|gives?|is|are|显示|是)\s*[`'\"]?(sys|node|phb|pxb|pix|nv\d+)\b")
+#: NCCL's transport said in words ("NCCL goes via SHM instead of P2P", "falls back to NET/Socket", "NCCL 走的是 SHM"):
+#: the names NCCL prints in its "via P2P/SHM/NET" channel lines
+_NCCL_VIA_SAID = re.compile(r"\bnccl\b[^.\n。]{0,60}?(?:\bvia|\buses?|\busing|\bgoes (?:via|through|over)|\bwent (?:via|through|over)|"
+                            r"\bfalls? back to|\bfell back to|走的是|走|使用|用的是|改用|回退到)\s*[`'\"]?(shm|net/socket|net/ib|socket)\b")
 #: P2P and SHM turned off in words (the nccl/p2p-and-shm-disabled-uses-network setting without its variables)
 _P2P_SHM_OFF = re.compile(r"禁用\s*p2p\s*(?:与|和|及|、|/)\s*shm|disabl\w*\s+(?:both\s+)?p2p\s+(?:and|&|/)\s+shm|"
                           r"p2p\s+(?:and|&|/)\s+shm\s+(?:are\s+|were\s+)?disabled")
@@ -342,6 +346,11 @@ def parse(c: Collector) -> bool:
     if m:
         found = c.add("host", "p2p.read", _P2P_NO_VALUE[m.group(1)], ln(m.start()), severity="problem",
                       summary="the text says nvidia-smi reports P2P unsupported") or found
+    m = _NCCL_VIA_SAID.search(low)
+    if m:
+        via = "SHM" if m.group(1) == "shm" else "NET/IB" if m.group(1) == "net/ib" else "NET/Socket"
+        found = c.add("host", "nccl.transport", via, ln(m.start()), severity="warning",
+                      summary=f"the text says NCCL goes via {via}") or found
     m = _PATH_SAID.search(low)
     if m:
         path = m.group(1).upper()

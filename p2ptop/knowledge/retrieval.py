@@ -46,6 +46,8 @@ over own same she should so some such than that the their them then there these 
 until up very was we were what when where which while who whom why will with would you your also via per use used using
 uses one two see get gets got set sets may might must shall yet its""".split())
 _SUFFIXES = ("ing", "ed", "es", "s", "e")
+#: Chinese function characters: a bigram holding one ("的是", "而不") says nothing of the report
+_ZH_FUNCTION = frozenset("的了是我们这那个吗呢吧啊而和与及就也都还又在把被从对")
 
 #: concept token -> words (stems, lower case; Chinese as written) that name it. Sources: NCCL's
 #: troubleshooting page (hangs, timeouts, the watchdog), CUDA's error table (illegal address,
@@ -148,7 +150,7 @@ def tokens(text: str) -> list[str]:
             if c:
                 out.append(c)
     for run in _CJK_RUN.findall(text):
-        out.extend(run[i:i + 2] for i in range(len(run) - 1))
+        out.extend(b for b in (run[i:i + 2] for i in range(len(run) - 1)) if not (set(b) & _ZH_FUNCTION))
         for word, c in _CONCEPT_OF.items():
             if word[:1] >= "\u4e00" and word in run:
                 out.append(c)
@@ -197,6 +199,7 @@ class Index:
                     s += self.idf[t] * f * (K1 + 1) / (f + norm)
                     shared.append(t)
             if s > 0:
+                shared.sort(key=lambda t: -self.idf[t])  # the rarest shared words first: they say the most
                 out.append((e, s, shared))
         out.sort(key=lambda x: -x[1])
         return out
