@@ -141,7 +141,6 @@ def test_a_text_with_no_trace_of_gpus_says_so():
 
 
 def test_one_gpu_rules_out_pair_classes_among_retrieval_candidates():
-    from p2ptop.evidence.paste import pair_subject  # noqa: F401  (the subjects the matcher groups by)
     from p2ptop.findings import Finding
 
     one = [Finding(id="host.gpu_count", subject="host", severity="info", summary="one GPU", evidence=["live host"],
