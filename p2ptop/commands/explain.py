@@ -148,7 +148,7 @@ def what_was_read(evidence, limit: int = 8) -> list[str]:
     out: list[str] = []
     for f in getattr(evidence, "findings", []) or []:
         for k, v in (f.facts or {}).items():
-            if k == "text.language" or v is None:
+            if k in ("text.language", "text.tool") or v is None:
                 continue
             where = f.evidence[0].split(":", 1)[0] if f.evidence else ""
             item = f"{k} = {v}" + (f" ({where})" if where else "")
