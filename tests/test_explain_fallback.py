@@ -189,3 +189,21 @@ def test_retrieval_names_the_rarest_shared_words_and_no_chinese_function_bigrams
     assert "的是" not in t and "而不" not in t
     a = answer(KB, "在 Proxmox 虚拟机里直通了两张 A100，NCCL 走的是 SHM 而不是 P2P，速度很慢", [], 3)
     assert "vm_p2p_unavailable" in _classes(a)
+
+
+def test_leave_one_thread_out_removes_the_entries_citing_the_thread():
+    import importlib.util
+    import sys
+
+    bench = Path(__file__).resolve().parent.parent / "benchmarks"
+    sys.path.insert(0, str(bench))
+    try:
+        spec = importlib.util.spec_from_file_location("eval_leave_thread_out", bench / "eval_leave_thread_out.py")
+        loto = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(loto)
+        from split import thread_of
+    finally:
+        sys.path.remove(str(bench))
+    e = KB.get("consumer/geforce-nccl-p2p-hang")
+    assert loto.cites(e, thread_of("https://github.com/NVIDIA/nccl-tests/issues/117"))
+    assert not loto.cites(e, thread_of("https://github.com/NVIDIA/nccl/issues/1"))
