@@ -14,6 +14,11 @@ conditions must all hold: one that fails makes it unlikely, one whose fact is un
 An entry is a candidate on text evidence, or on facts alone when every ``require`` holds and, where
 it has ``trigger`` conditions, at least one of them holds (a trigger is the fact that says something
 is wrong; with text evidence a trigger that holds adds weight like ``support``).
+
+Where no entry is likely and the facts hold a symptom, the answer is completed with *leads* (context
+that fits) and with candidates on the entries' own words (``retrieved``: BM25, knowledge/retrieval.py),
+all unsure; unsure candidates rank by score, relevance and the context conditions of their own that
+hold, different classes first (``ranked``), and each names one next command (``give_next_command``).
 """
 
 from __future__ import annotations
@@ -628,7 +633,7 @@ def rank_key(m: Match) -> tuple:
     """Offered entries (likely, possible) first, by score; then the unsure ones by their score plus
     their relevance (its words and the text's: a generic symptom such as a hang makes many entries
     candidates, the words and context of the text tell them apart)."""
-    if not m.unsure and m.confidence != "unsure":
+    if m.confidence != "unsure":
         return (0, -m.score, m.entry.benign, m.entry.id)
     return (1, -(m.score + RELEVANCE_WEIGHT * m.relevance + CONTEXT_BONUS * min(2, m.context_held)), m.entry.benign, m.entry.id)
 
@@ -649,8 +654,8 @@ def ranked(matches: list, key=lambda x: x) -> list:
     return sure + first + later
 
 
-RETRIEVAL_CAP = 0.2  # a candidate on its words alone scores at most this (under every lead's usual score)
-FILL_CLASSES = 3  # retrieval fills an answer up to this many failure classes
+RETRIEVAL_CAP = 0.2  # a candidate on its words alone scores at most this (far under POSSIBLE)
+FILL_CLASSES = 3  # retrieval adds at most this many entries, each of a class the answer does not hold yet
 
 
 def _hits(kb, log: Log, facts: Facts):
@@ -748,7 +753,7 @@ def retrieved(kb, log: Log, facts: Facts, have: list[Match]) -> list[Match]:
         reasons = [f"retrieval: its own text shares these words with the text: {', '.join(words)}"
                    + (" (* a family of words: " + ", ".join(sorted({w[:-1] for w in words if w.endswith('*')})) + ")"
                       if any(w.endswith("*") for w in words) else ""),
-                   "beside the symptom (" + "; ".join(s.replace(" (", ", ", 1).rstrip(")") for s in facts.symptoms()[:2]) + ")"] + held
+                   "beside the symptom (" + "; ".join(sym.replace(" (", ", ", 1).rstrip(")") for sym in facts.symptoms()[:2]) + ")"] + held
         m = Match(entry, score, reasons + ["against: " + a for a in against], deciding, unsure=True, context_held=_context_held(cond, facts),
                   facts_for=reasons, facts_against=against, notes=list(facts.conflicts),
                   own_deciding=own, basis="retrieval")
