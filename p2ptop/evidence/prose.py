@@ -7,7 +7,11 @@ host.container, host.kubernetes, symptom.hang, symptom.wrong_results, symptom.sl
 symptom.fixed_by_p2p_disable, symptom.fails, host.fabric_manager ("not running"/"failed" in words),
 gpu.bar1_mb (a BAR size in words), host.nvswitch_present (HGX/DGX named, or "without NVSwitch"), pair.cross_socket (QPI/UPI, different sockets), gpu.mig (MIG in words),
 error.cuda/error.cuda_code (a CUDA error number in a sentence), host.driver_version, host.driver_major, nccl.version,
-host.cuda_runtime_version, host.bios_mentions, host.cpu_vendor, host.cpu_model, text.language.
+host.cuda_runtime_version, host.bios_mentions, host.cpu_vendor, host.cpu_model, text.language;
+gpu.virtualization "VGPU" (NVIDIA vGPU named), gpu.lost (a GPU said to vanish), gpu.nvlink_down and
+gpu.nvlink_replay_recovery (NVLink down / replay errors said in words: recorded as 1, "at least one"),
+nccl.transport (NCCL said to go via SHM or NET), pair.path (a topo code said in a sentence), p2p.read
+(topo -p2p's CNS/GNS/TNS/NS said in a sentence, or CUDA's peer-access query said to answer no).
 
 symptom.reported (weak): the text REPORTS trouble with GPU communication in general words, where no
 more precise symptom may be named. It holds when one sentence (a line, cut at . ! ? 。！？) names

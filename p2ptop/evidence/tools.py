@@ -1,5 +1,9 @@
 """The outputs of CUDA's P2P samples and tools: simpleP2P, p2pBandwidthLatencyTest, nvbandwidth,
-bandwidthTest, and nccl-tests' result tables.
+bandwidthTest, nccl-tests' result tables, and ``dcgmi diag`` / DCGM's P2P messages.
+
+Tolerant of what pastes do: CAN/CANNOT lines in any case and spacing, p2pBandwidthLatencyTest's
+"P2P Connectivity Matrix" (0 = no peer access for the pair), simpleP2P's "Test failed!", nccl-tests'
+"Out of bounds values : N FAILED" without its table, DCGM's DCGM_FR_BROKEN_P2P_* messages.
 
 Facts: text.tool; per pair bench.peer_access ("ok" / "cudaErrorPeerAccessUnsupported" for
 "Peer access ... : No" and "CANNOT Access Peer"), tool.p2p_slower_than_no_p2p (P2P=Enabled below
