@@ -6,7 +6,7 @@ set on a shell line of the paste), per pair nccl.transport (the worst over the p
 nccl.p2p_fallback (SHM/NET on a pair that the paste says can do P2P: its topo path is NV#/PIX/PXB,
 its topo -p2p read is OK, or NCCL itself said "Could not enable P2P" / "P2P is disabled between
 connected GPUs" for it), error.nccl (result names, torch's "unhandled system error" ...),
-text.tool "nccl-log".
+error.text (the first WARN that says something failed, where NCCL names no result), text.tool "nccl-log".
 
 Ranks map to GPUs by bus id where the paste says which bus id is which GPU, else by the device
 index NCCL prints (the rank's nvmlDev, which is nvidia-smi's index, else its cudaDev, else the index in

@@ -1,6 +1,7 @@
 """``nvidia-smi topo -m`` and ``nvidia-smi topo -p2p r|w|n|a|p`` as pasted: tabs or spaces, rows
 wrapped onto several lines, NIC rows and columns, old drivers without "NUMA Affinity"/"GPU NUMA
-ID" (and with ``SOC`` for ``SYS``), 16 GPUs and more, terminal colour codes.
+ID" (and with ``SOC`` for ``SYS``), 16 GPUs and more, terminal colour codes, a paste cut above its header
+(rows "GPU0  X ...", "GPU1 ..." in order say the columns).
 
 Facts: ``pair.path``, ``pair.nvlink_count``, ``pair.cross_socket`` (path matrix), ``p2p.read``,
 ``p2p.write``, ``p2p.nvlink``, ``p2p.atomics``, ``p2p.pci`` (NVML status names), ``host.gpu_count``.
