@@ -166,3 +166,14 @@ def test_nccl_transport_said_in_words():
     assert facts("在 Proxmox 虚拟机里直通了两张 A100，NCCL 走的是 SHM 而不是 P2P，速度很慢")["host"]["nccl.transport"] == "SHM"
     assert facts("NCCL falls back to NET/Socket between the two GPUs")["host"]["nccl.transport"] == "NET/Socket"
     assert "nccl.transport" not in facts("We use NCCL 2.21 on 8 GPUs.")["host"]
+
+
+def test_failure_slow_and_wrong_data_phrasings():
+    def sym(t):
+        return {k for k, v in facts(t)["host"].items() if k.startswith("symptom.") and v}
+    assert "symptom.fails" in sym("I cannot get NCCL to use NVLink between my two A100")
+    assert "symptom.fails" in sym("The driver refuses to enable P2P on the 4090s")
+    assert "symptom.fails" in sym("两张卡 P2P 用不了")
+    assert "symptom.slow" in sym("All-reduce reaches half the expected bandwidth on 8 GPUs")
+    assert "symptom.wrong_results" in sym("results differ between GPU0 and GPU1 after the copy")
+    assert not sym("We get NCCL to use NVLink on all 8 GPUs and it is fast.")

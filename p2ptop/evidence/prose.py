@@ -100,13 +100,13 @@ _SYMPTOMS = (
                               r"silently (?:drops?|dropp\w*|loses?|corrupts?)|drops? the writes?|data loss|zeroed[- ]out|"
                               r"\bzeros\b|\bnans?\b|garbage|mismatch|corrupt(?:ed|ion)?|verification (?:error|failed)|"
                               r"\b(?:results?|outputs?|values?|data) (?:are|is|were|was) (?:different|inconsistent|off)\b|"
-                              r"\binf(?:s| values?)\b|"
+                              r"\binf(?:s| values?)\b|\bresults? (?:differ|diverge)\w*|\bdifferent (?:results|outputs|values) (?:on|from|between)\b|"
                               r"结果错误|结果不对|全零|全是0|全0|乱码|数据错误|不一致|精度异常"),
     ("symptom.slow", r"\bslow(?:er|ly|down)?\b|low bandwidth|poor (?:performance|bandwidth)|bandwidth (?:is|was) (?:low|only)|"
                      r"only (?:gets? |reach(?:es)? )?\d+(?:\.\d+)? ?gb/s|throughput drops?|"
                      r"bandwidth\b[^.\n]{0,30}\b(?:low|lower|drops?|dropped|degraded)\b|(?:low|lower|reduced|degraded) (?:p2p |nccl |bus ?)?bandwidth|"
                      r"(?:less|lower) than \d+(?:\.\d+)? ?[mg]b/s|(?:much |far |way )?(?:lower|slower|less) than expected|"
-                     r"\bbottleneck\w*|\bunder ?perform\w*|"
+                     r"\bbottleneck\w*|\bunder ?perform\w*|\bhalf (?:of )?(?:the )?(?:expected|bandwidth|speed|throughput)\b|"
                      r"很慢|变慢|慢了|带宽低|带宽很低|速度慢|性能差|性能下降|(?:只有|仅有?|才)\s*\d+(?:\.\d+)?\s*gb/s|带宽[^。\n]{0,30}(?:降|低|损失|下降)|损失[^。\n]{0,10}带宽"),
     # a failure in words, where no error name is pasted: the phrasings of P2P reports ("P2P does not work",
     # "can't be enabled", "not supported between the cards", "stopped working", "tests failed"); Chinese 失败/
@@ -119,6 +119,10 @@ _SYMPTOMS = (
                       r"(?:\w+\s+){0,2}fail(?:s|ed|ing)?\b|\bfails?\s+(?:to|with|on)\b|\bfailed\s+(?:to|with|on)\b|"
                       r"(?:p2p|peer|access|nvlink|gpus?|cards?|devices?)\b[^.\n]{0,40}\b(?:not supported|unsupported)\b|"
                       r"\bno support for (?:p2p|peer)|"
+                      r"\b(?:can'?t|cannot|can not|unable to|could ?n[o']?t)\s+get\b[^.\n]{0,50}?\bto\s+(?:work|use|run|enable|talk|communicat\w*|see)\b|"
+                      r"\brefuses? to\s+(?:work|run|enable|start|use)\b|\bkeeps? (?:failing|crashing|erroring)\b|"
+                      r"\bwon'?t\s+(?:work|start|run|enable|communicat\w*|initiali[sz]e)\b|"
+                      r"用不了|跑不起来|起不来|不起作用|没有效果|"
                       # peer traffic said to take the host path instead ("everything goes via the host")
                       r"\b(?:traffic|transfers?|copies|copy|data|everything|it)\b[^.\n]{0,40}?\b(?:goes|go|going|gets? routed|is routed|"
                       r"travels?|passes|bounces?|is staged)\s+(?:via|through|over)\s+(?:the\s+)?(?:host|cpu|system memory|sysmem|root complex)\b|"
