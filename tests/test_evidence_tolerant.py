@@ -177,3 +177,14 @@ def test_failure_slow_and_wrong_data_phrasings():
     assert "symptom.slow" in sym("All-reduce reaches half the expected bandwidth on 8 GPUs")
     assert "symptom.wrong_results" in sym("results differ between GPU0 and GPU1 after the copy")
     assert not sym("We get NCCL to use NVLink on all 8 GPUs and it is fast.")
+
+
+def test_a_symptom_said_to_be_absent_is_none():
+    def sym(t):
+        return {k for k, v in facts(t)["host"].items() if k.startswith("symptom.") and v}
+    assert not sym("After the fix it no longer hangs on 2 GPUs.")
+    assert not sym("We upgraded the driver to 550 and NCCL to 2.21 on the H100 nodes; no issues so far.")
+    assert not sym("多卡通信没有问题")
+    assert sym("NCCL does not hang but it is slow on 2 GPUs") >= {"symptom.slow"}
+    assert "symptom.hang" not in sym("NCCL does not hang but it is slow on 2 GPUs")
+    assert "symptom.hang" in sym("without NCCL_P2P_DISABLE it hangs on 2 GPUs")

@@ -207,6 +207,10 @@ _TROUBLE = (r"\bfail\w*|\w*error(?:s|ed)?\b|\bissues?\b|\bproblems?\b|\bnot work
 _REPORT_TOPIC = re.compile(_TOPIC_STRONG + "|" + _TOPIC_WEAK)
 _REPORT_TOPIC_STRONG = re.compile(_TOPIC_STRONG)
 _REPORT_TROUBLE = re.compile(_TROUBLE)
+#: a symptom said to be absent right before its word ("doesn't hang", "no longer hangs", "never saw NaN", "不再卡住")
+_SAID_ABSENT = re.compile(r"(?:\bno|\bnot|n't|\bnever|\bwithout|\bno longer|\bnever (?:saw|see|seen|had))\s+(?:\w+\s+)?$|不再\s*$|没有\s*$")
+#: a trouble word said to be absent ("no issues", "without errors", "never had problems", "没有问题")
+_NEGATED = re.compile(r"(?:\bno|\bwithout|\bnever had|\bzero|\bnot any|\bany)\s+$|没有\s*$|不再\s*$|无\s*$")
 _GPU_NAMED = re.compile(r"\bgpus?\b|\bcuda\b|显卡|\bgpu")
 #: lines of tool output (not sentences): nccl-tests comment rows, p2pBandwidthLatencyTest matrices, simpleP2P lines
 _TOOL_LINE = re.compile(r"^\s*#(?:\s{2}|\s*wrong|\s*out of bounds|\s*avg bus)|device\s*=\s*\d|p2p\s*=\s*(?:enabled|disabled)|"
@@ -331,6 +335,9 @@ def parse(c: Collector) -> bool:
     # symptoms
     for key, rx in _SYMPTOMS:
         m = _first(c, rx)
+        while m and _SAID_ABSENT.search(low[max(0, m.start() - 24):m.start()]):  # "it no longer hangs"
+            nxt = re.compile(rx).search(low, m.end())
+            m = nxt if nxt and not _LEGEND.search(c.paste.line(ln(nxt.start())).lower()) else None
         if m:
             if key in _COUNTED:  # a count said in words: "at least one" (the live host gives the number)
                 found = c.add("host", key, 1, ln(m.start()), summary=_COUNTED[key]) or found
@@ -470,6 +477,7 @@ def _reported(c: Collector, low: str, ln) -> int | None:
                 start = e.end()
             e = _SENTENCE_END.search(line, m.end(), min(len(line), m.end() + 300))
             end = e.start() if e else min(len(line), m.end() + 300)
-            if _REPORT_TROUBLE.search(line, max(start, m.start() - 300), end):
-                return ln(line_start)
+            for t in _REPORT_TROUBLE.finditer(line, max(start, m.start() - 300), end):
+                if not _NEGATED.search(line[max(0, t.start() - 12):t.start()]):  # "no issues so far"
+                    return ln(line_start)
     return None
