@@ -188,3 +188,16 @@ def test_a_symptom_said_to_be_absent_is_none():
     assert sym("NCCL does not hang but it is slow on 2 GPUs") >= {"symptom.slow"}
     assert "symptom.hang" not in sym("NCCL does not hang but it is slow on 2 GPUs")
     assert "symptom.hang" in sym("without NCCL_P2P_DISABLE it hangs on 2 GPUs")
+
+
+def test_nvidia_smis_own_failures_are_symptom_lines():
+    ev = read_text("No devices were found")
+    f = ev.facts_by_subject()["host"]
+    assert "nvidia-smi" in ev.kinds and f["error.text"] == "No devices were found" and f["host.gpu_count"] == 0
+    a = answer(KB, "No devices were found", [], 3)
+    pair_classes = {"p2p_unsupported_topology", "p2p_unsupported_consumer_gpu", "iommu_acs_p2p_broken"}
+    assert a["results"] and not pair_classes & {m.entry.failure_class for m, _ in a["results"]}
+    table = ("|   1  NVIDIA A100-SXM4-80GB          On  | 00000000:0F:00.0 Off |                  ERR! |\n"
+             "| ERR!   ERR! ERR!    ERR! /  ERR! |   0MiB / 81920MiB |     ERR!     Default |\n")
+    assert "ERR!" in read_text(table).facts_by_subject()["host"]["error.text"]
+    assert "error.text" not in read_text("The cell said ERR! in my spreadsheet").facts_by_subject().get("host", {})

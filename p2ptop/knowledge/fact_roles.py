@@ -109,8 +109,8 @@ PAIR_FACTS = frozenset({"p2p.read", "p2p.write", "p2p.nvlink", "p2p.atomics", "p
 
 
 def one_gpu(known: Callable[[str], list]) -> bool:
-    """Do the facts say the host has exactly one GPU?"""
-    return known("host.gpu_count") == [1]
+    """Do the facts say the host has one GPU (or none found): no pair, no pair's fact to read?"""
+    return known("host.gpu_count") in ([1], [0])
 
 
 def readable(fact: str, known: Callable[[str], list]) -> bool:
@@ -131,8 +131,9 @@ NVSWITCH_CLASSES = frozenset({"nvls_multicast_failure", "fabric_manager_not_runn
 def ruled_out(failure_class: Optional[str], known: Callable[[str], list]) -> Optional[str]:
     """Why facts rule an entry of this class out (None when they do not). ``known(key)`` gives the
     values the matcher holds for a fact, host facts first."""
-    if failure_class in PAIR_CLASSES and 1 in known("host.gpu_count") and len(known("host.gpu_count")) == 1:
-        return "one GPU on the host: no pair to talk between"
+    if failure_class in PAIR_CLASSES and known("host.gpu_count") in ([0], [1]):
+        return ("no GPU found on the host" if known("host.gpu_count") == [0] else "one GPU on the host") + \
+            ": no pair to talk between"
     if failure_class in NVSWITCH_CLASSES and known("host.nvswitch_present") == [False]:
         links = known("pair.nvlink_count")
         fabric = known("gpu.fabric_state")

@@ -44,7 +44,8 @@ between both but by can could did do does doing down during each few for from fu
 hers him his how i if in into is it its itself just me more most my no nor not now of off on once only or other our out
 over own same she should so some such than that the their them then there these they this those through to too under
 until up very was we were what when where which while who whom why will with would you your also via per use used using
-uses one two see get gets got set sets may might must shall yet its""".split())
+uses one two see get gets got set sets may might must shall yet its
+mib gib kib tib mi gi ki mb gb kb tb gbps mhz ms us ns default off""".split())  # and the units and cells of tool tables
 _SUFFIXES = ("ing", "ed", "es", "s", "e")
 #: Chinese function characters: a bigram holding one ("的是", "而不") says nothing of the report
 _ZH_FUNCTION = frozenset("的了是我们这那个吗呢吧啊而和与及就也都还又在把被从对")
@@ -114,6 +115,9 @@ FACT_TERMS: tuple[tuple[str, Any, tuple[str, ...]], ...] = (
     ("host.bios_mentions", lambda v: any(w in str(v) for w in ("Above4G", "ReBAR")), ("_bar",)),
     ("host.bios_mentions", lambda v: any(w in str(v) for w in ("ACS", "IOMMU", "VT-d")), ("_acs",)),
     ("gpu.nvlink_replay_recovery", True, ("nvlink", "replay")),
+    # nvidia-smi's ERR!: NVML cannot query the GPU (a GPU lost or needing a reset)
+    ("error.text", lambda v: "ERR!" in str(v), ("_lost", "reset")),
+    ("host.gpu_count", lambda v: v == 0, ("visible", "cuda_visible_devic", "_lost")),
 )
 
 
