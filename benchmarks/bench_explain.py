@@ -26,13 +26,18 @@ LOG = os.path.join(REPO, "tests", "fixtures", "captures", "h200x2-nvswitch-vm", 
 ERROR = "vm:1637:1650 [0] transport/shm.cc:590 NCCL WARN Cuda failure 217 'peer access is not supported between these two devices'\n"
 
 
-def make_log(mb: float) -> str:
+#: --symptom-only: a sentence of a hang instead of the error line, so no entry's text matches and the
+#: retrieval fallback (knowledge.retrieval) ranks the candidates: the slowest path of an answer
+HANG = "the job hangs at the first all-reduce on both GPUs and never finishes\n"
+
+
+def make_log(mb: float, line: str = ERROR) -> str:
     with open(LOG, encoding="utf-8") as f:
         base = f.read()
     reps = max(1, int(mb * 1024 * 1024 / len(base)))
     text = base * reps
-    cut = len(text) - len(base) // 2
-    return text[:cut] + ERROR + text[cut:]
+    cut = len(text) - len(base) // 2 if line == ERROR else len(text)  # people write their words after a log
+    return text[:cut] + line + text[cut:]
 
 
 def main() -> int:
@@ -41,6 +46,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--demo", default="h200x2-vm", help="host the text joins (a demo); '' for text only")
     ap.add_argument("--no-process", action="store_true", help="skip the timing of `p2ptop explain` as a command")
+    ap.add_argument("--symptom-only", action="store_true", help="a hang in words instead of the error line (the retrieval fallback runs)")
     args = ap.parse_args()
 
     from p2ptop.commands.explain import answer, read_evidence
@@ -48,8 +54,9 @@ def main() -> int:
     from p2ptop.knowledge import load_kb
     from p2ptop.sources import open_snapshot
 
-    text = make_log(args.mb)
-    print(f"log: {len(text.encode()) / 1e6:.1f} MB, {text.count(chr(10))} lines (the H200 NCCL 2.28 log repeated, one error line)")
+    text = make_log(args.mb, HANG if args.symptom_only else ERROR)
+    print(f"log: {len(text.encode()) / 1e6:.1f} MB, {text.count(chr(10))} lines (the H200 NCCL 2.28 log repeated, "
+          + ("one sentence of a hang)" if args.symptom_only else "one error line)"))
     kb = load_kb()
     snap = open_snapshot(demo=args.demo) if args.demo else None
     findings = findings_for(snap) + pair_fact_findings(snap) if snap else []

@@ -133,7 +133,9 @@ def test_leads_fill_a_silent_answer_only_beside_a_symptom(tmp_path):
 def test_a_failure_in_words_alone_makes_no_candidate_of_an_entry_missing_its_context(tmp_path):
     kb = _kb(tmp_path, cons={"match": {"require": [{"fact": "gpu.consumer", "equals": True}],
                                        "trigger": [{"fact": "symptom.fails", "equals": True, "weight": 0.15}]}})
-    assert match(kb, "P2P copy does not work between the two GPUs.") == []
+    # on its signs, nothing; the retrieval fallback (issue 22 point 4) may name it, unsure, on its words only
+    assert all(m.basis == "retrieval" and m.confidence == "unsure"
+               for m in match(kb, "P2P copy does not work between the two GPUs."))
     ranked = match(kb, "P2P copy does not work between the two RTX 4090 GPUs.")
     assert [m.entry.id for m in ranked] == ["test/cons"] and ranked[0].confidence != "unsure"
 
@@ -177,4 +179,5 @@ def test_a_hang_fixed_in_a_later_nccl_release():
     assert ranked[0].entry.id == "nccl/hang-fixed-in-later-release" and ranked[0].confidence != "unsure"
     # another library's 2.x.y beside a hang is not an NCCL release (constructed sentence)
     ranked = match(KB, "Training hangs with torch 2.1.0; upgrading to torch 2.1.2 fixes it.")
-    assert "nccl/hang-fixed-in-later-release" not in [m.entry.id for m in ranked]
+    # (the retrieval fallback may name it on its words, unsure; its version rule must not fire)
+    assert "nccl/hang-fixed-in-later-release" not in [m.entry.id for m in ranked if m.basis != "retrieval"]

@@ -104,6 +104,9 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
     results = match_grouped(kb, log, everything, top, origin)
     facts = known_facts(log, everything, origin)
     symptoms = facts.symptoms()
+    if text is not None and not findings and not evidence.gpu_related:
+        # a text that names no GPU, CUDA, NCCL, NVLink or P2P ("the build is stuck"): no entry, and it says so
+        results, symptoms = [], []
     if any(m.confidence in ("likely", "possible") for m, _ in results):
         kind = "matches"
     elif results or symptoms:
@@ -117,7 +120,7 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
     missing: list[str] = []
     for m, _ in results:
         missing.extend(f for f in m.deciding_facts if f not in missing)
-    nc = deciding_command([m.deciding_facts for m, _ in results])
+    nc = deciding_command([m.deciding_facts or m.own_deciding for m, _ in results])
     if nc is None and kind == "unsure":
         nc = first_look(facts.known)  # the first look at any pair trouble (on one GPU: the GPUs it can see)
     empty_text = text is not None and not log.text.strip()
@@ -127,7 +130,24 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
     return {"kind": kind, "results": results, "symptoms": symptoms, "conflicts": conflicts,
             "deciding_facts": missing, "next_command": {"fact": nc[0], "command": nc[1]} if nc else None,
             "gpu_related": bool(evidence.gpu_related) or bool(findings), "text_kinds": list(getattr(evidence, "kinds", []) or []),
-            "text_empty": empty_text}
+            "text_empty": empty_text, "read": what_was_read(evidence)}
+
+
+def what_was_read(evidence, limit: int = 8) -> list[str]:
+    """The facts read from the text, as 'key = value (line N)', for an answer that offers nothing:
+    it says what it looked at (the formats and facts it recognised), not just that it found nothing."""
+    out: list[str] = []
+    for f in getattr(evidence, "findings", []) or []:
+        for k, v in (f.facts or {}).items():
+            if k in ("text.language", "text.tool") or v is None:
+                continue
+            where = f.evidence[0].split(":", 1)[0] if f.evidence else ""
+            item = f"{k} = {v}" + (f" ({where})" if where else "")
+            if item not in out:
+                out.append(item)
+        if len(out) >= limit:
+            break
+    return out[:limit]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -165,7 +185,7 @@ def _as_json(answer, text, source, note, kb, lang) -> dict:
         out.append(d)
     return {"kind": "p2ptop-explain", "answer": answer["kind"], "text_lines": len(text.splitlines()) if text else 0,
             "source": source, "note": note, "gpu_related": answer["gpu_related"], "text_kinds": answer["text_kinds"],
-            "text_empty": answer["text_empty"], "symptoms": answer["symptoms"], "conflicts": answer["conflicts"], "deciding_facts": answer["deciding_facts"],
+            "text_empty": answer["text_empty"], "read": answer.get("read", []), "symptoms": answer["symptoms"], "conflicts": answer["conflicts"], "deciding_facts": answer["deciding_facts"],
             "next_command": answer["next_command"], "kb_entries": len(kb.entries),
             "kb_problems": [str(p) for p in kb.problems], "matches": out}
 
@@ -199,15 +219,25 @@ def _as_text(answer, text, source, note, kb, lang) -> str:
         lines.append("No sign of P2P trouble: no error, hang, slowness, wrong result or failing P2P state in "
                      + ("the text or the host's findings" if text is not None and source else "the text" if text is not None else "the host's findings")
                      + ", so no knowledge-base entry is offered.")
+        if text is not None:
+            kinds = answer.get("text_kinds") or []
+            lines.append("Read in the text: " + (", ".join(clean(k) for k in kinds) if kinds else "no tool output or log format")
+                         + (("; facts: " + "; ".join(clean(r) for r in answer.get("read") or [])) if answer.get("read") else ""))
         return "\n".join(lines)
     if kind == "unsure":
         if answer["symptoms"]:
             lines.append("Symptoms: " + "; ".join(clean(s) for s in answer["symptoms"][:8]))
         if not results:
             lines.append("Unsure: these facts point at trouble, but no knowledge-base entry fits them.")
+        elif all(m.basis == "retrieval" for m, _ in results):
+            lines.append("Unsure: no entry's own text or facts match; these candidates share the most words with the "
+                         "text (and its symptom). Read them as leads, not answers: run the next command to decide.")
         else:
-            lines.append("Unsure: no entry's text matches; these candidates share a symptom with the facts. "
-                         "Read them as leads, not answers.")
+            lines.append("Unsure: no entry's text matches; these candidates share a symptom with the facts"
+                         + (" or words with the text" if any(m.basis == "retrieval" for m, _ in results) else "")
+                         + ". Read them as leads, not answers.")
+        lines.append("(Ranked by score, the words each shares with the text and the conditions of its own that hold; "
+                     "different causes first.)")
     elif results[0][0].score < POSSIBLE:
         lines.append("Unsure: the best match is weak; read the candidates as leads, not answers.")
     missing = answer["deciding_facts"]

@@ -129,6 +129,8 @@ def parse(c: Collector) -> bool:
     if m:
         c.add("host", "symptom.crash", True, v.line_of(m.start()))
         found = True
+        if "off the bus" in m.group(0):  # NVRM's words for a GPU the driver lost (Xid 79)
+            c.add("host", "gpu.lost", True, v.line_of(m.start()), severity="problem")
     for fw, words, rx in _FRAMEWORKS:
         v = p.select(words, context=0, cap=50)
         m = rx.search(v.text)

@@ -41,12 +41,12 @@ _COMPILED = [(re.compile(r"(?<![a-z0-9])(?:" + rx + r")(?![a-z0-9])"), name, cls
 MODEL_IN_PROSE = re.compile(
     r"(?<![a-z0-9])(?:(?:nvidia\s+|geforce\s+|tesla\s+|quadro\s+)?(?:rtx\s*pro\s*6000|rtx\s*\d{4}(?:\s*ti|\s*super|\s*ada)?|"
     r"gtx\s*\d{3,4}(?:\s*ti)?|titan\s*(?:rtx|v|xp?)|rtx\s*a\d{4}|a\d{4}\b|gb[23]00|b[12]00|gh200|h100|h800|h200|h20|a100|a800|"
-    r"a10g?|a30|a40|l40s?|l20|v100|p100|t4|k80)s?|(?:50|40|30)(?:90|80|70|60)(?:\s*ti|\s*d)?s?(?=\s*(?:gpu|显卡|卡|x|×|\*|,|，|。|\)|$)|"
+    r"a10g?|a30|a40|l40s?|l20|l4(?=s?\s*(?:gpus?|cards?|显卡|卡))|v100|p100|t4|k80)s?|(?:50|40|30|20)(?:90|80|70|60)(?:\s*ti|\s*d)?s?(?=\s*(?:gpu|显卡|卡|x|×|\*|,|，|。|\)|[?.;:!](?!\d)|$)|"
     r"\s+(?:and|with|和)))(?![a-z0-9])|"
     # a bare consumer number after a count ("2x4090", "4*4090 48G", "2 4090s", "two 3090s", "两张4090") or a
     # distinctive bare model ("1080ti", "Gefore 1080Ti"): a count of GPUs is how people write their cards
     r"(?:(?<![a-z0-9.])\d{1,2}\s*[x×\*]\s*|(?<![a-z0-9.,])(?:\d{1,2}|two|three|four|six|eight|dual|quad)\s+|[两二三四六八]\s*[张块个]?\s*)"
-    r"(?P<counted>(?:50|40|30)(?:90|80|70|60)(?:\s*ti|\s*d)?)s?(?![a-z0-9])|"
+    r"(?P<counted>(?:50|40|30|20)(?:90|80|70|60)(?:\s*ti|\s*d)?)s?(?![a-z0-9])|"
     r"(?<![a-z0-9])(?P<bare>10[78]0\s*ti)(?![a-z0-9])")
 
 

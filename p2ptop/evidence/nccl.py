@@ -6,7 +6,7 @@ set on a shell line of the paste), per pair nccl.transport (the worst over the p
 nccl.p2p_fallback (SHM/NET on a pair that the paste says can do P2P: its topo path is NV#/PIX/PXB,
 its topo -p2p read is OK, or NCCL itself said "Could not enable P2P" / "P2P is disabled between
 connected GPUs" for it), error.nccl (result names, torch's "unhandled system error" ...),
-text.tool "nccl-log".
+error.text (the first WARN that says something failed, where NCCL names no result), text.tool "nccl-log".
 
 Ranks map to GPUs by bus id where the paste says which bus id is which GPU, else by the device
 index NCCL prints (the rank's nvmlDev, which is nvidia-smi's index, else its cudaDev, else the index in
@@ -27,6 +27,9 @@ _SHELL_ENV = re.compile(r"(?:^|[\s;'\"])(?:export\s+)?((?:NCCL|CUDA_VISIBLE|TORC
 _DEV_BUS = re.compile(r"dev (\d+)\(=([0-9a-fA-F]+)\)")
 P2P_CAPABLE_PATHS = ("NV", "PIX", "PXB")
 
+
+_FAILED_WARN = re.compile(r"\b(?:fail\w*|error\w*|cannot|can't|unable|no space|timeout|timed out|abort\w*|"
+                          r"invalid|mismatch|denied|not permitted|unhandled)\b", re.I)
 
 def is_p2p_fallback(transport: Optional[str], path: Optional[str] = None, p2p_read: Optional[str] = None) -> bool:
     """NCCL went via SHM or NET on a pair that can do P2P (its path NV#/PIX/PXB, or NVML P2P read OK).
@@ -94,6 +97,12 @@ def parse(c: Collector) -> bool:
         if m.result and m.result != "ncclInProgress":
             c.add("host", "error.nccl", m.result, m.line, again=True)
             c.add("host", "error.text", m.message[:200], m.line)
+    # a WARN that says something failed is the symptom even where NCCL names no result (NCCL's WARN() is its
+    # error level, src/include/debug.h; "Call to posix_fallocate failed", "Error while creating shared memory")
+    if not c.has("host", "error.text"):
+        failed = next((m for m in log.warnings if _FAILED_WARN.search(m.message)), None)
+        if failed is not None:
+            c.add("host", "error.text", failed.message[:200], failed.line)
     # NCCL sets up NVLS (transport/nvls.cc) only where the GPUs report multicast, i.e. on an NVSwitch
     # fabric (NCCL's src/transport/nvls.cc: nvlsSupport from CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED)
     nvls_line = next((m.line for m in log.messages if "nvls.cc" in (m.location or "") or "nvls.cc" in m.message), None)

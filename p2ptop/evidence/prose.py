@@ -7,7 +7,11 @@ host.container, host.kubernetes, symptom.hang, symptom.wrong_results, symptom.sl
 symptom.fixed_by_p2p_disable, symptom.fails, host.fabric_manager ("not running"/"failed" in words),
 gpu.bar1_mb (a BAR size in words), host.nvswitch_present (HGX/DGX named, or "without NVSwitch"), pair.cross_socket (QPI/UPI, different sockets), gpu.mig (MIG in words),
 error.cuda/error.cuda_code (a CUDA error number in a sentence), host.driver_version, host.driver_major, nccl.version,
-host.cuda_runtime_version, host.bios_mentions, host.cpu_vendor, host.cpu_model, text.language.
+host.cuda_runtime_version, host.bios_mentions, host.cpu_vendor, host.cpu_model, text.language;
+gpu.virtualization "VGPU" (NVIDIA vGPU named), gpu.lost (a GPU said to vanish), gpu.nvlink_down and
+gpu.nvlink_replay_recovery (NVLink down / replay errors said in words: recorded as 1, "at least one"),
+nccl.transport (NCCL said to go via SHM or NET), pair.path (a topo code said in a sentence), p2p.read
+(topo -p2p's CNS/GNS/TNS/NS said in a sentence, or CUDA's peer-access query said to answer no).
 
 symptom.reported (weak): the text REPORTS trouble with GPU communication in general words, where no
 more precise symptom may be named. It holds when one sentence (a line, cut at . ! ? 。！？) names
@@ -51,9 +55,12 @@ _HYPERVISORS = (
     ("Proxmox", r"proxmox|\bpve\b"),
     ("ESXi", r"\besxi\b|vsphere|vmware"),
     ("Hyper-V", r"hyper-?v\b|\bdda\b"),
-    ("Xen", r"\bxen(?:server)?\b"),
-    ("KVM", r"\bkvm\b|\bqemu\b|libvirt|\bvirt-manager\b|\bovmf\b"),
+    ("Xen", r"\bxen(?:server)?\b|xcp-ng"),
+    ("KVM", r"\bkvm\b|\bqemu\b|libvirt|\bvirt-manager\b|\bovmf\b|cloud-hypervisor|\bopenstack\b|\bnutanix\b|\bahv\b"),
+    ("VirtualBox", r"virtualbox"),
 )
+#: NVIDIA vGPU (a mediated, time-sliced GPU in a guest; nvidia-smi -q "Virtualization Mode: VGPU")
+_VGPU = r"\bv-?gpus?\b|\bgrid (?:driver|license|vgpu)|virtualization mode\s*:?\s*vgpu"
 _VM = r"\bvirtual machines?\b|\b(?:a|an|the|in|inside|my|our|this|each|guest|windows|linux|ubuntu)\s+vms?\b|\bguest os\b|虚拟机|云主机|\bec2\b|\bazure\b|\bgcp\b|\bcloud instance"
 _PASSTHROUGH = r"pass(?:ing|ed|es)?[- ]?through|\bvfio\b|直通|gpudirect[-_ ]?clique"  # x-nv-gpudirect-clique: QEMU vfio-pci's P2P hint
 #: a setup contrasted with bare metal ("on bare metal, this works") is a VM's
@@ -65,7 +72,8 @@ _FM_DOWN = re.compile(r"(?:nvidia-)?fabric[- _]?manage\w*`?\s*(?:service\s+)?(?:
 #: a BAR1 size as people write it ("BAR=256MB", "256MB and 512MB bar sizes", "BAR1: 32GB")
 _BAR_SIZE = re.compile(r"\bbar1?\s*(?:size)?\s*[=:]\s*(\d+)\s*([mg])i?b\b|\b(\d+)\s*([mg])i?b\b[^.\n]{0,20}\bbar1?\s*(?:sizes?|aperture)\b")
 #: a pair across CPU sockets in words (QPI/UPI, different I/O hubs or sockets; 跨 NUMA/CPU)
-_CROSS_SOCKET = r"\bqpi\b|\bupi\b|different (?:i/?o hubs?|iohs?|sockets|cpus|cpu sockets|numa nodes)|across (?:the )?(?:cpu )?sockets|跨\s*(?:numa|cpu|socket)"
+_CROSS_SOCKET = (r"\bqpi\b|\bupi\b|different (?:i/?o hubs?|iohs?|sockets|cpus|cpu sockets|numa nodes)|across (?:the )?(?:cpu )?sockets|"
+                 r"跨\s*(?:numa|cpu|socket)|不同(?:的)?\s*(?:numa|cpu|socket|插槽)")
 #: an NVSwitch system in words: the HGX/DGX boards that carry them ("NVSwitch" alone is no sign: Fabric Manager's
 #: own failure on a host without one says "query NVSwitch device information ... failed"); "without NVSwitch" says none
 _NO_NVSWITCH = r"(?:without|no|lacks?|not have|doesn'?t have|has no)\s+(?:an?\s+|any\s+)?nvswitch|没有\s*nvswitch"
@@ -84,35 +92,60 @@ _CONTAINER_ZH = r"容器"
 _SYMPTOMS = (
     ("symptom.hang", r"\bhangs?\b|\bhanging\b|\bhung\b|deadlock|\bstuck\b|\bfreez(?:e|es|ing)\b|\bfroze(?:n)?\b|"
                      r"never (?:finishes|returns|completes)|no progress|100 ?% (?:gpu[- ]?)?util|watchdog|\btimed out\b|"
-                     r"卡住|卡死|挂起|死锁|无响应|没有响应|卡在|一直等待|超时"),
+                     r"\btim(?:es|ing) out\b|\b(?:but|and|then|otherwise|still)\s+time\s?out\b|\b(?:tests?|jobs?|runs?|they|calls?|collectives?|operations?|ranks?)\s+(?:\w+\s+){0,2}time\s?out\b|\btimeout (?:error|exception|occurred|happens|after|while|when|waiting)|"
+                     r"operation timeout|\bnot responding\b|\bunresponsive\b|\bwaits? (?:forever|indefinitely)|"
+                     r"\bblocks? (?:forever|indefinitely)|"
+                     r"卡住|卡死|挂起|死锁|无响应|没有响应|(?<![张块个两二三四六八号的显多单双])卡在|一直等待|超时"),
     ("symptom.wrong_results", r"wrong (?:results?|output|values?|answers?)|incorrect (?:results?|output|values?)|all zeros?|"
                               r"silently (?:drops?|dropp\w*|loses?|corrupts?)|drops? the writes?|data loss|zeroed[- ]out|"
                               r"\bzeros\b|\bnans?\b|garbage|mismatch|corrupt(?:ed|ion)?|verification (?:error|failed)|"
+                              r"\b(?:results?|outputs?|values?|data) (?:are|is|were|was) (?:different|inconsistent|off)\b|"
+                              r"\binf(?:s| values?)\b|\bresults? (?:differ|diverge)\w*|\bdifferent (?:results|outputs|values) (?:on|from|between)\b|"
                               r"结果错误|结果不对|全零|全是0|全0|乱码|数据错误|不一致|精度异常"),
     ("symptom.slow", r"\bslow(?:er|ly|down)?\b|low bandwidth|poor (?:performance|bandwidth)|bandwidth (?:is|was) (?:low|only)|"
                      r"only (?:gets? |reach(?:es)? )?\d+(?:\.\d+)? ?gb/s|throughput drops?|"
                      r"bandwidth\b[^.\n]{0,30}\b(?:low|lower|drops?|dropped|degraded)\b|(?:low|lower|reduced|degraded) (?:p2p |nccl |bus ?)?bandwidth|"
-                     r"(?:less|lower) than \d+(?:\.\d+)? ?[mg]b/s|"
-                     r"很慢|变慢|慢了|带宽低|带宽很低|速度慢|性能差|性能下降|带宽[^。\n]{0,30}(?:降|低|损失|下降)|损失[^。\n]{0,10}带宽"),
+                     r"(?:less|lower) than \d+(?:\.\d+)? ?[mg]b/s|(?:much |far |way )?(?:lower|slower|less) than expected|"
+                     r"\bbottleneck\w*|\bunder ?perform\w*|\bhalf (?:of )?(?:the )?(?:expected|bandwidth|speed|throughput)\b|"
+                     r"很慢|变慢|慢了|带宽低|带宽很低|速度慢|性能差|性能下降|(?:只有|仅有?|才)\s*\d+(?:\.\d+)?\s*gb/s|带宽[^。\n]{0,30}(?:降|低|损失|下降)|损失[^。\n]{0,10}带宽"),
     # a failure in words, where no error name is pasted: the phrasings of P2P reports ("P2P does not work",
     # "can't be enabled", "not supported between the cards", "stopped working", "tests failed"); Chinese 失败/
     # 不支持/无法/不能/报错/不工作 (blog.gitcode.com write-ups). Kept to verbs of failing: a bare "error" is not one.
-    ("symptom.fails", r"\b(?:does|do|did|is|are|was|were|could|can|would|will)\s*(?:n[o']?t|not)\s+(?:work|run|enable|be enabled|"
+    ("symptom.fails", r"\b(?:does|do|did|is|are|was|were|could|can|would|will)\s*(?:n[o']?t|not)\s+(?:work|run|enable|be enabled|happen|"
                       r"communicat\w*|utili[sz]e|use|support|succeed|pass)\w*|\bcan'?t be enabled|\bcannot\s+(?:be enabled|"
-                      r"enable|communicat\w*)\b|\bunable to\s+(?:enable|communicat\w*)\b|\bnot working\b|"
+                      r"enable|communicat\w*)\b|\bunable to\s+(?:enable|communicat\w*)\b|"
+                      r"\b(?:cannot|can'?t|can not|unable to)\s+access\s+(?:the\s+|its\s+|each\s+)?(?:peer|other\s+gpu|gpu\s*\d)\w*|\bnot working\b|"
                       r"\bstopped working\b|\bno longer works?\b|\bbroken\b|\b(?:tests?|training|job|run|init\w*|p2p|nccl)\s+"
                       r"(?:\w+\s+){0,2}fail(?:s|ed|ing)?\b|\bfails?\s+(?:to|with|on)\b|\bfailed\s+(?:to|with|on)\b|"
                       r"(?:p2p|peer|access|nvlink|gpus?|cards?|devices?)\b[^.\n]{0,40}\b(?:not supported|unsupported)\b|"
                       r"\bno support for (?:p2p|peer)|"
+                      r"\b(?:can'?t|cannot|can not|unable to|could ?n[o']?t)\s+get\b[^.\n]{0,50}?\bto\s+(?:work|use|run|enable|talk|communicat\w*|see)\b|"
+                      r"\brefuses? to\s+(?:work|run|enable|start|use)\b|\bkeeps? (?:failing|crashing|erroring)\b|"
+                      r"\bwon'?t\s+(?:work|start|run|enable|communicat\w*|initiali[sz]e)\b|"
+                      r"用不了|跑不起来|起不来|不起作用|没有效果|"
+                      # peer traffic said to take the host path instead ("everything goes via the host")
+                      r"\b(?:traffic|transfers?|copies|copy|data|everything|it)\b[^.\n]{0,40}?\b(?:goes|go|going|gets? routed|is routed|"
+                      r"travels?|passes|bounces?|is staged)\s+(?:via|through|over)\s+(?:the\s+)?(?:host|cpu|system memory|sysmem|root complex)\b|"
                       r"\b(?:nccl|cuda) errors?\b|失败|不支持|无法|不能用|不可用|报错|不工作|不通|出错|(?:nccl|cuda)\s*error的?错误"),
+    # NVLink trouble in words, with nvidia-smi nvlink's own names (-s: "<inactive>", -e: Replay/Recovery/CRC Errors)
+    ("gpu.nvlink_replay_recovery", r"\bnvlinks?\b[^.\n]{0,60}?\b(?:replay|recovery)\s+(?:errors?|counts?|counters?|events?)|"
+                                   r"\b(?:replay|recovery)\s+errors?\b[^.\n]{0,40}?\bnvlinks?\b"),
+    ("gpu.nvlink_down", r"\bnvlinks?\b[^.\n]{0,40}?\b(?:inactive|(?:is|are|went|goes|go) down|not active)\b|"
+                        r"\b(?:inactive|down)\s+nvlinks?\b|\blinks? (?:\d+ )?(?:is |are )?inactive\b"),
+    # a GPU said to vanish from the host (what NVRM's "fallen off the bus" looks like to a user)
+    ("gpu.lost", r"\b(?:gpus?|cards?|devices?)\b[^.;,!?\n]{0,24}?\b(?:vanish\w*|disappear\w*|drops? off|dropped off|goes missing|went missing|"
+                 r"is lost|was lost|no longer (?:shows?|visible|detected|appears?))|掉卡|显卡消失"),
     ("symptom.crash", r"segfault|segmentation fault|core dumped|sigsegv|sigabrt|\bcrash(?:es|ed|ing)?\b|"
                       r"fallen off the bus|fell off the bus|\bxid\s*:?\s*\d{1,3}\b|崩溃|段错误|掉卡"),
 )
+#: facts that are counts on the live host, said in words here: recorded as 1, "at least one"
+_COUNTED = {"gpu.nvlink_down": "the text says an NVLink is down or inactive (at least one)",
+            "gpu.nvlink_replay_recovery": "the text says NVLink replay or recovery errors were counted (at least one)"}
 _FIXED_BY_P2P_OFF = re.compile(
     r"workaround\W{0,20}(?:\n[^\n]*){0,2}?nccl_p2p_disable\s*=\s*1|"
     r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p|p2p (?:is )?disabled)[^\n]{0,80}?"
-    r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|fine|ok\b|no longer|goes away|解决|可以|正常|就好)|"
-    r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|runs? fine|解决|可以|正常)[^\n]{0,60}?"
+    r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|fine|ok\b|no longer|goes away|pass(?:es|ed)?\b|succeed\w*|解决|可以|正常|就好)|"
+    r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|runs? fine|pass(?:es|ed)?|succeed\w*|解决|可以|正常)[^\n]{0,60}?"
     r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p)")
 #: a driver branch without its minor ("fixed with 570", "driver 560", "R535"), only in a text that says "driver"
 _DRIVER_MAJOR = re.compile(r"(?:\bdrivers?\s+(?:version\s+|branch\s+)?|\b(?:with|on|to|from|using)\s+(?:driver\s+)?|\br)"
@@ -123,6 +156,24 @@ _DROP = re.compile(r"(\d+(?:\.\d+)?)\s*(?:->|→|=>|to)\s*(\d+(?:\.\d+)?)\s*(?:g
 #: "`nvidia-smi topo -p2p r` says OK for every pair"
 _P2P_SAID_OK = re.compile(r"(?:candeviceaccesspeer|can_device_access_peer|can_access_peer|cudadevicecanaccesspeer)\W{0,3}\s*"
                           r"(?:\w+\s+){0,2}(?:reports?|returns?|says?|gives?|is)\s+(?:1|true)\b|topo -p2p r`?\s+(?:says|shows|reports)\s+`?ok\b")
+#: P2P said unavailable in words, with nvidia-smi topo -p2p's own codes (its legend: CNS = Chipset not supported,
+#: GNS = GPU not supported, TNS = Topology not supported, NS = Not supported): "topo -p2p r shows CNS for every pair"
+_P2P_SAID_NO = re.compile(r"(?:topo\s+-p2p\s*\w?|p2p (?:status|matrix))`?[^.\n]{0,40}?\b(?:shows?|says?|reports?|gives?|prints?|is|are)\s+"
+                          r"(?:only\s+|all\s+)?[`'\"]?(cns|gns|tns|ns|chipset not supported|gpu not supported|topology not supported|not supported)\b")
+_P2P_NO_VALUE = {"cns": "CHIPSET_NOT_SUPPORTED", "chipset not supported": "CHIPSET_NOT_SUPPORTED", "gns": "GPU_NOT_SUPPORTED",
+                 "gpu not supported": "GPU_NOT_SUPPORTED", "tns": "TOPOLOGY_NOT_SUPPORTED",
+                 "topology not supported": "TOPOLOGY_NOT_SUPPORTED", "ns": "NOT_SUPPORTED", "not supported": "NOT_SUPPORTED"}
+#: the peer-access query said to answer no: cudaDeviceCanAccessPeer's canAccessPeer = 0 (CUDA runtime API),
+#: torch.cuda.can_device_access_peer / cupy's deviceCanAccessPeer returning False or 0
+_P2P_CAN_NO = re.compile(r"(?:candeviceaccesspeer|can_device_access_peer|can_access_peer|cudadevicecanaccesspeer|devicecanaccesspeer)"
+                         r"\W{0,3}\s*(?:\([^)\n]{0,20}\)\s*)?(?:\w+\s+){0,2}(?:reports?|returns?|returned|says?|gives?|gave|is|was)\s+"
+                         r"[`'\"]?(?:0|false)\b")
+#: a pair's path class said in a sentence, with nvidia-smi topo -m's own codes: "topo says SYS", "topo 显示 PHB"
+_PATH_SAID = re.compile(r"topo(?:\s+-m)?`?[^.\n]{0,20}?(?:shows?|says?|reports?|gives?|is|are|显示|是)\s*[`'\"]?(sys|node|phb|pxb|pix|nv\d+)\b")
+#: NCCL's transport said in words ("NCCL goes via SHM instead of P2P", "falls back to NET/Socket", "NCCL 走的是 SHM"):
+#: the names NCCL prints in its "via P2P/SHM/NET" channel lines
+_NCCL_VIA_SAID = re.compile(r"\bnccl\b[^.\n。]{0,60}?(?:\bvia|\buses?|\busing|\bgoes (?:via|through|over)|\bwent (?:via|through|over)|"
+                            r"\bfalls? back to|\bfell back to|走的是|走|使用|用的是|改用|回退到)\s*[`'\"]?(shm|net/socket|net/ib|socket)\b")
 #: P2P and SHM turned off in words (the nccl/p2p-and-shm-disabled-uses-network setting without its variables)
 _P2P_SHM_OFF = re.compile(r"禁用\s*p2p\s*(?:与|和|及|、|/)\s*shm|disabl\w*\s+(?:both\s+)?p2p\s+(?:and|&|/)\s+shm|"
                           r"p2p\s+(?:and|&|/)\s+shm\s+(?:are\s+|were\s+)?disabled")
@@ -156,12 +207,16 @@ _TROUBLE = (r"\bfail\w*|\w*error(?:s|ed)?\b|\bissues?\b|\bproblems?\b|\bnot work
 _REPORT_TOPIC = re.compile(_TOPIC_STRONG + "|" + _TOPIC_WEAK)
 _REPORT_TOPIC_STRONG = re.compile(_TOPIC_STRONG)
 _REPORT_TROUBLE = re.compile(_TROUBLE)
+#: a symptom said to be absent right before its word ("doesn't hang", "no longer hangs", "never saw NaN", "不再卡住")
+_SAID_ABSENT = re.compile(r"(?:\bno|\bnot|n't|\bnever|\bwithout|\bno longer|\bnever (?:saw|see|seen|had))\s+(?:\w+\s+)?$|不再\s*$|没有\s*$")
+#: a trouble word said to be absent ("no issues", "without errors", "never had problems", "没有问题")
+_NEGATED = re.compile(r"(?:\bno|\bwithout|\bnever had|\bzero|\bnot any|\bany)\s+$|没有\s*$|不再\s*$|无\s*$")
 _GPU_NAMED = re.compile(r"\bgpus?\b|\bcuda\b|显卡|\bgpu")
 #: lines of tool output (not sentences): nccl-tests comment rows, p2pBandwidthLatencyTest matrices, simpleP2P lines
 _TOOL_LINE = re.compile(r"^\s*#(?:\s{2}|\s*wrong|\s*out of bounds|\s*avg bus)|device\s*=\s*\d|p2p\s*=\s*(?:enabled|disabled)|"
                         r"nccl (?:info|warn)")
 _SENTENCE_END = re.compile(r"[.!?。！？](?:\s|$)|[。！？]")
-_LEGEND = re.compile(r"legend|^\s*(?:x|sys|node|phb|pxb|pix|nv#|nv\d+|[cgt]?ns|ok|u)\s*=|\b(?:cns|gns|tns)\b")
+_LEGEND = re.compile(r"legend|^\s*(?:x|sys|node|phb|pxb|pix|nv#|nv\d+|[cgt]?ns|ok|u)\s*=|\b(?:cns|gns|tns)\s*=")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -191,7 +246,7 @@ def parse(c: Collector) -> bool:
         name = " ".join((bare or m.group(0)).split())
         name = name[:-1] if name.endswith("s") and name[-2:-1].isdigit() else name  # "3090s"
         cls, arch = classify(name if not name[:2].isdigit() else "rtx " + name)
-        if cls is None and name[:2] in ("50", "40", "30"):
+        if cls is None and name[:2] in ("50", "40", "30", "20"):
             cls, arch = classify("geforce rtx " + name)
         if cls is None and name[:2] == "10":
             cls, arch = classify("geforce gtx " + name)
@@ -225,6 +280,10 @@ def parse(c: Collector) -> bool:
         c.add("host", "gpu.virtualization", "PASSTHROUGH", ln(m.start()))
         c.add("host", "host.virtualized", True, ln(m.start()))
         found = True
+    m = _first(c, _VGPU)
+    if m:
+        c.add("host", "gpu.virtualization", "VGPU", ln(m.start()))
+        found = c.add("host", "host.virtualized", True, ln(m.start())) or found
     m = _first(c, _BARE_METAL)
     if m:
         found = c.add("host", "host.virtualized", True, ln(m.start()),
@@ -276,7 +335,13 @@ def parse(c: Collector) -> bool:
     # symptoms
     for key, rx in _SYMPTOMS:
         m = _first(c, rx)
+        while m and _SAID_ABSENT.search(low[max(0, m.start() - 24):m.start()]):  # "it no longer hangs"
+            nxt = re.compile(rx).search(low, m.end())
+            m = nxt if nxt and not _LEGEND.search(c.paste.line(ln(nxt.start())).lower()) else None
         if m:
+            if key in _COUNTED:  # a count said in words: "at least one" (the live host gives the number)
+                found = c.add("host", key, 1, ln(m.start()), summary=_COUNTED[key]) or found
+                continue
             found = c.add("host", key, True, ln(m.start())) or found
     hit = _reported(c, low, ln)
     if hit is not None:
@@ -286,6 +351,29 @@ def parse(c: Collector) -> bool:
     if m:
         found = c.add("host", "p2p.read", "OK", ln(m.start()), severity="ok",
                       summary="the text says CUDA/NVML report P2P available") or found
+    said_ok = m is not None
+    m = _P2P_SAID_NO.search(low) if not said_ok else None
+    if m is None and not said_ok:
+        m2 = _P2P_CAN_NO.search(low)
+        if m2:
+            found = c.add("host", "p2p.read", "NOT_SUPPORTED", ln(m2.start()), severity="problem",
+                          summary="the text says CUDA's peer-access query answers no") or found
+    if m:
+        found = c.add("host", "p2p.read", _P2P_NO_VALUE[m.group(1)], ln(m.start()), severity="problem",
+                      summary="the text says nvidia-smi reports P2P unsupported") or found
+    m = _NCCL_VIA_SAID.search(low)
+    if m:
+        via = "SHM" if m.group(1) == "shm" else "NET/IB" if m.group(1) == "net/ib" else "NET/Socket"
+        found = c.add("host", "nccl.transport", via, ln(m.start()), severity="warning",
+                      summary=f"the text says NCCL goes via {via}") or found
+    m = _PATH_SAID.search(low)
+    if m:
+        path = m.group(1).upper()
+        c.add("host", "pair.path", path, ln(m.start()), severity="info",
+              summary=f"the text says nvidia-smi topo shows {path} for the pair")
+        if path in ("SYS",):
+            c.add("host", "pair.cross_socket", True, ln(m.start()), severity="info")
+        found = True
     m = _P2P_SHM_OFF.search(low)
     if m:
         c.add("host", "env.NCCL_P2P_DISABLE", "1", ln(m.start()), severity="info")
@@ -389,6 +477,7 @@ def _reported(c: Collector, low: str, ln) -> int | None:
                 start = e.end()
             e = _SENTENCE_END.search(line, m.end(), min(len(line), m.end() + 300))
             end = e.start() if e else min(len(line), m.end() + 300)
-            if _REPORT_TROUBLE.search(line, max(start, m.start() - 300), end):
-                return ln(line_start)
+            for t in _REPORT_TROUBLE.finditer(line, max(start, m.start() - 300), end):
+                if not _NEGATED.search(line[max(0, t.start() - 12):t.start()]):  # "no issues so far"
+                    return ln(line_start)
     return None

@@ -24,7 +24,7 @@ PARSERS = (
 )
 _GPU_WORDS = re.compile(
     r"\b(?:gpus?|cuda\w*|nccl\w*|nvidia\w*|nvlink|nvswitch|p2p|peer[- ]to[- ]peer|geforce|tesla|quadro|rtx|gtx|cudnn|"
-    r"nvml|xid|cupy|vllm|sglang|nvbandwidth|simplep2p|[ahlvbt]\d{2,3}0?s?)\b|显卡|显存|多卡|单卡|gpu")
+    r"nvml|xid|cupy|vllm|sglang|nvbandwidth|simplep2p|[ahlvbt]\d{2,3}0?s?|[1-5]0[5-9]0(?:\s*ti)?s?)\b|显卡|显存|多卡|单卡|gpu")
 
 
 @dataclass
@@ -74,6 +74,11 @@ class Evidence:
             "findings": [{"id": f.id, "subject": f.subject, "severity": f.severity, "summary": f.summary,
                           "evidence": list(f.evidence), "facts": dict(f.facts)} for f in self.findings],
         }
+
+
+def gpu_trace(text: str) -> bool:
+    """Does the text name GPUs, CUDA, NCCL, NVLink, P2P or a GPU model anywhere (first 500 KB, last 100 KB)?"""
+    return _GPU_WORDS.search(Paste(text).sample(500_000, 100_000).text) is not None
 
 
 def read_text(text: str) -> Evidence:

@@ -5,7 +5,9 @@ Facts: host.driver_version, host.driver_major, host.cuda_driver_version, host.gp
 gpu.name, gpu.consumer, gpu.product_class, gpu.architecture, gpu.mig, gpu.virtualization,
 host.virtualized (virtualization mode not None), gpu.pcie_gen_cur/max, gpu.pcie_width_cur/max,
 gpu.fabric_state, gpu.fabric_status, gpu.bar1_mb, gpu.nvlink_down, gpu.nvlink_errors,
-gpu.nvlink_replay_recovery. Bus ids are noted so other outputs of the paste map to GPU indices.
+gpu.nvlink_replay_recovery; error.text for nvidia-smi's own failures ("No devices were found", with
+host.gpu_count 0; "couldn't communicate with the NVIDIA driver"; ERR! in the table). Bus ids are noted
+so other outputs of the paste map to GPU indices.
 """
 
 from __future__ import annotations
@@ -312,9 +314,35 @@ def parse_nvlink(c: Collector) -> bool:
     return True
 
 
+#: nvidia-smi's own failure messages (what it prints when NVML finds no GPU, cannot reach the driver, or
+#: cannot query a GPU's fields: "ERR!" in the table), each the symptom line of a paste that may hold nothing else
+_SMI_FAILURES = (("No devices were found", "nvidia-smi found no GPU"),
+                 ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver",
+                  "nvidia-smi cannot reach the NVIDIA driver"),
+                 ("ERR!", "nvidia-smi could not read a GPU's fields (ERR!)"))
+
+
+def parse_failures(c: Collector) -> bool:
+    found = False
+    for marker, summary in _SMI_FAILURES:
+        if marker not in c.paste.text:
+            continue
+        no = c.paste.first_line(marker)
+        line = c.paste.line(no).strip()
+        if marker == "ERR!" and not line.startswith("|"):
+            continue  # ERR! only as nvidia-smi prints it, inside its table
+        c.add("host", "error.text", line[:200], no, summary=summary)
+        if marker == "No devices were found":
+            c.add("host", "host.gpu_count", 0, no, severity="problem", summary=summary)
+        c.kind("nvidia-smi")
+        found = True
+    return found
+
+
 def parse(c: Collector) -> bool:
     found = parse_xml(c)
     found = parse_q_text(c) or found
     found = parse_table(c) or found
     found = parse_nvlink(c) or found
+    found = parse_failures(c) or found
     return found

@@ -155,7 +155,7 @@ def parse_kernel_log(c: Collector) -> bool:
                 c.add("host", "host.fabric_manager_version", m.group(1), no)
             if "successfully configured" in low or "started fabric manager" in low or "active (running)" in low:
                 c.add("host", "host.fabric_manager", "running", no)
-            elif re.search(r"\b(failed|error|mismatch|exited|inactive \(dead\))\b", low):
+            elif re.search(r"\b(failed|error|mismatch|exited|inactive \(dead\)|(?:don't|doesn't|do not|does not) match)(?!\w)", low):
                 c.add("host", "host.fabric_manager", "failed", no, severity="problem")
     if xids:
         c.add("host", "host.xid_codes", ",".join(str(x) for x in dict.fromkeys(x for x, _, _ in xids)), xids[0][1],

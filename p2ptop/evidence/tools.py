@@ -1,5 +1,9 @@
 """The outputs of CUDA's P2P samples and tools: simpleP2P, p2pBandwidthLatencyTest, nvbandwidth,
-bandwidthTest, and nccl-tests' result tables.
+bandwidthTest, nccl-tests' result tables, and ``dcgmi diag`` / DCGM's P2P messages.
+
+Tolerant of what pastes do: CAN/CANNOT lines in any case and spacing, p2pBandwidthLatencyTest's
+"P2P Connectivity Matrix" (0 = no peer access for the pair), simpleP2P's "Test failed!", nccl-tests'
+"Out of bounds values : N FAILED" without its table, DCGM's DCGM_FR_BROKEN_P2P_* messages.
 
 Facts: text.tool; per pair bench.peer_access ("ok" / "cudaErrorPeerAccessUnsupported" for
 "Peer access ... : No" and "CANNOT Access Peer"), tool.p2p_slower_than_no_p2p (P2P=Enabled below
@@ -20,7 +24,7 @@ from .gpus import classify
 from .paste import Collector, pair_subject
 
 _PEER = re.compile(r"Peer access from .*?\(GPU(\d+)\)\s*->\s*.*?\(GPU(\d+)\)\s*:\s*(Yes|No)", re.I)
-_CAN = re.compile(r"Device=(\d+) (CAN|CANNOT) Access Peer Device=(\d+)")
+_CAN = re.compile(r"Device\s*=\s*(\d+)\s+(CAN|CANNOT|CAN NOT)\s+Access\s+Peer\s+Device\s*=\s*(\d+)", re.I)
 _DEVICE = re.compile(r"^Device:? (\d+)[,:] (.+?)(?:, pciBusID: ([0-9a-fA-F]+), pciDeviceID: ([0-9a-fA-F]+), pciDomainID:\s*([0-9a-fA-F]+)| \(([0-9A-Fa-f:]+)\))?\s*$")
 _NCCLT_DEV = re.compile(r"#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[(?:0x)?([0-9a-fA-F:.]+)\]\s+(.+?)\s*$")
 _NCCLT_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)")
@@ -74,7 +78,7 @@ def parse_cuda_samples(c: Collector) -> bool:
                 a, b, yes = int(m.group(1)), int(m.group(2)), m.group(3).lower() == "yes"
                 c.add(pair_subject(a, b), "bench.peer_access", "ok" if yes else "cudaErrorPeerAccessUnsupported", no,
                       severity="ok" if yes else "problem")
-            elif "Verification error" in line or "Verification failed" in line:
+            elif "verification error" in line.lower() or "verification failed" in line.lower():
                 found = True
                 c.add("host", "tool.verification_error", True, no)
                 c.add("host", "symptom.wrong_results", True, no)
@@ -83,20 +87,24 @@ def parse_cuda_samples(c: Collector) -> bool:
                 bw = re.search(r"([\d.]+)\s*GB/s", line)
                 if bw:
                     tools.setdefault("simpleP2P", {})["GB/s"] = float(bw.group(1))
+            elif line.strip().lower().startswith("test failed"):  # simpleP2P.cu: "Test failed!" after its checks
+                found = True
+                c.add("host", "error.text", line.strip()[:200], no)
             elif "Two or more GPUs with Peer-to-Peer access capability are required" in line:
                 found = True
                 c.add("host", "bench.peer_access", "cudaErrorPeerAccessUnsupported", no, severity="problem")
         if found:
             c.kind("simpleP2P")
             c.tool("simpleP2P", c.paste.first_line("simpleP2P", "Peer access from", "cudaMemcpyPeer / cudaMemcpy"))
-    if "P2P Connectivity Matrix" in text or "Access Peer Device" in text or "P2P=Enabled" in text:
+    low = text.lower()
+    if "p2p connectivity matrix" in low or "access peer device" in low or "p2p=enabled" in low:
         found_p = False
         mats: dict[str, dict] = {}
         for no, line in enumerate(lines, 1):
             m = _CAN.search(line)
             if m:
                 found_p = True
-                a, can, b = int(m.group(1)), m.group(2) == "CAN", int(m.group(3))
+                a, can, b = int(m.group(1)), m.group(2).upper() == "CAN", int(m.group(3))
                 c.add(pair_subject(a, b), "bench.peer_access", "ok" if can else "cudaErrorPeerAccessUnsupported", no,
                       severity="ok" if can else "problem")
                 continue
@@ -111,6 +119,15 @@ def parse_cuda_samples(c: Collector) -> bool:
                 mat, _ = _matrix(lines, no - 1)
                 title = line.strip()
                 mats[title] = {"line": no, "values": mat}
+            elif "p2p connectivity matrix" in line.lower():
+                # cudaDeviceCanAccessPeer per pair, 1 or 0 (p2pBandwidthLatencyTest.cu prints "%6d" of it)
+                found_p = True
+                mat, _ = _matrix(lines, no - 1)
+                for (a, b), v in mat.items():
+                    if a < b and v in (0.0, 1.0) and mat.get((b, a), v) in (0.0, 1.0):
+                        ok = v == 1.0 and mat.get((b, a), v) == 1.0
+                        c.add(pair_subject(a, b), "bench.peer_access", "ok" if ok else "cudaErrorPeerAccessUnsupported", no,
+                              severity="ok" if ok else "problem")
         if found_p:
             c.kind("p2pBandwidthLatencyTest")
             c.tool("p2pBandwidthLatencyTest", c.paste.first_line("[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]",
@@ -163,10 +180,20 @@ def parse_cuda_samples(c: Collector) -> bool:
     return found
 
 
+_OOB = re.compile(r"Out of bounds values\s*:\s*(\d+)\s+FAILED", re.I)
+
+
 def parse_nccl_tests(c: Collector) -> bool:
     text = c.paste.text
-    if "busbw" not in text and "Avg bus bandwidth" not in text and "# Using devices" not in text:
+    if "busbw" not in text and "Avg bus bandwidth" not in text and "# Using devices" not in text \
+            and "Out of bounds values" not in text:
         return False
+    # nccl-tests' summary (common.cu): "# Out of bounds values : N OK|FAILED"; N > 0 means wrong data
+    oob = next(((no, m) for no, line in enumerate(c.paste.lines, 1) for m in [_OOB.search(line)] if m and int(m.group(1)) > 0), None)
+    if oob:
+        c.kind("nccl-tests")
+        c.add("host", "tool.verification_error", True, oob[0])
+        c.add("host", "symptom.wrong_results", True, oob[0])
     rows: list[dict[str, Any]] = []
     wrong_line = None
     for no, line in enumerate(c.paste.lines, 1):
@@ -210,7 +237,45 @@ def parse_nccl_tests(c: Collector) -> bool:
     return True
 
 
+#: DCGM's own failure messages (dcgmlib/dcgm_errors.h): DCGM_FR_BROKEN_P2P_MEMORY_DEVICE / _WRITER_DEVICE (and the
+#: NVLink/PCIe variants), DCGM_FR_NVSWITCH_NVLINK_DOWN
+_DCGM_P2P = re.compile(r"GPU (\d+) (?:was unsuccessfully written to(?: by (\d+))?|unsuccessfully wrote data) in a peer-to-peer test", re.I)
+_DCGM_NVLINK_DOWN = re.compile(r"NVSwitch \d+'s NvLink \d+ is down", re.I)
+_DCGM_ROW = re.compile(r"^\|\s*(PCIe|NVLink|Memory Bandwidth|Diagnostic|Targeted Stress|Memtest|Pulse Test)[^|]*\|\s*(Fail\b[^|]*)\|", re.I)
+
+
+def parse_dcgm(c: Collector) -> bool:
+    """``dcgmi diag`` results and DCGM's messages: a failed P2P copy test is wrong data between GPUs, a
+    failed PCIe/NVLink row of the result table an error line, an NVSwitch's NvLink down a link down."""
+    text = c.paste.text
+    low = text.lower()
+    if "peer-to-peer test" not in low and "dcgm" not in low and "nvlink" not in low:
+        return False
+    found = False
+    for no, line in enumerate(c.paste.lines, 1):
+        m = _DCGM_P2P.search(line)
+        if m:
+            found = True
+            c.add("host", "tool.verification_error", True, no)
+            c.add("host", "symptom.wrong_results", True, no)
+            c.add("host", "error.text", line.strip()[:200], no)
+            continue
+        if _DCGM_NVLINK_DOWN.search(line):
+            found = True
+            c.add("host", "gpu.nvlink_down", 1, no, summary="DCGM: an NVSwitch's NvLink is down (at least one)")
+            continue
+        r = _DCGM_ROW.match(line.strip())
+        if r:
+            found = True
+            c.add("host", "error.text", f"dcgmi diag {r.group(1)}: {r.group(2).strip()}"[:200], no)
+    if found:
+        c.kind("dcgmi")
+        c.tool("dcgmi", c.paste.first_line("peer-to-peer test", "NvLink", "| PCIe", "Fail"))
+    return found
+
+
 def parse(c: Collector) -> bool:
     a = parse_cuda_samples(c)
     b = parse_nccl_tests(c)
-    return a or b
+    d = parse_dcgm(c)
+    return a or b or d

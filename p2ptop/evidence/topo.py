@@ -1,6 +1,7 @@
 """``nvidia-smi topo -m`` and ``nvidia-smi topo -p2p r|w|n|a|p`` as pasted: tabs or spaces, rows
 wrapped onto several lines, NIC rows and columns, old drivers without "NUMA Affinity"/"GPU NUMA
-ID" (and with ``SOC`` for ``SYS``), 16 GPUs and more, terminal colour codes.
+ID" (and with ``SOC`` for ``SYS``), 16 GPUs and more, terminal colour codes, a paste cut above its header
+(rows "GPU0  X ...", "GPU1 ..." in order say the columns).
 
 Facts: ``pair.path``, ``pair.nvlink_count``, ``pair.cross_socket`` (path matrix), ``p2p.read``,
 ``p2p.write``, ``p2p.nvlink``, ``p2p.atomics``, ``p2p.pci`` (NVML status names), ``host.gpu_count``.
@@ -70,6 +71,18 @@ def _header_tokens(line: str) -> Optional[list[str]]:
     return None
 
 
+def _headless(lines: list[str], i: int) -> Optional[list[str]]:
+    """Column labels of a matrix pasted without its header line: a row "GPU0  X  ..." (GPU0's own cell
+    first), then rows GPU1, GPU2 ... in order; the columns are those GPUs (at least two). None otherwise."""
+    t = lines[i].split()
+    if len(t) < 3 or t[0] != "GPU0" or t[1] != "X":
+        return None
+    k = 1
+    while i + k < len(lines) and (lines[i + k].split() or [""])[0] == f"GPU{k}":
+        k += 1
+    return [f"GPU{r}" for r in range(k)] if k >= 2 else None
+
+
 def _columns(tokens: list[str]) -> tuple[list[str], list[str]]:
     """Column labels up to "CPU Affinity", and the titles after them."""
     cols, tail = [], []
@@ -94,13 +107,18 @@ def read_matrices(c: Collector) -> list[Matrix]:
             i += 1
             continue
         toks = _header_tokens(line)
-        if toks is None:
+        headless = None if toks is not None else _headless(lines, i)
+        if toks is None and headless is None:
             i += 1
             continue
-        header_line = i + 1
+        if headless is not None:  # a paste cut above its header: the rows GPU0.. say the columns
+            toks = headless
+            header_line, j = i + 1, i
+        else:
+            header_line = i + 1
+            j = i + 1
         # a wrapped header goes on with more labels on the next line
-        j = i + 1
-        while j < n and lines[j].split() and lines[j].split()[0] != "GPU0" and all(
+        while headless is None and j < n and lines[j].split() and lines[j].split()[0] != "GPU0" and all(
                 _LABEL.match(t) or t in ("CPU", "Affinity", "NUMA", "GPU", "ID") for t in lines[j].split()):
             toks += lines[j].split()
             j += 1

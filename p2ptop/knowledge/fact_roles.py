@@ -109,8 +109,8 @@ PAIR_FACTS = frozenset({"p2p.read", "p2p.write", "p2p.nvlink", "p2p.atomics", "p
 
 
 def one_gpu(known: Callable[[str], list]) -> bool:
-    """Do the facts say the host has exactly one GPU?"""
-    return known("host.gpu_count") == [1]
+    """Do the facts say the host has one GPU (or none found): no pair, no pair's fact to read?"""
+    return known("host.gpu_count") in ([1], [0])
 
 
 def readable(fact: str, known: Callable[[str], list]) -> bool:
@@ -131,8 +131,9 @@ NVSWITCH_CLASSES = frozenset({"nvls_multicast_failure", "fabric_manager_not_runn
 def ruled_out(failure_class: Optional[str], known: Callable[[str], list]) -> Optional[str]:
     """Why facts rule an entry of this class out (None when they do not). ``known(key)`` gives the
     values the matcher holds for a fact, host facts first."""
-    if failure_class in PAIR_CLASSES and 1 in known("host.gpu_count") and len(known("host.gpu_count")) == 1:
-        return "one GPU on the host: no pair to talk between"
+    if failure_class in PAIR_CLASSES and known("host.gpu_count") in ([0], [1]):
+        return ("no GPU found on the host" if known("host.gpu_count") == [0] else "one GPU on the host") + \
+            ": no pair to talk between"
     if failure_class in NVSWITCH_CLASSES and known("host.nvswitch_present") == [False]:
         links = known("pair.nvlink_count")
         fabric = known("gpu.fabric_state")
@@ -188,6 +189,39 @@ NEXT_COMMAND: dict[str, str] = {
     "host.driver_major": "nvidia-smi | head -4",
     "gpu.mig": "nvidia-smi -L",
     "gpu.bar1_mb": "nvidia-smi -q -d MEMORY | grep -A3 BAR1",
+    "nccl.version": "NCCL_DEBUG=INFO <your job> 2>&1 | grep -e 'NCCL version' -e 'cudaDriverVersion'",
+}
+
+#: failure class -> the fact that first tells whether a report is of this class (a key of NEXT_COMMAND):
+#: the next command of a candidate that names no missing fact of its own (a retrieval candidate). Read
+#: off each class's definition (kb/entry.py FAILURE_CLASSES): what the class is about, where it is seen.
+CLASS_FACT: dict[str, str] = {
+    "iommu_acs_p2p_broken": "host.acs_redirect",
+    "p2p_unsupported_consumer_gpu": "gpu.consumer",
+    "p2p_unsupported_topology": "pair.path",
+    "vm_p2p_unavailable": "host.virtualized",
+    "peer_access_already_enabled": "p2p.read",
+    "peer_access_not_enabled": "p2p.read",
+    "too_many_peers": "host.gpu_count",
+    "fabric_manager_not_running": "host.fabric_manager",
+    "fabric_manager_version_mismatch": "host.fabric_manager_version",
+    "fabric_manager_nothing_to_do": "host.nvswitch_present",
+    "nvls_multicast_failure": "env.NCCL_NVLS_ENABLE",
+    "nvlink_link_failure": "gpu.nvlink_down",
+    "shm_exhausted": "host.shm_mb",
+    "cuda_ipc_cross_boundary": "host.container",
+    "nccl_env_misconfig": "env.NCCL_P2P_LEVEL",
+    "nccl_version_bug": "nccl.version",
+    "p2p_driver_regression": "host.driver_version",
+    "p2p_through_cpu_slow": "pair.path",
+    "driver_too_old_for_cuda": "host.driver_version",
+    "pcie_link_degraded": "gpu.pcie_degraded_under_load",
+    "pcie_link_idle_downclock_benign": "gpu.pcie_idle_downclock",
+    "device_not_visible": "env.CUDA_VISIBLE_DEVICES",
+    "mig_p2p_unsupported": "gpu.mig",
+    "bar1_too_small": "gpu.bar1_mb",
+    "gpu_fallen_off_bus": "host.xid_codes",
+    "nvlink_peer_memory_error": "host.xid_codes",
 }
 
 

@@ -14,6 +14,11 @@ conditions must all hold: one that fails makes it unlikely, one whose fact is un
 An entry is a candidate on text evidence, or on facts alone when every ``require`` holds and, where
 it has ``trigger`` conditions, at least one of them holds (a trigger is the fact that says something
 is wrong; with text evidence a trigger that holds adds weight like ``support``).
+
+Where no entry is likely and the facts hold a symptom, the answer is completed with *leads* (context
+that fits) and with candidates on the entries' own words (``retrieved``: BM25, knowledge/retrieval.py),
+all unsure; unsure candidates rank by score, relevance and the context conditions of their own that
+hold, different classes first (``ranked``), and each names one next command (``give_next_command``).
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from typing import Any, Iterable, Optional
 from ..findings import Finding
 from .codes import GATES, codes_in_line, key as code_key
 from .entry import Entry
-from .fact_roles import is_symptom, next_command, readable, ruled_out
+from .fact_roles import CLASS_FACT, NEXT_COMMAND, first_look, is_symptom, next_command, readable, role, ruled_out
 from .regex_safety import MAX_LINE, compile_pattern, literal_sets, required_literal, required_literals
 from .schema import FINDING_FACT, LOG_FACT
 
@@ -57,6 +62,9 @@ class Match:
     facts_against: list[str] = field(default_factory=list)  # conditions that fail, likewise
     notes: list[str] = field(default_factory=list)  # where the text and the host disagree
     own_deciding: list[str] = field(default_factory=list)  # this entry's own missing facts, its requires first
+    basis: str = "signs"  # what offered it: "signs" (its own text or facts), "lead" (context beside a symptom), "retrieval" (its words)
+    relevance: float = 0.0  # how much of its own text the text shares (retrieval, 0..1 of the best entry); ranks unsure ones
+    context_held: int = 0  # conditions of its own on context (not a symptom) that hold: a VM, a GeForce card, a setting
 
     @property
     def confidence(self) -> str:
@@ -74,7 +82,8 @@ class Match:
         return {"id": self.entry.id, "failure_class": self.entry.failure_class, "score": round(self.score, 3),
                 "confidence": self.confidence, "unsure": self.unsure, "reasons": self.reasons, "deciding_facts": self.deciding_facts,
                 "facts_for": self.facts_for, "facts_against": self.facts_against,
-                "next_command": self.next_command, "notes": self.notes}
+                "next_command": self.next_command, "notes": self.notes, "basis": self.basis,
+                "relevance": round(self.relevance, 3)}
 
 
 def clean_lines(text: str) -> list[str]:
@@ -539,7 +548,9 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     # an error code that entries of several classes list says only "one of them": an entry that has text
     # of its own (a regex) which did not match, and no condition of it that holds, is not offered on the
     # code alone (issue 22: a 217 is a consumer GPU, a VM, a hidden peer, NCCL's IPC or cuMem...)
-    if offered and code_hits and shared_codes is not None and entry.patterns and not fact_w \
+    # (a weak symptom, "it fails", holds for every entry of a shared code: it is no condition of this one's own)
+    own_held = [c for c in requires + fired + list(m.get("support") or []) if c["fact"] not in WEAK_SYMPTOMS and facts.check(c)]
+    if offered and code_hits and shared_codes is not None and entry.patterns and not own_held \
             and not any(r.startswith("regex matched") for r in reasons) and code_hits <= shared_codes:
         offered = False
         reasons.append("only an error code that entries of several classes share; this entry's own text is absent")
@@ -552,9 +563,22 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
         reasons.append("lead: its context fits, beside the text's symptom (" + "; ".join(facts.symptoms()[:2]) + ")")
     held = list(dict.fromkeys(held))
     reasons = list(dict.fromkeys(reasons + held + ["against: " + a for a in against]))
-    return Match(entry, round(score, 4), reasons, deciding, unsure=not offered,
+    ctx = _context_held(m, facts)
+    return Match(entry, round(score, 4), reasons, deciding, unsure=not offered, context_held=ctx,
                  facts_for=[r for r in reasons if not r.startswith("against: ")], facts_against=against,
-                 notes=list(facts.conflicts), own_deciding=list(deciding))
+                 notes=list(facts.conflicts), own_deciding=list(deciding), basis="lead" if is_lead else "signs")
+
+
+def _context_held(cond: dict[str, Any], facts: Facts) -> int:
+    """How many of an entry's own conditions on context (require, trigger, support; not a symptom, not a
+    log regex) hold on these facts."""
+    n = 0
+    for c in list(cond.get("require") or []) + list(cond.get("trigger") or []) + list(cond.get("support") or []):
+        if c["fact"] in (LOG_FACT, FINDING_FACT) or role(c["fact"]) != "context":
+            continue
+        if facts.check(c):
+            n += 1
+    return n
 
 
 def prepare(text: Optional[str]) -> Log:
@@ -588,9 +612,156 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
                 m = score_entry(entry, log, log.codes, facts, lead=True, shared_codes=shared)
                 if m is not None:
                     out.append(m)
+    if facts.has_symptom() and not any(m.confidence == "likely" for m in out):
+        out.extend(retrieved(kb, log, facts, out))
+        rel = relevance(kb, log, facts) if _gpu_trace(log, facts) or any(m.basis == "signs" for m in out) else {}
+        for m in out:
+            m.relevance = rel.get(m.entry.id, 0.0)
+    for m in out:
+        give_next_command(m, facts)
     _share_deciding_facts(out)
-    out.sort(key=lambda m: (m.unsure, -m.score, m.entry.benign, m.entry.id))
+    out = ranked(out)
     return out[:top] if top else out
+
+
+RELEVANCE_WEIGHT = 0.3  # what sharing the most words with the text adds to an unsure candidate's rank
+CONTEXT_BONUS = 0.1  # per condition of its own on context that holds (at most two): a fitting setup beats a bare symptom
+RELEVANCE_FLOOR = 20.0  # a BM25 score under this is weak whatever ranks first (about the median best score of a report)
+
+
+def rank_key(m: Match) -> tuple:
+    """Offered entries (likely, possible) first, by score; then the unsure ones by their score plus
+    their relevance (its words and the text's: a generic symptom such as a hang makes many entries
+    candidates, the words and context of the text tell them apart)."""
+    if m.confidence != "unsure":
+        return (0, -m.score, m.entry.benign, m.entry.id)
+    return (1, -(m.score + RELEVANCE_WEIGHT * m.relevance + CONTEXT_BONUS * min(2, m.context_held)), m.entry.benign, m.entry.id)
+
+
+def ranked(matches: list, key=lambda x: x) -> list:
+    """``matches`` best first (rank_key), and among the unsure ones a class already named above waits
+    until every other class has had its turn: the few lines of an unsure answer name different causes
+    rather than three variants of one (``key`` gives the Match of an item)."""
+    items = sorted(matches, key=lambda x: rank_key(key(x)))
+    sure = [x for x in items if rank_key(key(x))[0] == 0]
+    seen = {key(x).entry.failure_class for x in sure}
+    first, later = [], []
+    for x in items:
+        if rank_key(key(x))[0] == 1:
+            cls = key(x).entry.failure_class
+            (later if cls in seen else first).append(x)
+            seen.add(cls)
+    return sure + first + later
+
+
+RETRIEVAL_CAP = 0.2  # a candidate on its words alone scores at most this (far under POSSIBLE)
+FILL_CLASSES = 3  # retrieval adds at most this many entries, each of a class the answer does not hold yet
+
+
+def _hits(kb, log: Log, facts: Facts):
+    from .retrieval import rank
+
+    cache = log.__dict__.setdefault("_retrieval", {})
+    return rank(kb, log.lines, facts.known, cache, log.lines_with if log.lower is not None else None)
+
+
+_GPU_FACTS = ("gpu.", "p2p.", "pair.", "nccl.", "error.", "bench.", "tool.", "host.gpu_count", "host.xid", "host.nvswitch")
+
+
+def _gpu_trace(log: Log, facts: Optional[Facts] = None) -> bool:
+    """Does the text (or a fact read from it or the host) name GPUs, CUDA, NCCL or P2P?"""
+    if facts is not None and any(k.startswith(_GPU_FACTS) for k in facts.values):
+        return True
+    hit = log.__dict__.get("_gpu_trace")
+    if hit is None:
+        from ..evidence.read import gpu_trace  # lazy: the evidence package imports knowledge.codes
+
+        hit = log.__dict__["_gpu_trace"] = gpu_trace(log.text)
+    return hit
+
+
+def give_next_command(m: Match, facts: Facts) -> None:
+    """An unsure candidate that names no missing fact of its own gets one all the same: the first fact
+    of its own conditions that a command reads, else its class's (fact_roles.CLASS_FACT), else the
+    first look at any pair (or, on one GPU, at the GPUs the process sees)."""
+    if m.confidence != "unsure" or m.next_command is not None:
+        return
+    cond = m.entry.data.get("match") or {}
+    own = [c["fact"] for c in list(cond.get("require") or []) + list(cond.get("trigger") or []) + list(cond.get("support") or [])
+           if c["fact"] in NEXT_COMMAND and readable(c["fact"], facts.known)][:1]
+    cf = CLASS_FACT.get(m.entry.failure_class or "")
+    m.own_deciding = own or ([cf] if cf and readable(cf, facts.known) else []) or [first_look(facts.known)[0]]
+
+
+def relevance(kb, log: Log, facts: Facts) -> dict[str, float]:
+    """entry id -> its BM25 score over the best entry's (0..1) for this text; over RELEVANCE_FLOOR where the
+    best is under it (a text of few words, a tool's table: no entry is much like it)."""
+    hits = _hits(kb, log, facts) if log.lines else []
+    if not hits:
+        return {}
+    best = max(hits[0][1], RELEVANCE_FLOOR)
+    return {e.id: round(s / best, 4) for e, s, _ in hits}
+
+
+def retrieved(kb, log: Log, facts: Facts, have: list[Match]) -> list[Match]:
+    """Candidates on the entry's own words (knowledge.retrieval: BM25 between the text and each entry's
+    text, the text's facts as concept terms): up to FILL_CLASSES entries of classes the answer does not
+    hold yet, for an answer with no likely entry, where the facts hold a symptom (issue 22 point 4: never silent where
+    there is evidence). Labelled unsure; each names the words it shares, the conditions of its own that
+    hold (for) and fail (against), and its unknown required facts (its next command). An entry ruled
+    out by a fact, or one whose every trigger is known false, is not offered; one whose required fact
+    is contradicted ranks lower and says so."""
+    classes = {m.entry.failure_class for m in have}
+    if not log.lines or not (_gpu_trace(log, facts) or any(m.basis == "signs" for m in have)):
+        return []  # "stuck" in a text that names no GPU, CUDA, NCCL or P2P is not this tool's business
+    hits = _hits(kb, log, facts)
+    if not hits:
+        return []
+    best = hits[0][1]
+    ids = {m.entry.id for m in have}
+    out: list[Match] = []
+    for entry, s, shared in hits:
+        if len(out) >= FILL_CLASSES:
+            break
+        if entry.id in ids or entry.failure_class in classes or entry.benign:
+            continue
+        cond = entry.data.get("match") or {}
+        if ruled_out(entry.failure_class, facts.known) or any(facts.check(c) for c in cond.get("exclude") or []):
+            continue
+        triggers = cond.get("trigger") or []
+        if triggers and all(facts.check(c) is False for c in triggers):
+            continue
+        held, against, deciding, fact_w, factor = [], [], [], 0.0, 1.0
+        for c in list(cond.get("require") or []) + triggers + list(cond.get("support") or []):
+            ok = facts.check(c)
+            is_req = c in (cond.get("require") or [])
+            if ok:
+                held.append(_describe(c, facts))
+                fact_w += c.get("weight", REQUIRE_WEIGHT if is_req else SUPPORT_WEIGHT)
+            elif ok is False and is_req:
+                against.append(_describe(c, facts))
+                factor *= CONTRADICTED_FACTOR
+            elif ok is None and is_req and c["fact"] != LOG_FACT and c["fact"] not in deciding:
+                deciding.append(c["fact"])
+        for c in triggers:
+            if facts.check(c) is None and c["fact"] != LOG_FACT and c["fact"] not in deciding:
+                deciding.append(c["fact"])
+        deciding = [f for f in deciding if readable(f, facts.known)]
+        own = [f for f in deciding if f in NEXT_COMMAND]
+        score = round(RETRIEVAL_CAP * (0.6 * s / best + 0.4 * min(1.0, fact_w)) * factor, 4)
+        words = [t.lstrip("_") + ("*" if t.startswith("_") else "") for t in shared[:8]]
+        reasons = [f"retrieval: its own text shares these words with the text: {', '.join(words)}"
+                   + (" (* a family of words: " + ", ".join(sorted({w[:-1] for w in words if w.endswith('*')})) + ")"
+                      if any(w.endswith("*") for w in words) else ""),
+                   "beside the symptom (" + "; ".join(sym.replace(" (", ", ", 1).rstrip(")") for sym in facts.symptoms()[:2]) + ")"] + held
+        m = Match(entry, score, reasons + ["against: " + a for a in against], deciding, unsure=True, context_held=_context_held(cond, facts),
+                  facts_for=reasons, facts_against=against, notes=list(facts.conflicts),
+                  own_deciding=own, basis="retrieval")
+        give_next_command(m, facts)  # its one next command, where no missing fact of its own names one
+        m.deciding_facts = m.deciding_facts or list(m.own_deciding)
+        out.append(m)
+        classes.add(entry.failure_class)
+    return out
 
 
 _SHARED: dict[int, tuple[Any, frozenset]] = {}
@@ -712,5 +883,5 @@ def match_grouped(kb, text=None, findings: Iterable[Finding] = (), top: Optional
             old = best.get(m.entry.id)
             if old is None or (old[0].unsure, -old[0].score) > (m.unsure, -m.score):
                 best[m.entry.id] = (m, label)
-    ranked = sorted(best.values(), key=lambda ml: (ml[0].unsure, -ml[0].score, ml[0].entry.benign, ml[0].entry.id))
-    return ranked[:top] if top else ranked
+    out = ranked(list(best.values()), key=lambda ml: ml[0])
+    return out[:top] if top else out

@@ -1,0 +1,209 @@
+"""Issue 22 point 4, as a general mechanism: never silent where the text shows a symptom of GPU trouble.
+
+Where no entry's own regex or fact rule makes it likely, the answer is completed with candidates on the
+entries' own words (p2ptop.knowledge.retrieval: BM25 between the text and each entry's text, the text's
+facts as concept terms), labelled unsure, each with the facts for and against it and one next command.
+Context alone (a VM, a GPU model) offers nothing; a text with no trace of GPUs says so.
+
+The texts here are written for these tests from the tools' and libraries' own vocabulary (nvidia-smi's
+legend, NCCL's troubleshooting page, CUDA's error table); none is copied from the evaluation corpus.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from p2ptop.commands.explain import _as_json, _as_text, answer
+from p2ptop.knowledge import load_kb
+from p2ptop.knowledge.fact_roles import CLASS_FACT, NEXT_COMMAND
+from p2ptop.knowledge.loader import load_paths
+from p2ptop.knowledge.matcher import FILL_CLASSES, RETRIEVAL_CAP, match
+from p2ptop.knowledge.retrieval import HEAD, MAX_MARKED, TAIL, Index, query_text, tokens
+
+KB = load_kb()
+CAPTURES = Path(__file__).parent / "fixtures" / "captures"
+
+
+def _classes(a):
+    return [m.entry.failure_class for m, _ in a["results"]]
+
+
+# ---- tokens ------------------------------------------------------------------------------------------
+
+def test_tokens_split_identifiers_stem_words_and_map_symptom_families():
+    t = tokens("cudaErrorPeerAccessUnsupported with NCCL_P2P_DISABLE=1; the job hangs")
+    for w in ("cudaerrorpeeraccessunsupport", "peer", "access", "unsupport", "nccl_p2p_disabl", "nccl", "p2p", "hang"):
+        assert w in t, w
+    assert "_hang" in t and "_unsupported" in t  # families: "hangs" is a hang, "Unsupported" is unsupported
+    assert "the" not in t and "with" not in t
+    # the words of one family meet: "stuck" in a report, "deadlock" in an entry
+    assert "_hang" in tokens("training is stuck") and "_hang" in tokens("a deadlock in the kernel")
+
+
+def test_chinese_is_read_as_character_bigrams_and_its_symptom_words_as_families():
+    t = tokens("多卡训练卡住了，带宽很低")
+    assert "多卡" in t and "训练" in t and "卡住" in t
+    assert "_hang" in t and "_slow" in t
+
+
+def test_a_tools_setting_value_is_not_a_word_of_the_report():
+    assert "disabl" not in tokens("Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)")
+    assert "disabl" in tokens("we disabled P2P")
+
+
+def test_bm25_ranks_the_entry_whose_own_words_the_text_shares(tmp_path):
+    base = json.loads(json.dumps(KB.get("nccl/shm-dev-shm-full").data))
+    texts = {"shm": ("NCCL cannot allocate its shared memory segment in /dev/shm: no space left", "shm_exhausted"),
+             "acs": ("PCIe ACS redirect on a switch port sends peer traffic through the root complex", "iommu_acs_p2p_broken"),
+             "mig": ("P2P is not available between MIG instances", "mig_p2p_unsupported")}
+    for name, (sig, cls) in texts.items():
+        d = dict(base, id=f"test/{name}", failure_class=cls, signature=sig, signature_zh="", root_cause=sig,
+                 root_cause_zh="", regex="", regexes=[], error_codes=[], error_code=None, tags=[], aliases=[])
+        (tmp_path / f"{name}.json").write_text(json.dumps(d), encoding="utf-8")
+    kb = load_paths([tmp_path])
+    assert kb.problems == []
+    idx = Index(kb.entries)
+    assert idx.scores(tokens("the ACS bits on the switch redirect peer traffic"))[0][0].id == "test/acs"
+    assert idx.scores(tokens("/dev/shm is full, no space left"))[0][0].id == "test/shm"
+    assert idx.scores(tokens("two MIG instances cannot do P2P"))[0][0].id == "test/mig"
+    assert idx.scores(tokens("my cat sleeps on the keyboard")) == []
+
+
+def test_the_query_of_a_huge_log_is_bounded():
+    lines = [f"host:1:1 [0] NCCL INFO Channel {i % 32:02d}/0 : 0[0] -> 1[1] via P2P/CUMEM" for i in range(200_000)]
+    lines[100_000] = "host:1:1 [0] NCCL WARN Cuda failure 'peer access is not supported between these two devices'"
+    q = query_text(lines)
+    assert len(q) <= HEAD + TAIL + MAX_MARKED * 200 + 2 * 200
+    assert "NCCL WARN Cuda failure" in q  # a marked line from the middle is read
+
+
+# ---- the fallback in answers ---------------------------------------------------------------------------
+
+HANG_IN_A_GUEST = ("After moving our four A100 PCIe cards into a Proxmox guest with passthrough, NCCL's all_reduce_perf "
+                   "gets stuck right after init and never finishes.")
+ZEROS_ZH = "两张 RTX 4090 之间用 cudaMemcpyPeer 拷贝后，目标卡上的数据全是0。"
+
+
+@pytest.mark.parametrize("text", [HANG_IN_A_GUEST, ZEROS_ZH,
+                                  "Since the BIOS update P2P between GPU0 and GPU1 is much slower than expected.",
+                                  "Running two ranks in separate docker containers, NCCL fails in cuMemImportFromShareableHandle."])
+def test_a_symptom_with_no_matching_entry_gets_three_unsure_candidates_each_with_one_next_command(text):
+    a = answer(KB, text, [], 3)
+    assert a["kind"] in ("unsure", "matches")
+    assert len(a["results"]) == 3
+    for m, _ in a["results"]:
+        if m.confidence != "unsure":
+            continue
+        assert m.next_command and m.next_command["command"] in NEXT_COMMAND.values(), m.entry.id
+        assert m.facts_for, m.entry.id
+    assert a["next_command"] and a["next_command"]["command"] in NEXT_COMMAND.values()
+    # the few lines of an unsure answer name different causes
+    unsure = [m.entry.failure_class for m, _ in a["results"] if m.confidence == "unsure"]
+    assert len(set(unsure)) == len(unsure)
+
+
+def test_retrieval_candidates_are_never_likely_or_possible_and_say_what_they_share():
+    a = answer(KB, HANG_IN_A_GUEST, [], None)
+    got = [m for m, _ in a["results"] if m.basis == "retrieval"]
+    assert got, "the VM hang names no entry on its words"
+    for m in got:
+        assert m.confidence == "unsure" and m.unsure and m.score <= RETRIEVAL_CAP
+        assert m.reasons[0].startswith("retrieval: its own text shares these words with the text: ")
+        assert any(r.startswith("beside the symptom (symptom.hang = True, line 1 of the paste") for r in m.reasons)
+    # its context counts for it: the VM entry's own condition holds and says so
+    vm = next(m for m in got if m.entry.failure_class == "vm_p2p_unavailable")
+    assert any("host.virtualized = True" in r for r in vm.facts_for)
+
+
+def test_a_candidate_with_no_missing_fact_of_its_own_gets_its_class_command():
+    for cls, fact in CLASS_FACT.items():
+        assert fact in NEXT_COMMAND, (cls, fact)
+    a = answer(KB, "Running two ranks in separate docker containers, NCCL fails in cuMemImportFromShareableHandle.", [], None)
+    for m, _ in a["results"]:
+        assert m.confidence != "unsure" or m.next_command, m.entry.id
+
+
+def test_context_alone_offers_nothing_and_the_answer_says_what_it_read():
+    a = answer(KB, "We run eight H100 SXM cards in a DGX inside a KVM guest, driver 550.54.15.", [], 3)
+    assert a["kind"] == "healthy" and a["results"] == []
+    out = _as_text(a, "x", None, None, KB, "en")
+    assert "No sign of P2P trouble" in out and "Read in the text:" in out and "host.virtualized = True" in out
+    j = _as_json(a, "x", None, None, KB, "en")
+    assert j["answer"] == "healthy" and j["matches"] == [] and any("host.virtualized" in r for r in j["read"])
+
+
+def test_a_text_with_no_trace_of_gpus_says_so():
+    a = answer(KB, "My cat sleeps on the keyboard and the build is stuck.", [], 3)
+    assert a["kind"] == "no_gpu_trace" and a["results"] == []
+
+
+def test_one_gpu_rules_out_pair_classes_among_retrieval_candidates():
+    from p2ptop.findings import Finding
+
+    one = [Finding(id="host.gpu_count", subject="host", severity="info", summary="one GPU", evidence=["live host"],
+                   facts={"host.gpu_count": 1})]
+    got = match(KB, "The training job hangs at the first collective and never finishes.", one)
+    pair_classes = {"iommu_acs_p2p_broken", "p2p_unsupported_consumer_gpu", "p2p_unsupported_topology",
+                    "vm_p2p_unavailable", "too_many_peers", "p2p_through_cpu_slow", "bar1_too_small"}
+    assert got and not [m.entry.id for m in got if m.entry.failure_class in pair_classes]
+
+
+def test_json_carries_the_basis_and_the_next_command_of_each_candidate():
+    a = answer(KB, HANG_IN_A_GUEST, [], 3)
+    j = _as_json(a, HANG_IN_A_GUEST, None, None, KB, "en")
+    assert j["answer"] == "unsure" and len(j["matches"]) == 3
+    for d in j["matches"]:
+        assert d["basis"] in ("signs", "lead", "retrieval") and d["confidence"] == "unsure"
+        assert d["next_command"]["command"]
+
+
+def test_fill_stops_at_three_new_classes():
+    got = match(KB, "P2P between our GPUs is broken and NCCL fails.")
+    assert len({m.entry.failure_class for m in got if m.basis == "retrieval"}) <= FILL_CLASSES
+
+
+# ---- healthy texts stay healthy --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["nccl-2.28-allreduce-default.log", "nvidia-smi-topo-m.txt", "nvidia-smi-topo-p2p.txt"])
+def test_healthy_captures_get_no_candidate(name):
+    path = CAPTURES / "h200x2-nvswitch-vm" / name
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    a = answer(KB, path.read_text(encoding="utf-8", errors="replace"), [], 3)
+    assert a["kind"] == "healthy" and a["results"] == []
+
+
+def test_a_fitting_setup_ranks_a_candidate_above_a_bare_symptom():
+    # the GeForce entry's own condition (a GeForce card) holds; the slow-path entries only share "slower"
+    a = answer(KB, "Is P2P supported on the 4090? Our multi-GPU inference is slower than on one card.", [], 3)
+    assert "p2p_unsupported_consumer_gpu" in _classes(a)
+    m = next(m for m, _ in a["results"] if m.entry.failure_class == "p2p_unsupported_consumer_gpu")
+    assert m.context_held >= 1 and m.confidence == "unsure"
+
+
+def test_retrieval_names_the_rarest_shared_words_and_no_chinese_function_bigrams():
+    t = tokens("NCCL 走的是 SHM 而不是 P2P")
+    assert "的是" not in t and "而不" not in t
+    a = answer(KB, "在 Proxmox 虚拟机里直通了两张 A100，NCCL 走的是 SHM 而不是 P2P，速度很慢", [], 3)
+    assert "vm_p2p_unavailable" in _classes(a)
+
+
+def test_leave_one_thread_out_removes_the_entries_citing_the_thread():
+    import importlib.util
+    import sys
+
+    bench = Path(__file__).resolve().parent.parent / "benchmarks"
+    sys.path.insert(0, str(bench))
+    try:
+        spec = importlib.util.spec_from_file_location("eval_leave_thread_out", bench / "eval_leave_thread_out.py")
+        loto = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(loto)
+        from split import thread_of
+    finally:
+        sys.path.remove(str(bench))
+    e = KB.get("consumer/geforce-nccl-p2p-hang")
+    assert loto.cites(e, thread_of("https://github.com/NVIDIA/nccl-tests/issues/117"))
+    assert not loto.cites(e, thread_of("https://github.com/NVIDIA/nccl/issues/1"))
