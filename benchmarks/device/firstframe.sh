@@ -5,9 +5,9 @@
 set -u
 OUT=${OUT:-/tmp/p2ptop-ff-out}
 mkdir -p "$OUT"
-exec > >(tee "$OUT/firstframe.log") 2>&1
+exec > >(tee "$OUT/${FF_LOG:-firstframe.log}") 2>&1
 export PYTHONPATH=$PWD
-PY=python3
+PY=${P2PTOP_PY:-python3}
 say() { echo; echo "### $*"; }
 run() { echo "\$ $*"; "$@"; echo "(exit $?)"; }
 
