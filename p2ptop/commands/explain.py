@@ -231,7 +231,10 @@ def _as_text(answer, text, source, note, kb, lang) -> str:
             lines.append("Unsure: these facts point at trouble, but no knowledge-base entry fits them.")
         elif all(m.basis == "retrieval" for m, _ in results):
             lines.append("Unsure: no entry's own text or facts match; these candidates share the most words with the "
-                         "text (and its symptom). Read them as leads, not answers: run the next command to decide.")
+                         + ("text (and its symptom)" if answer["symptoms"] else
+                            "text, and the setup it describes fits their conditions; the text names no symptom (no error, "
+                            "hang, slowness or wrong data): if nothing fails, nothing needs fixing")
+                         + ". Read them as leads, not answers: run the next command to decide.")
         else:
             lines.append("Unsure: no entry's text matches; these candidates share a symptom with the facts"
                          + (" or words with the text" if any(m.basis == "retrieval" for m, _ in results) else "")

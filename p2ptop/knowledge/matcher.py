@@ -349,6 +349,13 @@ class Facts:
                                     for k, vals in self.values.items() for v in vals)
         return self._has_symptom
 
+    def health(self) -> list[str]:
+        """State facts that read healthy (a P2P status OK, NCCL going via P2P, a copy test healthy), as
+        'key = value (origin)': what the text shows working."""
+        return [f"{k} = {v} ({self.origin.get(k, '?')})" for k, vals in self.values.items() for v in vals
+                if (role(k) == "state" and v not in (None, "", False) and str(v).upper() != "UNKNOWN" and not is_symptom(k, v))
+                or (k == "pair.path" and re.fullmatch(r"NV\d+", str(v).upper()))]  # GPUs joined by NVLink
+
     def symptoms(self) -> list[str]:
         """Every symptom fact known, as 'key = value (origin)'."""
         return [f"{k} = {v} ({self.origin.get(k, '?')})" for k, vals in self.values.items()
@@ -612,7 +619,11 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
                 m = score_entry(entry, log, log.codes, facts, lead=True, shared_codes=shared)
                 if m is not None:
                     out.append(m)
-    if facts.has_symptom() and not any(m.confidence == "likely" for m in out):
+    # never silent where there is evidence (issue 22 point 4): beside a symptom, or on a text that names GPUs
+    # and shows nothing working (a bare topology, a description of a setup), candidates on its words, unsure
+    described = (not facts.has_symptom() and not facts.health() and _gpu_trace(log, facts)
+                 and not any(m.confidence in ("likely", "possible") for m in out))
+    if (facts.has_symptom() or described) and not any(m.confidence == "likely" for m in out):
         out.extend(retrieved(kb, log, facts, out))
         rel = relevance(kb, log, facts) if _gpu_trace(log, facts) or any(m.basis == "signs" for m in out) else {}
         for m in out:
@@ -706,7 +717,7 @@ def relevance(kb, log: Log, facts: Facts) -> dict[str, float]:
 def retrieved(kb, log: Log, facts: Facts, have: list[Match]) -> list[Match]:
     """Candidates on the entry's own words (knowledge.retrieval: BM25 between the text and each entry's
     text, the text's facts as concept terms): up to FILL_CLASSES entries of classes the answer does not
-    hold yet, for an answer with no likely entry, where the facts hold a symptom (issue 22 point 4: never silent where
+    hold yet, for an answer with no likely entry, where the facts hold a symptom or the text names GPUs and shows nothing working (issue 22 point 4: never silent where
     there is evidence). Labelled unsure; each names the words it shares, the conditions of its own that
     hold (for) and fail (against), and its unknown required facts (its next command). An entry ruled
     out by a fact, or one whose every trigger is known false, is not offered; one whose required fact
@@ -746,6 +757,8 @@ def retrieved(kb, log: Log, facts: Facts, have: list[Match]) -> list[Match]:
         for c in triggers:
             if facts.check(c) is None and c["fact"] != LOG_FACT and c["fact"] not in deciding:
                 deciding.append(c["fact"])
+        if not held and not facts.has_symptom():
+            continue  # a text with no symptom: only a candidate whose own setup the text describes (a VM, a GeForce, a path through the CPU)
         deciding = [f for f in deciding if readable(f, facts.known)]
         own = [f for f in deciding if f in NEXT_COMMAND]
         score = round(RETRIEVAL_CAP * (0.6 * s / best + 0.4 * min(1.0, fact_w)) * factor, 4)
@@ -753,7 +766,9 @@ def retrieved(kb, log: Log, facts: Facts, have: list[Match]) -> list[Match]:
         reasons = [f"retrieval: its own text shares these words with the text: {', '.join(words)}"
                    + (" (* a family of words: " + ", ".join(sorted({w[:-1] for w in words if w.endswith('*')})) + ")"
                       if any(w.endswith("*") for w in words) else ""),
-                   "beside the symptom (" + "; ".join(sym.replace(" (", ", ", 1).rstrip(")") for sym in facts.symptoms()[:2]) + ")"] + held
+                   ("beside the symptom (" + "; ".join(sym.replace(" (", ", ", 1).rstrip(")") for sym in facts.symptoms()[:2]) + ")"
+                    if facts.has_symptom() else
+                    "the text names no symptom: a candidate on what it describes, to check before anything is changed")] + held
         m = Match(entry, score, reasons + ["against: " + a for a in against], deciding, unsure=True, context_held=_context_held(cond, facts),
                   facts_for=reasons, facts_against=against, notes=list(facts.conflicts),
                   own_deciding=own, basis="retrieval")
