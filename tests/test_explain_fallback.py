@@ -223,3 +223,27 @@ def test_leave_one_thread_out_removes_the_entries_citing_the_thread():
     e = KB.get("consumer/geforce-nccl-p2p-hang")
     assert loto.cites(e, thread_of("https://github.com/NVIDIA/nccl-tests/issues/117"))
     assert not loto.cites(e, thread_of("https://github.com/NVIDIA/nccl/issues/1"))
+
+
+def test_the_hosts_context_alone_makes_no_candidate_of_a_text_without_a_symptom():
+    # seen on the live one-GPU H100 (a container): its own healthy one-rank NCCL log was answered with the
+    # /dev/shm entry on "inside a container (live host)". A text without a symptom gets candidates only on
+    # what the TEXT describes; the host's context is not something the text asks about.
+    from p2ptop.findings import Finding
+
+    host = [Finding(id="host.container", subject="host", severity="info", summary="inside a container",
+                    evidence=["live host"], facts={"host.container": "docker"}),
+            Finding(id="host.gpu_count", subject="host", severity="info", summary="one GPU", evidence=["live host"],
+                    facts={"host.gpu_count": 1})]
+    log = ("vm:796:796 [0] NCCL INFO cudaDriverVersion 13000\n"
+           "vm:796:796 [0] NCCL INFO Bootstrap: Using eth0:10.0.0.2<0>\n"
+           "vm:796:796 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n"
+           "vm:796:796 [0] NCCL INFO ncclCommInitRankConfig comm 0x1d098cc0 rank 0 nranks 1 cudaDev 0 nvmlDev 0 "
+           "busId 60 commId 0x9491bbbd038d5ba1 - Init COMPLETE\n"
+           "vm:796:796 [0] NCCL INFO comm 0x1d098cc0 rank 0 nranks 1 cudaDev 0 busId 60 - Destroy COMPLETE\n")
+    a = answer(KB, log, host, 3, origin="live host")
+    assert a["kind"] == "healthy" and a["results"] == []
+    # the same setup said in the text itself ("in a docker container") does make candidates, unsure
+    said = "We run NCCL on one node in a docker container with four A100 GPUs.\n" + log
+    got = answer(KB, said, [], 3)
+    assert all(m.confidence == "unsure" for m, _ in got["results"])

@@ -126,7 +126,7 @@ _SYMPTOMS = (
                       # peer traffic said to take the host path instead ("everything goes via the host")
                       r"\b(?:traffic|transfers?|copies|copy|data|everything|it)\b[^.\n]{0,40}?\b(?:goes|go|going|gets? routed|is routed|"
                       r"travels?|passes|bounces?|is staged)\s+(?:via|through|over)\s+(?:the\s+)?(?:host|cpu|system memory|sysmem|root complex)\b|"
-                      r"\b(?:nccl|cuda) errors?\b|失败|不支持|无法|不能用|不可用|报错|不工作|不通|出错|(?:nccl|cuda)\s*error的?错误"),
+                      r"\b(?:get|gets|got|getting|hit|hits|see|seeing|saw|throws?|threw|raises?|raised|report(?:s|ed)?)\s+(?:an?\s+|the\s+|some\s+)?(?:nccl|cuda) errors?\b|失败|不支持|无法|不能用|不可用|报错|不工作|不通|出错|(?:nccl|cuda)\s*error的?错误"),
     # NVLink trouble in words, with nvidia-smi nvlink's own names (-s: "<inactive>", -e: Replay/Recovery/CRC Errors)
     ("gpu.nvlink_replay_recovery", r"\bnvlinks?\b[^.\n]{0,60}?\b(?:replay|recovery)\s+(?:errors?|counts?|counters?|events?)|"
                                    r"\b(?:replay|recovery)\s+errors?\b[^.\n]{0,40}?\bnvlinks?\b"),

@@ -691,6 +691,16 @@ def _gpu_trace(log: Log, facts: Optional[Facts] = None) -> bool:
     return hit
 
 
+def _from_text(cond: dict[str, Any], facts: Facts) -> bool:
+    """Does this condition hold on a setup the text itself describes: a fact the evidence readers took from
+    a line of the paste (a VM, a GeForce, a path through the CPU), not a host's context, not a version (it
+    says which release, not what is set up: every NCCL log names one) and not the entry's own regex on the
+    text (its words, already weighed by retrieval)?"""
+    if cond["fact"] == LOG_FACT or "version" in cond["fact"]:
+        return False
+    return str(facts.origin.get(cond["fact"], "")).startswith("line")
+
+
 def give_next_command(m: Match, facts: Facts) -> None:
     """An unsure candidate that names no missing fact of its own gets one all the same: the first fact
     of its own conditions that a command reads, else its class's (fact_roles.CLASS_FACT), else the
@@ -757,8 +767,10 @@ def retrieved(kb, log: Log, facts: Facts, have: list[Match]) -> list[Match]:
         for c in triggers:
             if facts.check(c) is None and c["fact"] != LOG_FACT and c["fact"] not in deciding:
                 deciding.append(c["fact"])
-        if not held and not facts.has_symptom():
-            continue  # a text with no symptom: only a candidate whose own setup the text describes (a VM, a GeForce, a path through the CPU)
+        if not facts.has_symptom() and not any(_from_text(c, facts) for c in list(cond.get("require") or []) + triggers
+                                                  + list(cond.get("support") or []) if facts.check(c)):
+            continue  # a text with no symptom: only a candidate whose own setup the TEXT describes (a VM, a GeForce,
+            # a path through the CPU); the host's context (a container on the live host) describes nothing the text asks
         deciding = [f for f in deciding if readable(f, facts.known)]
         own = [f for f in deciding if f in NEXT_COMMAND]
         score = round(RETRIEVAL_CAP * (0.6 * s / best + 0.4 * min(1.0, fact_w)) * factor, 4)
