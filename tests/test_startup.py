@@ -72,3 +72,21 @@ def test_path_classes_without_the_graph_equal_the_graphs(demo):
         for b in snap.gpu_indices:
             assert quick.of(a, b) in (None, fabric.path_class(a, b)), (a, b)
             assert quick.nvlink_count(a, b) == fabric.nvlink_count(a, b), (a, b)
+
+
+def test_topo_as_a_process_ends_quickly_with_its_whole_output_and_status():
+    # cli.entry ends a QUICK_EXIT command with os._exit after flushing: the output must be whole, the status kept
+    ok = subprocess.run([sys.executable, "-m", "p2ptop", "topo", "--demo", "dgx-h100"], capture_output=True, text=True)
+    assert ok.returncode == 0
+    full = subprocess.run([sys.executable, "-c", "import sys; from p2ptop.cli import main; sys.exit(main(['topo', '--demo', 'dgx-h100']))"],
+                          capture_output=True, text=True)
+    assert ok.stdout == full.stdout and "GPU7" in ok.stdout
+    bad = subprocess.run([sys.executable, "-m", "p2ptop", "topo", "--demo", "nosuch"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "no demo named 'nosuch'" in bad.stderr
+    # a reader that stops early (| head -1): no traceback
+    p = subprocess.Popen([sys.executable, "-m", "p2ptop", "topo", "--demo", "nvl72"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.readline()
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    p.wait(timeout=60)
+    assert "Traceback" not in err
