@@ -87,7 +87,7 @@ def build_parser(commands: tuple[str, ...] = COMMANDS, summaries_only: bool = Fa
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     if summaries_only:  # `p2ptop --help`: the one-line help of each command, without importing its module
         for name in commands:
-            sub.add_parser(name, help=SUMMARIES[name])
+            sub.add_parser(name, help=SUMMARIES[name], add_help=False)  # only listed: never parses
         return p
     for mod in _command_modules(commands):
         mod.add_parser(sub)
