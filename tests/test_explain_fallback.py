@@ -247,3 +247,19 @@ def test_the_hosts_context_alone_makes_no_candidate_of_a_text_without_a_symptom(
     said = "We run NCCL on one node in a docker container with four A100 GPUs.\n" + log
     got = answer(KB, said, [], 3)
     assert all(m.confidence == "unsure" for m, _ in got["results"])
+
+
+def test_mig_off_on_every_gpu_rules_the_mig_entries_out():
+    # an invalid device ordinal is also what ranks on MIG instances print; a host whose GPUs all have MIG off
+    # rules that cause out (as no NVSwitch rules out NVLS), a host with MIG on keeps it
+    from p2ptop.findings import Finding
+
+    text = "torch.AcceleratorError: CUDA error: invalid device ordinal\n"
+    def host(mig):
+        return [Finding(id="gpu.mig", subject="GPU0", severity="info", summary="MIG", evidence=["replay"], facts={"gpu.mig": mig}),
+                Finding(id="host.gpu_count", subject="host", severity="info", summary="2 GPUs", evidence=["replay"],
+                        facts={"host.gpu_count": 2})]
+    off = {m.entry.failure_class for m in match(KB, text, host(False))}
+    on = {m.entry.failure_class for m in match(KB, text, host(True))}
+    assert "mig_p2p_unsupported" not in off and "mig_p2p_unsupported" in on
+    assert "device_not_visible" in off

@@ -134,6 +134,9 @@ def ruled_out(failure_class: Optional[str], known: Callable[[str], list]) -> Opt
     if failure_class in PAIR_CLASSES and known("host.gpu_count") in ([0], [1]):
         return ("no GPU found on the host" if known("host.gpu_count") == [0] else "one GPU on the host") + \
             ": no pair to talk between"
+    mig = known("gpu.mig")
+    if failure_class == "mig_p2p_unsupported" and mig and all(v is False for v in mig):
+        return "MIG is off on every GPU"
     if failure_class in NVSWITCH_CLASSES and known("host.nvswitch_present") == [False]:
         links = known("pair.nvlink_count")
         fabric = known("gpu.fabric_state")
