@@ -54,9 +54,10 @@ def _known_classes() -> set[str]:
 
 def test_corpus_is_not_empty_and_has_all_parts():
     parts = {p for p, _, _ in CASES}
-    assert parts == {"dev", "holdout", "fresh"}
+    assert parts == {"dev", "holdout", "fresh", "fresh2"}
     assert len([c for p, _, c in CASES if p in split.HASHED_PARTS]) >= 150
     assert len([c for p, _, c in CASES if p == "fresh"]) >= 80
+    assert len([c for p, _, c in CASES if p == "fresh2"]) >= 80
 
 
 @pytest.mark.parametrize("part,path,case", CASES, ids=[os.path.basename(p) for _, p, _ in CASES])
@@ -78,7 +79,7 @@ def test_case_is_well_formed(part, path, case):
                 assert f.read() == case["text"], f"{path}: text differs from {original}"
     else:
         assert url.scheme == "https" and url.netloc, f"{path}: source_url {case['source_url']!r}"
-    if part in split.HASHED_PARTS:  # fresh/ is assigned by collection date, see split.py
+    if part in split.HASHED_PARTS:  # fresh/ and fresh2/ are assigned by collection, see split.py
         assert split.split_of(case["source_url"]) == part, f"{path} is in {part}/ but its thread belongs to {split.split_of(case['source_url'])}"
     if case["lang"] == "zh":
         assert any("\u4e00" <= ch <= "\u9fff" for ch in case["text"]), f"{path}: lang zh without Chinese text"
@@ -96,22 +97,27 @@ def test_parts_share_no_thread():
     threads = {p: {split.thread_of(c["source_url"]) for q, _, c in CASES if q == p} for p in split.PARTS}
     assert not threads["dev"] & threads["holdout"]
     assert not threads["fresh"] & (threads["dev"] | threads["holdout"])
+    assert not threads["fresh2"] & (threads["dev"] | threads["holdout"] | threads["fresh"])
 
 
-def test_fresh_threads_are_new_and_few_cases_each():
-    """fresh/ (collected 2026-11-24 after the holdout was measured twice): no thread of dev/ or holdout/,
-    at most split.MAX_PER_THREAD cases per thread, public threads only."""
-    old = {split.thread_of(c["source_url"]) for p, _, c in CASES if p in split.HASHED_PARTS}
-    fresh = [(path, c) for p, path, c in CASES if p == "fresh"]
+@pytest.mark.parametrize("collected", split.COLLECTED_PARTS)
+def test_fresh_threads_are_new_and_few_cases_each(collected):
+    """fresh/ (collected 2026-11-24 after the holdout was measured twice) and fresh2/ (collected after fresh/
+    was measured): no thread of any earlier part (dev/, holdout/, and for fresh2/ also fresh/), at most
+    split.MAX_PER_THREAD cases per thread, public threads only."""
+    earlier = split.HASHED_PARTS + split.COLLECTED_PARTS[: split.COLLECTED_PARTS.index(collected)]
+    old = {split.thread_of(c["source_url"]) for p, _, c in CASES if p in earlier}
+    fresh = [(path, c) for p, path, c in CASES if p == collected]
+    assert fresh, f"no cases in {collected}/"
     reused = [os.path.basename(path) for path, c in fresh if split.thread_of(c["source_url"]) in old]
-    assert not reused, f"fresh/ cases from threads of dev/ or holdout/: {reused}"
+    assert not reused, f"{collected}/ cases from threads of {', '.join(earlier)}: {reused}"
     per_thread: dict[str, int] = {}
     for _, c in fresh:
         t = split.thread_of(c["source_url"])
         per_thread[t] = per_thread.get(t, 0) + 1
         assert urlsplit(c["source_url"]).scheme == "https", f"{c['id']}: fresh cases come from public threads"
     crowded = {t: n for t, n in per_thread.items() if n > split.MAX_PER_THREAD}
-    assert not crowded, f"more than {split.MAX_PER_THREAD} cases of one thread in fresh/: {crowded}"
+    assert not crowded, f"more than {split.MAX_PER_THREAD} cases of one thread in {collected}/: {crowded}"
 
 
 def test_split_depends_only_on_the_thread():
@@ -151,20 +157,24 @@ def test_evaluation_script_judges_answers():
 
 
 def test_evaluation_script_reports_fresh_as_its_own_part_and_lists_its_cases_only_when_named(tmp_path, capsys):
-    """--split takes fresh; --show-cases lists dev's cases by default and another part's only when named.
-    Runs on a temporary corpus built from dev cases, never on the real fresh/ cases."""
+    """--split takes fresh and fresh2; --show-cases lists dev's cases by default and another part's only when
+    named. Runs on a temporary corpus built from dev cases, never on the real fresh/ or fresh2/ cases."""
     ev = _load("eval_diagnosis", os.path.join(REPO, "benchmarks", "eval_diagnosis.py"))
-    assert ev.PARTS == ("dev", "holdout", "fresh")
+    assert ev.PARTS == ("dev", "holdout", "fresh", "fresh2")
     dev = [c for p, _, c in CASES if p == "dev"][:2]
-    for part, case in zip(("dev", "holdout", "fresh"), (dev[0], dev[1], dev[0])):
+    for part, case in zip(("dev", "holdout", "fresh", "fresh2"), (dev[0], dev[1], dev[0], dev[1])):
         (tmp_path / part).mkdir()
         (tmp_path / part / f"{case['id']}.json").write_text(json.dumps(case), encoding="utf-8")
     assert ev.main(["--split", "all", "--corpus", str(tmp_path), "--show-cases"]) == 0
     out = capsys.readouterr().out
-    assert "**dev**" in out and "**holdout**" in out and "**fresh**" in out
+    assert "**dev**" in out and "**holdout**" in out and "**fresh**" in out and "**fresh2**" in out
     listed = [line for line in out.splitlines() if line.startswith("  ok ") or line.startswith("  -- ")]
     assert len(listed) == 1, "with --split all only dev's cases are listed"
     assert ev.main(["--split", "fresh", "--corpus", str(tmp_path), "--show-cases"]) == 0
     out = capsys.readouterr().out
     assert "**fresh**" in out and "**dev**" not in out
     assert any(line.startswith(("  ok ", "  -- ")) for line in out.splitlines())
+    assert ev.main(["--split", "fresh2", "--corpus", str(tmp_path), "--show-cases"]) == 0
+    out = capsys.readouterr().out
+    assert "**fresh2**" in out and "**fresh**" not in out and "**dev**" not in out
+    assert len([line for line in out.splitlines() if line.startswith(("  ok ", "  -- "))]) == 1

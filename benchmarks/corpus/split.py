@@ -1,4 +1,4 @@
-"""How the evaluation corpus is split into parts: dev and holdout by thread hash, fresh by collection date.
+"""How the evaluation corpus is split into parts: dev and holdout by thread hash, fresh and fresh2 by collection date.
 
 dev/ and holdout/: the split was fixed before any case was run through p2ptop. A case's part depends
 only on its thread (the source URL without fragment, query or trailing slash), so every case of one
@@ -10,6 +10,11 @@ begun to steer the rules through its figures). It is assigned by collection date
 ``split_of`` is never asked about it. Every case of fresh/ must come from a thread that is in neither
 dev/ nor holdout/ (compared by ``thread_of``), at most MAX_PER_THREAD cases per thread. Nobody who
 writes rules reads fresh/ (nor holdout/); it is only judged, by benchmarks/eval_diagnosis.py.
+
+fresh2/: a fourth part, collected on 2026-11-24 after fresh/ had been measured (so fresh/ too had begun
+to steer the rules through its figures), to judge the next round of rules. Assigned by collection, like
+fresh/: every case comes from a thread that is in no other part (dev/, holdout/, fresh/), at most
+MAX_PER_THREAD cases per thread; nobody who writes rules reads it.
 """
 
 from __future__ import annotations
@@ -19,10 +24,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ is assigned by collection date
+PARTS = ("dev", "holdout", "fresh", "fresh2")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ and fresh2/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
-MAX_PER_THREAD = 3  # cases of one thread in fresh/
+FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
+MAX_PER_THREAD = 3  # cases of one thread in fresh/ or fresh2/
 
 
 def thread_of(url: str) -> str:
