@@ -11,6 +11,27 @@ from typing import Any, Optional
 from ..findings import Finding
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+#: what a paste carries around the tool's own lines, as people post them: markdown/e-mail quote marks ("> ",
+#: "> > "), code fences ("```text", "~~~"), a shell prompt before the command ("$ nvidia-smi topo -m",
+#: "user@host:~$ ", "(venv) $ "). Removed line by line (the line numbers stay), so every reader sees the
+#: output as the tool printed it: a topo row "> GPU0  X  PHB" is the row "GPU0  X  PHB".
+_QUOTE = re.compile(r"^[ \t]*>(?:[ \t]?>)*(?: |\t|$)", re.M)
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~)[\w+-]*[ \t]*$", re.M)
+_PROMPT = re.compile(r"^[ \t]*(?:\([\w.-]+\)[ \t]*)?(?:[\w.-]+@[\w.-]+(?::[^$#\n]*)?)?[$#][ \t]+(?=[\w./-])", re.M)
+_PROMPT_CMD = re.compile(r"(?:nvidia-smi|lspci|dmesg|journalctl|nvbandwidth|all_reduce_perf|sendrecv_perf|\w+_perf|\./|python|torchrun|"
+                         r"sudo|cat|grep|NCCL_|CUDA_|export|docker|kubectl|p2ptop)")
+
+
+def tidy(text: str) -> str:
+    """The text without quote marks, code fences and shell prompts (see ``_QUOTE``); the same lines otherwise."""
+    if ">" in text:
+        text = _QUOTE.sub("", text)
+    if "```" in text or "~~~" in text:
+        text = _FENCE.sub("", text)
+    if "$" in text or "# " in text:
+        # a prompt only before a command people run (a "# " row of nccl-tests' table is no prompt)
+        text = _PROMPT.sub(lambda m: "" if _PROMPT_CMD.match(text, m.end()) else m.group(0), text)
+    return text
 EXCERPT = 160
 #: what the error and prose patterns read of one line: a message is short, and a line of megabytes (a
 #: JSON blob, a paste that lost its line breaks) must not cost seconds of regex time
@@ -28,6 +49,7 @@ class Paste:
             text = _ANSI.sub("", text)  # terminal colours (nvidia-smi underlines its header)
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
+        text = tidy(text)
         self.text = text
         self.lines = text.split("\n")
         self._starts: Optional[list[int]] = None

@@ -95,15 +95,27 @@ _SYMPTOMS = (
                      r"\btim(?:es|ing) out\b|\b(?:but|and|then|otherwise|still)\s+time\s?out\b|\b(?:tests?|jobs?|runs?|they|calls?|collectives?|operations?|ranks?)\s+(?:\w+\s+){0,2}time\s?out\b|\btimeout (?:error|exception|occurred|happens|after|while|when|waiting)|"
                      r"operation timeout|\bnot responding\b|\bunresponsive\b|\bwaits? (?:forever|indefinitely)|"
                      r"\bblocks? (?:forever|indefinitely)|"
+                     # NCCL troubleshooting / PyTorch watchdog wording: a collective that stalls, waits, never finishes
+                     r"\bstall(?:s|ed|ing)?\b|\bwaiting (?:forever|indefinitely)|\btakes? forever\b|\btook forever\b|"
+                     r"\b(?:does|did|do)\s*(?:n'?t|not) (?:finish|complete|return|progress|proceed)\b|never (?:finish|complete|return|progress|end)\w*|"
+                     r"\bjust sits? (?:there|idle)|\btimeouts? (?:in|on|during|at|for|inside) (?:the )?(?:\w+[_.])?(?:all[-_ ]?reduce|all[-_ ]?gather|reduce[-_ ]?scatter|broadcast|barrier|nccl|collective)|"
                      r"卡住|卡死|挂起|死锁|无响应|没有响应|(?<![张块个两二三四六八号的显多单双])卡在|一直等待|超时"),
-    ("symptom.wrong_results", r"wrong (?:results?|output|values?|answers?)|incorrect (?:results?|output|values?)|all zeros?|"
+    ("symptom.wrong_results", r"wrong (?:results?|output|values?|answers?|data|numbers?|gradients?|sums?)|incorrect (?:results?|output|values?|data|gradients?|sums?)|all zeros?|"
+                              r"\bchecksums?\b[^.\n]{0,40}?(?:differ|mismatch|wrong|fail|(?:does|do|did)\s*(?:n'?t|not) match)|\bchecksum (?:error|failure)s?\b|"
+                              r"\b(?:results?|outputs?|values?|data|sums?|tensors?)\b[^.\n]{0,40}?\b(?:are|is|were|was)(?: not|n'?t) (?:correct|right|the same)\b|"
+                              r"\bloss\b[^.\n]{0,30}?\bdiverg\w*|"
                               r"silently (?:drops?|dropp\w*|loses?|corrupts?)|drops? the writes?|data loss|zeroed[- ]out|"
                               r"\bzeros\b|\bnans?\b|garbage|mismatch|corrupt(?:ed|ion)?|verification (?:error|failed)|"
                               r"\b(?:results?|outputs?|values?|data) (?:are|is|were|was) (?:different|inconsistent|off)\b|"
                               r"\binf(?:s| values?)\b|\bresults? (?:differ|diverge)\w*|\bdifferent (?:results|outputs|values) (?:on|from|between)\b|"
                               r"结果错误|结果不对|全零|全是0|全0|乱码|数据错误|不一致|精度异常"),
     ("symptom.slow", r"\bslow(?:er|ly|down)?\b|low bandwidth|poor (?:performance|bandwidth)|bandwidth (?:is|was) (?:low|only)|"
-                     r"only (?:gets? |reach(?:es)? )?\d+(?:\.\d+)? ?gb/s|throughput drops?|"
+                     r"only (?:gets? |reach(?:es)? |achiev(?:es|ed)? |hits? |sees? |gives? |shows? )?\d+(?:\.\d+)? ?gb/s|throughput drops?|"
+                     r"(?:achiev\w*|reach\w*|gets?|getting|got|see|seeing|measur\w*) (?:only|just|merely) (?:about |around |~)?\d+(?:\.\d+)? ?gb/s|"
+                     r"(?:performance|bandwidth|throughput|speed)\b[^.\n]{0,25}?\bdegrad\w*|\bdegrad\w* (?:the )?(?:performance|bandwidth|throughput|speed)|"
+                     r"(?:bandwidth|throughput|performance|speed|busbw)\b[^.\n]{0,30}?\b(?:is|was|are|were)\s+(?:very |really |quite |extremely |so |pretty )?(?:poor|terrible|bad|awful|horrible|abysmal)|"
+                     r"(?:far|well|way|much) (?:below|under) (?:the |what )?(?:expected|theoretical|spec|nominal|peak|advertised|should|it should|the link)|"
+                     r"\b(?:much |far |way )?longer\b[^.\n]{0,30}?\bthan expected|"
                      r"bandwidth\b[^.\n]{0,30}\b(?:low|lower|drops?|dropped|degraded)\b|(?:low|lower|reduced|degraded) (?:p2p |nccl |bus ?)?bandwidth|"
                      r"(?:less|lower) than \d+(?:\.\d+)? ?[mg]b/s|(?:much |far |way )?(?:lower|slower|less) than expected|"
                      r"\bbottleneck\w*|\bunder ?perform\w*|\bhalf (?:of )?(?:the )?(?:expected|bandwidth|speed|throughput)\b|"
@@ -191,7 +203,7 @@ _BIOS = (("ACS", r"\bacs\b|access control services"), ("IOMMU", r"iommu"), ("VT-
 _CPU = (("AMD", r"(?:amd\s+)?(epyc\s*\w*(?:\s+\d{4}\w*)?|threadripper(?:\s+pro)?\s*\w*|ryzen\s*\d*\s*\w*)"),
         ("Intel", r"(?:intel\s+)?(xeon(?:\(r\))?\s*(?:platinum|gold|silver|bronze|w|e5|e7)?[-\s]*\w*|core(?:\(tm\))?\s+i[3579]-\w+)"),
         ("ARM", r"(grace\s+(?:hopper|cpu)|neoverse[-\s]\w+|\baarch64\b|ampere altra\w*)"))
-_TOPIC_STRONG = (r"\bp2p\b|peer[- ]to[- ]peer|\bpeer (?:access|memory|copy|copies|device)|\bnccl\w*|\bnvlink\w*|\bnvswitch|"
+_TOPIC_STRONG = (r"\bp2p\b|peer[- ]to[- ]peer|\bpeer (?:access|memory|copy|copies|device)|gpu ?direct|\bgdr\b|memcpy_?peer|\bcan_?(?:device_)?access_?peer|\bnccl\w*|\bnvlink\w*|\bnvswitch|"
                  r"cuda[- _]?ipc|\bbetween (?:the |my |both |two |all |\d+ )?(?:\w+ )?(?:gpus|cards|devices)\b|"
                  r"\bgpu[- ]to[- ]gpu\b|\binter[- ]?gpu\b|\bmulti[- ]?gpus?\b|\bmultiple gpus\b|"
                  r"多卡|双卡|卡间|卡与卡|显卡之间|gpu\s*之间|gpu\s*间|点对点")

@@ -184,6 +184,8 @@ def parse_q_text(c: Collector) -> bool:
         if cur is None and k in ("Product Name", "GPU UUID", "Minor Number", "Virtualization Mode", "Product Architecture"):
             cur = {"bus_id": None, "_line": no, "_lines": {}}  # a GPU section whose header the paste cut off
             gpus.append(cur)
+        if k == "Attached GPUs" and _int(v):
+            host["attached"], host["aline"] = _int(v), no  # the count nvidia-smi -q says, though a paste may cut after one GPU
         if cur is None:
             if k == "Driver Version":
                 host["driver"], host["dline"] = v, no
@@ -223,6 +225,8 @@ def parse_q_text(c: Collector) -> bool:
     _versions(c, host.get("driver"), host.get("dline", 1), host.get("cuda"), host.get("cline", 1))
     for i, g in enumerate(gpus):
         _gpu_facts(c, i, g)
+    if host.get("attached"):
+        c.add("host", "host.gpu_count", max(host["attached"], len(gpus)), host["aline"])
     c.add("host", "host.gpu_count", len(gpus), gpus[0]["_line"])
     c.structured.setdefault("smi_q", {"host": host, "gpus": gpus})
     return True

@@ -1,0 +1,119 @@
+"""Tool outputs as people paste them, and symptoms in many words (issue 22, diag4).
+
+Every text here is written for this test from the tools' own output formats (nvidia-smi, nvidia-smi -q,
+nvidia-smi topo, nvidia-smi nvlink -s, lspci -vvv) or in general language; none is copied from the
+evaluation corpus."""
+
+from __future__ import annotations
+
+import pytest
+
+from p2ptop.evidence import read_text
+from p2ptop.evidence.paste import tidy
+
+
+def facts(text: str) -> dict:
+    out: dict = {}
+    for f in read_text(text).findings:
+        for k, v in f.facts.items():
+            out.setdefault((f.subject, k), v)
+    return out
+
+
+def keys(text: str) -> set:
+    return {k for _, k in facts(text)}
+
+
+TOPO = ("\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\n"
+        "GPU0\t X \tPHB\t0-15\t0\n"
+        "GPU1\tPHB\t X \t0-15\t0\n")
+
+
+@pytest.mark.parametrize("wrap", [
+    lambda t: t,
+    lambda t: "```\n$ nvidia-smi topo -m\n" + t + "```\n",  # code fence and prompt
+    lambda t: "".join("> " + ln + "\n" for ln in t.splitlines()),  # markdown quote
+    lambda t: "".join("> > " + ln + "\n" for ln in t.splitlines()),  # quote in a quote
+    lambda t: "user@node01:~$ nvidia-smi topo -m\r\n" + t.replace("\n", "\r\n"),  # Windows line ends, prompt
+    lambda t: "\x1b[1m" + t + "\x1b[0m",  # terminal codes
+])
+def test_topo_matrix_read_through_paste_wrappings(wrap):
+    f = facts(wrap(TOPO))
+    assert f[("pair:0-1", "pair.path")] == "PHB"
+    assert f[("host", "host.gpu_count")] == 2
+
+
+def test_tidy_keeps_nccl_tests_comment_rows_and_line_count():
+    text = "#  Rank  0 Group  0 Pid 1 on host device  0 [0x1b] NVIDIA A100\n# nThread 1 nGpus 2\n$ ./all_reduce_perf -g 2\n"
+    out = tidy(text)
+    assert out.splitlines()[:2] == text.splitlines()[:2]
+    assert out.splitlines()[2] == "./all_reduce_perf -g 2"
+    assert len(out.splitlines()) == len(text.splitlines())
+
+
+def test_nvlink_status_in_a_quote_gives_inactive_links():
+    text = ("> nvidia-smi nvlink -s\n> GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-0000)\n>\t Link 0: 25 GB/s\n"
+            ">\t Link 1: <inactive>\n>\t Link 2: 25 GB/s\n")
+    assert facts(text)[("gpu:0", "gpu.nvlink_down")] == 1
+
+
+def test_smi_q_cut_after_one_gpu_keeps_the_attached_count_and_passthrough():
+    text = ("Driver Version                            : 550.54.15\nAttached GPUs                             : 2\n"
+            "GPU 00000000:00:05.0\n    Product Name                          : NVIDIA A100-PCIE-40GB\n"
+            "    Virtualization Mode                   : Pass-Through\n")
+    f = facts(text)
+    assert f[("host", "host.gpu_count")] == 2  # not 1: a pair is possible, the VM entry is not ruled out
+    assert f[("host", "host.virtualized")] is True
+
+
+@pytest.mark.parametrize("text,degraded", [
+    ("GPU 00000000:3B:00.0\n    Product Name : NVIDIA RTX A6000\n        GPU Link Info\n            PCIe Generation\n"
+     "                Max : 4\n                Current : 4\n            Link Width\n                Max : 16x\n"
+     "                Current : 8x\n", True),
+    ("GPU 00000000:3B:00.0\n    Product Name : NVIDIA RTX A6000\n        GPU Link Info\n            PCIe Generation\n"
+     "                Max : 4\n                Current : 1\n            Link Width\n                Max : 16x\n"
+     "                Current : 16x\n", False),  # only the generation is low: an idle GPU does that
+    ("41:00.0 3D controller: NVIDIA Corporation GA100 [A100 PCIe 40GB] (rev a1)\n"
+     "\tLnkCap:\tPort #0, Speed 16GT/s, Width x16, ASPM not supported\n\tLnkSta:\tSpeed 16GT/s (ok), Width x4 (downgraded)\n", True),
+])
+def test_pcie_width_below_max_is_degraded(text, degraded):
+    assert (("gpu:0", "gpu.pcie_degraded_under_load") in facts(text)) is degraded
+
+
+@pytest.mark.parametrize("key,text", [
+    ("symptom.hang", "The job stalls at the first allreduce on 8 GPUs."),
+    ("symptom.hang", "We see a timeout in all_reduce on the GPUs."),
+    ("symptom.hang", "The NCCL test is waiting forever on GPU0."),
+    ("symptom.hang", "The allreduce on the GPUs does not finish."),
+    ("symptom.hang", "vLLM with tp=2 just sits there at NCCL init on two GPUs."),
+    ("symptom.hang", "NCCL init takes forever on 2 GPUs."),
+    ("symptom.wrong_results", "The checksum of the GPU buffer differs after the p2p copy."),
+    ("symptom.wrong_results", "The tensors received from GPU 0 contain wrong data."),
+    ("symptom.wrong_results", "The values after the all-reduce on the GPUs are not correct."),
+    ("symptom.wrong_results", "With P2P on, the loss on 2 GPUs diverges after a few steps."),
+    ("symptom.slow", "cudaMemcpyPeer only achieves 5 GB/s on the GPUs."),
+    ("symptom.slow", "We measure only 3.2 GB/s between the two GPUs."),
+    ("symptom.slow", "P2P performance degrades on the GPUs."),
+    ("symptom.slow", "The p2p bandwidth between the GPUs is terrible."),
+    ("symptom.slow", "The allreduce takes much longer on the GPUs than expected."),
+    ("symptom.slow", "The GPU copy bandwidth is far below the expected value."),
+])
+def test_symptoms_in_many_words(key, text):
+    assert key in keys(text)
+
+
+@pytest.mark.parametrize("text", [
+    "The job no longer stalls after the driver update on our GPUs.",
+    "NCCL all-reduce on 8 GPUs reaches 180 GB/s busbw, as expected.",
+    "The checksum matches on both GPUs.",
+])
+def test_no_symptom_where_the_words_say_none(text):
+    assert not {"symptom.hang", "symptom.slow", "symptom.wrong_results"} & keys(text)
+
+
+@pytest.mark.parametrize("text", [
+    "GPUDirect between the two cards gives an error.",
+    "cudaMemcpyPeer between the cards fails with an error.",
+])
+def test_p2p_words_make_a_report(text):
+    assert "symptom.reported" in keys(text)
