@@ -117,3 +117,59 @@ def test_no_symptom_where_the_words_say_none(text):
 ])
 def test_p2p_words_make_a_report(text):
     assert "symptom.reported" in keys(text)
+
+
+# ---- tool outputs: what a healthy run says, what a bad one says ------------------------------------
+
+BIDIR = ("Bidirectional P2P=Disabled Bandwidth Matrix (GB/s)\n   D\\D     0      1\n     0 770.11  20.15\n     1  20.31 771.02\n"
+         "Bidirectional P2P=Enabled Bandwidth Matrix (GB/s)\n   D\\D     0      1\n     0 771.45   {on}\n     1   {on} 772.30\n")
+
+
+def test_bidirectional_matrices_compare_p2p_on_and_off():
+    slow = facts(BIDIR.format(on="4.11"))
+    assert slow[("pair:0-1", "tool.p2p_slower_than_no_p2p")] is True
+    assert slow[("host", "symptom.slow")] is True
+    fast = facts(BIDIR.format(on="39.80"))
+    assert ("pair:0-1", "tool.p2p_slower_than_no_p2p") not in fast
+
+
+NCCL_TESTS = ("# nccl-tests version 2.13.9 nccl-headers=21903 nccl-library=21903\n"
+              "# nThread 1 nGpus 2 minBytes 8 maxBytes 1048576 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1\n"
+              "#\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+              "           8             2     float     sum      -1    10.21    0.00    0.00      0    10.02    0.00    0.00      0\n"
+              "     1048576        262144     float     sum      -1    18.55   56.53   56.53      {wrong}    18.40   56.99   56.99      0\n")
+
+
+def test_nccl_tests_table_without_wrong_elements_is_a_working_run():
+    f = facts(NCCL_TESTS.format(wrong="0"))
+    assert f[("host", "nccl.status")] == "ok"
+    assert ("host", "text.topic") not in f  # its own comment rows are no sentence of a report
+    bad = facts(NCCL_TESTS.format(wrong="12"))
+    assert bad[("host", "symptom.wrong_results")] is True
+    assert ("host", "nccl.status") not in bad
+
+
+def _answer(text):
+    from p2ptop.commands.explain import answer
+    from p2ptop.knowledge import load_kb
+
+    return answer(load_kb(), text, [], None)
+
+
+def test_healthy_nccl_tests_table_gets_no_candidate():
+    a = _answer(NCCL_TESTS.format(wrong="0"))
+    assert a["kind"] == "healthy" and a["results"] == []
+
+
+def test_topic_without_symptom_or_setup_gets_labelled_unsure_candidates():
+    text = "Question: how does NCCL pick P2P between our two NVIDIA A100 GPUs?"
+    a = _answer(text)
+    assert a["results"], "a text naming GPUs and GPU communication is never answered with nothing"
+    for m, _ in a["results"]:
+        assert m.confidence == "unsure" and m.basis == "retrieval"
+        assert any("names GPU communication" in r and "no symptom" in r for r in m.reasons)
+
+
+def test_gpu_list_without_topic_stays_silent():
+    a = _answer("GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-0000)\nGPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-1111)\n")
+    assert a["results"] == []

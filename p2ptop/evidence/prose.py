@@ -225,7 +225,7 @@ _SAID_ABSENT = re.compile(r"(?:\bno|\bnot|n't|\bnever|\bwithout|\bno longer|\bne
 _NEGATED = re.compile(r"(?:\bno|\bwithout|\bnever had|\bzero|\bnot any|\bany)\s+$|没有\s*$|不再\s*$|无\s*$")
 _GPU_NAMED = re.compile(r"\bgpus?\b|\bcuda\b|显卡|\bgpu")
 #: lines of tool output (not sentences): nccl-tests comment rows, p2pBandwidthLatencyTest matrices, simpleP2P lines
-_TOOL_LINE = re.compile(r"^\s*#(?:\s{2}|\s*wrong|\s*out of bounds|\s*avg bus)|device\s*=\s*\d|p2p\s*=\s*(?:enabled|disabled)|"
+_TOOL_LINE = re.compile(r"^\s*#(?:\s{2}|\s*wrong|\s*out of bounds|\s*avg bus|\s*nccl-tests|\s*nthread|\s*using devices|\s*collective test)|device\s*=\s*\d|p2p\s*=\s*(?:enabled|disabled)|"
                         r"nccl (?:info|warn)")
 _SENTENCE_END = re.compile(r"[.!?。！？](?:\s|$)|[。！？]")
 _LEGEND = re.compile(r"legend|^\s*(?:x|sys|node|phb|pxb|pix|nv#|nv\d+|[cgt]?ns|ok|u)\s*=|\b(?:cns|gns|tns)\s*=")
@@ -355,7 +355,10 @@ def parse(c: Collector) -> bool:
                 found = c.add("host", key, 1, ln(m.start()), summary=_COUNTED[key]) or found
                 continue
             found = c.add("host", key, True, ln(m.start())) or found
-    hit = _reported(c, low, ln)
+    hit, topic = _reported(c, low, ln)
+    if topic is not None:
+        found = c.add("host", "text.topic", "gpu communication", topic, severity="info",
+                      summary="a sentence of the text names GPU communication (P2P, NCCL, NVLink, peer access ...)") or found
     if hit is not None:
         found = c.add("host", "symptom.reported", True, hit, severity="warning",
                       summary="the text reports trouble with GPU communication (in general words)") or found
@@ -456,9 +459,10 @@ _TOPIC_LITERALS = ("p2p", "peer", "nccl", "nvlink", "nvswitch", "ipc", "between"
                    "多卡", "双卡", "卡间", "卡与卡", "显卡", "点对点", "通信", "分布式", "并行", "互联")
 
 
-def _reported(c: Collector, low: str, ln) -> int | None:
-    """The line of the first sentence that names a topic of GPU communication and a word of trouble
-    (see the module docstring), or None. A substring search for the topic literals picks the lines
+def _reported(c: Collector, low: str, ln) -> tuple[int | None, int | None]:
+    """(the line of the first sentence that names a topic of GPU communication and a word of trouble (see
+    the module docstring), the line of the first sentence that names a strong topic at all), each or None.
+    A substring search for the topic literals picks the lines
     (at most 400), so a long log costs a few passes in C, not a regex over the whole text."""
     starts: set[int] = set()
     for lit in _TOPIC_LITERALS:
@@ -471,6 +475,7 @@ def _reported(c: Collector, low: str, ln) -> int | None:
                 break
             pos, n = low.find(lit, nl + 1), n + 1
     gpu_named: bool | None = None
+    topic: int | None = None
     for line_start in sorted(starts)[:400]:
         line_end = low.find("\n", line_start)
         line_end = len(low) if line_end < 0 else line_end
@@ -478,6 +483,8 @@ def _reported(c: Collector, low: str, ln) -> int | None:
         if _TOOL_LINE.search(line) or _LEGEND.search(line):
             continue
         for m in _REPORT_TOPIC.finditer(line):
+            if topic is None and _REPORT_TOPIC_STRONG.match(line, m.start()) is not None:
+                topic = ln(line_start)
             if _REPORT_TOPIC_STRONG.match(line, m.start()) is None:
                 if gpu_named is None:
                     gpu_named = _GPU_NAMED.search(low) is not None
@@ -491,5 +498,5 @@ def _reported(c: Collector, low: str, ln) -> int | None:
             end = e.start() if e else min(len(line), m.end() + 300)
             for t in _REPORT_TROUBLE.finditer(line, max(start, m.start() - 300), end):
                 if not _NEGATED.search(line[max(0, t.start() - 12):t.start()]):  # "no issues so far"
-                    return ln(line_start)
-    return None
+                    return ln(line_start), topic
+    return None, topic

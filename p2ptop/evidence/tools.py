@@ -133,9 +133,12 @@ def parse_cuda_samples(c: Collector) -> bool:
             c.tool("p2pBandwidthLatencyTest", c.paste.first_line("[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]",
                                                                 "Access Peer Device", "P2P Connectivity Matrix", "P2P="))
             tools["p2pBandwidthLatencyTest"] = {k: {f"{a}-{b}": v for (a, b), v in m["values"].items()} for k, m in mats.items()}
-            off = next((m for t, m in mats.items() if t.startswith("Unidirectional P2P=Disabled Bandwidth")), None)
-            on = next((m for t, m in mats.items() if t.startswith("Unidirectional P2P=Enabled Bandwidth")), None)
-            if off and on:
+            # uni- and bidirectional matrices alike (p2pBandwidthLatencyTest prints both; a paste may hold either)
+            for direction in ("Unidirectional", "Bidirectional"):
+                off = next((m for t, m in mats.items() if t.startswith(f"{direction} P2P=Disabled Bandwidth")), None)
+                on = next((m for t, m in mats.items() if t.startswith(f"{direction} P2P=Enabled Bandwidth")), None)
+                if not (off and on):
+                    continue
                 for (a, b), v_on in on["values"].items():
                     v_off = off["values"].get((a, b))
                     if a == b or v_off is None:
@@ -143,7 +146,7 @@ def parse_cuda_samples(c: Collector) -> bool:
                     if v_on < 0.9 * v_off:
                         subj = pair_subject(a, b)
                         c.add(subj, "tool.p2p_slower_than_no_p2p", True, on["line"],
-                              summary=f"GPU{a} -> GPU{b}: P2P enabled {v_on:.2f} GB/s < P2P disabled {v_off:.2f} GB/s")
+                              summary=f"GPU{a} -> GPU{b}: {direction.lower()} P2P enabled {v_on:.2f} GB/s < P2P disabled {v_off:.2f} GB/s")
                         c.add("host", "symptom.slow", True, on["line"])
             found = True
     if "nvbandwidth" in text or "Running device_to_device" in text or "Running host_to_device" in text:
@@ -224,6 +227,10 @@ def parse_nccl_tests(c: Collector) -> bool:
     if wrong_line:
         c.add("host", "tool.verification_error", True, wrong_line)
         c.add("host", "symptom.wrong_results", True, wrong_line)
+    elif not oob and any(r["busbw"] > 0 for r in rows):
+        # a result table with figures and no wrong element: the collective ran and checked its data (a working state)
+        c.add("host", "nccl.status", "ok", rows[0]["line"], severity="ok",
+              summary="nccl-tests ran its collective over every size with no wrong element")
     c.structured.setdefault("tools", {})["nccl-tests"] = {"busbw_by_size": {r["size"]: r["busbw"] for r in rows}}
     topo = c.structured.get("topo")
     if topo is not None and topo.paths:

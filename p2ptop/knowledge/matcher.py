@@ -625,6 +625,10 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
                  and not any(m.confidence in ("likely", "possible") for m in out))
     if (facts.has_symptom() or described) and not any(m.confidence == "likely" for m in out):
         out.extend(retrieved(kb, log, facts, out))
+        if described and not out and facts.known("text.topic"):
+            # a text that names GPUs and GPU communication (P2P, NCCL, NVLink...) in a sentence, with no symptom and
+            # no setup of an entry's own: the entries nearest its words, labelled so (issue 22 point 4, never silent)
+            out.extend(retrieved(kb, log, facts, out, on_topic=True))
         rel = relevance(kb, log, facts) if _gpu_trace(log, facts) or any(m.basis == "signs" for m in out) else {}
         for m in out:
             m.relevance = rel.get(m.entry.id, 0.0)
@@ -724,7 +728,10 @@ def relevance(kb, log: Log, facts: Facts) -> dict[str, float]:
     return {e.id: round(s / best, 4) for e, s, _ in hits}
 
 
-def retrieved(kb, log: Log, facts: Facts, have: list[Match]) -> list[Match]:
+TOPIC_FACTOR = 0.5  # a candidate on the words of a text that names GPU communication but no symptom and no setup
+
+
+def retrieved(kb, log: Log, facts: Facts, have: list[Match], on_topic: bool = False) -> list[Match]:
     """Candidates on the entry's own words (knowledge.retrieval: BM25 between the text and each entry's
     text, the text's facts as concept terms): up to FILL_CLASSES entries of classes the answer does not
     hold yet, for an answer with no likely entry, where the facts hold a symptom or the text names GPUs and shows nothing working (issue 22 point 4: never silent where
@@ -767,19 +774,21 @@ def retrieved(kb, log: Log, facts: Facts, have: list[Match]) -> list[Match]:
         for c in triggers:
             if facts.check(c) is None and c["fact"] != LOG_FACT and c["fact"] not in deciding:
                 deciding.append(c["fact"])
-        if not facts.has_symptom() and not any(_from_text(c, facts) for c in list(cond.get("require") or []) + triggers
-                                                  + list(cond.get("support") or []) if facts.check(c)):
+        if not on_topic and not facts.has_symptom() and not any(_from_text(c, facts) for c in list(cond.get("require") or []) + triggers
+                                                                    + list(cond.get("support") or []) if facts.check(c)):
             continue  # a text with no symptom: only a candidate whose own setup the TEXT describes (a VM, a GeForce,
             # a path through the CPU); the host's context (a container on the live host) describes nothing the text asks
         deciding = [f for f in deciding if readable(f, facts.known)]
         own = [f for f in deciding if f in NEXT_COMMAND]
-        score = round(RETRIEVAL_CAP * (0.6 * s / best + 0.4 * min(1.0, fact_w)) * factor, 4)
+        score = round(RETRIEVAL_CAP * (0.6 * s / best + 0.4 * min(1.0, fact_w)) * factor * (TOPIC_FACTOR if on_topic else 1.0), 4)
         words = [t.lstrip("_") + ("*" if t.startswith("_") else "") for t in shared[:8]]
         reasons = [f"retrieval: its own text shares these words with the text: {', '.join(words)}"
                    + (" (* a family of words: " + ", ".join(sorted({w[:-1] for w in words if w.endswith('*')})) + ")"
                       if any(w.endswith("*") for w in words) else ""),
                    ("beside the symptom (" + "; ".join(sym.replace(" (", ", ", 1).rstrip(")") for sym in facts.symptoms()[:2]) + ")"
                     if facts.has_symptom() else
+                    f"the text names GPU communication ({facts.origin.get('text.topic', 'the text')}) but no symptom and no setup "
+                    "of this entry: a candidate on its words alone, to check before anything is changed" if on_topic else
                     "the text names no symptom: a candidate on what it describes, to check before anything is changed")] + held
         m = Match(entry, score, reasons + ["against: " + a for a in against], deciding, unsure=True, context_held=_context_held(cond, facts),
                   facts_for=reasons, facts_against=against, notes=list(facts.conflicts),
