@@ -55,6 +55,18 @@ def _matrix(lines: list[str], start: int) -> tuple[dict[tuple[int, int], float],
     return out, i
 
 
+def _peer(c: Collector, a: int, b: int, ok: bool, line: int) -> None:
+    """A pair's answer to cudaDeviceCanAccessPeer as a CUDA sample prints it (simpleP2P/deviceQuery "Peer access
+    from ... : Yes/No", p2pBandwidthLatencyTest "CAN/CANNOT Access Peer" and its connectivity matrix): the pair's
+    bench.peer_access, and its P2P read status as the KB's entries ask for it (p2p.read OK / NOT_SUPPORTED, the
+    same reading as the peer-access query said in words, prose._P2P_CAN_NO). A topo -p2p matrix of the same paste,
+    read first, keeps its own (more precise) status."""
+    subj = pair_subject(a, b)
+    c.add(subj, "bench.peer_access", "ok" if ok else "cudaErrorPeerAccessUnsupported", line, severity="ok" if ok else "problem")
+    c.add(subj, "p2p.read", "OK" if ok else "NOT_SUPPORTED", line, severity="ok" if ok else "problem",
+          summary=f"GPU{min(a, b)} <-> GPU{max(a, b)}: cudaDeviceCanAccessPeer {'yes' if ok else 'no'} (CUDA sample)")
+
+
 def _gpu_name(c: Collector, idx: int, name: str, line: int) -> None:
     c.add(f"gpu:{idx}", "gpu.name", name, line)
     cls, arch = classify(name)
@@ -76,8 +88,7 @@ def parse_cuda_samples(c: Collector) -> bool:
             if m:
                 found = True
                 a, b, yes = int(m.group(1)), int(m.group(2)), m.group(3).lower() == "yes"
-                c.add(pair_subject(a, b), "bench.peer_access", "ok" if yes else "cudaErrorPeerAccessUnsupported", no,
-                      severity="ok" if yes else "problem")
+                _peer(c, a, b, yes, no)
             elif "verification error" in line.lower() or "verification failed" in line.lower():
                 found = True
                 c.add("host", "tool.verification_error", True, no)
@@ -105,8 +116,7 @@ def parse_cuda_samples(c: Collector) -> bool:
             if m:
                 found_p = True
                 a, can, b = int(m.group(1)), m.group(2).upper() == "CAN", int(m.group(3))
-                c.add(pair_subject(a, b), "bench.peer_access", "ok" if can else "cudaErrorPeerAccessUnsupported", no,
-                      severity="ok" if can else "problem")
+                _peer(c, a, b, can, no)
                 continue
             d = _DEVICE.match(line.strip())
             if d and d.group(3) is not None:
@@ -126,8 +136,7 @@ def parse_cuda_samples(c: Collector) -> bool:
                 for (a, b), v in mat.items():
                     if a < b and v in (0.0, 1.0) and mat.get((b, a), v) in (0.0, 1.0):
                         ok = v == 1.0 and mat.get((b, a), v) == 1.0
-                        c.add(pair_subject(a, b), "bench.peer_access", "ok" if ok else "cudaErrorPeerAccessUnsupported", no,
-                              severity="ok" if ok else "problem")
+                        _peer(c, a, b, ok, no)
         if found_p:
             c.kind("p2pBandwidthLatencyTest")
             c.tool("p2pBandwidthLatencyTest", c.paste.first_line("[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]",
