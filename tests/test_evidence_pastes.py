@@ -173,3 +173,26 @@ def test_topic_without_symptom_or_setup_gets_labelled_unsure_candidates():
 def test_gpu_list_without_topic_stays_silent():
     a = _answer("GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-0000)\nGPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-1111)\n")
     assert a["results"] == []
+
+
+# ---- retrieval vocabulary ------------------------------------------------------------------------
+
+def test_retrieval_families_join_words_of_one_meaning():
+    from p2ptop.knowledge.retrieval import tokens
+
+    assert "_hang" in tokens("the collective stalls")
+    assert "_wrong" in tokens("the checksum differs")
+    assert "_virtual" in tokens("an Azure instance with vGPU")
+    for words in ("GPUs on different NUMA nodes", "across the QPI link", "under a PHB host bridge"):
+        assert "_topo" in tokens(words), words
+
+
+def test_cuda_sample_peer_answer_is_the_pairs_p2p_status():
+    text = ('Device 0: "Tesla V100-PCIE-16GB"\n'
+            "> Peer access from Tesla V100-PCIE-16GB (GPU0) -> Tesla V100-PCIE-16GB (GPU1) : No\n"
+            "> Peer access from Tesla V100-PCIE-16GB (GPU1) -> Tesla V100-PCIE-16GB (GPU0) : No\n")
+    f = facts(text)
+    assert f[("pair:0-1", "p2p.read")] == "NOT_SUPPORTED"
+    assert f[("pair:0-1", "bench.peer_access")] == "cudaErrorPeerAccessUnsupported"
+    both = facts(" \tGPU0\tGPU1\nGPU0\tX\tCNS\nGPU1\tCNS\tX\n\n" + text.replace("No", "Yes"))
+    assert both[("pair:0-1", "p2p.read")] == "CHIPSET_NOT_SUPPORTED"  # the topo -p2p matrix read first keeps its status
