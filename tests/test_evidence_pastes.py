@@ -196,3 +196,13 @@ def test_cuda_sample_peer_answer_is_the_pairs_p2p_status():
     assert f[("pair:0-1", "bench.peer_access")] == "cudaErrorPeerAccessUnsupported"
     both = facts(" \tGPU0\tGPU1\nGPU0\tX\tCNS\nGPU1\tCNS\tX\n\n" + text.replace("No", "Yes"))
     assert both[("pair:0-1", "p2p.read")] == "CHIPSET_NOT_SUPPORTED"  # the topo -p2p matrix read first keeps its status
+
+
+@pytest.mark.parametrize("text,mig", [
+    ("We run the benchmark on an A100 with MIG GPU instances.", True),
+    ("GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-aaaa)\n  MIG 3g.20gb     Device  0: (UUID: MIG-0b8b0e6a-1a2b-5c3d-8e9f-0123456789ab)", True),
+    ("The pods get MIG-enabled A100 slices from the GPU operator.", True),
+    ("We migrated the cluster to new A100 nodes.", False),
+])
+def test_mig_in_words_and_in_nvidia_smi_l(text, mig):
+    assert (("host", "gpu.mig") in facts(text)) is mig

@@ -79,7 +79,8 @@ _CROSS_SOCKET = (r"\bqpi\b|\bupi\b|different (?:i/?o hubs?|iohs?|sockets|cpus|cp
 _NO_NVSWITCH = r"(?:without|no|lacks?|not have|doesn'?t have|has no)\s+(?:an?\s+|any\s+)?nvswitch|没有\s*nvswitch"
 _NVSWITCH = r"\bhgx\b|\bdgx\b"
 #: MIG named in words ("two MIG devices", "Multi-Instance GPU")
-_MIG = r"\bmig (?:devices?|instances?|slices?|mode|enabled)\b|\bmigs\b|multi-instance gpu"
+_MIG = (r"\bmig (?:(?:gpu|compute) )?(?:devices?|instances?|slices?|mode|enabled|partitions?|profiles?)\b|\bmigs\b|multi-instance gpu|"
+        r"\bmig[- ]enabled\b|\b(?:with|under|using|in) mig\b|\bmig-[0-9a-f]{8}|\bmig-gpu-|\b[1-7]g\.\d{1,3}gb\b")  # nvidia-smi -L's MIG UUIDs, profile names (1g.10gb)
 #: a CUDA error number in a sentence: "CUDA initialization fails with 802 system error", "CUDA error 401"
 _CUDA_NUMBER_WORDS = re.compile(r"cuda[^.\n]{0,60}?\b(?:with|error|code)\s+(?:error\s+|code\s+)?(\d{3})\b")
 _CONTAINERS = (("kubernetes", r"kubernetes|\bk8s\b|kubectl|\bpods?\b|\bhelm\b|gpu-operator"),
