@@ -15,7 +15,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 #: "> > "), code fences ("```text", "~~~"), a shell prompt before the command ("$ nvidia-smi topo -m",
 #: "user@host:~$ ", "(venv) $ "). Removed line by line (the line numbers stay), so every reader sees the
 #: output as the tool printed it: a topo row "> GPU0  X  PHB" is the row "GPU0  X  PHB".
-_QUOTE = re.compile(r"^[ \t]*>(?:[ \t]?>)*(?: |\t|$)", re.M)
+_QUOTE = re.compile(r"\n[ \t]*>(?:[ \t]?>)*(?: |\t|(?=\n)|$)")  # from a newline: a literal first, searched fast in C
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)[\w+-]*[ \t]*$", re.M)
 _PROMPT = re.compile(r"^[ \t]*(?:\([\w.-]+\)[ \t]*)?(?:[\w.-]+@[\w.-]+(?::[^$#\n]*)?)?[$#][ \t]+(?=[\w./-])", re.M)
 _PROMPT_CMD = re.compile(r"(?:nvidia-smi|lspci|dmesg|journalctl|nvbandwidth|all_reduce_perf|sendrecv_perf|\w+_perf|\./|python|torchrun|"
@@ -24,8 +24,8 @@ _PROMPT_CMD = re.compile(r"(?:nvidia-smi|lspci|dmesg|journalctl|nvbandwidth|all_
 
 def tidy(text: str) -> str:
     """The text without quote marks, code fences and shell prompts (see ``_QUOTE``); the same lines otherwise."""
-    if ">" in text:
-        text = _QUOTE.sub("", text)
+    if text[:1] in (">", " ", "\t") or _QUOTE.search(text):  # one fast search first: a 20 MB log has no quote mark
+        text = _QUOTE.sub("\n", "\n" + text)[1:]
     if "```" in text or "~~~" in text:
         text = _FENCE.sub("", text)
     if "$" in text or "# " in text:
