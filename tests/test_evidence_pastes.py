@@ -206,3 +206,15 @@ def test_cuda_sample_peer_answer_is_the_pairs_p2p_status():
 ])
 def test_mig_in_words_and_in_nvidia_smi_l(text, mig):
     assert (("host", "gpu.mig") in facts(text)) is mig
+
+
+def test_a_shared_nccl_result_alone_makes_no_entry_possible():
+    """ncclSystemError is listed by entries of several classes (WSL, /dev/shm, NCCL releases): an entry whose own
+    text (here: WSL/Windows) is absent is not 'possible' on the result name, even where a condition of it restates
+    that name."""
+    text = ("# nThread 1 nGpus 2 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+            "node01: Test NCCL failure common.cu:1005 'unhandled system error (run with NCCL_DEBUG=INFO for details)'\n")
+    a = _answer(text)
+    for m, _ in a["results"]:
+        if m.entry.id == "wsl/nccl-wsl2-no-p2p":
+            assert m.confidence == "unsure"

@@ -556,7 +556,9 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     # of its own (a regex) which did not match, and no condition of it that holds, is not offered on the
     # code alone (issue 22: a 217 is a consumer GPU, a VM, a hidden peer, NCCL's IPC or cuMem...)
     # (a weak symptom, "it fails", holds for every entry of a shared code: it is no condition of this one's own)
-    own_held = [c for c in requires + fired + list(m.get("support") or []) if c["fact"] not in WEAK_SYMPTOMS and facts.check(c)]
+    # (nor is a condition on the error fact itself: "error.nccl = ncclSystemError" restates the shared code, it adds no sign)
+    own_held = [c for c in requires + fired + list(m.get("support") or [])
+                if c["fact"] not in WEAK_SYMPTOMS and not c["fact"].startswith("error.") and facts.check(c)]
     if offered and code_hits and shared_codes is not None and entry.patterns and not own_held \
             and not any(r.startswith("regex matched") for r in reasons) and code_hits <= shared_codes:
         offered = False
