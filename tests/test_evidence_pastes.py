@@ -218,3 +218,43 @@ def test_a_shared_nccl_result_alone_makes_no_entry_possible():
     for m, _ in a["results"]:
         if m.entry.id == "wsl/nccl-wsl2-no-p2p":
             assert m.confidence == "unsure"
+
+
+def test_nvidia_smi_list_gives_names_count_and_mig():
+    text = ("$ nvidia-smi -L\nGPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-5a1b2c3d-0000-1111-2222-333344445555)\n"
+            "  MIG 3g.20gb     Device  0: (UUID: MIG-0b8b0e6a-1a2b-5c3d-8e9f-0123456789ab)\n"
+            "GPU 1: NVIDIA A100-SXM4-40GB (UUID: GPU-6a1b2c3d-0000-1111-2222-333344445555)\n")
+    f = facts(text)
+    assert f[("host", "host.gpu_count")] == 2
+    assert f[("gpu:1", "gpu.name")] == "NVIDIA A100-SXM4-40GB"
+    assert f[("gpu:0", "gpu.mig")] is True and ("gpu:1", "gpu.mig") not in f
+
+
+def test_grepped_smi_q_section_gives_its_value_but_no_gpu_count():
+    text = ("$ nvidia-smi -q | grep -A3 -i bar1\n    BAR1 Memory Usage\n        Total                             : 256 MiB\n"
+            "        Used                              : 2 MiB\n")
+    f = facts(text)
+    assert f[("gpu:0", "gpu.bar1_mb")] == 256
+    assert ("host", "host.gpu_count") not in f  # one section shown is not one GPU on the host
+
+
+def test_vgpu_profile_name_in_the_table_is_a_vm():
+    text = ("| NVIDIA-SMI 535.161.08             Driver Version: 535.161.08   CUDA Version: 12.2     |\n"
+            "|   0  GRID A100-20C                  On  | 00000000:02:00.0 Off |                    0 |\n"
+            "|   1  GRID A100-20C                  On  | 00000000:03:00.0 Off |                    0 |\n")
+    f = facts(text)
+    assert f[("gpu:0", "gpu.virtualization")] == "VGPU" and f[("host", "host.virtualized")] is True
+    plain = facts(text.replace("GRID A100-20C", "NVIDIA A100-PCIE-40GB"))
+    assert ("host", "host.virtualized") not in plain
+
+
+@pytest.mark.parametrize("line,active,pt", [
+    ("BOOT_IMAGE=/boot/vmlinuz-6.5.0-35-generic root=UUID=1234 ro quiet intel_iommu=on", True, False),
+    ("BOOT_IMAGE=/boot/vmlinuz-6.5.0-35-generic root=UUID=1234 ro intel_iommu=on iommu=pt", False, True),
+    ("BOOT_IMAGE=/boot/vmlinuz-6.5.0-35-generic root=UUID=1234 ro quiet", False, False),
+])
+def test_proc_cmdline_says_whether_the_iommu_translates(line, active, pt):
+    f = facts("$ cat /proc/cmdline\n" + line + "\n")
+    assert f.get(("host", "host.iommu_active"), False) is active
+    assert f.get(("host", "host.iommu_passthrough"), False) is pt
+    assert ("host", "host.kernel_iommu_args") in f

@@ -702,8 +702,8 @@ def _from_text(cond: dict[str, Any], facts: Facts) -> bool:
     a line of the paste (a VM, a GeForce, a path through the CPU), not a host's context, not a version (it
     says which release, not what is set up: every NCCL log names one) and not the entry's own regex on the
     text (its words, already weighed by retrieval)?"""
-    if cond["fact"] == LOG_FACT or "version" in cond["fact"]:
-        return False
+    if cond["fact"] == LOG_FACT or "version" in cond["fact"] or cond["fact"] == "host.gpu_count":
+        return False  # nor a count of GPUs: one GPU listed is a healthy one-GPU host until a symptom says otherwise
     return str(facts.origin.get(cond["fact"], "")).startswith("line")
 
 
