@@ -258,3 +258,14 @@ def test_proc_cmdline_says_whether_the_iommu_translates(line, active, pt):
     assert f.get(("host", "host.iommu_active"), False) is active
     assert f.get(("host", "host.iommu_passthrough"), False) is pt
     assert ("host", "host.kernel_iommu_args") in f
+
+
+def test_the_setup_the_text_names_decides_between_causes_of_one_error():
+    err = "RuntimeError: CUDA error: peer access is not supported between these two devices\n"
+    geforce = {m.entry.id: m for m, _ in _answer("Two GeForce RTX 4090 cards on one board.\n" + err)["results"]}
+    assert geforce["cuda/peer-access-unsupported-consumer-gpu"].confidence in ("likely", "possible")
+    if "vm/peer-access-unsupported-in-vm" in geforce:  # a VM is not said: the GeForce explains the error
+        vm = geforce["vm/peer-access-unsupported-in-vm"]
+        assert vm.confidence == "unsure" and any("is not said, another is" in r for r in vm.reasons)
+    guest = {m.entry.id: m for m, _ in _answer("Two A100 passed through to a KVM guest.\n" + err)["results"]}
+    assert guest["vm/peer-access-unsupported-in-vm"].confidence in ("likely", "possible")

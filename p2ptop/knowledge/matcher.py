@@ -563,6 +563,16 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
             and not any(r.startswith("regex matched") for r in reasons) and code_hits <= shared_codes:
         offered = False
         reasons.append("only an error code that entries of several classes share; this entry's own text is absent")
+    # the setup that decides between causes of one error (a GeForce, a VM, MIG, a pair across sockets): an entry whose
+    # own setup is not said, while the text or host says another one, stays unsure (context lowers it, issue 22 point 3)
+    if offered:
+        own_setup = {c["fact"] for c in requires if c["fact"] in SETUP_FACTS}
+        unsaid = [f for f in own_setup if facts.check({"fact": f, "equals": True}) is None]
+        other = [f for f in SETUP_FACTS if f not in own_setup and facts.check({"fact": f, "equals": True})]
+        if unsaid and other:
+            offered = False
+            factor *= OTHER_SETUP_FACTOR
+            reasons.append(f"its setup ({', '.join(sorted(unsaid))}) is not said, another is ({other[0]} = {facts.shown(other[0])})")
     deciding = [f for f in deciding if readable(f, facts.known)]  # a pair's fact cannot be read on a one-GPU host
     score = _combine(text_w + fact_w) * factor
     if not offered:
@@ -671,6 +681,9 @@ def ranked(matches: list, key=lambda x: x) -> list:
     return sure + first + later
 
 
+#: facts of a setup that is itself the cause of a shared error (217 peer access unsupported, an invalid ordinal ...)
+SETUP_FACTS = ("gpu.consumer", "host.virtualized", "gpu.mig", "pair.cross_socket")
+OTHER_SETUP_FACTOR = 0.5  # such an entry ranks as a lead does: under the candidates whose setup is said
 RETRIEVAL_CAP = 0.2  # a candidate on its words alone scores at most this (far under POSSIBLE)
 FILL_CLASSES = 3  # retrieval adds at most this many entries, each of a class the answer does not hold yet
 
