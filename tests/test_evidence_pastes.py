@@ -269,3 +269,42 @@ def test_the_setup_the_text_names_decides_between_causes_of_one_error():
         assert vm.confidence == "unsure" and any("is not said, another is" in r for r in vm.reasons)
     guest = {m.entry.id: m for m, _ in _answer("Two A100 passed through to a KVM guest.\n" + err)["results"]}
     assert guest["vm/peer-access-unsupported-in-vm"].confidence in ("likely", "possible")
+
+
+NVB = ("\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\nGPU0\t X \tNV12\t0-63\t0\nGPU1\tNV12\t X \t0-63\t0\n\n"
+       "nvbandwidth Version: v0.5\nRunning device_to_device_memcpy_write_ce.\n"
+       "memcpy CE GPU(row) <- GPU(column) bandwidth (GB/s)\n           0         1\n 0       N/A     {v}\n 1     {v}       N/A\n")
+
+
+@pytest.mark.parametrize("v,verdict", [("21.40", "slow"), ("230.10", "healthy"), ("100.00", None)])
+def test_copy_bandwidth_judged_against_the_pasted_nvlink(v, verdict):
+    f = facts(NVB.format(v=v))
+    assert f.get(("pair:0-1", "bench.verdict")) == verdict
+    assert (("host", "symptom.slow") in f) is (verdict == "slow")
+
+
+def test_copy_bandwidth_without_a_pasted_link_is_not_judged():
+    f = facts(NVB.format(v="21.40").split("\n\n", 1)[1])
+    assert ("pair:0-1", "bench.verdict") not in f and ("host", "symptom.slow") not in f
+
+
+def test_p2p_matrix_judged_against_the_pasted_pcie_links():
+    gpu = ("GPU 00000000:0{i}:00.0\n    Product Name : NVIDIA RTX A6000\n        GPU Link Info\n            PCIe Generation\n"
+           "                Max : 4\n            Link Width\n                Max : 16x\n")
+    mat = ("Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)\n   D\\D     0      1\n"
+           "     0 672.10   {v}\n     1   {v} 671.90\n")
+    slow = facts(gpu.format(i=1) + gpu.format(i=2) + mat.format(v="2.61"))
+    assert slow[("pair:0-1", "bench.verdict")] == "slow"  # Gen4 x16 gives 31.5 GB/s at the least
+    ok = facts(gpu.format(i=1) + gpu.format(i=2) + mat.format(v="24.80"))
+    assert ok[("pair:0-1", "bench.verdict")] == "healthy"
+
+
+def test_h200_capture_nvbandwidth_is_healthy_on_its_nv18():
+    import os
+
+    d = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "captures", "h200x2-nvswitch-vm")
+    if not os.path.isdir(d):
+        pytest.skip("../shared/captures not present")
+    text = open(os.path.join(d, "nvidia-smi-topo-m.txt")).read() + open(os.path.join(d, "nvbandwidth.txt")).read()
+    f = facts(text)
+    assert f[("pair:0-1", "bench.verdict")] == "healthy" and ("host", "symptom.slow") not in f

@@ -67,6 +67,57 @@ def _peer(c: Collector, a: int, b: int, ok: bool, line: int) -> None:
           summary=f"GPU{min(a, b)} <-> GPU{max(a, b)}: cudaDeviceCanAccessPeer {'yes' if ok else 'no'} (CUDA sample)")
 
 
+#: nvbandwidth's one-way device-to-device matrices: "memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)", "<-" (not "<->")
+_NVB_ONE_WAY = re.compile(r"^(?:memcpy|memory) (?:CE|SM) GPU\(row\) (?:->|<-) GPU\(column\) bandwidth", re.I)
+#: the least one NVLink gives per direction (NVLink 1.0, P100: 20 GB/s; later generations 25 and more), and PCIe's
+#: usable GB/s per lane per generation (8b/10b for Gen1-2, 128b/130b after): what a copy over the pasted link should reach
+NVLINK_MIN_GBPS = 20.0
+PCIE_LANE_GBPS = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.877}
+FAR_UNDER = 0.25  # measured under a quarter of the link's floor: far under, whatever the generation or overheads
+HEALTHY_SHARE = 0.5  # at least half of that floor: the copy used the link
+
+
+def link_floor(c: Collector, a: int, b: int) -> Optional[tuple[float, str]]:
+    """(GB/s one way that the pair's link should give at the least, the link as said) from what the same paste
+    shows: the pair's NV# in a topo matrix, else both GPUs' PCIe generation and width (nvidia-smi -q, lspci).
+    None where the paste does not say the link."""
+    topo = c.structured.get("topo")
+    path = topo.paths.get((a, b)) or topo.paths.get((b, a)) if topo is not None else None
+    if path and path.startswith("NV") and path[2:].isdigit():
+        n = int(path[2:])
+        return NVLINK_MIN_GBPS * n, f"{path} ({n} NVLink{'s' if n > 1 else ''})"
+    links = []
+    for g in (a, b):
+        gen, width = c.get(f"gpu:{g}", "gpu.pcie_gen_max"), c.get(f"gpu:{g}", "gpu.pcie_width_max")
+        if gen in PCIE_LANE_GBPS and isinstance(width, int) and width > 0:
+            links.append((PCIE_LANE_GBPS[gen] * width, f"PCIe Gen{gen} x{width}"))
+    if len(links) == 2:
+        return min(links)
+    return None
+
+
+def judge_link(c: Collector, measured: dict, line: int, tool: str) -> None:
+    """A copy tool's one-way GB/s per pair against the pair's link in the same paste: far under it (FAR_UNDER) is
+    symptom.slow with the pair's bench.verdict "slow"; at least HEALTHY_SHARE is the verdict "healthy" (a working
+    state). Nothing where the paste does not say the link."""
+    for (a, b), v in measured.items():
+        if a == b or v is None:
+            continue
+        floor = link_floor(c, a, b)
+        if floor is None:
+            continue
+        gbps, link = floor
+        subj = pair_subject(a, b)
+        if v < FAR_UNDER * gbps:
+            c.add(subj, "bench.verdict", "slow", line, severity="problem",
+                  summary=f"GPU{a} -> GPU{b}: {tool} {v:.1f} GB/s, under a quarter of what {link} gives at the least ({gbps:.0f} GB/s)")
+            c.add("host", "symptom.slow", True, line,
+                  summary=f"{tool}: GPU{a} -> GPU{b} {v:.1f} GB/s on {link}")
+        elif v >= HEALTHY_SHARE * gbps:
+            c.add(subj, "bench.verdict", "healthy", line, severity="ok",
+                  summary=f"GPU{a} -> GPU{b}: {tool} {v:.1f} GB/s on {link}")
+
+
 def _gpu_name(c: Collector, idx: int, name: str, line: int) -> None:
     c.add(f"gpu:{idx}", "gpu.name", name, line)
     cls, arch = classify(name)
@@ -157,6 +208,9 @@ def parse_cuda_samples(c: Collector) -> bool:
                         c.add(subj, "tool.p2p_slower_than_no_p2p", True, on["line"],
                               summary=f"GPU{a} -> GPU{b}: {direction.lower()} P2P enabled {v_on:.2f} GB/s < P2P disabled {v_off:.2f} GB/s")
                         c.add("host", "symptom.slow", True, on["line"])
+            on = next((m for t, m in mats.items() if t.startswith("Unidirectional P2P=Enabled Bandwidth")), None)
+            if on:
+                judge_link(c, on["values"], on["line"], "p2pBandwidthLatencyTest P2P=Enabled")
             found = True
     if "nvbandwidth" in text or "Running device_to_device" in text or "Running host_to_device" in text:
         res: dict[str, Any] = {}
@@ -177,6 +231,9 @@ def parse_cuda_samples(c: Collector) -> bool:
             if d and d.group(6):
                 _gpu_name(c, int(d.group(1)), d.group(2), no)
                 c.note_bus(d.group(6) + ".0", int(d.group(1)))
+            if _NVB_ONE_WAY.match(s) and "device_to_device" in (lines[no - 2] if no >= 2 else "") + lines[max(0, no - 3)]:
+                mat, _ = _matrix(lines, no - 1)  # one direction of a device-to-device copy, per pair (N/A on the diagonal)
+                judge_link(c, mat, no, "nvbandwidth " + s.split(" bandwidth")[0])
         if res or "nvbandwidth Version" in text:
             found = True
             c.kind("nvbandwidth")

@@ -117,6 +117,8 @@ FACT_TERMS: tuple[tuple[str, Any, tuple[str, ...]], ...] = (
     ("host.bios_mentions", lambda v: any(w in str(v) for w in ("Above4G", "ReBAR")), ("_bar",)),
     ("host.bios_mentions", lambda v: any(w in str(v) for w in ("ACS", "IOMMU", "VT-d")), ("_acs",)),
     ("gpu.nvlink_replay_recovery", True, ("nvlink", "replay")),
+    ("bench.verdict", lambda v: str(v).lower() == "slow", ("_slow",)),
+    ("pair.nvlink_count", lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0, ("nvlink",)),
     # nvidia-smi's ERR!: NVML cannot query the GPU (a GPU lost or needing a reset)
     ("error.text", lambda v: "ERR!" in str(v), ("_lost", "reset")),
     ("host.gpu_count", lambda v: v == 0, ("visible", "cuda_visible_devic", "_lost")),
