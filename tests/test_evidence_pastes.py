@@ -308,3 +308,13 @@ def test_h200_capture_nvbandwidth_is_healthy_on_its_nv18():
     text = open(os.path.join(d, "nvidia-smi-topo-m.txt")).read() + open(os.path.join(d, "nvbandwidth.txt")).read()
     f = facts(text)
     assert f[("pair:0-1", "bench.verdict")] == "healthy" and ("host", "symptom.slow") not in f
+
+
+@pytest.mark.parametrize("key,text", [
+    ("symptom.hang", "两张 4090 跑 NCCL all_reduce 没反应"),
+    ("symptom.hang", "多卡训练停在第一个 step 不动了"),
+    ("symptom.wrong_results", "P2P 拷贝后数值异常"),
+    ("symptom.slow", "两张卡之间的带宽远低于预期"),
+])
+def test_chinese_symptom_words(key, text):
+    assert key in keys(text)

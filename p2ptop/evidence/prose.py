@@ -100,7 +100,7 @@ _SYMPTOMS = (
                      r"\bstall(?:s|ed|ing)?\b|\bwaiting (?:forever|indefinitely)|\btakes? forever\b|\btook forever\b|"
                      r"\b(?:does|did|do)\s*(?:n'?t|not) (?:finish|complete|return|progress|proceed)\b|never (?:finish|complete|return|progress|end)\w*|"
                      r"\bjust sits? (?:there|idle)|\btimeouts? (?:in|on|during|at|for|inside) (?:the )?(?:\w+[_.])?(?:all[-_ ]?reduce|all[-_ ]?gather|reduce[-_ ]?scatter|broadcast|barrier|nccl|collective)|"
-                     r"卡住|卡死|挂起|死锁|无响应|没有响应|(?<![张块个两二三四六八号的显多单双])卡在|一直等待|超时"),
+                     r"卡住|卡死|挂起|死锁|无响应|没有响应|没反应|不动了|停住|停在|无进展|一直等|(?<![张块个两二三四六八号的显多单双])卡在|一直等待|超时"),
     ("symptom.wrong_results", r"wrong (?:results?|output|values?|answers?|data|numbers?|gradients?|sums?)|incorrect (?:results?|output|values?|data|gradients?|sums?)|all zeros?|"
                               r"\bchecksums?\b[^.\n]{0,40}?(?:differ|mismatch|wrong|fail|(?:does|do|did)\s*(?:n'?t|not) match)|\bchecksum (?:error|failure)s?\b|"
                               r"\b(?:results?|outputs?|values?|data|sums?|tensors?)\b[^.\n]{0,40}?\b(?:are|is|were|was)(?: not|n'?t) (?:correct|right|the same)\b|"
@@ -109,7 +109,7 @@ _SYMPTOMS = (
                               r"\bzeros\b|\bnans?\b|garbage|mismatch|corrupt(?:ed|ion)?|verification (?:error|failed)|"
                               r"\b(?:results?|outputs?|values?|data) (?:are|is|were|was) (?:different|inconsistent|off)\b|"
                               r"\binf(?:s| values?)\b|\bresults? (?:differ|diverge)\w*|\bdifferent (?:results|outputs|values) (?:on|from|between)\b|"
-                              r"结果错误|结果不对|全零|全是0|全0|乱码|数据错误|不一致|精度异常"),
+                              r"结果错误|结果不对|结果异常|数值异常|全零|全是0|全0|乱码|数据错误|不一致|精度异常|校验失败"),
     ("symptom.slow", r"\bslow(?:er|ly|down)?\b|low bandwidth|poor (?:performance|bandwidth)|bandwidth (?:is|was) (?:low|only)|"
                      r"only (?:gets? |reach(?:es)? |achiev(?:es|ed)? |hits? |sees? |gives? |shows? )?\d+(?:\.\d+)? ?gb/s|throughput drops?|"
                      r"(?:achiev\w*|reach\w*|gets?|getting|got|see|seeing|measur\w*) (?:only|just|merely) (?:about |around |~)?\d+(?:\.\d+)? ?gb/s|"
@@ -120,7 +120,7 @@ _SYMPTOMS = (
                      r"bandwidth\b[^.\n]{0,30}\b(?:low|lower|drops?|dropped|degraded)\b|(?:low|lower|reduced|degraded) (?:p2p |nccl |bus ?)?bandwidth|"
                      r"(?:less|lower) than \d+(?:\.\d+)? ?[mg]b/s|(?:much |far |way )?(?:lower|slower|less) than expected|"
                      r"\bbottleneck\w*|\bunder ?perform\w*|\bhalf (?:of )?(?:the )?(?:expected|bandwidth|speed|throughput)\b|"
-                     r"很慢|变慢|慢了|带宽低|带宽很低|速度慢|性能差|性能下降|(?:只有|仅有?|才)\s*\d+(?:\.\d+)?\s*gb/s|带宽[^。\n]{0,30}(?:降|低|损失|下降)|损失[^。\n]{0,10}带宽"),
+                     r"很慢|变慢|慢了|带宽低|带宽很低|带宽只有|速度慢|速度下降|性能差|性能下降|远低于|(?:只有|仅有?|才)\s*\d+(?:\.\d+)?\s*gb/s|带宽[^。\n]{0,30}(?:降|低|损失|下降)|损失[^。\n]{0,10}带宽"),
     # a failure in words, where no error name is pasted: the phrasings of P2P reports ("P2P does not work",
     # "can't be enabled", "not supported between the cards", "stopped working", "tests failed"); Chinese 失败/
     # 不支持/无法/不能/报错/不工作 (blog.gitcode.com write-ups). Kept to verbs of failing: a bare "error" is not one.
