@@ -129,13 +129,18 @@ class Paste:
             first_tail = n
             size += len(lines[n - 1]) + 1
         keep += list(range(max(first_tail, (keep[-1] + 1) if keep else 1), len(lines) + 1))
-        parts, starts, pos = [], [], 0
+        parts, starts, pos, numbers = [], [], 0, []
+        blank = False
         for n in keep:
             line = lines[n - 1]
+            if not line and blank:
+                continue  # a run of blank lines (an NCCL log's INFO lines, blanked) reads as one paragraph break
+            blank = not line
             starts.append(pos)
             parts.append(line)
+            numbers.append(n)
             pos += len(line) + 1
-        return View("\n".join(parts), starts, keep)
+        return View("\n".join(parts), starts, numbers)
 
     @property
     def starts(self) -> list[int]:
