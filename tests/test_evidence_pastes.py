@@ -318,3 +318,9 @@ def test_h200_capture_nvbandwidth_is_healthy_on_its_nv18():
 ])
 def test_chinese_symptom_words(key, text):
     assert key in keys(text)
+
+
+def test_html_escapes_of_a_web_copy_are_read_back():
+    text = NVB.format(v="21.40").replace("<-", "&lt;-")
+    assert "&lt;-" in text
+    assert facts(text)[("pair:0-1", "bench.verdict")] == "slow"

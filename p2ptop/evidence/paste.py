@@ -23,7 +23,13 @@ _PROMPT_CMD = re.compile(r"(?:nvidia-smi|lspci|dmesg|journalctl|nvbandwidth|all_
 
 
 def tidy(text: str) -> str:
-    """The text without quote marks, code fences and shell prompts (see ``_QUOTE``); the same lines otherwise."""
+    """The text without quote marks, code fences and shell prompts (see ``_QUOTE``), with HTML's escapes read
+    back (a paste copied from a web page or a mail: "&lt;inactive&gt;", "GPU(row) -&gt; GPU(column)"); the same
+    lines otherwise."""
+    if "&lt;" in text or "&gt;" in text or "&amp;" in text or "&quot;" in text or "&#" in text:
+        import html
+
+        text = html.unescape(text)
     if text[:1] in (">", " ", "\t") or _QUOTE.search(text):  # one fast search first: a 20 MB log has no quote mark
         text = _QUOTE.sub("\n", "\n" + text)[1:]
     if "```" in text or "~~~" in text:
