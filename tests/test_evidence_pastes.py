@@ -324,3 +324,16 @@ def test_html_escapes_of_a_web_copy_are_read_back():
     text = NVB.format(v="21.40").replace("<-", "&lt;-")
     assert "&lt;-" in text
     assert facts(text)[("pair:0-1", "bench.verdict")] == "slow"
+
+
+@pytest.mark.parametrize("text,what", [
+    ("Actual fix: update the GPU driver to the latest.", "driver"),
+    ("The hang was fixed after upgrading the NVIDIA driver to 570.", "driver"),
+    ("Downgrading NCCL to 2.18.3 solved the issue.", "nccl"),
+    ("问题通过升级驱动解决", "driver"),
+    ("Upgrading the driver doesn't work.", None),
+    ("Updating the driver did not help.", None),
+    ("It works with driver 570.", None),  # a version named, no change said
+])
+def test_a_resolution_by_a_version_change_in_words(text, what):
+    assert facts(text).get(("host", "text.fixed_by")) == what

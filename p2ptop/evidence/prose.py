@@ -160,6 +160,18 @@ _FIXED_BY_P2P_OFF = re.compile(
     r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|fine|ok\b|no longer|goes away|pass(?:es|ed)?\b|succeed\w*|解决|可以|正常|就好)|"
     r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|runs? fine|pass(?:es|ed)?|succeed\w*|解决|可以|正常)[^\n]{0,60}?"
     r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p)")
+#: a resolution in words: changing a component's version fixed it ("fixed after upgrading the driver", "downgrading
+#: NCCL to 2.18 solved it", "works with the 570 driver" is not one: a version named, not a change)
+_CHANGE = r"(?:updat|upgrad|downgrad|roll\w* ?back|revert|switch)\w*"
+_PART = (r"(?:the\s+|to\s+(?:the\s+)?(?:latest|newer|older|new|an?\s+(?:newer|older))\s+|our\s+|my\s+)?(?:nvidia\s+|gpu\s+)?"
+         r"(driver|nccl|cuda(?: toolkit)?|kernel|bios|firmware)")
+_FIXED = r"(?:fix\w*|solv\w*|resolv\w*|work(?:s|ed)?|went away|goes away|helped|succeed\w*)"
+_NEAR = r"(?:[^.\n]|\.\d){0,40}?"  # within the sentence (a version's dots do not end it)
+_FIXED_BY_CHANGE = re.compile(
+    _FIXED + r"\b" + _NEAR + r"\b(?:by|after|with|when)\s+" + _CHANGE + r"\s+" + _PART + "|"
+    + _CHANGE + r"\s+" + _PART + r"\b" + _NEAR + r"\b" + _FIXED + r"\b(?! ?n'?t)|"
+    + r"\bfix(?:ed)?\s*(?:was|is|:)\s*(?:to\s+)?" + _CHANGE + r"\s+" + _PART + "|"
+    + r"(?:升级|降级|更新|回退)了?\s*(驱动|nccl|cuda)[^。\n]{0,20}?(?:解决|正常|好了)")
 #: a driver branch without its minor ("fixed with 570", "driver 560", "R535"), only in a text that says "driver"
 _DRIVER_MAJOR = re.compile(r"(?:\bdrivers?\s+(?:version\s+|branch\s+)?|\b(?:with|on|to|from|using)\s+(?:driver\s+)?|\br)"
                            r"(4[5-9]\d|5\d\d)(?!\d|\.\d)(?!\s*(?:mb|mib|gb|gib|w\b|mhz|%|x\b|gpus?|cores?))")
@@ -407,6 +419,14 @@ def parse(c: Collector) -> bool:
                 found = c.add("host", "symptom.slow", True, ln(m.start()),
                               summary=f"a bandwidth fell from {m.group(1)} to {m.group(2)}") or found
                 break
+    m = _FIXED_BY_CHANGE.search(low)
+    if m and re.search(r"n'?t\b|\bnot\b|\bno\b|\bnever\b|没有|未", m.group(0)):
+        m = None  # "upgrading the driver did not help / doesn't work"
+    if m:
+        what = next(g for g in m.groups() if g)
+        what = "cuda" if what.startswith("cuda") else "driver" if what == "驱动" else what
+        found = c.add("host", "text.fixed_by", what, ln(m.start()), severity="info",
+                      summary=f"the text says changing the {what} version fixed it") or found
     m = _FIXED_BY_P2P_OFF.search(low)
     if m:
         found = c.add("host", "symptom.fixed_by_p2p_disable", True, ln(m.start()),

@@ -118,6 +118,9 @@ FACT_TERMS: tuple[tuple[str, Any, tuple[str, ...]], ...] = (
     ("host.bios_mentions", lambda v: any(w in str(v) for w in ("ACS", "IOMMU", "VT-d")), ("_acs",)),
     ("gpu.nvlink_replay_recovery", True, ("nvlink", "replay")),
     ("bench.verdict", lambda v: str(v).lower() == "slow", ("_slow",)),
+    # a resolution said in words: changing the driver / NCCL version fixed it (a regression or a release's bug)
+    ("text.fixed_by", lambda v: v == "driver", ("driver", "regression", "version")),
+    ("text.fixed_by", lambda v: v == "nccl", ("nccl", "releas", "regression", "version")),
     ("pair.nvlink_count", lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0, ("nvlink",)),
     # nvidia-smi's ERR!: NVML cannot query the GPU (a GPU lost or needing a reset)
     ("error.text", lambda v: "ERR!" in str(v), ("_lost", "reset")),
