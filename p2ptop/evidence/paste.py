@@ -26,7 +26,7 @@ def tidy(text: str) -> str:
     """The text without quote marks, code fences and shell prompts (see ``_QUOTE``), with HTML's escapes read
     back (a paste copied from a web page or a mail: "&lt;inactive&gt;", "GPU(row) -&gt; GPU(column)"); the same
     lines otherwise."""
-    if "&lt;" in text or "&gt;" in text or "&amp;" in text or "&quot;" in text or "&#" in text:
+    if "&" in text and ("&lt;" in text or "&gt;" in text or "&amp;" in text or "&quot;" in text or "&#" in text):
         import html
 
         text = html.unescape(text)
