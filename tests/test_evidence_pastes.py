@@ -337,3 +337,13 @@ def test_html_escapes_of_a_web_copy_are_read_back():
 ])
 def test_a_resolution_by_a_version_change_in_words(text, what):
     assert facts(text).get(("host", "text.fixed_by")) == what
+
+
+def test_explain_text_says_a_topic_only_answer_is_on_words():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "p2ptop", "explain", "--text-only", "-"], capture_output=True, text=True,
+                         input="Question: how does NCCL pick P2P between our two NVIDIA A100 GPUs?\n", timeout=120).stdout
+    assert "names GPU communication but no setup of theirs" in out
+    assert "no symptom" in out
