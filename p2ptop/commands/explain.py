@@ -232,7 +232,10 @@ def _as_text(answer, text, source, note, kb, lang) -> str:
         elif all(m.basis == "retrieval" for m, _ in results):
             lines.append("Unsure: no entry's own text or facts match; these candidates share the most words with the "
                          + ("text (and its symptom)" if answer["symptoms"] else
-                            "text, and the setup it describes fits their conditions; the text names no symptom (no error, "
+                            ("text, which names GPU communication but no setup of theirs"
+                             if all(any("names GPU communication" in r for r in m.reasons) for m, _ in results) else
+                             "text, and the setup it describes fits their conditions")
+                            + "; the text names no symptom (no error, "
                             "hang, slowness or wrong data): if nothing fails, nothing needs fixing")
                          + ". Read them as leads, not answers: run the next command to decide.")
         else:

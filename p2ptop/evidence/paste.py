@@ -11,6 +11,33 @@ from typing import Any, Optional
 from ..findings import Finding
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+#: what a paste carries around the tool's own lines, as people post them: markdown/e-mail quote marks ("> ",
+#: "> > "), code fences ("```text", "~~~"), a shell prompt before the command ("$ nvidia-smi topo -m",
+#: "user@host:~$ ", "(venv) $ "). Removed line by line (the line numbers stay), so every reader sees the
+#: output as the tool printed it: a topo row "> GPU0  X  PHB" is the row "GPU0  X  PHB".
+_QUOTE = re.compile(r"\n[ \t]*>(?:[ \t]?>)*(?: |\t|(?=\n)|$)")  # from a newline: a literal first, searched fast in C
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~)[\w+-]*[ \t]*$", re.M)
+_PROMPT = re.compile(r"^[ \t]*(?:\([\w.-]+\)[ \t]*)?(?:[\w.-]+@[\w.-]+(?::[^$#\n]*)?)?[$#][ \t]+(?=[\w./-])", re.M)
+_PROMPT_CMD = re.compile(r"(?:nvidia-smi|lspci|dmesg|journalctl|nvbandwidth|all_reduce_perf|sendrecv_perf|\w+_perf|\./|python|torchrun|"
+                         r"sudo|cat|grep|NCCL_|CUDA_|export|docker|kubectl|p2ptop)")
+
+
+def tidy(text: str) -> str:
+    """The text without quote marks, code fences and shell prompts (see ``_QUOTE``), with HTML's escapes read
+    back (a paste copied from a web page or a mail: "&lt;inactive&gt;", "GPU(row) -&gt; GPU(column)"); the same
+    lines otherwise."""
+    if "&" in text and ("&lt;" in text or "&gt;" in text or "&amp;" in text or "&quot;" in text or "&#" in text):
+        import html
+
+        text = html.unescape(text)
+    if text[:1] in (">", " ", "\t") or _QUOTE.search(text):  # one fast search first: a 20 MB log has no quote mark
+        text = _QUOTE.sub("\n", "\n" + text)[1:]
+    if "```" in text or "~~~" in text:
+        text = _FENCE.sub("", text)
+    if "$" in text or "# " in text:
+        # a prompt only before a command people run (a "# " row of nccl-tests' table is no prompt)
+        text = _PROMPT.sub(lambda m: "" if _PROMPT_CMD.match(text, m.end()) else m.group(0), text)
+    return text
 EXCERPT = 160
 #: what the error and prose patterns read of one line: a message is short, and a line of megabytes (a
 #: JSON blob, a paste that lost its line breaks) must not cost seconds of regex time
@@ -28,6 +55,7 @@ class Paste:
             text = _ANSI.sub("", text)  # terminal colours (nvidia-smi underlines its header)
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
+        text = tidy(text)
         self.text = text
         self.lines = text.split("\n")
         self._starts: Optional[list[int]] = None
@@ -107,13 +135,18 @@ class Paste:
             first_tail = n
             size += len(lines[n - 1]) + 1
         keep += list(range(max(first_tail, (keep[-1] + 1) if keep else 1), len(lines) + 1))
-        parts, starts, pos = [], [], 0
+        parts, starts, pos, numbers = [], [], 0, []
+        blank = False
         for n in keep:
             line = lines[n - 1]
+            if not line and blank:
+                continue  # a run of blank lines (an NCCL log's INFO lines, blanked) reads as one paragraph break
+            blank = not line
             starts.append(pos)
             parts.append(line)
+            numbers.append(n)
             pos += len(line) + 1
-        return View("\n".join(parts), starts, keep)
+        return View("\n".join(parts), starts, numbers)
 
     @property
     def starts(self) -> list[int]:

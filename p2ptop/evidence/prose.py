@@ -79,7 +79,8 @@ _CROSS_SOCKET = (r"\bqpi\b|\bupi\b|different (?:i/?o hubs?|iohs?|sockets|cpus|cp
 _NO_NVSWITCH = r"(?:without|no|lacks?|not have|doesn'?t have|has no)\s+(?:an?\s+|any\s+)?nvswitch|没有\s*nvswitch"
 _NVSWITCH = r"\bhgx\b|\bdgx\b"
 #: MIG named in words ("two MIG devices", "Multi-Instance GPU")
-_MIG = r"\bmig (?:devices?|instances?|slices?|mode|enabled)\b|\bmigs\b|multi-instance gpu"
+_MIG = (r"\bmig (?:(?:gpu|compute) )?(?:devices?|instances?|slices?|mode|enabled|partitions?|profiles?)\b|\bmigs\b|multi-instance gpu|"
+        r"\bmig[- ]enabled\b|\b(?:with|under|using|in) mig\b|\bmig-[0-9a-f]{8}|\bmig-gpu-|\b[1-7]g\.\d{1,3}gb\b")  # nvidia-smi -L's MIG UUIDs, profile names (1g.10gb)
 #: a CUDA error number in a sentence: "CUDA initialization fails with 802 system error", "CUDA error 401"
 _CUDA_NUMBER_WORDS = re.compile(r"cuda[^.\n]{0,60}?\b(?:with|error|code)\s+(?:error\s+|code\s+)?(\d{3})\b")
 _CONTAINERS = (("kubernetes", r"kubernetes|\bk8s\b|kubectl|\bpods?\b|\bhelm\b|gpu-operator"),
@@ -95,19 +96,31 @@ _SYMPTOMS = (
                      r"\btim(?:es|ing) out\b|\b(?:but|and|then|otherwise|still)\s+time\s?out\b|\b(?:tests?|jobs?|runs?|they|calls?|collectives?|operations?|ranks?)\s+(?:\w+\s+){0,2}time\s?out\b|\btimeout (?:error|exception|occurred|happens|after|while|when|waiting)|"
                      r"operation timeout|\bnot responding\b|\bunresponsive\b|\bwaits? (?:forever|indefinitely)|"
                      r"\bblocks? (?:forever|indefinitely)|"
-                     r"卡住|卡死|挂起|死锁|无响应|没有响应|(?<![张块个两二三四六八号的显多单双])卡在|一直等待|超时"),
-    ("symptom.wrong_results", r"wrong (?:results?|output|values?|answers?)|incorrect (?:results?|output|values?)|all zeros?|"
+                     # NCCL troubleshooting / PyTorch watchdog wording: a collective that stalls, waits, never finishes
+                     r"\bstall(?:s|ed|ing)?\b|\bwaiting (?:forever|indefinitely)|\btakes? forever\b|\btook forever\b|"
+                     r"\b(?:does|did|do)\s*(?:n'?t|not) (?:finish|complete|return|progress|proceed)\b|never (?:finish|complete|return|progress|end)\w*|"
+                     r"\bjust sits? (?:there|idle)|\btimeouts? (?:in|on|during|at|for|inside) (?:the )?(?:\w+[_.])?(?:all[-_ ]?reduce|all[-_ ]?gather|reduce[-_ ]?scatter|broadcast|barrier|nccl|collective)|"
+                     r"卡住|卡死|挂起|死锁|无响应|没有响应|没反应|不动了|停住|停在|无进展|一直等|(?<![张块个两二三四六八号的显多单双])卡在|一直等待|超时"),
+    ("symptom.wrong_results", r"wrong (?:results?|output|values?|answers?|data|numbers?|gradients?|sums?)|incorrect (?:results?|output|values?|data|gradients?|sums?)|all zeros?|"
+                              r"\bchecksums?\b[^.\n]{0,40}?(?:differ|mismatch|wrong|fail|(?:does|do|did)\s*(?:n'?t|not) match)|\bchecksum (?:error|failure)s?\b|"
+                              r"\b(?:results?|outputs?|values?|data|sums?|tensors?)\b[^.\n]{0,40}?\b(?:are|is|were|was)(?: not|n'?t) (?:correct|right|the same)\b|"
+                              r"\bloss\b[^.\n]{0,30}?\bdiverg\w*|"
                               r"silently (?:drops?|dropp\w*|loses?|corrupts?)|drops? the writes?|data loss|zeroed[- ]out|"
                               r"\bzeros\b|\bnans?\b|garbage|mismatch|corrupt(?:ed|ion)?|verification (?:error|failed)|"
                               r"\b(?:results?|outputs?|values?|data) (?:are|is|were|was) (?:different|inconsistent|off)\b|"
                               r"\binf(?:s| values?)\b|\bresults? (?:differ|diverge)\w*|\bdifferent (?:results|outputs|values) (?:on|from|between)\b|"
-                              r"结果错误|结果不对|全零|全是0|全0|乱码|数据错误|不一致|精度异常"),
+                              r"结果错误|结果不对|结果异常|数值异常|全零|全是0|全0|乱码|数据错误|不一致|精度异常|校验失败"),
     ("symptom.slow", r"\bslow(?:er|ly|down)?\b|low bandwidth|poor (?:performance|bandwidth)|bandwidth (?:is|was) (?:low|only)|"
-                     r"only (?:gets? |reach(?:es)? )?\d+(?:\.\d+)? ?gb/s|throughput drops?|"
+                     r"only (?:gets? |reach(?:es)? |achiev(?:es|ed)? |hits? |sees? |gives? |shows? )?\d+(?:\.\d+)? ?gb/s|throughput drops?|"
+                     r"(?:achiev\w*|reach\w*|gets?|getting|got|see|seeing|measur\w*) (?:only|just|merely) (?:about |around |~)?\d+(?:\.\d+)? ?gb/s|"
+                     r"(?:performance|bandwidth|throughput|speed)\b[^.\n]{0,25}?\bdegrad\w*|\bdegrad\w* (?:the )?(?:performance|bandwidth|throughput|speed)|"
+                     r"(?:bandwidth|throughput|performance|speed|busbw)\b[^.\n]{0,30}?\b(?:is|was|are|were)\s+(?:very |really |quite |extremely |so |pretty )?(?:poor|terrible|bad|awful|horrible|abysmal)|"
+                     r"(?:far|well|way|much) (?:below|under) (?:the |what )?(?:expected|theoretical|spec|nominal|peak|advertised|should|it should|the link)|"
+                     r"\b(?:much |far |way )?longer\b[^.\n]{0,30}?\bthan expected|"
                      r"bandwidth\b[^.\n]{0,30}\b(?:low|lower|drops?|dropped|degraded)\b|(?:low|lower|reduced|degraded) (?:p2p |nccl |bus ?)?bandwidth|"
                      r"(?:less|lower) than \d+(?:\.\d+)? ?[mg]b/s|(?:much |far |way )?(?:lower|slower|less) than expected|"
                      r"\bbottleneck\w*|\bunder ?perform\w*|\bhalf (?:of )?(?:the )?(?:expected|bandwidth|speed|throughput)\b|"
-                     r"很慢|变慢|慢了|带宽低|带宽很低|速度慢|性能差|性能下降|(?:只有|仅有?|才)\s*\d+(?:\.\d+)?\s*gb/s|带宽[^。\n]{0,30}(?:降|低|损失|下降)|损失[^。\n]{0,10}带宽"),
+                     r"很慢|变慢|慢了|带宽低|带宽很低|带宽只有|速度慢|速度下降|性能差|性能下降|远低于|(?:只有|仅有?|才)\s*\d+(?:\.\d+)?\s*gb/s|带宽[^。\n]{0,30}(?:降|低|损失|下降)|损失[^。\n]{0,10}带宽"),
     # a failure in words, where no error name is pasted: the phrasings of P2P reports ("P2P does not work",
     # "can't be enabled", "not supported between the cards", "stopped working", "tests failed"); Chinese 失败/
     # 不支持/无法/不能/报错/不工作 (blog.gitcode.com write-ups). Kept to verbs of failing: a bare "error" is not one.
@@ -147,6 +160,18 @@ _FIXED_BY_P2P_OFF = re.compile(
     r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|fine|ok\b|no longer|goes away|pass(?:es|ed)?\b|succeed\w*|解决|可以|正常|就好)|"
     r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|runs? fine|pass(?:es|ed)?|succeed\w*|解决|可以|正常)[^\n]{0,60}?"
     r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p)")
+#: a resolution in words: changing a component's version fixed it ("fixed after upgrading the driver", "downgrading
+#: NCCL to 2.18 solved it", "works with the 570 driver" is not one: a version named, not a change)
+_CHANGE = r"(?:updat|upgrad|downgrad|roll\w* ?back|revert|switch)\w*"
+_PART = (r"(?:the\s+|to\s+(?:the\s+)?(?:latest|newer|older|new|an?\s+(?:newer|older))\s+|our\s+|my\s+)?(?:nvidia\s+|gpu\s+)?"
+         r"(driver|nccl|cuda(?: toolkit)?|kernel|bios|firmware)")
+_FIXED = r"(?:fix\w*|solv\w*|resolv\w*|work(?:s|ed)?|went away|goes away|helped|succeed\w*)"
+_NEAR = r"(?:[^.\n]|\.\d){0,40}?"  # within the sentence (a version's dots do not end it)
+_FIXED_BY_CHANGE = re.compile(
+    _FIXED + r"\b" + _NEAR + r"\b(?:by|after|with|when)\s+" + _CHANGE + r"\s+" + _PART + "|"
+    + _CHANGE + r"\s+" + _PART + r"\b" + _NEAR + r"\b" + _FIXED + r"\b(?! ?n'?t)|"
+    + r"\bfix(?:ed)?\s*(?:was|is|:)\s*(?:to\s+)?" + _CHANGE + r"\s+" + _PART + "|"
+    + r"(?:升级|降级|更新|回退)了?\s*(驱动|nccl|cuda)[^。\n]{0,20}?(?:解决|正常|好了)")
 #: a driver branch without its minor ("fixed with 570", "driver 560", "R535"), only in a text that says "driver"
 _DRIVER_MAJOR = re.compile(r"(?:\bdrivers?\s+(?:version\s+|branch\s+)?|\b(?:with|on|to|from|using)\s+(?:driver\s+)?|\br)"
                            r"(4[5-9]\d|5\d\d)(?!\d|\.\d)(?!\s*(?:mb|mib|gb|gib|w\b|mhz|%|x\b|gpus?|cores?))")
@@ -191,7 +216,7 @@ _BIOS = (("ACS", r"\bacs\b|access control services"), ("IOMMU", r"iommu"), ("VT-
 _CPU = (("AMD", r"(?:amd\s+)?(epyc\s*\w*(?:\s+\d{4}\w*)?|threadripper(?:\s+pro)?\s*\w*|ryzen\s*\d*\s*\w*)"),
         ("Intel", r"(?:intel\s+)?(xeon(?:\(r\))?\s*(?:platinum|gold|silver|bronze|w|e5|e7)?[-\s]*\w*|core(?:\(tm\))?\s+i[3579]-\w+)"),
         ("ARM", r"(grace\s+(?:hopper|cpu)|neoverse[-\s]\w+|\baarch64\b|ampere altra\w*)"))
-_TOPIC_STRONG = (r"\bp2p\b|peer[- ]to[- ]peer|\bpeer (?:access|memory|copy|copies|device)|\bnccl\w*|\bnvlink\w*|\bnvswitch|"
+_TOPIC_STRONG = (r"\bp2p\b|peer[- ]to[- ]peer|\bpeer (?:access|memory|copy|copies|device)|gpu ?direct|\bgdr\b|memcpy_?peer|\bcan_?(?:device_)?access_?peer|\bnccl\w*|\bnvlink\w*|\bnvswitch|"
                  r"cuda[- _]?ipc|\bbetween (?:the |my |both |two |all |\d+ )?(?:\w+ )?(?:gpus|cards|devices)\b|"
                  r"\bgpu[- ]to[- ]gpu\b|\binter[- ]?gpu\b|\bmulti[- ]?gpus?\b|\bmultiple gpus\b|"
                  r"多卡|双卡|卡间|卡与卡|显卡之间|gpu\s*之间|gpu\s*间|点对点")
@@ -213,7 +238,7 @@ _SAID_ABSENT = re.compile(r"(?:\bno|\bnot|n't|\bnever|\bwithout|\bno longer|\bne
 _NEGATED = re.compile(r"(?:\bno|\bwithout|\bnever had|\bzero|\bnot any|\bany)\s+$|没有\s*$|不再\s*$|无\s*$")
 _GPU_NAMED = re.compile(r"\bgpus?\b|\bcuda\b|显卡|\bgpu")
 #: lines of tool output (not sentences): nccl-tests comment rows, p2pBandwidthLatencyTest matrices, simpleP2P lines
-_TOOL_LINE = re.compile(r"^\s*#(?:\s{2}|\s*wrong|\s*out of bounds|\s*avg bus)|device\s*=\s*\d|p2p\s*=\s*(?:enabled|disabled)|"
+_TOOL_LINE = re.compile(r"^\s*#(?:\s{2}|\s*wrong|\s*out of bounds|\s*avg bus|\s*nccl-tests|\s*nthread|\s*using devices|\s*collective test)|device\s*=\s*\d|p2p\s*=\s*(?:enabled|disabled)|"
                         r"nccl (?:info|warn)")
 _SENTENCE_END = re.compile(r"[.!?。！？](?:\s|$)|[。！？]")
 _LEGEND = re.compile(r"legend|^\s*(?:x|sys|node|phb|pxb|pix|nv#|nv\d+|[cgt]?ns|ok|u)\s*=|\b(?:cns|gns|tns)\s*=")
@@ -343,7 +368,10 @@ def parse(c: Collector) -> bool:
                 found = c.add("host", key, 1, ln(m.start()), summary=_COUNTED[key]) or found
                 continue
             found = c.add("host", key, True, ln(m.start())) or found
-    hit = _reported(c, low, ln)
+    hit, topic = _reported(c, low, ln)
+    if topic is not None:
+        found = c.add("host", "text.topic", "gpu communication", topic, severity="info",
+                      summary="a sentence of the text names GPU communication (P2P, NCCL, NVLink, peer access ...)") or found
     if hit is not None:
         found = c.add("host", "symptom.reported", True, hit, severity="warning",
                       summary="the text reports trouble with GPU communication (in general words)") or found
@@ -391,6 +419,14 @@ def parse(c: Collector) -> bool:
                 found = c.add("host", "symptom.slow", True, ln(m.start()),
                               summary=f"a bandwidth fell from {m.group(1)} to {m.group(2)}") or found
                 break
+    m = _FIXED_BY_CHANGE.search(low)
+    if m and re.search(r"n'?t\b|\bnot\b|\bno\b|\bnever\b|没有|未", m.group(0)):
+        m = None  # "upgrading the driver did not help / doesn't work"
+    if m:
+        what = next(g for g in m.groups() if g)
+        what = "cuda" if what.startswith("cuda") else "driver" if what == "驱动" else what
+        found = c.add("host", "text.fixed_by", what, ln(m.start()), severity="info",
+                      summary=f"the text says changing the {what} version fixed it") or found
     m = _FIXED_BY_P2P_OFF.search(low)
     if m:
         found = c.add("host", "symptom.fixed_by_p2p_disable", True, ln(m.start()),
@@ -444,9 +480,10 @@ _TOPIC_LITERALS = ("p2p", "peer", "nccl", "nvlink", "nvswitch", "ipc", "between"
                    "多卡", "双卡", "卡间", "卡与卡", "显卡", "点对点", "通信", "分布式", "并行", "互联")
 
 
-def _reported(c: Collector, low: str, ln) -> int | None:
-    """The line of the first sentence that names a topic of GPU communication and a word of trouble
-    (see the module docstring), or None. A substring search for the topic literals picks the lines
+def _reported(c: Collector, low: str, ln) -> tuple[int | None, int | None]:
+    """(the line of the first sentence that names a topic of GPU communication and a word of trouble (see
+    the module docstring), the line of the first sentence that names a strong topic at all), each or None.
+    A substring search for the topic literals picks the lines
     (at most 400), so a long log costs a few passes in C, not a regex over the whole text."""
     starts: set[int] = set()
     for lit in _TOPIC_LITERALS:
@@ -459,6 +496,7 @@ def _reported(c: Collector, low: str, ln) -> int | None:
                 break
             pos, n = low.find(lit, nl + 1), n + 1
     gpu_named: bool | None = None
+    topic: int | None = None
     for line_start in sorted(starts)[:400]:
         line_end = low.find("\n", line_start)
         line_end = len(low) if line_end < 0 else line_end
@@ -466,6 +504,8 @@ def _reported(c: Collector, low: str, ln) -> int | None:
         if _TOOL_LINE.search(line) or _LEGEND.search(line):
             continue
         for m in _REPORT_TOPIC.finditer(line):
+            if topic is None and _REPORT_TOPIC_STRONG.match(line, m.start()) is not None:
+                topic = ln(line_start)
             if _REPORT_TOPIC_STRONG.match(line, m.start()) is None:
                 if gpu_named is None:
                     gpu_named = _GPU_NAMED.search(low) is not None
@@ -479,5 +519,5 @@ def _reported(c: Collector, low: str, ln) -> int | None:
             end = e.start() if e else min(len(line), m.end() + 300)
             for t in _REPORT_TROUBLE.finditer(line, max(start, m.start() - 300), end):
                 if not _NEGATED.search(line[max(0, t.start() - 12):t.start()]):  # "no issues so far"
-                    return ln(line_start)
-    return None
+                    return ln(line_start), topic
+    return None, topic

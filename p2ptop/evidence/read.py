@@ -81,6 +81,20 @@ def gpu_trace(text: str) -> bool:
     return _GPU_WORDS.search(Paste(text).sample(500_000, 100_000).text) is not None
 
 
+def derive(c) -> None:
+    """Facts that follow from what the parsers read, by the live host's own rules (p2ptop/diagnose.py):
+    a GPU whose PCIe link trained narrower than its max (lspci LnkSta below LnkCap, nvidia-smi -q Link
+    Width Current below Max) is degraded whatever its load: GPUs lower the link's generation when idle,
+    never its width. A generation below max at full width says nothing without the load (left alone)."""
+    for (subject, key), fact in list(c.facts.items()):
+        if key != "gpu.pcie_width_cur" or not subject.startswith("gpu:"):
+            continue
+        cur, top = fact.value, c.get(subject, "gpu.pcie_width_max")
+        if isinstance(cur, int) and isinstance(top, int) and 0 < cur < top:
+            c.add(subject, "gpu.pcie_degraded_under_load", True, fact.line, severity="problem",
+                  summary=f"{subject}: PCIe link x{cur} of x{top} (a width below max is no idle power saving)")
+
+
 def read_text(text: str) -> Evidence:
     """Read every format this package knows out of ``text``. Never raises on what the text holds: a
     parser that fails is named in ``failed_parsers`` and the others go on."""
@@ -94,6 +108,10 @@ def read_text(text: str) -> Evidence:
             parser(c)
         except Exception as exc:  # noqa: BLE001 - one broken parser must not lose the others' facts
             failed.append(f"{name}: {type(exc).__name__}: {exc}")
+    try:
+        derive(c)
+    except Exception as exc:  # noqa: BLE001
+        failed.append(f"derive: {type(exc).__name__}: {exc}")
     gpu_related = bool(set(c.kinds) - {"prose"}) or any(
         f.facts and next(iter(f.facts)).startswith(("error.", "gpu.", "nccl.", "p2p.", "pair.")) for f in c.findings)
     if not gpu_related:

@@ -25,6 +25,8 @@ _VIRT = {"none": "NONE", "pass-through": "PASSTHROUGH", "passthrough": "PASSTHRO
          "host vgpu": "HOST_VGPU", "host_vgpu": "HOST_VGPU", "host vsga": "HOST_VSGA"}
 _FABRIC = {"completed": "COMPLETED", "in progress": "IN_PROGRESS", "not started": "NOT_STARTED",
            "not supported": "NOT_SUPPORTED", "n/a": "NOT_SUPPORTED"}
+#: NVIDIA vGPU profile names as a guest's nvidia-smi prints them ("GRID A100-20C", "NVIDIA A40-48Q", "T4-16Q")
+_VGPU_PROFILE = re.compile(r"\b[A-Z]{1,2}\d{1,3}[A-Z]?-\d{1,3}[CQAB]\b")
 _NVLINK_GPU = re.compile(r"^GPU (\d+): (.+?)(?: \(UUID: ([^)]+)\))?\s*$")
 _NVLINK_LINK = re.compile(r"^\s*Link (\d+): (.*)$")
 
@@ -54,6 +56,8 @@ def _gpu_facts(c: Collector, idx: int, g: dict[str, Any]) -> None:
     if g.get("mig") is not None:
         c.add(subj, "gpu.mig", g["mig"], lines.get("mig", line))
     v = g.get("virtualization")
+    if not v and name and _VGPU_PROFILE.search(name):  # a vGPU profile name: the guest of a VM sees a mediated GPU
+        v = g["virtualization"] = "VGPU"
     if v:
         c.add(subj, "gpu.virtualization", v, lines.get("virtualization", line))
         if v != "NONE":
@@ -150,10 +154,14 @@ def parse_xml(c: Collector) -> bool:
     return True
 
 
+#: section titles of ``nvidia-smi -q`` that a grep'd paste ("nvidia-smi -q | grep -A3 BAR1") keeps without its GPU header
+_Q_SECTIONS = ("BAR1 Memory Usage", "GPU Link Info", "PCIe Generation", "Link Width", "MIG Mode", "GPU Virtualization Mode")
+
+
 def parse_q_text(c: Collector) -> bool:
     """``nvidia-smi -q`` as text: "Attached GPUs", "GPU 00000000:3B:00.0" sections of "Key : Value"."""
     text = c.paste.text
-    if "Attached GPUs" not in text and "Product Name" not in text and "GPU UUID" not in text:
+    if not any(k in text for k in ("Attached GPUs", "Product Name", "GPU UUID") + _Q_SECTIONS):
         return False
     gpus: list[dict[str, Any]] = []
     host: dict[str, Any] = {}
@@ -166,7 +174,7 @@ def parse_q_text(c: Collector) -> bool:
         line = raw.strip()
         m = re.match(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s*$", line)
         if m:
-            cur = {"bus_id": norm_bus(m.group(1)), "_line": no, "_lines": {}}
+            cur = {"bus_id": norm_bus(m.group(1)), "_line": no, "_lines": {}, "_headed": True}
             gpus.append(cur)
             section = []
             continue
@@ -181,9 +189,12 @@ def parse_q_text(c: Collector) -> bool:
             section.append((indent, k))
             continue
         titles = [t for _, t in section]
-        if cur is None and k in ("Product Name", "GPU UUID", "Minor Number", "Virtualization Mode", "Product Architecture"):
+        if cur is None and (k in ("Product Name", "GPU UUID", "Minor Number", "Virtualization Mode", "Product Architecture")
+                            or any(t in _Q_SECTIONS for t in titles)):
             cur = {"bus_id": None, "_line": no, "_lines": {}}  # a GPU section whose header the paste cut off
             gpus.append(cur)
+        if k == "Attached GPUs" and _int(v):
+            host["attached"], host["aline"] = _int(v), no  # the count nvidia-smi -q says, though a paste may cut after one GPU
         if cur is None:
             if k == "Driver Version":
                 host["driver"], host["dline"] = v, no
@@ -223,7 +234,10 @@ def parse_q_text(c: Collector) -> bool:
     _versions(c, host.get("driver"), host.get("dline", 1), host.get("cuda"), host.get("cline", 1))
     for i, g in enumerate(gpus):
         _gpu_facts(c, i, g)
-    c.add("host", "host.gpu_count", len(gpus), gpus[0]["_line"])
+    if host.get("attached"):
+        c.add("host", "host.gpu_count", max(host["attached"], len(gpus)), host["aline"])
+    if all(g.get("_headed") for g in gpus):  # a grep'd section without its "GPU 0000:.." header says no count
+        c.add("host", "host.gpu_count", len(gpus), gpus[0]["_line"])
     c.structured.setdefault("smi_q", {"host": host, "gpus": gpus})
     return True
 
@@ -339,10 +353,39 @@ def parse_failures(c: Collector) -> bool:
     return found
 
 
+_LIST_GPU = re.compile(r"^GPU (\d+): (.+?) \(UUID: GPU-[0-9a-fA-F-]+\)\s*$")
+_LIST_MIG = re.compile(r"^MIG \S+\s+Device\s+\d+: \(UUID: MIG-")
+
+
+def parse_list(c: Collector) -> bool:
+    """``nvidia-smi -L``: "GPU 0: NVIDIA GeForce RTX 4090 (UUID: GPU-...)" per GPU (its name and the count),
+    "  MIG 3g.40gb Device 0: (UUID: MIG-...)" under a GPU whose MIG mode is on."""
+    if "(UUID: GPU-" not in c.paste.text:
+        return False
+    gpus: list[int] = []
+    cur, first = None, 0
+    for no, line in enumerate(c.paste.lines, 1):
+        s = line.strip()
+        m = _LIST_GPU.match(s)
+        if m:
+            cur = int(m.group(1))
+            gpus.append(cur)
+            first = first or no
+            _gpu_facts(c, cur, {"name": m.group(2), "_line": no, "_lines": {}})
+        elif cur is not None and _LIST_MIG.match(s):
+            c.add(f"gpu:{cur}", "gpu.mig", True, no)
+    if not gpus:
+        return False
+    c.kind("nvidia-smi-L")
+    c.add("host", "host.gpu_count", len(set(gpus)), first)
+    return True
+
+
 def parse(c: Collector) -> bool:
     found = parse_xml(c)
     found = parse_q_text(c) or found
     found = parse_table(c) or found
     found = parse_nvlink(c) or found
     found = parse_failures(c) or found
+    found = parse_list(c) or found
     return found

@@ -101,7 +101,7 @@ def parse_lspci(c: Collector) -> bool:
 def parse_kernel_log(c: Collector) -> bool:
     text = c.paste.text
     keys = ("NVRM", "Xid", "AMD-Vi", "DMAR", "IO_PAGE_FAULT", "Command line:", "fabricmanager", "Fabric Manager",
-            "nvidia-nvswitch", "iommu")
+            "nvidia-nvswitch", "iommu", "BOOT_IMAGE=")
     if not any(k in text for k in keys):
         return False
     found = False
@@ -126,12 +126,15 @@ def parse_kernel_log(c: Collector) -> bool:
             c.add("host", "host.iommu_active", True, no)
             c.add("host", "host.iommu_fault", True, no, severity="problem",
                   summary="IOMMU faults in the kernel log (DMA from a device refused by the IOMMU)")
-        if "Command line:" in line or "Kernel command line:" in line:
+        if "Command line:" in line or "Kernel command line:" in line or line.lstrip().startswith("BOOT_IMAGE="):  # dmesg, /proc/cmdline
             found = True
             args = " ".join(_IOMMU_ARGS.findall(line))
             c.add("host", "host.kernel_iommu_args", args or "(none)", no)
             if re.search(r"\biommu=pt\b|iommu\.passthrough=1", line):
                 c.add("host", "host.iommu_passthrough", True, no)
+            elif re.search(r"\bintel_iommu=on\b|\bamd_iommu=force_isolation\b|\biommu\.passthrough=0\b|\biommu=nopt\b", line):
+                # translation asked for and not passthrough: DMA (peer traffic included) goes through the IOMMU
+                c.add("host", "host.iommu_active", True, no)
         if "Default domain type:" in line:
             found = True
             if "Passthrough" in line:

@@ -55,6 +55,69 @@ def _matrix(lines: list[str], start: int) -> tuple[dict[tuple[int, int], float],
     return out, i
 
 
+def _peer(c: Collector, a: int, b: int, ok: bool, line: int) -> None:
+    """A pair's answer to cudaDeviceCanAccessPeer as a CUDA sample prints it (simpleP2P/deviceQuery "Peer access
+    from ... : Yes/No", p2pBandwidthLatencyTest "CAN/CANNOT Access Peer" and its connectivity matrix): the pair's
+    bench.peer_access, and its P2P read status as the KB's entries ask for it (p2p.read OK / NOT_SUPPORTED, the
+    same reading as the peer-access query said in words, prose._P2P_CAN_NO). A topo -p2p matrix of the same paste,
+    read first, keeps its own (more precise) status."""
+    subj = pair_subject(a, b)
+    c.add(subj, "bench.peer_access", "ok" if ok else "cudaErrorPeerAccessUnsupported", line, severity="ok" if ok else "problem")
+    c.add(subj, "p2p.read", "OK" if ok else "NOT_SUPPORTED", line, severity="ok" if ok else "problem",
+          summary=f"GPU{min(a, b)} <-> GPU{max(a, b)}: cudaDeviceCanAccessPeer {'yes' if ok else 'no'} (CUDA sample)")
+
+
+#: nvbandwidth's one-way device-to-device matrices: "memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)", "<-" (not "<->")
+_NVB_ONE_WAY = re.compile(r"^(?:memcpy|memory) (?:CE|SM) GPU\(row\) (?:->|<-) GPU\(column\) bandwidth", re.I)
+#: the least one NVLink gives per direction (NVLink 1.0, P100: 20 GB/s; later generations 25 and more), and PCIe's
+#: usable GB/s per lane per generation (8b/10b for Gen1-2, 128b/130b after): what a copy over the pasted link should reach
+NVLINK_MIN_GBPS = 20.0
+PCIE_LANE_GBPS = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.877}
+FAR_UNDER = 0.25  # measured under a quarter of the link's floor: far under, whatever the generation or overheads
+HEALTHY_SHARE = 0.5  # at least half of that floor: the copy used the link
+
+
+def link_floor(c: Collector, a: int, b: int) -> Optional[tuple[float, str]]:
+    """(GB/s one way that the pair's link should give at the least, the link as said) from what the same paste
+    shows: the pair's NV# in a topo matrix, else both GPUs' PCIe generation and width (nvidia-smi -q, lspci).
+    None where the paste does not say the link."""
+    topo = c.structured.get("topo")
+    path = topo.paths.get((a, b)) or topo.paths.get((b, a)) if topo is not None else None
+    if path and path.startswith("NV") and path[2:].isdigit():
+        n = int(path[2:])
+        return NVLINK_MIN_GBPS * n, f"{path} ({n} NVLink{'s' if n > 1 else ''})"
+    links = []
+    for g in (a, b):
+        gen, width = c.get(f"gpu:{g}", "gpu.pcie_gen_max"), c.get(f"gpu:{g}", "gpu.pcie_width_max")
+        if gen in PCIE_LANE_GBPS and isinstance(width, int) and width > 0:
+            links.append((PCIE_LANE_GBPS[gen] * width, f"PCIe Gen{gen} x{width}"))
+    if len(links) == 2:
+        return min(links)
+    return None
+
+
+def judge_link(c: Collector, measured: dict, line: int, tool: str) -> None:
+    """A copy tool's one-way GB/s per pair against the pair's link in the same paste: far under it (FAR_UNDER) is
+    symptom.slow with the pair's bench.verdict "slow"; at least HEALTHY_SHARE is the verdict "healthy" (a working
+    state). Nothing where the paste does not say the link."""
+    for (a, b), v in measured.items():
+        if a == b or v is None:
+            continue
+        floor = link_floor(c, a, b)
+        if floor is None:
+            continue
+        gbps, link = floor
+        subj = pair_subject(a, b)
+        if v < FAR_UNDER * gbps:
+            c.add(subj, "bench.verdict", "slow", line, severity="problem",
+                  summary=f"GPU{a} -> GPU{b}: {tool} {v:.1f} GB/s, under a quarter of what {link} gives at the least ({gbps:.0f} GB/s)")
+            c.add("host", "symptom.slow", True, line,
+                  summary=f"{tool}: GPU{a} -> GPU{b} {v:.1f} GB/s on {link}")
+        elif v >= HEALTHY_SHARE * gbps:
+            c.add(subj, "bench.verdict", "healthy", line, severity="ok",
+                  summary=f"GPU{a} -> GPU{b}: {tool} {v:.1f} GB/s on {link}")
+
+
 def _gpu_name(c: Collector, idx: int, name: str, line: int) -> None:
     c.add(f"gpu:{idx}", "gpu.name", name, line)
     cls, arch = classify(name)
@@ -76,8 +139,7 @@ def parse_cuda_samples(c: Collector) -> bool:
             if m:
                 found = True
                 a, b, yes = int(m.group(1)), int(m.group(2)), m.group(3).lower() == "yes"
-                c.add(pair_subject(a, b), "bench.peer_access", "ok" if yes else "cudaErrorPeerAccessUnsupported", no,
-                      severity="ok" if yes else "problem")
+                _peer(c, a, b, yes, no)
             elif "verification error" in line.lower() or "verification failed" in line.lower():
                 found = True
                 c.add("host", "tool.verification_error", True, no)
@@ -105,8 +167,7 @@ def parse_cuda_samples(c: Collector) -> bool:
             if m:
                 found_p = True
                 a, can, b = int(m.group(1)), m.group(2).upper() == "CAN", int(m.group(3))
-                c.add(pair_subject(a, b), "bench.peer_access", "ok" if can else "cudaErrorPeerAccessUnsupported", no,
-                      severity="ok" if can else "problem")
+                _peer(c, a, b, can, no)
                 continue
             d = _DEVICE.match(line.strip())
             if d and d.group(3) is not None:
@@ -126,16 +187,18 @@ def parse_cuda_samples(c: Collector) -> bool:
                 for (a, b), v in mat.items():
                     if a < b and v in (0.0, 1.0) and mat.get((b, a), v) in (0.0, 1.0):
                         ok = v == 1.0 and mat.get((b, a), v) == 1.0
-                        c.add(pair_subject(a, b), "bench.peer_access", "ok" if ok else "cudaErrorPeerAccessUnsupported", no,
-                              severity="ok" if ok else "problem")
+                        _peer(c, a, b, ok, no)
         if found_p:
             c.kind("p2pBandwidthLatencyTest")
             c.tool("p2pBandwidthLatencyTest", c.paste.first_line("[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]",
                                                                 "Access Peer Device", "P2P Connectivity Matrix", "P2P="))
             tools["p2pBandwidthLatencyTest"] = {k: {f"{a}-{b}": v for (a, b), v in m["values"].items()} for k, m in mats.items()}
-            off = next((m for t, m in mats.items() if t.startswith("Unidirectional P2P=Disabled Bandwidth")), None)
-            on = next((m for t, m in mats.items() if t.startswith("Unidirectional P2P=Enabled Bandwidth")), None)
-            if off and on:
+            # uni- and bidirectional matrices alike (p2pBandwidthLatencyTest prints both; a paste may hold either)
+            for direction in ("Unidirectional", "Bidirectional"):
+                off = next((m for t, m in mats.items() if t.startswith(f"{direction} P2P=Disabled Bandwidth")), None)
+                on = next((m for t, m in mats.items() if t.startswith(f"{direction} P2P=Enabled Bandwidth")), None)
+                if not (off and on):
+                    continue
                 for (a, b), v_on in on["values"].items():
                     v_off = off["values"].get((a, b))
                     if a == b or v_off is None:
@@ -143,8 +206,11 @@ def parse_cuda_samples(c: Collector) -> bool:
                     if v_on < 0.9 * v_off:
                         subj = pair_subject(a, b)
                         c.add(subj, "tool.p2p_slower_than_no_p2p", True, on["line"],
-                              summary=f"GPU{a} -> GPU{b}: P2P enabled {v_on:.2f} GB/s < P2P disabled {v_off:.2f} GB/s")
+                              summary=f"GPU{a} -> GPU{b}: {direction.lower()} P2P enabled {v_on:.2f} GB/s < P2P disabled {v_off:.2f} GB/s")
                         c.add("host", "symptom.slow", True, on["line"])
+            on = next((m for t, m in mats.items() if t.startswith("Unidirectional P2P=Enabled Bandwidth")), None)
+            if on:
+                judge_link(c, on["values"], on["line"], "p2pBandwidthLatencyTest P2P=Enabled")
             found = True
     if "nvbandwidth" in text or "Running device_to_device" in text or "Running host_to_device" in text:
         res: dict[str, Any] = {}
@@ -165,6 +231,9 @@ def parse_cuda_samples(c: Collector) -> bool:
             if d and d.group(6):
                 _gpu_name(c, int(d.group(1)), d.group(2), no)
                 c.note_bus(d.group(6) + ".0", int(d.group(1)))
+            if _NVB_ONE_WAY.match(s) and "device_to_device" in (lines[no - 2] if no >= 2 else "") + lines[max(0, no - 3)]:
+                mat, _ = _matrix(lines, no - 1)  # one direction of a device-to-device copy, per pair (N/A on the diagonal)
+                judge_link(c, mat, no, "nvbandwidth " + s.split(" bandwidth")[0])
         if res or "nvbandwidth Version" in text:
             found = True
             c.kind("nvbandwidth")
@@ -224,6 +293,10 @@ def parse_nccl_tests(c: Collector) -> bool:
     if wrong_line:
         c.add("host", "tool.verification_error", True, wrong_line)
         c.add("host", "symptom.wrong_results", True, wrong_line)
+    elif not oob and any(r["busbw"] > 0 for r in rows):
+        # a result table with figures and no wrong element: the collective ran and checked its data (a working state)
+        c.add("host", "nccl.status", "ok", rows[0]["line"], severity="ok",
+              summary="nccl-tests ran its collective over every size with no wrong element")
     c.structured.setdefault("tools", {})["nccl-tests"] = {"busbw_by_size": {r["size"]: r["busbw"] for r in rows}}
     topo = c.structured.get("topo")
     if topo is not None and topo.paths:

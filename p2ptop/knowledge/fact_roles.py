@@ -58,6 +58,7 @@ STATE_KEYS: dict[str, Callable[[Any], bool]] = {
     "gpu.fabric_status": lambda v: str(v) not in _NOT_OK,
     "host.fabric_manager": lambda v: str(v).lower() in ("not running", "failed"),
     "nccl.transport": lambda v: not str(v).upper().startswith("P2P"),
+    "nccl.status": lambda v: str(v).lower() in ("failed", "timeout", "crashed"),
     "bench.status": lambda v: str(v).lower() in ("failed", "timeout", "crashed"),
     "bench.verdict": lambda v: str(v).lower() in ("slow", "failing"),
     "bench.integrity": lambda v: str(v).lower() == "corrupt",

@@ -556,11 +556,23 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     # of its own (a regex) which did not match, and no condition of it that holds, is not offered on the
     # code alone (issue 22: a 217 is a consumer GPU, a VM, a hidden peer, NCCL's IPC or cuMem...)
     # (a weak symptom, "it fails", holds for every entry of a shared code: it is no condition of this one's own)
-    own_held = [c for c in requires + fired + list(m.get("support") or []) if c["fact"] not in WEAK_SYMPTOMS and facts.check(c)]
+    # (nor is a condition on the error fact itself: "error.nccl = ncclSystemError" restates the shared code, it adds no sign)
+    own_held = [c for c in requires + fired + list(m.get("support") or [])
+                if c["fact"] not in WEAK_SYMPTOMS and not c["fact"].startswith("error.") and facts.check(c)]
     if offered and code_hits and shared_codes is not None and entry.patterns and not own_held \
             and not any(r.startswith("regex matched") for r in reasons) and code_hits <= shared_codes:
         offered = False
         reasons.append("only an error code that entries of several classes share; this entry's own text is absent")
+    # the setup that decides between causes of one error (a GeForce, a VM, MIG, a pair across sockets): an entry whose
+    # own setup is not said, while the text or host says another one, stays unsure (context lowers it, issue 22 point 3)
+    if offered:
+        own_setup = {c["fact"] for c in requires if c["fact"] in SETUP_FACTS}
+        unsaid = [f for f in own_setup if facts.check({"fact": f, "equals": True}) is None]
+        other = [f for f in SETUP_FACTS if f not in own_setup and facts.check({"fact": f, "equals": True})]
+        if unsaid and other:
+            offered = False
+            factor *= OTHER_SETUP_FACTOR
+            reasons.append(f"its setup ({', '.join(sorted(unsaid))}) is not said, another is ({other[0]} = {facts.shown(other[0])})")
     deciding = [f for f in deciding if readable(f, facts.known)]  # a pair's fact cannot be read on a one-GPU host
     score = _combine(text_w + fact_w) * factor
     if not offered:
@@ -625,6 +637,10 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
                  and not any(m.confidence in ("likely", "possible") for m in out))
     if (facts.has_symptom() or described) and not any(m.confidence == "likely" for m in out):
         out.extend(retrieved(kb, log, facts, out))
+        if described and not out and facts.known("text.topic"):
+            # a text that names GPUs and GPU communication (P2P, NCCL, NVLink...) in a sentence, with no symptom and
+            # no setup of an entry's own: the entries nearest its words, labelled so (issue 22 point 4, never silent)
+            out.extend(retrieved(kb, log, facts, out, on_topic=True))
         rel = relevance(kb, log, facts) if _gpu_trace(log, facts) or any(m.basis == "signs" for m in out) else {}
         for m in out:
             m.relevance = rel.get(m.entry.id, 0.0)
@@ -665,6 +681,9 @@ def ranked(matches: list, key=lambda x: x) -> list:
     return sure + first + later
 
 
+#: facts of a setup that is itself the cause of a shared error (217 peer access unsupported, an invalid ordinal ...)
+SETUP_FACTS = ("gpu.consumer", "host.virtualized", "gpu.mig", "pair.cross_socket")
+OTHER_SETUP_FACTOR = 0.5  # such an entry ranks as a lead does: under the candidates whose setup is said
 RETRIEVAL_CAP = 0.2  # a candidate on its words alone scores at most this (far under POSSIBLE)
 FILL_CLASSES = 3  # retrieval adds at most this many entries, each of a class the answer does not hold yet
 
@@ -696,8 +715,8 @@ def _from_text(cond: dict[str, Any], facts: Facts) -> bool:
     a line of the paste (a VM, a GeForce, a path through the CPU), not a host's context, not a version (it
     says which release, not what is set up: every NCCL log names one) and not the entry's own regex on the
     text (its words, already weighed by retrieval)?"""
-    if cond["fact"] == LOG_FACT or "version" in cond["fact"]:
-        return False
+    if cond["fact"] == LOG_FACT or "version" in cond["fact"] or cond["fact"] == "host.gpu_count":
+        return False  # nor a count of GPUs: one GPU listed is a healthy one-GPU host until a symptom says otherwise
     return str(facts.origin.get(cond["fact"], "")).startswith("line")
 
 
@@ -724,7 +743,10 @@ def relevance(kb, log: Log, facts: Facts) -> dict[str, float]:
     return {e.id: round(s / best, 4) for e, s, _ in hits}
 
 
-def retrieved(kb, log: Log, facts: Facts, have: list[Match]) -> list[Match]:
+TOPIC_FACTOR = 0.5  # a candidate on the words of a text that names GPU communication but no symptom and no setup
+
+
+def retrieved(kb, log: Log, facts: Facts, have: list[Match], on_topic: bool = False) -> list[Match]:
     """Candidates on the entry's own words (knowledge.retrieval: BM25 between the text and each entry's
     text, the text's facts as concept terms): up to FILL_CLASSES entries of classes the answer does not
     hold yet, for an answer with no likely entry, where the facts hold a symptom or the text names GPUs and shows nothing working (issue 22 point 4: never silent where
@@ -767,19 +789,21 @@ def retrieved(kb, log: Log, facts: Facts, have: list[Match]) -> list[Match]:
         for c in triggers:
             if facts.check(c) is None and c["fact"] != LOG_FACT and c["fact"] not in deciding:
                 deciding.append(c["fact"])
-        if not facts.has_symptom() and not any(_from_text(c, facts) for c in list(cond.get("require") or []) + triggers
-                                                  + list(cond.get("support") or []) if facts.check(c)):
+        if not on_topic and not facts.has_symptom() and not any(_from_text(c, facts) for c in list(cond.get("require") or []) + triggers
+                                                                    + list(cond.get("support") or []) if facts.check(c)):
             continue  # a text with no symptom: only a candidate whose own setup the TEXT describes (a VM, a GeForce,
             # a path through the CPU); the host's context (a container on the live host) describes nothing the text asks
         deciding = [f for f in deciding if readable(f, facts.known)]
         own = [f for f in deciding if f in NEXT_COMMAND]
-        score = round(RETRIEVAL_CAP * (0.6 * s / best + 0.4 * min(1.0, fact_w)) * factor, 4)
+        score = round(RETRIEVAL_CAP * (0.6 * s / best + 0.4 * min(1.0, fact_w)) * factor * (TOPIC_FACTOR if on_topic else 1.0), 4)
         words = [t.lstrip("_") + ("*" if t.startswith("_") else "") for t in shared[:8]]
         reasons = [f"retrieval: its own text shares these words with the text: {', '.join(words)}"
                    + (" (* a family of words: " + ", ".join(sorted({w[:-1] for w in words if w.endswith('*')})) + ")"
                       if any(w.endswith("*") for w in words) else ""),
                    ("beside the symptom (" + "; ".join(sym.replace(" (", ", ", 1).rstrip(")") for sym in facts.symptoms()[:2]) + ")"
                     if facts.has_symptom() else
+                    f"the text names GPU communication ({facts.origin.get('text.topic', 'the text')}) but no symptom and no setup "
+                    "of this entry: a candidate on its words alone, to check before anything is changed" if on_topic else
                     "the text names no symptom: a candidate on what it describes, to check before anything is changed")] + held
         m = Match(entry, score, reasons + ["against: " + a for a in against], deciding, unsure=True, context_held=_context_held(cond, facts),
                   facts_for=reasons, facts_against=against, notes=list(facts.conflicts),

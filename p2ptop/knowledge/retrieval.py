@@ -55,14 +55,16 @@ _ZH_FUNCTION = frozenset("的了是我们这那个吗呢吧啊而和与及就也
 #: unsupported, invalid device), nvbandwidth/p2pBandwidthLatencyTest/simpleP2P output ("Verification
 #: error", "FAIL"), and the Chinese words of the blog.gitcode.com write-ups.
 CONCEPTS: dict[str, tuple[str, ...]] = {
-    "_hang": ("hang", "hung", "stuck", "deadlock", "freez", "froze", "frozen", "timeout", "watchdog", "unresponsive",
+    "_hang": ("hang", "hung", "stuck", "deadlock", "freez", "froze", "frozen", "timeout", "watchdog", "unresponsive", "stall",
               "卡住", "卡死", "死锁", "挂起", "超时", "无响应"),
     "_slow": ("slow", "slower", "slowdown", "throughput", "bandwidth", "latency", "degrad", "慢", "带宽", "性能"),
-    "_wrong": ("wrong", "incorrect", "zero", "zeros", "nan", "garbage", "corrupt", "corruption", "mismatch",
+    "_wrong": ("wrong", "incorrect", "zero", "zeros", "nan", "garbage", "corrupt", "corruption", "mismatch", "checksum",
                "verification", "错误结果", "结果错误", "全零", "乱码", "数据错误", "不一致"),
     "_unsupported": ("unsupport", "unavailable", "not_support", "不支持"),
     "_virtual": ("vm", "virtual", "hypervisor", "passthrough", "kvm", "qemu", "vfio", "proxmox", "esxi", "vmware",
-                 "hyper", "xen", "guest", "虚拟机", "直通"),
+                 "hyper", "xen", "guest", "vgpu", "sriov", "hostdev", "ec2", "azure", "gcp", "虚拟机", "直通"),
+    # where the pair's path runs: nvidia-smi topo's codes and legend words (socket interconnect, host bridge, NUMA)
+    "_topo": ("socket", "sockets", "numa", "qpi", "upi", "phb", "pxb", "pix", "chipset", "complex", "bridge", "跨"),
     "_container": ("container", "docker", "kubernet", "k8s", "pod", "podman", "singularity", "apptainer", "容器"),
     "_consumer": ("geforce", "rtx", "gtx", "consumer", "titan", "4090", "3090", "5090", "4080", "3080", "2080", "1080",
                   "消费级"),
@@ -93,12 +95,12 @@ FACT_TERMS: tuple[tuple[str, Any, tuple[str, ...]], ...] = (
     ("host.acs_redirect", True, ("_acs",)),
     ("host.iommu_fault", True, ("_acs",)),
     ("gpu.bar1_mb", None, ("_bar",)),
-    ("pair.cross_socket", True, ("socket", "sys")),
+    ("pair.cross_socket", True, ("socket", "sys", "_topo")),
     ("host.xid_codes", None, ("xid",)),
     ("gpu.nvlink_down", True, ("nvlink", "inactive")),
     ("host.shm_mb", None, ("_shm",)),
     # what tool outputs and logs say in figures and codes rather than words
-    ("pair.path", lambda v: str(v).upper() in ("PHB", "NODE", "SYS"), ("cpu", "phb", "node", "sys")),
+    ("pair.path", lambda v: str(v).upper() in ("PHB", "NODE", "SYS"), ("cpu", "phb", "node", "sys", "_topo")),
     ("pair.path", lambda v: str(v).upper() in ("PIX", "PXB"), ("pcie", "switch", "pix", "pxb")),
     ("p2p.read", lambda v: str(v).upper() not in ("OK", "UNKNOWN", ""), ("_unsupported", "p2p")),
     ("bench.peer_access", lambda v: str(v).lower() not in ("ok", ""), ("_unsupported", "peer", "access")),
@@ -115,6 +117,11 @@ FACT_TERMS: tuple[tuple[str, Any, tuple[str, ...]], ...] = (
     ("host.bios_mentions", lambda v: any(w in str(v) for w in ("Above4G", "ReBAR")), ("_bar",)),
     ("host.bios_mentions", lambda v: any(w in str(v) for w in ("ACS", "IOMMU", "VT-d")), ("_acs",)),
     ("gpu.nvlink_replay_recovery", True, ("nvlink", "replay")),
+    ("bench.verdict", lambda v: str(v).lower() == "slow", ("_slow",)),
+    # a resolution said in words: changing the driver / NCCL version fixed it (a regression or a release's bug)
+    ("text.fixed_by", lambda v: v == "driver", ("driver", "regression", "version")),
+    ("text.fixed_by", lambda v: v == "nccl", ("nccl", "releas", "regression", "version")),
+    ("pair.nvlink_count", lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0, ("nvlink",)),
     # nvidia-smi's ERR!: NVML cannot query the GPU (a GPU lost or needing a reset)
     ("error.text", lambda v: "ERR!" in str(v), ("_lost", "reset")),
     ("host.gpu_count", lambda v: v == 0, ("visible", "cuda_visible_devic", "_lost")),
