@@ -132,7 +132,8 @@ def entry() -> None:
     (the command closed NVML itself) and tearing down the modules costs more than the command's own work."""
     argv = sys.argv[1:]
     status = main(argv)
-    if any(a in QUICK_EXIT for a in argv[:1]) or (argv and argv[0].startswith("-") and QUICK_EXIT & set(argv)):
+    named = _commands_needed(argv)  # the one command named, as main found it
+    if len(named) == 1 and named[0] in QUICK_EXIT:
         try:
             sys.stdout.flush()
             sys.stderr.flush()

@@ -4,13 +4,12 @@ leads (unsure candidates where no entry claims the text's symptom)."""
 
 from __future__ import annotations
 
-import json
 
 from p2ptop.evidence import read_text
 from p2ptop.knowledge import load_kb
-from p2ptop.knowledge.loader import load_paths
 from p2ptop.knowledge.matcher import match
 from p2ptop.commands.explain import answer
+from .kbtools import kb_from
 
 KB = load_kb()
 
@@ -109,14 +108,7 @@ def test_nccl_channels_without_brackets_give_pair_transports():
 
 
 def _kb(tmp_path, **entries):
-    base = json.load(open(KB.get("nccl/shm-dev-shm-full").file, encoding="utf-8"))
-    for name, changes in entries.items():
-        d = dict(base, id=f"test/{name}", examples=[], transition_graph={}, error_codes=[], error_code=None)
-        d.update({"regex": "", "regexes": [], **changes})
-        (tmp_path / f"{name}.json").write_text(json.dumps(d), encoding="utf-8")
-    kb = load_paths([tmp_path])
-    assert kb.problems == []
-    return kb
+    return kb_from(KB.get("nccl/shm-dev-shm-full"), tmp_path, **entries)
 
 
 def test_leads_fill_a_silent_answer_only_beside_a_symptom(tmp_path):

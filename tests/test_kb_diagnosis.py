@@ -17,6 +17,7 @@ from p2ptop.knowledge.matcher import POSSIBLE, match_grouped
 from p2ptop.sources import open_snapshot
 
 from .conftest import FIXTURES
+from .kbtools import kb_from
 
 KB = load_kb()
 CAPTURES = os.path.join(FIXTURES, "captures")
@@ -90,14 +91,7 @@ def test_every_next_command_reads_a_known_fact():
 # ---- no entry on context alone -------------------------------------------------------------------
 
 def _kb_with(tmp_path, **entries):
-    base = json.loads(json.dumps(KB.get("cuda/too-many-peers").data))
-    for name, changes in entries.items():
-        d = dict(base, id=f"test/{name}", examples=[], transition_graph={}, error_codes=[], error_code=None)
-        d.update({"regex": "", "regexes": [], **changes})
-        (tmp_path / f"{name}.json").write_text(json.dumps(d), encoding="utf-8")
-    kb = load_paths([tmp_path])
-    assert kb.problems == []
-    return kb
+    return kb_from(KB.get("cuda/too-many-peers"), tmp_path, **entries)
 
 
 def host(**facts):

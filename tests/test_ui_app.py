@@ -28,6 +28,14 @@ async def settle(app, pilot):
         await pilot.pause()
 
 
+async def until(pilot, condition, tries: int = 100, step: float = 0.02) -> None:
+    """Pause until ``condition()`` holds, at most ``tries`` x ``step`` seconds (the test's assertions say what failed)."""
+    for _ in range(tries):
+        await pilot.pause(step)
+        if condition():
+            return
+
+
 def screen_text(app) -> str:
     return app.export_text()
 
@@ -241,10 +249,7 @@ async def test_live_link_going_down_is_marked_and_logged():
     reader = SequenceReader([healthy, healthy, broken])
     app = P2PTopApp(reader=reader, interval=0.05)
     async with app.run_test(size=(200, 50)) as pilot:
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if reader.calls >= 4:
-                break
+        await until(pilot, lambda: reader.calls >= 4)
         await settle(app, pilot)
         assert reader.max_active == 1  # polls never overlap
         text = screen_text(app)
@@ -263,18 +268,12 @@ async def test_nvml_failing_mid_run_keeps_the_last_picture():
     reader = SequenceReader([healthy, RuntimeError("NVML_ERROR_GPU_IS_LOST")])
     app = P2PTopApp(reader=reader, interval=0.05)
     async with app.run_test(size=(200, 50)) as pilot:
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if reader.calls >= 3 and app.banner.display:
-                break
+        await until(pilot, lambda: reader.calls >= 3 and app.banner.display)
         text = screen_text(app)
         assert "NVML read failed" in text and "GPU_IS_LOST" in text
         assert app.state is not None and len(app.state.indices) == 8  # still showing the last snapshot
         reader.items.append(healthy)  # NVML comes back
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if not app.banner.display:
-                break
+        await until(pilot, lambda: not app.banner.display)
         assert not app.banner.display
         assert "NVML answers again" in screen_text(app)
 
@@ -286,10 +285,7 @@ async def test_gpu_lost_is_shown():
     reader = SequenceReader([healthy, lost])
     app = P2PTopApp(reader=reader, interval=0.05)
     async with app.run_test(size=(200, 50)) as pilot:
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if app.state is not None and app.state.gpu_state.get(2) == "lost":
-                break
+        await until(pilot, lambda: app.state is not None and app.state.gpu_state.get(2) == "lost")
         await settle(app, pilot)
         assert app.state.gpu_state[2] == "lost"
         assert "GPU2 lost" in screen_text(app)
@@ -304,26 +300,17 @@ async def test_live_nvml_reader_with_gpus_lost_and_nvml_failing(h200_capture, tm
     reader = LiveReader(nvml=fake, sysfs_root=str(tmp_path), host_facts=False)
     app = P2PTopApp(reader=reader, interval=0.05)
     async with app.run_test(size=(200, 50)) as pilot:
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if app.state is not None:
-                break
+        await until(pilot, lambda: app.state is not None)
         assert "LIVE" in screen_text(app) and "NVIDIA H200" in screen_text(app)
         fake.lost_gpus.update({0, 1})
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if app.state.gpu_state.get(0) == "lost":
-                break
+        await until(pilot, lambda: app.state.gpu_state.get(0) == "lost")
         await settle(app, pilot)
         assert app.state.gpu_state == {0: "lost", 1: "lost"}
         text = screen_text(app)
         assert "GPU0 lost" in text and "✖" in text
         fake.lost_gpus.clear()
         fake.faults["nvmlDeviceGetCount"] = "UNKNOWN"
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if "NVML gpus failing" in screen_text(app):
-                break
+        await until(pilot, lambda: "NVML gpus failing" in screen_text(app))
         text = screen_text(app)
         assert "NVML gpus failing" in text and "No GPUs in this snapshot: NVML said" in text
 
@@ -336,10 +323,7 @@ async def test_xid_event_shows_in_the_events_log_within_a_second(h200_capture, t
     fake = FakeNvml(h200_capture, event_types=0xFF9F)  # the types the lent H100 reported
     app = P2PTopApp(reader=LiveReader(nvml=fake, sysfs_root=str(tmp_path), host_facts=False), interval=3600)
     async with app.run_test(size=(200, 50)) as pilot:
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if app.state is not None:
-                break
+        await until(pilot, lambda: app.state is not None)
         await settle(app, pilot)
         assert "Xid" not in screen_text(app)
         assert fake.inject_event(0, 0x8, 79) == 1
@@ -517,10 +501,7 @@ async def test_copy_tests_survive_live_refresh():
         app.matrix.focus()
         await pilot.press("enter")
         calls = reader.calls
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if reader.calls >= calls + 3 and (0, 1) in app.bench_results:
-                break
+        await until(pilot, lambda: reader.calls >= calls + 3 and (0, 1) in app.bench_results)
         await settle(app, pilot)
         assert (0, 1) in app.bench_results
         assert app.state.snapshot.bench and app.state.snapshot.bench[0].a == 0
@@ -641,10 +622,7 @@ async def test_routine_crc_rises_are_logged_once_a_minute_not_every_poll():
     reader = SequenceReader(seq)
     app = P2PTopApp(reader=reader, interval=0.05)
     async with app.run_test(size=(200, 50)) as pilot:
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if reader.calls >= 6:
-                break
+        await until(pilot, lambda: reader.calls >= 6)
         await settle(app, pilot)
         text = screen_text(app)
         assert text.count("crc_flit errors +10") == 1  # four rises, one line
@@ -681,10 +659,7 @@ async def test_clock_events_are_not_asked_for_and_routine_changes_are_logged_onc
     fake = FakeNvml(h200_capture, event_types=0xFF9F)
     app = P2PTopApp(reader=LiveReader(nvml=fake, sysfs_root=str(tmp_path), host_facts=False), interval=3600)
     async with app.run_test(size=(200, 50)) as pilot:
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if app.state is not None:
-                break
+        await until(pilot, lambda: app.state is not None)
         await settle(app, pilot)
         assert fake.inject_event(0, 0x10) == 0  # clock changes: not registered (no wake-ups, no log lines)
         from p2ptop.live.events import event_change

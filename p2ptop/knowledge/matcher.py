@@ -775,10 +775,12 @@ def retrieved(kb, log: Log, facts: Facts, have: list[Match], on_topic: bool = Fa
         if triggers and all(facts.check(c) is False for c in triggers):
             continue
         held, against, deciding, fact_w, factor = [], [], [], 0.0, 1.0
+        text_setup = False  # a condition of its own holds on what the text itself describes
         for c in list(cond.get("require") or []) + triggers + list(cond.get("support") or []):
             ok = facts.check(c)
             is_req = c in (cond.get("require") or [])
             if ok:
+                text_setup = text_setup or _from_text(c, facts)
                 held.append(_describe(c, facts))
                 fact_w += c.get("weight", REQUIRE_WEIGHT if is_req else SUPPORT_WEIGHT)
             elif ok is False and is_req:
@@ -789,8 +791,7 @@ def retrieved(kb, log: Log, facts: Facts, have: list[Match], on_topic: bool = Fa
         for c in triggers:
             if facts.check(c) is None and c["fact"] != LOG_FACT and c["fact"] not in deciding:
                 deciding.append(c["fact"])
-        if not on_topic and not facts.has_symptom() and not any(_from_text(c, facts) for c in list(cond.get("require") or []) + triggers
-                                                                    + list(cond.get("support") or []) if facts.check(c)):
+        if not on_topic and not facts.has_symptom() and not text_setup:
             continue  # a text with no symptom: only a candidate whose own setup the TEXT describes (a VM, a GeForce,
             # a path through the CPU); the host's context (a container on the live host) describes nothing the text asks
         deciding = [f for f in deciding if readable(f, facts.known)]
