@@ -11,7 +11,7 @@ import pytest
 from p2ptop import cli
 from p2ptop.diagnose import findings_for, pair_fact_findings
 from p2ptop.findings import FACT_KEYS, Finding
-from p2ptop.knowledge import load_kb, load_paths, match
+from p2ptop.knowledge import load_kb, match
 from p2ptop.knowledge.fact_roles import NEXT_COMMAND, STATE_KEYS, SYMPTOM_KEYS, is_symptom, role
 from p2ptop.knowledge.matcher import POSSIBLE, match_grouped
 from p2ptop.sources import open_snapshot
