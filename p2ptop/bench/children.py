@@ -10,6 +10,8 @@ ranks (p2ptop/nccl/runner.py), the two sides of the CUDA IPC test (p2ptop/bench/
 - has its stdout read line by line into a shared queue (tagged with its name) and its stderr kept (bounded:
   its start, or with ``stderr_tail`` its end, where a Python traceback stands);
 - may inherit file descriptors (``pass_fds``: the copy-test worker holds the GPU locks too);
+- is listened to with ``Listen`` (one loop for all three: cancel, a timeout each line that counts restarts,
+  each child's EOF, an ending the caller checks);
 - is killed with SIGKILL to its whole group (a process hung in a CUDA call or a P2P copy gets no say; the
   kill also frees the GPU memory it held) and reaped: ``reap`` gives it ``EXIT_GRACE_S`` to exit on its own.
 """
@@ -23,7 +25,7 @@ import signal
 import subprocess
 import threading
 import time
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 POLL_S = 0.05
 EXIT_GRACE_S = 2.0
@@ -139,6 +141,56 @@ class Child:
         for t in self._readers:
             t.join(timeout=2)
         return self.code
+
+
+class Listen:
+    """Reads the children's ``lines`` until an ending, which ``run`` returns: "cancel" (``cancel`` set), the
+    timeout (``timeout_s`` with no line that restarts it: ``on_timeout()`` names it, "timeout" by default),
+    an ending ``check()`` gives, or one ``on_eof(name)`` gives at a child's EOF. ``on_line(name, raw)``
+    handles a line and says whether the timeout restarts. The callbacks may ``shorten`` the deadline (a
+    child died: its peers would wait for it)."""
+
+    def __init__(self, lines: "queue.Queue", cancel: threading.Event, timeout_s: float, start: Optional[float] = None):
+        self.lines, self.cancel, self.timeout_s = lines, cancel, timeout_s
+        self.deadline = (time.monotonic() if start is None else start) + timeout_s
+
+    def shorten(self, seconds: float) -> None:
+        self.deadline = min(self.deadline, time.monotonic() + seconds)
+
+    def run(self, on_line: Callable[[Any, bytes], bool], on_eof: Callable[[Any], Optional[str]],
+            check: Callable[[], Optional[str]] = lambda: None,
+            on_timeout: Callable[[], str] = lambda: "timeout") -> str:
+        while True:
+            if self.cancel.is_set():
+                return "cancel"
+            if time.monotonic() > self.deadline:
+                return on_timeout()
+            ended = check()
+            if ended:
+                return ended
+            try:
+                name, line = self.lines.get(timeout=POLL_S)
+            except queue.Empty:
+                continue
+            if line is None:
+                ended = on_eof(name)
+                if ended:
+                    return ended
+            elif on_line(name, line):
+                self.deadline = time.monotonic() + self.timeout_s
+
+
+def read_event(raw: bytes) -> tuple[Optional[dict], str]:
+    """A child's line as its JSON event: (the event, the line's text), or (None, text) where the line is blank
+    or not a JSON object with a string "type" (the caller keeps a few of those as garbage)."""
+    text = raw.decode("utf-8", errors="replace").strip()
+    try:
+        ev = json.loads(text) if text else None
+    except ValueError:
+        ev = None
+    if not isinstance(ev, dict) or not isinstance(ev.get("type"), str):
+        return None, text
+    return ev, text
 
 
 def error_text(ev: dict, step_limit: int = 40, text_limit: int = 400) -> str:

@@ -15,7 +15,6 @@ namespace as a container would. ``ipc_findings`` turns failures into findings fo
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import queue
 import shutil
@@ -29,7 +28,7 @@ from typing import Any, Callable, Optional
 
 from ..findings import Finding, gpu_subject, pair_subject
 from ..model import Snapshot
-from .children import POLL_S, Child, child_env, clean, exit_text
+from .children import Child, Listen, child_env, clean, exit_text, read_event
 
 KINDS = ("legacy", "cumem")
 KIND_NAMES = {"legacy": "legacy cudaIpcGetMemHandle/cudaIpcOpenMemHandle",
@@ -153,29 +152,19 @@ class _Run:
             c.send({"side": side, "bus_a": self.bus_a, "bus_b": self.bus_b, "kinds": list(self.o.kinds), "size_mib": self.o.size_mib,
                     "copies": self.o.copies, "repeats": self.o.repeats, "warmup": self.o.warmup, "socket_dir": self.sockdir,
                     "timeout_s": self.o.timeout_s})
-        deadline = time.monotonic() + self.o.timeout_s
         eof = self.eof
-        ended = None
-        while ended is None:
-            if self.cancel.is_set():
-                ended = "cancel"
-            elif time.monotonic() > deadline:
-                ended = "died" if len(eof) == 1 else "timeout"
-            if ended:
-                break
-            try:
-                side, line = self.lines.get(timeout=POLL_S)
-            except queue.Empty:
-                continue
-            if line is None:
-                eof.add(side)
-                if len(eof) == 2:
-                    ended = "eof"
-                elif side not in self.done:  # one side died: the other would wait for it
-                    deadline = min(deadline, time.monotonic() + 2.0)
-                continue
-            if self._handle(side, line) and not eof:
-                deadline = time.monotonic() + self.o.timeout_s
+        listen = Listen(self.lines, self.cancel, self.o.timeout_s)
+
+        def on_eof(side: str) -> Optional[str]:
+            eof.add(side)
+            if len(eof) == 2:
+                return "eof"
+            if side not in self.done:  # one side died: the other would wait for it
+                listen.shorten(2.0)
+            return None
+
+        ended = listen.run(lambda side, line: self._handle(side, line) and not eof, on_eof,
+                           on_timeout=lambda: "died" if len(eof) == 1 else "timeout")
         self._stop(ended != "eof")
         self.r.duration_s = round(time.monotonic() - t0, 3)
         self._finish(ended)
@@ -189,16 +178,12 @@ class _Run:
             c.reap(self.cancel)
 
     def _handle(self, side: str, raw: bytes) -> bool:
-        text = raw.decode("utf-8", errors="replace").strip()
-        if not text:
-            return False
-        try:
-            ev = json.loads(text)
-            kind = ev["type"]
-        except (ValueError, KeyError, TypeError):
-            if len(self.garbage) < 3:
+        ev, text = read_event(raw)
+        if ev is None:
+            if text and len(self.garbage) < 3:
                 self.garbage.append(f"{side}: {clean(text, 120)}")
             return False
+        kind = ev["type"]
         if kind == "hello":
             self.r.sides[side].update({k: clean(str(ev.get(k)), 80) for k in ("pid", "ipc_ns", "pid_ns", "cupy")})
         elif kind == "handle" and side == "export":

@@ -32,7 +32,6 @@ marked simulated. Every result is judged (``judge.py``) before it is returned.
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import queue
 import signal
@@ -46,7 +45,7 @@ from typing import Any, Callable, Iterable, Optional
 from ..fabric import Fabric
 from ..model import BenchResult, Measurement, Snapshot
 from .catalog import HOST_TESTS, TESTS
-from .children import POLL_S, Child, child_env, clean, error_text
+from .children import Child, Listen, child_env, clean, error_text, read_event
 from .judge import judge
 
 WORKER_ENV = "P2PTOP_BENCH_WORKER"  # a command (split on spaces) to run instead of the CuPy worker
@@ -381,24 +380,8 @@ class _WorkerRun:
                 child.reap(self.cancel)
                 return
             child.send({"pairs": [[a, b] for a, b in self.pairs]})
-        deadline = t_start + self.options.timeout_s
-        ended = None  # "eof" | "timeout" | "cancel"
-        while ended is None:
-            if self.cancel.is_set():
-                ended = "cancel"
-                break
-            if time.monotonic() > deadline:
-                ended = "timeout"
-                break
-            try:
-                _, line = self.lines.get(timeout=POLL_S)
-            except queue.Empty:
-                continue
-            if line is None:
-                ended = "eof"
-                break
-            if self._handle(line):
-                deadline = time.monotonic() + self.options.timeout_s
+        listen = Listen(self.lines, self.cancel, self.options.timeout_s, start=t_start)
+        ended = listen.run(lambda _, line: self._handle(line), lambda _: "eof")  # "eof" | "timeout" | "cancel"
         if ended != "eof":
             child.kill_group()
         code = child.reap(self.cancel)
@@ -406,15 +389,9 @@ class _WorkerRun:
 
     def _handle(self, raw: bytes) -> bool:
         """Apply one line; True when a pair started (the timeout restarts)."""
-        text = raw.decode("utf-8", errors="replace").strip()
-        if not text:
-            return False
-        try:
-            ev = json.loads(text)
-            if not isinstance(ev, dict) or not isinstance(ev.get("type"), str):
-                raise ValueError
-        except ValueError:
-            if len(self.garbage) < GARBAGE_KEPT:
+        ev, text = read_event(raw)
+        if ev is None:
+            if text and len(self.garbage) < GARBAGE_KEPT:
                 self.garbage.append(clean(text, 120))
             return False
         try:

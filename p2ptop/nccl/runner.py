@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Optional
 
-from ..bench.children import POLL_S, Child, child_env, clean, error_text, exit_text
+from ..bench.children import Child, Listen, child_env, clean, error_text, exit_text, read_event
 from ..model import Snapshot
 from . import busbw
 
@@ -243,38 +243,26 @@ class _Job:
                 return
             c.send({"rank": rank, "nranks": n, "gpu": g.index, "bus_id": g.pci_bus_id, "ops": list(self.options.ops),
                     "sizes": list(self.options.sizes), "warmup": self.options.warmup, "iters": self.options.iters})
-        deadline = time.monotonic() + self.options.timeout_s
-        ended = None
         eof: set[int] = set()
         self._eof = eof
-        while ended is None:
-            if self.cancel.is_set():
-                ended = "cancel"
-                break
-            if time.monotonic() > deadline:
-                ended = "timeout"
-                break
+        listen = Listen(self.lines, self.cancel, self.options.timeout_s)
+        fail_at: list[float] = []  # one rank failed: its peers wait for it inside NCCL; a moment to say theirs
+
+        def failed() -> Optional[str]:
             if self.rank_errors or self.fatal:
-                # one rank failed: its peers wait for it inside NCCL; give them a moment to say theirs
-                if time.monotonic() > getattr(self, "_fail_at", float("inf")):
-                    ended = "failed"
-                    break
-                self.__dict__.setdefault("_fail_at", time.monotonic() + 2.0)
-            try:
-                rank, line = self.lines.get(timeout=POLL_S)
-            except queue.Empty:
-                continue
-            if line is None:
-                eof.add(rank)
-                if rank not in self.done and rank not in self.fatal and not self.rank_errors.get(rank):
-                    self.__dict__.setdefault("_fail_at", time.monotonic() + 2.0)
-                    self.rank_errors.setdefault(rank, [])
-                if len(eof) == n:
-                    ended = "eof"
-                    break
-                continue
-            if self._handle(rank, line):
-                deadline = time.monotonic() + self.options.timeout_s
+                if not fail_at:
+                    fail_at.append(time.monotonic() + 2.0)
+                elif time.monotonic() > fail_at[0]:
+                    return "failed"
+            return None
+
+        def on_eof(rank: int) -> Optional[str]:
+            eof.add(rank)
+            if rank not in self.done and rank not in self.fatal and not self.rank_errors.get(rank):
+                self.rank_errors.setdefault(rank, [])  # ended without a word: failed() gives the others 2 s
+            return "eof" if len(eof) == n else None
+
+        ended = listen.run(self._handle, on_eof, check=failed)
         self._stop(kill=ended != "eof")
         run.duration_s = round(time.monotonic() - t0, 3)
         self._finish(ended)
@@ -288,15 +276,12 @@ class _Job:
             c.reap(self.cancel)
 
     def _handle(self, rank: int, raw: bytes) -> bool:
-        import json
-
-        text = raw.decode("utf-8", errors="replace").strip()
-        if not text:
-            return False
+        ev, text = read_event(raw)
         try:
-            ev = json.loads(text)
-            if not isinstance(ev, dict) or not isinstance(ev.get("type"), str):
-                raise ValueError
+            if ev is None:
+                if not text:
+                    return False
+                raise ValueError("")  # not an event: kept as garbage
             kind = ev["type"]
             if kind == "hello":
                 self.hello[rank] = ev
