@@ -4,7 +4,7 @@
 # on that healthy host and `explain` on its own healthy NCCL log: no failure entry may be likely or possible
 # unless the error itself says so. Everything goes to $OUT/diagnosis.log. Under 3 minutes.
 set -u
-export PYTHONPATH=$PWD NCCL_NVLS_ENABLE=0
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} NCCL_NVLS_ENABLE=0
 OUT=${OUT:-/tmp/diagnosis-out}
 mkdir -p "$OUT"
 W=$(mktemp -d)

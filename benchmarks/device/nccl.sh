@@ -12,7 +12,7 @@
 #     NCCL_NVLS_ENABLE=0; its NCCL log through p2ptop/nccl/log.py, its nccl-tests rows; the kept log read back with nccl --log
 #  6. nccl --log on a 100 MB NCCL log: the steps in one process, then the real command, wall and CPU time (target <= 5 s)
 set -u
-export PYTHONPATH="$PWD"
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 export NCCL_NVLS_ENABLE=0
 OUTDIR="${OUT:-/tmp}"
 LOG="$OUTDIR/nccl.log"
