@@ -20,7 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from p2ptop.commands.nccl import _read_log  # noqa: E402
+from p2ptop.commands.common import read_input  # noqa: E402
+from p2ptop.commands.nccl import LOG_LIMIT  # noqa: E402
 from p2ptop.nccl.findings import table_findings  # noqa: E402
 from p2ptop.nccl.log import read_nccl_log  # noqa: E402
 from p2ptop.nccl.table import table_from_log  # noqa: E402
@@ -52,7 +53,7 @@ def main() -> None:
         size = os.path.getsize(path)
         c0 = time.process_time()
         t0 = time.perf_counter()
-        text, err = _read_log(path)
+        text, err = read_input(path, LOG_LIMIT)
         t1 = time.perf_counter()
         log = read_nccl_log(text)
         t2 = time.perf_counter()
