@@ -1,5 +1,6 @@
-"""``nvidia-smi`` (the table), ``nvidia-smi -q`` (text and ``-x`` XML, also truncated) and
-``nvidia-smi nvlink -s`` / ``-e``.
+"""``nvidia-smi`` (the table), ``nvidia-smi -q`` (text and ``-x`` XML, also truncated),
+``nvidia-smi nvlink -s`` / ``-e`` (inactive links that a bridged PCIe card leaves unused by design are not
+down: ``BRIDGED_SPARE_LINKS``), ``nvidia-smi -L``, and nvtop's device lines (name, PCIe link now).
 
 Facts: host.driver_version, host.driver_major, host.cuda_driver_version, host.gpu_count,
 gpu.name, gpu.consumer, gpu.product_class, gpu.architecture, gpu.mig, gpu.virtualization,
@@ -281,6 +282,20 @@ def parse_table(c: Collector) -> bool:
     return found
 
 
+#: PCIe cards whose NVLink bridges use fewer links than the chip has: H100 PCIe and H100 NVL bridge pairs at 600 GB/s
+#: (NVIDIA's H100 PCIe / H100 NVL product briefs), 12 NVLink 4 links of 50 GB/s, of the GH100's 18 (900 GB/s on
+#: SXM5). Up to 6 inactive links of 18 on such a card are unused links, not a fault; all 18 down is no bridge or
+#: a failed one. (regex on the name, links the chip has, links the bridges leave unused)
+BRIDGED_SPARE_LINKS = (re.compile(r"\bH100\b.*\b(?:NVL|PCIe)\b", re.I), 6)
+_BRIDGED_CHIP_LINKS = 18
+
+
+def bridged_spare_links(name: Optional[str], links: int, down: int) -> bool:
+    """Are ``down`` inactive links of ``links`` the ones a bridged PCIe card leaves unused by design?"""
+    rx, spare = BRIDGED_SPARE_LINKS
+    return bool(name and rx.search(name)) and links == _BRIDGED_CHIP_LINKS and 0 < down <= spare
+
+
 def parse_nvlink(c: Collector) -> bool:
     """``nvidia-smi nvlink -s`` (speed per link, "<inactive>") and ``-e`` (error counters)."""
     if "Link 0:" not in c.paste.text and "Link 0 :" not in c.paste.text:
@@ -317,9 +332,18 @@ def parse_nvlink(c: Collector) -> bool:
     if not stats:
         return False
     c.kind("nvidia-smi-nvlink")
+    spare = [g for g, s in stats.items() if s["links"] and s["down"] and bridged_spare_links(s["name"], s["links"], s["down"])]
+    if spare and all(g in spare for g, s in stats.items() if s["down"]):
+        # every "<inactive>" line of the paste is a link the card's bridges leave unused: the lines are no symptom
+        c.add("host", "host.nvlink_inactive_by_design", True, stats[spare[0]].get("down_line", stats[spare[0]]["line"]),
+              severity="ok", summary="the inactive NVLinks are those an H100 NVL/PCIe bridge leaves unused (12 of 18 links used)")
     for g, s in stats.items():
         subj = f"gpu:{g}"
-        if s["links"]:
+        if s["links"] and s["down"] and bridged_spare_links(s["name"], s["links"], s["down"]):
+            c.add(subj, "gpu.nvlink_down", 0, s.get("down_line", s["line"]), severity="ok",
+                  summary=f"GPU {g}: {s['down']} of {s['links']} NVLinks inactive, as designed on {s['name']} "
+                          f"(its NVLink bridges use {s['links'] - BRIDGED_SPARE_LINKS[1]} of {s['links']} links)")
+        elif s["links"]:
             c.add(subj, "gpu.nvlink_down", s["down"], s.get("down_line", s["line"]),
                   severity="problem" if s["down"] else "ok")
         if s.get("counters"):
@@ -381,6 +405,31 @@ def parse_list(c: Collector) -> bool:
     return True
 
 
+#: nvtop's device line (src/interface.c): "Device 0 [NVIDIA GeForce RTX 3090] PCIe GEN 4@16x RX: ... TX: ..."; the
+#: generation and width are the link's current ones (nvtop reads NVML's current link generation and width)
+_NVTOP = re.compile(r"Device (\d+) \[([^\]]+)\][\s_*~`]*PCIe GEN (\d)\s*@\s*(\d+)x", re.I)
+
+
+def parse_nvtop(c: Collector) -> bool:
+    """nvtop's device lines: each GPU's name and its PCIe link now (gpu.pcie_gen_cur, gpu.pcie_width_cur)."""
+    if "PCIe GEN" not in c.paste.text and "pcie gen" not in c.paste.lower:
+        return False
+    found = False
+    for no, line in enumerate(c.paste.lines, 1):
+        m = _NVTOP.search(line)
+        if not m:
+            continue
+        found = True
+        idx = int(m.group(1))
+        _gpu_facts(c, idx, {"name": m.group(2).strip(), "_line": no, "_lines": {}})
+        c.add(f"gpu:{idx}", "gpu.pcie_gen_cur", int(m.group(3)), no)
+        c.add(f"gpu:{idx}", "gpu.pcie_width_cur", int(m.group(4)), no)
+    if found:
+        c.kind("nvtop")
+        c.tool("nvtop", c.paste.first_line("PCIe GEN"))
+    return found
+
+
 def parse(c: Collector) -> bool:
     found = parse_xml(c)
     found = parse_q_text(c) or found
@@ -388,4 +437,5 @@ def parse(c: Collector) -> bool:
     found = parse_nvlink(c) or found
     found = parse_failures(c) or found
     found = parse_list(c) or found
+    found = parse_nvtop(c) or found
     return found

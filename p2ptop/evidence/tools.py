@@ -27,6 +27,11 @@ _PEER = re.compile(r"Peer access from .*?\(GPU(\d+)\)\s*->\s*.*?\(GPU(\d+)\)\s*:
 _CAN = re.compile(r"Device\s*=\s*(\d+)\s+(CAN|CANNOT|CAN NOT)\s+Access\s+Peer\s+Device\s*=\s*(\d+)", re.I)
 _DEVICE = re.compile(r"^Device:? (\d+)[,:] (.+?)(?:, pciBusID: ([0-9a-fA-F]+), pciDeviceID: ([0-9a-fA-F]+), pciDomainID:\s*([0-9a-fA-F]+)| \(([0-9A-Fa-f:]+)\))?\s*$")
 _NCCLT_DEV = re.compile(r"#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[(?:0x)?([0-9a-fA-F:.]+)\]\s+(.+?)\s*$")
+#: the first nccl-tests (2017-2018, common.cu): "#   Rank  0 uses device  0 [0x02] Tesla P100-PCIE-16GB"
+_NCCLT_DEV_OLD = re.compile(r"#\s+Rank\s+(\d+)\s+uses\s+device\s+(\d+)\s+\[(?:0x)?([0-9a-fA-F:.]+)\]\s+(.+?)\s*$")
+#: the column header of nccl-tests' result table (common.cu prints it before the first size): "#  bytes  N  type  op
+#  time  algbw  busbw  res" (old) or "#  size  count  type  redop  root  time  algbw  busbw  #wrong" (current)
+_NCCLT_HEADER = re.compile(r"^#\s*(?:bytes|size)\s+(?:N|count)\s+type\b.*\bbusbw\b", re.I)
 _NCCLT_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)")
 
 
@@ -265,8 +270,18 @@ def parse_nccl_tests(c: Collector) -> bool:
         c.add("host", "symptom.wrong_results", True, oob[0])
     rows: list[dict[str, Any]] = []
     wrong_line = None
+    header = 0
     for no, line in enumerate(c.paste.lines, 1):
         if line.startswith("#"):
+            o = _NCCLT_DEV_OLD.match(line)
+            if o:
+                _gpu_name(c, int(o.group(2)), o.group(4), no)
+                bus = o.group(3)
+                c.note_bus(f"0000:{int(bus, 16):02x}:00.0" if ":" not in bus else bus, int(o.group(2)))
+                c.kind("nccl-tests")
+                continue
+            if _NCCLT_HEADER.match(line):
+                header = header or no
             d = _NCCLT_DEV.match(line)
             if d:
                 _gpu_name(c, int(d.group(3)), d.group(5), no)
@@ -286,6 +301,13 @@ def parse_nccl_tests(c: Collector) -> bool:
         if wrong not in ("0", "N/A") and wrong_line is None:
             wrong_line = no
     if not rows:
+        if header and not oob and not any(l.strip() and not l.lstrip().startswith("#") for l in c.paste.lines[header:]):
+            # the table's header is the paste's last line: nccl-tests prints a row per size as each completes
+            # (8 bytes first, in well under a second), so a run that printed none stopped in its first collective
+            c.kind("nccl-tests")
+            c.tool("nccl-tests", header)
+            c.add("host", "symptom.hang", True, header,
+                  summary="nccl-tests printed its table header and no result: the first collective never completed")
         return "nccl-tests" in c.kinds
     c.kind("nccl-tests")
     c.tool("nccl-tests", rows[0]["line"])
@@ -317,6 +339,43 @@ _DCGM_NVLINK_DOWN = re.compile(r"NVSwitch \d+'s NvLink \d+ is down", re.I)
 _DCGM_ROW = re.compile(r"^\|\s*(PCIe|NVLink|Memory Bandwidth|Diagnostic|Targeted Stress|Memtest|Pulse Test)[^|]*\|\s*(Fail\b[^|]*)\|", re.I)
 
 
+#: ``dcgmi nvlink --link-status`` (or ``-s``): "gpuId 0:" then one letter a link, "Key: Up=U, Down=D, Disabled=X,
+#: Not Supported=_" (DCGM's dcgmi/Nvlink.cpp); NVSwitches as "physicalId N:" under "NvSwitches:"
+_DCGM_LINK_OWNER = re.compile(r"^(gpuId|physicalId)\s+(\d+)\s*:\s*$")
+_DCGM_LINK_STATES = re.compile(r"^(?:[UDX_]\s*)+$")
+
+
+def parse_dcgm_link_status(c: Collector) -> bool:
+    """Per GPU the links DCGM says are Down (D) among those it reports (U or D; X is disabled by configuration,
+    _ not supported): gpu.nvlink_down; an NVSwitch's down links as the host's."""
+    if "gpuId" not in c.paste.text and "physicalId" not in c.paste.text:
+        return False
+    lines = c.paste.lines
+    found = False
+    for no, line in enumerate(lines, 1):
+        m = _DCGM_LINK_OWNER.match(line.strip())
+        if not m:
+            continue
+        states: list[str] = []
+        k = no
+        while k < len(lines) and _DCGM_LINK_STATES.match(lines[k].strip() or "-"):  # the letters may wrap
+            states += lines[k].split()
+            k += 1
+        up, down = states.count("U"), states.count("D")
+        if not up and not down:
+            continue
+        found = True
+        if m.group(1) == "gpuId":
+            c.add(f"gpu:{m.group(2)}", "gpu.nvlink_down", down, no + 1, severity="problem" if down else "ok",
+                  summary=f"GPU {m.group(2)}: DCGM says {down} of {up + down} NVLinks down")
+        elif down:
+            c.add("host", "gpu.nvlink_down", down, no + 1, summary=f"NVSwitch {m.group(2)}: DCGM says {down} links down")
+    if found:
+        c.kind("dcgmi")
+        c.tool("dcgmi", c.paste.first_line("NvLink Link Status", "gpuId"))
+    return found
+
+
 def parse_dcgm(c: Collector) -> bool:
     """``dcgmi diag`` results and DCGM's messages: a failed P2P copy test is wrong data between GPUs, a
     failed PCIe/NVLink row of the result table an error line, an NVSwitch's NvLink down a link down."""
@@ -324,7 +383,7 @@ def parse_dcgm(c: Collector) -> bool:
     low = text.lower()
     if "peer-to-peer test" not in low and "dcgm" not in low and "nvlink" not in low:
         return False
-    found = False
+    found = parse_dcgm_link_status(c)
     for no, line in enumerate(c.paste.lines, 1):
         m = _DCGM_P2P.search(line)
         if m:
@@ -347,8 +406,50 @@ def parse_dcgm(c: Collector) -> bool:
     return found
 
 
+#: a PyTorch tensor as ``print`` shows it: "tensor([0.6000, 0.6000], device='cuda:1')" (repr of torch.Tensor: the
+#: values, then ", device='cuda:N'" for a GPU tensor, dtype/grad keywords after them; nested lists for 2-D)
+_TENSOR = re.compile(r"tensor\((\[[\s\d.,eE+\-\[\]naif]*\])((?:\s*,\s*\w+=[^,()]*)*)\)")
+_LITERAL = re.compile(r"torch\.(?:tensor|Tensor|FloatTensor|as_tensor)\(\s*(\[[\s\d.,eE+\-\[\]]*\])")
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf")
+
+
+def _values(body: str) -> list[float]:
+    return [float(x) for x in _NUMBER.findall(body)]
+
+
+def parse_tensor_copies(c: Collector) -> bool:
+    """A tensor copied between GPUs that arrives as zeros (or NaN): a printed tensor on ``cuda:N`` whose values are
+    all 0 (or NaN) while the same paste shows the same number of values, not all 0, on another device, on the CPU
+    or as the literal the code built it from. That is a peer copy that moved no data (the known signature of a
+    DMA the IOMMU or a broken P2P path dropped). A paste that builds zeros itself (torch.zeros, zero_) says nothing."""
+    text = c.paste.text
+    if "tensor(" not in text or "cuda:" not in text:
+        return False
+    low = text.lower()
+    if "zeros" in low or "zero_(" in low or "fill_(0" in low:
+        return False
+    seen: list[tuple[str, list[float], int]] = []  # (device, values, line)
+    for m in _LITERAL.finditer(text):
+        seen.append(("literal", _values(m.group(1)), c.paste.line_of(m.start())))
+    for m in _TENSOR.finditer(text):
+        dev = re.search(r"device='?\"?(cuda:\d+|cpu)", m.group(2) or "")
+        seen.append((dev.group(1) if dev else "cpu", _values(m.group(1)), c.paste.line_of(m.start())))
+    for dev, vals, no in seen:
+        if not dev.startswith("cuda:") or not vals or not all(v == 0 or v != v for v in vals):
+            continue
+        other = next(((d, ln) for d, v, ln in seen if d != dev and len(v) == len(vals) and any(x != 0 and x == x for x in v)), None)
+        if other:
+            c.kind("pytorch-output")
+            c.add("host", "symptom.wrong_results", True, no,
+                  summary=f"a tensor on {dev} reads {'NaN' if any(v != v for v in vals) else 'all zeros'} while the same "
+                          f"values are not zero on {other[0]} (line {other[1]}): a copy between devices lost its data")
+            return True
+    return False
+
+
 def parse(c: Collector) -> bool:
     a = parse_cuda_samples(c)
     b = parse_nccl_tests(c)
     d = parse_dcgm(c)
-    return a or b or d
+    t = parse_tensor_copies(c)
+    return a or b or d or t
