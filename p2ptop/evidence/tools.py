@@ -213,6 +213,21 @@ def parse_cuda_samples(c: Collector) -> bool:
                         c.add(subj, "tool.p2p_slower_than_no_p2p", True, on["line"],
                               summary=f"GPU{a} -> GPU{b}: {direction.lower()} P2P enabled {v_on:.2f} GB/s < P2P disabled {v_off:.2f} GB/s")
                         c.add("host", "symptom.slow", True, on["line"])
+            # latency: p2pBandwidthLatencyTest prints "P2P=Disabled Latency Matrix (us)" and "P2P=Enabled Latency (P2P
+            # Writes) Matrix (us)", each a GPU matrix then a CPU one (the reader keeps the GPU one). A peer write is
+            # one PCIe/NVLink transaction (a few us); staged through the host it takes ~10-20 us. Enabled far above
+            # disabled means the peer path stalls (the ACS/IOMMU detour, a root complex that forwards P2P badly).
+            off = next((m for t, m in mats.items() if t.startswith("P2P=Disabled Latency")), None)
+            on = next((m for t, m in mats.items() if t.startswith("P2P=Enabled Latency")), None)
+            if off and on:
+                for (a, b), v_on in on["values"].items():
+                    v_off = off["values"].get((a, b))
+                    if a == b or v_off is None or v_off <= 0:
+                        continue
+                    if v_on > 2 * v_off and v_on - v_off > 5:
+                        c.add(pair_subject(a, b), "tool.p2p_slower_than_no_p2p", True, on["line"],
+                              summary=f"GPU{a} -> GPU{b}: P2P enabled latency {v_on:.2f} us > P2P disabled {v_off:.2f} us")
+                        c.add("host", "symptom.slow", True, on["line"])
             on = next((m for t, m in mats.items() if t.startswith("Unidirectional P2P=Enabled Bandwidth")), None)
             if on:
                 judge_link(c, on["values"], on["line"], "p2pBandwidthLatencyTest P2P=Enabled")
