@@ -1,5 +1,6 @@
 """The outputs of CUDA's P2P samples and tools: simpleP2P, p2pBandwidthLatencyTest, nvbandwidth,
-bandwidthTest, nccl-tests' result tables, and ``dcgmi diag`` / DCGM's P2P messages.
+bandwidthTest, nccl-tests' result tables, ``dcgmi diag`` / DCGM's P2P messages and ``dcgmi nvlink
+--link-status``, and PyTorch tensors printed after a copy between GPUs.
 
 Tolerant of what pastes do: CAN/CANNOT lines in any case and spacing, p2pBandwidthLatencyTest's
 "P2P Connectivity Matrix" (0 = no peer access for the pair), simpleP2P's "Test failed!", nccl-tests'
@@ -12,7 +13,11 @@ symptom.wrong_results (simpleP2P "Verification error", nccl-tests #wrong > 0, "T
 symptom.slow with tool.p2p_slower_than_no_p2p; gpu.name from the device lists; figures kept in
 ``structured["tools"]`` (busbw by size, the bandwidth matrices). nccl-tests: symptom.slow only when
 the paste's own topo says every pair is NV# and the peak busbw is under a quarter of what one
-NVLink of the oldest generation gives per link (20 GB/s): clearly under what the path gives.
+NVLink of the oldest generation gives per link (20 GB/s): clearly under what the path gives; symptom.hang
+when the table's column header is the paste's last line (no size ever completed). p2pBandwidthLatencyTest's
+latency matrices: P2P=Enabled far above P2P=Disabled is tool.p2p_slower_than_no_p2p too. dcgmi's link
+letters: gpu.nvlink_down per GPU. A tensor on cuda:N printed all zeros (or NaN) beside the same values not
+zero elsewhere in the paste (another device, the CPU, the literal it was built from): symptom.wrong_results.
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ def _matrix(lines: list[str], start: int) -> tuple[dict[tuple[int, int], float],
         t = lines[i].split()
         if not t:
             break
-        if t[0] in ("D\\D", "GPU") or (not cols and all(x.isdigit() for x in t)):
+        if re.fullmatch(r"D[\\/]*D|GPU", t[0]) or (not cols and all(x.isdigit() for x in t)):  # D\D, D\\D (escaped in a post), D/D
             cols = [int(x) for x in t if x.isdigit()]
             i += 1
             continue

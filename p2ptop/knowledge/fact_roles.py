@@ -134,6 +134,11 @@ NVSWITCH_CLASSES = frozenset({"nvls_multicast_failure", "fabric_manager_not_runn
 NO_MIG_ARCHITECTURES = frozenset({"Kepler", "Maxwell", "Pascal", "Volta", "Turing", "Ada"})
 
 
+#: architectures without NVLink multicast (CUDA's CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED is 0 before sm_90; NCCL
+#: checks it before it sets NVLS up, src/transport/nvls.cc): NVLS (NVLink SHARP) cannot be what failed on them
+NO_NVLS_ARCHITECTURES = frozenset({"Kepler", "Maxwell", "Pascal", "Volta", "Turing", "Ampere", "Ada"})
+
+
 def no_mig_gpus(known: Callable[[str], list]) -> bool:
     """Do the facts name the GPUs, and is every one of a kind that has no MIG?"""
     classes, archs = known("gpu.product_class"), known("gpu.architecture")
@@ -153,6 +158,9 @@ def ruled_out(failure_class: Optional[str], known: Callable[[str], list]) -> Opt
         return "MIG is off on every GPU"
     if failure_class == "mig_p2p_unsupported" and not any(v is True for v in mig or []) and no_mig_gpus(known):
         return "none of the GPUs can run MIG (a GeForce card, or an architecture before Ampere or without MIG)"
+    archs = known("gpu.architecture")
+    if failure_class == "nvls_multicast_failure" and archs and all(v in NO_NVLS_ARCHITECTURES for v in archs):
+        return "NVLS needs NVLink multicast, which no GPU before Hopper has"
     if failure_class in NVSWITCH_CLASSES and known("host.nvswitch_present") == [False]:
         links = known("pair.nvlink_count")
         fabric = known("gpu.fabric_state")
