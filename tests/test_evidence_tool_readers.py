@@ -344,3 +344,49 @@ def test_the_next_command_never_asks_for_what_the_paste_shows():
     # the BAR1 candidate's class fact is gpu.bar1_mb; the lspci paste gives it, so the answer asks for something else
     a = answer(KB, paste("lspci-vvvv-4090-bar1-256m.txt"), [], None)
     assert a["next_command"] and a["next_command"]["fact"] != "gpu.bar1_mb"
+
+
+# ---- nvidia-smi nvlink -s on a GPU without NVLink -----------------------------------------------------------
+
+ALL_INACTIVE = "GPU {g}: {name} (UUID: GPU-{g}0000000-0000-0000-0000-000000000000)\n\t NVML: Unable to retrieve NVLink information as all links are inActive\n"
+
+
+def test_all_links_inactive_on_a_gpu_without_nvlink_is_no_fault():
+    text = "$ nvidia-smi nvlink -s\n" + "".join(ALL_INACTIVE.format(g=g, name="NVIDIA GeForce RTX 4090") for g in range(2))
+    f = facts(text)
+    assert f[("gpu:0", "gpu.nvlink_down")] == 0 and f[("host", "host.nvlink_inactive_by_design")] is True
+    assert not confident_faults(text)
+    assert not confident_faults(crlf(text))
+
+
+@pytest.mark.parametrize("name", ["NVIDIA A100-SXM4-80GB", "NVIDIA H100 80GB HBM3"])
+def test_all_links_inactive_on_an_sxm_gpu_is_the_nvlink_fault(name):
+    text = "$ nvidia-smi nvlink -s\n" + ALL_INACTIVE.format(g=0, name=name)
+    assert ("host", "host.nvlink_inactive_by_design") not in facts(text)
+    assert classes(text)[0] == "nvlink_link_failure"
+
+
+# ---- nvidia-smi --query-gpu ... --format=csv ----------------------------------------------------------------
+
+CSV = ("$ nvidia-smi --query-gpu=index,name,pci.bus_id,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,"
+       "pcie.link.width.max --format=csv\n"
+       "index, name, pci.bus_id, pcie.link.gen.current, pcie.link.gen.max, pcie.link.width.current, pcie.link.width.max\n"
+       "0, NVIDIA RTX A6000, 00000000:17:00.0, 1, 4, 16, 16\n"
+       "1, NVIDIA RTX A6000, 00000000:65:00.0, 4, 4, 4, 16\n")
+
+
+@pytest.mark.parametrize("mangle", [lambda t: t, crlf, quoted])
+def test_smi_csv_query_gives_the_links_and_their_readings(mangle):
+    f = facts(mangle(CSV))
+    assert f[("gpu:0", "gpu.name")] == "NVIDIA RTX A6000" and f[("gpu:1", "gpu.pcie_width_cur")] == 4
+    assert f[("gpu:0", "gpu.pcie_idle_downclock")] is True  # Gen1 of 4 at x16: idle
+    assert f[("gpu:1", "gpu.pcie_degraded_under_load")] is True  # x4 of x16: no idle state narrows a link
+    assert classes(mangle(CSV))[0] == "pcie_link_degraded"
+
+
+def test_smi_csv_header_with_units_and_a_healthy_link():
+    text = ("name, pcie.link.gen.max, pcie.link.gen.current, memory.total [MiB]\n"
+            "NVIDIA H100 80GB HBM3, 5, 5, 81559 MiB\n")
+    f = facts(text)
+    assert f[("gpu:0", "gpu.pcie_gen_cur")] == 5 and ("gpu:0", "gpu.pcie_idle_downclock") not in f
+    assert not confident_faults(text)
