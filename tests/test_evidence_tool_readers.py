@@ -390,3 +390,22 @@ def test_smi_csv_header_with_units_and_a_healthy_link():
     f = facts(text)
     assert f[("gpu:0", "gpu.pcie_gen_cur")] == 5 and ("gpu:0", "gpu.pcie_idle_downclock") not in f
     assert not confident_faults(text)
+
+
+# ---- deviceQuery --------------------------------------------------------------------------------------------
+
+DEVICE_QUERY = ("deviceQuery Starting...\n\n CUDA Device Query (Runtime API) version (CUDART static linking)\n\n"
+                "Detected 2 CUDA Capable device(s)\n\nDevice 0: \"Tesla T4\"\n  CUDA Driver Version:                           12.2\n"
+                "Device 1: \"Tesla T4\"\n  CUDA Driver Version:                           12.2\n"
+                "> Peer-to-Peer (P2P) access from Tesla T4 (GPU0) -> Tesla T4 (GPU1) : {ans}\n"
+                "> Peer-to-Peer (P2P) access from Tesla T4 (GPU1) -> Tesla T4 (GPU0) : {ans}\nResult = PASS\n")
+
+
+def test_device_query_names_the_gpus_and_its_peer_lines_are_the_pairs_p2p():
+    f = facts(DEVICE_QUERY.format(ans="Yes"))
+    assert f[("host", "host.gpu_count")] == 2 and f[("gpu:1", "gpu.name")] == "Tesla T4"
+    assert f[("pair:0-1", "p2p.read")] == "OK"
+    assert not confident_faults(DEVICE_QUERY.format(ans="Yes"))
+    no = DEVICE_QUERY.format(ans="No")
+    assert facts(no)[("pair:0-1", "p2p.read")] == "NOT_SUPPORTED"
+    assert "p2p_unsupported_topology" in classes(no)

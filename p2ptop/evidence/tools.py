@@ -1,4 +1,4 @@
-"""The outputs of CUDA's P2P samples and tools: simpleP2P, p2pBandwidthLatencyTest, nvbandwidth,
+"""The outputs of CUDA's P2P samples and tools: simpleP2P, deviceQuery, p2pBandwidthLatencyTest, nvbandwidth,
 bandwidthTest, nccl-tests' result tables, ``dcgmi diag`` / DCGM's P2P messages and ``dcgmi nvlink
 --link-status``, and PyTorch tensors printed after a copy between GPUs.
 
@@ -28,7 +28,12 @@ from typing import Any, Optional
 from .gpus import classify
 from .paste import Collector, pair_subject
 
-_PEER = re.compile(r"Peer access from .*?\(GPU(\d+)\)\s*->\s*.*?\(GPU(\d+)\)\s*:\s*(Yes|No)", re.I)
+#: simpleP2P "> Peer access from NAME (GPU0) -> NAME (GPU1) : Yes"; deviceQuery (and older simpleP2P) "> Peer-to-Peer
+#: (P2P) access from NAME (GPU0) -> NAME (GPU1) : Yes" (cuda-samples deviceQuery.cpp, deviceQueryDrv.cpp)
+_PEER = re.compile(r"Peer(?:-to-Peer \(P2P\))? access from .*?\(GPU(\d+)\)\s*->\s*.*?\(GPU(\d+)\)\s*:\s*(Yes|No)", re.I)
+#: deviceQuery: 'Detected 2 CUDA Capable device(s)', 'Device 0: "NVIDIA H100 80GB HBM3"'
+_DQ_COUNT = re.compile(r"Detected (\d+) CUDA Capable device")
+_DQ_DEVICE = re.compile(r'^Device (\d+): "(.+)"\s*$')
 _CAN = re.compile(r"Device\s*=\s*(\d+)\s+(CAN|CANNOT|CAN NOT)\s+Access\s+Peer\s+Device\s*=\s*(\d+)", re.I)
 _DEVICE = re.compile(r"^Device:? (\d+)[,:] (.+?)(?:, pciBusID: ([0-9a-fA-F]+), pciDeviceID: ([0-9a-fA-F]+), pciDomainID:\s*([0-9a-fA-F]+)| \(([0-9A-Fa-f:]+)\))?\s*$")
 _NCCLT_DEV = re.compile(r"#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[(?:0x)?([0-9a-fA-F:.]+)\]\s+(.+?)\s*$")
@@ -143,7 +148,21 @@ def parse_cuda_samples(c: Collector) -> bool:
     found = False
     tools: dict[str, Any] = c.structured.setdefault("tools", {})
     lines = c.paste.lines
-    if "simpleP2P" in text or "Peer access from" in text or "cudaMemcpyPeer / cudaMemcpy" in text:
+    if "CUDA Capable device" in text or "CUDA Device Query" in text:
+        for no, line in enumerate(lines, 1):
+            m = _DQ_COUNT.search(line)
+            if m:
+                found = True
+                c.add("host", "host.gpu_count", int(m.group(1)), no)
+                continue
+            d = _DQ_DEVICE.match(line.strip())
+            if d:
+                found = True
+                _gpu_name(c, int(d.group(1)), d.group(2), no)
+        if found:
+            c.kind("deviceQuery")
+            c.tool("deviceQuery", c.paste.first_line("CUDA Device Query", "CUDA Capable device"))
+    if "simpleP2P" in text or "access from" in text or "cudaMemcpyPeer / cudaMemcpy" in text:
         for no, line in enumerate(lines, 1):
             m = _PEER.search(line)
             if m:
@@ -165,7 +184,7 @@ def parse_cuda_samples(c: Collector) -> bool:
             elif "Two or more GPUs with Peer-to-Peer access capability are required" in line:
                 found = True
                 c.add("host", "bench.peer_access", "cudaErrorPeerAccessUnsupported", no, severity="problem")
-        if found:
+        if found and "deviceQuery" not in c.kinds:
             c.kind("simpleP2P")
             c.tool("simpleP2P", c.paste.first_line("simpleP2P", "Peer access from", "cudaMemcpyPeer / cudaMemcpy"))
     low = text.lower()
