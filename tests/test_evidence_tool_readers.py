@@ -409,3 +409,26 @@ def test_device_query_names_the_gpus_and_its_peer_lines_are_the_pairs_p2p():
     no = DEVICE_QUERY.format(ans="No")
     assert facts(no)[("pair:0-1", "p2p.read")] == "NOT_SUPPORTED"
     assert "p2p_unsupported_topology" in classes(no)
+
+
+# ---- nvbandwidth: a device-to-device test waived --------------------------------------------------------------
+
+NVB = ("nvbandwidth Version: v0.7\nBuilt from Git version: v0.7\n\nCUDA Runtime Version: 12040\nCUDA Driver Version: 12040\n"
+       "Driver Version: 550.54.15\n\n{devices}\n{run}")
+
+
+@pytest.mark.parametrize("run", [
+    "Waiving device_to_device_memcpy_write_ce.\n",  # v0.2
+    "Running device_to_device_memcpy_read_ce.\nWaived. \n",
+])
+def test_nvbandwidth_waives_device_to_device_only_when_no_pair_has_peer_access(run):
+    devices = "Device 0: NVIDIA GeForce RTX 2080 Ti\nDevice 1: NVIDIA GeForce RTX 2080 Ti\n"
+    text = NVB.format(devices=devices, run=run)
+    f = facts(text)
+    assert f[("pair:0-1", "p2p.read")] == "NOT_SUPPORTED" and f[("gpu:1", "gpu.consumer")] is True
+    assert classes(text)[0] == "p2p_unsupported_consumer_gpu"
+
+
+def test_nvbandwidth_waived_on_one_gpu_says_nothing_of_a_pair():
+    text = NVB.format(devices="Device 0: NVIDIA H100 80GB HBM3 (00000000:18:00)\n", run="Waiving device_to_device_memcpy_write_ce.\n")
+    assert not [k for k in facts(text) if k[0].startswith("pair:")]

@@ -258,6 +258,8 @@ def parse_cuda_samples(c: Collector) -> bool:
             found = True
     if "nvbandwidth" in text or "Running device_to_device" in text or "Running host_to_device" in text:
         res: dict[str, Any] = {}
+        devices: set[int] = set()
+        d2d_waived = 0
         for no, line in enumerate(lines, 1):
             s = line.strip()
             if s.startswith("SUM "):
@@ -267,17 +269,32 @@ def parse_cuda_samples(c: Collector) -> bool:
                         res[parts[1]] = float(parts[2])
                     except ValueError:
                         pass
-            elif "Waived" in s or "waived" in s:
+            elif "waiv" in s.lower():
                 res.setdefault("waived", []).append(no)
+                # "Waiving device_to_device_memcpy_write_ce." (v0.2) or "Running device_to_device_...", then "Waived."
+                test = s if "device_to_device" in s else (lines[no - 2] if no >= 2 else "")
+                if "device_to_device" in test:
+                    d2d_waived = d2d_waived or no
             elif s.startswith("ERROR") or "mismatch" in s.lower():
                 c.add("host", "tool.verification_error", True, no)
             d = _DEVICE.match(s)
             if d and d.group(6):
                 _gpu_name(c, int(d.group(1)), d.group(2), no)
                 c.note_bus(d.group(6) + ".0", int(d.group(1)))
+            elif d and d.group(3) is None and "nvbandwidth" in text:  # v0.2: "Device 0: NVIDIA GeForce RTX 2080 Ti"
+                _gpu_name(c, int(d.group(1)), d.group(2), no)
+            if d:
+                devices.add(int(d.group(1)))
             if _NVB_ONE_WAY.match(s) and "device_to_device" in (lines[no - 2] if no >= 2 else "") + lines[max(0, no - 3)]:
                 mat, _ = _matrix(lines, no - 1)  # one direction of a device-to-device copy, per pair (N/A on the diagonal)
                 judge_link(c, mat, no, "nvbandwidth " + s.split(" bandwidth")[0])
+        if d2d_waived and len(devices) >= 2:
+            # nvbandwidth waives a device-to-device test when no pair of its GPUs can access each other
+            # (Testcase::filterHasAccessiblePeerPairs: cuDeviceCanAccessPeer 0 for every ordered pair)
+            for a in sorted(devices):
+                for b in sorted(devices):
+                    if a < b:
+                        _peer(c, a, b, False, d2d_waived)
         if res or "nvbandwidth Version" in text:
             found = True
             c.kind("nvbandwidth")
