@@ -432,3 +432,15 @@ def test_nvbandwidth_waives_device_to_device_only_when_no_pair_has_peer_access(r
 def test_nvbandwidth_waived_on_one_gpu_says_nothing_of_a_pair():
     text = NVB.format(devices="Device 0: NVIDIA H100 80GB HBM3 (00000000:18:00)\n", run="Waiving device_to_device_memcpy_write_ce.\n")
     assert not [k for k in facts(text) if k[0].startswith("pair:")]
+
+
+def test_an_unassigned_bar1_and_nvrms_invalid_bar1_message():
+    lspci = ("05:00.0 3D controller: NVIDIA Corporation GP102GL [Tesla P40] (rev a1)\n"
+             "\tRegion 0: Memory at fc000000 (32-bit, non-prefetchable) [size=16M]\n"
+             "\tRegion 1: Memory at <unassigned> (64-bit, prefetchable)\n"
+             "\tRegion 3: Memory at e4000000 (64-bit, prefetchable) [size=32M]\n")
+    assert facts(lspci)[("gpu:0", "gpu.bar1_mb")] == 0  # not the 32M of BAR3
+    # kernel-open/nvidia/nv-pci.c prints it when a BAR has no usable address
+    dmesg = ("[   37.010658] NVRM: This PCI I/O region assigned to your NVIDIA device is invalid:\n"
+             "               NVRM: BAR1 is 0M @ 0x0 (PCI:0000:56:00.0)\n")
+    assert classes(dmesg)[0] == "bar1_too_small"

@@ -126,6 +126,9 @@ def parse_lspci(c: Collector) -> bool:
                     nv_funcs.append(cur)
                 continue
         s = line.strip()
+        if cur is not None and cur["nvidia_gpu"] and s.startswith("Region 1: Memory at <unassigned>") and "bar1" not in cur:
+            cur["bar1"] = (0, no)  # the BAR1 window got no address (no space for it above the bridge)
+            continue
         r = _REGION.match(s) if cur is not None and cur["nvidia_gpu"] and "Memory at" in s else None
         if r and r.group(2) == "64" and not r.group(3) and "bar1" not in cur and (r.group(1) in (None, "1")):
             cur["bar1"] = (round(int(r.group(4)) * _SIZE_MB[r.group(5)]), no)
