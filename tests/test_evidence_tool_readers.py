@@ -209,6 +209,7 @@ def test_the_literal_the_code_built_counts_as_the_values_and_markdown_fences_do_
     "tensor([1., 2.], device='cuda:0')\ntensor([1., 2.], device='cuda:1')\n",  # the copy kept its values
     "x = torch.zeros(3).to('cuda:1')\nprint(x)\ntensor([0., 0., 0.], device='cuda:1')\ntensor([1., 2., 3.])\n",  # zeros built
     "tensor([1., 2.], device='cuda:0')\ntensor([0., 0., 0.], device='cuda:1')\n",  # not the same tensor (3 values, not 2)
+    "tensor([1., 2.], device='cuda:0')\ntensor([0., 0.], device='cuda:1', grad_fn=<MulBackward0>)\n",  # computed, not copied
 ])
 def test_tensors_that_were_not_zeroed_by_a_copy_say_nothing(text):
     assert ("host", "symptom.wrong_results") not in facts(text)

@@ -488,6 +488,8 @@ def parse_tensor_copies(c: Collector) -> bool:
     for m in _LITERAL.finditer(text):
         seen.append(("literal", _values(m.group(1)), c.paste.line_of(m.start())))
     for m in _TENSOR.finditer(text):
+        if "grad_fn" in (m.group(2) or ""):
+            continue  # the result of a computation, not a copy
         dev = re.search(r"device='?\"?(cuda:\d+|cpu)", m.group(2) or "")
         seen.append((dev.group(1) if dev else "cpu", _values(m.group(1)), c.paste.line_of(m.start())))
     for dev, vals, no in seen:
