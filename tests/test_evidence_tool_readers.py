@@ -445,3 +445,14 @@ def test_an_unassigned_bar1_and_nvrms_invalid_bar1_message():
     dmesg = ("[   37.010658] NVRM: This PCI I/O region assigned to your NVIDIA device is invalid:\n"
              "               NVRM: BAR1 is 0M @ 0x0 (PCI:0000:56:00.0)\n")
     assert classes(dmesg)[0] == "bar1_too_small"
+
+
+# ---- the IOMMU driver's start-up line ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line", ["[    0.012345] DMAR: IOMMU enabled",
+                                  "[    1.102030] pci 0000:00:00.2: AMD-Vi: Found IOMMU cap 0x40"])
+def test_the_iommu_drivers_start_line_is_an_active_iommu_unless_passthrough_is_said(line):
+    assert facts(line + "\n")[("host", "host.iommu_active")] is True
+    pt = line + "\n[    1.2] iommu: Default domain type: Passthrough (set via kernel command line)\n"
+    f = facts(pt)
+    assert f[("host", "host.iommu_passthrough")] is True and ("host", "host.iommu_active") not in f

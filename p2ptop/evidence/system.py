@@ -52,6 +52,9 @@ _ACTIVE = re.compile(r"^\s*Active:\s*(active \(running\)|active|inactive|failed|
 #: a health checker's or a person's words for a Fabric Manager that is there but not running ("fabric manager found
 #: but not active", "fabric manager is inactive", "not running")
 _FM_INACTIVE = re.compile(r"fabric[ -]?manager\b[^.\n]{0,40}\b(?:not active|inactive|not running|not started|stopped)\b")
+#: the IOMMU drivers' start-up lines: Intel "DMAR: IOMMU enabled" (drivers/iommu/intel/dmar.c), AMD "AMD-Vi: Found
+#: IOMMU cap" / "perf/amd_iommu: Detected AMD IOMMU" (drivers/iommu/amd/init.c)
+_IOMMU_ON = re.compile(r"DMAR: IOMMU enabled|AMD-Vi: Found IOMMU|Detected AMD IOMMU")
 CRASH_XIDS = {13, 31, 43, 45, 48, 61, 62, 63, 64, 68, 69, 74, 79, 92, 94, 95, 109, 119, 120, 140, 144, 145, 149, 154}
 
 
@@ -185,6 +188,7 @@ def parse_kernel_log(c: Collector) -> bool:
     if not any(k in text for k in keys):
         return False
     found = False
+    iommu_on = 0
     xids: list[tuple[int, int, str]] = []
     for no, line in enumerate(c.paste.lines, 1):
         if "Xid" in line:
@@ -215,6 +219,9 @@ def parse_kernel_log(c: Collector) -> bool:
             elif re.search(r"\bintel_iommu=on\b|\bamd_iommu=force_isolation\b|\biommu\.passthrough=0\b|\biommu=nopt\b", line):
                 # translation asked for and not passthrough: DMA (peer traffic included) goes through the IOMMU
                 c.add("host", "host.iommu_active", True, no)
+        if _IOMMU_ON.search(line):
+            found = True
+            iommu_on = iommu_on or no
         if "Default domain type:" in line:
             found = True
             if "Passthrough" in line:
@@ -251,6 +258,11 @@ def parse_kernel_log(c: Collector) -> bool:
                 c.add("host", "host.fabric_manager", "failed", no, severity="problem")
             elif _FM_INACTIVE.search(low):
                 c.add("host", "host.fabric_manager", "not running", no, severity="problem")
+    if iommu_on and not c.has("host", "host.iommu_passthrough") and not c.has("host", "host.iommu_active"):
+        # the IOMMU driver says it is on, and nothing in the paste says passthrough: DMA is translated (the default
+        # domain of the Intel and AMD IOMMU drivers unless iommu=pt / iommu.passthrough=1)
+        c.add("host", "host.iommu_active", True, iommu_on, severity="info",
+              summary="the kernel log says the IOMMU is on (no passthrough in the paste)")
     if xids:
         c.add("host", "host.xid_codes", ",".join(str(x) for x in dict.fromkeys(x for x, _, _ in xids)), xids[0][1],
               severity="problem")
