@@ -456,3 +456,22 @@ def test_the_iommu_drivers_start_line_is_an_active_iommu_unless_passthrough_is_s
     pt = line + "\n[    1.2] iommu: Default domain type: Passthrough (set via kernel command line)\n"
     f = facts(pt)
     assert f[("host", "host.iommu_passthrough")] is True and ("host", "host.iommu_active") not in f
+
+
+# ---- topo matrices turned into markdown tables ----------------------------------------------------------------
+
+@pytest.mark.parametrize("sep", ["|------|------|------|--------------|", "|:--|:--:|:--:|:--|"])
+def test_a_topo_matrix_as_a_markdown_table(sep):
+    text = ("|      | GPU0 | GPU1 | CPU Affinity |\n" + sep + "\n"
+            "| GPU0 | X    | SYS  | 0-15         |\n| GPU1 | SYS  | X    | 16-31        |\n")
+    f = facts(text)
+    assert f[("pair:0-1", "pair.path")] == "SYS" and f[("host", "host.gpu_count")] == 2
+
+
+def test_the_nvidia_smi_table_is_not_read_as_a_markdown_matrix():
+    table = ("+-----------------------------------------------------------------------------------------+\n"
+             "| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |\n"
+             "|=========================================+========================+======================|\n"
+             "|   0  NVIDIA H100 80GB HBM3          On  |   00000000:18:00.0 Off |                    0 |\n")
+    f = facts(table)
+    assert f[("gpu:0", "gpu.name")] == "NVIDIA H100 80GB HBM3" and not [k for k in f if k[1] == "pair.path"]

@@ -1,5 +1,5 @@
 """``nvidia-smi topo -m`` and ``nvidia-smi topo -p2p r|w|n|a|p`` as pasted: tabs or spaces, rows
-wrapped onto several lines, NIC rows and columns, old drivers without "NUMA Affinity"/"GPU NUMA
+wrapped onto several lines, turned into a markdown table, NIC rows and columns, old drivers without "NUMA Affinity"/"GPU NUMA
 ID" (and with ``SOC`` for ``SYS``), 16 GPUs and more, terminal colour codes, a paste cut above its header
 (rows "GPU0  X ...", "GPU1 ..." in order say the columns).
 
@@ -100,8 +100,22 @@ def _columns(tokens: list[str]) -> tuple[list[str], list[str]]:
     return cols, tail
 
 
+_MD_SEPARATOR = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
+
+
+def _unpipe(line: str) -> str:
+    """A matrix row someone turned into a markdown table ("| GPU0 | X | NV12 | 0-63 |") as topo prints it; the
+    table's separator row ("|---|---|") as a blank line."""
+    if "|" not in line:
+        return line
+    if _MD_SEPARATOR.match(line):
+        return ""
+    st = line.strip()
+    return line.replace("|", " ") if st.startswith("|") and st.endswith("|") else line
+
+
 def read_matrices(c: Collector) -> list[Matrix]:
-    lines = c.paste.lines
+    lines = [_unpipe(l) for l in c.paste.lines] if "|" in c.paste.text else c.paste.lines
     out: list[Matrix] = []
     i, n = 0, len(lines)
     while i < n:
