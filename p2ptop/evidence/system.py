@@ -33,10 +33,11 @@ _LNK = re.compile(r"Speed\s+([\d.]+)GT/s[^,]*,\s*Width\s+x(\d+)")
 _REGION = re.compile(r"^(?:Region (\d):\s*)?Memory at [0-9a-fA-F]+ \((32|64)-bit, (non-)?prefetchable\)"
                      r".*?\[size=(\d+)([KMGT])\]")
 _SIZE_MB = {"K": 1 / 1024, "M": 1, "G": 1024, "T": 1024 * 1024}
-#: ``setpci -s BDF <ACS control>.w``: the ACS Control register (PCIe Base Spec 7.7.11.3, "ACS Control Register")
-#: read at the ACS capability + 6: ECAP_ACS+6 / ECAP0d+6 by name, f2a on PLX switches (NCCL's troubleshooting
-#: guide, "PCI Access Control Services": "setpci -s $BDF f2a.w=0000" for PLX bridges, ECAP_ACS+0x6.w in general).
-#: Bit 2 is P2P Request Redirect, bit 3 P2P Completion Redirect (lspci's ReqRedir/CmpltRedir).
+#: ``setpci -s BDF <ACS control>.w``: the ACS Control register (PCIe Base Specification, ACS Extended Capability) is
+#: the word at the capability + 6: ECAP_ACS+0x6.w by name (NCCL's troubleshooting guide disables ACS with
+#: "setpci -v -s ${BDF} ECAP_ACS+0x6.w=0000"; ECAP0d is the capability's number), f2a.w the same register's fixed
+#: offset on PLX/Broadcom PEX switches (as posted in many P2P threads). Bit 0 is Source Validation, bit 2 P2P
+#: Request Redirect, bit 3 P2P Completion Redirect (lspci's SrcValid/ReqRedir/CmpltRedir).
 _SETPCI_ACS = re.compile(r"setpci\b.*?(?:\bf2a\b|ECAP_ACS\s*\+\s*(?:0x)?6\b|ECAP0?0?0?d\s*\+\s*(?:0x)?6\b)(?:\.w)?(?!\s*=)", re.I)
 _SETPCI_VALUE = re.compile(r"^(?:(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s*(?:@\S+\s*)?=?\s*)?([0-9a-fA-F]{4})$")
 ACS_REDIRECT_BITS = 0x4 | 0x8
