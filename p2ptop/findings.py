@@ -33,6 +33,7 @@ FACT_KEYS: dict[str, str] = {
     "gpu.product_class": "consumer (GeForce, Titan), workstation (Quadro, RTX professional) or data-centre",
     "gpu.architecture": "Hopper, Ampere, Ada, ...",
     "gpu.nvlink_down": "number of NVLinks of the GPU that are not active",
+    "host.nvlink_inactive_by_design": "True when every inactive NVLink the paste shows is inactive by design (links a bridged H100 NVL/PCIe card leaves unused: 6 of 18; a GPU model without NVLink)",
     "gpu.nvlink_errors": "sum of NVLink error counters of the GPU (CRC included)",
     "gpu.nvlink_replay_recovery": "sum of the NVLink replay and recovery counters of the GPU (link faults, not corrected CRC errors)",
     "gpu.pcie_degraded_under_load": "True when the PCIe link trained below its max while the GPU is busy",

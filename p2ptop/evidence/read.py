@@ -85,14 +85,35 @@ def derive(c) -> None:
     """Facts that follow from what the parsers read, by the live host's own rules (p2ptop/diagnose.py):
     a GPU whose PCIe link trained narrower than its max (lspci LnkSta below LnkCap, nvidia-smi -q Link
     Width Current below Max) is degraded whatever its load: GPUs lower the link's generation when idle,
-    never its width. A generation below max at full width says nothing without the load (left alone)."""
+    never its width. A generation below max at full width is what an idle GPU shows (nvidia-smi's manual:
+    the current link generation and width "may be reduced when the GPU is not in use"): gpu.pcie_idle_downclock,
+    whose entry is benign and asks for a reading under load. "Max" is the link's max where the paste gives it,
+    else the generation another GPU of the same model shows at the same width in the same paste (nvtop)."""
+    widths: dict[str, tuple[int, Any]] = {}
     for (subject, key), fact in list(c.facts.items()):
         if key != "gpu.pcie_width_cur" or not subject.startswith("gpu:"):
             continue
         cur, top = fact.value, c.get(subject, "gpu.pcie_width_max")
+        widths[subject] = (fact.line, cur)
         if isinstance(cur, int) and isinstance(top, int) and 0 < cur < top:
             c.add(subject, "gpu.pcie_degraded_under_load", True, fact.line, severity="problem",
                   summary=f"{subject}: PCIe link x{cur} of x{top} (a width below max is no idle power saving)")
+    for subject, (line, width) in widths.items():
+        gen, width_max = c.get(subject, "gpu.pcie_gen_cur"), c.get(subject, "gpu.pcie_width_max")
+        if not isinstance(gen, int) or not isinstance(width, int) or c.has(subject, "gpu.pcie_degraded_under_load"):
+            continue
+        if isinstance(width_max, int) and width < width_max:
+            continue
+        top = c.get(subject, "gpu.pcie_gen_max")
+        if not isinstance(top, int):
+            name = c.get(subject, "gpu.name")
+            peers = [c.get(s, "gpu.pcie_gen_cur") for s, (_, w) in widths.items()
+                     if s != subject and w == width and name and c.get(s, "gpu.name") == name]
+            top = max((g for g in peers if isinstance(g, int)), default=None)
+        if isinstance(top, int) and 0 < gen < top:
+            c.add(subject, "gpu.pcie_idle_downclock", True, line, severity="info",
+                  summary=f"{subject}: PCIe Gen{gen} x{width}, Gen{top} possible: a lower generation at full width "
+                          "is what an idle GPU shows (read it again under load)")
 
 
 def read_text(text: str) -> Evidence:

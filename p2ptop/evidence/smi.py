@@ -1,5 +1,6 @@
-"""``nvidia-smi`` (the table), ``nvidia-smi -q`` (text and ``-x`` XML, also truncated) and
-``nvidia-smi nvlink -s`` / ``-e``.
+"""``nvidia-smi`` (the table), ``nvidia-smi -q`` (text and ``-x`` XML, also truncated),
+``nvidia-smi nvlink -s`` / ``-e`` (inactive links that a bridged PCIe card leaves unused by design are not
+down: ``BRIDGED_SPARE_LINKS``), ``nvidia-smi -L``, and nvtop's device lines (name, PCIe link now).
 
 Facts: host.driver_version, host.driver_major, host.cuda_driver_version, host.gpu_count,
 gpu.name, gpu.consumer, gpu.product_class, gpu.architecture, gpu.mig, gpu.virtualization,
@@ -281,9 +282,39 @@ def parse_table(c: Collector) -> bool:
     return found
 
 
+#: PCIe cards whose NVLink bridges use fewer links than the chip has: H100 PCIe and H100 NVL bridge pairs at 600 GB/s
+#: (NVIDIA's H100 PCIe / H100 NVL product briefs), 12 NVLink 4 links of 50 GB/s, of the GH100's 18 (900 GB/s on
+#: SXM5). Up to 6 inactive links of 18 on such a card are unused links, not a fault; all 18 down is no bridge or
+#: a failed one. (regex on the name, links the chip has, links the bridges leave unused)
+BRIDGED_SPARE_LINKS = (re.compile(r"\bH100\b.*\b(?:NVL|PCIe)\b", re.I), 6)
+_BRIDGED_CHIP_LINKS = 18
+
+
+def bridged_spare_links(name: Optional[str], links: int, down: int) -> bool:
+    """Are ``down`` inactive links of ``links`` the ones a bridged PCIe card leaves unused by design?"""
+    rx, spare = BRIDGED_SPARE_LINKS
+    return bool(name and rx.search(name)) and links == _BRIDGED_CHIP_LINKS and 0 < down <= spare
+
+
+#: what nvidia-smi nvlink -s prints under a GPU none of whose links is up ("NVML: Unable to retrieve NVLink information
+#: as all links are inActive"): on a GPU without NVLink hardware that is every day, on an SXM part a fault
+_ALL_INACTIVE = re.compile(r"Unable to retrieve NVLink information as all links are inactive", re.I)
+#: GPUs with no NVLink at all (NVIDIA's product specifications): every Ada part (GeForce RTX 40, RTX 6000 Ada, L40,
+#: L4: Ada dropped the NVLink connector), GeForce RTX 50 and RTX PRO 6000 Blackwell, T4, A10/A16/A2
+_NO_NVLINK = re.compile(r"\b(?:RTX\s*50\d0|RTX\s*PRO\s*\d000|T4|A10G?|A16|A2)\b", re.I)
+
+
+def no_nvlink_hardware(name: Optional[str]) -> bool:
+    """Has this GPU model no NVLink at all (so no link of it is ever active)?"""
+    if not name:
+        return False
+    _cls, arch = classify(name)
+    return arch == "Ada" or bool(_NO_NVLINK.search(name))
+
+
 def parse_nvlink(c: Collector) -> bool:
     """``nvidia-smi nvlink -s`` (speed per link, "<inactive>") and ``-e`` (error counters)."""
-    if "Link 0:" not in c.paste.text and "Link 0 :" not in c.paste.text:
+    if "Link 0:" not in c.paste.text and "Link 0 :" not in c.paste.text and not _ALL_INACTIVE.search(c.paste.text):
         return False
     cur: Optional[int] = None
     cur_line = 0
@@ -295,6 +326,9 @@ def parse_nvlink(c: Collector) -> bool:
             stats[cur] = {"line": no, "down": 0, "links": 0, "errors": 0, "replay_recovery": 0, "name": m.group(2)}
             continue
         if cur is None:
+            continue
+        if _ALL_INACTIVE.search(line):
+            stats[cur]["all_inactive"] = no
             continue
         lm = _NVLINK_LINK.match(line)
         if not lm:
@@ -317,9 +351,25 @@ def parse_nvlink(c: Collector) -> bool:
     if not stats:
         return False
     c.kind("nvidia-smi-nvlink")
+    spare = [g for g, s in stats.items() if s["links"] and s["down"] and bridged_spare_links(s["name"], s["links"], s["down"])]
+    spare += [g for g, s in stats.items() if s.get("all_inactive") and no_nvlink_hardware(s["name"])]
+    for g in spare:
+        if stats[g].get("all_inactive"):
+            c.add(f"gpu:{g}", "gpu.nvlink_down", 0, stats[g]["all_inactive"], severity="ok",
+                  summary=f"GPU {g}: {stats[g]['name']} has no NVLink: 'all links are inActive' is what it always prints")
+    if spare and all(g in spare for g, s in stats.items() if s["down"] or s.get("all_inactive")):
+        # every "<inactive>" line of the paste is a link the card's bridges leave unused, or the GPU has no NVLink at
+        # all: the lines are no symptom
+        first = stats[spare[0]]
+        c.add("host", "host.nvlink_inactive_by_design", True, first.get("down_line", first.get("all_inactive", first["line"])),
+              severity="ok", summary="the inactive NVLinks are by design (links an H100 NVL/PCIe bridge leaves unused, or a GPU without NVLink)")
     for g, s in stats.items():
         subj = f"gpu:{g}"
-        if s["links"]:
+        if s["links"] and s["down"] and bridged_spare_links(s["name"], s["links"], s["down"]):
+            c.add(subj, "gpu.nvlink_down", 0, s.get("down_line", s["line"]), severity="ok",
+                  summary=f"GPU {g}: {s['down']} of {s['links']} NVLinks inactive, as designed on {s['name']} "
+                          f"(its NVLink bridges use {s['links'] - BRIDGED_SPARE_LINKS[1]} of {s['links']} links)")
+        elif s["links"]:
             c.add(subj, "gpu.nvlink_down", s["down"], s.get("down_line", s["line"]),
                   severity="problem" if s["down"] else "ok")
         if s.get("counters"):
@@ -381,6 +431,83 @@ def parse_list(c: Collector) -> bool:
     return True
 
 
+#: ``nvidia-smi --query-gpu=... --format=csv``: a header of the query's field names (with units in brackets:
+#: "memory.total [MiB]"), then one row a GPU; the names are those of ``nvidia-smi --help-query-gpu``
+_CSV_FIELDS = {"index": "index", "name": "name", "pci.bus_id": "bus_id", "driver_version": "driver",
+               "pcie.link.gen.current": "pcie_gen_cur", "pcie.link.gen.gpucurrent": "pcie_gen_cur",
+               "pcie.link.gen.max": "pcie_gen_max", "pcie.link.gen.gpumax": "pcie_gen_max",
+               "pcie.link.width.current": "pcie_width_cur", "pcie.link.width.max": "pcie_width_max",
+               "mig.mode.current": "mig", "virtualization_mode": "virtualization"}
+
+
+def parse_query_csv(c: Collector) -> bool:
+    """nvidia-smi's CSV query output (with its header): per GPU name, bus id, PCIe generation and width now and
+    max, MIG mode, virtualization mode; the driver version."""
+    if "pcie.link." not in c.paste.text and "pci.bus_id" not in c.paste.text and "mig.mode" not in c.paste.text:
+        return False
+    lines = c.paste.lines
+    found = False
+    for no, line in enumerate(lines, 1):
+        cols = [re.sub(r"\s*\[[^\]]*\]$", "", x.strip()) for x in line.split(",")]
+        if len(cols) < 2 or not any(x in _CSV_FIELDS for x in cols) or not all(re.fullmatch(r"[\w.]+", x) for x in cols):
+            continue
+        keys = [_CSV_FIELDS.get(x) for x in cols]
+        row_no = no
+        for k in range(no, len(lines)):
+            vals = [v.strip() for v in lines[k].split(",")]
+            if len(vals) != len(cols) or not lines[k].strip():
+                break
+            row_no = k + 1
+            g: dict[str, Any] = {"_line": row_no, "_lines": {}}
+            for key, v in zip(keys, vals):
+                if not key or v.upper() in ("N/A", "[N/A]", "[NOT SUPPORTED]"):
+                    continue
+                if key in ("pcie_gen_cur", "pcie_gen_max", "pcie_width_cur", "pcie_width_max", "index"):
+                    g[key] = _int(v)
+                elif key == "mig":
+                    g[key] = v.lower() == "enabled" if v.lower() in ("enabled", "disabled") else None
+                elif key == "virtualization":
+                    g[key] = _VIRT.get(v.lower().replace("_", " "), v.upper())
+                elif key == "bus_id":
+                    g[key] = norm_bus(v)
+                else:
+                    g[key] = v
+            if g.get("driver"):
+                _versions(c, g["driver"], row_no, None, row_no)
+            idx = g.get("index") if isinstance(g.get("index"), int) else k - no
+            _gpu_facts(c, idx, g)
+            found = True
+    if found:
+        c.kind("nvidia-smi-csv")
+        c.tool("nvidia-smi-csv", c.paste.first_line("pcie.link.", "pci.bus_id", "mig.mode"))
+    return found
+
+
+#: nvtop's device line (src/interface.c): "Device 0 [NVIDIA GeForce RTX 3090] PCIe GEN 4@16x RX: ... TX: ..."; the
+#: generation and width are the link's current ones (nvtop reads NVML's current link generation and width)
+_NVTOP = re.compile(r"Device (\d+) \[([^\]]+)\][\s_*~`]*PCIe GEN (\d)\s*@\s*(\d+)x", re.I)
+
+
+def parse_nvtop(c: Collector) -> bool:
+    """nvtop's device lines: each GPU's name and its PCIe link now (gpu.pcie_gen_cur, gpu.pcie_width_cur)."""
+    if "PCIe GEN" not in c.paste.text and "pcie gen" not in c.paste.lower:
+        return False
+    found = False
+    for no, line in enumerate(c.paste.lines, 1):
+        m = _NVTOP.search(line)
+        if not m:
+            continue
+        found = True
+        idx = int(m.group(1))
+        _gpu_facts(c, idx, {"name": m.group(2).strip(), "_line": no, "_lines": {}})
+        c.add(f"gpu:{idx}", "gpu.pcie_gen_cur", int(m.group(3)), no)
+        c.add(f"gpu:{idx}", "gpu.pcie_width_cur", int(m.group(4)), no)
+    if found:
+        c.kind("nvtop")
+        c.tool("nvtop", c.paste.first_line("PCIe GEN"))
+    return found
+
+
 def parse(c: Collector) -> bool:
     found = parse_xml(c)
     found = parse_q_text(c) or found
@@ -388,4 +515,6 @@ def parse(c: Collector) -> bool:
     found = parse_nvlink(c) or found
     found = parse_failures(c) or found
     found = parse_list(c) or found
+    found = parse_nvtop(c) or found
+    found = parse_query_csv(c) or found
     return found

@@ -1,15 +1,19 @@
 """``lspci -vvv`` and the kernel log (``dmesg``, ``journalctl -k``).
 
-lspci facts: host.acs_redirect (a bridge with ``ReqRedir+`` or ``CmpltRedir+`` in ACSCtl),
-host.acs_redirect_bridges, gpu.pcie_gen_cur/max and gpu.pcie_width_cur/max of NVIDIA functions
-(LnkSta / LnkCap), and the bridges whose link trained below its capability (kept in
+lspci facts: host.acs_redirect (a bridge with ``ReqRedir+`` or ``CmpltRedir+`` in ACSCtl, or an ACS
+Control register read with ``setpci`` whose redirect bits are set), host.acs_redirect_bridges,
+gpu.pcie_gen_cur/max and gpu.pcie_width_cur/max of NVIDIA functions (LnkSta / LnkCap), gpu.bar1_mb of
+NVIDIA display functions (their BAR1, ``Region 1`` of ``lspci -vv`` or the first 64-bit prefetchable
+``Memory at`` of ``lspci -v``), and the bridges whose link trained below its capability (kept in
 ``structured["lspci"]``).
 
 Kernel log facts: host.xid_codes, host.xid_latest, gpu.lost (Xid 79 / "fallen off the bus"),
 symptom.crash (Xid 79, 48, 62, 74, 119 ...), host.iommu_active and host.iommu_fault (AMD-Vi
 IO_PAGE_FAULT, DMAR faults), host.iommu_passthrough, host.kernel_iommu_args (the command line),
 host.driver_version (NVRM's "Kernel Module  535.104.05"), host.nvswitch_present,
-host.fabric_manager / host.fabric_manager_version (Fabric Manager's messages).
+host.fabric_manager / host.fabric_manager_version (Fabric Manager's messages, ``systemctl status
+nvidia-fabricmanager``: its "Active:" line, or systemd's "Unit ... could not be found" when it is not
+installed; a health checker's "fabric manager ... not active").
 """
 
 from __future__ import annotations
@@ -22,23 +26,93 @@ from .paste import Collector, norm_bus
 _BLOCK = re.compile(r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+(.+?)\s*$")
 _SPEED_GEN = {"2.5": 1, "5": 2, "8": 3, "16": 4, "32": 5, "64": 6}
 _LNK = re.compile(r"Speed\s+([\d.]+)GT/s[^,]*,\s*Width\s+x(\d+)")
+#: a memory BAR as lspci prints it: "Region 1: Memory at 38000000000 (64-bit, prefetchable) [size=32G]" (-vv) or,
+#: without the region number, "Memory at 10ffc0000000 (64-bit, prefetchable) [size=256M]" (-v). An NVIDIA GPU's BAR0
+#: is its 32-bit register window, BAR1 its 64-bit prefetchable framebuffer aperture (the one P2P maps peers
+#: through), BAR3 a small 64-bit one: the first 64-bit prefetchable region is BAR1.
+_REGION = re.compile(r"^(?:Region (\d):\s*)?Memory at [0-9a-fA-F]+ \((32|64)-bit, (non-)?prefetchable\)"
+                     r".*?\[size=(\d+)([KMGT])\]")
+_SIZE_MB = {"K": 1 / 1024, "M": 1, "G": 1024, "T": 1024 * 1024}
+#: ``setpci -s BDF <ACS control>.w``: the ACS Control register (PCIe Base Specification, ACS Extended Capability) is
+#: the word at the capability + 6: ECAP_ACS+0x6.w by name (NCCL's troubleshooting guide disables ACS with
+#: "setpci -v -s ${BDF} ECAP_ACS+0x6.w=0000"; ECAP0d is the capability's number), f2a.w the same register's fixed
+#: offset on PLX/Broadcom PEX switches (as posted in many P2P threads). Bit 0 is Source Validation, bit 2 P2P
+#: Request Redirect, bit 3 P2P Completion Redirect (lspci's SrcValid/ReqRedir/CmpltRedir).
+_SETPCI_ACS = re.compile(r"setpci\b.*?(?:\bf2a\b|ECAP_ACS\s*\+\s*(?:0x)?6\b|ECAP0?0?0?d\s*\+\s*(?:0x)?6\b)(?:\.w)?(?!\s*=)", re.I)
+_SETPCI_VALUE = re.compile(r"^(?:(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s*(?:@\S+\s*)?=?\s*)?([0-9a-fA-F]{4})$")
+ACS_REDIRECT_BITS = 0x4 | 0x8
 _XID = re.compile(r"NVRM: Xid \((?:PCI:)?([0-9a-fA-F:.]+)\):\s*(\d+)")
 _IOMMU_ARGS = re.compile(r"\b(intel_iommu=\S+|amd_iommu=\S+|iommu=\S+|iommu\.passthrough=\S+|pcie_acs_override=\S+|vfio[-_]pci\.ids=\S+)")
 _FM_VERSION = re.compile(r"Fabric ?Manager(?: version)?(?: is)?\s*:?\s*v?(\d+\.\d+\.\d+)", re.I)
 _DRIVER = re.compile(r"NVRM: loading NVIDIA UNIX (?:Open )?[\w-]+ Kernel Module(?: for \w+)?\s+(\d+\.\d+(?:\.\d+)?)")
+#: systemd's answers about a unit (systemctl status): its header line "● nvidia-fabricmanager.service - ...", then
+#: "Active: active (running)" / "inactive (dead)" / "failed (Result: ...)"; "Unit X.service could not be found."
+_UNIT_HEADER = re.compile(r"(?:nvidia-)?fabricmanager(?:\.service)? - ", re.I)
+_UNIT_MISSING = re.compile(r"Unit \S*fabricmanager\S* (?:could not be found|not found)|fabricmanager\S*: (?:unit )?not[- ]found", re.I)
+_ACTIVE = re.compile(r"^\s*Active:\s*(active \(running\)|active|inactive|failed|activating|deactivating)", re.I)
+#: a health checker's or a person's words for a Fabric Manager that is there but not running ("fabric manager found
+#: but not active", "fabric manager is inactive", "not running")
+_FM_INACTIVE = re.compile(r"fabric[ -]?manager\b[^.\n]{0,40}\b(?:not active|inactive|not running|not started|stopped)\b")
+#: the IOMMU drivers' start-up lines: Intel "DMAR: IOMMU enabled" (drivers/iommu/intel/dmar.c), AMD "AMD-Vi: Found
+#: IOMMU cap" / "perf/amd_iommu: Detected AMD IOMMU" (drivers/iommu/amd/init.c)
+_IOMMU_ON = re.compile(r"DMAR: IOMMU enabled|AMD-Vi: Found IOMMU|Detected AMD IOMMU")
 CRASH_XIDS = {13, 31, 43, 45, 48, 61, 62, 63, 64, 68, 69, 74, 79, 92, 94, 95, 109, 119, 120, 140, 144, 145, 149, 154}
+
+
+def _systemd_active(lines: list[str], header: int) -> Optional[tuple[str, int]]:
+    """("running" | "not running" | "failed", line) from the "Active:" line under a unit's header line."""
+    for k in range(header, min(len(lines), header + 6)):
+        m = _ACTIVE.match(lines[k])
+        if m:
+            v = m.group(1).lower()
+            return ("running" if v.startswith("active") else "failed" if v == "failed" else "not running"), k + 1
+    return None
 
 
 def _gen(speed: str) -> Optional[int]:
     return _SPEED_GEN.get(speed.rstrip("0").rstrip(".") if "." in speed else speed)
 
 
-def parse_lspci(c: Collector) -> bool:
+def parse_setpci_acs(c: Collector) -> bool:
+    """``setpci -s BDF ECAP_ACS+6.w`` (or ``f2a.w``, in a loop over bridges) and the hex words it prints, one a
+    bridge ("001d", or "0000:03:08.0 @f2a = 001d" with -v): a word with a redirect bit set is ACS redirect on."""
     text = c.paste.text
-    if "LnkSta" not in text and "ACSCtl" not in text:
+    if "setpci" not in text.lower():
         return False
+    lines = c.paste.lines
+    values: list[tuple[int, int]] = []
+    for no, line in enumerate(lines, 1):
+        if not _SETPCI_ACS.search(line):
+            continue
+        for k in range(no, min(len(lines), no + 256)):  # the words it printed, up to the next non-value line
+            s = lines[k].strip()
+            if not s or s.lower().startswith("[sudo]") or s.lower().startswith("password"):
+                continue
+            m = _SETPCI_VALUE.match(s)
+            if not m:
+                break
+            values.append((int(m.group(1), 16), k + 1))
+    if not values:
+        return False
+    c.kind("setpci")
+    c.tool("setpci", values[0][1])
+    on = [(v, no) for v, no in values if v & ACS_REDIRECT_BITS]
+    if on:
+        c.add("host", "host.acs_redirect", True, on[0][1], severity="problem",
+              summary=f"ACS Control {on[0][0]:04x} read with setpci: P2P request/completion redirect on "
+                      f"({len(on)} of {len(values)} bridges): PCIe P2P goes up through the root complex")
+    else:
+        c.add("host", "host.acs_redirect", False, values[0][1], severity="ok")
+    return True
+
+
+def parse_lspci(c: Collector) -> bool:
+    found = parse_setpci_acs(c)
+    text = c.paste.text
+    if "LnkSta" not in text and "ACSCtl" not in text and not ("Memory at" in text and "NVIDIA" in text):
+        return found
     c.kind("lspci")
-    c.tool("lspci", c.paste.first_line("ACSCtl", "LnkSta", "LnkCap"))
+    c.tool("lspci", c.paste.first_line("ACSCtl", "LnkSta", "LnkCap", "Memory at"))
     bridges_redirect: list[tuple[str, int]] = []
     acs_seen = 0
     degraded: list[dict[str, Any]] = []
@@ -56,6 +130,13 @@ def parse_lspci(c: Collector) -> bool:
                     nv_funcs.append(cur)
                 continue
         s = line.strip()
+        if cur is not None and cur["nvidia_gpu"] and s.startswith("Region 1: Memory at <unassigned>") and "bar1" not in cur:
+            cur["bar1"] = (0, no)  # the BAR1 window got no address (no space for it above the bridge)
+            continue
+        r = _REGION.match(s) if cur is not None and cur["nvidia_gpu"] and "Memory at" in s else None
+        if r and r.group(2) == "64" and not r.group(3) and "bar1" not in cur and (r.group(1) in (None, "1")):
+            cur["bar1"] = (round(int(r.group(4)) * _SIZE_MB[r.group(5)]), no)
+            continue
         if "ACSCtl" in s:  # also in a block whose header the paste cut off, or quoted in a sentence
             acs_seen += 1
             if "ReqRedir+" in s or "CmpltRedir+" in s:
@@ -93,6 +174,9 @@ def parse_lspci(c: Collector) -> bool:
         if "cap" in f:
             c.add(subj, "gpu.pcie_gen_max", f["cap"][0], f["cap"][2])
             c.add(subj, "gpu.pcie_width_max", f["cap"][1], f["cap"][2])
+        if "bar1" in f:
+            c.add(subj, "gpu.bar1_mb", f["bar1"][0], f["bar1"][1],
+                  summary=f"{subj}: BAR1 (the aperture peers map through) is {f['bar1'][0]} MiB")
     c.structured["lspci"] = {"acs_redirect": [b for b, _ in bridges_redirect], "degraded": degraded,
                              "nvidia_functions": [f["bdf"] for f in nv_funcs]}
     return True
@@ -100,11 +184,12 @@ def parse_lspci(c: Collector) -> bool:
 
 def parse_kernel_log(c: Collector) -> bool:
     text = c.paste.text
-    keys = ("NVRM", "Xid", "AMD-Vi", "DMAR", "IO_PAGE_FAULT", "Command line:", "fabricmanager", "Fabric Manager",
+    keys = ("NVRM", "Xid", "AMD-Vi", "DMAR", "IO_PAGE_FAULT", "Command line:", "fabricmanager", "Fabric Manager", "fabric manager",
             "nvidia-nvswitch", "iommu", "BOOT_IMAGE=")
     if not any(k in text for k in keys):
         return False
     found = False
+    iommu_on = 0
     xids: list[tuple[int, int, str]] = []
     for no, line in enumerate(c.paste.lines, 1):
         if "Xid" in line:
@@ -135,6 +220,9 @@ def parse_kernel_log(c: Collector) -> bool:
             elif re.search(r"\bintel_iommu=on\b|\bamd_iommu=force_isolation\b|\biommu\.passthrough=0\b|\biommu=nopt\b", line):
                 # translation asked for and not passthrough: DMA (peer traffic included) goes through the IOMMU
                 c.add("host", "host.iommu_active", True, no)
+        if _IOMMU_ON.search(line):
+            found = True
+            iommu_on = iommu_on or no
         if "Default domain type:" in line:
             found = True
             if "Passthrough" in line:
@@ -151,15 +239,31 @@ def parse_kernel_log(c: Collector) -> bool:
             found = True
             c.add("host", "host.nvswitch_present", True, no)
         low = line.lower()
-        if "fabricmanager" in low or "fabric manager" in low or "nv-fabricmanager" in low:
+        if "fabricmanager" in low or "fabric manager" in low or "nv-fabricmanager" in low or "fabric-manager" in low:
             found = True
             m = _FM_VERSION.search(line)
             if m:
                 c.add("host", "host.fabric_manager_version", m.group(1), no)
-            if "successfully configured" in low or "started fabric manager" in low or "active (running)" in low:
+            active = _systemd_active(c.paste.lines, no) if _UNIT_HEADER.search(line) else None
+            if active:
+                state, ano = active
+                c.add("host", "host.fabric_manager", state, ano, severity="ok" if state == "running" else "problem",
+                      summary=f"systemctl: Fabric Manager {state}")
+            elif _UNIT_MISSING.search(line):
+                # systemd knows no such unit: Fabric Manager is not installed, so it is not running
+                c.add("host", "host.fabric_manager", "not running", no, severity="problem",
+                      summary="systemd: no nvidia-fabricmanager unit (Fabric Manager not installed)")
+            elif "successfully configured" in low or "started fabric manager" in low or "active (running)" in low:
                 c.add("host", "host.fabric_manager", "running", no)
             elif re.search(r"\b(failed|error|mismatch|exited|inactive \(dead\)|(?:don't|doesn't|do not|does not) match)(?!\w)", low):
                 c.add("host", "host.fabric_manager", "failed", no, severity="problem")
+            elif _FM_INACTIVE.search(low):
+                c.add("host", "host.fabric_manager", "not running", no, severity="problem")
+    if iommu_on and not c.has("host", "host.iommu_passthrough") and not c.has("host", "host.iommu_active"):
+        # the IOMMU driver says it is on, and nothing in the paste says passthrough: DMA is translated (the default
+        # domain of the Intel and AMD IOMMU drivers unless iommu=pt / iommu.passthrough=1)
+        c.add("host", "host.iommu_active", True, iommu_on, severity="info",
+              summary="the kernel log says the IOMMU is on (no passthrough in the paste)")
     if xids:
         c.add("host", "host.xid_codes", ",".join(str(x) for x in dict.fromkeys(x for x, _, _ in xids)), xids[0][1],
               severity="problem")

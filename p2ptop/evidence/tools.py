@@ -1,5 +1,6 @@
-"""The outputs of CUDA's P2P samples and tools: simpleP2P, p2pBandwidthLatencyTest, nvbandwidth,
-bandwidthTest, nccl-tests' result tables, and ``dcgmi diag`` / DCGM's P2P messages.
+"""The outputs of CUDA's P2P samples and tools: simpleP2P, deviceQuery, p2pBandwidthLatencyTest, nvbandwidth,
+bandwidthTest, nccl-tests' result tables, ``dcgmi diag`` / DCGM's P2P messages and ``dcgmi nvlink
+--link-status``, and PyTorch tensors printed after a copy between GPUs.
 
 Tolerant of what pastes do: CAN/CANNOT lines in any case and spacing, p2pBandwidthLatencyTest's
 "P2P Connectivity Matrix" (0 = no peer access for the pair), simpleP2P's "Test failed!", nccl-tests'
@@ -12,7 +13,11 @@ symptom.wrong_results (simpleP2P "Verification error", nccl-tests #wrong > 0, "T
 symptom.slow with tool.p2p_slower_than_no_p2p; gpu.name from the device lists; figures kept in
 ``structured["tools"]`` (busbw by size, the bandwidth matrices). nccl-tests: symptom.slow only when
 the paste's own topo says every pair is NV# and the peak busbw is under a quarter of what one
-NVLink of the oldest generation gives per link (20 GB/s): clearly under what the path gives.
+NVLink of the oldest generation gives per link (20 GB/s): clearly under what the path gives; symptom.hang
+when the table's column header is the paste's last line (no size ever completed). p2pBandwidthLatencyTest's
+latency matrices: P2P=Enabled far above P2P=Disabled is tool.p2p_slower_than_no_p2p too. dcgmi's link
+letters: gpu.nvlink_down per GPU. A tensor on cuda:N printed all zeros (or NaN) beside the same values not
+zero elsewhere in the paste (another device, the CPU, the literal it was built from): symptom.wrong_results.
 """
 
 from __future__ import annotations
@@ -23,10 +28,20 @@ from typing import Any, Optional
 from .gpus import classify
 from .paste import Collector, pair_subject
 
-_PEER = re.compile(r"Peer access from .*?\(GPU(\d+)\)\s*->\s*.*?\(GPU(\d+)\)\s*:\s*(Yes|No)", re.I)
+#: simpleP2P "> Peer access from NAME (GPU0) -> NAME (GPU1) : Yes"; deviceQuery (and older simpleP2P) "> Peer-to-Peer
+#: (P2P) access from NAME (GPU0) -> NAME (GPU1) : Yes" (cuda-samples deviceQuery.cpp, deviceQueryDrv.cpp)
+_PEER = re.compile(r"Peer(?:-to-Peer \(P2P\))? access from .*?\(GPU(\d+)\)\s*->\s*.*?\(GPU(\d+)\)\s*:\s*(Yes|No)", re.I)
+#: deviceQuery: 'Detected 2 CUDA Capable device(s)', 'Device 0: "NVIDIA H100 80GB HBM3"'
+_DQ_COUNT = re.compile(r"Detected (\d+) CUDA Capable device")
+_DQ_DEVICE = re.compile(r'^Device (\d+): "(.+)"\s*$')
 _CAN = re.compile(r"Device\s*=\s*(\d+)\s+(CAN|CANNOT|CAN NOT)\s+Access\s+Peer\s+Device\s*=\s*(\d+)", re.I)
 _DEVICE = re.compile(r"^Device:? (\d+)[,:] (.+?)(?:, pciBusID: ([0-9a-fA-F]+), pciDeviceID: ([0-9a-fA-F]+), pciDomainID:\s*([0-9a-fA-F]+)| \(([0-9A-Fa-f:]+)\))?\s*$")
 _NCCLT_DEV = re.compile(r"#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[(?:0x)?([0-9a-fA-F:.]+)\]\s+(.+?)\s*$")
+#: the first nccl-tests (2017-2018, common.cu): "#   Rank  0 uses device  0 [0x02] Tesla P100-PCIE-16GB"
+_NCCLT_DEV_OLD = re.compile(r"#\s+Rank\s+(\d+)\s+uses\s+device\s+(\d+)\s+\[(?:0x)?([0-9a-fA-F:.]+)\]\s+(.+?)\s*$")
+#: the column header of nccl-tests' result table (common.cu prints it before the first size): "#  bytes  N  type  op
+#  time  algbw  busbw  res" (old) or "#  size  count  type  redop  root  time  algbw  busbw  #wrong" (current)
+_NCCLT_HEADER = re.compile(r"^#\s*(?:bytes|size)\s+(?:N|count)\s+type\b.*\bbusbw\b", re.I)
 _NCCLT_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)")
 
 
@@ -39,7 +54,7 @@ def _matrix(lines: list[str], start: int) -> tuple[dict[tuple[int, int], float],
         t = lines[i].split()
         if not t:
             break
-        if t[0] in ("D\\D", "GPU") or (not cols and all(x.isdigit() for x in t)):
+        if re.fullmatch(r"D[\\/]*D|GPU", t[0]) or (not cols and all(x.isdigit() for x in t)):  # D\D, D\\D (escaped in a post), D/D
             cols = [int(x) for x in t if x.isdigit()]
             i += 1
             continue
@@ -133,7 +148,21 @@ def parse_cuda_samples(c: Collector) -> bool:
     found = False
     tools: dict[str, Any] = c.structured.setdefault("tools", {})
     lines = c.paste.lines
-    if "simpleP2P" in text or "Peer access from" in text or "cudaMemcpyPeer / cudaMemcpy" in text:
+    if "CUDA Capable device" in text or "CUDA Device Query" in text:
+        for no, line in enumerate(lines, 1):
+            m = _DQ_COUNT.search(line)
+            if m:
+                found = True
+                c.add("host", "host.gpu_count", int(m.group(1)), no)
+                continue
+            d = _DQ_DEVICE.match(line.strip())
+            if d:
+                found = True
+                _gpu_name(c, int(d.group(1)), d.group(2), no)
+        if found:
+            c.kind("deviceQuery")
+            c.tool("deviceQuery", c.paste.first_line("CUDA Device Query", "CUDA Capable device"))
+    if "simpleP2P" in text or "access from" in text or "cudaMemcpyPeer / cudaMemcpy" in text:
         for no, line in enumerate(lines, 1):
             m = _PEER.search(line)
             if m:
@@ -155,7 +184,7 @@ def parse_cuda_samples(c: Collector) -> bool:
             elif "Two or more GPUs with Peer-to-Peer access capability are required" in line:
                 found = True
                 c.add("host", "bench.peer_access", "cudaErrorPeerAccessUnsupported", no, severity="problem")
-        if found:
+        if found and "deviceQuery" not in c.kinds:
             c.kind("simpleP2P")
             c.tool("simpleP2P", c.paste.first_line("simpleP2P", "Peer access from", "cudaMemcpyPeer / cudaMemcpy"))
     low = text.lower()
@@ -208,12 +237,29 @@ def parse_cuda_samples(c: Collector) -> bool:
                         c.add(subj, "tool.p2p_slower_than_no_p2p", True, on["line"],
                               summary=f"GPU{a} -> GPU{b}: {direction.lower()} P2P enabled {v_on:.2f} GB/s < P2P disabled {v_off:.2f} GB/s")
                         c.add("host", "symptom.slow", True, on["line"])
+            # latency: p2pBandwidthLatencyTest prints "P2P=Disabled Latency Matrix (us)" and "P2P=Enabled Latency (P2P
+            # Writes) Matrix (us)", each a GPU matrix then a CPU one (the reader keeps the GPU one). A peer write is
+            # one PCIe/NVLink transaction (a few us); staged through the host it takes ~10-20 us. Enabled far above
+            # disabled means the peer path stalls (the ACS/IOMMU detour, a root complex that forwards P2P badly).
+            off = next((m for t, m in mats.items() if t.startswith("P2P=Disabled Latency")), None)
+            on = next((m for t, m in mats.items() if t.startswith("P2P=Enabled Latency")), None)
+            if off and on:
+                for (a, b), v_on in on["values"].items():
+                    v_off = off["values"].get((a, b))
+                    if a == b or v_off is None or v_off <= 0:
+                        continue
+                    if v_on > 2 * v_off and v_on - v_off > 5:
+                        c.add(pair_subject(a, b), "tool.p2p_slower_than_no_p2p", True, on["line"],
+                              summary=f"GPU{a} -> GPU{b}: P2P enabled latency {v_on:.2f} us > P2P disabled {v_off:.2f} us")
+                        c.add("host", "symptom.slow", True, on["line"])
             on = next((m for t, m in mats.items() if t.startswith("Unidirectional P2P=Enabled Bandwidth")), None)
             if on:
                 judge_link(c, on["values"], on["line"], "p2pBandwidthLatencyTest P2P=Enabled")
             found = True
     if "nvbandwidth" in text or "Running device_to_device" in text or "Running host_to_device" in text:
         res: dict[str, Any] = {}
+        devices: set[int] = set()
+        d2d_waived = 0
         for no, line in enumerate(lines, 1):
             s = line.strip()
             if s.startswith("SUM "):
@@ -223,17 +269,32 @@ def parse_cuda_samples(c: Collector) -> bool:
                         res[parts[1]] = float(parts[2])
                     except ValueError:
                         pass
-            elif "Waived" in s or "waived" in s:
+            elif "waiv" in s.lower():
                 res.setdefault("waived", []).append(no)
+                # "Waiving device_to_device_memcpy_write_ce." (v0.2) or "Running device_to_device_...", then "Waived."
+                test = s if "device_to_device" in s else (lines[no - 2] if no >= 2 else "")
+                if "device_to_device" in test:
+                    d2d_waived = d2d_waived or no
             elif s.startswith("ERROR") or "mismatch" in s.lower():
                 c.add("host", "tool.verification_error", True, no)
             d = _DEVICE.match(s)
             if d and d.group(6):
                 _gpu_name(c, int(d.group(1)), d.group(2), no)
                 c.note_bus(d.group(6) + ".0", int(d.group(1)))
+            elif d and d.group(3) is None and "nvbandwidth" in text:  # v0.2: "Device 0: NVIDIA GeForce RTX 2080 Ti"
+                _gpu_name(c, int(d.group(1)), d.group(2), no)
+            if d:
+                devices.add(int(d.group(1)))
             if _NVB_ONE_WAY.match(s) and "device_to_device" in (lines[no - 2] if no >= 2 else "") + lines[max(0, no - 3)]:
                 mat, _ = _matrix(lines, no - 1)  # one direction of a device-to-device copy, per pair (N/A on the diagonal)
                 judge_link(c, mat, no, "nvbandwidth " + s.split(" bandwidth")[0])
+        if d2d_waived and len(devices) >= 2:
+            # nvbandwidth waives a device-to-device test when no pair of its GPUs can access each other
+            # (Testcase::filterHasAccessiblePeerPairs: cuDeviceCanAccessPeer 0 for every ordered pair)
+            for a in sorted(devices):
+                for b in sorted(devices):
+                    if a < b:
+                        _peer(c, a, b, False, d2d_waived)
         if res or "nvbandwidth Version" in text:
             found = True
             c.kind("nvbandwidth")
@@ -265,8 +326,18 @@ def parse_nccl_tests(c: Collector) -> bool:
         c.add("host", "symptom.wrong_results", True, oob[0])
     rows: list[dict[str, Any]] = []
     wrong_line = None
+    header = 0
     for no, line in enumerate(c.paste.lines, 1):
         if line.startswith("#"):
+            o = _NCCLT_DEV_OLD.match(line)
+            if o:
+                _gpu_name(c, int(o.group(2)), o.group(4), no)
+                bus = o.group(3)
+                c.note_bus(f"0000:{int(bus, 16):02x}:00.0" if ":" not in bus else bus, int(o.group(2)))
+                c.kind("nccl-tests")
+                continue
+            if _NCCLT_HEADER.match(line):
+                header = header or no
             d = _NCCLT_DEV.match(line)
             if d:
                 _gpu_name(c, int(d.group(3)), d.group(5), no)
@@ -286,6 +357,13 @@ def parse_nccl_tests(c: Collector) -> bool:
         if wrong not in ("0", "N/A") and wrong_line is None:
             wrong_line = no
     if not rows:
+        if header and not oob and not any(l.strip() and not l.lstrip().startswith("#") for l in c.paste.lines[header:]):
+            # the table's header is the paste's last line: nccl-tests prints a row per size as each completes
+            # (8 bytes first, in well under a second), so a run that printed none stopped in its first collective
+            c.kind("nccl-tests")
+            c.tool("nccl-tests", header)
+            c.add("host", "symptom.hang", True, header,
+                  summary="nccl-tests printed its table header and no result: the first collective never completed")
         return "nccl-tests" in c.kinds
     c.kind("nccl-tests")
     c.tool("nccl-tests", rows[0]["line"])
@@ -317,6 +395,43 @@ _DCGM_NVLINK_DOWN = re.compile(r"NVSwitch \d+'s NvLink \d+ is down", re.I)
 _DCGM_ROW = re.compile(r"^\|\s*(PCIe|NVLink|Memory Bandwidth|Diagnostic|Targeted Stress|Memtest|Pulse Test)[^|]*\|\s*(Fail\b[^|]*)\|", re.I)
 
 
+#: ``dcgmi nvlink --link-status`` (or ``-s``): "gpuId 0:" then one letter a link, "Key: Up=U, Down=D, Disabled=X,
+#: Not Supported=_" (DCGM's dcgmi/Nvlink.cpp); NVSwitches as "physicalId N:" under "NvSwitches:"
+_DCGM_LINK_OWNER = re.compile(r"^(gpuId|physicalId)\s+(\d+)\s*:\s*$")
+_DCGM_LINK_STATES = re.compile(r"^(?:[UDX_]\s*)+$")
+
+
+def parse_dcgm_link_status(c: Collector) -> bool:
+    """Per GPU the links DCGM says are Down (D) among those it reports (U or D; X is disabled by configuration,
+    _ not supported): gpu.nvlink_down; an NVSwitch's down links as the host's."""
+    if "gpuId" not in c.paste.text and "physicalId" not in c.paste.text:
+        return False
+    lines = c.paste.lines
+    found = False
+    for no, line in enumerate(lines, 1):
+        m = _DCGM_LINK_OWNER.match(line.strip())
+        if not m:
+            continue
+        states: list[str] = []
+        k = no
+        while k < len(lines) and _DCGM_LINK_STATES.match(lines[k].strip() or "-"):  # the letters may wrap
+            states += lines[k].split()
+            k += 1
+        up, down = states.count("U"), states.count("D")
+        if not up and not down:
+            continue
+        found = True
+        if m.group(1) == "gpuId":
+            c.add(f"gpu:{m.group(2)}", "gpu.nvlink_down", down, no + 1, severity="problem" if down else "ok",
+                  summary=f"GPU {m.group(2)}: DCGM says {down} of {up + down} NVLinks down")
+        elif down:
+            c.add("host", "gpu.nvlink_down", down, no + 1, summary=f"NVSwitch {m.group(2)}: DCGM says {down} links down")
+    if found:
+        c.kind("dcgmi")
+        c.tool("dcgmi", c.paste.first_line("NvLink Link Status", "gpuId"))
+    return found
+
+
 def parse_dcgm(c: Collector) -> bool:
     """``dcgmi diag`` results and DCGM's messages: a failed P2P copy test is wrong data between GPUs, a
     failed PCIe/NVLink row of the result table an error line, an NVSwitch's NvLink down a link down."""
@@ -324,7 +439,7 @@ def parse_dcgm(c: Collector) -> bool:
     low = text.lower()
     if "peer-to-peer test" not in low and "dcgm" not in low and "nvlink" not in low:
         return False
-    found = False
+    found = parse_dcgm_link_status(c)
     for no, line in enumerate(c.paste.lines, 1):
         m = _DCGM_P2P.search(line)
         if m:
@@ -347,8 +462,52 @@ def parse_dcgm(c: Collector) -> bool:
     return found
 
 
+#: a PyTorch tensor as ``print`` shows it: "tensor([0.6000, 0.6000], device='cuda:1')" (repr of torch.Tensor: the
+#: values, then ", device='cuda:N'" for a GPU tensor, dtype/grad keywords after them; nested lists for 2-D)
+_TENSOR = re.compile(r"tensor\((\[[\s\d.,eE+\-\[\]naif]*\])((?:\s*,\s*\w+=[^,()]*)*)\)")
+_LITERAL = re.compile(r"torch\.(?:tensor|Tensor|FloatTensor|as_tensor)\(\s*(\[[\s\d.,eE+\-\[\]]*\])")
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf")
+
+
+def _values(body: str) -> list[float]:
+    return [float(x) for x in _NUMBER.findall(body)]
+
+
+def parse_tensor_copies(c: Collector) -> bool:
+    """A tensor copied between GPUs that arrives as zeros (or NaN): a printed tensor on ``cuda:N`` whose values are
+    all 0 (or NaN) while the same paste shows the same number of values, not all 0, on another device, on the CPU
+    or as the literal the code built it from. That is a peer copy that moved no data (the known signature of a
+    DMA the IOMMU or a broken P2P path dropped). A paste that builds zeros itself (torch.zeros, zero_) says nothing."""
+    text = c.paste.text
+    if "tensor(" not in text or "cuda:" not in text:
+        return False
+    low = text.lower()
+    if "zeros" in low or "zero_(" in low or "fill_(0" in low:
+        return False
+    seen: list[tuple[str, list[float], int]] = []  # (device, values, line)
+    for m in _LITERAL.finditer(text):
+        seen.append(("literal", _values(m.group(1)), c.paste.line_of(m.start())))
+    for m in _TENSOR.finditer(text):
+        if "grad_fn" in (m.group(2) or ""):
+            continue  # the result of a computation, not a copy
+        dev = re.search(r"device='?\"?(cuda:\d+|cpu)", m.group(2) or "")
+        seen.append((dev.group(1) if dev else "cpu", _values(m.group(1)), c.paste.line_of(m.start())))
+    for dev, vals, no in seen:
+        if not dev.startswith("cuda:") or not vals or not all(v == 0 or v != v for v in vals):
+            continue
+        other = next(((d, ln) for d, v, ln in seen if d != dev and len(v) == len(vals) and any(x != 0 and x == x for x in v)), None)
+        if other:
+            c.kind("pytorch-output")
+            c.add("host", "symptom.wrong_results", True, no,
+                  summary=f"a tensor on {dev} reads {'NaN' if any(v != v for v in vals) else 'all zeros'} while the same "
+                          f"values are not zero on {other[0]} (line {other[1]}): a copy between devices lost its data")
+            return True
+    return False
+
+
 def parse(c: Collector) -> bool:
     a = parse_cuda_samples(c)
     b = parse_nccl_tests(c)
     d = parse_dcgm(c)
-    return a or b or d
+    t = parse_tensor_copies(c)
+    return a or b or d or t

@@ -1,10 +1,13 @@
 """``nvidia-smi topo -m`` and ``nvidia-smi topo -p2p r|w|n|a|p`` as pasted: tabs or spaces, rows
-wrapped onto several lines, NIC rows and columns, old drivers without "NUMA Affinity"/"GPU NUMA
+wrapped onto several lines, turned into a markdown table, NIC rows and columns, old drivers without "NUMA Affinity"/"GPU NUMA
 ID" (and with ``SOC`` for ``SYS``), 16 GPUs and more, terminal colour codes, a paste cut above its header
 (rows "GPU0  X ...", "GPU1 ..." in order say the columns).
 
 Facts: ``pair.path``, ``pair.nvlink_count``, ``pair.cross_socket`` (path matrix), ``p2p.read``,
 ``p2p.write``, ``p2p.nvlink``, ``p2p.atomics``, ``p2p.pci`` (NVML status names), ``host.gpu_count``.
+
+NCCL's topology dump (``NCCL_TOPO_DUMP_FILE``, XML) is the same kind of fact, read here too (``parse_nccl_xml``):
+host.gpu_count, gpu.architecture (sm), host.nvswitch_present, host.virtualized (no GPU with a PCIe link).
 """
 
 from __future__ import annotations
@@ -97,8 +100,22 @@ def _columns(tokens: list[str]) -> tuple[list[str], list[str]]:
     return cols, tail
 
 
+_MD_SEPARATOR = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
+
+
+def _unpipe(line: str) -> str:
+    """A matrix row someone turned into a markdown table ("| GPU0 | X | NV12 | 0-63 |") as topo prints it; the
+    table's separator row ("|---|---|") as a blank line."""
+    if "|" not in line:
+        return line
+    if _MD_SEPARATOR.match(line):
+        return ""
+    st = line.strip()
+    return line.replace("|", " ") if st.startswith("|") and st.endswith("|") else line
+
+
 def read_matrices(c: Collector) -> list[Matrix]:
-    lines = c.paste.lines
+    lines = [_unpipe(l) for l in c.paste.lines] if "|" in c.paste.text else c.paste.lines
     out: list[Matrix] = []
     i, n = 0, len(lines)
     while i < n:
@@ -164,12 +181,61 @@ def _cap_for(c: Collector, header_line: int) -> Optional[str]:
     return None
 
 
-def parse(c: Collector) -> bool:
-    if "GPU0" not in c.paste.text:
+#: NCCL's topology dump (NCCL_TOPO_DUMP_FILE, src/graph/xml.cc): <system> of <cpu numaid=..> holding <pci busid=..
+#: class=.. link_speed=".." link_width=".."> nodes (link_* read from sysfs max_link_speed / max_link_width), a GPU as
+#: <gpu dev=N sm=CC ...> inside its <pci>, NVLinks as <nvlink target=BUSID count=N tclass=0x..>
+_XML_PCI = re.compile(r"<pci\b([^>]*)>")
+_XML_GPU = re.compile(r"<gpu\b([^>]*)/?>")
+_XML_ATTR = re.compile(r'(\w+)="([^"]*)"')
+_SM_ARCH = ((100, "Blackwell"), (90, "Hopper"), (89, "Ada"), (80, "Ampere"), (75, "Turing"), (70, "Volta"), (60, "Pascal"))
+NVSWITCH_CLASS = "0x068000"  # PCI class of an NVSwitch (bridge, other), as NCCL's dump names an NVLink's far end
+
+
+def parse_nccl_xml(c: Collector) -> bool:
+    """NCCL's topology XML: host.gpu_count, each GPU's architecture (sm), host.nvswitch_present (an NVLink whose far
+    end is an NVSwitch), and host.virtualized where no GPU has a PCIe link at all (link_speed "" and link_width 0 on
+    every GPU: sysfs gives no link for them, which a real GPU on a host's PCIe always has; an emulated conventional
+    PCI bus, as a VM's machine type gives, has none)."""
+    text = c.paste.text
+    if "<gpu " not in text or "<pci " not in text:
         return False
+    gpus: list[tuple[dict, dict, int]] = []
+    last_pci: dict = {}
+    for m in re.finditer(r"<pci\b[^>]*>|<gpu\b[^>]*>", text):
+        attrs = dict(_XML_ATTR.findall(m.group(0)))
+        if m.group(0).startswith("<pci"):
+            last_pci = attrs
+        elif "dev" in attrs:
+            gpus.append((attrs, last_pci, c.paste.line_of(m.start())))
+    if not gpus:
+        return False
+    c.kind("nccl-topo-xml")
+    c.tool("nccl-topo-xml", gpus[0][2])
+    c.add("host", "host.gpu_count", len({g["dev"] for g, _, _ in gpus}), gpus[0][2])
+    for g, pci, line in gpus:
+        if not g["dev"].isdigit():
+            continue
+        if pci.get("busid"):
+            c.note_bus(pci["busid"], int(g["dev"]))
+        sm = g.get("sm", "")
+        arch = next((a for floor, a in _SM_ARCH if sm.isdigit() and int(sm) >= floor), None)
+        if arch:
+            c.add(f"gpu:{g['dev']}", "gpu.architecture", arch, line)
+    if NVSWITCH_CLASS in text and "<nvlink" in text:
+        c.add("host", "host.nvswitch_present", True, c.paste.first_line(NVSWITCH_CLASS), severity="info")
+    if all(p and p.get("link_width", "") in ("0", "") and not p.get("link_speed", "").strip() for _, p, _ in gpus):
+        c.add("host", "host.virtualized", True, gpus[0][2], severity="info",
+              summary="NCCL's topology: no GPU has a PCIe link (link_speed empty, link_width 0), as on a VM's emulated PCI bus")
+    return True
+
+
+def parse(c: Collector) -> bool:
+    xml = parse_nccl_xml(c)
+    if "GPU0" not in c.paste.text:
+        return xml
     mats = read_matrices(c)
     if not mats:
-        return False
+        return xml
     topo = TopoPaste()
     found = False
     for m in mats:
@@ -249,4 +315,4 @@ def parse(c: Collector) -> bool:
                 if mm:
                     topo.nics[mm.group(1)] = mm.group(2)
         c.structured["topo"] = topo
-    return found
+    return found or xml

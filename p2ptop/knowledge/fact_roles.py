@@ -129,6 +129,24 @@ def first_look(known: Callable[[str], list]) -> tuple[str, str]:
 NVSWITCH_CLASSES = frozenset({"nvls_multicast_failure", "fabric_manager_not_running", "fabric_manager_version_mismatch"})
 
 
+#: architectures with no MIG-capable product (NVIDIA's MIG User Guide, "Supported GPUs": A30/A100 onwards, Hopper and
+#: Blackwell data-centre parts; no Ada, Turing or older part has MIG), and the product class that never has it (GeForce)
+NO_MIG_ARCHITECTURES = frozenset({"Kepler", "Maxwell", "Pascal", "Volta", "Turing", "Ada"})
+
+
+#: architectures without NVLink multicast (CUDA's CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED is 0 before sm_90; NCCL
+#: checks it before it sets NVLS up, src/transport/nvls.cc): NVLS (NVLink SHARP) cannot be what failed on them
+NO_NVLS_ARCHITECTURES = frozenset({"Kepler", "Maxwell", "Pascal", "Volta", "Turing", "Ampere", "Ada"})
+
+
+def no_mig_gpus(known: Callable[[str], list]) -> bool:
+    """Do the facts name the GPUs, and is every one of a kind that has no MIG?"""
+    classes, archs = known("gpu.product_class"), known("gpu.architecture")
+    if classes and all(v == "consumer" for v in classes):
+        return True
+    return bool(archs) and all(v in NO_MIG_ARCHITECTURES for v in archs)
+
+
 def ruled_out(failure_class: Optional[str], known: Callable[[str], list]) -> Optional[str]:
     """Why facts rule an entry of this class out (None when they do not). ``known(key)`` gives the
     values the matcher holds for a fact, host facts first."""
@@ -138,6 +156,11 @@ def ruled_out(failure_class: Optional[str], known: Callable[[str], list]) -> Opt
     mig = known("gpu.mig")
     if failure_class == "mig_p2p_unsupported" and mig and all(v is False for v in mig):
         return "MIG is off on every GPU"
+    if failure_class == "mig_p2p_unsupported" and not any(v is True for v in mig or []) and no_mig_gpus(known):
+        return "none of the GPUs can run MIG (a GeForce card, or an architecture before Ampere or without MIG)"
+    archs = known("gpu.architecture")
+    if failure_class == "nvls_multicast_failure" and archs and all(v in NO_NVLS_ARCHITECTURES for v in archs):
+        return "NVLS needs NVLink multicast, which no GPU before Hopper has"
     if failure_class in NVSWITCH_CLASSES and known("host.nvswitch_present") == [False]:
         links = known("pair.nvlink_count")
         fabric = known("gpu.fabric_state")

@@ -727,8 +727,10 @@ def give_next_command(m: Match, facts: Facts) -> None:
     if m.confidence != "unsure" or m.next_command is not None:
         return
     cond = m.entry.data.get("match") or {}
-    own = [c["fact"] for c in list(cond.get("require") or []) + list(cond.get("trigger") or []) + list(cond.get("support") or [])
-           if c["fact"] in NEXT_COMMAND and readable(c["fact"], facts.known)][:1]
+    # a fact the text (or host) already gives is no next command: "read BAR1" under a paste that shows BAR1
+    unread = [c["fact"] for c in list(cond.get("require") or []) + list(cond.get("trigger") or []) + list(cond.get("support") or [])
+              if c["fact"] in NEXT_COMMAND and readable(c["fact"], facts.known)]
+    own = ([f for f in unread if not facts.values.get(f)] or unread)[:1]
     cf = CLASS_FACT.get(m.entry.failure_class or "")
     m.own_deciding = own or ([cf] if cf and readable(cf, facts.known) else []) or [first_look(facts.known)[0]]
 
