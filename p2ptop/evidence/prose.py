@@ -51,6 +51,14 @@ import re
 from .gpus import MODEL_IN_PROSE, classify
 from .paste import Collector
 
+
+def _rx(pattern: str) -> re.Pattern:
+    """A pattern of this reader: ASCII word boundaries, so an English word written against Chinese counts as a
+    word ("hang住", "NCCL 2.21.5版本", "出现nan", "p2p不通": Python's Unicode \\b sees no boundary between
+    "hang" and "住", both being word characters)."""
+    return re.compile(pattern, re.ASCII)
+
+
 _HYPERVISORS = (
     ("Proxmox", r"proxmox|\bpve\b"),
     ("ESXi", r"\besxi\b|vsphere|vmware"),
@@ -66,11 +74,11 @@ _PASSTHROUGH = r"pass(?:ing|ed|es)?[- ]?through|\bvfio\b|直通|gpudirect[-_ ]?c
 #: a setup contrasted with bare metal ("on bare metal, this works") is a VM's
 _BARE_METAL = r"(?:on|with) bare[- ]?metal\b[^.\n]{0,40}\b(?:works?|fine|ok|passes)|works? (?:fine |well )?on bare[- ]?metal|裸机(?:上)?(?:正常|可以)"
 #: Fabric Manager said to be absent, stopped or failing, in words (NVIDIA Fabric Manager user guide's service names)
-_FM_DOWN = re.compile(r"(?:nvidia-)?fabric[- _]?manage\w*`?\s*(?:service\s+)?(?:is|was|has)?\s*(?:not (?:installed|running|started)|"
+_FM_DOWN = _rx(r"(?:nvidia-)?fabric[- _]?manage\w*`?\s*(?:service\s+)?(?:is|was|has)?\s*(?:not (?:installed|running|started)|"
                       r"missing|inactive|dead|stopped|crash\w*|fail\w*)|(?:failures?|crash\w*|restart\w*) of (?:the )?fabric[- _]?manager|"
                       r"fabric[- _]?manager[^.\n]{0,30}(?:未启动|没有启动|未安装|失败)")
 #: a BAR1 size as people write it ("BAR=256MB", "256MB and 512MB bar sizes", "BAR1: 32GB")
-_BAR_SIZE = re.compile(r"\bbar1?\s*(?:size)?\s*[=:]\s*(\d+)\s*([mg])i?b\b|\b(\d+)\s*([mg])i?b\b[^.\n]{0,20}\bbar1?\s*(?:sizes?|aperture)\b")
+_BAR_SIZE = _rx(r"\bbar1?\s*(?:size)?\s*[=:]\s*(\d+)\s*([mg])i?b\b|\b(\d+)\s*([mg])i?b\b[^.\n]{0,20}\bbar1?\s*(?:sizes?|aperture)\b")
 #: a pair across CPU sockets in words (QPI/UPI, different I/O hubs or sockets; 跨 NUMA/CPU)
 _CROSS_SOCKET = (r"\bqpi\b|\bupi\b|different (?:i/?o hubs?|iohs?|sockets|cpus|cpu sockets|numa nodes)|across (?:the )?(?:cpu )?sockets|"
                  r"跨\s*(?:numa|cpu|socket)|不同(?:的)?\s*(?:numa|cpu|socket|插槽)")
@@ -82,7 +90,7 @@ _NVSWITCH = r"\bhgx\b|\bdgx\b"
 _MIG = (r"\bmig (?:(?:gpu|compute) )?(?:devices?|instances?|slices?|mode|enabled|partitions?|profiles?)\b|\bmigs\b|multi-instance gpu|"
         r"\bmig[- ]enabled\b|\b(?:with|under|using|in) mig\b|\bmig-[0-9a-f]{8}|\bmig-gpu-|\b[1-7]g\.\d{1,3}gb\b")  # nvidia-smi -L's MIG UUIDs, profile names (1g.10gb)
 #: a CUDA error number in a sentence: "CUDA initialization fails with 802 system error", "CUDA error 401"
-_CUDA_NUMBER_WORDS = re.compile(r"cuda[^.\n]{0,60}?\b(?:with|error|code)\s+(?:error\s+|code\s+)?(\d{3})\b")
+_CUDA_NUMBER_WORDS = _rx(r"cuda[^.\n]{0,60}?\b(?:with|error|code)\s+(?:error\s+|code\s+)?(\d{3})\b")
 _CONTAINERS = (("kubernetes", r"kubernetes|\bk8s\b|kubectl|\bpods?\b|\bhelm\b|gpu-operator"),
                ("docker", r"\bdocker\b|nvidia-docker|--gpus\s"),
                ("podman", r"\bpodman\b"),
@@ -154,7 +162,7 @@ _SYMPTOMS = (
 #: facts that are counts on the live host, said in words here: recorded as 1, "at least one"
 _COUNTED = {"gpu.nvlink_down": "the text says an NVLink is down or inactive (at least one)",
             "gpu.nvlink_replay_recovery": "the text says NVLink replay or recovery errors were counted (at least one)"}
-_FIXED_BY_P2P_OFF = re.compile(
+_FIXED_BY_P2P_OFF = _rx(
     r"workaround\W{0,20}(?:\n[^\n]*){0,2}?nccl_p2p_disable\s*=\s*1|"
     r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p|p2p (?:is )?disabled)[^\n]{0,80}?"
     r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|fine|ok\b|no longer|goes away|pass(?:es|ed)?\b|succeed\w*|解决|可以|正常|就好)|"
@@ -167,51 +175,51 @@ _PART = (r"(?:the\s+|to\s+(?:the\s+)?(?:latest|newer|older|new|an?\s+(?:newer|ol
          r"(driver|nccl|cuda(?: toolkit)?|kernel|bios|firmware)")
 _FIXED = r"(?:fix\w*|solv\w*|resolv\w*|work(?:s|ed)?|went away|goes away|helped|succeed\w*)"
 _NEAR = r"(?:[^.\n]|\.\d){0,40}?"  # within the sentence (a version's dots do not end it)
-_FIXED_BY_CHANGE = re.compile(
+_FIXED_BY_CHANGE = _rx(
     _FIXED + r"\b" + _NEAR + r"\b(?:by|after|with|when)\s+" + _CHANGE + r"\s+" + _PART + "|"
     + _CHANGE + r"\s+" + _PART + r"\b" + _NEAR + r"\b" + _FIXED + r"\b(?! ?n'?t)|"
     + r"\bfix(?:ed)?\s*(?:was|is|:)\s*(?:to\s+)?" + _CHANGE + r"\s+" + _PART + "|"
     + r"(?:升级|降级|更新|回退)了?\s*(驱动|nccl|cuda)[^。\n]{0,20}?(?:解决|正常|好了)")
 #: a driver branch without its minor ("fixed with 570", "driver 560", "R535"), only in a text that says "driver"
-_DRIVER_MAJOR = re.compile(r"(?:\bdrivers?\s+(?:version\s+|branch\s+)?|\b(?:with|on|to|from|using)\s+(?:driver\s+)?|\br)"
+_DRIVER_MAJOR = _rx(r"(?:\bdrivers?\s+(?:version\s+|branch\s+)?|\b(?:with|on|to|from|using)\s+(?:driver\s+)?|\br)"
                            r"(4[5-9]\d|5\d\d)(?!\d|\.\d)(?!\s*(?:mb|mib|gb|gib|w\b|mhz|%|x\b|gpus?|cores?))")
 #: a bandwidth that fell, in figures ("18 -> 2 BUSBW", "from 20 GB/s to 9 GB/s", "带宽从 300 降到 20")
-_DROP = re.compile(r"(\d+(?:\.\d+)?)\s*(?:->|→|=>|to)\s*(\d+(?:\.\d+)?)\s*(?:gb/s|gbps|busbw|algbw|bus ?bandwidth)")
+_DROP = _rx(r"(\d+(?:\.\d+)?)\s*(?:->|→|=>|to)\s*(\d+(?:\.\d+)?)\s*(?:gb/s|gbps|busbw|algbw|bus ?bandwidth)")
 #: P2P said available in words: "cudaDeviceCanAccessPeer reports 1", "can_device_access_peer returns True",
 #: "`nvidia-smi topo -p2p r` says OK for every pair"
 #: the peer-access query as CUDA (cudaDeviceCanAccessPeer), PyTorch (can_device_access_peer) and CuPy
 #: (deviceCanAccessPeer) name it, lower case
 _PEER_QUERY = r"(?:candeviceaccesspeer|can_device_access_peer|can_access_peer|cudadevicecanaccesspeer|devicecanaccesspeer)"
-_P2P_SAID_OK = re.compile(_PEER_QUERY + r"\W{0,3}\s*"
+_P2P_SAID_OK = _rx(_PEER_QUERY + r"\W{0,3}\s*"
                           r"(?:\w+\s+){0,2}(?:reports?|returns?|says?|gives?|is)\s+(?:1|true)\b|topo -p2p r`?\s+(?:says|shows|reports)\s+`?ok\b")
 #: P2P said unavailable in words, with nvidia-smi topo -p2p's own codes (its legend: CNS = Chipset not supported,
 #: GNS = GPU not supported, TNS = Topology not supported, NS = Not supported): "topo -p2p r shows CNS for every pair"
-_P2P_SAID_NO = re.compile(r"(?:topo\s+-p2p\s*\w?|p2p (?:status|matrix))`?[^.\n]{0,40}?\b(?:shows?|says?|reports?|gives?|prints?|is|are)\s+"
+_P2P_SAID_NO = _rx(r"(?:topo\s+-p2p\s*\w?|p2p (?:status|matrix))`?[^.\n]{0,40}?\b(?:shows?|says?|reports?|gives?|prints?|is|are)\s+"
                           r"(?:only\s+|all\s+)?[`'\"]?(cns|gns|tns|ns|chipset not supported|gpu not supported|topology not supported|not supported)\b")
 _P2P_NO_VALUE = {"cns": "CHIPSET_NOT_SUPPORTED", "chipset not supported": "CHIPSET_NOT_SUPPORTED", "gns": "GPU_NOT_SUPPORTED",
                  "gpu not supported": "GPU_NOT_SUPPORTED", "tns": "TOPOLOGY_NOT_SUPPORTED",
                  "topology not supported": "TOPOLOGY_NOT_SUPPORTED", "ns": "NOT_SUPPORTED", "not supported": "NOT_SUPPORTED"}
 #: the peer-access query said to answer no: cudaDeviceCanAccessPeer's canAccessPeer = 0 (CUDA runtime API),
 #: torch.cuda.can_device_access_peer / cupy's deviceCanAccessPeer returning False or 0
-_P2P_CAN_NO = re.compile(_PEER_QUERY + r"\W{0,3}\s*(?:\([^)\n]{0,20}\)\s*)?(?:\w+\s+){0,2}(?:reports?|returns?|returned|says?|gives?|gave|is|was)\s+"
+_P2P_CAN_NO = _rx(_PEER_QUERY + r"\W{0,3}\s*(?:\([^)\n]{0,20}\)\s*)?(?:\w+\s+){0,2}(?:reports?|returns?|returned|says?|gives?|gave|is|was)\s+"
                          r"[`'\"]?(?:0|false)\b")
 #: a pair's path class said in a sentence, with nvidia-smi topo -m's own codes: "topo says SYS", "topo 显示 PHB"
-_PATH_SAID = re.compile(r"topo(?:\s+-m)?`?[^.\n]{0,20}?(?:shows?|says?|reports?|gives?|is|are|显示|是)\s*[`'\"]?(sys|node|phb|pxb|pix|nv\d+)\b")
+_PATH_SAID = _rx(r"topo(?:\s+-m)?`?[^.\n]{0,20}?(?:shows?|says?|reports?|gives?|is|are|显示|是)\s*[`'\"]?(sys|node|phb|pxb|pix|nv\d+)\b")
 #: NCCL's transport said in words ("NCCL goes via SHM instead of P2P", "falls back to NET/Socket", "NCCL 走的是 SHM"):
 #: the names NCCL prints in its "via P2P/SHM/NET" channel lines
-_NCCL_VIA_SAID = re.compile(r"\bnccl\b[^.\n。]{0,60}?(?:\bvia|\buses?|\busing|\bgoes (?:via|through|over)|\bwent (?:via|through|over)|"
+_NCCL_VIA_SAID = _rx(r"\bnccl\b[^.\n。]{0,60}?(?:\bvia|\buses?|\busing|\bgoes (?:via|through|over)|\bwent (?:via|through|over)|"
                             r"\bfalls? back to|\bfell back to|走的是|走|使用|用的是|改用|回退到)\s*[`'\"]?(shm|net/socket|net/ib|socket)\b")
 #: P2P and SHM turned off in words (the nccl/p2p-and-shm-disabled-uses-network setting without its variables)
-_P2P_SHM_OFF = re.compile(r"禁用\s*p2p\s*(?:与|和|及|、|/)\s*shm|disabl\w*\s+(?:both\s+)?p2p\s+(?:and|&|/)\s+shm|"
+_P2P_SHM_OFF = _rx(r"禁用\s*p2p\s*(?:与|和|及|、|/)\s*shm|disabl\w*\s+(?:both\s+)?p2p\s+(?:and|&|/)\s+shm|"
                           r"p2p\s+(?:and|&|/)\s+shm\s+(?:are\s+|were\s+)?disabled")
 #: a /dev/shm size in words ("共享内存大小为64MB", "--shm-size=64m", "/dev/shm is only 64M")
-_SHM_SIZE = re.compile(r"(?:shm[- _]size|/dev/shm|shared memory|共享内存)[^\n。.]{0,20}?(\d+)\s*([mg])(?:i?b)?\b")
+_SHM_SIZE = _rx(r"(?:shm[- _]size|/dev/shm|shared memory|共享内存)[^\n。.]{0,20}?(\d+)\s*([mg])(?:i?b)?\b")
 #: an idle PCIe link in words ("runs at 2.5 GT/s ... when it is not being used", "low power state")
-_IDLE_LINK = re.compile(r"\d(?:\.\d)?\s*gt/s[\s\S]{0,300}?(?:idle|low[- ]power|power[- ]saving|not (?:being )?used|resting)|"
+_IDLE_LINK = _rx(r"\d(?:\.\d)?\s*gt/s[\s\S]{0,300}?(?:idle|low[- ]power|power[- ]saving|not (?:being )?used|resting)|"
                         r"(?:idle|low[- ]power|power[- ]saving|resting)[\s\S]{0,300}?\d(?:\.\d)?\s*gt/s")
-_DRIVER = re.compile(r"(?:driver(?: version)?|nvidia-driver-|驱动(?:版本)?)\s*[:=]?\s*v?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b")
-_NCCL_VERSION = re.compile(r"nccl(?: version)?\s*[:=]?\s*v?(2\.\d{1,2}\.\d{1,2})\b")
-_CUDA_VERSION = re.compile(r"(?:cuda(?: toolkit| runtime| version)?\s*[:=]?\s*v?|\+cu)(1[0-3])\.?(\d)(?:\.\d+)?\b")
+_DRIVER = _rx(r"(?:driver(?: version)?|nvidia-driver-|驱动(?:版本)?)\s*[:=]?\s*v?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b")
+_NCCL_VERSION = _rx(r"nccl(?: version)?\s*[:=]?\s*v?(2\.\d{1,2}\.\d{1,2})\b")
+_CUDA_VERSION = _rx(r"(?:cuda(?: toolkit| runtime| version)?\s*[:=]?\s*v?|\+cu)(1[0-3])\.?(\d)(?:\.\d+)?\b")
 _BIOS = (("ACS", r"\bacs\b|access control services"), ("IOMMU", r"iommu"), ("VT-d", r"vt-d|\bvtd\b"),
          ("NPS", r"\bnps ?[124]?\b"), ("Above4G", r"above ?4g|4g decoding|above 4 ?gb"),
          ("ReBAR", r"resizable bar|re-?size bar|\brebar\b|\bsam\b"), ("SR-IOV", r"sr-?iov"))
@@ -231,19 +239,19 @@ _TROUBLE = (r"\bfail\w*|\w*error(?:s|ed)?\b|\bissues?\b|\bproblems?\b|\bnot work
             r"\btime ?outs?\b|\btimed out\b|how (?:to|do i|can i|could i|should i) (?:fix|solve|resolve|debug)|"
             r"any (?:ideas?|help|suggestions?)\b|"
             r"报错|失败|问题|不能|无法|出错|错误|异常|不行|怎么办|如何解决|卡住|卡死|很慢|变慢|太慢|不通|不工作|不支持|求助")
-_REPORT_TOPIC = re.compile(_TOPIC_STRONG + "|" + _TOPIC_WEAK)
-_REPORT_TOPIC_STRONG = re.compile(_TOPIC_STRONG)
-_REPORT_TROUBLE = re.compile(_TROUBLE)
+_REPORT_TOPIC = _rx(_TOPIC_STRONG + "|" + _TOPIC_WEAK)
+_REPORT_TOPIC_STRONG = _rx(_TOPIC_STRONG)
+_REPORT_TROUBLE = _rx(_TROUBLE)
 #: a symptom said to be absent right before its word ("doesn't hang", "no longer hangs", "never saw NaN", "不再卡住")
-_SAID_ABSENT = re.compile(r"(?:\bno|\bnot|n't|\bnever|\bwithout|\bno longer|\bnever (?:saw|see|seen|had))\s+(?:\w+\s+)?$|不再\s*$|没有\s*$")
+_SAID_ABSENT = _rx(r"(?:\bno|\bnot|n't|\bnever|\bwithout|\bno longer|\bnever (?:saw|see|seen|had))\s+(?:\w+\s+)?$|不再\s*$|没有\s*$")
 #: a trouble word said to be absent ("no issues", "without errors", "never had problems", "没有问题")
-_NEGATED = re.compile(r"(?:\bno|\bwithout|\bnever had|\bzero|\bnot any|\bany)\s+$|没有\s*$|不再\s*$|无\s*$")
-_GPU_NAMED = re.compile(r"\bgpus?\b|\bcuda\b|显卡|\bgpu")
+_NEGATED = _rx(r"(?:\bno|\bwithout|\bnever had|\bzero|\bnot any|\bany)\s+$|没有\s*$|不再\s*$|无\s*$")
+_GPU_NAMED = _rx(r"\bgpus?\b|\bcuda\b|显卡|\bgpu")
 #: lines of tool output (not sentences): nccl-tests comment rows, p2pBandwidthLatencyTest matrices, simpleP2P lines
-_TOOL_LINE = re.compile(r"^\s*#(?:\s{2}|\s*wrong|\s*out of bounds|\s*avg bus|\s*nccl-tests|\s*nthread|\s*using devices|\s*collective test)|device\s*=\s*\d|p2p\s*=\s*(?:enabled|disabled)|"
+_TOOL_LINE = _rx(r"^\s*#(?:\s{2}|\s*wrong|\s*out of bounds|\s*avg bus|\s*nccl-tests|\s*nthread|\s*using devices|\s*collective test)|device\s*=\s*\d|p2p\s*=\s*(?:enabled|disabled)|"
                         r"nccl (?:info|warn)")
-_SENTENCE_END = re.compile(r"[.!?。！？](?:\s|$)|[。！？]")
-_LEGEND = re.compile(r"legend|^\s*(?:x|sys|node|phb|pxb|pix|nv#|nv\d+|[cgt]?ns|ok|u)\s*=|\b(?:cns|gns|tns)\s*=")
+_SENTENCE_END = _rx(r"[.!?。！？](?:\s|$)|[。！？]")
+_LEGEND = _rx(r"legend|^\s*(?:x|sys|node|phb|pxb|pix|nv#|nv\d+|[cgt]?ns|ok|u)\s*=|\b(?:cns|gns|tns)\s*=")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -256,7 +264,7 @@ def parse(c: Collector) -> bool:
     def _first(_c: Collector, rx: str | re.Pattern) -> re.Match | None:
         """The first match outside a tool's legend lines (nvidia-smi topo's "SYS = ... (e.g., QPI/UPI)",
         "GNS = GPU not supported"): a legend is printed by the tool, it says nothing of the report."""
-        rx = rx if isinstance(rx, re.Pattern) else re.compile(rx)
+        rx = rx if isinstance(rx, re.Pattern) else _rx(rx)
         m = rx.search(low)
         while m and _LEGEND.search(c.paste.line(ln(m.start())).lower()):
             nl = low.find("\n", m.start())
@@ -363,7 +371,7 @@ def parse(c: Collector) -> bool:
     for key, rx in _SYMPTOMS:
         m = _first(c, rx)
         while m and _SAID_ABSENT.search(low[max(0, m.start() - 24):m.start()]):  # "it no longer hangs"
-            nxt = re.compile(rx).search(low, m.end())
+            nxt = _rx(rx).search(low, m.end())
             m = nxt if nxt and not _LEGEND.search(c.paste.line(ln(nxt.start())).lower()) else None
         if m:
             if key in _COUNTED:  # a count said in words: "at least one" (the live host gives the number)
