@@ -39,7 +39,9 @@ _MODELS: list[tuple[str, str, str, str]] = [
 _COMPILED = [(re.compile(r"(?<![a-z0-9])(?:" + rx + r")(?![a-z0-9])"), name, cls, arch) for rx, name, cls, arch in _MODELS]
 #: a model in free text: needs a GPU word around a bare number ("4090" alone is a year or a port)
 MODEL_IN_PROSE = re.compile(
-    r"(?<![a-z0-9])(?:(?:nvidia\s+|geforce\s+|tesla\s+|quadro\s+)?(?:rtx\s*pro\s*6000|rtx\s*\d{4}(?:\s*ti|\s*super|\s*ada)?|"
+    # a count written against the name ("8xA100", "8xRTX4090", "4×H100", "2*A6000") is no part of a longer word
+    # (not a hex number's "0x": "0xa100" is an address)
+    r"(?:(?<![a-z0-9])|(?<=[1-9][x×\*])|(?<=\d0[x×\*])|(?<=\d\s[x×\*]))(?:(?:nvidia\s+|geforce\s+|tesla\s+|quadro\s+)?(?:rtx\s*pro\s*6000|rtx\s*\d{4}(?:\s*ti|\s*super|\s*ada)?|"
     r"gtx\s*\d{3,4}(?:\s*ti)?|titan\s*(?:rtx|v|xp?)|rtx\s*a\d{4}|a\d{4}\b|gb[23]00|b[12]00|gh200|h100|h800|h200|h20|a100|a800|"
     r"a10g?|a30|a40|l40s?|l20|l4(?=s?\s*(?:gpus?|cards?|显卡|卡))|v100|p100|t4|k80)s?|(?:50|40|30|20)(?:90|80|70|60)(?:\s*ti|\s*d)?s?(?=\s*(?:gpu|显卡|卡|x|×|\*|,|，|。|\)|[?.;:!](?!\d)|$)|"
     r"\s+(?:and|with|和)))(?![a-z0-9])|"
