@@ -78,6 +78,13 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "_lost": ("xid", "fallen", "lost", "bus", "掉卡"),
 }
 _CONCEPT_OF: dict[str, str] = {w: c for c, words in CONCEPTS.items() for w in words}
+#: the programs people run when P2P fails (frameworks, inference servers, model names): they say what was running,
+#: not why peer traffic failed, and every cause meets every one of them, so a word of theirs shared with an entry
+#: (written from some thread that ran it) weighs a fraction of its IDF
+APP_WORDS = frozenset("""llama cpp vllm sglang pytorch torch tensorflow jax xla deepspeed megatron ray lmdeploy tensorrt trt
+llm llms ollama verl accelerate huggingface transformers paddle paddlepaddle triton comfyui nemo horovod lightning
+qwen deepseek mistral mixtral gemma diffusion model models inference training serve server""".split())
+APP_FACTOR = 0.3
 
 #: what a fact says, as terms of the query: (key, True / None (any value) / a predicate on the value, terms)
 FACT_TERMS: tuple[tuple[str, Any, tuple[str, ...]], ...] = (
@@ -183,6 +190,9 @@ def entry_text(entry) -> str:
     return "\n".join(p for p in parts if isinstance(p, str))
 
 
+_APP_STEMS = frozenset(APP_WORDS) | frozenset(_stem(w) for w in APP_WORDS)
+
+
 class Index:
     """BM25 over the entries of one knowledge base."""
 
@@ -195,7 +205,8 @@ class Index:
         for c in self.tf:
             df.update(c.keys())
         n = len(self.entries)
-        self.idf = {t: math.log(1 + (n - k + 0.5) / (k + 0.5)) for t, k in df.items()}
+        self.idf = {t: math.log(1 + (n - k + 0.5) / (k + 0.5)) * (APP_FACTOR if t in _APP_STEMS else 1.0)
+                    for t, k in df.items()}
 
     def scores(self, query: Iterable[str]) -> list[tuple[Any, float, list[str]]]:
         """(entry, BM25 score, the query terms it shares, best first) for entries sharing any term."""
