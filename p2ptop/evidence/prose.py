@@ -166,8 +166,9 @@ _SYMPTOMS = (
 _COUNTED = {"gpu.nvlink_down": "the text says an NVLink is down or inactive (at least one)",
             "gpu.nvlink_replay_recovery": "the text says NVLink replay or recovery errors were counted (at least one)"}
 #: the gap between the setting and the word that says it worked: within the line, and not across a command's own
-#: words ("NCCL_P2P_DISABLE=1 ./build/all_reduce_perf -g 4 ... 2 GPU正常": the flags of a command line are no report)
-_GAP = r"(?:(?!\./|\s-{1,2}[a-z])[^\n]){0,%d}?"
+#: words ("NCCL_P2P_DISABLE=1 ./build/all_reduce_perf -g 4 ... 2 GPU正常": the flags of a command line are no report),
+#: nor across a sentence ("Single GPU works fine. Forcing NCCL_P2P_DISABLE=1 did not help")
+_GAP = r"(?:(?!\./|\s-{1,2}[a-z]|[.!?;](?:\s|$)|[。！？；])[^\n]){0,%d}?"  # nor across a sentence's end
 _FIXED_BY_P2P_OFF = _rx(
     r"workaround\W{0,20}(?:\n[^\n]*){0,2}?nccl_p2p_disable\s*=\s*1|"
     r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p|p2p (?:is )?disabled)" + _GAP % 80 +
