@@ -230,6 +230,19 @@ _IDLE_LINK = _rx(r"\d(?:\.\d)?\s*gt/s[\s\S]{0,300}?(?:idle|low[- ]power|power[- 
 _DRIVER = _rx(r"(?:driver(?: version)?|nvidia-driver-|驱动(?:版本)?)\s*[:=]?\s*v?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b")
 _NCCL_VERSION = _rx(r"nccl(?: version)?\s*[:=]?\s*v?(2\.\d{1,2}\.\d{1,2})\b")
 _CUDA_VERSION = _rx(r"(?:cuda(?: toolkit| runtime| version)?\s*[:=]?\s*v?|\+cu)(1[0-3])\.?(\d)(?:\.\d+)?\b")
+#: the IOMMU said to be on / off / in passthrough, in words or as the kernel parameters people quote (kernel
+#: parameters: https://docs.kernel.org/admin-guide/kernel-parameters.html intel_iommu=, amd_iommu=, iommu=pt/soft;
+#: NCCL troubleshooting, "PCI Access Control Services (ACS)" / IOMMU: https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html)
+_IOMMU_WORD = r"(?:(?:amd[- ]?vi|intel|vt-d|amd)\s+)?iommu"
+_IOMMU_PT = _rx(r"\biommu\s*=\s*(?:pt|soft)\b|\biommu\.passthrough\s*=\s*1|\biommu\b[^.\n]{0,30}\bpass-?through mode|"
+                r"iommu\s*(?:设置为|设为|改为)?\s*(?:pt|直通)模式")
+_IOMMU_OFF = _rx(r"\b(?:intel|amd)_iommu\s*=\s*off\b|\biommu\s*=\s*off\b|" + _IOMMU_WORD + r"\s+(?:is\s+|was\s+|got\s+)?(?:disabled|off|turned off)\b|"
+                 r"\b(?:disabl\w*|turn\w* off|switch\w* off)\s+(?:the\s+)?" + _IOMMU_WORD + r"\b|(?:关闭|禁用|关掉)了?\s*iommu|iommu\s*(?:已)?(?:关闭|禁用)")
+_IOMMU_ON = _rx(r"\b(?:intel|amd)_iommu\s*=\s*on\b|" + _IOMMU_WORD + r"\s+(?:is\s+|was\s+)?(?:enabled|on|active|turned on)\b|"
+                r"\b(?:enabl\w*|turn\w* on|switch\w* on)\s+(?:the\s+)?" + _IOMMU_WORD + r"\b|\bwith\s+(?:the\s+)?" + _IOMMU_WORD + r"\s+(?:on|enabled)\b|"
+                r"(?:开启|启用|打开)了?\s*iommu|iommu\s*(?:已)?(?:开启|启用|打开)")
+#: what follows a change, within its sentence, saying it fixed the trouble ("... and it works now", "后正常")
+_FIX_AFTER = _rx(_GAP % 60 + r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|goes away|went away|succeed\w*|解决|正常|好了|就好)")
 _BIOS = (("ACS", r"\bacs\b|access control services"), ("IOMMU", r"iommu"), ("VT-d", r"vt-d|\bvtd\b"),
          ("NPS", r"\bnps ?[124]?\b"), ("Above4G", r"above ?4g|4g decoding|above 4 ?gb"),
          ("ReBAR", r"resizable bar|re-?size bar|\brebar\b|\bsam\b"), ("SR-IOV", r"sr-?iov"))
@@ -470,6 +483,25 @@ def parse(c: Collector) -> bool:
     m = _CUDA_VERSION.search(low)
     if m:
         found = c.add("host", "host.cuda_runtime_version", f"{m.group(1)}.{m.group(2)}", ln(m.start())) or found
+    # the IOMMU said to be on, off or in passthrough ("disabled IOMMU in BIOS", "intel_iommu=on", "开启 IOMMU 后")
+    m = _first(c, _IOMMU_PT)
+    if m:
+        found = c.add("host", "host.iommu_passthrough", True, ln(m.start()), severity="info",
+                      summary="the text says the IOMMU is in passthrough (iommu=pt)") or found
+        c.add("host", "host.iommu_active", False, ln(m.start()), severity="info")
+    else:
+        off, on = _first(c, _IOMMU_OFF), _first(c, _IOMMU_ON)
+        # "disabling the IOMMU fixed it" / "关闭iommu后正常": it was on when the trouble was seen
+        after = _FIX_AFTER.match(low, off.end()) if off else None
+        if after and not _NOT_FIXED.search(after.group(0)):
+            found = c.add("host", "host.iommu_active", True, ln(off.start()), severity="info",
+                          summary="the text says turning the IOMMU off fixed it (it was on when the trouble was seen)") or found
+        elif off or on:  # both said (before / after a change): the state it was in when the trouble was seen is unknown
+            state = None if (off and on) else bool(on)
+            if state is not None:
+                m = on or off
+                found = c.add("host", "host.iommu_active", state, ln(m.start()), severity="info",
+                              summary="the text says the IOMMU is " + ("on" if state else "off")) or found
     # BIOS words
     words, first_line = [], None
     for name, rx in _BIOS:
