@@ -108,7 +108,7 @@ _SYMPTOMS = (
                      r"\bstall(?:s|ed|ing)?\b|\bwaiting (?:forever|indefinitely)|\btakes? forever\b|\btook forever\b|"
                      r"\b(?:does|did|do)\s*(?:n'?t|not) (?:finish|complete|return|progress|proceed)\b|never (?:finish|complete|return|progress|end)\w*|"
                      r"\bjust sits? (?:there|idle)|\btimeouts? (?:in|on|during|at|for|inside) (?:the )?(?:\w+[_.])?(?:all[-_ ]?reduce|all[-_ ]?gather|reduce[-_ ]?scatter|broadcast|barrier|nccl|collective)|"
-                     r"卡住|卡死|挂起|死锁|夯住|停滞|(?<![张块个两二三四六八号的显多单双\d])卡顿|卡着不动|一直不动|(?:一直|被)阻塞|阻塞住|无响应|没有响应|没反应|不动了|停住|停在|无进展|一直等|(?<![张块个两二三四六八号的显多单双])卡在|一直等待|超时"),
+                     r"卡住|卡死|挂起|死锁|夯住|停滞|(?<![张块个两二三四六八号的显多单双\d])卡顿|卡着不动|一直不动|(?:一直|被)阻塞|阻塞住|无响应|没有响应|没反应|不动了|停住|停在|无进展|一直等|(?<![张块个两二三四六八号的显多单双\d])卡(?:在|再)|一直等待|超时"),
     ("symptom.wrong_results", r"wrong (?:results?|output|values?|answers?|data|numbers?|gradients?|sums?)|incorrect (?:results?|output|values?|data|gradients?|sums?)|all zeros?|"
                               r"\bchecksums?\b[^.\n]{0,40}?(?:differ|mismatch|wrong|fail|(?:does|do|did)\s*(?:n'?t|not) match)|\bchecksum (?:error|failure)s?\b|"
                               r"\b(?:results?|outputs?|values?|data|sums?|tensors?)\b[^.\n]{0,40}?\b(?:are|is|were|was)(?: not|n'?t) (?:correct|right|the same)\b|"
@@ -233,16 +233,34 @@ _CUDA_VERSION = _rx(r"(?:cuda(?: toolkit| runtime| version)?\s*[:=]?\s*v?|\+cu)(
 #: the IOMMU said to be on / off / in passthrough, in words or as the kernel parameters people quote (kernel
 #: parameters: https://docs.kernel.org/admin-guide/kernel-parameters.html intel_iommu=, amd_iommu=, iommu=pt/soft;
 #: NCCL troubleshooting, "PCI Access Control Services (ACS)" / IOMMU: https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html)
-_IOMMU_WORD = r"(?:(?:amd[- ]?vi|intel|vt-d|amd)\s+)?iommu"
+_IOMMU_WORD = r"(?:(?:amd[- ]?vi|intel|vt-d|amd)\s+|intel_|amd_)?iommu(?:\s*/\s*acs)?"
 _IOMMU_PT = _rx(r"\biommu\s*=\s*(?:pt|soft)\b|\biommu\.passthrough\s*=\s*1|\biommu\b[^.\n]{0,30}\bpass-?through mode|"
                 r"iommu\s*(?:设置为|设为|改为)?\s*(?:pt|直通)模式")
 _IOMMU_OFF = _rx(r"\b(?:intel|amd)_iommu\s*=\s*off\b|\biommu\s*=\s*off\b|" + _IOMMU_WORD + r"\s+(?:is\s+|was\s+|got\s+)?(?:disabled|off|turned off)\b|"
-                 r"\b(?:disabl\w*|turn\w* off|switch\w* off)\s+(?:the\s+)?" + _IOMMU_WORD + r"\b|(?:关闭|禁用|关掉)了?\s*iommu|iommu\s*(?:已)?(?:关闭|禁用)")
+                 r"\b(?:disabl\w*|turn\w* off|switch\w* off)\s+(?:the\s+|both\s+)?(?:[\w-]+\s+(?:and|&)\s+)?" + _IOMMU_WORD + r"\b|(?:关闭|禁用|关掉)了?\s*iommu|iommu\s*(?:已)?(?:关闭|禁用)")
 _IOMMU_ON = _rx(r"\b(?:intel|amd)_iommu\s*=\s*on\b|" + _IOMMU_WORD + r"\s+(?:is\s+|was\s+)?(?:enabled|on|active|turned on)\b|"
                 r"\b(?:enabl\w*|turn\w* on|switch\w* on)\s+(?:the\s+)?" + _IOMMU_WORD + r"\b|\bwith\s+(?:the\s+)?" + _IOMMU_WORD + r"\s+(?:on|enabled)\b|"
                 r"(?:开启|启用|打开)了?\s*iommu|iommu\s*(?:已)?(?:开启|启用|打开)")
-#: what follows a change, within its sentence, saying it fixed the trouble ("... and it works now", "后正常")
-_FIX_AFTER = _rx(_GAP % 60 + r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|goes away|went away|succeed\w*|解决|正常|好了|就好)")
+#: a change said to have fixed the trouble, within its sentence: after it ("... and it works now", "后正常", "may solve
+#: it") or before it ("Fix: disable IOMMU", "P2P works after disabling intel_iommu")
+_FIX_AFTER = _rx(_GAP % 80 + r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|goes away|went away|succeed\w*|解决|正常|好了|就好)")
+_FIX_BEFORE = _rx(r"(?:\bfix(?:es|ed)?|\bsolv\w*|\bresolv\w*|\bworks?|\bworked|\bsolution|\bworkaround)\b\W{0,3}"
+                  r"(?:(?:is|was|by|after|when|with|once|since)\s+)?(?:(?:simply|just|also)\s+)?\W{0,2}$")
+_FIX_NEXT = _rx(r"\s*(?:this|that|it|which|now)\b,?\s+(?:\w+\s+){0,4}?(?:solved|fixed|resolved|works|worked|helped)\b(?! ?n'?t)")
+
+
+def _fixed_near(low: str, m: re.Match) -> bool:
+    """Is the change at ``m`` said, within its sentence, to have fixed the trouble (and not "did not help")?"""
+    after = _FIX_AFTER.match(low, m.end())
+    if after and not _NOT_FIXED.search(after.group(0)):
+        return True
+    if _FIX_BEFORE.search(low[max(0, m.start() - 40):m.start()]):
+        return True
+    # or the next sentence says so ("... and rebooting. This solved an issue with NCCL", "Now, the test works!")
+    end = _SENTENCE_END.search(low, m.end(), m.end() + 200)
+    return bool(end and _FIX_NEXT.match(low, end.end()))
+
+
 _BIOS = (("ACS", r"\bacs\b|access control services"), ("IOMMU", r"iommu"), ("VT-d", r"vt-d|\bvtd\b"),
          ("NPS", r"\bnps ?[124]?\b"), ("Above4G", r"above ?4g|4g decoding|above 4 ?gb"),
          ("ReBAR", r"resizable bar|re-?size bar|\brebar\b|\bsam\b"), ("SR-IOV", r"sr-?iov"))
@@ -483,25 +501,21 @@ def parse(c: Collector) -> bool:
     m = _CUDA_VERSION.search(low)
     if m:
         found = c.add("host", "host.cuda_runtime_version", f"{m.group(1)}.{m.group(2)}", ln(m.start())) or found
-    # the IOMMU said to be on, off or in passthrough ("disabled IOMMU in BIOS", "intel_iommu=on", "开启 IOMMU 后")
-    m = _first(c, _IOMMU_PT)
-    if m:
-        found = c.add("host", "host.iommu_passthrough", True, ln(m.start()), severity="info",
+    # the IOMMU said to be on, off or in passthrough ("disabled IOMMU in BIOS", "intel_iommu=on", "开启 IOMMU 后");
+    # turning it off (or to passthrough) said to have FIXED the trouble says it was on when the trouble was seen
+    pt, off, on = _first(c, _IOMMU_PT), _first(c, _IOMMU_OFF), _first(c, _IOMMU_ON)
+    change = next((x for x in (off, pt) if x and _fixed_near(low, x)), None)
+    if change:
+        found = c.add("host", "host.iommu_active", True, ln(change.start()), severity="info",
+                      summary="the text says turning the IOMMU off or to passthrough fixed it (it was on when the trouble was seen)") or found
+    elif pt:
+        found = c.add("host", "host.iommu_passthrough", True, ln(pt.start()), severity="info",
                       summary="the text says the IOMMU is in passthrough (iommu=pt)") or found
-        c.add("host", "host.iommu_active", False, ln(m.start()), severity="info")
-    else:
-        off, on = _first(c, _IOMMU_OFF), _first(c, _IOMMU_ON)
-        # "disabling the IOMMU fixed it" / "关闭iommu后正常": it was on when the trouble was seen
-        after = _FIX_AFTER.match(low, off.end()) if off else None
-        if after and not _NOT_FIXED.search(after.group(0)):
-            found = c.add("host", "host.iommu_active", True, ln(off.start()), severity="info",
-                          summary="the text says turning the IOMMU off fixed it (it was on when the trouble was seen)") or found
-        elif off or on:  # both said (before / after a change): the state it was in when the trouble was seen is unknown
-            state = None if (off and on) else bool(on)
-            if state is not None:
-                m = on or off
-                found = c.add("host", "host.iommu_active", state, ln(m.start()), severity="info",
-                              summary="the text says the IOMMU is " + ("on" if state else "off")) or found
+        c.add("host", "host.iommu_active", False, ln(pt.start()), severity="info")
+    elif (off or on) and not (off and on):  # both said (before / after a change): the state at the trouble is unknown
+        m = on or off
+        found = c.add("host", "host.iommu_active", bool(on), ln(m.start()), severity="info",
+                      summary="the text says the IOMMU is " + ("on" if on else "off")) or found
     # BIOS words
     words, first_line = [], None
     for name, rx in _BIOS:
