@@ -180,3 +180,13 @@ def test_program_names_weigh_less_than_words_of_the_cause(tmp_path):
     ix = index_for(kb)
     ranked = [e.id for e, _s, _w in ix.scores(tokens("vllm with llama deadlock"))]
     assert ranked[0] == "test/cause"
+
+
+def test_the_serving_switch_for_several_gpus_names_gpu_communication():
+    # https://github.com/vllm-project/vllm/issues/1710 is in the corpus; the switch is vLLM's documented one
+    text = "The server crashes with --tensor-parallel-size 2 inside the docker container"
+    assert gpu_trace(text)
+    assert host_facts(text)["symptom.reported"] is True
+    assert "text.topic" not in host_facts("The server crashes inside the docker container")
+    # single-GPU serving is no report of GPU communication
+    assert "symptom.reported" not in host_facts("It crashes with --tp 1 on one card")
