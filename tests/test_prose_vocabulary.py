@@ -190,3 +190,17 @@ def test_the_serving_switch_for_several_gpus_names_gpu_communication():
     assert "text.topic" not in host_facts("The server crashes inside the docker container")
     # single-GPU serving is no report of GPU communication
     assert "symptom.reported" not in host_facts("It crashes with --tp 1 on one card")
+
+
+def test_an_error_said_to_appear_in_chinese_is_a_failure_and_a_driver_upgrade_a_driver_fix():
+    # a sentence of the form of PaddlePaddle's FAQ (https://github.com/PaddlePaddle/docs/issues/997 is in the corpus, so
+    # not its own words): 出现错误 = an error appears; 升级CUDA驱动 = upgrade the CUDA driver
+    f = host_facts("驱动版本偏低时会出现错误，升级CUDA驱动可以解决。")
+    assert f["symptom.fails"] is True and f["text.fixed_by"] == "driver"
+    assert "symptom.fails" not in host_facts("错误处理模块的说明文档")  # the word "error" alone is no failure
+
+
+def test_chinese_words_of_any_report_are_not_retrieval_terms():
+    got = tokens("用户在使用时出现问题，运行不正常")
+    assert not {"出现", "使用", "运行", "问题", "正常", "用户"} & set(got)
+    assert {"卡住", "_hang"} <= set(tokens("多卡训练卡住"))

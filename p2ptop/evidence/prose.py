@@ -150,7 +150,7 @@ _SYMPTOMS = (
                       # peer traffic said to take the host path instead ("everything goes via the host")
                       r"\b(?:traffic|transfers?|copies|copy|data|everything|it)\b[^.\n]{0,40}?\b(?:goes|go|going|gets? routed|is routed|"
                       r"travels?|passes|bounces?|is staged)\s+(?:via|through|over)\s+(?:the\s+)?(?:host|cpu|system memory|sysmem|root complex)\b|"
-                      r"\b(?:get|gets|got|getting|hit|hits|see|seeing|saw|throws?|threw|raises?|raised|report(?:s|ed)?)\s+(?:an?\s+|the\s+|some\s+)?(?:nccl|cuda) errors?\b|失败|不支持|无法|不能用|不可用|报错|不工作|不通|出错|(?:nccl|cuda)\s*error的?错误"),
+                      r"\b(?:get|gets|got|getting|hit|hits|see|seeing|saw|throws?|threw|raises?|raised|report(?:s|ed)?)\s+(?:an?\s+|the\s+|some\s+)?(?:nccl|cuda) errors?\b|失败|不支持|无法|不能用|不可用|报错|不工作|不通|出错|(?:出现|发生|遇到|碰到)了?错误|(?:nccl|cuda)\s*error的?错误"),
     # NVLink trouble in words, with nvidia-smi nvlink's own names (-s: "<inactive>", -e: Replay/Recovery/CRC Errors)
     ("gpu.nvlink_replay_recovery", r"\bnvlinks?\b[^.\n]{0,60}?\b(?:replay|recovery)\s+(?:errors?|counts?|counters?|events?)|"
                                    r"\b(?:replay|recovery)\s+errors?\b[^.\n]{0,40}?\bnvlinks?\b"),
@@ -189,7 +189,7 @@ _FIXED_BY_CHANGE = _rx(
     _FIXED + r"\b" + _NEAR + r"\b(?:by|after|with|when)\s+" + _CHANGE + r"\s+" + _PART + "|"
     + _CHANGE + r"\s+" + _PART + r"\b" + _NEAR + r"\b" + _FIXED + r"\b(?! ?n'?t)|"
     + r"\bfix(?:ed)?\s*(?:was|is|:)\s*(?:to\s+)?" + _CHANGE + r"\s+" + _PART + "|"
-    + r"(?:升级|降级|更新|回退)了?\s*(驱动|nccl|cuda)[^。\n]{0,20}?(?:解决|正常|好了)")
+    + r"(?:升级|降级|更新|回退)了?\s*((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)[^。\n]{0,20}?(?:解决|正常|好了)")
 #: a driver branch without its minor ("fixed with 570", "driver 560", "R535"), only in a text that says "driver"
 _DRIVER_MAJOR = _rx(r"(?:\bdrivers?\s+(?:version\s+|branch\s+)?|\b(?:with|on|to|from|using)\s+(?:driver\s+)?|\br)"
                            r"(4[5-9]\d|5\d\d)(?!\d|\.\d)(?!\s*(?:mb|mib|gb|gib|w\b|mhz|%|x\b|gpus?|cores?))")
@@ -481,7 +481,7 @@ def parse(c: Collector) -> bool:
         m = None  # "upgrading the driver did not help / doesn't work"
     if m:
         what = next(g for g in m.groups() if g)
-        what = "cuda" if what.startswith("cuda") else "driver" if what == "驱动" else what
+        what = "driver" if what.endswith("驱动") else "cuda" if what.startswith("cuda") else what
         found = c.add("host", "text.fixed_by", what, ln(m.start()), severity="info",
                       summary=f"the text says changing the {what} version fixed it") or found
     m = next((x for x in _FIXED_BY_P2P_OFF.finditer(low) if not _NOT_FIXED.search(x.group(0))), None)

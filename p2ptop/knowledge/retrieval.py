@@ -49,6 +49,11 @@ mib gib kib tib mi gi ki mb gb kb tb gbps mhz ms us ns default off""".split())  
 _SUFFIXES = ("ing", "ed", "es", "s", "e")
 #: Chinese function characters: a bigram holding one ("的是", "而不") says nothing of the report
 _ZH_FUNCTION = frozenset("的了是我们这那个吗呢吧啊而和与及就也都还又在把被从对")
+#: Chinese words of any report, technical or not (to use, to run, to appear, a problem, normal, the user, after ...):
+#: as bigrams they match every entry's Chinese text and rank by chance, as English stop words would
+_ZH_GENERIC = frozenset("""出现 使用 运行 问题 正常 可以 通过 进行 时候 之后 以后 用户 一个 没有 已经 如果 所以 但是 因为 现在 然后
+情况 发现 尝试 报告 工作 需要 相关 同样 所有 能够 可能 方法 原因 请问 什么 怎么 如何 其中 以及 关于 大家 他们 作者 您好 谢谢
+感谢 时候 这样 那样 一直 还是 或者 而且 比如 例如 其他 之前 以下 以上 一些 这些 那些 部分 表现 显示 执行 操作 结果""".split())
 
 #: concept token -> words (stems, lower case; Chinese as written) that name it. Sources: NCCL's
 #: troubleshooting page (hangs, timeouts, the watchdog), CUDA's error table (illegal address,
@@ -168,7 +173,7 @@ def tokens(text: str) -> list[str]:
             if c:
                 out.append(c)
     for run in _CJK_RUN.findall(text):
-        out.extend(b for b in (run[i:i + 2] for i in range(len(run) - 1)) if not (set(b) & _ZH_FUNCTION))
+        out.extend(b for b in (run[i:i + 2] for i in range(len(run) - 1)) if not (set(b) & _ZH_FUNCTION) and b not in _ZH_GENERIC)
         for word, c in _CONCEPT_OF.items():
             if word[:1] >= "\u4e00" and word in run:
                 out.append(c)
