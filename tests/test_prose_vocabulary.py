@@ -204,3 +204,23 @@ def test_chinese_words_of_any_report_are_not_retrieval_terms():
     got = tokens("用户在使用时出现问题，运行不正常")
     assert not {"出现", "使用", "运行", "问题", "正常", "用户"} & set(got)
     assert {"卡住", "_hang"} <= set(tokens("多卡训练卡住"))
+
+
+def test_gpus_that_cannot_reach_each_other_in_containers():
+    # https://github.com/openucx/ucx/issues/10070
+    f = host_facts("But in containers they can't communicate via PCIe P2P or NVLink.")
+    assert f["symptom.fails"] is True and f["host.container"] == "container"
+    assert host_facts("The two GPUs can't see each other.")["symptom.fails"] is True
+    # https://github.com/NVIDIA/nvidia-docker/issues/1255: a wish, not a failure
+    f = host_facts("Can nvidia-docker provides a capability that allow GPUs in docker containers can see each other "
+                   "while applications can be isolated in some way?")
+    assert "symptom.fails" not in f and f["host.container"] == "docker"
+    assert "symptom.fails" not in host_facts("You can't use docker here, run it on the host.")
+
+
+def test_nccl_timeout_and_chinese_driver_branch_and_cloud_server():
+    assert host_facts("NCCL timeout after 30 minutes on 8 GPUs")["symptom.hang"] is True
+    f = host_facts("驱动升级到550后P2P不通了")
+    assert f["host.driver_major"] == 550 and f["symptom.fails"] is True
+    assert host_facts("驱动版本 535，云服务器上两张A10")["host.virtualized"] is True
+    assert "symptom.hang" not in host_facts("NCCL_TIMEOUT is set to 1800 seconds")

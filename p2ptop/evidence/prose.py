@@ -69,7 +69,7 @@ _HYPERVISORS = (
 )
 #: NVIDIA vGPU (a mediated, time-sliced GPU in a guest; nvidia-smi -q "Virtualization Mode: VGPU")
 _VGPU = r"\bv-?gpus?\b|\bgrid (?:driver|license|vgpu)|virtualization mode\s*:?\s*vgpu"
-_VM = r"\bvirtual machines?\b|\b(?:a|an|the|in|inside|my|our|this|each|guest|windows|linux|ubuntu)\s+vms?\b|\bguest os\b|虚拟机|云主机|\bec2\b|\bazure\b|\bgcp\b|\bcloud instance"
+_VM = r"\bvirtual machines?\b|\b(?:a|an|the|in|inside|my|our|this|each|guest|windows|linux|ubuntu)\s+vms?\b|\bguest os\b|虚拟机|云主机|云服务器|\bec2\b|\bazure\b|\bgcp\b|\bcloud instance"
 _PASSTHROUGH = r"pass(?:ing|ed|es)?[- ]?through|\bvfio\b|直通|gpudirect[-_ ]?clique"  # x-nv-gpudirect-clique: QEMU vfio-pci's P2P hint
 #: a setup contrasted with bare metal ("on bare metal, this works") is a VM's
 _BARE_METAL = r"(?:on|with) bare[- ]?metal\b[^.\n]{0,40}\b(?:works?|fine|ok|passes)|works? (?:fine |well )?on bare[- ]?metal|裸机(?:上)?(?:正常|可以)"
@@ -97,12 +97,13 @@ _CONTAINERS = (("kubernetes", r"kubernetes|\bk8s\b|kubectl|\bpods?\b|\bhelm\b|gp
                ("singularity", r"singularity|apptainer"),
                ("enroot", r"\benroot\b|\bpyxis\b"),
                ("lxc", r"\blxc\b|\blxd\b"))
-_CONTAINER_ZH = r"容器"
+#: a container without its runtime's name ("inside the container", "4 containers with 1 GPU each", 容器)
+_CONTAINER_ZH = r"容器|\b(?:in|inside|within|from|into|a|an|the|each|every|my|our|two|several|multiple|different|separate|\d+)\s+(?:\w+\s+)?containers?\b"
 _SYMPTOMS = (
     ("symptom.hang", r"\bhangs?\b|\bhanging\b|\bhung\b|deadlock|\bstuck\b|\bfreez(?:e|es|ing)\b|\bfroze(?:n)?\b|"
                      r"never (?:finishes|returns|completes)|no progress|100 ?% (?:gpu[- ]?)?util|watchdog|\btimed out\b|"
                      r"\btim(?:es|ing) out\b|\b(?:but|and|then|otherwise|still)\s+time\s?out\b|\b(?:tests?|jobs?|runs?|they|calls?|collectives?|operations?|ranks?)\s+(?:\w+\s+){0,2}time\s?out\b|\btimeout (?:error|exception|occurred|happens|after|while|when|waiting)|"
-                     r"operation timeout|\bnot responding\b|\bunresponsive\b|\bwaits? (?:forever|indefinitely)|"
+                     r"operation timeout|\b(?:nccl|collective|all[-_ ]?reduce|all[-_ ]?gather|broadcast|barrier)\s+time-?outs?\b|\bnot responding\b|\bunresponsive\b|\bwaits? (?:forever|indefinitely)|"
                      r"\bblocks? (?:forever|indefinitely)|"
                      # NCCL troubleshooting / PyTorch watchdog wording: a collective that stalls, waits, never finishes
                      r"\bstall(?:s|ed|ing)?\b|\bwaiting (?:forever|indefinitely)|\btakes? forever\b|\btook forever\b|"
@@ -134,9 +135,11 @@ _SYMPTOMS = (
     # "can't be enabled", "not supported between the cards", "stopped working", "tests failed"); Chinese 失败/
     # 不支持/无法/不能/报错/不工作 (blog.gitcode.com write-ups). Kept to verbs of failing: a bare "error" is not one.
     ("symptom.fails", r"\b(?:does|do|did|is|are|was|were|could|can|would|will)\s*(?:n[o']?t|not)\s+(?:work|run|enable|be enabled|happen|"
-                      r"communicat\w*|utili[sz]e|use|support|succeed|pass)\w*|\bcan'?t be enabled|\bcannot\s+(?:be enabled|"
+                      r"communicat\w*|utili[sz]e|use|support|succeed|pass)\w*|\bcan'?t be enabled|"
+                      r"\b(?:can'?t|cannot|can not|couldn'?t)\s+(?:work|run|communicat\w*|talk|enable)\b|\bcannot\s+(?:be enabled|"
                       r"enable|communicat\w*)\b|\bunable to\s+(?:enable|communicat\w*)\b|"
-                      r"\b(?:cannot|can'?t|can not|unable to)\s+access\s+(?:the\s+|its\s+|each\s+)?(?:peer|other\s+gpu|gpu\s*\d)\w*|\bnot working\b|"
+                      r"\b(?:cannot|can'?t|can not|unable to)\s+access\s+(?:the\s+|its\s+|each\s+)?(?:peer|other\s+gpu|gpu\s*\d)\w*|"
+                      r"\b(?:cannot|can'?t|can not|could ?n[o']?t|unable to)\s+(?:see|access|reach|talk to|communicate with)\s+each other\b|\bnot working\b|"
                       r"\bstopped working\b|\bno longer works?\b|\bbroken\b|\b(?:tests?|training|job|run|init\w*|p2p|nccl)\s+"
                       r"(?:\w+\s+){0,2}fail(?:s|ed|ing)?\b|\bfails?\s+(?:to|with|on)\b|\bfailed\s+(?:to|with|on)\b|"
                       r"(?:p2p|peer|access|nvlink|gpus?|cards?|devices?)\b[^.\n]{0,40}\b(?:not supported|unsupported)\b|"
@@ -191,7 +194,8 @@ _FIXED_BY_CHANGE = _rx(
     + r"\bfix(?:ed)?\s*(?:was|is|:)\s*(?:to\s+)?" + _CHANGE + r"\s+" + _PART + "|"
     + r"(?:升级|降级|更新|回退)了?\s*((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)[^。\n]{0,20}?(?:解决|正常|好了)")
 #: a driver branch without its minor ("fixed with 570", "driver 560", "R535"), only in a text that says "driver"
-_DRIVER_MAJOR = _rx(r"(?:\bdrivers?\s+(?:version\s+|branch\s+)?|\b(?:with|on|to|from|using)\s+(?:driver\s+)?|\br)"
+_DRIVER_MAJOR = _rx(r"(?:\bdrivers?\s+(?:version\s+|branch\s+)?|\b(?:with|on|to|from|using)\s+(?:driver\s+)?|\br|"
+                   r"驱动(?:版本)?\s*(?:是|为|:|：)?\s*|驱动\S{0,4}?(?:升级|降级|更新|回退)(?:到|至)\s*)"
                            r"(4[5-9]\d|5\d\d)(?!\d|\.\d)(?!\s*(?:mb|mib|gb|gib|w\b|mhz|%|x\b|gpus?|cores?))")
 #: a bandwidth that fell, in figures ("18 -> 2 BUSBW", "from 20 GB/s to 9 GB/s", "带宽从 300 降到 20")
 _DROP = _rx(r"(\d+(?:\.\d+)?)\s*(?:->|→|=>|to)\s*(\d+(?:\.\d+)?)\s*(?:gb/s|gbps|busbw|algbw|bus ?bandwidth)")
