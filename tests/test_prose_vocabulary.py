@@ -224,3 +224,22 @@ def test_nccl_timeout_and_chinese_driver_branch_and_cloud_server():
     assert f["host.driver_major"] == 550 and f["symptom.fails"] is True
     assert host_facts("驱动版本 535，云服务器上两张A10")["host.virtualized"] is True
     assert "symptom.hang" not in host_facts("NCCL_TIMEOUT is set to 1800 seconds")
+
+
+def test_gibberish_output_of_a_tensor_parallel_server_is_wrong_results():
+    # https://github.com/vllm-project/vllm/issues/19022
+    f = host_facts("LLMs give gibberish outputs when ```--tensor-parallel-size 2```")
+    assert f["symptom.wrong_results"] is True and f["text.topic"] == "gpu communication"
+    assert "symptom.wrong_results" not in host_facts("The model output is fine and coherent.")
+    assert host_facts("Extremely low generation throughput (~0.2 tok/s) on both GPUs")["symptom.slow"] is True
+
+
+def test_trouble_that_began_after_a_version_change_is_read_and_a_fix_is_not_a_regression():
+    # the issue's own example of a description ("after upgrading the driver to 5xx P2P broke")
+    f = host_facts("After upgrading the driver to 550, P2P between the two A100s no longer works.")
+    assert f["text.broken_by"] == "driver" and "text.fixed_by" not in f
+    assert host_facts("升级驱动后多卡训练卡住")["text.broken_by"] == "driver"
+    f = host_facts("After upgrading the driver it works again.")
+    assert f["text.fixed_by"] == "driver" and "text.broken_by" not in f
+    # a change with no trouble said is nothing
+    assert "text.broken_by" not in host_facts("After the driver update we ran the tests, all fine.")

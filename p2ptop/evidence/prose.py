@@ -115,7 +115,9 @@ _SYMPTOMS = (
                               r"\b(?:results?|outputs?|values?|data|sums?|tensors?)\b[^.\n]{0,40}?\b(?:are|is|were|was)(?: not|n'?t) (?:correct|right|the same)\b|"
                               r"\bloss\b[^.\n]{0,30}?\bdiverg\w*|"
                               r"silently (?:drops?|dropp\w*|loses?|corrupts?)|drops? the writes?|data loss|zeroed[- ]out|"
-                              r"\bzeros\b|\bnans?\b|garbage|mismatch|corrupt(?:ed|ion)?|verification (?:error|failed)|"
+                              r"\bzeros\b|\bnans?\b|garbage|gibberish|garbled|\bdegenerate (?:output|text|results?|tokens?)|"
+                              r"\b(?:output|outputs|text|answers?|responses?)\b[^.\n]{0,30}\b(?:is|are|was|were|becomes?|became)\s+(?:\w+\s+)?(?:gibberish|garbage|nonsense|corrupted|degenerate)|"
+                              r"mismatch|corrupt(?:ed|ion)?|verification (?:error|failed)|"
                               r"\b(?:results?|outputs?|values?|data) (?:are|is|were|was) (?:different|inconsistent|off)\b|"
                               r"\binf(?:s| values?)\b|\bresults? (?:differ|diverge)\w*|\bdifferent (?:results|outputs|values) (?:on|from|between)\b|"
                               r"\bwrongs\b|\b(?:non-?zero|high|many)\s+#?wrong\b|#wrong\s+(?:is|are|was|were|column)\b|"
@@ -129,7 +131,7 @@ _SYMPTOMS = (
                      r"\b(?:much |far |way )?longer\b[^.\n]{0,30}?\bthan expected|"
                      r"bandwidth\b[^.\n]{0,30}\b(?:low|lower|drops?|dropped|degraded)\b|(?:low|lower|reduced|degraded) (?:p2p |nccl |bus ?)?bandwidth|"
                      r"(?:less|lower) than \d+(?:\.\d+)? ?[mg]b/s|(?:much |far |way )?(?:lower|slower|less) than expected|"
-                     r"\bbottleneck\w*|\bunder ?perform\w*|\bhalf (?:of )?(?:the )?(?:expected|bandwidth|speed|throughput)\b|"
+                     r"\b(?:extremely |very |really )?low (?:\w+ )?(?:throughput|tok(?:ens)?/s)\b|\bbottleneck\w*|\bunder ?perform\w*|\bhalf (?:of )?(?:the )?(?:expected|bandwidth|speed|throughput)\b|"
                      r"带宽不足|性能(?:很|非常)?差|吞吐(?:量)?(?:很|非常)?(?:低|下降)|很慢|变慢|慢了|带宽低|带宽很低|带宽只有|速度慢|速度下降|性能差|性能下降|远低于|(?:只有|仅有?|才)\s*\d+(?:\.\d+)?\s*gb/s|带宽[^。\n]{0,30}(?:降|低|损失|下降)|损失[^。\n]{0,10}带宽"),
     # a failure in words, where no error name is pasted: the phrasings of P2P reports ("P2P does not work",
     # "can't be enabled", "not supported between the cards", "stopped working", "tests failed"); Chinese 失败/
@@ -193,6 +195,13 @@ _FIXED_BY_CHANGE = _rx(
     + _CHANGE + r"\s+" + _PART + r"\b" + _NEAR + r"\b" + _FIXED + r"\b(?! ?n'?t)|"
     + r"\bfix(?:ed)?\s*(?:was|is|:)\s*(?:to\s+)?" + _CHANGE + r"\s+" + _PART + "|"
     + r"(?:升级|降级|更新|回退)了?\s*((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)[^。\n]{0,20}?(?:解决|正常|好了)")
+#: the trouble said to begin after a change of version ("after the driver update", "since upgrading NCCL to 2.19",
+#: "升级驱动后"): read only in a text that also holds a symptom, and never where the change is said to have fixed it
+_BROKEN_BY_CHANGE = _rx(r"\b(?:after|since|following)\s+(?:the\s+|a\s+|an\s+|my\s+|our\s+|this\s+)?(?:(?:nvidia|gpu)\s+)?"
+                        r"(driver|nccl|cuda|kernel|bios|firmware)\s+(?:update|upgrade|downgrade|change|install\w*)|"
+                        r"\b(?:after|since)\s+" + _CHANGE + r"\s+" + _PART + "|"
+                        r"(?:升级|更新|降级)了?\s*((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)[^。\n，,]{0,12}?(?:后|之后|以后)")
+_SYMPTOM_KEYS = ("symptom.hang", "symptom.wrong_results", "symptom.slow", "symptom.fails", "symptom.crash", "symptom.reported")
 #: a driver branch without its minor ("fixed with 570", "driver 560", "R535"), only in a text that says "driver"
 _DRIVER_MAJOR = _rx(r"(?:\bdrivers?\s+(?:version\s+|branch\s+)?|\b(?:with|on|to|from|using)\s+(?:driver\s+)?|\br|"
                    r"驱动(?:版本)?\s*(?:是|为|:|：)?\s*|驱动\S{0,4}?(?:升级|降级|更新|回退)(?:到|至)\s*)"
@@ -481,13 +490,21 @@ def parse(c: Collector) -> bool:
                               summary=f"a bandwidth fell from {m.group(1)} to {m.group(2)}") or found
                 break
     m = _FIXED_BY_CHANGE.search(low)
+    fixed_by = False
     if m and re.search(r"n'?t\b|\bnot\b|\bno\b|\bnever\b|没有|未", m.group(0)):
         m = None  # "upgrading the driver did not help / doesn't work"
     if m:
         what = next(g for g in m.groups() if g)
         what = "driver" if what.endswith("驱动") else "cuda" if what.startswith("cuda") else what
+        fixed_by = True
         found = c.add("host", "text.fixed_by", what, ln(m.start()), severity="info",
                       summary=f"the text says changing the {what} version fixed it") or found
+    m = _BROKEN_BY_CHANGE.search(low)
+    if m and not fixed_by and any(f.facts.get(k) for f in c.findings for k in _SYMPTOM_KEYS):
+        what = next(g for g in m.groups() if g)
+        what = "driver" if what.endswith("驱动") else "cuda" if what.startswith("cuda") else what
+        found = c.add("host", "text.broken_by", what, ln(m.start()), severity="info",
+                      summary=f"the text says the trouble began after changing the {what} version") or found
     m = next((x for x in _FIXED_BY_P2P_OFF.finditer(low) if not _NOT_FIXED.search(x.group(0))), None)
     if m:
         found = c.add("host", "symptom.fixed_by_p2p_disable", True, ln(m.start()),

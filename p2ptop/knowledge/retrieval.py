@@ -133,6 +133,9 @@ FACT_TERMS: tuple[tuple[str, Any, tuple[str, ...]], ...] = (
     # a resolution said in words: changing the driver / NCCL version fixed it (a regression or a release's bug)
     ("text.fixed_by", lambda v: v == "driver", ("driver", "regression", "version")),
     ("text.fixed_by", lambda v: v == "nccl", ("nccl", "releas", "regression", "version")),
+    # the trouble said to begin after a change of version: a regression of that component
+    ("text.broken_by", lambda v: v == "driver", ("driver", "regression", "version")),
+    ("text.broken_by", lambda v: v == "nccl", ("nccl", "releas", "regression", "version")),
     ("pair.nvlink_count", lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0, ("nvlink",)),
     # nvidia-smi's ERR!: NVML cannot query the GPU (a GPU lost or needing a reset)
     ("error.text", lambda v: "ERR!" in str(v), ("_lost", "reset")),
