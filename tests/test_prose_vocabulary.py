@@ -243,3 +243,14 @@ def test_trouble_that_began_after_a_version_change_is_read_and_a_fix_is_not_a_re
     assert f["text.fixed_by"] == "driver" and "text.broken_by" not in f
     # a change with no trouble said is nothing
     assert "text.broken_by" not in host_facts("After the driver update we ran the tests, all fine.")
+
+
+def test_gpudirect_pinning_that_stops_at_a_size_is_the_bar1_aperture():
+    # the form of GDRCopy / nv_peer_mem reports (their threads are in the corpus, so not their words): registration of
+    # GPU memory for a NIC stops at BAR1's size (https://docs.nvidia.com/cuda/gpudirect-rdma/, "PCI BAR sizes")
+    assert host_facts("With gdrcopy on the A4000 I can only pin about 220MB of the 16GB.")["gpu.bar1_mb"] == 220
+    assert host_facts("ibv_reg_mr on GPU memory returns NULL when the size is over 256MB (GPUDirect RDMA).")["gpu.bar1_mb"] == 256
+    # without GPUDirect it is any other size
+    assert "gpu.bar1_mb" not in host_facts("We can only register about 200MB of hugepages for the database.")
+    got = answer("With gdrcopy on the A4000 I can only pin about 220MB of the 16GB.")
+    assert got and got[0][0] == "bar1_too_small" and all(conf == "unsure" for _, conf in got)

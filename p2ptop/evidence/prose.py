@@ -79,6 +79,14 @@ _FM_DOWN = _rx(r"(?:nvidia-)?fabric[- _]?manage\w*`?\s*(?:service\s+)?(?:is|was|
                       r"fabric[- _]?manager[^.\n]{0,30}(?:未启动|没有启动|未安装|失败)")
 #: a BAR1 size as people write it ("BAR=256MB", "256MB and 512MB bar sizes", "BAR1: 32GB")
 _BAR_SIZE = _rx(r"\bbar1?\s*(?:size)?\s*[=:]\s*(\d+)\s*([mg])i?b\b|\b(\d+)\s*([mg])i?b\b[^.\n]{0,20}\bbar1?\s*(?:sizes?|aperture)\b")
+#: GPUDirect pinning or registration said to stop at a size ("it can only pin about 220MB", "ibv_reg_mr ... if the SIZE is
+#: over 500MB, it will return NULL"): what a GPU lets third parties map is its BAR1 aperture (GDRCopy README, "BAR1 size";
+#: NVIDIA GPUDirect RDMA guide, "PCI BAR sizes": https://docs.nvidia.com/cuda/gpudirect-rdma/), so the size is BAR1's, about
+_PIN_LIMIT = _rx(r"(?:\bpin\w*|\bregist\w*|reg_mr|gdr_pin|nvidia_p2p_get_pages|\bmap(?:s|ped|ping)?\b)[\s\S]{0,160}?"
+                 r"(?:\bonly\b|at most|up to|\bmax(?:imum)?\b|\bover\b|more than|above|beyond|larger than|exceeds?)\s+"
+                 r"(?:about\s+|around\s+|~\s*)?(\d+)\s*([mg])i?b\b|"
+                 r"\b(?:only|at most)\s+(?:be\s+)?(?:pin|regist|map)\w*\s+(?:about\s+|around\s+|~\s*)?(\d+)\s*([mg])i?b\b")
+_GPUDIRECT = _rx(r"gdr|gpudirect|rdma|ibv_reg_mr|peer[-_ ]?mem|nvidia_p2p|nv_peer")
 #: a pair across CPU sockets in words (QPI/UPI, different I/O hubs or sockets; 跨 NUMA/CPU)
 _CROSS_SOCKET = (r"\bqpi\b|\bupi\b|different (?:i/?o hubs?|iohs?|sockets|cpus|cpu sockets|numa nodes)|across (?:the )?(?:cpu )?sockets|"
                  r"跨\s*(?:numa|cpu|socket)|不同(?:的)?\s*(?:numa|cpu|socket|插槽)")
@@ -391,6 +399,11 @@ def parse(c: Collector) -> bool:
     if m:
         n, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         found = c.add("host", "gpu.bar1_mb", int(n) * (1024 if unit == "g" else 1), ln(m.start())) or found
+    m = _first(c, _PIN_LIMIT) if _GPUDIRECT.search(low) and "gpu.bar1_mb" not in {k for f in c.findings for k in f.facts} else None
+    if m:
+        n, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        found = c.add("host", "gpu.bar1_mb", int(n) * (1024 if unit == "g" else 1), ln(m.start()),
+                      summary="the text says GPUDirect pinning/registration stops at this size (the BAR1 aperture bounds it)") or found
     m = _first(c, _CROSS_SOCKET)
     if m:
         found = c.add("host", "pair.cross_socket", True, ln(m.start()), severity="info") or found
