@@ -144,7 +144,7 @@ def test_a_count_written_against_the_model_and_a_geforce_series():
 def test_a_geforce_that_works_only_with_p2p_disabled_is_the_consumer_entry():
     # https://github.com/NVIDIA/nccl/issues/631 is the KB's; the wording of a report: consumer cards + P2P off fixes it
     got = answer("Two RTX 4090 cards: training works with NCCL_P2P_DISABLE=1, without it NCCL fails.")
-    assert got[0] == ("p2p_unsupported_consumer_gpu", "likely")
+    assert got[0] == ("p2p_unsupported_consumer_gpu", "possible")
     # without a GPU model it is one candidate among the P2P-broken causes, never likely or possible
     got = answer("Training works with NCCL_P2P_DISABLE=1, without it NCCL fails.")
     assert "p2p_unsupported_consumer_gpu" in [c for c, _ in got[:3]]
