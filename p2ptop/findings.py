@@ -68,7 +68,7 @@ FACT_KEYS: dict[str, str] = {
     "host.container": "container runtime name (docker, podman, kubernetes, ...) or absent",
     "host.shm_mb": "size of /dev/shm in MiB",
     "host.nvswitch_present": "True when NVSwitches are present or reported by NVLink remotes",
-    "host.fabric_manager": "running, not running, failed, not installed, N/A",
+    "host.fabric_manager": "running, not running, failed, not installed, N/A; 'version mismatch' where a text says its version differs from the driver's",
     "host.fabric_manager_version": "Fabric Manager version where known",
     "host.nvidia_peermem": "True when the nvidia_peermem module is loaded",
     "host.gpu_count": "number of GPUs",

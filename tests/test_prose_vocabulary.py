@@ -254,3 +254,15 @@ def test_gpudirect_pinning_that_stops_at_a_size_is_the_bar1_aperture():
     assert "gpu.bar1_mb" not in host_facts("We can only register about 200MB of hugepages for the database.")
     got = answer("With gdrcopy on the A4000 I can only pin about 220MB of the 16GB.")
     assert got and got[0][0] == "bar1_too_small" and all(conf == "unsure" for _, conf in got)
+
+
+def test_fabric_manager_said_out_of_step_with_the_driver_is_a_version_mismatch():
+    # the wording of such reports (their threads, e.g. NVIDIA/gpu-operator#544 and Azure/azhpc-images#86, are in the
+    # corpus); the Fabric Manager user guide: its version must match the driver's
+    for text in ("After apt-get upgrade the fabric manager and drivers will not be in sync.",
+                 "Our Fabric Manager requires the driver to be of the same version, and the host got 550.90 vs 550.127.",
+                 "fabricmanager 与驱动版本不一致"):
+        assert host_facts(text)["host.fabric_manager"] == "version mismatch", text
+    got = answer("After apt-get upgrade the fabric manager and drivers will not be in sync, and CUDA fails to initialise on the HGX.")
+    assert got[0][0] == "fabric_manager_version_mismatch"
+    assert "host.fabric_manager" not in host_facts("Fabric Manager is running and the versions match.")

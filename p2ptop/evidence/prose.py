@@ -74,6 +74,12 @@ _PASSTHROUGH = r"pass(?:ing|ed|es)?[- ]?through|\bvfio\b|直通|gpudirect[-_ ]?c
 #: a setup contrasted with bare metal ("on bare metal, this works") is a VM's
 _BARE_METAL = r"(?:on|with) bare[- ]?metal\b[^.\n]{0,40}\b(?:works?|fine|ok|passes)|works? (?:fine |well )?on bare[- ]?metal|裸机(?:上)?(?:正常|可以)"
 #: Fabric Manager said to be absent, stopped or failing, in words (NVIDIA Fabric Manager user guide's service names)
+#: Fabric Manager said to differ in version from the driver (its user guide: the service refuses to start unless its
+#: version matches the driver's: https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/)
+_FM_MISMATCH = _rx(r"fabric[- _]?manager(?:\.service)?(?:[^.\n]|\.\d){0,80}?(?:version\s+mismatch|mismatch\w*|not (?:be\s+)?in sync|out of sync|"
+                   r"(?:does|do|did)\s*(?:n'?t|not)\s+match|different version|(?:requires?|needs?|must)\b[^.\n]{0,40}\b(?:same|matching) version)|"
+                   r"(?:version\s+mismatch|mismatch\w*|out of sync)\s+(?:between|of|with)\s+(?:the\s+)?(?:\w+\s+){0,3}fabric[- _]?manager|"
+                   r"fabric[- _]?manager[^。\n]{0,30}版本不(?:一致|匹配)")
 _FM_DOWN = _rx(r"(?:nvidia-)?fabric[- _]?manage\w*`?\s*(?:service\s+)?(?:is|was|has)?\s*(?:not (?:installed|running|started)|"
                       r"missing|inactive|dead|stopped|crash\w*|fail\w*)|(?:failures?|crash\w*|restart\w*) of (?:the )?fabric[- _]?manager|"
                       r"fabric[- _]?manager[^.\n]{0,30}(?:未启动|没有启动|未安装|失败)")
@@ -391,7 +397,11 @@ def parse(c: Collector) -> bool:
     if m:
         found = c.add("host", "host.virtualized", True, ln(m.start()),
                       summary="the text contrasts its setup with bare metal (a VM)") or found
-    m = _first(c, _FM_DOWN)
+    m = _first(c, _FM_MISMATCH)
+    if m:
+        found = c.add("host", "host.fabric_manager", "version mismatch", ln(m.start()),
+                      summary="the text says Fabric Manager's version does not match the driver's (it refuses to start)") or found
+    m = _first(c, _FM_DOWN) if not m else None
     if m:
         state = "failed" if re.search(r"fail|crash|restart|失败", m.group(0)) else "not running"
         found = c.add("host", "host.fabric_manager", state, ln(m.start())) or found
