@@ -266,3 +266,12 @@ def test_fabric_manager_said_out_of_step_with_the_driver_is_a_version_mismatch()
     got = answer("After apt-get upgrade the fabric manager and drivers will not be in sync, and CUDA fails to initialise on the HGX.")
     assert got[0][0] == "fabric_manager_version_mismatch"
     assert "host.fabric_manager" not in host_facts("Fabric Manager is running and the versions match.")
+
+
+def test_an_nvlink_not_detected_or_a_bridge_not_seated_is_a_link_down():
+    for text in ("NVLink is not detected by nvidia-smi on the second pair",
+                 "the nvlink bridge was not properly seated"):
+        assert host_facts(text)["gpu.nvlink_down"] == 1, text
+    # the links fine, or NVLink not working across containers (no link down: the containers cannot share it)
+    assert "gpu.nvlink_down" not in host_facts("NVLink is detected and works.")
+    assert "gpu.nvlink_down" not in host_facts("NVLINK doesn't work across the containers")

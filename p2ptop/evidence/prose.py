@@ -174,7 +174,10 @@ _SYMPTOMS = (
     ("gpu.nvlink_replay_recovery", r"\bnvlinks?\b[^.\n]{0,60}?\b(?:replay|recovery)\s+(?:errors?|counts?|counters?|events?)|"
                                    r"\b(?:replay|recovery)\s+errors?\b[^.\n]{0,40}?\bnvlinks?\b"),
     ("gpu.nvlink_down", r"\bnvlinks?\b[^.\n]{0,40}?\b(?:inactive|(?:is|are|went|goes|go) down|not active)\b|"
-                        r"\b(?:inactive|down)\s+nvlinks?\b|\blinks? (?:\d+ )?(?:is |are )?inactive\b"),
+                        r"\b(?:inactive|down)\s+nvlinks?\b|\blinks? (?:\d+ )?(?:is |are )?inactive\b|"
+                        # the link not found at all, or a bridge not making contact (nvidia-smi nvlink -s prints no link)
+                        r"\bnvlinks?\b(?:\s+bridges?)?\s+(?:is\s+|are\s+|was\s+|were\s+)?(?:not|n't|never)\s+(?:\w+\s+)?(?:detected|recogni[sz]ed|found|seated)\b|"
+                        r"\bnvlink\s+bridges?\b[^.\n]{0,40}?\b(?:loose|not (?:fully |properly )?(?:seated|inserted|plugged)|partial(?:ly)? contact)"),
     # a GPU said to vanish from the host (what NVRM's "fallen off the bus" looks like to a user)
     ("gpu.lost", r"\b(?:gpus?|cards?|devices?)\b[^.;,!?\n]{0,24}?\b(?:vanish\w*|disappear\w*|drops? off|dropped off|goes missing|went missing|"
                  r"is lost|was lost|no longer (?:shows?|visible|detected|appears?))|掉卡|显卡消失"),
