@@ -275,3 +275,17 @@ def test_an_nvlink_not_detected_or_a_bridge_not_seated_is_a_link_down():
     # the links fine, or NVLink not working across containers (no link down: the containers cannot share it)
     assert "gpu.nvlink_down" not in host_facts("NVLink is detected and works.")
     assert "gpu.nvlink_down" not in host_facts("NVLINK doesn't work across the containers")
+
+
+def test_gpus_split_one_per_container_or_worker():
+    # https://github.com/NVIDIA/nvidia-docker/issues/1255 (a maintainer's reply)
+    assert host_facts("I'm assuming we're talking about containers where only a single GPU is visible -- please correct "
+                      "me if I'm wrong.")["host.one_gpu_per_process"] is True
+    for text in ("each pod gets one GPU", "每个容器一张卡", "Ray gives each worker 1 GPU through CUDA_VISIBLE_DEVICES"):
+        assert host_facts(text)["host.one_gpu_per_process"] is True, text
+    # DDP's one GPU per process (every process still sees every GPU) and one GPU per node are not this
+    for text in ("one GPU per process is the usual DDP setup", "we use one GPU per node and 8 nodes"):
+        assert "host.one_gpu_per_process" not in host_facts(text), text
+    got = answer("Two docker containers on one node, each container with a single GPU: NCCL falls back to NET/Socket "
+                 "and P2P does not work between them.")
+    assert got[0][0] == "cuda_ipc_cross_boundary" and all(conf == "unsure" for _, conf in got)

@@ -105,6 +105,17 @@ _MIG = (r"\bmig (?:(?:gpu|compute) )?(?:devices?|instances?|slices?|mode|enabled
         r"\bmig[- ]enabled\b|\b(?:with|under|using|in) mig\b|\bmig-[0-9a-f]{8}|\bmig-gpu-|\b[1-7]g\.\d{1,3}gb\b")  # nvidia-smi -L's MIG UUIDs, profile names (1g.10gb)
 #: a CUDA error number in a sentence: "CUDA initialization fails with 802 system error", "CUDA error 401"
 _CUDA_NUMBER_WORDS = _rx(r"cuda[^.\n]{0,60}?\b(?:with|error|code)\s+(?:error\s+|code\s+)?(\d{3})\b")
+#: GPUs of one host split one per process, worker, container or pod ("one GPU per container", "each pod gets 1 GPU",
+#: "per container 1 GPU", 每个容器一张卡): CUDA IPC and P2P need the peer GPU visible in the process (CUDA runtime API,
+#: cudaIpcOpenMemHandle; NCCL troubleshooting, "Docker": https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html)
+#: (not "one GPU per process": DDP's usual layout, where every process still sees every GPU)
+_UNIT = r"(?:containers?|pods?|workers?)"
+_ONE_GPU_EACH = _rx(r"\b(?:one|1|a single)\s+gpus?\s+(?:per|for each|in each|each)\s+" + _UNIT + r"\b|"
+                    r"\b(?:each|every)\s+" + _UNIT + r"\s+(?:has|gets|sees|uses|owns|is given|is assigned|only sees|with|)\s*(?:only\s+|just\s+)?(?:one|1|a single)\s+gpu\b|"
+                    r"\b" + _UNIT + r"\s+(?:with|having|of)\s+(?:one|1|a single)\s+gpu\s+each\b|"
+                    r"\bper\s+" + _UNIT + r"\s+(?:one|1|a single)\s+gpu\b|"
+                    r"\b" + _UNIT + r"\b[^.\n]{0,30}?\bonly\s+(?:one|1|a single)\s+gpu\b|"
+                    r"每(?:个|一个)\s*(?:容器|pod|worker)\s*(?:只)?(?:有|分配|使用|用)?\s*(?:一|1)\s*(?:张|块|个)\s*(?:卡|gpu|显卡)")
 _CONTAINERS = (("kubernetes", r"kubernetes|\bk8s\b|kubectl|\bpods?\b|\bhelm\b|gpu-operator"),
                ("docker", r"\bdocker\b|nvidia-docker|--gpus\s"),
                ("podman", r"\bpodman\b"),
@@ -453,6 +464,10 @@ def parse(c: Collector) -> bool:
         m = _first(c, _CONTAINER_ZH)
         if m:
             found = c.add("host", "host.container", "container", ln(m.start())) or found
+    m = _first(c, _ONE_GPU_EACH)
+    if m:
+        found = c.add("host", "host.one_gpu_per_process", True, ln(m.start()), severity="info",
+                      summary="the text says each process/container sees one GPU of the host") or found
     # symptoms
     for key, rx in _SYMPTOMS:
         m = _first(c, rx)
