@@ -289,3 +289,9 @@ def test_gpus_split_one_per_container_or_worker():
     got = answer("Two docker containers on one node, each container with a single GPU: NCCL falls back to NET/Socket "
                  "and P2P does not work between them.")
     assert got[0][0] == "cuda_ipc_cross_boundary" and all(conf == "unsure" for _, conf in got)
+
+
+def test_a_gpu_said_to_drop_out_in_chinese():
+    for text in ("训练跑到一半掉显卡，nvidia-smi 只剩三张", "服务器上掉了一张卡"):
+        assert host_facts(text)["gpu.lost"] is True, text
+    assert "gpu.lost" not in host_facts("显卡正常，没有掉卡")
