@@ -295,3 +295,12 @@ def test_a_gpu_said_to_drop_out_in_chinese():
     for text in ("训练跑到一半掉显卡，nvidia-smi 只剩三张", "服务器上掉了一张卡"):
         assert host_facts(text)["gpu.lost"] is True, text
     assert "gpu.lost" not in host_facts("显卡正常，没有掉卡")
+
+
+def test_a_gpu_that_falls_off_the_bus_in_the_present_tense():
+    # https://github.com/NVIDIA/open-gpu-kernel-modules/issues/507 is in the corpus; NVRM's own words are "has fallen
+    # off the bus", people write "keeps falling off the bus", "falls off the bus under load"
+    for text in ("one card keeps falling off the bus during training", "the GPU falls off the bus under load"):
+        f = host_facts(text)
+        assert f["symptom.crash"] is True and f["gpu.lost"] is True, text
+    assert "gpu.lost" not in host_facts("the bus stops at the data centre gate")

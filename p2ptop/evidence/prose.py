@@ -190,10 +190,10 @@ _SYMPTOMS = (
                         r"\bnvlinks?\b(?:\s+bridges?)?\s+(?:is\s+|are\s+|was\s+|were\s+)?(?:not|n't|never)\s+(?:\w+\s+)?(?:detected|recogni[sz]ed|found|seated)\b|"
                         r"\bnvlink\s+bridges?\b[^.\n]{0,40}?\b(?:loose|not (?:fully |properly )?(?:seated|inserted|plugged)|partial(?:ly)? contact)"),
     # a GPU said to vanish from the host (what NVRM's "fallen off the bus" looks like to a user)
-    ("gpu.lost", r"\b(?:gpus?|cards?|devices?)\b[^.;,!?\n]{0,24}?\b(?:vanish\w*|disappear\w*|drops? off|dropped off|goes missing|went missing|"
+    ("gpu.lost", r"\b(?:gpus?|cards?|devices?)\b[^.;,!?\n]{0,24}?\b(?:vanish\w*|disappear\w*|drops? off|dropped off|falls? off the bus|falling off the bus|fell off the bus|goes missing|went missing|"
                  r"is lost|was lost|no longer (?:shows?|visible|detected|appears?))|掉卡|掉了?\s*(?:显卡|gpu|一张卡)|显卡消失|(?:显卡|gpu)\s*(?:不见了|丢失)"),
     ("symptom.crash", r"segfault|segmentation fault|core dumped|sigsegv|sigabrt|\bcrash(?:es|ed|ing)?\b|"
-                      r"fallen off the bus|fell off the bus|\bxid\s*:?\s*\d{1,3}\b|崩溃|段错误|掉卡"),
+                      r"fallen off the bus|fell off the bus|falls? off the bus|falling off the bus|\bxid\s*:?\s*\d{1,3}\b|崩溃|段错误|掉卡"),
 )
 #: facts that are counts on the live host, said in words here: recorded as 1, "at least one"
 _COUNTED = {"gpu.nvlink_down": "the text says an NVLink is down or inactive (at least one)",
