@@ -304,3 +304,17 @@ def test_a_gpu_that_falls_off_the_bus_in_the_present_tense():
         f = host_facts(text)
         assert f["symptom.crash"] is True and f["gpu.lost"] is True, text
     assert "gpu.lost" not in host_facts("the bus stops at the data centre gate")
+
+
+def test_a_pcie_link_said_narrower_or_slower_while_busy_is_degraded():
+    # the wording of hardware-diagnosis notes ("GPU running at PCIe 3.0 x8 instead of x16"); a narrower width is never
+    # an idle power saving, a lower generation is only where the GPUs are said to be busy
+    for text in ("The 4090 in slot 2 runs at x8 instead of x16.",
+                 "The card advertises Gen4 in its Link Capabilities but the link trains at Gen1 during training"):
+        assert host_facts(text)["gpu.pcie_degraded_under_load"] is True, text
+    for text in ("the link runs at Gen3 instead of Gen4",  # maybe idle: no load said
+                 "When idle the link drops to Gen1, under load it goes back to Gen4.",
+                 "we run 8x A100 at x16"):
+        assert "gpu.pcie_degraded_under_load" not in host_facts(text), text
+    got = answer("The 4090 in slot 2 runs at x8 instead of x16 and training is slow.")
+    assert "pcie_link_degraded" in [c for c, _ in got[:3]]

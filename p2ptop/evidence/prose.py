@@ -265,6 +265,16 @@ _P2P_SHM_OFF = _rx(r"禁用\s*p2p\s*(?:与|和|及|、|/)\s*shm|disabl\w*\s+(?:b
                           r"p2p\s+(?:and|&|/)\s+shm\s+(?:are\s+|were\s+)?disabled")
 #: a /dev/shm size in words ("共享内存大小为64MB", "--shm-size=64m", "/dev/shm is only 64M")
 _SHM_SIZE = _rx(r"(?:shm[- _]size|/dev/shm|shared memory|共享内存)[^\n。.]{0,20}?(\d+)\s*([mg])(?:i?b)?\b")
+#: a PCIe link said to run narrower than it should ("x8 instead of x16", "only x4 in an x16 slot", "gpuz shows x1"
+#: with a card that should do more): GPUs lower a link's generation when idle, never its width (PCIe base spec, ASPM /
+#: link speed management; NVIDIA: "nvidia-smi -q ... Link Width Current/Max"), so a narrower width is degraded whatever
+#: the load; a lower generation counts only where the text says the GPUs were busy ("during training", "under load")
+_WIDTH_DOWN = _rx(r"\bx(\d{1,2})\b[^.\n]{0,24}?\b(?:instead of|rather than|not|below|vs\.?|versus|should be|expected|in an?)\s+"
+                  r"(?:the\s+|a\s+|an\s+)?(?:full\s+)?x(\d{1,2})\b")
+_GEN_DOWN = _rx(r"\bgen\s?(\d)\b[^.\n]{0,40}?\b(?:instead of|rather than|below|vs\.?|versus|not|although it (?:supports|advertises))\s+(?:the\s+)?(?:pcie\s+)?gen\s?(\d)\b|"
+                r"\b(?:trains?|trained|runs?|running|stuck|links?)\s+(?:at|to|on)\s+gen\s?(\d)\b[^.\n]{0,60}?\b(?:advertis\w*|capab\w*|supports?|max(?:imum)?)\b[^.\n]{0,30}?gen\s?(\d)\b|"
+                r"\b(?:advertis\w*|capab\w*|supports?)\s+gen\s?(\d)\b[^.\n]{0,80}?\b(?:trains?|trained|runs?|running|stuck)\s+(?:at|to)\s+gen\s?(\d)\b")
+_BUSY = _rx(r"\b(?:training|under (?:heavy )?load|while (?:busy|running|training)|during (?:training|inference|the run|production)|100 ?% util\w*|in production)\b")
 #: an idle PCIe link in words ("runs at 2.5 GT/s ... when it is not being used", "low power state")
 _IDLE_LINK = _rx(r"\d(?:\.\d)?\s*gt/s[\s\S]{0,300}?(?:idle|low[- ]power|power[- ]saving|not (?:being )?used|resting)|"
                         r"(?:idle|low[- ]power|power[- ]saving|resting)[\s\S]{0,300}?\d(?:\.\d)?\s*gt/s")
@@ -520,6 +530,18 @@ def parse(c: Collector) -> bool:
     m = _first(c, _SHM_SIZE)
     if m:
         found = c.add("host", "host.shm_mb", int(m.group(1)) * (1024 if m.group(2) == "g" else 1), ln(m.start())) or found
+    m = _WIDTH_DOWN.search(low)
+    if m and int(m.group(1)) < int(m.group(2)) <= 16:
+        found = c.add("host", "gpu.pcie_degraded_under_load", True, ln(m.start()),
+                      summary=f"the text says the PCIe link runs at x{m.group(1)} instead of x{m.group(2)} (a width is never lowered when idle)") or found
+    else:
+        m = _GEN_DOWN.search(low)
+        if m:
+            g = m.groups()  # (current, best) in the first two forms, (best, current) in the third
+            cur, best = (int(g[0]), int(g[1])) if g[0] else (int(g[2]), int(g[3])) if g[2] else (int(g[5]), int(g[4]))
+            if cur < best and _BUSY.search(low):
+                found = c.add("host", "gpu.pcie_degraded_under_load", True, ln(m.start()),
+                              summary=f"the text says the PCIe link runs at Gen{cur} below Gen{best} while the GPUs are busy") or found
     m = _IDLE_LINK.search(low)
     if m:
         found = c.add("host", "gpu.pcie_idle_downclock", True, ln(m.start()),
