@@ -69,7 +69,7 @@ FACT_KEYS: dict[str, str] = {
     "host.container": "container runtime name (docker, podman, kubernetes, ...) or absent",
     "host.shm_mb": "size of /dev/shm in MiB",
     "host.nvswitch_present": "True when NVSwitches are present or reported by NVLink remotes",
-    "host.fabric_manager": "running, not running, failed, not installed, N/A",
+    "host.fabric_manager": "running, not running, failed, not installed, N/A; 'version mismatch' where a text says its version differs from the driver's",
     "host.fabric_manager_version": "Fabric Manager version where known",
     "host.nvidia_peermem": "True when the nvidia_peermem module is loaded",
     "host.gpu_count": "number of GPUs",
@@ -111,7 +111,9 @@ FACT_KEYS: dict[str, str] = {
     "text.framework": "pytorch, tensorflow, jax, cupy, vllm, sglang, nccl-tests, deepspeed, ray or megatron",
     "text.tool": "nvidia-smi-topo, nvidia-smi-q, simpleP2P, p2pBandwidthLatencyTest, nvbandwidth, bandwidthTest, nccl-tests, lspci, dmesg, nccl-log",
     "text.language": "en or zh",
+    "host.one_gpu_per_process": "True when the text says each process, worker, container or pod sees one GPU of the host (GPUs split between them)",
     "text.fixed_by": "driver, nccl, cuda, kernel, bios or firmware: the text says changing that component's version fixed the trouble",
+    "text.broken_by": "driver, nccl, cuda, kernel, bios or firmware: the text says the trouble began after changing that component's version",
     "text.topic": "'gpu communication' when a sentence of the text (not a tool's output line) names P2P, peer access, NCCL, NVLink, GPUDirect, CUDA IPC or traffic between GPUs",
 }
 

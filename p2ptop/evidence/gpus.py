@@ -15,6 +15,10 @@ _MODELS: list[tuple[str, str, str, str]] = [
     (r"rtx\s*pro\s*6000(\s*blackwell)?", "RTX PRO 6000 Blackwell", "workstation", "Blackwell"),
     (r"rtx\s*(?:6000|5000|4500|4000)\s*ada", "RTX 6000 Ada", "workstation", "Ada"),
     (r"(?:rtx\s*)?a(?:6000|5500|5000|4500|4000)\b", "RTX A6000", "workstation", "Ampere"),
+    # a GeForce generation named as a series: "RTX 4000 series", "RTX 40-series", "40系显卡" (Chinese: the 40 series)
+    (r"(?:rtx\s*)?50(?:00)?\s*-?\s*(?:series|系列?)", "GeForce RTX 50", "consumer", "Blackwell"),
+    (r"(?:rtx\s*)?40(?:00)?\s*-?\s*(?:series|系列?)", "GeForce RTX 40", "consumer", "Ada"),
+    (r"(?:rtx\s*)?30(?:00)?\s*-?\s*(?:series|系列?)", "GeForce RTX 30", "consumer", "Ampere"),
     (r"(?:rtx\s*)?50(?:90|80|70|60)(?:\s*ti)?", "GeForce RTX 50", "consumer", "Blackwell"),
     (r"(?:rtx\s*)?40(?:90|80|70|60)(?:\s*ti|\s*super)?d?", "GeForce RTX 40", "consumer", "Ada"),
     (r"(?:rtx\s*)?30(?:90|80|70|60)(?:\s*ti)?", "GeForce RTX 30", "consumer", "Ampere"),
@@ -39,7 +43,12 @@ _MODELS: list[tuple[str, str, str, str]] = [
 _COMPILED = [(re.compile(r"(?<![a-z0-9])(?:" + rx + r")(?![a-z0-9])"), name, cls, arch) for rx, name, cls, arch in _MODELS]
 #: a model in free text: needs a GPU word around a bare number ("4090" alone is a year or a port)
 MODEL_IN_PROSE = re.compile(
-    r"(?<![a-z0-9])(?:(?:nvidia\s+|geforce\s+|tesla\s+|quadro\s+)?(?:rtx\s*pro\s*6000|rtx\s*\d{4}(?:\s*ti|\s*super|\s*ada)?|"
+    # a GeForce generation as a series, before the models (its "RTX 4000" is no RTX 4000 card): "RTX 4000 series",
+    # "rtx 30-series", "40系显卡", "30系列"
+    r"(?<![a-z0-9.])(?P<series>(?:rtx\s*)?[345]0(?:00)?\s*-?\s*(?:series\b|系列?))|"
+    # a count written against the name ("8xA100", "8xRTX4090", "4×H100", "2*A6000") is no part of a longer word
+    # (not a hex number's "0x": "0xa100" is an address)
+    r"(?:(?<![a-z0-9])|(?<=[1-9][x×\*])|(?<=\d0[x×\*])|(?<=\d\s[x×\*]))(?:(?:nvidia\s+|geforce\s+|tesla\s+|quadro\s+)?(?:rtx\s*pro\s*6000|rtx\s*\d{4}(?:\s*ti|\s*super|\s*ada)?|"
     r"gtx\s*\d{3,4}(?:\s*ti)?|titan\s*(?:rtx|v|xp?)|rtx\s*a\d{4}|a\d{4}\b|gb[23]00|b[12]00|gh200|h100|h800|h200|h20|a100|a800|"
     r"a10g?|a30|a40|l40s?|l20|l4(?=s?\s*(?:gpus?|cards?|显卡|卡))|v100|p100|t4|k80)s?|(?:50|40|30|20)(?:90|80|70|60)(?:\s*ti|\s*d)?s?(?=\s*(?:gpu|显卡|卡|x|×|\*|,|，|。|\)|[?.;:!](?!\d)|$)|"
     r"\s+(?:and|with|和)))(?![a-z0-9])|"

@@ -51,6 +51,14 @@ import re
 from .gpus import MODEL_IN_PROSE, classify
 from .paste import Collector
 
+
+def _rx(pattern: str) -> re.Pattern:
+    """A pattern of this reader: ASCII word boundaries, so an English word written against Chinese counts as a
+    word ("hang住", "NCCL 2.21.5版本", "出现nan", "p2p不通": Python's Unicode \\b sees no boundary between
+    "hang" and "住", both being word characters)."""
+    return re.compile(pattern, re.ASCII)
+
+
 _HYPERVISORS = (
     ("Proxmox", r"proxmox|\bpve\b"),
     ("ESXi", r"\besxi\b|vsphere|vmware"),
@@ -61,16 +69,30 @@ _HYPERVISORS = (
 )
 #: NVIDIA vGPU (a mediated, time-sliced GPU in a guest; nvidia-smi -q "Virtualization Mode: VGPU")
 _VGPU = r"\bv-?gpus?\b|\bgrid (?:driver|license|vgpu)|virtualization mode\s*:?\s*vgpu"
-_VM = r"\bvirtual machines?\b|\b(?:a|an|the|in|inside|my|our|this|each|guest|windows|linux|ubuntu)\s+vms?\b|\bguest os\b|虚拟机|云主机|\bec2\b|\bazure\b|\bgcp\b|\bcloud instance"
+_VM = r"\bvirtual machines?\b|\b(?:a|an|the|in|inside|my|our|this|each|guest|windows|linux|ubuntu)\s+vms?\b|\bguest os\b|虚拟机|云主机|云服务器|\bec2\b|\bazure\b|\bgcp\b|\bcloud instance"
 _PASSTHROUGH = r"pass(?:ing|ed|es)?[- ]?through|\bvfio\b|直通|gpudirect[-_ ]?clique"  # x-nv-gpudirect-clique: QEMU vfio-pci's P2P hint
 #: a setup contrasted with bare metal ("on bare metal, this works") is a VM's
 _BARE_METAL = r"(?:on|with) bare[- ]?metal\b[^.\n]{0,40}\b(?:works?|fine|ok|passes)|works? (?:fine |well )?on bare[- ]?metal|裸机(?:上)?(?:正常|可以)"
 #: Fabric Manager said to be absent, stopped or failing, in words (NVIDIA Fabric Manager user guide's service names)
-_FM_DOWN = re.compile(r"(?:nvidia-)?fabric[- _]?manage\w*`?\s*(?:service\s+)?(?:is|was|has)?\s*(?:not (?:installed|running|started)|"
+#: Fabric Manager said to differ in version from the driver (its user guide: the service refuses to start unless its
+#: version matches the driver's: https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/)
+_FM_MISMATCH = _rx(r"fabric[- _]?manager(?:\.service)?(?:[^.\n]|\.\d){0,80}?(?:version\s+mismatch|mismatch\w*|not (?:be\s+)?in sync|out of sync|"
+                   r"(?:does|do|did)\s*(?:n'?t|not)\s+match|different version|(?:requires?|needs?|must)\b[^.\n]{0,40}\b(?:same|matching) version)|"
+                   r"(?:version\s+mismatch|mismatch\w*|out of sync)\s+(?:between|of|with)\s+(?:the\s+)?(?:\w+\s+){0,3}fabric[- _]?manager|"
+                   r"fabric[- _]?manager[^。\n]{0,30}版本不(?:一致|匹配)")
+_FM_DOWN = _rx(r"(?:nvidia-)?fabric[- _]?manage\w*`?\s*(?:service\s+)?(?:is|was|has)?\s*(?:not (?:installed|running|started)|"
                       r"missing|inactive|dead|stopped|crash\w*|fail\w*)|(?:failures?|crash\w*|restart\w*) of (?:the )?fabric[- _]?manager|"
                       r"fabric[- _]?manager[^.\n]{0,30}(?:未启动|没有启动|未安装|失败)")
 #: a BAR1 size as people write it ("BAR=256MB", "256MB and 512MB bar sizes", "BAR1: 32GB")
-_BAR_SIZE = re.compile(r"\bbar1?\s*(?:size)?\s*[=:]\s*(\d+)\s*([mg])i?b\b|\b(\d+)\s*([mg])i?b\b[^.\n]{0,20}\bbar1?\s*(?:sizes?|aperture)\b")
+_BAR_SIZE = _rx(r"\bbar1?\s*(?:size)?\s*[=:]\s*(\d+)\s*([mg])i?b\b|\b(\d+)\s*([mg])i?b\b[^.\n]{0,20}\bbar1?\s*(?:sizes?|aperture)\b")
+#: GPUDirect pinning or registration said to stop at a size ("it can only pin about 220MB", "ibv_reg_mr ... if the SIZE is
+#: over 500MB, it will return NULL"): what a GPU lets third parties map is its BAR1 aperture (GDRCopy README, "BAR1 size";
+#: NVIDIA GPUDirect RDMA guide, "PCI BAR sizes": https://docs.nvidia.com/cuda/gpudirect-rdma/), so the size is BAR1's, about
+_PIN_LIMIT = _rx(r"(?:\bpin\w*|\bregist\w*|reg_mr|gdr_pin|nvidia_p2p_get_pages|\bmap(?:s|ped|ping)?\b)[\s\S]{0,160}?"
+                 r"(?:\bonly\b|at most|up to|\bmax(?:imum)?\b|\bover\b|more than|above|beyond|larger than|exceeds?)\s+"
+                 r"(?:about\s+|around\s+|~\s*)?(\d+)\s*([mg])i?b\b|"
+                 r"\b(?:only|at most)\s+(?:be\s+)?(?:pin|regist|map)\w*\s+(?:about\s+|around\s+|~\s*)?(\d+)\s*([mg])i?b\b")
+_GPUDIRECT = _rx(r"gdr|gpudirect|rdma|ibv_reg_mr|peer[-_ ]?mem|nvidia_p2p|nv_peer")
 #: a pair across CPU sockets in words (QPI/UPI, different I/O hubs or sockets; 跨 NUMA/CPU)
 _CROSS_SOCKET = (r"\bqpi\b|\bupi\b|different (?:i/?o hubs?|iohs?|sockets|cpus|cpu sockets|numa nodes)|across (?:the )?(?:cpu )?sockets|"
                  r"跨\s*(?:numa|cpu|socket)|不同(?:的)?\s*(?:numa|cpu|socket|插槽)")
@@ -82,34 +104,49 @@ _NVSWITCH = r"\bhgx\b|\bdgx\b"
 _MIG = (r"\bmig (?:(?:gpu|compute) )?(?:devices?|instances?|slices?|mode|enabled|partitions?|profiles?)\b|\bmigs\b|multi-instance gpu|"
         r"\bmig[- ]enabled\b|\b(?:with|under|using|in) mig\b|\bmig-[0-9a-f]{8}|\bmig-gpu-|\b[1-7]g\.\d{1,3}gb\b")  # nvidia-smi -L's MIG UUIDs, profile names (1g.10gb)
 #: a CUDA error number in a sentence: "CUDA initialization fails with 802 system error", "CUDA error 401"
-_CUDA_NUMBER_WORDS = re.compile(r"cuda[^.\n]{0,60}?\b(?:with|error|code)\s+(?:error\s+|code\s+)?(\d{3})\b")
+_CUDA_NUMBER_WORDS = _rx(r"cuda[^.\n]{0,60}?\b(?:with|error|code)\s+(?:error\s+|code\s+)?(\d{3})\b")
+#: GPUs of one host split one per process, worker, container or pod ("one GPU per container", "each pod gets 1 GPU",
+#: "per container 1 GPU", 每个容器一张卡): CUDA IPC and P2P need the peer GPU visible in the process (CUDA runtime API,
+#: cudaIpcOpenMemHandle; NCCL troubleshooting, "Docker": https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html)
+#: (not "one GPU per process": DDP's usual layout, where every process still sees every GPU)
+_UNIT = r"(?:containers?|pods?|workers?)"
+_ONE_GPU_EACH = _rx(r"\b(?:one|1|a single)\s+gpus?\s+(?:per|for each|in each|each)\s+" + _UNIT + r"\b|"
+                    r"\b(?:each|every)\s+" + _UNIT + r"\s+(?:has|gets|sees|uses|owns|is given|is assigned|only sees|with|)\s*(?:only\s+|just\s+)?(?:one|1|a single)\s+gpu\b|"
+                    r"\b" + _UNIT + r"\s+(?:with|having|of)\s+(?:one|1|a single)\s+gpu\s+each\b|"
+                    r"\bper\s+" + _UNIT + r"\s+(?:one|1|a single)\s+gpu\b|"
+                    r"\b" + _UNIT + r"\b[^.\n]{0,30}?\bonly\s+(?:one|1|a single)\s+gpu\b|"
+                    r"每(?:个|一个)\s*(?:容器|pod|worker)\s*(?:只)?(?:有|分配|使用|用)?\s*(?:一|1)\s*(?:张|块|个)\s*(?:卡|gpu|显卡)")
 _CONTAINERS = (("kubernetes", r"kubernetes|\bk8s\b|kubectl|\bpods?\b|\bhelm\b|gpu-operator"),
                ("docker", r"\bdocker\b|nvidia-docker|--gpus\s"),
                ("podman", r"\bpodman\b"),
                ("singularity", r"singularity|apptainer"),
                ("enroot", r"\benroot\b|\bpyxis\b"),
                ("lxc", r"\blxc\b|\blxd\b"))
-_CONTAINER_ZH = r"容器"
+#: a container without its runtime's name ("inside the container", "4 containers with 1 GPU each", 容器)
+_CONTAINER_ZH = r"容器|\b(?:in|inside|within|from|into|a|an|the|each|every|my|our|two|several|multiple|different|separate|\d+)\s+(?:\w+\s+)?containers?\b"
 _SYMPTOMS = (
     ("symptom.hang", r"\bhangs?\b|\bhanging\b|\bhung\b|deadlock|\bstuck\b|\bfreez(?:e|es|ing)\b|\bfroze(?:n)?\b|"
                      r"never (?:finishes|returns|completes)|no progress|100 ?% (?:gpu[- ]?)?util|watchdog|\btimed out\b|"
                      r"\btim(?:es|ing) out\b|\b(?:but|and|then|otherwise|still)\s+time\s?out\b|\b(?:tests?|jobs?|runs?|they|calls?|collectives?|operations?|ranks?)\s+(?:\w+\s+){0,2}time\s?out\b|\btimeout (?:error|exception|occurred|happens|after|while|when|waiting)|"
-                     r"operation timeout|\bnot responding\b|\bunresponsive\b|\bwaits? (?:forever|indefinitely)|"
+                     r"operation timeout|\b(?:nccl|collective|all[-_ ]?reduce|all[-_ ]?gather|broadcast|barrier)\s+time-?outs?\b|\bnot responding\b|\bunresponsive\b|\bwaits? (?:forever|indefinitely)|"
                      r"\bblocks? (?:forever|indefinitely)|"
                      # NCCL troubleshooting / PyTorch watchdog wording: a collective that stalls, waits, never finishes
                      r"\bstall(?:s|ed|ing)?\b|\bwaiting (?:forever|indefinitely)|\btakes? forever\b|\btook forever\b|"
                      r"\b(?:does|did|do)\s*(?:n'?t|not) (?:finish|complete|return|progress|proceed)\b|never (?:finish|complete|return|progress|end)\w*|"
                      r"\bjust sits? (?:there|idle)|\btimeouts? (?:in|on|during|at|for|inside) (?:the )?(?:\w+[_.])?(?:all[-_ ]?reduce|all[-_ ]?gather|reduce[-_ ]?scatter|broadcast|barrier|nccl|collective)|"
-                     r"卡住|卡死|挂起|死锁|无响应|没有响应|没反应|不动了|停住|停在|无进展|一直等|(?<![张块个两二三四六八号的显多单双])卡在|一直等待|超时"),
+                     r"卡住|卡死|挂起|死锁|夯住|停滞|(?<![张块个两二三四六八号的显多单双\d])卡顿|卡着不动|一直不动|(?:一直|被)阻塞|阻塞住|无响应|没有响应|没反应|不动了|停住|停在|无进展|一直等|(?<![张块个两二三四六八号的显多单双\d])卡(?:在|再)|一直等待|超时"),
     ("symptom.wrong_results", r"wrong (?:results?|output|values?|answers?|data|numbers?|gradients?|sums?)|incorrect (?:results?|output|values?|data|gradients?|sums?)|all zeros?|"
                               r"\bchecksums?\b[^.\n]{0,40}?(?:differ|mismatch|wrong|fail|(?:does|do|did)\s*(?:n'?t|not) match)|\bchecksum (?:error|failure)s?\b|"
                               r"\b(?:results?|outputs?|values?|data|sums?|tensors?)\b[^.\n]{0,40}?\b(?:are|is|were|was)(?: not|n'?t) (?:correct|right|the same)\b|"
                               r"\bloss\b[^.\n]{0,30}?\bdiverg\w*|"
                               r"silently (?:drops?|dropp\w*|loses?|corrupts?)|drops? the writes?|data loss|zeroed[- ]out|"
-                              r"\bzeros\b|\bnans?\b|garbage|mismatch|corrupt(?:ed|ion)?|verification (?:error|failed)|"
+                              r"\bzeros\b|\bnans?\b|garbage|gibberish|garbled|\bdegenerate (?:output|text|results?|tokens?)|"
+                              r"\b(?:output|outputs|text|answers?|responses?)\b[^.\n]{0,30}\b(?:is|are|was|were|becomes?|became)\s+(?:\w+\s+)?(?:gibberish|garbage|nonsense|corrupted|degenerate)|"
+                              r"mismatch|corrupt(?:ed|ion)?|verification (?:error|failed)|"
                               r"\b(?:results?|outputs?|values?|data) (?:are|is|were|was) (?:different|inconsistent|off)\b|"
                               r"\binf(?:s| values?)\b|\bresults? (?:differ|diverge)\w*|\bdifferent (?:results|outputs|values) (?:on|from|between)\b|"
-                              r"结果错误|结果不对|结果异常|数值异常|全零|全是0|全0|乱码|数据错误|不一致|精度异常|校验失败"),
+                              r"\bwrongs\b|\b(?:non-?zero|high|many)\s+#?wrong\b|#wrong\s+(?:is|are|was|were|column)\b|"
+                              r"(?:结果|数据|输出|数值)不正确|结果错误|结果不对|结果异常|数值异常|全零|全是0|全0|乱码|数据错误|不一致|精度异常|校验失败"),
     ("symptom.slow", r"\bslow(?:er|ly|down)?\b|low bandwidth|poor (?:performance|bandwidth)|bandwidth (?:is|was) (?:low|only)|"
                      r"only (?:gets? |reach(?:es)? |achiev(?:es|ed)? |hits? |sees? |gives? |shows? )?\d+(?:\.\d+)? ?gb/s|throughput drops?|"
                      r"(?:achiev\w*|reach\w*|gets?|getting|got|see|seeing|measur\w*) (?:only|just|merely) (?:about |around |~)?\d+(?:\.\d+)? ?gb/s|"
@@ -119,47 +156,61 @@ _SYMPTOMS = (
                      r"\b(?:much |far |way )?longer\b[^.\n]{0,30}?\bthan expected|"
                      r"bandwidth\b[^.\n]{0,30}\b(?:low|lower|drops?|dropped|degraded)\b|(?:low|lower|reduced|degraded) (?:p2p |nccl |bus ?)?bandwidth|"
                      r"(?:less|lower) than \d+(?:\.\d+)? ?[mg]b/s|(?:much |far |way )?(?:lower|slower|less) than expected|"
-                     r"\bbottleneck\w*|\bunder ?perform\w*|\bhalf (?:of )?(?:the )?(?:expected|bandwidth|speed|throughput)\b|"
-                     r"很慢|变慢|慢了|带宽低|带宽很低|带宽只有|速度慢|速度下降|性能差|性能下降|远低于|(?:只有|仅有?|才)\s*\d+(?:\.\d+)?\s*gb/s|带宽[^。\n]{0,30}(?:降|低|损失|下降)|损失[^。\n]{0,10}带宽"),
+                     r"\b(?:extremely |very |really )?low (?:\w+ )?(?:throughput|tok(?:ens)?/s)\b|\bbottleneck\w*|\bunder ?perform\w*|\bhalf (?:of )?(?:the )?(?:expected|bandwidth|speed|throughput)\b|"
+                     r"带宽不足|性能(?:很|非常)?差|吞吐(?:量)?(?:很|非常)?(?:低|下降)|很慢|变慢|慢了|带宽低|带宽很低|带宽只有|速度慢|速度下降|性能差|性能下降|远低于|(?:只有|仅有?|才)\s*\d+(?:\.\d+)?\s*gb/s|带宽[^。\n]{0,30}(?:降|低|损失|下降)|损失[^。\n]{0,10}带宽"),
     # a failure in words, where no error name is pasted: the phrasings of P2P reports ("P2P does not work",
     # "can't be enabled", "not supported between the cards", "stopped working", "tests failed"); Chinese 失败/
     # 不支持/无法/不能/报错/不工作 (blog.gitcode.com write-ups). Kept to verbs of failing: a bare "error" is not one.
     ("symptom.fails", r"\b(?:does|do|did|is|are|was|were|could|can|would|will)\s*(?:n[o']?t|not)\s+(?:work|run|enable|be enabled|happen|"
-                      r"communicat\w*|utili[sz]e|use|support|succeed|pass)\w*|\bcan'?t be enabled|\bcannot\s+(?:be enabled|"
+                      r"communicat\w*|utili[sz]e|use|support|succeed|pass)\w*|\bcan'?t be enabled|"
+                      r"\b(?:can'?t|cannot|can not|couldn'?t)\s+(?:work|run|communicat\w*|talk|enable)\b|\bcannot\s+(?:be enabled|"
                       r"enable|communicat\w*)\b|\bunable to\s+(?:enable|communicat\w*)\b|"
-                      r"\b(?:cannot|can'?t|can not|unable to)\s+access\s+(?:the\s+|its\s+|each\s+)?(?:peer|other\s+gpu|gpu\s*\d)\w*|\bnot working\b|"
+                      r"\b(?:cannot|can'?t|can not|unable to)\s+access\s+(?:the\s+|its\s+|each\s+)?(?:peer|other\s+gpu|gpu\s*\d)\w*|"
+                      r"\b(?:cannot|can'?t|can not|could ?n[o']?t|unable to)\s+(?:see|access|reach|talk to|communicate with)\s+each other\b|\bnot working\b|"
                       r"\bstopped working\b|\bno longer works?\b|\bbroken\b|\b(?:tests?|training|job|run|init\w*|p2p|nccl)\s+"
                       r"(?:\w+\s+){0,2}fail(?:s|ed|ing)?\b|\bfails?\s+(?:to|with|on)\b|\bfailed\s+(?:to|with|on)\b|"
                       r"(?:p2p|peer|access|nvlink|gpus?|cards?|devices?)\b[^.\n]{0,40}\b(?:not supported|unsupported)\b|"
                       r"\bno support for (?:p2p|peer)|"
                       r"\b(?:can'?t|cannot|can not|unable to|could ?n[o']?t)\s+get\b[^.\n]{0,50}?\bto\s+(?:work|use|run|enable|talk|communicat\w*|see)\b|"
+                      r"\bfail(?:s|ed)?\s+(?:like this|like that|when|whenever|after|during|every|each time|again|randomly|intermittently)\b|"
+                      r"\b(?:always|still|randomly|sometimes|often|consistently|immediately|intermittently)\s+fail(?:s|ed|ing)?\b|"
                       r"\brefuses? to\s+(?:work|run|enable|start|use)\b|\bkeeps? (?:failing|crashing|erroring)\b|"
                       r"\bwon'?t\s+(?:work|start|run|enable|communicat\w*|initiali[sz]e)\b|"
-                      r"用不了|跑不起来|起不来|不起作用|没有效果|"
+                      r"用不了|跑不起来|连不上|起不来|不起作用|没有效果|"
                       # peer traffic said to take the host path instead ("everything goes via the host")
                       r"\b(?:traffic|transfers?|copies|copy|data|everything|it)\b[^.\n]{0,40}?\b(?:goes|go|going|gets? routed|is routed|"
                       r"travels?|passes|bounces?|is staged)\s+(?:via|through|over)\s+(?:the\s+)?(?:host|cpu|system memory|sysmem|root complex)\b|"
-                      r"\b(?:get|gets|got|getting|hit|hits|see|seeing|saw|throws?|threw|raises?|raised|report(?:s|ed)?)\s+(?:an?\s+|the\s+|some\s+)?(?:nccl|cuda) errors?\b|失败|不支持|无法|不能用|不可用|报错|不工作|不通|出错|(?:nccl|cuda)\s*error的?错误"),
+                      r"\b(?:get|gets|got|getting|hit|hits|see|seeing|saw|throws?|threw|raises?|raised|report(?:s|ed)?)\s+(?:an?\s+|the\s+|some\s+)?(?:nccl|cuda) errors?\b|失败|不支持|无法|不能用|不可用|报错|不工作|不通|出错|(?:出现|发生|遇到|碰到)了?错误|(?:nccl|cuda)\s*error的?错误"),
     # NVLink trouble in words, with nvidia-smi nvlink's own names (-s: "<inactive>", -e: Replay/Recovery/CRC Errors)
     ("gpu.nvlink_replay_recovery", r"\bnvlinks?\b[^.\n]{0,60}?\b(?:replay|recovery)\s+(?:errors?|counts?|counters?|events?)|"
                                    r"\b(?:replay|recovery)\s+errors?\b[^.\n]{0,40}?\bnvlinks?\b"),
     ("gpu.nvlink_down", r"\bnvlinks?\b[^.\n]{0,40}?\b(?:inactive|(?:is|are|went|goes|go) down|not active)\b|"
-                        r"\b(?:inactive|down)\s+nvlinks?\b|\blinks? (?:\d+ )?(?:is |are )?inactive\b"),
+                        r"\b(?:inactive|down)\s+nvlinks?\b|\blinks? (?:\d+ )?(?:is |are )?inactive\b|"
+                        # the link not found at all, or a bridge not making contact (nvidia-smi nvlink -s prints no link)
+                        r"\bnvlinks?\b(?:\s+bridges?)?\s+(?:is\s+|are\s+|was\s+|were\s+)?(?:not|n't|never)\s+(?:\w+\s+)?(?:detected|recogni[sz]ed|found|seated)\b|"
+                        r"\bnvlink\s+bridges?\b[^.\n]{0,40}?\b(?:loose|not (?:fully |properly )?(?:seated|inserted|plugged)|partial(?:ly)? contact)"),
     # a GPU said to vanish from the host (what NVRM's "fallen off the bus" looks like to a user)
-    ("gpu.lost", r"\b(?:gpus?|cards?|devices?)\b[^.;,!?\n]{0,24}?\b(?:vanish\w*|disappear\w*|drops? off|dropped off|goes missing|went missing|"
-                 r"is lost|was lost|no longer (?:shows?|visible|detected|appears?))|掉卡|显卡消失"),
+    ("gpu.lost", r"\b(?:gpus?|cards?|devices?)\b[^.;,!?\n]{0,24}?\b(?:vanish\w*|disappear\w*|drops? off|dropped off|falls? off the bus|falling off the bus|fell off the bus|goes missing|went missing|"
+                 r"is lost|was lost|no longer (?:shows?|visible|detected|appears?))|掉卡|掉了?\s*(?:显卡|gpu|一张卡)|显卡消失|(?:显卡|gpu)\s*(?:不见了|丢失)"),
     ("symptom.crash", r"segfault|segmentation fault|core dumped|sigsegv|sigabrt|\bcrash(?:es|ed|ing)?\b|"
-                      r"fallen off the bus|fell off the bus|\bxid\s*:?\s*\d{1,3}\b|崩溃|段错误|掉卡"),
+                      r"fallen off the bus|fell off the bus|falls? off the bus|falling off the bus|\bxid\s*:?\s*\d{1,3}\b|崩溃|段错误|掉卡"),
 )
 #: facts that are counts on the live host, said in words here: recorded as 1, "at least one"
 _COUNTED = {"gpu.nvlink_down": "the text says an NVLink is down or inactive (at least one)",
             "gpu.nvlink_replay_recovery": "the text says NVLink replay or recovery errors were counted (at least one)"}
-_FIXED_BY_P2P_OFF = re.compile(
+#: the gap between the setting and the word that says it worked: within the line, and not across a command's own
+#: words ("NCCL_P2P_DISABLE=1 ./build/all_reduce_perf -g 4 ... 2 GPU正常": the flags of a command line are no report),
+#: nor across a sentence ("Single GPU works fine. Forcing NCCL_P2P_DISABLE=1 did not help")
+_GAP = r"(?:(?!\./|\s-{1,2}[a-z]|[.!?;](?:\s|$)|[。！？；])[^\n]){0,%d}?"  # nor across a sentence's end
+_FIXED_BY_P2P_OFF = _rx(
     r"workaround\W{0,20}(?:\n[^\n]*){0,2}?nccl_p2p_disable\s*=\s*1|"
-    r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p|p2p (?:is )?disabled)[^\n]{0,80}?"
-    r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|fine|ok\b|no longer|goes away|pass(?:es|ed)?\b|succeed\w*|解决|可以|正常|就好)|"
-    r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|runs? fine|pass(?:es|ed)?|succeed\w*|解决|可以|正常)[^\n]{0,60}?"
+    r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p|p2p (?:is )?disabled)" + _GAP % 80 +
+    r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|fine|ok\b|no longer|goes away|pass(?:es|ed)?\b|succeed\w*|"
+    r"(?:good|the|a|only|simple)\s+(?:solution|workaround|fix)|解决|可以|正常|就好)|"
+    r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|runs? fine|pass(?:es|ed)?|succeed\w*|解决|可以|正常)" + _GAP % 60 +
     r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p)")
+#: the setting said NOT to help ("Forcing NCCL_P2P_DISABLE=1 did not help", "设置 NCCL_P2P_DISABLE=1 也没有解决")
+_NOT_FIXED = _rx(r"\bnot\b|n'?t\b|\bnever\b|\bno (?:effect|difference|luck|change)|没有|没用|无效|未能|不起作用|也不行|还是不行")
 #: a resolution in words: changing a component's version fixed it ("fixed after upgrading the driver", "downgrading
 #: NCCL to 2.18 solved it", "works with the 570 driver" is not one: a version named, not a change)
 _CHANGE = r"(?:updat|upgrad|downgrad|roll\w* ?back|revert|switch)\w*"
@@ -167,51 +218,100 @@ _PART = (r"(?:the\s+|to\s+(?:the\s+)?(?:latest|newer|older|new|an?\s+(?:newer|ol
          r"(driver|nccl|cuda(?: toolkit)?|kernel|bios|firmware)")
 _FIXED = r"(?:fix\w*|solv\w*|resolv\w*|work(?:s|ed)?|went away|goes away|helped|succeed\w*)"
 _NEAR = r"(?:[^.\n]|\.\d){0,40}?"  # within the sentence (a version's dots do not end it)
-_FIXED_BY_CHANGE = re.compile(
+_FIXED_BY_CHANGE = _rx(
     _FIXED + r"\b" + _NEAR + r"\b(?:by|after|with|when)\s+" + _CHANGE + r"\s+" + _PART + "|"
     + _CHANGE + r"\s+" + _PART + r"\b" + _NEAR + r"\b" + _FIXED + r"\b(?! ?n'?t)|"
     + r"\bfix(?:ed)?\s*(?:was|is|:)\s*(?:to\s+)?" + _CHANGE + r"\s+" + _PART + "|"
-    + r"(?:升级|降级|更新|回退)了?\s*(驱动|nccl|cuda)[^。\n]{0,20}?(?:解决|正常|好了)")
+    + r"(?:升级|降级|更新|回退)了?\s*((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)[^。\n]{0,20}?(?:解决|正常|好了)")
+#: the trouble said to begin after a change of version ("after the driver update", "since upgrading NCCL to 2.19",
+#: "升级驱动后"): read only in a text that also holds a symptom, and never where the change is said to have fixed it
+_BROKEN_BY_CHANGE = _rx(r"\b(?:after|since|following)\s+(?:the\s+|a\s+|an\s+|my\s+|our\s+|this\s+)?(?:(?:nvidia|gpu)\s+)?"
+                        r"(driver|nccl|cuda|kernel|bios|firmware)\s+(?:update|upgrade|downgrade|change|install\w*)|"
+                        r"\b(?:after|since)\s+" + _CHANGE + r"\s+" + _PART + "|"
+                        r"(?:升级|更新|降级)了?\s*((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)[^。\n，,]{0,12}?(?:后|之后|以后)")
+_SYMPTOM_KEYS = ("symptom.hang", "symptom.wrong_results", "symptom.slow", "symptom.fails", "symptom.crash", "symptom.reported")
 #: a driver branch without its minor ("fixed with 570", "driver 560", "R535"), only in a text that says "driver"
-_DRIVER_MAJOR = re.compile(r"(?:\bdrivers?\s+(?:version\s+|branch\s+)?|\b(?:with|on|to|from|using)\s+(?:driver\s+)?|\br)"
+_DRIVER_MAJOR = _rx(r"(?:\bdrivers?\s+(?:version\s+|branch\s+)?|\b(?:with|on|to|from|using)\s+(?:driver\s+)?|\br|"
+                   r"驱动(?:版本)?\s*(?:是|为|:|：)?\s*|驱动\S{0,4}?(?:升级|降级|更新|回退)(?:到|至)\s*)"
                            r"(4[5-9]\d|5\d\d)(?!\d|\.\d)(?!\s*(?:mb|mib|gb|gib|w\b|mhz|%|x\b|gpus?|cores?))")
 #: a bandwidth that fell, in figures ("18 -> 2 BUSBW", "from 20 GB/s to 9 GB/s", "带宽从 300 降到 20")
-_DROP = re.compile(r"(\d+(?:\.\d+)?)\s*(?:->|→|=>|to)\s*(\d+(?:\.\d+)?)\s*(?:gb/s|gbps|busbw|algbw|bus ?bandwidth)")
+_DROP = _rx(r"(\d+(?:\.\d+)?)\s*(?:->|→|=>|to)\s*(\d+(?:\.\d+)?)\s*(?:gb/s|gbps|busbw|algbw|bus ?bandwidth)")
 #: P2P said available in words: "cudaDeviceCanAccessPeer reports 1", "can_device_access_peer returns True",
 #: "`nvidia-smi topo -p2p r` says OK for every pair"
 #: the peer-access query as CUDA (cudaDeviceCanAccessPeer), PyTorch (can_device_access_peer) and CuPy
 #: (deviceCanAccessPeer) name it, lower case
 _PEER_QUERY = r"(?:candeviceaccesspeer|can_device_access_peer|can_access_peer|cudadevicecanaccesspeer|devicecanaccesspeer)"
-_P2P_SAID_OK = re.compile(_PEER_QUERY + r"\W{0,3}\s*"
+_P2P_SAID_OK = _rx(_PEER_QUERY + r"\W{0,3}\s*"
                           r"(?:\w+\s+){0,2}(?:reports?|returns?|says?|gives?|is)\s+(?:1|true)\b|topo -p2p r`?\s+(?:says|shows|reports)\s+`?ok\b")
 #: P2P said unavailable in words, with nvidia-smi topo -p2p's own codes (its legend: CNS = Chipset not supported,
 #: GNS = GPU not supported, TNS = Topology not supported, NS = Not supported): "topo -p2p r shows CNS for every pair"
-_P2P_SAID_NO = re.compile(r"(?:topo\s+-p2p\s*\w?|p2p (?:status|matrix))`?[^.\n]{0,40}?\b(?:shows?|says?|reports?|gives?|prints?|is|are)\s+"
+_P2P_SAID_NO = _rx(r"(?:topo\s+-p2p\s*\w?|p2p (?:status|matrix))`?[^.\n]{0,40}?\b(?:shows?|says?|reports?|gives?|prints?|is|are)\s+"
                           r"(?:only\s+|all\s+)?[`'\"]?(cns|gns|tns|ns|chipset not supported|gpu not supported|topology not supported|not supported)\b")
 _P2P_NO_VALUE = {"cns": "CHIPSET_NOT_SUPPORTED", "chipset not supported": "CHIPSET_NOT_SUPPORTED", "gns": "GPU_NOT_SUPPORTED",
                  "gpu not supported": "GPU_NOT_SUPPORTED", "tns": "TOPOLOGY_NOT_SUPPORTED",
                  "topology not supported": "TOPOLOGY_NOT_SUPPORTED", "ns": "NOT_SUPPORTED", "not supported": "NOT_SUPPORTED"}
 #: the peer-access query said to answer no: cudaDeviceCanAccessPeer's canAccessPeer = 0 (CUDA runtime API),
 #: torch.cuda.can_device_access_peer / cupy's deviceCanAccessPeer returning False or 0
-_P2P_CAN_NO = re.compile(_PEER_QUERY + r"\W{0,3}\s*(?:\([^)\n]{0,20}\)\s*)?(?:\w+\s+){0,2}(?:reports?|returns?|returned|says?|gives?|gave|is|was)\s+"
+_P2P_CAN_NO = _rx(_PEER_QUERY + r"\W{0,3}\s*(?:\([^)\n]{0,20}\)\s*)?(?:\w+\s+){0,2}(?:reports?|returns?|returned|says?|gives?|gave|is|was)\s+"
                          r"[`'\"]?(?:0|false)\b")
 #: a pair's path class said in a sentence, with nvidia-smi topo -m's own codes: "topo says SYS", "topo 显示 PHB"
-_PATH_SAID = re.compile(r"topo(?:\s+-m)?`?[^.\n]{0,20}?(?:shows?|says?|reports?|gives?|is|are|显示|是)\s*[`'\"]?(sys|node|phb|pxb|pix|nv\d+)\b")
+_PATH_SAID = _rx(r"topo(?:\s+-m)?`?[^.\n]{0,20}?(?:shows?|says?|reports?|gives?|is|are|显示|是)\s*[`'\"]?(sys|node|phb|pxb|pix|nv\d+)\b")
 #: NCCL's transport said in words ("NCCL goes via SHM instead of P2P", "falls back to NET/Socket", "NCCL 走的是 SHM"):
 #: the names NCCL prints in its "via P2P/SHM/NET" channel lines
-_NCCL_VIA_SAID = re.compile(r"\bnccl\b[^.\n。]{0,60}?(?:\bvia|\buses?|\busing|\bgoes (?:via|through|over)|\bwent (?:via|through|over)|"
-                            r"\bfalls? back to|\bfell back to|走的是|走|使用|用的是|改用|回退到)\s*[`'\"]?(shm|net/socket|net/ib|socket)\b")
+_NCCL_VIA_SAID = _rx(r"\bnccl\b[^.\n。]{0,60}?(?:\bvia|\buses?|\busing|\bgoes (?:via|through|over)|\bwent (?:via|through|over)|"
+                            r"\bfalls? back to|\bfell back to|\b(?:are|is|were|was|get|gets|got) connected (?:by|via|over|through)|走的是|走|使用|用的是|改用|回退到)\s*[`'\"]?(shm|net/socket|net/ib|socket)\b")
 #: P2P and SHM turned off in words (the nccl/p2p-and-shm-disabled-uses-network setting without its variables)
-_P2P_SHM_OFF = re.compile(r"禁用\s*p2p\s*(?:与|和|及|、|/)\s*shm|disabl\w*\s+(?:both\s+)?p2p\s+(?:and|&|/)\s+shm|"
+_P2P_SHM_OFF = _rx(r"禁用\s*p2p\s*(?:与|和|及|、|/)\s*shm|disabl\w*\s+(?:both\s+)?p2p\s+(?:and|&|/)\s+shm|"
                           r"p2p\s+(?:and|&|/)\s+shm\s+(?:are\s+|were\s+)?disabled")
 #: a /dev/shm size in words ("共享内存大小为64MB", "--shm-size=64m", "/dev/shm is only 64M")
-_SHM_SIZE = re.compile(r"(?:shm[- _]size|/dev/shm|shared memory|共享内存)[^\n。.]{0,20}?(\d+)\s*([mg])(?:i?b)?\b")
+_SHM_SIZE = _rx(r"(?:shm[- _]size|/dev/shm|shared memory|共享内存)[^\n。.]{0,20}?(\d+)\s*([mg])(?:i?b)?\b")
+#: a PCIe link said to run narrower than it should ("x8 instead of x16", "only x4 in an x16 slot", "gpuz shows x1"
+#: with a card that should do more): GPUs lower a link's generation when idle, never its width (PCIe base spec, ASPM /
+#: link speed management; NVIDIA: "nvidia-smi -q ... Link Width Current/Max"), so a narrower width is degraded whatever
+#: the load; a lower generation counts only where the text says the GPUs were busy ("during training", "under load")
+_WIDTH_DOWN = _rx(r"\bx(\d{1,2})\b[^.\n]{0,24}?\b(?:instead of|rather than|not|below|vs\.?|versus|should be|expected|in an?)\s+"
+                  r"(?:the\s+|a\s+|an\s+)?(?:full\s+)?x(\d{1,2})\b")
+_GEN_DOWN = _rx(r"\bgen\s?(\d)\b[^.\n]{0,40}?\b(?:instead of|rather than|below|vs\.?|versus|not|although it (?:supports|advertises))\s+(?:the\s+)?(?:pcie\s+)?gen\s?(\d)\b|"
+                r"\b(?:trains?|trained|runs?|running|stuck|links?)\s+(?:at|to|on)\s+gen\s?(\d)\b[^.\n]{0,60}?\b(?:advertis\w*|capab\w*|supports?|max(?:imum)?)\b[^.\n]{0,30}?gen\s?(\d)\b|"
+                r"\b(?:advertis\w*|capab\w*|supports?)\s+gen\s?(\d)\b[^.\n]{0,80}?\b(?:trains?|trained|runs?|running|stuck)\s+(?:at|to)\s+gen\s?(\d)\b")
+_BUSY = _rx(r"\b(?:training|under (?:heavy )?load|while (?:busy|running|training)|during (?:training|inference|the run|production)|100 ?% util\w*|in production)\b")
 #: an idle PCIe link in words ("runs at 2.5 GT/s ... when it is not being used", "low power state")
-_IDLE_LINK = re.compile(r"\d(?:\.\d)?\s*gt/s[\s\S]{0,300}?(?:idle|low[- ]power|power[- ]saving|not (?:being )?used|resting)|"
+_IDLE_LINK = _rx(r"\d(?:\.\d)?\s*gt/s[\s\S]{0,300}?(?:idle|low[- ]power|power[- ]saving|not (?:being )?used|resting)|"
                         r"(?:idle|low[- ]power|power[- ]saving|resting)[\s\S]{0,300}?\d(?:\.\d)?\s*gt/s")
-_DRIVER = re.compile(r"(?:driver(?: version)?|nvidia-driver-|驱动(?:版本)?)\s*[:=]?\s*v?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b")
-_NCCL_VERSION = re.compile(r"nccl(?: version)?\s*[:=]?\s*v?(2\.\d{1,2}\.\d{1,2})\b")
-_CUDA_VERSION = re.compile(r"(?:cuda(?: toolkit| runtime| version)?\s*[:=]?\s*v?|\+cu)(1[0-3])\.?(\d)(?:\.\d+)?\b")
+_DRIVER = _rx(r"(?:driver(?: version)?|nvidia-driver-|驱动(?:版本)?)\s*[:=]?\s*v?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b")
+_NCCL_VERSION = _rx(r"nccl(?: version)?\s*[:=]?\s*v?(2\.\d{1,2}\.\d{1,2})\b")
+_CUDA_VERSION = _rx(r"(?:cuda(?: toolkit| runtime| version)?\s*[:=]?\s*v?|\+cu)(1[0-3])\.?(\d)(?:\.\d+)?\b")
+#: the IOMMU said to be on / off / in passthrough, in words or as the kernel parameters people quote (kernel
+#: parameters: https://docs.kernel.org/admin-guide/kernel-parameters.html intel_iommu=, amd_iommu=, iommu=pt/soft;
+#: NCCL troubleshooting, "PCI Access Control Services (ACS)" / IOMMU: https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html)
+_IOMMU_WORD = r"(?:(?:amd[- ]?vi|intel|vt-d|amd)\s+|intel_|amd_)?iommu(?:\s*/\s*acs)?"
+_IOMMU_PT = _rx(r"\biommu\s*=\s*(?:pt|soft)\b|\biommu\.passthrough\s*=\s*1|\biommu\b[^.\n]{0,30}\bpass-?through mode|"
+                r"iommu\s*(?:设置为|设为|改为)?\s*(?:pt|直通)模式")
+_IOMMU_OFF = _rx(r"\b(?:intel|amd)_iommu\s*=\s*off\b|\biommu\s*=\s*off\b|" + _IOMMU_WORD + r"\s+(?:is\s+|was\s+|got\s+)?(?:disabled|off|turned off)\b|"
+                 r"\b(?:disabl\w*|turn\w* off|switch\w* off)\s+(?:the\s+|both\s+)?(?:[\w-]+\s+(?:and|&)\s+)?" + _IOMMU_WORD + r"\b|(?:关闭|禁用|关掉)了?\s*iommu|iommu\s*(?:已)?(?:关闭|禁用)")
+_IOMMU_ON = _rx(r"\b(?:intel|amd)_iommu\s*=\s*on\b|" + _IOMMU_WORD + r"\s+(?:is\s+|was\s+)?(?:enabled|on|active|turned on)\b|"
+                r"\b(?:enabl\w*|turn\w* on|switch\w* on)\s+(?:the\s+)?" + _IOMMU_WORD + r"\b|\bwith\s+(?:the\s+)?" + _IOMMU_WORD + r"\s+(?:on|enabled)\b|"
+                r"(?:开启|启用|打开)了?\s*iommu|iommu\s*(?:已)?(?:开启|启用|打开)")
+#: a change said to have fixed the trouble, within its sentence: after it ("... and it works now", "后正常", "may solve
+#: it") or before it ("Fix: disable IOMMU", "P2P works after disabling intel_iommu")
+_FIX_AFTER = _rx(_GAP % 80 + r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|goes away|went away|succeed\w*|解决|正常|好了|就好)")
+_FIX_BEFORE = _rx(r"(?:\bfix(?:es|ed)?|\bsolv\w*|\bresolv\w*|\bworks?|\bworked|\bsolution|\bworkaround)\b\W{0,3}"
+                  r"(?:(?:is|was|by|after|when|with|once|since)\s+)?(?:(?:simply|just|also)\s+)?\W{0,2}$")
+_FIX_NEXT = _rx(r"\s*(?:this|that|it|which|now)\b,?\s+(?:\w+\s+){0,4}?(?:solved|fixed|resolved|works|worked|helped)\b(?! ?n'?t)")
+
+
+def _fixed_near(low: str, m: re.Match) -> bool:
+    """Is the change at ``m`` said, within its sentence, to have fixed the trouble (and not "did not help")?"""
+    after = _FIX_AFTER.match(low, m.end())
+    if after and not _NOT_FIXED.search(after.group(0)):
+        return True
+    if _FIX_BEFORE.search(low[max(0, m.start() - 40):m.start()]):
+        return True
+    # or the next sentence says so ("... and rebooting. This solved an issue with NCCL", "Now, the test works!")
+    end = _SENTENCE_END.search(low, m.end(), m.end() + 200)
+    return bool(end and _FIX_NEXT.match(low, end.end()))
+
+
 _BIOS = (("ACS", r"\bacs\b|access control services"), ("IOMMU", r"iommu"), ("VT-d", r"vt-d|\bvtd\b"),
          ("NPS", r"\bnps ?[124]?\b"), ("Above4G", r"above ?4g|4g decoding|above 4 ?gb"),
          ("ReBAR", r"resizable bar|re-?size bar|\brebar\b|\bsam\b"), ("SR-IOV", r"sr-?iov"))
@@ -221,7 +321,10 @@ _CPU = (("AMD", r"(?:amd\s+)?(epyc\s*\w*(?:\s+\d{4}\w*)?|threadripper(?:\s+pro)?
 _TOPIC_STRONG = (r"\bp2p\b|peer[- ]to[- ]peer|\bpeer (?:access|memory|copy|copies|device)|gpu ?direct|\bgdr\b|memcpy_?peer|\bcan_?(?:device_)?access_?peer|\bnccl\w*|\bnvlink\w*|\bnvswitch|"
                  r"cuda[- _]?ipc|\bbetween (?:the |my |both |two |all |\d+ )?(?:\w+ )?(?:gpus|cards|devices)\b|"
                  r"\bgpu[- ]to[- ]gpu\b|\binter[- ]?gpu\b|\bmulti[- ]?gpus?\b|\bmultiple gpus\b|"
-                 r"多卡|双卡|卡间|卡与卡|显卡之间|gpu\s*之间|gpu\s*间|点对点")
+                 # the serving frameworks' own switch for splitting a model over several GPUs (vLLM/SGLang --tensor-parallel-size,
+                 # --tp, tensor_parallel_size=): https://docs.vllm.ai/en/latest/serving/distributed_serving.html
+                 r"--tensor[-_]parallel[-_]size\b|\btensor_parallel_size\s*=|--tp(?:[-_]size)?[ =]\s*[2-9]|"
+                 r"多卡|双卡|多\s*(?:张|个|块)\s*(?:卡|gpu|显卡)|多\s*gpu|卡间|卡与卡|显卡之间|gpu\s*之间|gpu\s*间|点对点")
 _TOPIC_WEAK = (r"\ball[-_ ]?reduce|\ball[-_ ]?gather|\breduce[-_ ]?scatter|\ball[-_ ]?to[-_ ]?all|\bcollectives?\b|\bipc\b|"
                r"\bddp\b|torch\.distributed|distributed (?:training|inference|data parallel)|tensor[- _]parallel\w*|"
                r"通信|分布式|张量并行|互联")
@@ -231,19 +334,22 @@ _TROUBLE = (r"\bfail\w*|\w*error(?:s|ed)?\b|\bissues?\b|\bproblems?\b|\bnot work
             r"\btime ?outs?\b|\btimed out\b|how (?:to|do i|can i|could i|should i) (?:fix|solve|resolve|debug)|"
             r"any (?:ideas?|help|suggestions?)\b|"
             r"报错|失败|问题|不能|无法|出错|错误|异常|不行|怎么办|如何解决|卡住|卡死|很慢|变慢|太慢|不通|不工作|不支持|求助")
-_REPORT_TOPIC = re.compile(_TOPIC_STRONG + "|" + _TOPIC_WEAK)
-_REPORT_TOPIC_STRONG = re.compile(_TOPIC_STRONG)
-_REPORT_TROUBLE = re.compile(_TROUBLE)
+_REPORT_TOPIC = _rx(_TOPIC_STRONG + "|" + _TOPIC_WEAK)
+_REPORT_TOPIC_STRONG = _rx(_TOPIC_STRONG)
+_REPORT_TROUBLE = _rx(_TROUBLE)
 #: a symptom said to be absent right before its word ("doesn't hang", "no longer hangs", "never saw NaN", "不再卡住")
-_SAID_ABSENT = re.compile(r"(?:\bno|\bnot|n't|\bnever|\bwithout|\bno longer|\bnever (?:saw|see|seen|had))\s+(?:\w+\s+)?$|不再\s*$|没有\s*$")
+#: ("not/never/no longer" may take an adverb between: "does not even hang"; "no/without" only a determiner: "without any
+#: hang", while "setups without NVSwitch hang" says the setups hang)
+_SAID_ABSENT = _rx(r"(?:(?:\bnot|n't|\bnever|\bno longer)\s+(?:\w+\s+)?|(?:\bno|\bwithout|\bnever (?:saw|see|seen|had))\s+"
+                   r"(?:(?:any|a|an|the|more|further|other|real|such)\s+)?)$|不再\s*$|没有\s*$|不会\s*$")
 #: a trouble word said to be absent ("no issues", "without errors", "never had problems", "没有问题")
-_NEGATED = re.compile(r"(?:\bno|\bwithout|\bnever had|\bzero|\bnot any|\bany)\s+$|没有\s*$|不再\s*$|无\s*$")
-_GPU_NAMED = re.compile(r"\bgpus?\b|\bcuda\b|显卡|\bgpu")
+_NEGATED = _rx(r"(?:\bno|\bwithout|\bnever had|\bzero|\bnot any|\bany)\s+$|没有\s*$|不再\s*$|无\s*$")
+_GPU_NAMED = _rx(r"\bgpus?\b|\bcuda\b|显卡|\bgpu")
 #: lines of tool output (not sentences): nccl-tests comment rows, p2pBandwidthLatencyTest matrices, simpleP2P lines
-_TOOL_LINE = re.compile(r"^\s*#(?:\s{2}|\s*wrong|\s*out of bounds|\s*avg bus|\s*nccl-tests|\s*nthread|\s*using devices|\s*collective test)|device\s*=\s*\d|p2p\s*=\s*(?:enabled|disabled)|"
+_TOOL_LINE = _rx(r"^\s*#(?:\s{2}|\s*wrong|\s*out of bounds|\s*avg bus|\s*nccl-tests|\s*nthread|\s*using devices|\s*collective test)|device\s*=\s*\d|p2p\s*=\s*(?:enabled|disabled)|"
                         r"nccl (?:info|warn)")
-_SENTENCE_END = re.compile(r"[.!?。！？](?:\s|$)|[。！？]")
-_LEGEND = re.compile(r"legend|^\s*(?:x|sys|node|phb|pxb|pix|nv#|nv\d+|[cgt]?ns|ok|u)\s*=|\b(?:cns|gns|tns)\s*=")
+_SENTENCE_END = _rx(r"[.!?。！？](?:\s|$)|[。！？]")
+_LEGEND = _rx(r"legend|^\s*(?:x|sys|node|phb|pxb|pix|nv#|nv\d+|[cgt]?ns|ok|u)\s*=|\b(?:cns|gns|tns)\s*=")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -256,7 +362,7 @@ def parse(c: Collector) -> bool:
     def _first(_c: Collector, rx: str | re.Pattern) -> re.Match | None:
         """The first match outside a tool's legend lines (nvidia-smi topo's "SYS = ... (e.g., QPI/UPI)",
         "GNS = GPU not supported"): a legend is printed by the tool, it says nothing of the report."""
-        rx = rx if isinstance(rx, re.Pattern) else re.compile(rx)
+        rx = rx if isinstance(rx, re.Pattern) else _rx(rx)
         m = rx.search(low)
         while m and _LEGEND.search(c.paste.line(ln(m.start())).lower()):
             nl = low.find("\n", m.start())
@@ -315,7 +421,11 @@ def parse(c: Collector) -> bool:
     if m:
         found = c.add("host", "host.virtualized", True, ln(m.start()),
                       summary="the text contrasts its setup with bare metal (a VM)") or found
-    m = _first(c, _FM_DOWN)
+    m = _first(c, _FM_MISMATCH)
+    if m:
+        found = c.add("host", "host.fabric_manager", "version mismatch", ln(m.start()),
+                      summary="the text says Fabric Manager's version does not match the driver's (it refuses to start)") or found
+    m = _first(c, _FM_DOWN) if not m else None
     if m:
         state = "failed" if re.search(r"fail|crash|restart|失败", m.group(0)) else "not running"
         found = c.add("host", "host.fabric_manager", state, ln(m.start())) or found
@@ -323,6 +433,11 @@ def parse(c: Collector) -> bool:
     if m:
         n, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         found = c.add("host", "gpu.bar1_mb", int(n) * (1024 if unit == "g" else 1), ln(m.start())) or found
+    m = _first(c, _PIN_LIMIT) if _GPUDIRECT.search(low) and "gpu.bar1_mb" not in {k for f in c.findings for k in f.facts} else None
+    if m:
+        n, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        found = c.add("host", "gpu.bar1_mb", int(n) * (1024 if unit == "g" else 1), ln(m.start()),
+                      summary="the text says GPUDirect pinning/registration stops at this size (the BAR1 aperture bounds it)") or found
     m = _first(c, _CROSS_SOCKET)
     if m:
         found = c.add("host", "pair.cross_socket", True, ln(m.start()), severity="info") or found
@@ -359,11 +474,15 @@ def parse(c: Collector) -> bool:
         m = _first(c, _CONTAINER_ZH)
         if m:
             found = c.add("host", "host.container", "container", ln(m.start())) or found
+    m = _first(c, _ONE_GPU_EACH)
+    if m:
+        found = c.add("host", "host.one_gpu_per_process", True, ln(m.start()), severity="info",
+                      summary="the text says each process/container sees one GPU of the host") or found
     # symptoms
     for key, rx in _SYMPTOMS:
         m = _first(c, rx)
         while m and _SAID_ABSENT.search(low[max(0, m.start() - 24):m.start()]):  # "it no longer hangs"
-            nxt = re.compile(rx).search(low, m.end())
+            nxt = _rx(rx).search(low, m.end())
             m = nxt if nxt and not _LEGEND.search(c.paste.line(ln(nxt.start())).lower()) else None
         if m:
             if key in _COUNTED:  # a count said in words: "at least one" (the live host gives the number)
@@ -411,6 +530,18 @@ def parse(c: Collector) -> bool:
     m = _first(c, _SHM_SIZE)
     if m:
         found = c.add("host", "host.shm_mb", int(m.group(1)) * (1024 if m.group(2) == "g" else 1), ln(m.start())) or found
+    m = _WIDTH_DOWN.search(low)
+    if m and int(m.group(1)) < int(m.group(2)) <= 16:
+        found = c.add("host", "gpu.pcie_degraded_under_load", True, ln(m.start()),
+                      summary=f"the text says the PCIe link runs at x{m.group(1)} instead of x{m.group(2)} (a width is never lowered when idle)") or found
+    else:
+        m = _GEN_DOWN.search(low)
+        if m:
+            g = m.groups()  # (current, best) in the first two forms, (best, current) in the third
+            cur, best = (int(g[0]), int(g[1])) if g[0] else (int(g[2]), int(g[3])) if g[2] else (int(g[5]), int(g[4]))
+            if cur < best and _BUSY.search(low):
+                found = c.add("host", "gpu.pcie_degraded_under_load", True, ln(m.start()),
+                              summary=f"the text says the PCIe link runs at Gen{cur} below Gen{best} while the GPUs are busy") or found
     m = _IDLE_LINK.search(low)
     if m:
         found = c.add("host", "gpu.pcie_idle_downclock", True, ln(m.start()),
@@ -422,14 +553,22 @@ def parse(c: Collector) -> bool:
                               summary=f"a bandwidth fell from {m.group(1)} to {m.group(2)}") or found
                 break
     m = _FIXED_BY_CHANGE.search(low)
+    fixed_by = False
     if m and re.search(r"n'?t\b|\bnot\b|\bno\b|\bnever\b|没有|未", m.group(0)):
         m = None  # "upgrading the driver did not help / doesn't work"
     if m:
         what = next(g for g in m.groups() if g)
-        what = "cuda" if what.startswith("cuda") else "driver" if what == "驱动" else what
+        what = "driver" if what.endswith("驱动") else "cuda" if what.startswith("cuda") else what
+        fixed_by = True
         found = c.add("host", "text.fixed_by", what, ln(m.start()), severity="info",
                       summary=f"the text says changing the {what} version fixed it") or found
-    m = _FIXED_BY_P2P_OFF.search(low)
+    m = _BROKEN_BY_CHANGE.search(low)
+    if m and not fixed_by and any(f.facts.get(k) for f in c.findings for k in _SYMPTOM_KEYS):
+        what = next(g for g in m.groups() if g)
+        what = "driver" if what.endswith("驱动") else "cuda" if what.startswith("cuda") else what
+        found = c.add("host", "text.broken_by", what, ln(m.start()), severity="info",
+                      summary=f"the text says the trouble began after changing the {what} version") or found
+    m = next((x for x in _FIXED_BY_P2P_OFF.finditer(low) if not _NOT_FIXED.search(x.group(0))), None)
     if m:
         found = c.add("host", "symptom.fixed_by_p2p_disable", True, ln(m.start()),
                       summary="the text says it works with P2P disabled (NCCL_P2P_DISABLE=1)") or found
@@ -449,6 +588,21 @@ def parse(c: Collector) -> bool:
     m = _CUDA_VERSION.search(low)
     if m:
         found = c.add("host", "host.cuda_runtime_version", f"{m.group(1)}.{m.group(2)}", ln(m.start())) or found
+    # the IOMMU said to be on, off or in passthrough ("disabled IOMMU in BIOS", "intel_iommu=on", "开启 IOMMU 后");
+    # turning it off (or to passthrough) said to have FIXED the trouble says it was on when the trouble was seen
+    pt, off, on = _first(c, _IOMMU_PT), _first(c, _IOMMU_OFF), _first(c, _IOMMU_ON)
+    change = next((x for x in (off, pt) if x and _fixed_near(low, x)), None)
+    if change:
+        found = c.add("host", "host.iommu_active", True, ln(change.start()), severity="info",
+                      summary="the text says turning the IOMMU off or to passthrough fixed it (it was on when the trouble was seen)") or found
+    elif pt:
+        found = c.add("host", "host.iommu_passthrough", True, ln(pt.start()), severity="info",
+                      summary="the text says the IOMMU is in passthrough (iommu=pt)") or found
+        c.add("host", "host.iommu_active", False, ln(pt.start()), severity="info")
+    elif (off or on) and not (off and on):  # both said (before / after a change): the state at the trouble is unknown
+        m = on or off
+        found = c.add("host", "host.iommu_active", bool(on), ln(m.start()), severity="info",
+                      summary="the text says the IOMMU is " + ("on" if on else "off")) or found
     # BIOS words
     words, first_line = [], None
     for name, rx in _BIOS:

@@ -56,7 +56,7 @@ STATE_KEYS: dict[str, Callable[[Any], bool]] = {
     **{f"p2p.{cap}": (lambda v: str(v).upper() not in ("OK", "UNKNOWN", "")) for cap in ("read", "write")},
     "gpu.fabric_state": lambda v: str(v).upper() in ("NOT_STARTED", "IN_PROGRESS"),
     "gpu.fabric_status": lambda v: str(v) not in _NOT_OK,
-    "host.fabric_manager": lambda v: str(v).lower() in ("not running", "failed"),
+    "host.fabric_manager": lambda v: str(v).lower() in ("not running", "failed", "version mismatch"),
     "nccl.transport": lambda v: not str(v).upper().startswith("P2P"),
     "nccl.status": lambda v: str(v).lower() in ("failed", "timeout", "crashed"),
     "bench.status": lambda v: str(v).lower() in ("failed", "timeout", "crashed"),

@@ -49,6 +49,11 @@ mib gib kib tib mi gi ki mb gb kb tb gbps mhz ms us ns default off""".split())  
 _SUFFIXES = ("ing", "ed", "es", "s", "e")
 #: Chinese function characters: a bigram holding one ("的是", "而不") says nothing of the report
 _ZH_FUNCTION = frozenset("的了是我们这那个吗呢吧啊而和与及就也都还又在把被从对")
+#: Chinese words of any report, technical or not (to use, to run, to appear, a problem, normal, the user, after ...):
+#: as bigrams they match every entry's Chinese text and rank by chance, as English stop words would
+_ZH_GENERIC = frozenset("""出现 使用 运行 问题 正常 可以 通过 进行 时候 之后 以后 用户 一个 没有 已经 如果 所以 但是 因为 现在 然后
+情况 发现 尝试 报告 工作 需要 相关 同样 所有 能够 可能 方法 原因 请问 什么 怎么 如何 其中 以及 关于 大家 他们 作者 您好 谢谢
+感谢 时候 这样 那样 一直 还是 或者 而且 比如 例如 其他 之前 以下 以上 一些 这些 那些 部分 表现 显示 执行 操作 结果""".split())
 
 #: concept token -> words (stems, lower case; Chinese as written) that name it. Sources: NCCL's
 #: troubleshooting page (hangs, timeouts, the watchdog), CUDA's error table (illegal address,
@@ -78,6 +83,13 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "_lost": ("xid", "fallen", "lost", "bus", "掉卡"),
 }
 _CONCEPT_OF: dict[str, str] = {w: c for c, words in CONCEPTS.items() for w in words}
+#: the programs people run when P2P fails (frameworks, inference servers, model names): they say what was running,
+#: not why peer traffic failed, and every cause meets every one of them, so a word of theirs shared with an entry
+#: (written from some thread that ran it) weighs a fraction of its IDF
+APP_WORDS = frozenset("""llama cpp vllm sglang pytorch torch tensorflow jax xla deepspeed megatron ray lmdeploy tensorrt trt
+llm llms ollama verl accelerate huggingface transformers paddle paddlepaddle triton comfyui nemo horovod lightning
+qwen deepseek mistral mixtral gemma diffusion model models inference training serve server""".split())
+APP_FACTOR = 0.3
 
 #: what a fact says, as terms of the query: (key, True / None (any value) / a predicate on the value, terms)
 FACT_TERMS: tuple[tuple[str, Any, tuple[str, ...]], ...] = (
@@ -91,6 +103,7 @@ FACT_TERMS: tuple[tuple[str, Any, tuple[str, ...]], ...] = (
     ("host.virtualized", True, ("_virtual",)),
     ("host.container", None, ("_container",)),
     ("gpu.mig", True, ("_mig",)),
+    ("host.one_gpu_per_process", True, ("visibl", "ipc", "process")),
     ("host.nvswitch_present", True, ("_nvswitch",)),
     ("host.acs_redirect", True, ("_acs",)),
     ("host.iommu_fault", True, ("_acs",)),
@@ -106,7 +119,8 @@ FACT_TERMS: tuple[tuple[str, Any, tuple[str, ...]], ...] = (
     ("bench.peer_access", lambda v: str(v).lower() not in ("ok", ""), ("_unsupported", "peer", "access")),
     ("nccl.transport", lambda v: str(v).upper().startswith("SHM"), ("shm",)),
     ("nccl.transport", lambda v: str(v).upper().startswith(("NET", "COLLNET")), ("net", "socket", "network")),
-    ("host.fabric_manager", lambda v: str(v).lower() in ("not running", "failed"), ("fabric", "manag")),
+    ("host.fabric_manager", lambda v: str(v).lower() in ("not running", "failed", "version mismatch"), ("fabric", "manag")),
+    ("host.fabric_manager", lambda v: str(v).lower() == "version mismatch", ("version", "mismatch")),
     ("gpu.lost", True, ("_lost",)),
     ("host.iommu_active", True, ("iommu",)),
     ("host.iommu_fault", True, ("iommu", "fault")),
@@ -121,6 +135,9 @@ FACT_TERMS: tuple[tuple[str, Any, tuple[str, ...]], ...] = (
     # a resolution said in words: changing the driver / NCCL version fixed it (a regression or a release's bug)
     ("text.fixed_by", lambda v: v == "driver", ("driver", "regression", "version")),
     ("text.fixed_by", lambda v: v == "nccl", ("nccl", "releas", "regression", "version")),
+    # the trouble said to begin after a change of version: a regression of that component
+    ("text.broken_by", lambda v: v == "driver", ("driver", "regression", "version")),
+    ("text.broken_by", lambda v: v == "nccl", ("nccl", "releas", "regression", "version")),
     ("pair.nvlink_count", lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0, ("nvlink",)),
     # nvidia-smi's ERR!: NVML cannot query the GPU (a GPU lost or needing a reset)
     ("error.text", lambda v: "ERR!" in str(v), ("_lost", "reset")),
@@ -161,7 +178,7 @@ def tokens(text: str) -> list[str]:
             if c:
                 out.append(c)
     for run in _CJK_RUN.findall(text):
-        out.extend(b for b in (run[i:i + 2] for i in range(len(run) - 1)) if not (set(b) & _ZH_FUNCTION))
+        out.extend(b for b in (run[i:i + 2] for i in range(len(run) - 1)) if not (set(b) & _ZH_FUNCTION) and b not in _ZH_GENERIC)
         for word, c in _CONCEPT_OF.items():
             if word[:1] >= "\u4e00" and word in run:
                 out.append(c)
@@ -183,6 +200,9 @@ def entry_text(entry) -> str:
     return "\n".join(p for p in parts if isinstance(p, str))
 
 
+_APP_STEMS = frozenset(APP_WORDS) | frozenset(_stem(w) for w in APP_WORDS)
+
+
 class Index:
     """BM25 over the entries of one knowledge base."""
 
@@ -195,7 +215,8 @@ class Index:
         for c in self.tf:
             df.update(c.keys())
         n = len(self.entries)
-        self.idf = {t: math.log(1 + (n - k + 0.5) / (k + 0.5)) for t, k in df.items()}
+        self.idf = {t: math.log(1 + (n - k + 0.5) / (k + 0.5)) * (APP_FACTOR if t in _APP_STEMS else 1.0)
+                    for t, k in df.items()}
 
     def scores(self, query: Iterable[str]) -> list[tuple[Any, float, list[str]]]:
         """(entry, BM25 score, the query terms it shares, best first) for entries sharing any term."""
