@@ -318,3 +318,17 @@ def test_a_pcie_link_said_narrower_or_slower_while_busy_is_degraded():
         assert "gpu.pcie_degraded_under_load" not in host_facts(text), text
     got = answer("The 4090 in slot 2 runs at x8 instead of x16 and training is slow.")
     assert "pcie_link_degraded" in [c for c, _ in got[:3]]
+
+
+def test_the_iommus_own_passthrough_is_no_gpu_passthrough():
+    """The kernel's 'iommu: Default domain type: Passthrough' (and iommu.passthrough=1) is the IOMMU's mode
+    on bare metal, not a GPU passed through to a VM; the kernel log's IOMMU state wins over prose's."""
+    from p2ptop.evidence import read_text
+
+    text = ("[    0.012345] DMAR: IOMMU enabled\n"
+            "[    1.2] iommu: Default domain type: Passthrough (set via kernel command line)\n")
+    facts = {f.facts and next(iter(f.facts)): next(iter(f.facts.values())) for f in read_text(text).findings}
+    assert "gpu.virtualization" not in facts and "host.virtualized" not in facts
+    assert facts.get("host.iommu_passthrough") is True and facts.get("host.iommu_active") is not True
+    vm = {next(iter(f.facts)) for f in read_text("GPU passthrough to a KVM guest, P2P fails").findings if f.facts}
+    assert "gpu.virtualization" in vm

@@ -70,7 +70,8 @@ _HYPERVISORS = (
 #: NVIDIA vGPU (a mediated, time-sliced GPU in a guest; nvidia-smi -q "Virtualization Mode: VGPU")
 _VGPU = r"\bv-?gpus?\b|\bgrid (?:driver|license|vgpu)|virtualization mode\s*:?\s*vgpu"
 _VM = r"\bvirtual machines?\b|\b(?:a|an|the|in|inside|my|our|this|each|guest|windows|linux|ubuntu)\s+vms?\b|\bguest os\b|虚拟机|云主机|云服务器|\bec2\b|\bazure\b|\bgcp\b|\bcloud instance"
-_PASSTHROUGH = r"pass(?:ing|ed|es)?[- ]?through|\bvfio\b|直通|gpudirect[-_ ]?clique"  # x-nv-gpudirect-clique: QEMU vfio-pci's P2P hint
+#: (the IOMMU's own passthrough, "Default domain type: Passthrough", "iommu.passthrough=1", is no GPU passthrough)
+_PASSTHROUGH = r"(?<!domain type: )(?<!iommu\.)(?<!iommu )pass(?:ing|ed|es)?[- ]?through|\bvfio\b|直通|gpudirect[-_ ]?clique"  # x-nv-gpudirect-clique: QEMU vfio-pci's P2P hint
 #: a setup contrasted with bare metal ("on bare metal, this works") is a VM's
 _BARE_METAL = r"(?:on|with) bare[- ]?metal\b[^.\n]{0,40}\b(?:works?|fine|ok|passes)|works? (?:fine |well )?on bare[- ]?metal|裸机(?:上)?(?:正常|可以)"
 #: Fabric Manager said to be absent, stopped or failing, in words (NVIDIA Fabric Manager user guide's service names)
@@ -592,7 +593,9 @@ def parse(c: Collector) -> bool:
     # turning it off (or to passthrough) said to have FIXED the trouble says it was on when the trouble was seen
     pt, off, on = _first(c, _IOMMU_PT), _first(c, _IOMMU_OFF), _first(c, _IOMMU_ON)
     change = next((x for x in (off, pt) if x and _fixed_near(low, x)), None)
-    if change:
+    if c.has("host", "host.iommu_passthrough") or c.has("host", "host.iommu_active"):
+        pass  # a kernel log or command line said it: its words win over a sentence's
+    elif change:
         found = c.add("host", "host.iommu_active", True, ln(change.start()), severity="info",
                       summary="the text says turning the IOMMU off or to passthrough fixed it (it was on when the trouble was seen)") or found
     elif pt:
