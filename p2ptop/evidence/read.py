@@ -24,7 +24,7 @@ PARSERS = (
 )
 _GPU_WORDS = re.compile(
     r"\b(?:gpus?|cuda\w*|nccl\w*|nvidia\w*|nvlink|nvswitch|p2p|peer[- ]to[- ]peer|geforce|tesla|quadro|rtx|gtx|cudnn|"
-    r"nvml|xid|cupy|vllm|sglang|nvbandwidth|simplep2p|[ahlvbt]\d{2,3}0?s?|[1-5]0[5-9]0(?:\s*ti)?s?)\b|显卡|显存|多卡|单卡|gpu")
+    r"nvml|nvrm|xid|cupy|vllm|sglang|nvbandwidth|simplep2p|[ahlvbt]\d{2,3}0?s?|[1-5]0[5-9]0(?:\s*ti)?s?)\b|显卡|显存|多卡|单卡|gpu")
 
 
 @dataclass
