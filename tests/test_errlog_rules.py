@@ -1,0 +1,153 @@
+"""Rules for errors and logs (third round of issue 22): each on real lines (source URL beside them) and
+on the healthy or unrelated lines it must leave alone. Each test fails when its rule is taken out."""
+
+from p2ptop.evidence import read_text
+from p2ptop.knowledge import load_kb, match
+from p2ptop.knowledge.codes import codes_in_line, cuda_error
+
+KB = load_kb()
+
+
+def answer(text, findings=()):
+    return [(m.entry.failure_class, m.confidence, m.entry.benign, m.entry.id) for m in match(KB, text, findings)]
+
+
+def alarms(text):
+    """Failure entries offered as likely or possible (what a healthy text must not get)."""
+    return [a for a in answer(text) if a[1] in ("likely", "possible") and not a[2]]
+
+
+def top3(text):
+    return [a[0] for a in answer(text)[:3]]
+
+
+# --- TensorFlow's informational peer lines -------------------------------------------------------------------------
+# gpu_device.cc logs these with LOG(INFO) for every pair without P2P while it builds the DMA matrix, on healthy hosts
+# (https://github.com/mozilla/DeepSpeech/issues/661, https://github.com/Fyusion/LLFF/issues/13).
+TF_INFO = ("2017-06-28 16:04:54.002462: I tensorflow/core/common_runtime/gpu/gpu_device.cc:779] Peer access not supported between device ordinals 0 and 3\n"
+           "2017-06-28 16:04:54.002509: I tensorflow/core/common_runtime/gpu/gpu_device.cc:779] Peer access not supported between device ordinals 1 and 2\n"
+           "2017-06-28 16:04:54.004771: I tensorflow/core/common_runtime/gpu/gpu_device.cc:908] DMA: 0 1 2 3 \n"
+           "2017-06-28 16:04:54.004792: I tensorflow/core/common_runtime/gpu/gpu_device.cc:918] 0:   Y Y N N \n")
+
+
+def test_tensorflow_info_peer_lines_are_no_failure():
+    assert alarms(TF_INFO) == []
+
+
+def test_tensorflow_peer_access_errors_still_name_the_entry():
+    # the Internal error TensorFlow raises when enabling peer access fails (gpu_device.cc EnablePeerAccess)
+    text = "tensorflow.python.framework.errors_impl.InternalError: Unable to enable peer access between device ordinals 0 and 1, status: CUDA_ERROR_TOO_MANY_PEERS"
+    assert "tensorflow/gpu-peer-access-error" in [a[3] for a in answer(text)]
+
+
+# --- Fabric Manager ------------------------------------------------------------------------------------------------
+# https://github.com/dstackai/dstack/issues/2348: the journal line as stored, cut after "don'"
+FM_CUT = ("Feb 24 09:28:18 ip-172-31-92-157 systemd[1]: Starting NVIDIA fabric manager service...\n"
+          "Feb 24 09:28:28 ip-172-31-92-157 nv-fabricmanager[1507]: fabric manager NVIDIA GPU driver interface version 535.183.01 don'")
+# https://github.com/NVIDIA/gpu-operator/issues/544
+FM_FULL = ("nv-fabricmanager[3228]: fabric manager NVIDIA GPU driver interface version 530.30.02 don't match with driver "
+           "version 530.41.03. Please update with matching NVIDIA driver package.")
+# https://github.com/dstackai/dstack/issues/2348 (PyTorch's wording of 802)
+TORCH_802 = ("/opt/conda/envs/workflow/lib/python3.9/site-packages/torch/cuda/__init__.py:129: UserWarning: CUDA initialization: "
+             "Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that "
+             "might have already set an error? Error 802: system not yet initialized (Triggered internally at "
+             "/pytorch/c10/cuda/CUDAFunctions.cpp:109.)\n  return torch._C._cuda_getDeviceCount() > 0\nCUDA available: False")
+
+
+def test_fm_version_mismatch_read_when_the_line_is_cut():
+    for text in (FM_CUT, FM_FULL):
+        got = answer(text)
+        assert got and got[0][3] == "fabric-manager/version-mismatch" and got[0][1] == "likely", got[:2]
+
+
+def test_802_names_both_fabric_manager_causes_not_running_first():
+    got = [(a[3], a[1]) for a in answer(TORCH_802)]
+    ids = [i for i, _ in got[:3]]
+    assert ids[0] == "fabric-manager/not-running-system-not-initialized"
+    assert ("fabric-manager/version-mismatch", "unsure") in got[:3]  # a shared code: named, never offered on it alone
+
+
+def test_fm_version_regex_needs_the_verb_after_the_version():
+    # FM's start-up line naming the interface version without the mismatch verb is no mismatch
+    text = "nv-fabricmanager[1]: fabric manager NVIDIA GPU driver interface version 550.54.15 loaded"
+    assert all(a[3] != "fabric-manager/version-mismatch" for a in answer(text))
+
+
+# --- nvidia-peermem's harmless line ------------------------------------------------------------------------------
+# https://github.com/Mellanox/nv_peer_memory/issues/120: the maintainer calls the line harmless
+PEERMEM = "[25033.266922] nvidia-peermem nv_get_p2p_free_callback:127 ERROR detected invalid context, skipping further processing"
+
+
+def test_peermem_invalid_context_is_named_but_benign():
+    got = answer(PEERMEM)
+    assert got and got[0][3] == "driver/peermem-invalid-context-n4272659" and got[0][2] is True
+    assert alarms(PEERMEM) == []
+
+
+# --- NCCL's ring check (src/graph/rings.cc) --------------------------------------------------------------------------
+RING_1020 = "[7] graph/rings.cc:38 NCCL WARN Error : ring 0 does not loop back to start (13 != 15)."  # NVIDIA/nccl#1020
+RING_577 = ("52: ip-0A0C04E3:76285:76947 [4] graph/rings.cc:38 NCCL WARN Error : ring 0 does not loop back to start (48 != 52)\n"
+            "52: ip-0A0C04E3:76285:76947 [4] NCCL INFO graph/connect.cc:311 -> 3 \n")  # NVIDIA/nccl#577
+
+
+def test_ring_check_names_a_bug_and_the_topology_variables():
+    for text in (RING_1020, RING_577):
+        classes = top3(text)
+        assert classes[:2] == ["nccl_version_bug", "nccl_env_misconfig"], classes
+
+
+def test_ring_check_with_a_topology_variable_set_puts_the_variables_first():
+    text = "h:1:1 [0] NCCL INFO NCCL_HOSTID set by environment to node-a\n" + RING_1020
+    assert top3(text)[0] == "nccl_env_misconfig"
+
+
+def test_ring_lines_of_a_healthy_init_are_not_the_ring_check():
+    healthy = ("h:1:2 [0] NCCL INFO Channel 00/02 :    0   1\nh:1:2 [0] NCCL INFO Connected all rings\n"
+               "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n"
+               "h:1:2 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via P2P/CUMEM/read\n"
+               "h:1:2 [0] NCCL INFO ncclCommInitRank comm 0x55 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 commId 0x1 - Init COMPLETE")
+    assert alarms(healthy) == []
+
+
+# --- the driver's PCIe mailbox P2P path (kern_bus_gm200.c) -----------------------------------------------------------
+# https://github.com/aikitoria/open-gpu-kernel-modules/issues/7
+MAILBOX = ("2025-11-12T08:16:18.303635+00:00 aiserver kernel: NVRM: nvAssertFailedNoLog: Assertion failed: ((base & RM_PAGE_MASK) == 0) @ kern_bus.c:295\n"
+           "2025-11-12T08:16:18.303652+00:00 aiserver kernel: NVRM: nvAssertFailedNoLog: Assertion failed: remoteWMBoxLocalAddr != ~0ULL @ kern_bus_gm200.c:89")
+# https://github.com/NVIDIA/open-gpu-kernel-modules/issues/934
+STATIC_BAR1 = "[203935.404759] NVRM: kbusIsStaticBar1Supported_TU102: BAR1 size 266338304 is not large enough to map FB size23196598272"
+
+
+def test_mailbox_assertions_and_static_bar1_message_say_bar1_too_small():
+    for text in (MAILBOX, STATIC_BAR1):
+        assert top3(text)[0] == "bar1_too_small"
+
+
+def test_nvrm_lines_are_a_gpu_trace():
+    assert read_text(MAILBOX.splitlines()[1]).gpu_related
+    assert not read_text("kernel: usb 1-1: new high-speed USB device number 2 using xhci_hcd").gpu_related
+
+
+def test_other_nvrm_assertions_are_not_the_mailbox():
+    # https://github.com/NVIDIA/open-gpu-kernel-modules/issues/748: an assertion of another subsystem
+    text = "NVRM: nvAssertFailedNoLog: Assertion failed: 0 @ mapping_cpu.c:127"
+    assert "bar1_too_small" not in [a[0] for a in alarms(text)]
+
+
+# --- 222: PTX newer than the driver ------------------------------------------------------------------------------------
+def test_unsupported_ptx_toolchain_is_a_driver_too_old():
+    # https://github.com/li-plus/chatglm.cpp/issues/12 (upgrading the driver fixed it)
+    text = "CUDA error 222 at xxxxxx/chatglm.cpp/third_party/ggml/src/ggml-cuda.cu:1835: the provided PTX was compiled with an unsupported toolchain."
+    assert top3(text)[0] == "driver_too_old_for_cuda"
+    # the driver API's name, as a Rust binding prints it (https://github.com/chelsea0x3b/llama-dfdx/issues/6)
+    text = ("thread 'main' panicked at 'called `Result::unwrap()` on an `Err` value: Driver(DriverError("
+            "CUDA_ERROR_UNSUPPORTED_PTX_VERSION, \"the provided PTX was compiled with an unsupported toolchain.\"))'")
+    assert top3(text)[0] == "driver_too_old_for_cuda"
+    assert ("unsupportedptxversion", "error 222") in list(codes_in_line("cuda error 222 at ggml-cuda.cu:1835"))
+    assert cuda_error(222) == (222, "cudaErrorUnsupportedPtxVersion")
+
+
+def test_unrelated_cuda_errors_raise_no_alarm():
+    for text in ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 23.69 GiB total capacity)",
+                 "RuntimeError: CUDA error: operation not permitted when stream is capturing",
+                 "node:1:2 [0] misc/ibvwrap.cc:160 NCCL WARN Call to ibv_reg_mr failed"):
+        assert alarms(text) == [], text
