@@ -46,6 +46,9 @@ _SPECIFIC = [(n, m) for n, _r, _d, m in CUDA_ERRORS if m.lower() not in GENERIC_
 _MESSAGES = re.compile("|".join(f"(?P<m{n}>{_message_pattern(m)})" for n, m in _SPECIFIC))
 #: the longest of a message's first words: a line can hold the message only if it holds this word
 _MESSAGE_WORDS = tuple(sorted({max(_head(m), key=len) for _n, m in _SPECIFIC}))
+#: CUDA's own message where an NCCL line quotes it (NCCL's CUDACHECK "Cuda failure 1 'invalid argument'", a framework's
+#: "CUDA error: invalid argument"): words there are CUDA's, never one of ncclGetErrorString's texts
+_CUDA_WORDS_QUOTED = re.compile(r"cuda failure(?:\s+\d+)?\s*'[^'\n]*'?|cuda(?:\s+runtime)?\s+error\s*:[^,\n]*|cudaerror\w*:[^,\n]*")
 _GENERIC = re.compile(r"(?:cuda\s*(?:runtime\s*)?(?:error|failure)[^:'\n]{0,40}[:']\s*'?|cudaerror\w*:\s*|cuda_error_\w+:\s*)("
                       + "|".join(re.escape(m) for m in sorted(GENERIC_CUDA_MESSAGES, key=len, reverse=True)) + ")")
 _FRAMEWORKS = (
@@ -116,6 +119,8 @@ def parse(c: Collector) -> bool:
     for words, name in NCCL_RESULT_TEXTS:
         for m in re.finditer(re.escape(words), v.text):
             ln = v.line_of(m.start())
+            if words not in _CUDA_WORDS_QUOTED.sub(" ", p.line(ln).lower()):
+                continue  # CUDA's message quoted on an NCCL line ("Cuda failure 'invalid argument'"): no NCCL result text
             c.add("host", "error.nccl", name, ln, again=True)
             found = True
             break

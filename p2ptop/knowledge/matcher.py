@@ -128,6 +128,31 @@ class Log:
         return sorted(found)
 
     def first_line(self, rx: re.Pattern) -> Optional[int]:
+        """The first line ``rx`` matches; failing that, in a paste of at most WRAP_TEXT characters, the first
+        line whose message a hard wrap cut onto the next line(s) (:meth:`wrapped_line`)."""
+        n = self._first_line(rx)
+        if n is None and len(self.text) <= WRAP_TEXT:
+            n = self.wrapped_line(rx)
+        return n
+
+    def wrapped_line(self, rx: re.Pattern) -> Optional[int]:
+        """The first line where ``rx`` matches only once a wrapped line is joined again with the lines that
+        continue it: a line of at least WRAP_MIN characters followed by one that does not start a record of
+        its own (a timestamp, a bracket, host:pid:tid, a traceback's lines). Both ways a wrap is pasted are
+        tried: the space at the break lost (a reflowed paragraph, joined with a space) or a word cut at the
+        terminal's width (joined with nothing)."""
+        if not self.lines:
+            return None
+        joined = self.__dict__.get("_wrapped")
+        if joined is None:
+            joined = self.__dict__["_wrapped"] = _join_wrapped(self.lines)
+        for first, parts in joined:
+            for glue in (" ", ""):
+                if rx.search(glue.join(parts)):
+                    return first
+        return None
+
+    def _first_line(self, rx: re.Pattern) -> Optional[int]:
         """The first line ``rx`` matches. A substring search for the pattern's required literals (one,
         or one per branch of an alternation) picks the candidate lines, so a long log costs a pass per
         literal in C, not one regex per line."""
@@ -195,6 +220,33 @@ class Log:
                 hit = rx.search(self.text) is not None
             self._searched[pattern] = hit
         return hit
+
+
+WRAP_TEXT = 256_000  # a paste this long at most is also read with its wrapped lines joined (a long log is not pasted by hand)
+WRAP_MIN = 60  # a line this long may have been wrapped (terminals and mail wrap at 72-80, issue boxes at more)
+WRAP_JOIN = 3  # at most this many lines are joined into one message
+#: a line that starts a record of its own, never the rest of a wrapped one: a timestamp, a bracket, host:pid:tid (NCCL),
+#: a syslog month, a traceback's lines, a rank/worker prefix, a list or prompt mark
+_RECORD_START = re.compile(r"^(?:[\[(<{#$>*|-]|\d{1,4}[-/:.]\d|[\w.-]+:\d+:\d+ |[A-Z][a-z]{2} [ \d]?\d |Traceback|File \"|"
+                           r"During handling|The above exception|[\w.]*(?:Error|Exception|Warning)\b|(?:INFO|WARN(?:ING)?|ERROR|DEBUG)\b)")
+
+
+def _join_wrapped(lines: list[str]) -> list[tuple[int, list[str]]]:
+    """(1-based first line, [that line and the lines continuing it]) for each line that a wrap may have cut."""
+    out = []
+    for i, line in enumerate(lines):
+        if len(line) < WRAP_MIN:
+            continue
+        parts = [line]
+        j = i + 1
+        while j < len(lines) and len(parts) < WRAP_JOIN and lines[j] and not _RECORD_START.match(lines[j]):
+            parts.append(lines[j])
+            if len(lines[j]) < WRAP_MIN:
+                break
+            j += 1
+        if len(parts) > 1:
+            out.append((i + 1, parts))
+    return out
 
 
 # ---- facts -----------------------------------------------------------------------------------
