@@ -151,3 +151,57 @@ def test_unrelated_cuda_errors_raise_no_alarm():
                  "RuntimeError: CUDA error: operation not permitted when stream is capturing",
                  "node:1:2 [0] misc/ibvwrap.cc:160 NCCL WARN Call to ibv_reg_mr failed"):
         assert alarms(text) == [], text
+
+
+# --- wrapped pastes (matcher.Log.wrapped_line) -----------------------------------------------------------------------
+def _wrap(text, width, cut_words):
+    import textwrap
+    if cut_words:  # a terminal's copy: the line cut at the width, mid-word, nothing lost
+        return "\n".join(line[i:i + width] for line in text.splitlines() for i in range(0, max(len(line), 1), width))
+    return "\n".join(textwrap.fill(line, width) for line in text.splitlines())  # a reflowed paragraph: the space lost
+
+
+def test_a_wrapped_message_still_matches_its_entry():
+    for width in (64, 80):
+        for cut in (True, False):
+            got = answer(_wrap(FM_FULL, width, cut))
+            assert got and got[0][3] == "fabric-manager/version-mismatch", (width, cut, got[:2])
+            got = answer(_wrap(MAILBOX, width, cut))
+            assert got and got[0][0] == "bar1_too_small", (width, cut, got[:2])
+
+
+def test_records_of_their_own_are_not_joined():
+    from p2ptop.knowledge.matcher import Log
+    import re
+    # two NCCL records, each with half of a message: a new record (host:pid:tid, a timestamp) is never a continuation
+    log = Log("gpu-a:100:201 [0] NCCL INFO the first record of this log, long enough to have been wrapped: fabric manager\n"
+              "gpu-a:100:201 [0] NCCL INFO NVIDIA GPU driver interface version 550.54.15 don't match with driver version\n"
+              "2024-05-01 10:00:00 fabric manager NVIDIA GPU driver interface version 1 and a line long enough to wrap\n"
+              "2024-05-01 10:00:01 don't match with driver version 2")
+    assert log.first_line(re.compile("fabric manager NVIDIA GPU driver interface version", re.I)) == 3
+    assert log.first_line(re.compile("fabric manager NVIDIA GPU driver interface version \\S+ don", re.I)) is None
+
+
+def test_short_lines_are_not_joined():
+    from p2ptop.knowledge.matcher import Log
+    import re
+    log = Log("peer access is not\nsupported between these two devices")  # a short first line: no wrap
+    assert log.first_line(re.compile("peer access is not supported between", re.I)) is None
+
+
+# --- NCCL results (nccl/log.py, evidence/errors.py) ---------------------------------------------------------------
+def test_a_cuda_failure_on_an_nccl_line_is_an_unhandled_cuda_error():
+    # https://github.com/vllm-project/vllm/issues/4411: CUDACHECK's WARN; 'invalid argument' is CUDA's (cudaErrorInvalidValue)
+    text = "00127-desktop:212030:212030 [0] transport.cc:154 NCCL WARN Cuda failure 'invalid argument'\n" \
+           "00127-desktop:212030:212030 [0] NCCL INFO init.cc:1032 -> 1"
+    facts = read_text(text).facts_by_subject()["host"]
+    assert facts["error.nccl"] == "ncclUnhandledCudaError" and facts["error.cuda"] == "cudaErrorInvalidValue"
+    from p2ptop.nccl.log import read_nccl_log
+    assert [m.result for m in read_nccl_log(text).messages][:1] == ["ncclUnhandledCudaError"]
+
+
+def test_ncclgeterrorstring_texts_in_a_framework_error_are_still_read():
+    text = "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1269, invalid argument, NCCL version 2.14.3"
+    assert read_text(text).facts_by_subject()["host"]["error.nccl"] == "ncclInvalidArgument"
+    text = "RuntimeError: NCCL error in: /pytorch/ProcessGroupNCCL.cpp:825, internal error, NCCL version 2.7.8"
+    assert read_text(text).facts_by_subject()["host"]["error.nccl"] == "ncclInternalError"

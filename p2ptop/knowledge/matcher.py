@@ -140,16 +140,27 @@ class Log:
         continue it: a line of at least WRAP_MIN characters followed by one that does not start a record of
         its own (a timestamp, a bracket, host:pid:tid, a traceback's lines). Both ways a wrap is pasted are
         tried: the space at the break lost (a reflowed paragraph, joined with a space) or a word cut at the
-        terminal's width (joined with nothing)."""
-        if not self.lines:
+        terminal's width (joined with nothing). One search over the joined text per way (in C); a match
+        that crosses a line break that was not joined is skipped."""
+        flats = self.__dict__.get("_flats")
+        if flats is None:
+            flats = self.__dict__["_flats"] = _flat_texts(self.lines)
+        if not flats:
             return None
-        joined = self.__dict__.get("_wrapped")
-        if joined is None:
-            joined = self.__dict__["_wrapped"] = _join_wrapped(self.lines)
-        for first, parts in joined:
-            for glue in (" ", ""):
-                if rx.search(glue.join(parts)):
-                    return first
+        seen = self.__dict__.setdefault("_wrapped_hits", {})
+        if rx.pattern in seen:
+            return seen[rx.pattern]
+        seen[rx.pattern] = None
+        for text, starts in flats:
+            pos = 0
+            while True:
+                m = rx.search(text, pos)
+                if m is None:
+                    break
+                if "\n" not in m.group(0):
+                    seen[rx.pattern] = bisect.bisect_right(starts, m.start())
+                    return seen[rx.pattern]
+                pos = text.index("\n", m.start()) + 1
         return None
 
     def _first_line(self, rx: re.Pattern) -> Optional[int]:
@@ -222,30 +233,42 @@ class Log:
         return hit
 
 
-WRAP_TEXT = 256_000  # a paste this long at most is also read with its wrapped lines joined (a long log is not pasted by hand)
-WRAP_MIN = 60  # a line this long may have been wrapped (terminals and mail wrap at 72-80, issue boxes at more)
+WRAP_TEXT = 64_000  # a paste this long at most is also read with its wrapped lines joined (a long log is not pasted by hand)
+WRAP_MIN = 50  # a line this long may have been wrapped (mail reflows at 64-78, terminals cut at 80 and more)
 WRAP_JOIN = 3  # at most this many lines are joined into one message
 #: a line that starts a record of its own, never the rest of a wrapped one: a timestamp, a bracket, host:pid:tid (NCCL),
 #: a syslog month, a traceback's lines, a rank/worker prefix, a list or prompt mark
-_RECORD_START = re.compile(r"^(?:[\[(<{#$>*|-]|\d{1,4}[-/:.]\d|[\w.-]+:\d+:\d+ |[A-Z][a-z]{2} [ \d]?\d |Traceback|File \"|"
+_RECORD_START = re.compile(r"^(?:[\[(<{#$>*|-]|\d{4}-\d\d-\d\d|\d{1,2}:\d\d:\d\d|\d{1,2}/\d{1,2}/\d{2,4}|\d+: |[\w.-]+:\d+:\d+ |[A-Z][a-z]{2} [ \d]?\d |Traceback|File \"|"
                            r"During handling|The above exception|[\w.]*(?:Error|Exception|Warning)\b|(?:INFO|WARN(?:ING)?|ERROR|DEBUG)\b)")
 
 
-def _join_wrapped(lines: list[str]) -> list[tuple[int, list[str]]]:
-    """(1-based first line, [that line and the lines continuing it]) for each line that a wrap may have cut."""
+def _flat_texts(lines: list[str]) -> list[tuple[str, list[int]]]:
+    """The paste with each wrapped line joined to the lines continuing it, once with a space and once with
+    nothing at the breaks ("\\n" elsewhere), with the offset where each original line starts; [] when no line
+    continues another."""
+    joins: list[bool] = []  # joins[i]: line i+1 continues line i
+    run = 1
+    for i in range(len(lines) - 1):
+        nxt = lines[i + 1]
+        j = (len(lines[i]) >= WRAP_MIN and run < WRAP_JOIN and bool(nxt) and not _RECORD_START.match(nxt))
+        joins.append(j)
+        run = run + 1 if j else 1
+    if not any(joins):
+        return []
     out = []
-    for i, line in enumerate(lines):
-        if len(line) < WRAP_MIN:
-            continue
-        parts = [line]
-        j = i + 1
-        while j < len(lines) and len(parts) < WRAP_JOIN and lines[j] and not _RECORD_START.match(lines[j]):
-            parts.append(lines[j])
-            if len(lines[j]) < WRAP_MIN:
-                break
-            j += 1
-        if len(parts) > 1:
-            out.append((i + 1, parts))
+    for glue in (" ", ""):
+        parts: list[str] = []
+        starts: list[int] = []
+        pos = 0
+        for i, line in enumerate(lines):
+            starts.append(pos)
+            parts.append(line)
+            pos += len(line)
+            if i < len(joins):
+                sep = glue if joins[i] else "\n"
+                parts.append(sep)
+                pos += len(sep)
+        out.append(("".join(parts), starts))
     return out
 
 
