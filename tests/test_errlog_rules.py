@@ -205,3 +205,28 @@ def test_ncclgeterrorstring_texts_in_a_framework_error_are_still_read():
     assert read_text(text).facts_by_subject()["host"]["error.nccl"] == "ncclInvalidArgument"
     text = "RuntimeError: NCCL error in: /pytorch/ProcessGroupNCCL.cpp:825, internal error, NCCL version 2.7.8"
     assert read_text(text).facts_by_subject()["host"]["error.nccl"] == "ncclInternalError"
+
+
+# --- Intel IOMMU faults (drivers/iommu/intel/dmar.c dmar_fault_do_one) ---------------------------------------------
+def test_dmar_faults_in_every_kernel_format_name_the_iommu_entry():
+    lines = (
+        # 5.x and later (https://bugzilla.kernel.org/show_bug.cgi?id=214259)
+        "[    1.587809] DMAR: [DMA Write NO_PASID] Request device [05:00.0] fault addr 0x69974000 [fault reason 0x05] PTE Write access is not set",
+        # the same with the bus written in hex (5.14-rc kernels)
+        "[    3.148561] DMAR: [DMA Write NO_PASID] Request device [0x04:0x00.0] fault addr 0x69974000 [fault reason 0x05] PTE Write access is not set",
+        # before 5.x
+        "[    3.737790] DMAR: [DMA Write] Request device [04:00.0] PASID ffffffff fault addr 69974000 [fault reason 05] PTE Write access is not set",
+    )
+    for line in lines:
+        got = [(a[3], a[1]) for a in answer(line)]
+        assert got[0] == ("iommu/p2p-hang-or-corruption", "possible"), (line, got[:2])
+
+
+def test_nvrm_bar1_unassigned_is_bar1():
+    # NVIDIA's driver on a BAR1 the firmware left unassigned (quoted in the Arch wiki's PCI passthrough examples,
+    # https://wiki.archlinux.org/title/PCI_passthrough_via_OVMF/Examples)
+    text = ("NVRM: This PCI I/O region assigned to your NVIDIA device is invalid:\n"
+            "NVRM: BAR1 is 0M @ 0x0 (PCI:0000:0a:00.0)\nnvidia: probe of 0000:0a:00.0 failed with error -1")
+    assert top3(text)[0] == "bar1_too_small"
+    # a BAR1 with a size is no such line
+    assert "bar1_too_small" not in [a[0] for a in alarms("NVRM: BAR1 is 256M @ 0xe0000000 (PCI:0000:0a:00.0)")]
