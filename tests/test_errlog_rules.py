@@ -230,3 +230,22 @@ def test_nvrm_bar1_unassigned_is_bar1():
     assert top3(text)[0] == "bar1_too_small"
     # a BAR1 with a size is no such line
     assert "bar1_too_small" not in [a[0] for a in alarms("NVRM: BAR1 is 256M @ 0xe0000000 (PCI:0000:0a:00.0)")]
+
+
+# --- ncclUnhandledCudaError only wraps the CUDA error named beside it (matcher WRAPPER_RESULTS) ----------------------
+def test_the_cuda_error_behind_unhandled_cuda_error_decides():
+    # https://github.com/hiyouga/LlamaFactory/issues/8968: 802 behind the NCCL result is no cuMem host-SHM 217
+    text = ("[rank0]: torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.cpp:77, "
+            "unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.25.1\n"
+            "[rank0]: ncclUnhandledCudaError: Call to CUDA function failed.\n[rank0]: Last error:\n"
+            "[rank0]: Cuda failure 802 'system not yet initialized'")
+    got = answer(text)
+    assert got[0][0] == "fabric_manager_not_running"
+    assert "nccl/cumem-host-shm-217" not in [a[3] for a in got]
+    # https://github.com/hiyouga/EasyR1/issues/579: the same result with 217 behind it still names the cuMem entry
+    text = ("(Runner pid=16018) ncclUnhandledCudaError: Call to CUDA function failed.\n(Runner pid=16018) Last error:\n"
+            "(Runner pid=16018) Cuda failure 217 'peer access is not supported between these two devices'")
+    assert "nccl/cumem-host-shm-217" in [a[3] for a in answer(text)[:3]]
+    # the NCCL result alone (no CUDA error named) still counts for the entries that list it
+    text = "ncclUnhandledCudaError: Call to CUDA function failed."
+    assert "nccl/cumem-host-shm-217" in [a[3] for a in answer(text)]

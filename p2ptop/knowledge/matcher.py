@@ -496,7 +496,25 @@ def _excerpt(line: str, width: int = 100) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-def _text_hits(entry: Entry, log: Log, codes: dict[str, list[tuple[int, str]]]) -> tuple[list[float], list[str]]:
+#: NCCL results that only wrap a CUDA error: CUDACHECK returns ncclUnhandledCudaError for any failing CUDA call
+#: (src/include/checks.h), so the CUDA error the text names beside it is the one that tells causes apart
+WRAPPER_RESULTS = frozenset({"nccl:unhandledcudaerror"})
+
+
+def _void_wrapper_codes(entry: Entry, facts: "Facts") -> set[str]:
+    """The entry's wrapper codes (ncclUnhandledCudaError) that say nothing for it here: the text names the
+    CUDA error(s) behind the wrapper and none of them is one the entry lists."""
+    wrappers = {code_key(c) for c in entry.error_codes} & WRAPPER_RESULTS
+    if not wrappers:
+        return set()
+    named = {code_key(v) for v in facts.known("error.cuda") if isinstance(v, str) and v}
+    if not named or named & {code_key(c) for c in entry.error_codes}:
+        return set()
+    return wrappers
+
+
+def _text_hits(entry: Entry, log: Log, codes: dict[str, list[tuple[int, str]]],
+               void: frozenset = frozenset()) -> tuple[list[float], list[str]]:
     """The text evidence for one entry: per log line the strongest hit (regex or error code), so one
     line counts once however many of the entry's patterns it satisfies. Reasons start "regex matched"
     or "error code" (the shared-code rule in score_entry tells them apart)."""
@@ -513,6 +531,8 @@ def _text_hits(entry: Entry, log: Log, codes: dict[str, list[tuple[int, str]]]) 
             weight = primary if i == 0 and entry.data.get("regex") else primary - EXTRA_DISCOUNT
             hit(n, weight, f"regex matched line {n}: {_excerpt(log.lines[n - 1])}")
     for code in entry.error_codes:
+        if code_key(code) in void:
+            continue
         for n, written in codes.get(code_key(code), [])[:1]:
             hit(n, CODE, f"error code {written} on line {n}")
     ordered = sorted(best.items())
@@ -551,10 +571,11 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
             return None
     if ruled_out(entry.failure_class, facts.known):
         return None
-    text_w, reasons = _text_hits(entry, log, codes) if log.lines else ([], [])
+    void = _void_wrapper_codes(entry, facts)
+    text_w, reasons = _text_hits(entry, log, codes, void) if log.lines else ([], [])
     code_hits: set[str] = set()  # the error codes of this entry that the text names
     if entry.error_codes:
-        wanted = {code_key(c) for c in entry.error_codes}
+        wanted = {code_key(c) for c in entry.error_codes} - void
         code_hits.update(k for k in wanted if codes.get(k))
         hit_lines = {int(x.group(1)) for r in reasons for x in [_LINE.match(r)] if x}
         for k, named, n in facts.code_facts():
