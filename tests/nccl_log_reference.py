@@ -381,10 +381,15 @@ def read_nccl_log(text: str) -> NcclLog:
         low = None
         if result is None and level in ("WARN", "TEXT", "ABORT"):
             low = msg.lower()
-            for words, name in NCCL_RESULT_TEXTS:
-                if words in low and ("nccl" in low or level != "TEXT"):
-                    result = name
-                    break
+            if level != "TEXT" and ("cuda failure" in low or "cuda ipc handle" in low):
+                result = "ncclUnhandledCudaError"  # CUDACHECK's result; the quoted words are CUDA's (changed with log.py)
+            else:
+                if "cuda failure" in low:
+                    low = _CUDA_FAILURE.sub(" ", msg).lower()
+                for words, name in NCCL_RESULT_TEXTS:
+                    if words in low and ("nccl" in low or level != "TEXT"):
+                        result = name
+                        break
         if level in ("WARN", "ABORT") or t is not None or result is not None:
             cf = _CUDA_FAILURE.search(msg) if ("Cuda failure" in msg or "IPC handle" in msg) else None
             cmsg = cnum = None

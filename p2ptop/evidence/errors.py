@@ -46,6 +46,14 @@ _SPECIFIC = [(n, m) for n, _r, _d, m in CUDA_ERRORS if m.lower() not in GENERIC_
 _MESSAGES = re.compile("|".join(f"(?P<m{n}>{_message_pattern(m)})" for n, m in _SPECIFIC))
 #: the longest of a message's first words: a line can hold the message only if it holds this word
 _MESSAGE_WORDS = tuple(sorted({max(_head(m), key=len) for _n, m in _SPECIFIC}))
+#: in a paste of at most WRAP_TEXT characters (wrapped by hand or by a mail client), also the longer of a message's
+#: first two words, so that a message wrapped before its longest word is read from the line where it starts (select
+#: adds the line after each)
+_WRAPPED_MESSAGE_WORDS = tuple(sorted(set(_MESSAGE_WORDS) | {max(_head(m)[:2], key=len) for _n, m in _SPECIFIC}))
+WRAP_TEXT = 64_000
+#: CUDA's own message where an NCCL line quotes it (NCCL's CUDACHECK "Cuda failure 1 'invalid argument'", a framework's
+#: "CUDA error: invalid argument"): words there are CUDA's, never one of ncclGetErrorString's texts
+_CUDA_WORDS_QUOTED = re.compile(r"cuda failure(?:\s+\d+)?\s*'[^'\n]*'?|cuda(?:\s+runtime)?\s+error\s*:[^,\n]*|cudaerror\w*:[^,\n]*")
 _GENERIC = re.compile(r"(?:cuda\s*(?:runtime\s*)?(?:error|failure)[^:'\n]{0,40}[:']\s*'?|cudaerror\w*:\s*|cuda_error_\w+:\s*)("
                       + "|".join(re.escape(m) for m in sorted(GENERIC_CUDA_MESSAGES, key=len, reverse=True)) + ")")
 _FRAMEWORKS = (
@@ -90,7 +98,7 @@ def parse(c: Collector) -> bool:
             _add_cuda(c, n, v.line_of(m.start()), found_cuda)
             found = True
     # messages, tolerant of a wrap onto the next line (\s+ between words)
-    v = p.select(_MESSAGE_WORDS)
+    v = p.select(_WRAPPED_MESSAGE_WORDS if len(p.text) <= WRAP_TEXT else _MESSAGE_WORDS)
     for m in _MESSAGES.finditer(v.text):
         _add_cuda(c, int(m.lastgroup[1:]), v.line_of(m.start()), found_cuda)
         found = True
@@ -116,6 +124,8 @@ def parse(c: Collector) -> bool:
     for words, name in NCCL_RESULT_TEXTS:
         for m in re.finditer(re.escape(words), v.text):
             ln = v.line_of(m.start())
+            if words not in _CUDA_WORDS_QUOTED.sub(" ", p.line(ln).lower()):
+                continue  # CUDA's message quoted on an NCCL line ("Cuda failure 'invalid argument'"): no NCCL result text
             c.add("host", "error.nccl", name, ln, again=True)
             found = True
             break

@@ -25,7 +25,7 @@ PARSERS = (
 #: ASCII word boundaries: "禁用p2p和shm", "NCCL报错" name P2P and NCCL (a Chinese character is a Unicode word character)
 _GPU_WORDS = re.compile(
     r"\b(?:gpus?|cuda\w*|nccl\w*|nvidia\w*|nvlink|nvswitch|p2p|peer[- ]to[- ]peer|geforce|tesla|quadro|rtx|gtx|cudnn|"
-    r"nvml|xid|cupy|vllm|sglang|nvbandwidth|simplep2p|tensor[-_]parallel[-_]size|[ahlvbt]\d{2,3}0?s?|[1-5]0[5-9]0(?:\s*ti)?s?)\b|显卡|显存|多卡|单卡|gpu", re.ASCII)
+    r"nvml|nvrm|xid|cupy|vllm|sglang|nvbandwidth|simplep2p|tensor[-_]parallel[-_]size|[ahlvbt]\d{2,3}0?s?|[1-5]0[5-9]0(?:\s*ti)?s?)\b|显卡|显存|多卡|单卡|gpu", re.ASCII)
 
 
 @dataclass

@@ -14,6 +14,7 @@ CUDA_NUMBERS: dict[int, str] = {
     205: "mapbufferobjectfailed",
     217: "peeraccessunsupported",
     220: "nvlinkuncorrectable",
+    222: "unsupportedptxversion",
     226: "contained",
     304: "operatingsystem",
     400: "invalidresourcehandle",

@@ -139,7 +139,8 @@ class Entry:
 
     @property
     def benign(self) -> bool:
-        return self.failure_class in BENIGN_CLASSES
+        """No fault: a benign class, or an entry for a message its maintainers call harmless ("benign": true)."""
+        return self.failure_class in BENIGN_CLASSES or self.data.get("benign") is True
 
     def text(self, name: str, lang: str = "en") -> str:
         """A text field in the language asked for, falling back to English: signature, root_cause."""

@@ -128,6 +128,42 @@ class Log:
         return sorted(found)
 
     def first_line(self, rx: re.Pattern) -> Optional[int]:
+        """The first line ``rx`` matches; failing that, in a paste of at most WRAP_TEXT characters, the first
+        line whose message a hard wrap cut onto the next line(s) (:meth:`wrapped_line`)."""
+        n = self._first_line(rx)
+        if n is None and len(self.text) <= WRAP_TEXT:
+            n = self.wrapped_line(rx)
+        return n
+
+    def wrapped_line(self, rx: re.Pattern) -> Optional[int]:
+        """The first line where ``rx`` matches only once a wrapped line is joined again with the lines that
+        continue it: a line of at least WRAP_MIN characters followed by one that does not start a record of
+        its own (a timestamp, a bracket, host:pid:tid, a traceback's lines). Both ways a wrap is pasted are
+        tried: the space at the break lost (a reflowed paragraph, joined with a space) or a word cut at the
+        terminal's width (joined with nothing). One search over the joined text per way (in C); a match
+        that crosses a line break that was not joined is skipped."""
+        flats = self.__dict__.get("_flats")
+        if flats is None:
+            flats = self.__dict__["_flats"] = _flat_texts(self.lines)
+        if not flats:
+            return None
+        seen = self.__dict__.setdefault("_wrapped_hits", {})
+        if rx.pattern in seen:
+            return seen[rx.pattern]
+        seen[rx.pattern] = None
+        for text, starts in flats:
+            pos = 0
+            while True:
+                m = rx.search(text, pos)
+                if m is None:
+                    break
+                if "\n" not in m.group(0):
+                    seen[rx.pattern] = bisect.bisect_right(starts, m.start())
+                    return seen[rx.pattern]
+                pos = text.index("\n", m.start()) + 1
+        return None
+
+    def _first_line(self, rx: re.Pattern) -> Optional[int]:
         """The first line ``rx`` matches. A substring search for the pattern's required literals (one,
         or one per branch of an alternation) picks the candidate lines, so a long log costs a pass per
         literal in C, not one regex per line."""
@@ -195,6 +231,45 @@ class Log:
                 hit = rx.search(self.text) is not None
             self._searched[pattern] = hit
         return hit
+
+
+WRAP_TEXT = 64_000  # a paste this long at most is also read with its wrapped lines joined (a long log is not pasted by hand)
+WRAP_MIN = 50  # a line this long may have been wrapped (mail reflows at 64-78, terminals cut at 80 and more)
+WRAP_JOIN = 3  # at most this many lines are joined into one message
+#: a line that starts a record of its own, never the rest of a wrapped one: a timestamp, a bracket, host:pid:tid (NCCL),
+#: a syslog month, a traceback's lines, a rank/worker prefix, a list or prompt mark
+_RECORD_START = re.compile(r"^(?:[\[(<{#$>*|-]|\d{4}-\d\d-\d\d|\d{1,2}:\d\d:\d\d|\d{1,2}/\d{1,2}/\d{2,4}|\d+: |[\w.-]+:\d+:\d+ |[A-Z][a-z]{2} [ \d]?\d |Traceback|File \"|"
+                           r"During handling|The above exception|[\w.]*(?:Error|Exception|Warning)\b|(?:INFO|WARN(?:ING)?|ERROR|DEBUG)\b)")
+
+
+def _flat_texts(lines: list[str]) -> list[tuple[str, list[int]]]:
+    """The paste with each wrapped line joined to the lines continuing it, once with a space and once with
+    nothing at the breaks ("\\n" elsewhere), with the offset where each original line starts; [] when no line
+    continues another."""
+    joins: list[bool] = []  # joins[i]: line i+1 continues line i
+    run = 1
+    for i in range(len(lines) - 1):
+        nxt = lines[i + 1]
+        j = (len(lines[i]) >= WRAP_MIN and run < WRAP_JOIN and bool(nxt) and not _RECORD_START.match(nxt))
+        joins.append(j)
+        run = run + 1 if j else 1
+    if not any(joins):
+        return []
+    out = []
+    for glue in (" ", ""):
+        parts: list[str] = []
+        starts: list[int] = []
+        pos = 0
+        for i, line in enumerate(lines):
+            starts.append(pos)
+            parts.append(line)
+            pos += len(line)
+            if i < len(joins):
+                sep = glue if joins[i] else "\n"
+                parts.append(sep)
+                pos += len(sep)
+        out.append(("".join(parts), starts))
+    return out
 
 
 # ---- facts -----------------------------------------------------------------------------------
@@ -421,7 +496,25 @@ def _excerpt(line: str, width: int = 100) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-def _text_hits(entry: Entry, log: Log, codes: dict[str, list[tuple[int, str]]]) -> tuple[list[float], list[str]]:
+#: NCCL results that only wrap a CUDA error: CUDACHECK returns ncclUnhandledCudaError for any failing CUDA call
+#: (src/include/checks.h), so the CUDA error the text names beside it is the one that tells causes apart
+WRAPPER_RESULTS = frozenset({"nccl:unhandledcudaerror"})
+
+
+def _void_wrapper_codes(entry: Entry, facts: "Facts") -> set[str]:
+    """The entry's wrapper codes (ncclUnhandledCudaError) that say nothing for it here: the text names the
+    CUDA error(s) behind the wrapper and none of them is one the entry lists."""
+    wrappers = {code_key(c) for c in entry.error_codes} & WRAPPER_RESULTS
+    if not wrappers:
+        return set()
+    named = {code_key(v) for v in facts.known("error.cuda") if isinstance(v, str) and v}
+    if not named or named & {code_key(c) for c in entry.error_codes}:
+        return set()
+    return wrappers
+
+
+def _text_hits(entry: Entry, log: Log, codes: dict[str, list[tuple[int, str]]],
+               void: frozenset = frozenset()) -> tuple[list[float], list[str]]:
     """The text evidence for one entry: per log line the strongest hit (regex or error code), so one
     line counts once however many of the entry's patterns it satisfies. Reasons start "regex matched"
     or "error code" (the shared-code rule in score_entry tells them apart)."""
@@ -438,6 +531,8 @@ def _text_hits(entry: Entry, log: Log, codes: dict[str, list[tuple[int, str]]]) 
             weight = primary if i == 0 and entry.data.get("regex") else primary - EXTRA_DISCOUNT
             hit(n, weight, f"regex matched line {n}: {_excerpt(log.lines[n - 1])}")
     for code in entry.error_codes:
+        if code_key(code) in void:
+            continue
         for n, written in codes.get(code_key(code), [])[:1]:
             hit(n, CODE, f"error code {written} on line {n}")
     ordered = sorted(best.items())
@@ -476,10 +571,11 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
             return None
     if ruled_out(entry.failure_class, facts.known):
         return None
-    text_w, reasons = _text_hits(entry, log, codes) if log.lines else ([], [])
+    void = _void_wrapper_codes(entry, facts)
+    text_w, reasons = _text_hits(entry, log, codes, void) if log.lines else ([], [])
     code_hits: set[str] = set()  # the error codes of this entry that the text names
     if entry.error_codes:
-        wanted = {code_key(c) for c in entry.error_codes}
+        wanted = {code_key(c) for c in entry.error_codes} - void
         code_hits.update(k for k in wanted if codes.get(k))
         hit_lines = {int(x.group(1)) for r in reasons for x in [_LINE.match(r)] if x}
         for k, named, n in facts.code_facts():

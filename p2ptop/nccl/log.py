@@ -388,10 +388,17 @@ def _examine(caches: tuple, level: str, loc: Optional[str], msg: str, line: str)
         result = "nccl" + rn.group(1)
     if result is None and level in ("WARN", "TEXT", "ABORT"):
         low = msg.lower()
-        for words, name in NCCL_RESULT_TEXTS:
-            if words in low and ("nccl" in low or level != "TEXT"):
-                result = name
-                break
+        if level != "TEXT" and ("cuda failure" in low or "cuda ipc handle" in low):
+            # CUDACHECK's WARN (src/include/checks.h) and p2p.cc's IPC open return ncclUnhandledCudaError; the quoted
+            # words are CUDA's message ('invalid argument' is cudaErrorInvalidValue, not ncclInvalidArgument)
+            result = "ncclUnhandledCudaError"
+        else:
+            if "cuda failure" in low:
+                low = _CUDA_FAILURE.sub(" ", msg).lower()
+            for words, name in NCCL_RESULT_TEXTS:
+                if words in low and ("nccl" in low or level != "TEXT"):
+                    result = name
+                    break
     if level in ("WARN", "ABORT") or t is not None or result is not None:
         cf = _CUDA_FAILURE.search(msg) if ("Cuda failure" in msg or "IPC handle" in msg) else None
         cmsg = cnum = None
