@@ -869,6 +869,8 @@ def retrieved(kb, log: Log, facts: Facts, have: list[Match], on_topic: bool = Fa
         cond = entry.data.get("match") or {}
         if ruled_out(entry.failure_class, facts.known) or any(facts.check(c) for c in cond.get("exclude") or []):
             continue
+        if _void_wrapper_codes(entry, facts):
+            continue  # its NCCL result wraps a CUDA error the text names, and not one of the entry's: its words say nothing
         triggers = cond.get("trigger") or []
         if triggers and all(facts.check(c) is False for c in triggers):
             continue
