@@ -1,4 +1,4 @@
-"""How the evaluation corpus is split into parts: dev and holdout by thread hash, fresh and fresh2 by collection date.
+"""How the evaluation corpus is split into parts: dev and holdout by thread hash, fresh, fresh2 and fresh3 by collection date.
 
 dev/ and holdout/: the split was fixed before any case was run through p2ptop. A case's part depends
 only on its thread (the source URL without fragment, query or trailing slash), so every case of one
@@ -15,6 +15,11 @@ fresh2/: a fourth part, collected on 2026-11-24 after fresh/ had been measured (
 to steer the rules through its figures), to judge the next round of rules. Assigned by collection, like
 fresh/: every case comes from a thread that is in no other part (dev/, holdout/, fresh/), at most
 MAX_PER_THREAD cases per thread; nobody who writes rules reads it.
+
+fresh3/: a fifth part, collected on 2026-11-24 after fresh2/ had been measured, to judge the third round of
+rules. Assigned by collection, like fresh/ and fresh2/: every case comes from a thread that is in no other
+part (dev/, holdout/, fresh/, fresh2/), at most MAX_PER_THREAD cases per thread; nobody who writes rules
+reads it.
 """
 
 from __future__ import annotations
@@ -24,12 +29,13 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ and fresh2/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/, fresh2/ and fresh3/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
-MAX_PER_THREAD = 3  # cases of one thread in fresh/ or fresh2/
+FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
+MAX_PER_THREAD = 3  # cases of one thread in fresh/, fresh2/ or fresh3/
 
 
 def thread_of(url: str) -> str:
