@@ -210,8 +210,19 @@ _FIXED_BY_P2P_OFF = _rx(
     r"(?:good|the|a|only|simple)\s+(?:solution|workaround|fix)|解决|可以|正常|就好)|"
     r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|runs? fine|pass(?:es|ed)?|succeed\w*|解决|可以|正常)" + _GAP % 60 +
     r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p)")
-#: the setting said NOT to help ("Forcing NCCL_P2P_DISABLE=1 did not help", "设置 NCCL_P2P_DISABLE=1 也没有解决")
-_NOT_FIXED = _rx(r"\bnot\b|n'?t\b|\bnever\b|\bno (?:effect|difference|luck|change)|没有|没用|无效|未能|不起作用|也不行|还是不行")
+#: a larger /dev/shm said to have been needed or to have fixed it ("had to manually increase the Docker /dev/shm",
+#: "--shm-size=16g fixed it", "solved by mounting a bigger /dev/shm", "增大共享内存后正常"): NCCL's SHM transport and its
+#: proxy buffers live in /dev/shm, and Docker's default is 64 MB (NCCL troubleshooting, "Docker: ... increase the shared
+#: memory ... --shm-size=1g": https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#sharing-data)
+_SHM_WORD = r"(?:the\s+|its\s+|a\s+)?(?:(?:docker|container|pod|default)(?:'s)?\s+)?(?:(?:bigger|larger)\s+)?[`'\"]?(?:/dev/shm|shm[- _]?size|\bshm\b|shared memory(?:\s+size)?|共享内存|shm\s*大小)"
+_SHM_GROW = _rx(r"(?:\bincreas\w*|\braise\w*|\braising|\benlarg\w*|\bbump\w*|\bexpand\w*|\bgrow\w*|\bmount\w*|增大|增加|调大|扩大|加大)"
+                r"\s*(?:\w+\s+){0,2}?" + _SHM_WORD + r"|" + _SHM_WORD + r"\s*(?:was\s+|is\s+)?(?:increas\w*|enlarg\w*|rais\w*|bump\w*|调大|增大|扩大)|"
+                r"--shm-size\s*[= ]\s*\d+\s*[gm]\w*" + _GAP % 60 + r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|解决|正常)")
+#: the needed change said outright: "had to", "fixed by", "after ...", "works", "solved"
+_SHM_FIX_WORDS = _rx(r"\bhad to\b|\bneed(?:ed)? to\b|\bfix\w*|\bsolv\w*|\bresolv\w*|\bworks?\b|\bworked\b|\bhelp(?:s|ed)?\b|\bafter\b|"
+                     r"went away|goes away|解决|正常|就好|之后|后")
+#: the setting said NOT to help (an auxiliary's n't only: "volumeMount" is no negation) ("Forcing NCCL_P2P_DISABLE=1 did not help", "设置 NCCL_P2P_DISABLE=1 也没有解决")
+_NOT_FIXED = _rx(r"\bnot\b|\b(?:do|does|did|is|was|were|are|could|would|ca|wo|has|have|had|should)n['’]?t\b|\bcannot\b|\bnever\b|\bno (?:effect|difference|luck|change)|没有|没用|无效|未能|不起作用|也不行|还是不行")
 #: a resolution in words: changing a component's version fixed it ("fixed after upgrading the driver", "downgrading
 #: NCCL to 2.18 solved it", "works with the 570 driver" is not one: a version named, not a change)
 _CHANGE = r"(?:updat|upgrad|downgrad|roll\w* ?back|revert|switch)\w*"
@@ -275,6 +286,10 @@ _WIDTH_DOWN = _rx(r"\bx(\d{1,2})\b[^.\n]{0,24}?\b(?:instead of|rather than|not|b
 _GEN_DOWN = _rx(r"\bgen\s?(\d)\b[^.\n]{0,40}?\b(?:instead of|rather than|below|vs\.?|versus|not|although it (?:supports|advertises))\s+(?:the\s+)?(?:pcie\s+)?gen\s?(\d)\b|"
                 r"\b(?:trains?|trained|runs?|running|stuck|links?)\s+(?:at|to|on)\s+gen\s?(\d)\b[^.\n]{0,60}?\b(?:advertis\w*|capab\w*|supports?|max(?:imum)?)\b[^.\n]{0,30}?gen\s?(\d)\b|"
                 r"\b(?:advertis\w*|capab\w*|supports?)\s+gen\s?(\d)\b[^.\n]{0,80}?\b(?:trains?|trained|runs?|running|stuck)\s+(?:at|to)\s+gen\s?(\d)\b")
+#: the lower generation said to be what the link TRAINED (negotiated) to, or to hold until a retrain: a link-training
+#: outcome, not ASPM's idle down-clock (PCIe base spec, Link Control "Retrain Link" and Link Control 2 "Target Link
+#: Speed"; setpci's LNKCTL2 retrain recipe: https://github.com/amoghmunikote/cmpunlocker/issues/19)
+_TRAINED_LOW = _rx(r"\btrain(?:s|ed|ing)?\s+(?:at|to|on)\b|\bnegotiat\w*|\bretrain\w*|\bre-train\w*|\bstuck\s+at\b")
 _BUSY = _rx(r"\b(?:training|under (?:heavy )?load|while (?:busy|running|training)|during (?:training|inference|the run|production)|100 ?% util\w*|in production)\b")
 #: an idle PCIe link in words ("runs at 2.5 GT/s ... when it is not being used", "low power state")
 _IDLE_LINK = _rx(r"\d(?:\.\d)?\s*gt/s[\s\S]{0,300}?(?:idle|low[- ]power|power[- ]saving|not (?:being )?used|resting)|"
@@ -299,6 +314,13 @@ _FIX_AFTER = _rx(_GAP % 80 + r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*
 _FIX_BEFORE = _rx(r"(?:\bfix(?:es|ed)?|\bsolv\w*|\bresolv\w*|\bworks?|\bworked|\bsolution|\bworkaround)\b\W{0,3}"
                   r"(?:(?:is|was|by|after|when|with|once|since)\s+)?(?:(?:simply|just|also)\s+)?\W{0,2}$")
 _FIX_NEXT = _rx(r"\s*(?:this|that|it|which|now)\b,?\s+(?:\w+\s+){0,4}?(?:solved|fixed|resolved|works|worked|helped)\b(?! ?n'?t)")
+
+
+def _sentence(low: str, start: int, end: int) -> str:
+    """The sentence (cut at . ! ? 。！？ and line ends, a version's dots kept) around low[start:end]."""
+    a = max(low.rfind("\n", 0, start), *(low.rfind(p, 0, start) for p in (". ", "! ", "? ", "。", "！", "？")))
+    b = [i for i in (low.find("\n", end), low.find(". ", end), low.find("。", end), low.find("? ", end)) if i >= 0]
+    return low[a + 1:min(b) if b else len(low)]
 
 
 def _fixed_near(low: str, m: re.Match) -> bool:
@@ -344,6 +366,9 @@ _REPORT_TROUBLE = _rx(_TROUBLE)
 _SAID_ABSENT = _rx(r"(?:(?:\bnot|n't|\bnever|\bno longer)\s+(?:\w+\s+)?|(?:\bno|\bwithout|\bnever (?:saw|see|seen|had))\s+"
                    r"(?:(?:any|a|an|the|more|further|other|real|such)\s+)?)$|不再\s*$|没有\s*$|不会\s*$")
 #: a trouble word said to be absent ("no issues", "without errors", "never had problems", "没有问题")
+#: a failure ASKED about, not reported: "I want to know whether nccl does not support such VMs?", "是否不支持"
+#: (a question of a hypothesis says what the reporter fears, not what was seen)
+_ASKED = _rx(r"(?:\bwhether|\bwonder(?:ing)? if|\bknow if|\bask(?:ing)? if|\bcurious if|是否)[^.\n?!,;。？！，]{0,60}$")
 _NEGATED = _rx(r"(?:\bno|\bwithout|\bnever had|\bzero|\bnot any|\bany)\s+$|没有\s*$|不再\s*$|无\s*$")
 _GPU_NAMED = _rx(r"\bgpus?\b|\bcuda\b|显卡|\bgpu")
 #: lines of tool output (not sentences): nccl-tests comment rows, p2pBandwidthLatencyTest matrices, simpleP2P lines
@@ -482,7 +507,8 @@ def parse(c: Collector) -> bool:
     # symptoms
     for key, rx in _SYMPTOMS:
         m = _first(c, rx)
-        while m and _SAID_ABSENT.search(low[max(0, m.start() - 24):m.start()]):  # "it no longer hangs"
+        while m and (_SAID_ABSENT.search(low[max(0, m.start() - 24):m.start()])  # "it no longer hangs"
+                     or (key == "symptom.fails" and _ASKED.search(low[max(0, m.start() - 80):m.start()]))):
             nxt = _rx(rx).search(low, m.end())
             m = nxt if nxt and not _LEGEND.search(c.paste.line(ln(nxt.start())).lower()) else None
         if m:
@@ -540,7 +566,7 @@ def parse(c: Collector) -> bool:
         if m:
             g = m.groups()  # (current, best) in the first two forms, (best, current) in the third
             cur, best = (int(g[0]), int(g[1])) if g[0] else (int(g[2]), int(g[3])) if g[2] else (int(g[5]), int(g[4]))
-            if cur < best and _BUSY.search(low):
+            if cur < best and (_BUSY.search(low) or _TRAINED_LOW.search(_sentence(low, m.start(), m.end()))):
                 found = c.add("host", "gpu.pcie_degraded_under_load", True, ln(m.start()),
                               summary=f"the text says the PCIe link runs at Gen{cur} below Gen{best} while the GPUs are busy") or found
     m = _IDLE_LINK.search(low)
@@ -569,6 +595,12 @@ def parse(c: Collector) -> bool:
         what = "driver" if what.endswith("驱动") else "cuda" if what.startswith("cuda") else what
         found = c.add("host", "text.broken_by", what, ln(m.start()), severity="info",
                       summary=f"the text says the trouble began after changing the {what} version") or found
+    for m in _SHM_GROW.finditer(low):
+        sentence = _sentence(low, m.start(), m.end())
+        if _SHM_FIX_WORDS.search(sentence) and not _NOT_FIXED.search(sentence):
+            found = c.add("host", "symptom.fixed_by_shm_increase", True, ln(m.start()),
+                          summary="the text says a larger /dev/shm was needed or fixed it (shared memory ran out)") or found
+            break
     m = next((x for x in _FIXED_BY_P2P_OFF.finditer(low) if not _NOT_FIXED.search(x.group(0))), None)
     if m:
         found = c.add("host", "symptom.fixed_by_p2p_disable", True, ln(m.start()),
