@@ -92,3 +92,14 @@ def test_failure_asked_about_is_not_reported(text):
 ])
 def test_failure_reported_still_read(text):
     assert host_facts(text).get("symptom.fails") is True
+
+
+def test_nccl_fix_release_needs_nccls_own_version():
+    # corpus case fresh3/gh-project-hami-hami-2641: HAMi's "v2.9.0" beside "hangs" is no NCCL release
+    # (https://github.com/Project-HAMi/HAMi/issues/2641); NCCL's own versions still count
+    ids = lambda t: [(m.entry.id, m.confidence) for m in match(KB, t)]
+    hami = ("vLLM with tensor-parallel-size=4 on 4x NVIDIA RTX PRO 6000 Blackwell under HAMi v2.9.0 hangs at NCCL "
+            "communicator init.\n(Worker pid=960) INFO [pynccl.py:113] vLLM is using nccl==2.28.9")
+    assert ("nccl/hang-fixed-in-later-release", "possible") not in ids(hami)
+    ok = "Training hangs in all_reduce with NCCL 2.18.1; upgrading to NCCL v2.19.3 fixed it."
+    assert any(i == "nccl/hang-fixed-in-later-release" and c in ("likely", "possible") for i, c in ids(ok))
