@@ -103,3 +103,24 @@ def test_nccl_fix_release_needs_nccls_own_version():
     assert ("nccl/hang-fixed-in-later-release", "possible") not in ids(hami)
     ok = "Training hangs in all_reduce with NCCL 2.18.1; upgrading to NCCL v2.19.3 fixed it."
     assert any(i == "nccl/hang-fixed-in-later-release" and c in ("likely", "possible") for i, c in ids(ok))
+
+
+@pytest.mark.parametrize("text, source", [
+    # corpus case fresh/gh-ride-lab-sage-185 (a container's GPU "dropped": 掉gpu)
+    ("当前服务器运行一段时间后，会出现掉gpu的情况，具体体现如下\nroot@239f910629d5:/workspace# nvidia-smi\n"
+     "Failed to initialize NVML: Unknown Error\n可能是installation的容器配置问题", "https://github.com/RIDE-LAB/SAGE/issues/185"),
+    ("Nvidia-smi is not working after few hours inside docker(NVML error). After few hours, nvidia-smi gives "
+     "failed to initialize nvml unknown error", "https://github.com/alibaba/BladeDISC/issues/1248"),
+])
+def test_container_nvml_unknown_error_first(text, source):
+    top = match(KB, text)[0]
+    assert top.entry.id == "container/nvml-unknown-error-gpu-detached" and top.confidence in ("likely", "possible"), source
+
+
+@pytest.mark.parametrize("text", [
+    "Failed to initialize NVML: Driver/library version mismatch",  # a driver upgraded under a running module
+    "Failed to initialize NVML: Insufficient Permissions",
+    "We run nvidia-smi inside the docker container every minute to collect metrics.",
+])
+def test_container_nvml_entry_not_on_other_nvml_failures(text):
+    assert all(m.entry.id != "container/nvml-unknown-error-gpu-detached" for m in match(KB, text))
