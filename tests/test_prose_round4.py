@@ -123,4 +123,22 @@ def test_container_nvml_unknown_error_first(text, source):
     "We run nvidia-smi inside the docker container every minute to collect metrics.",
 ])
 def test_container_nvml_entry_not_on_other_nvml_failures(text):
-    assert all(m.entry.id != "container/nvml-unknown-error-gpu-detached" for m in match(KB, text))
+    # not offered on its signs (its words may make it an unsure candidate beside a symptom, never more)
+    assert all(m.entry.id != "container/nvml-unknown-error-gpu-detached" or (m.confidence == "unsure" and m.basis == "retrieval")
+               for m in match(KB, text))
+
+
+@pytest.mark.parametrize("text", [
+    "Failed to initialize NVML: Driver/library version mismatch",
+    # corpus case fresh3/gh-nanoporetech-dorado-1214
+    "both ended up with a mismatched Fabric Manager version to the NVIDIA Driver version I installed.",
+    "RuntimeError: Error(s) in loading state_dict: size mismatch for weight",
+])
+def test_version_or_shape_mismatch_is_no_wrong_result(text):
+    assert host_facts(text).get("symptom.wrong_results") is None
+
+
+@pytest.mark.parametrize("text", ["nvbandwidth reports 12 mismatches in the copy", "checksum mismatch after P2P copy",
+                                  "the all_reduce result has a mismatch on rank 3"])
+def test_data_mismatch_is_wrong_result(text):
+    assert host_facts(text).get("symptom.wrong_results") is True

@@ -143,7 +143,10 @@ _SYMPTOMS = (
                               r"silently (?:drops?|dropp\w*|loses?|corrupts?)|drops? the writes?|data loss|zeroed[- ]out|"
                               r"\bzeros\b|\bnans?\b|garbage|gibberish|garbled|\bdegenerate (?:output|text|results?|tokens?)|"
                               r"\b(?:output|outputs|text|answers?|responses?)\b[^.\n]{0,30}\b(?:is|are|was|were|becomes?|became)\s+(?:\w+\s+)?(?:gibberish|garbage|nonsense|corrupted|degenerate)|"
-                              r"mismatch|corrupt(?:ed|ion)?|verification (?:error|failed)|"
+                              # a mismatch of data, not of versions, types or shapes ("Driver/library version mismatch", "a mismatched
+                              # Fabric Manager version", "size mismatch for weight": a setup's error, not wrong results)
+                              r"(?<!version )(?<!version-)(?<!library )(?<!type )(?<!shape )(?<!size )(?<!dtype )(?<!abi )(?<!driver )"
+                              r"\bmismatch(?:es|ed)?\b(?![^.\n]{0,40}?\b(?:versions?|drivers?|librar(?:y|ies)|shapes?|dtypes?|types?)\b)|corrupt(?:ed|ion)?|verification (?:error|failed)|"
                               r"\b(?:results?|outputs?|values?|data) (?:are|is|were|was) (?:different|inconsistent|off)\b|"
                               r"\binf(?:s| values?)\b|\bresults? (?:differ|diverge)\w*|\bdifferent (?:results|outputs|values) (?:on|from|between)\b|"
                               r"\bwrongs\b|\b(?:non-?zero|high|many)\s+#?wrong\b|#wrong\s+(?:is|are|was|were|column)\b|"
