@@ -142,3 +142,20 @@ def test_version_or_shape_mismatch_is_no_wrong_result(text):
                                   "the all_reduce result has a mismatch on rank 3"])
 def test_data_mismatch_is_wrong_result(text):
     assert host_facts(text).get("symptom.wrong_results") is True
+
+
+@pytest.mark.parametrize("text, want, source", [
+    # corpus case fresh3/gh-nanoporetech-dorado-1214 (both sentences)
+    ("Yep, it wasn't initialized, and as #1184 mentioned Fabric Manager wasn't running.", "not running",
+     "https://github.com/nanoporetech/dorado/issues/1214"),
+    ("both ended up with a mismatched Fabric Manager version to the NVIDIA Driver version I installed.", "version mismatch",
+     "https://github.com/nanoporetech/dorado/issues/1214"),
+])
+def test_fabric_manager_contracted_and_preposed_words(text, want, source):
+    assert host_facts(text).get("host.fabric_manager") == want, source
+
+
+@pytest.mark.parametrize("text", ["the fabric manager is running fine",
+                                  "We have mismatched GPUs; fabric manager version 535 matches the driver."])
+def test_fabric_manager_healthy_words(text):
+    assert host_facts(text).get("host.fabric_manager") is None

@@ -80,8 +80,10 @@ _BARE_METAL = r"(?:on|with) bare[- ]?metal\b[^.\n]{0,40}\b(?:works?|fine|ok|pass
 _FM_MISMATCH = _rx(r"fabric[- _]?manager(?:\.service)?(?:[^.\n]|\.\d){0,80}?(?:version\s+mismatch|mismatch\w*|not (?:be\s+)?in sync|out of sync|"
                    r"(?:does|do|did)\s*(?:n'?t|not)\s+match|different version|(?:requires?|needs?|must)\b[^.\n]{0,40}\b(?:same|matching) version)|"
                    r"(?:version\s+mismatch|mismatch\w*|out of sync)\s+(?:between|of|with)\s+(?:the\s+)?(?:\w+\s+){0,3}fabric[- _]?manager|"
+                   # "a mismatched Fabric Manager version to the driver", "mismatching fabricmanager and driver versions"
+                   r"\bmismatch\w*\s+(?:\w+\s+){0,2}?fabric[- _]?manager\b[^.\n]{0,40}?\b(?:versions?|drivers?)\b|"
                    r"fabric[- _]?manager[^。\n]{0,30}版本不(?:一致|匹配)")
-_FM_DOWN = _rx(r"(?:nvidia-)?fabric[- _]?manage\w*`?\s*(?:service\s+)?(?:is|was|has)?\s*(?:not (?:installed|running|started)|"
+_FM_DOWN = _rx(r"(?:nvidia-)?fabric[- _]?manage\w*`?\s*(?:service\s+)?(?:is|was|has)?\s*(?:not (?:installed|running|started)|(?:is|was|were|are)n['’]?t (?:installed|running|started)|"
                       r"missing|inactive|dead|stopped|crash\w*|fail\w*)|(?:failures?|crash\w*|restart\w*) of (?:the )?fabric[- _]?manager|"
                       r"fabric[- _]?manager[^.\n]{0,30}(?:未启动|没有启动|未安装|失败)")
 #: a BAR1 size as people write it ("BAR=256MB", "256MB and 512MB bar sizes", "BAR1: 32GB")
