@@ -159,3 +159,32 @@ def test_fabric_manager_contracted_and_preposed_words(text, want, source):
                                   "We have mismatched GPUs; fabric manager version 535 matches the driver."])
 def test_fabric_manager_healthy_words(text):
     assert host_facts(text).get("host.fabric_manager") is None
+
+
+@pytest.mark.parametrize("text, key, want, source", [
+    # corpus case fresh3/gh-nvidia-nccl-945
+    ("How to enable nvlink P2P across container in the same node? only SHM can work across container in same node",
+     "host.container", "container", "https://github.com/NVIDIA/nccl/issues/945"),
+    ("How to enable nvlink P2P across container in the same node? only SHM can work across container in same node",
+     "nccl.transport", "SHM", "https://github.com/NVIDIA/nccl/issues/945"),
+    # corpus case fresh2/gh-nvidia-nccl-tests-250
+    ("I tried to disable the nvlink with `RMNvLinkEnable=0x0`. Then the NCCL all_reduce_perf will always leverage the SHM "
+     "to communicate.", "nccl.transport", "SHM", "https://github.com/NVIDIA/nccl-tests/issues/250"),
+    # corpus case fresh/gh-nvidia-gpu-operator-1043 (non-native "stucking", Kubernetes' CrashLoopBackOff)
+    ("Stucking into init or crashbackoff status on some pods (nvidia-cuda-validator and nvidia-operator-validator)",
+     "symptom.hang", True, "https://github.com/NVIDIA/gpu-operator/issues/1043"),
+    ("Stucking into init or crashbackoff status on some pods (nvidia-cuda-validator and nvidia-operator-validator)",
+     "symptom.crash", True, "https://github.com/NVIDIA/gpu-operator/issues/1043"),
+])
+def test_container_transport_and_hang_words(text, key, want, source):
+    got = host_facts(text).get(key)
+    assert got == want, (source, got)
+
+
+@pytest.mark.parametrize("text, key", [
+    ("NCCL uses P2P/IPC for all pairs", "nccl.transport"),
+    ("The build is not stuck, it just takes a while.", "symptom.hang"),
+    ("The job runs on bare metal across two nodes.", "host.container"),
+])
+def test_container_transport_and_hang_words_negatives(text, key):
+    assert host_facts(text).get(key) is None

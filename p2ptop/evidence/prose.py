@@ -126,9 +126,9 @@ _CONTAINERS = (("kubernetes", r"kubernetes|\bk8s\b|kubectl|\bpods?\b|\bhelm\b|gp
                ("enroot", r"\benroot\b|\bpyxis\b"),
                ("lxc", r"\blxc\b|\blxd\b"))
 #: a container without its runtime's name ("inside the container", "4 containers with 1 GPU each", 容器)
-_CONTAINER_ZH = r"容器|\b(?:in|inside|within|from|into|a|an|the|each|every|my|our|two|several|multiple|different|separate|\d+)\s+(?:\w+\s+)?containers?\b"
+_CONTAINER_ZH = r"容器|\b(?:in|inside|within|from|into|across|between|among|a|an|the|each|every|my|our|two|several|multiple|different|separate|\d+)\s+(?:\w+\s+)?containers?\b"
 _SYMPTOMS = (
-    ("symptom.hang", r"\bhangs?\b|\bhanging\b|\bhung\b|deadlock|\bstuck\b|\bfreez(?:e|es|ing)\b|\bfroze(?:n)?\b|"
+    ("symptom.hang", r"\bhangs?\b|\bhanging\b|\bhung\b|deadlock|\bstuck\b|\bstuck(?:ing|ed)\b|\bfreez(?:e|es|ing)\b|\bfroze(?:n)?\b|"
                      r"never (?:finishes|returns|completes)|no progress|100 ?% (?:gpu[- ]?)?util|watchdog|\btimed out\b|"
                      r"\btim(?:es|ing) out\b|\b(?:but|and|then|otherwise|still)\s+time\s?out\b|\b(?:tests?|jobs?|runs?|they|calls?|collectives?|operations?|ranks?)\s+(?:\w+\s+){0,2}time\s?out\b|\btimeout (?:error|exception|occurred|happens|after|while|when|waiting)|"
                      r"operation timeout|\b(?:nccl|collective|all[-_ ]?reduce|all[-_ ]?gather|broadcast|barrier)\s+time-?outs?\b|\bnot responding\b|\bunresponsive\b|\bwaits? (?:forever|indefinitely)|"
@@ -198,7 +198,7 @@ _SYMPTOMS = (
     # a GPU said to vanish from the host (what NVRM's "fallen off the bus" looks like to a user)
     ("gpu.lost", r"\b(?:gpus?|cards?|devices?)\b[^.;,!?\n]{0,24}?\b(?:vanish\w*|disappear\w*|drops? off|dropped off|falls? off the bus|falling off the bus|fell off the bus|goes missing|went missing|"
                  r"is lost|was lost|no longer (?:shows?|visible|detected|appears?))|掉卡|掉了?\s*(?:显卡|gpu|一张卡)|显卡消失|(?:显卡|gpu)\s*(?:不见了|丢失)"),
-    ("symptom.crash", r"segfault|segmentation fault|core dumped|sigsegv|sigabrt|\bcrash(?:es|ed|ing)?\b|"
+    ("symptom.crash", r"segfault|segmentation fault|core dumped|sigsegv|sigabrt|\bcrash(?:es|ed|ing)?\b|\bcrash\s?(?:loop\s?)?back\s?off\b|"
                       r"fallen off the bus|fell off the bus|falls? off the bus|falling off the bus|\bxid\s*:?\s*\d{1,3}\b|崩溃|段错误|掉卡"),
 )
 #: facts that are counts on the live host, said in words here: recorded as 1, "at least one"
@@ -276,7 +276,10 @@ _PATH_SAID = _rx(r"topo(?:\s+-m)?`?[^.\n]{0,20}?(?:shows?|says?|reports?|gives?|
 #: NCCL's transport said in words ("NCCL goes via SHM instead of P2P", "falls back to NET/Socket", "NCCL 走的是 SHM"):
 #: the names NCCL prints in its "via P2P/SHM/NET" channel lines
 _NCCL_VIA_SAID = _rx(r"\bnccl\b[^.\n。]{0,60}?(?:\bvia|\buses?|\busing|\bgoes (?:via|through|over)|\bwent (?:via|through|over)|"
-                            r"\bfalls? back to|\bfell back to|\b(?:are|is|were|was|get|gets|got) connected (?:by|via|over|through)|走的是|走|使用|用的是|改用|回退到)\s*[`'\"]?(shm|net/socket|net/ib|socket)\b")
+                            r"\bfalls? back to|\bfell back to|\b(?:are|is|were|was|get|gets|got) connected (?:by|via|over|through)|\bleverag\w*|\bresorts? to|"
+                            r"\b(?:choos|select|pick)\w*|\bonly (?:uses?|works? (?:with|over|via))|走的是|走|使用|用的是|改用|回退到)\s*(?:the\s+)?[`'\"]?(shm|net/socket|net/ib|socket)\b|"
+                            # "only SHM can work across containers", "only SHM works": the one transport said to work
+                            r"\bonly\s+[`'\"]?(shm)\b[`'\"]?\s+(?:can\s+|could\s+)?(?:work|works|worked|is used|was used|gets used)\b")
 #: P2P and SHM turned off in words (the nccl/p2p-and-shm-disabled-uses-network setting without its variables)
 _P2P_SHM_OFF = _rx(r"禁用\s*p2p\s*(?:与|和|及|、|/)\s*shm|disabl\w*\s+(?:both\s+)?p2p\s+(?:and|&|/)\s+shm|"
                           r"p2p\s+(?:and|&|/)\s+shm\s+(?:are\s+|were\s+)?disabled")
@@ -544,7 +547,8 @@ def parse(c: Collector) -> bool:
                       summary="the text says nvidia-smi reports P2P unsupported") or found
     m = _NCCL_VIA_SAID.search(low)
     if m:
-        via = "SHM" if m.group(1) == "shm" else "NET/IB" if m.group(1) == "net/ib" else "NET/Socket"
+        said = m.group(1) or m.group(2)
+        via = "SHM" if said == "shm" else "NET/IB" if said == "net/ib" else "NET/Socket"
         found = c.add("host", "nccl.transport", via, ln(m.start()), severity="warning",
                       summary=f"the text says NCCL goes via {via}") or found
     m = _PATH_SAID.search(low)
