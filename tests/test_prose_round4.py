@@ -188,3 +188,21 @@ def test_container_transport_and_hang_words(text, key, want, source):
 ])
 def test_container_transport_and_hang_words_negatives(text, key):
     assert host_facts(text).get(key) is None
+
+
+@pytest.mark.parametrize("text, want, source", [
+    # corpus case fresh3/pugetsystems-dual-nvlink-windows-10
+    ("the latest NVIDIA drivers just would not cooperate at all. We got it working on an older driver revision, but then "
+     "found that Windows would immediately update the driver", "driver",
+     "https://www.pugetsystems.com/labs/articles/Unsupported-How-to-Make-Dual-NVLink-Work-on-Windows-10-1688/"),
+    ("It works fine with the previous NCCL release.", "nccl", "the same reading for NCCL"),
+    ("旧版驱动正常，新驱动卡住", "driver", "the Chinese wording"),
+])
+def test_older_release_works_is_fixed_by(text, want, source):
+    assert host_facts(text).get("text.fixed_by") == want, source
+
+
+@pytest.mark.parametrize("text", ["It works on an older GPU.", "We tested the older driver and it did not work either.",
+                                  "older drivers did not work"])
+def test_older_release_not_working_is_no_fix(text):
+    assert host_facts(text).get("text.fixed_by") is None

@@ -239,7 +239,13 @@ _FIXED_BY_CHANGE = _rx(
     _FIXED + r"\b" + _NEAR + r"\b(?:by|after|with|when)\s+" + _CHANGE + r"\s+" + _PART + "|"
     + _CHANGE + r"\s+" + _PART + r"\b" + _NEAR + r"\b" + _FIXED + r"\b(?! ?n'?t)|"
     + r"\bfix(?:ed)?\s*(?:was|is|:)\s*(?:to\s+)?" + _CHANGE + r"\s+" + _PART + "|"
-    + r"(?:升级|降级|更新|回退)了?\s*((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)[^。\n]{0,20}?(?:解决|正常|好了)")
+    + r"(?:升级|降级|更新|回退)了?\s*((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)[^。\n]{0,20}?(?:解决|正常|好了)|"
+    # an OLDER release said to work: a regression of that component ("we got it working on an older driver revision",
+    # "works fine with the previous NCCL", "旧版驱动正常")
+    + r"\b(?:works?|worked|working|runs?|ran|running|fine|ok)\b(?:\s+\w+){0,2}?\s+(?:on|with|using|under)\s+(?:an?\s+|the\s+)?"
+      r"(?:older|previous|earlier|prior|last)\s+(?:\w+\s+)?(?:(?:nvidia|gpu)\s+)?(driver|nccl)s?\b|"
+    + r"\b(?:older|previous|earlier|prior)\s+(?:(?:nvidia|gpu)\s+)?(driver|nccl)s?\b(?:\s+\w+){0,3}?\s+(?:works?|worked|is fine|was fine|runs? fine)\b|"
+    + r"(?:旧版|旧的|老版本?的?|之前的)\s*(驱动|nccl)[^。\n]{0,10}?(?:正常|可以|没问题)")
 #: the trouble said to begin after a change of version ("after the driver update", "since upgrading NCCL to 2.19",
 #: "升级驱动后"): read only in a text that also holds a symptom, and never where the change is said to have fixed it
 _BROKEN_BY_CHANGE = _rx(r"\b(?:after|since|following)\s+(?:the\s+|a\s+|an\s+|my\s+|our\s+|this\s+)?(?:(?:nvidia|gpu)\s+)?"
