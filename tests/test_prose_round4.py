@@ -206,3 +206,16 @@ def test_older_release_works_is_fixed_by(text, want, source):
                                   "older drivers did not work"])
 def test_older_release_not_working_is_no_fix(text):
     assert host_facts(text).get("text.fixed_by") is None
+
+
+def test_peer_pointer_without_enable_entry_on_cupys_message():
+    # CuPy's own message (cupy/_core/_kernel.pyx, _check_peer_access), https://github.com/cupy/cupy/pull/5496
+    text = ("ValueError: The device where the array resides (0) is different from the current device (1). "
+            "Peer access could not be activated automatically.")
+    top = match(KB, text)[0]
+    assert top.entry.id == "cuda/peer-pointer-without-enable-peer-access" and top.confidence in ("likely", "possible")
+
+
+def test_peer_pointer_entry_not_on_healthy_peer_text():
+    text = "cudaDeviceEnablePeerAccess succeeded on both GPUs and simpleP2P reports Test passed"
+    assert all(m.entry.id != "cuda/peer-pointer-without-enable-peer-access" or m.confidence == "unsure" for m in match(KB, text))
