@@ -219,3 +219,23 @@ def test_peer_pointer_without_enable_entry_on_cupys_message():
 def test_peer_pointer_entry_not_on_healthy_peer_text():
     text = "cudaDeviceEnablePeerAccess succeeded on both GPUs and simpleP2P reports Test passed"
     assert all(m.entry.id != "cuda/peer-pointer-without-enable-peer-access" or m.confidence == "unsure" for m in match(KB, text))
+
+
+def test_regex_line_said_absent_is_no_hit():
+    # corpus case fresh3/gh-local-inference-lab-rtx6kpro-15-2: a checklist of what the kernel log did NOT show
+    from p2ptop.knowledge.matcher import _said_absent
+    from p2ptop.knowledge.regex_safety import compile_pattern
+    rx = compile_pattern(r"GPU has fallen off the bus")
+    assert _said_absent("* No `GPU has fallen off the bus`", rx)
+    assert _said_absent("without any 'GPU has fallen off the bus' in dmesg", rx)
+    assert not _said_absent("[ 12.3] NVRM: GPU 0000:41:00.0: GPU has fallen off the bus.", rx)
+    assert not _said_absent("No idea why, but then: GPU has fallen off the bus", rx)
+    text = "No related errors were observed in the kernel log:\n\n* No `NVRM: Xid`\n* No AER PCIe errors\n* No `GPU has fallen off the bus`"
+    assert all(not r.startswith("regex matched") for m in match(KB, text) if m.entry.id == "xid/79-gpu-fallen-off-bus" for r in m.reasons)
+    # a real line after a negated one still counts
+    text2 = "* No `GPU has fallen off the bus` yesterday\n[ 12.3] NVRM: GPU 0000:41:00.0: GPU has fallen off the bus."
+    assert any(r.startswith("regex matched line 2") for m in match(KB, text2) if m.entry.id == "xid/79-gpu-fallen-off-bus" for r in m.reasons)
+
+
+def test_quoted_message_said_absent_in_prose():
+    assert host_facts("We saw no `P2P is hanging` message, it just works.").get("symptom.hang") is None

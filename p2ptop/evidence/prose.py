@@ -378,7 +378,7 @@ _REPORT_TROUBLE = _rx(_TROUBLE)
 #: ("not/never/no longer" may take an adverb between: "does not even hang"; "no/without" only a determiner: "without any
 #: hang", while "setups without NVSwitch hang" says the setups hang)
 _SAID_ABSENT = _rx(r"(?:(?:\bnot|n't|\bnever|\bno longer)\s+(?:\w+\s+)?|(?:\bno|\bwithout|\bnever (?:saw|see|seen|had))\s+"
-                   r"(?:(?:any|a|an|the|more|further|other|real|such)\s+)?)$|不再\s*$|没有\s*$|不会\s*$")
+                   r"(?:(?:any|a|an|the|more|further|other|real|such)\s+)?)(?:[`'\"“]\s*(?:[\w:/-]+\s+){0,3})?$|不再\s*$|没有\s*$|不会\s*$")
 #: a trouble word said to be absent ("no issues", "without errors", "never had problems", "没有问题")
 #: a failure ASKED about, not reported: "I want to know whether nccl does not support such VMs?", "是否不支持"
 #: (a question of a hypothesis says what the reporter fears, not what was seen)
