@@ -239,3 +239,25 @@ def test_regex_line_said_absent_is_no_hit():
 
 def test_quoted_message_said_absent_in_prose():
     assert host_facts("We saw no `P2P is hanging` message, it just works.").get("symptom.hang") is None
+
+
+@pytest.mark.parametrize("text, key", [
+    ("PCIe 链路降速到 Gen1 x8，正常应该是 Gen4 x16", "gpu.pcie_degraded_under_load"),
+    ("It runs at x8 instead of Gen4 x16", "gpu.pcie_degraded_under_load"),
+    ("设置 NCCL_P2P_DISABLE=1 之后就不卡了", "symptom.fixed_by_p2p_disable"),
+    ("程序运行一段时间后 GPU 从总线上掉了", "gpu.lost"),
+    ("NVLink 链路断开了", "gpu.nvlink_down"),
+])
+def test_chinese_and_gen_width_vocabulary(text, key):
+    # the families' Chinese wordings (降速/应该是, 不卡了, 从总线上掉, 断开), written after the English ones of this module
+    assert host_facts(text).get(key) not in (None, False)
+
+
+@pytest.mark.parametrize("text, key", [
+    ("x16 instead of gen4 x8", "gpu.pcie_degraded_under_load"),
+    ("设置 NCCL_P2P_DISABLE=1 还是卡住", "symptom.fixed_by_p2p_disable"),
+    ("nvlink 正常，链路都是 active", "gpu.nvlink_down"),
+    ("把显卡插到总线最近的槽位上", "gpu.lost"),
+])
+def test_chinese_and_gen_width_vocabulary_negatives(text, key):
+    assert host_facts(text).get(key) is None

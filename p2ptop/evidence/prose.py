@@ -194,10 +194,13 @@ _SYMPTOMS = (
                         r"\b(?:inactive|down)\s+nvlinks?\b|\blinks? (?:\d+ )?(?:is |are )?inactive\b|"
                         # the link not found at all, or a bridge not making contact (nvidia-smi nvlink -s prints no link)
                         r"\bnvlinks?\b(?:\s+bridges?)?\s+(?:is\s+|are\s+|was\s+|were\s+)?(?:not|n't|never)\s+(?:\w+\s+)?(?:detected|recogni[sz]ed|found|seated)\b|"
-                        r"\bnvlink\s+bridges?\b[^.\n]{0,40}?\b(?:loose|not (?:fully |properly )?(?:seated|inserted|plugged)|partial(?:ly)? contact)"),
+                        r"\bnvlink\s+bridges?\b[^.\n]{0,40}?\b(?:loose|not (?:fully |properly )?(?:seated|inserted|plugged)|partial(?:ly)? contact)|"
+                        # Chinese: NVLink 断开 / 掉线 / 未激活 / 不活跃 / 没有连上 / 识别不到
+                        r"\bnvlinks?\b[^。，,\n]{0,12}?(?:断开|断了|掉线|未激活|不活跃|没有?激活|没有?连上|连不上|识别不到|检测不到)"),
     # a GPU said to vanish from the host (what NVRM's "fallen off the bus" looks like to a user)
     ("gpu.lost", r"\b(?:gpus?|cards?|devices?)\b[^.;,!?\n]{0,24}?\b(?:vanish\w*|disappear\w*|drops? off|dropped off|falls? off the bus|falling off the bus|fell off the bus|goes missing|went missing|"
-                 r"is lost|was lost|no longer (?:shows?|visible|detected|appears?))|掉卡|掉了?\s*(?:显卡|gpu|一张卡)|显卡消失|(?:显卡|gpu)\s*(?:不见了|丢失)"),
+                 r"is lost|was lost|no longer (?:shows?|visible|detected|appears?))|掉卡|掉了?\s*(?:显卡|gpu|一张卡)|显卡消失|(?:显卡|gpu)\s*(?:不见了|丢失)|"
+                 r"(?:显卡|gpu|卡)[^。，,\n]{0,8}?(?:从总线上?掉|掉线|从总线上?消失)"),
     ("symptom.crash", r"segfault|segmentation fault|core dumped|sigsegv|sigabrt|\bcrash(?:es|ed|ing)?\b|\bcrash\s?(?:loop\s?)?back\s?off\b|"
                       r"fallen off the bus|fell off the bus|falls? off the bus|falling off the bus|\bxid\s*:?\s*\d{1,3}\b|崩溃|段错误|掉卡"),
 )
@@ -212,7 +215,7 @@ _FIXED_BY_P2P_OFF = _rx(
     r"workaround\W{0,20}(?:\n[^\n]*){0,2}?nccl_p2p_disable\s*=\s*1|"
     r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p|p2p (?:is )?disabled)" + _GAP % 80 +
     r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|fine|ok\b|no longer|goes away|pass(?:es|ed)?\b|succeed\w*|"
-    r"(?:good|the|a|only|simple)\s+(?:solution|workaround|fix)|解决|可以|正常|就好)|"
+    r"(?:good|the|a|only|simple)\s+(?:solution|workaround|fix)|解决|可以|正常|就好|不卡了|不再卡|不会卡|不hang了|没问题|跑通|成功)|"
     r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|runs? fine|pass(?:es|ed)?|succeed\w*|解决|可以|正常)" + _GAP % 60 +
     r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p)")
 #: a larger /dev/shm said to have been needed or to have fixed it ("had to manually increase the Docker /dev/shm",
@@ -295,8 +298,8 @@ _SHM_SIZE = _rx(r"(?:shm[- _]size|/dev/shm|shared memory|共享内存)[^\n。.]{
 #: with a card that should do more): GPUs lower a link's generation when idle, never its width (PCIe base spec, ASPM /
 #: link speed management; NVIDIA: "nvidia-smi -q ... Link Width Current/Max"), so a narrower width is degraded whatever
 #: the load; a lower generation counts only where the text says the GPUs were busy ("during training", "under load")
-_WIDTH_DOWN = _rx(r"\bx(\d{1,2})\b[^.\n]{0,24}?\b(?:instead of|rather than|not|below|vs\.?|versus|should be|expected|in an?)\s+"
-                  r"(?:the\s+|a\s+|an\s+)?(?:full\s+)?x(\d{1,2})\b")
+_WIDTH_DOWN = _rx(r"\bx(\d{1,2})\b[^.\n]{0,24}?(?:\b(?:instead of|rather than|not|below|vs\.?|versus|should be|expected|in an?)\b|(?:应该是|应为|本应|而不是|不是|正常是|理论上是))\s*"
+                  r"(?:the\s+|a\s+|an\s+)?(?:full\s+)?(?:(?:pcie\s*)?gen\s?\d\s*)?x(\d{1,2})\b")
 _GEN_DOWN = _rx(r"\bgen\s?(\d)\b[^.\n]{0,40}?\b(?:instead of|rather than|below|vs\.?|versus|not|although it (?:supports|advertises))\s+(?:the\s+)?(?:pcie\s+)?gen\s?(\d)\b|"
                 r"\b(?:trains?|trained|runs?|running|stuck|links?)\s+(?:at|to|on)\s+gen\s?(\d)\b[^.\n]{0,60}?\b(?:advertis\w*|capab\w*|supports?|max(?:imum)?)\b[^.\n]{0,30}?gen\s?(\d)\b|"
                 r"\b(?:advertis\w*|capab\w*|supports?)\s+gen\s?(\d)\b[^.\n]{0,80}?\b(?:trains?|trained|runs?|running|stuck)\s+(?:at|to)\s+gen\s?(\d)\b")
