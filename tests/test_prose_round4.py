@@ -261,3 +261,25 @@ def test_chinese_and_gen_width_vocabulary(text, key):
 ])
 def test_chinese_and_gen_width_vocabulary_negatives(text, key):
     assert host_facts(text).get(key) is None
+
+
+@pytest.mark.parametrize("text, key, source", [
+    ("cudaDeviceEnablePeerAccess returns an error", "symptom.fails", "CUDA runtime API, cudaDeviceEnablePeerAccess"),
+    ("lspci shows the link running at 2.5GT/s under load", "gpu.pcie_degraded_under_load", "lspci LnkSta while busy"),
+    ("the link width is x4 while the slot is x16", "gpu.pcie_degraded_under_load", "a width below the slot's"),
+    # corpus case holdout/gh-local-inference-lab-rtx6kpro-88
+    ("On the reference system that mistake left GPU `e3:00.0` at **Gen2 ×16 for three and a half hours of production "
+     "training** — roughly 8 GB/s instead of 64 GB/s", "gpu.pcie_degraded_under_load",
+     "https://github.com/local-inference-lab/rtx6kpro/issues/88"),
+])
+def test_error_return_and_busy_link_words(text, key, source):
+    assert host_facts(text).get(key) not in (None, False), source
+
+
+@pytest.mark.parametrize("text, key", [
+    ("cudaDeviceEnablePeerAccess returns no error", "symptom.fails"),
+    ("LnkSta: Speed 2.5GT/s at idle, 16GT/s during training", "gpu.pcie_degraded_under_load"),
+    ("the link is at 2.5GT/s when idle", "gpu.pcie_degraded_under_load"),
+])
+def test_error_return_and_busy_link_negatives(text, key):
+    assert host_facts(text).get(key) is None

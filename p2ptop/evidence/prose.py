@@ -181,6 +181,7 @@ _SYMPTOMS = (
                       r"\bfail(?:s|ed)?\s+(?:like this|like that|when|whenever|after|during|every|each time|again|randomly|intermittently)\b|"
                       r"\b(?:always|still|randomly|sometimes|often|consistently|immediately|intermittently)\s+fail(?:s|ed|ing)?\b|"
                       r"\brefuses? to\s+(?:work|run|enable|start|use)\b|\bkeeps? (?:failing|crashing|erroring)\b|"
+                      r"\b(?:enable_?peer_?access|peer access|p2p|nccl\w*|cuda\w*|all_?reduce)\b[^.\n]{0,40}?\b(?:returns?|returned|throws?|threw|raises?|raised|gives?|gave)\s+(?:an?\s+|the\s+)?(?!no\b|zero\b|any\b)(?:\w+\s+)?errors?\b|"
                       r"\bwon'?t\s+(?:work|start|run|enable|communicat\w*|initiali[sz]e)\b|"
                       r"用不了|跑不起来|连不上|起不来|不起作用|没有效果|"
                       # peer traffic said to take the host path instead ("everything goes via the host")
@@ -298,7 +299,8 @@ _SHM_SIZE = _rx(r"(?:shm[- _]size|/dev/shm|shared memory|共享内存)[^\n。.]{
 #: with a card that should do more): GPUs lower a link's generation when idle, never its width (PCIe base spec, ASPM /
 #: link speed management; NVIDIA: "nvidia-smi -q ... Link Width Current/Max"), so a narrower width is degraded whatever
 #: the load; a lower generation counts only where the text says the GPUs were busy ("during training", "under load")
-_WIDTH_DOWN = _rx(r"\bx(\d{1,2})\b[^.\n]{0,24}?(?:\b(?:instead of|rather than|not|below|vs\.?|versus|should be|expected|in an?)\b|(?:应该是|应为|本应|而不是|不是|正常是|理论上是))\s*"
+_WIDTH_DOWN = _rx(r"\bx(\d{1,2})\b[^.\n]{0,24}?(?:\b(?:instead of|rather than|not|below|vs\.?|versus|should be|expected|in an?)\b|(?:应该是|应为|本应|而不是|不是|正常是|理论上是)|"
+                  r"\b(?:while|but|whereas|although)\s+(?:the\s+|its\s+)?(?:slot|card|gpu|max\w*|lnkcap|capabilit\w*|link cap\w*)\s+(?:is|supports|can do|allows|says)\b)\s*"
                   r"(?:the\s+|a\s+|an\s+)?(?:full\s+)?(?:(?:pcie\s*)?gen\s?\d\s*)?x(\d{1,2})\b")
 _GEN_DOWN = _rx(r"\bgen\s?(\d)\b[^.\n]{0,40}?\b(?:instead of|rather than|below|vs\.?|versus|not|although it (?:supports|advertises))\s+(?:the\s+)?(?:pcie\s+)?gen\s?(\d)\b|"
                 r"\b(?:trains?|trained|runs?|running|stuck|links?)\s+(?:at|to|on)\s+gen\s?(\d)\b[^.\n]{0,60}?\b(?:advertis\w*|capab\w*|supports?|max(?:imum)?)\b[^.\n]{0,30}?gen\s?(\d)\b|"
@@ -307,6 +309,8 @@ _GEN_DOWN = _rx(r"\bgen\s?(\d)\b[^.\n]{0,40}?\b(?:instead of|rather than|below|v
 #: outcome, not ASPM's idle down-clock (PCIe base spec, Link Control "Retrain Link" and Link Control 2 "Target Link
 #: Speed"; setpci's LNKCTL2 retrain recipe: https://github.com/amoghmunikote/cmpunlocker/issues/19)
 _TRAINED_LOW = _rx(r"\btrain(?:s|ed|ing)?\s+(?:at|to|on)\b|\bnegotiat\w*|\bretrain\w*|\bre-train\w*|\bstuck\s+at\b")
+_IDLE_WORD = _rx(r"\bidle\b|low[- ]power|power[- ]saving|not (?:being )?used|\bresting\b|空闲")
+_SLOW_GEN = _rx(r"\b(?:2\.5|5(?:\.0)?)\s?gt/s\b|\b(?:(?:runs?|running|stuck|trains?|trained|links?)\s+(?:at|to|on)|at)\s+[*_`]*(?:pcie\s+)?gen\s?[12]\b")
 _BUSY = _rx(r"\b(?:training|under (?:heavy )?load|while (?:busy|running|training)|during (?:training|inference|the run|production)|100 ?% util\w*|in production)\b")
 #: an idle PCIe link in words ("runs at 2.5 GT/s ... when it is not being used", "low power state")
 _IDLE_LINK = _rx(r"\d(?:\.\d)?\s*gt/s[\s\S]{0,300}?(?:idle|low[- ]power|power[- ]saving|not (?:being )?used|resting)|"
@@ -587,6 +591,14 @@ def parse(c: Collector) -> bool:
             if cur < best and (_BUSY.search(low) or _TRAINED_LOW.search(_sentence(low, m.start(), m.end()))):
                 found = c.add("host", "gpu.pcie_degraded_under_load", True, ln(m.start()),
                               summary=f"the text says the PCIe link runs at Gen{cur} below Gen{best} while the GPUs are busy") or found
+    if not c.has("host", "gpu.pcie_degraded_under_load"):
+        # a Gen1/Gen2 speed said while the GPUs are busy: every GPU doing P2P trains Gen3 or faster, and a busy GPU
+        # does not idle its link down (nvidia-smi's manual: the link generation "may be reduced when the GPU is not in use")
+        m = _SLOW_GEN.search(low)
+        said = _sentence(low, m.start(), m.end()) if m else ""
+        if m and _BUSY.search(said) and not _IDLE_WORD.search(said):
+            found = c.add("host", "gpu.pcie_degraded_under_load", True, ln(m.start()),
+                          summary="the text says the PCIe link runs at Gen1/Gen2 speed while the GPUs are busy") or found
     m = _IDLE_LINK.search(low)
     if m:
         found = c.add("host", "gpu.pcie_idle_downclock", True, ln(m.start()),
