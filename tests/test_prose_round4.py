@@ -283,3 +283,23 @@ def test_error_return_and_busy_link_words(text, key, source):
 ])
 def test_error_return_and_busy_link_negatives(text, key):
     assert host_facts(text).get(key) is None
+
+
+@pytest.mark.parametrize("text, key", [
+    ("our cloud VM (Lambda) with 8 H100", "host.virtualized"),
+    ("the guest sees the GPUs but P2P is disabled", "host.virtualized"),
+    ("阿里云 GPU 实例上两张卡不能 P2P", "host.virtualized"),
+    ("container cannot open IPC handle from another container", "symptom.fails"),
+    ("failed to open the CUDA IPC memory handle", "symptom.fails"),
+])
+def test_vm_and_ipc_words(text, key):
+    assert host_facts(text).get(key) not in (None, False)
+
+
+@pytest.mark.parametrize("text, key", [
+    ("阿里云弹性裸金属实例", "host.virtualized"),  # bare metal: no hypervisor between the GPUs
+    ("the guest user cannot log in", "host.virtualized"),
+    ("we can open the handle fine", "symptom.fails"),
+])
+def test_vm_and_ipc_words_negatives(text, key):
+    assert host_facts(text).get(key) is None

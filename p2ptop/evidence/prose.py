@@ -69,7 +69,9 @@ _HYPERVISORS = (
 )
 #: NVIDIA vGPU (a mediated, time-sliced GPU in a guest; nvidia-smi -q "Virtualization Mode: VGPU")
 _VGPU = r"\bv-?gpus?\b|\bgrid (?:driver|license|vgpu)|virtualization mode\s*:?\s*vgpu"
-_VM = r"\bvirtual machines?\b|\b(?:a|an|the|in|inside|my|our|this|each|guest|windows|linux|ubuntu)\s+vms?\b|\bguest os\b|虚拟机|云主机|云服务器|\bec2\b|\bazure\b|\bgcp\b|\bcloud instance"
+_VM = (r"\bvirtual machines?\b|\b(?:a|an|the|in|inside|my|our|this|each|guest|windows|linux|ubuntu)\s+vms?\b|\bguest os\b|虚拟机|云主机|云服务器|\bec2\b|\bazure\b|\bgcp\b|\bcloud instance|\bcloud vms?\b|"
+       r"\b(?:the|a|my|our|linux|windows|ubuntu)\s+guests?\b(?!\s+(?:users?|accounts?|login|wi-?fi|network|access|mode))|"
+       r"(?:阿里云|腾讯云|华为云|百度云|火山引擎)(?:(?!裸金属)[^。\n]){0,10}实例|云实例")
 #: (the IOMMU's own passthrough, "Default domain type: Passthrough", "iommu.passthrough=1", is no GPU passthrough)
 _PASSTHROUGH = r"(?<!domain type: )(?<!iommu\.)(?<!iommu )pass(?:ing|ed|es)?[- ]?through|\bvfio\b|直通|gpudirect[-_ ]?clique"  # x-nv-gpudirect-clique: QEMU vfio-pci's P2P hint
 #: a setup contrasted with bare metal ("on bare metal, this works") is a VM's
@@ -181,6 +183,8 @@ _SYMPTOMS = (
                       r"\bfail(?:s|ed)?\s+(?:like this|like that|when|whenever|after|during|every|each time|again|randomly|intermittently)\b|"
                       r"\b(?:always|still|randomly|sometimes|often|consistently|immediately|intermittently)\s+fail(?:s|ed|ing)?\b|"
                       r"\brefuses? to\s+(?:work|run|enable|start|use)\b|\bkeeps? (?:failing|crashing|erroring)\b|"
+                      # CUDA IPC: a handle that cannot be opened, mapped or imported (cudaIpcOpenMemHandle, cuMemImportFromShareableHandle)
+                      r"\b(?:can'?t|cannot|can not|couldn'?t|unable to|fails? to|failed to)\s+(?:open|map|import|get|export)\s+(?:the\s+|an?\s+)?(?:cuda\s+)?(?:ipc\s+)?(?:mem(?:ory)?\s+)?handles?\b|"
                       r"\b(?:enable_?peer_?access|peer access|p2p|nccl\w*|cuda\w*|all_?reduce)\b[^.\n]{0,40}?\b(?:returns?|returned|throws?|threw|raises?|raised|gives?|gave)\s+(?:an?\s+|the\s+)?(?!no\b|zero\b|any\b)(?:\w+\s+)?errors?\b|"
                       r"\bwon'?t\s+(?:work|start|run|enable|communicat\w*|initiali[sz]e)\b|"
                       r"用不了|跑不起来|连不上|起不来|不起作用|没有效果|"
