@@ -303,3 +303,24 @@ def test_vm_and_ipc_words(text, key):
 ])
 def test_vm_and_ipc_words_negatives(text, key):
     assert host_facts(text).get(key) is None
+
+
+@pytest.mark.parametrize("text, key", [
+    ("速度只有单卡的一半", "symptom.slow"),
+    ("双卡比单卡还慢", "symptom.slow"),
+    ("显存数据被破坏", "symptom.wrong_results"),
+])
+def test_chinese_slow_and_wrong_words(text, key):
+    assert host_facts(text).get(key) is True
+
+
+@pytest.mark.parametrize("text", ["速度很正常", "数据校验通过"])
+def test_chinese_slow_and_wrong_negatives(text):
+    facts = host_facts(text)
+    assert facts.get("symptom.slow") is None and facts.get("symptom.wrong_results") is None
+
+
+def test_retrieval_chinese_hang_and_lost_concepts():
+    from p2ptop.knowledge.retrieval import tokens
+    assert "_hang" in tokens("4 GPU 时程序会出现卡顿") and "_hang" in tokens("初始化完成后就停滞不前")
+    assert "_lost" in tokens("GPU 掉线了") and "_lost" in tokens("one GPU disappeared")
