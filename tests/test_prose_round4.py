@@ -324,3 +324,29 @@ def test_retrieval_chinese_hang_and_lost_concepts():
     from p2ptop.knowledge.retrieval import tokens
     assert "_hang" in tokens("4 GPU 时程序会出现卡顿") and "_hang" in tokens("初始化完成后就停滞不前")
     assert "_lost" in tokens("GPU 掉线了") and "_lost" in tokens("one GPU disappeared")
+
+
+@pytest.mark.parametrize("text, key, want", [
+    ("Disabling ACS in the BIOS fixed the hang", "host.acs_redirect", True),
+    ("setpci to clear ACS on the PLX switch solved it", "host.acs_redirect", True),
+    ("在BIOS里关闭ACS后P2P正常了", "host.acs_redirect", True),
+    ("Reseating the NVLink bridge fixed it", "gpu.nvlink_down", 1),
+    ("after restarting the fabric manager service everything works", "host.fabric_manager", "not running"),
+])
+def test_fixed_by_action_says_what_was_wrong(text, key, want):
+    # NCCL troubleshooting (ACS), nvidia-smi nvlink (bridges), the Fabric Manager user guide
+    assert host_facts(text).get(key) == want
+
+
+@pytest.mark.parametrize("text, key", [
+    ("Disabling ACS did not help", "host.acs_redirect"),
+    ("I installed fabric manager yesterday.", "host.fabric_manager"),
+    ("We plan to replace the PSU next week.", "gpu.nvlink_down"),
+])
+def test_fixed_by_action_negatives(text, key):
+    assert host_facts(text).get(key) is None
+
+
+def test_fixed_by_acs_off_offers_the_acs_entry():
+    top = match(KB, "Disabling ACS in the BIOS fixed the NCCL hang between the 4 GPUs")[0]
+    assert top.entry.id == "pcie/acs-redirect-blocks-p2p" and top.confidence in ("likely", "possible")

@@ -362,6 +362,21 @@ def _fixed_near(low: str, m: re.Match) -> bool:
     return bool(end and _FIX_NEXT.match(low, end.end()))
 
 
+#: a change said to have FIXED the trouble says what was wrong when it was seen (as for the IOMMU above): ACS turned
+#: off -> ACS redirected peer traffic (NCCL troubleshooting, "PCI Access Control Services (ACS)"); the NVLink bridge
+#: reseated/replaced -> a link was down; Fabric Manager started/installed -> it was not running (its user guide: the
+#: GPUs of an NVSwitch system stay uninitialised without it). (fact, value, change, summary)
+_FIXED_BY_ACTION = (
+    ("host.acs_redirect", True,
+     _rx(r"(?:\bdisabl\w*|\bturn\w* off|\bswitch\w* off|\bclear\w*|关闭|禁用|关掉)\s*(?:the\s+|all\s+)?(?:pci(?:e)?\s+)?(?:acs|access control services)\b"),
+     "the text says turning ACS off fixed it (ACS redirected peer traffic when the trouble was seen)"),
+    ("gpu.nvlink_down", 1,
+     _rx(r"(?:\breseat\w*|\bre-seat\w*|\breplac\w*|\bswapp?\w*|\bre-?insert\w*|重新插|重插|更换)\s*(?:the\s+|an?\s+|both\s+)?(?:nvlink\s+)?(?:bridges?|nvlinks?)\b"),
+     "the text says reseating/replacing the NVLink bridge fixed it (a link was down, at least one)"),
+    ("host.fabric_manager", "not running",
+     _rx(r"(?:\bstart\w*|\brestart\w*|\benabl\w*|\binstall\w*|启动|重启|安装)\s*(?:the\s+)?(?:nvidia-)?fabric[- _]?manager"),
+     "the text says starting/installing Fabric Manager fixed it (it was not running when the trouble was seen)"),
+)
 _BIOS = (("ACS", r"\bacs\b|access control services"), ("IOMMU", r"iommu"), ("VT-d", r"vt-d|\bvtd\b"),
          ("NPS", r"\bnps ?[124]?\b"), ("Above4G", r"above ?4g|4g decoding|above 4 ?gb"),
          ("ReBAR", r"resizable bar|re-?size bar|\brebar\b|\bsam\b"), ("SR-IOV", r"sr-?iov"))
@@ -674,6 +689,12 @@ def parse(c: Collector) -> bool:
         m = on or off
         found = c.add("host", "host.iommu_active", bool(on), ln(m.start()), severity="info",
                       summary="the text says the IOMMU is " + ("on" if on else "off")) or found
+    for key, value, rx, summary in _FIXED_BY_ACTION:
+        if c.has("host", key):
+            continue  # a tool's reading or a sentence of the state itself wins
+        m = next((x for x in rx.finditer(low) if _fixed_near(low, x)), None)
+        if m:
+            found = c.add("host", key, value, ln(m.start()), severity="warning", summary=summary) or found
     # BIOS words
     words, first_line = [], None
     for name, rx in _BIOS:
