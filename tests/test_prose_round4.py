@@ -350,3 +350,22 @@ def test_fixed_by_action_negatives(text, key):
 def test_fixed_by_acs_off_offers_the_acs_entry():
     top = match(KB, "Disabling ACS in the BIOS fixed the NCCL hang between the 4 GPUs")[0]
     assert top.entry.id == "pcie/acs-redirect-blocks-p2p" and top.confidence in ("likely", "possible")
+
+
+@pytest.mark.parametrize("text, want", [
+    ("p2pBandwidthLatencyTest shows P2P disabled bandwidth higher than enabled", True),
+    ("P2P=Enabled is much slower than P2P=Disabled", True),
+    ("关闭 P2P 后带宽反而更高，禁用 P2P 更快", True),
+    ("P2P enabled is faster than disabled", None),
+])
+def test_p2p_slower_than_without_said(text, want):
+    assert host_facts(text).get("tool.p2p_slower_than_no_p2p") is want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("The two GPUs hang off different CPUs (dual socket EPYC)", None),  # attached to, not stuck
+    ("GPUs hanging off the same switch", None),
+    ("the job hangs off and on", True),
+])
+def test_hang_off_is_attachment(text, want):
+    assert host_facts(text).get("symptom.hang") is want

@@ -130,7 +130,7 @@ _CONTAINERS = (("kubernetes", r"kubernetes|\bk8s\b|kubectl|\bpods?\b|\bhelm\b|gp
 #: a container without its runtime's name ("inside the container", "4 containers with 1 GPU each", 容器)
 _CONTAINER_ZH = r"容器|\b(?:in|inside|within|from|into|across|between|among|a|an|the|each|every|my|our|two|several|multiple|different|separate|\d+)\s+(?:\w+\s+)?containers?\b"
 _SYMPTOMS = (
-    ("symptom.hang", r"\bhangs?\b|\bhanging\b|\bhung\b|deadlock|\bstuck\b|\bstuck(?:ing|ed)\b|\bfreez(?:e|es|ing)\b|\bfroze(?:n)?\b|"
+    ("symptom.hang", r"\bhangs?\b(?!\s+off\b(?!\s+and\b))|\bhanging\b(?!\s+off\b(?!\s+and\b))|\bhung\b|deadlock|\bstuck\b|\bstuck(?:ing|ed)\b|\bfreez(?:e|es|ing)\b|\bfroze(?:n)?\b|"
                      r"never (?:finishes|returns|completes)|no progress|100 ?% (?:gpu[- ]?)?util|watchdog|\btimed out\b|"
                      r"\btim(?:es|ing) out\b|\b(?:but|and|then|otherwise|still)\s+time\s?out\b|\b(?:tests?|jobs?|runs?|they|calls?|collectives?|operations?|ranks?)\s+(?:\w+\s+){0,2}time\s?out\b|\btimeout (?:error|exception|occurred|happens|after|while|when|waiting)|"
                      r"operation timeout|\b(?:nccl|collective|all[-_ ]?reduce|all[-_ ]?gather|broadcast|barrier)\s+time-?outs?\b|\bnot responding\b|\bunresponsive\b|\bwaits? (?:forever|indefinitely)|"
@@ -411,6 +411,11 @@ _SAID_ABSENT = _rx(r"(?:(?:\bnot|n't|\bnever|\bno longer)\s+(?:\w+\s+)?|(?:\bno|
 #: a failure ASKED about, not reported: "I want to know whether nccl does not support such VMs?", "是否不支持"
 #: (a question of a hypothesis says what the reporter fears, not what was seen)
 _ASKED = _rx(r"(?:\bwhether|\bwonder(?:ing)? if|\bknow if|\bask(?:ing)? if|\bcurious if|是否)[^.\n?!,;。？！，]{0,60}$")
+#: P2P enabled said to measure slower than disabled (p2pBandwidthLatencyTest prints both matrices; nvbandwidth too):
+#: what a tool says in figures, said in words ("P2P disabled bandwidth is higher than enabled", "P2P=on is slower than off")
+_P2P_SLOWER_SAID = _rx(r"\bp2p\s*(?:=\s*)?(?:disabled|off)\b[^.\n]{0,40}?\b(?:higher|faster|better|more)\b[^.\n]{0,20}?\bthan\b[^.\n]{0,20}?\b(?:enabled|on)\b|"
+                       r"\bp2p\s*(?:=\s*)?(?:enabled|on)\b[^.\n]{0,40}?\b(?:lower|slower|worse|less)\b[^.\n]{0,20}?\bthan\b[^.\n]{0,20}?\b(?:disabled|off)\b|"
+                       r"(?:关闭|禁用)\s*p2p[^。\n]{0,20}?(?:更快|反而快|带宽更高)|p2p[^。\n]{0,10}?(?:开启|启用)[^。\n]{0,20}?(?:更慢|反而慢|带宽更低)")
 _NEGATED = _rx(r"(?:\bno|\bwithout|\bnever had|\bzero|\bnot any|\bany)\s+$|没有\s*$|不再\s*$|无\s*$")
 _GPU_NAMED = _rx(r"\bgpus?\b|\bcuda\b|显卡|\bgpu")
 #: lines of tool output (not sentences): nccl-tests comment rows, p2pBandwidthLatencyTest matrices, simpleP2P lines
@@ -565,6 +570,10 @@ def parse(c: Collector) -> bool:
     if hit is not None:
         found = c.add("host", "symptom.reported", True, hit, severity="warning",
                       summary="the text reports trouble with GPU communication (in general words)") or found
+    m = _P2P_SLOWER_SAID.search(low)
+    if m and not c.has("host", "tool.p2p_slower_than_no_p2p"):
+        found = c.add("host", "tool.p2p_slower_than_no_p2p", True, ln(m.start()), severity="problem",
+                      summary="the text says P2P enabled measures slower than disabled") or found
     m = _P2P_SAID_OK.search(low)
     if m:
         found = c.add("host", "p2p.read", "OK", ln(m.start()), severity="ok",
