@@ -369,3 +369,14 @@ def test_p2p_slower_than_without_said(text, want):
 ])
 def test_hang_off_is_attachment(text, want):
     assert host_facts(text).get("symptom.hang") is want
+
+
+@pytest.mark.parametrize("text, want", [
+    # corpus case fresh3/gh-nvidia-nccl-1423
+    ("Only 6 and 7 can communicate normally, and the communication data between other gpus is all incorrect.", True),
+    ("the result was wrong on rank 1", True),
+    ("the results are correct", None),
+    ("the data is valid", None),
+])
+def test_data_said_incorrect(text, want):
+    assert host_facts(text).get("symptom.wrong_results") is want

@@ -143,6 +143,7 @@ _SYMPTOMS = (
     ("symptom.wrong_results", r"wrong (?:results?|output|values?|answers?|data|numbers?|gradients?|sums?)|incorrect (?:results?|output|values?|data|gradients?|sums?)|all zeros?|"
                               r"\bchecksums?\b[^.\n]{0,40}?(?:differ|mismatch|wrong|fail|(?:does|do|did)\s*(?:n'?t|not) match)|\bchecksum (?:error|failure)s?\b|"
                               r"\b(?:results?|outputs?|values?|data|sums?|tensors?)\b[^.\n]{0,40}?\b(?:are|is|were|was)(?: not|n'?t) (?:correct|right|the same)\b|"
+                              r"\b(?:results?|outputs?|values?|data|sums?|tensors?)\b[^.\n]{0,40}?\b(?:are|is|were|was|becomes?|became)\s+(?:all\s+|completely\s+|totally\s+|always\s+)?(?:incorrect|wrong|invalid)\b|"
                               r"\bloss\b[^.\n]{0,30}?\bdiverg\w*|"
                               r"silently (?:drops?|dropp\w*|loses?|corrupts?)|drops? the writes?|data loss|zeroed[- ]out|"
                               r"\bzeros\b|\bnans?\b|garbage|gibberish|garbled|\bdegenerate (?:output|text|results?|tokens?)|"
