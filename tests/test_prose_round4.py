@@ -380,3 +380,13 @@ def test_hang_off_is_attachment(text, want):
 ])
 def test_data_said_incorrect(text, want):
     assert host_facts(text).get("symptom.wrong_results") is want
+
+
+@pytest.mark.parametrize("text, want", [
+    # corpus case fresh3/gh-azure-azhpc-images-443 (an Azure VM size as the title names it)
+    ("NC80adis_H100_v5 + ubuntu-hpc:2204: NV links inactive", True),
+    ("Standard_ND96asr_v4 with 8 A100", True),
+    ("the NV4 link between GPU0 and GPU1", None),
+])
+def test_azure_vm_size_is_a_vm(text, want):
+    assert host_facts(text).get("host.virtualized") is want

@@ -71,7 +71,9 @@ _HYPERVISORS = (
 _VGPU = r"\bv-?gpus?\b|\bgrid (?:driver|license|vgpu)|virtualization mode\s*:?\s*vgpu"
 _VM = (r"\bvirtual machines?\b|\b(?:a|an|the|in|inside|my|our|this|each|guest|windows|linux|ubuntu)\s+vms?\b|\bguest os\b|虚拟机|云主机|云服务器|\bec2\b|\bazure\b|\bgcp\b|\bcloud instance|\bcloud vms?\b|"
        r"\b(?:the|a|my|our|linux|windows|ubuntu)\s+guests?\b(?!\s+(?:users?|accounts?|login|wi-?fi|network|access|mode))|"
-       r"(?:阿里云|腾讯云|华为云|百度云|火山引擎)(?:(?!裸金属)[^。\n]){0,10}实例|云实例")
+       r"(?:阿里云|腾讯云|华为云|百度云|火山引擎)(?:(?!裸金属)[^。\n]){0,10}实例|云实例|"
+       # Azure's GPU VM sizes (NC/ND/NV series: "Standard_ND96asr_v4", "NC80adis_H100_v5"; learn.microsoft.com sizes docs)
+       r"\b(?:standard_)?n[cdv]\d{1,3}[a-z]*(?:_[a-z0-9]+)*_v\d\b")
 #: (the IOMMU's own passthrough, "Default domain type: Passthrough", "iommu.passthrough=1", is no GPU passthrough)
 _PASSTHROUGH = r"(?<!domain type: )(?<!iommu\.)(?<!iommu )pass(?:ing|ed|es)?[- ]?through|\bvfio\b|直通|gpudirect[-_ ]?clique"  # x-nv-gpudirect-clique: QEMU vfio-pci's P2P hint
 #: a setup contrasted with bare metal ("on bare metal, this works") is a VM's
