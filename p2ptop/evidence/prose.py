@@ -69,7 +69,11 @@ _HYPERVISORS = (
 )
 #: NVIDIA vGPU (a mediated, time-sliced GPU in a guest; nvidia-smi -q "Virtualization Mode: VGPU")
 _VGPU = r"\bv-?gpus?\b|\bgrid (?:driver|license|vgpu)|virtualization mode\s*:?\s*vgpu"
-_VM = r"\bvirtual machines?\b|\b(?:a|an|the|in|inside|my|our|this|each|guest|windows|linux|ubuntu)\s+vms?\b|\bguest os\b|虚拟机|云主机|云服务器|\bec2\b|\bazure\b|\bgcp\b|\bcloud instance"
+_VM = (r"\bvirtual machines?\b|\b(?:a|an|the|in|inside|my|our|this|each|guest|windows|linux|ubuntu)\s+vms?\b|\bguest os\b|虚拟机|云主机|云服务器|\bec2\b|\bazure\b|\bgcp\b|\bcloud instance|\bcloud vms?\b|"
+       r"\b(?:the|a|my|our|linux|windows|ubuntu)\s+guests?\b(?!\s+(?:users?|accounts?|login|wi-?fi|network|access|mode))|"
+       r"(?:阿里云|腾讯云|华为云|百度云|火山引擎)(?:(?!裸金属)[^。\n]){0,10}实例|云实例|"
+       # Azure's GPU VM sizes (NC/ND/NV series: "Standard_ND96asr_v4", "NC80adis_H100_v5"; learn.microsoft.com sizes docs)
+       r"\b(?:standard_)?n[cdv]\d{1,3}[a-z]*(?:_[a-z0-9]+)*_v\d\b")
 #: (the IOMMU's own passthrough, "Default domain type: Passthrough", "iommu.passthrough=1", is no GPU passthrough)
 _PASSTHROUGH = r"(?<!domain type: )(?<!iommu\.)(?<!iommu )pass(?:ing|ed|es)?[- ]?through|\bvfio\b|直通|gpudirect[-_ ]?clique"  # x-nv-gpudirect-clique: QEMU vfio-pci's P2P hint
 #: a setup contrasted with bare metal ("on bare metal, this works") is a VM's
@@ -80,8 +84,10 @@ _BARE_METAL = r"(?:on|with) bare[- ]?metal\b[^.\n]{0,40}\b(?:works?|fine|ok|pass
 _FM_MISMATCH = _rx(r"fabric[- _]?manager(?:\.service)?(?:[^.\n]|\.\d){0,80}?(?:version\s+mismatch|mismatch\w*|not (?:be\s+)?in sync|out of sync|"
                    r"(?:does|do|did)\s*(?:n'?t|not)\s+match|different version|(?:requires?|needs?|must)\b[^.\n]{0,40}\b(?:same|matching) version)|"
                    r"(?:version\s+mismatch|mismatch\w*|out of sync)\s+(?:between|of|with)\s+(?:the\s+)?(?:\w+\s+){0,3}fabric[- _]?manager|"
+                   # "a mismatched Fabric Manager version to the driver", "mismatching fabricmanager and driver versions"
+                   r"\bmismatch\w*\s+(?:\w+\s+){0,2}?fabric[- _]?manager\b[^.\n]{0,40}?\b(?:versions?|drivers?)\b|"
                    r"fabric[- _]?manager[^。\n]{0,30}版本不(?:一致|匹配)")
-_FM_DOWN = _rx(r"(?:nvidia-)?fabric[- _]?manage\w*`?\s*(?:service\s+)?(?:is|was|has)?\s*(?:not (?:installed|running|started)|"
+_FM_DOWN = _rx(r"(?:nvidia-)?fabric[- _]?manage\w*`?\s*(?:service\s+)?(?:is|was|has)?\s*(?:not (?:installed|running|started)|(?:is|was|were|are)n['’]?t (?:installed|running|started)|"
                       r"missing|inactive|dead|stopped|crash\w*|fail\w*)|(?:failures?|crash\w*|restart\w*) of (?:the )?fabric[- _]?manager|"
                       r"fabric[- _]?manager[^.\n]{0,30}(?:未启动|没有启动|未安装|失败)")
 #: a BAR1 size as people write it ("BAR=256MB", "256MB and 512MB bar sizes", "BAR1: 32GB")
@@ -124,9 +130,9 @@ _CONTAINERS = (("kubernetes", r"kubernetes|\bk8s\b|kubectl|\bpods?\b|\bhelm\b|gp
                ("enroot", r"\benroot\b|\bpyxis\b"),
                ("lxc", r"\blxc\b|\blxd\b"))
 #: a container without its runtime's name ("inside the container", "4 containers with 1 GPU each", 容器)
-_CONTAINER_ZH = r"容器|\b(?:in|inside|within|from|into|a|an|the|each|every|my|our|two|several|multiple|different|separate|\d+)\s+(?:\w+\s+)?containers?\b"
+_CONTAINER_ZH = r"容器|\b(?:in|inside|within|from|into|across|between|among|a|an|the|each|every|my|our|two|several|multiple|different|separate|\d+)\s+(?:\w+\s+)?containers?\b"
 _SYMPTOMS = (
-    ("symptom.hang", r"\bhangs?\b|\bhanging\b|\bhung\b|deadlock|\bstuck\b|\bfreez(?:e|es|ing)\b|\bfroze(?:n)?\b|"
+    ("symptom.hang", r"\bhangs?\b(?!\s+off\b(?!\s+and\b))|\bhanging\b(?!\s+off\b(?!\s+and\b))|\bhung\b|deadlock|\bstuck\b|\bstuck(?:ing|ed)\b|\bfreez(?:e|es|ing)\b|\bfroze(?:n)?\b|"
                      r"never (?:finishes|returns|completes)|no progress|100 ?% (?:gpu[- ]?)?util|watchdog|\btimed out\b|"
                      r"\btim(?:es|ing) out\b|\b(?:but|and|then|otherwise|still)\s+time\s?out\b|\b(?:tests?|jobs?|runs?|they|calls?|collectives?|operations?|ranks?)\s+(?:\w+\s+){0,2}time\s?out\b|\btimeout (?:error|exception|occurred|happens|after|while|when|waiting)|"
                      r"operation timeout|\b(?:nccl|collective|all[-_ ]?reduce|all[-_ ]?gather|broadcast|barrier)\s+time-?outs?\b|\bnot responding\b|\bunresponsive\b|\bwaits? (?:forever|indefinitely)|"
@@ -139,15 +145,20 @@ _SYMPTOMS = (
     ("symptom.wrong_results", r"wrong (?:results?|output|values?|answers?|data|numbers?|gradients?|sums?)|incorrect (?:results?|output|values?|data|gradients?|sums?)|all zeros?|"
                               r"\bchecksums?\b[^.\n]{0,40}?(?:differ|mismatch|wrong|fail|(?:does|do|did)\s*(?:n'?t|not) match)|\bchecksum (?:error|failure)s?\b|"
                               r"\b(?:results?|outputs?|values?|data|sums?|tensors?)\b[^.\n]{0,40}?\b(?:are|is|were|was)(?: not|n'?t) (?:correct|right|the same)\b|"
+                              r"\b(?:results?|outputs?|values?|data|sums?|tensors?)\b[^.\n]{0,40}?\b(?:are|is|were|was|becomes?|became)\s+(?:all\s+|completely\s+|totally\s+|always\s+)?(?:incorrect|wrong|invalid)\b|"
                               r"\bloss\b[^.\n]{0,30}?\bdiverg\w*|"
                               r"silently (?:drops?|dropp\w*|loses?|corrupts?)|drops? the writes?|data loss|zeroed[- ]out|"
                               r"\bzeros\b|\bnans?\b|garbage|gibberish|garbled|\bdegenerate (?:output|text|results?|tokens?)|"
                               r"\b(?:output|outputs|text|answers?|responses?)\b[^.\n]{0,30}\b(?:is|are|was|were|becomes?|became)\s+(?:\w+\s+)?(?:gibberish|garbage|nonsense|corrupted|degenerate)|"
-                              r"mismatch|corrupt(?:ed|ion)?|verification (?:error|failed)|"
+                              # a mismatch of data, not of versions, types or shapes ("Driver/library version mismatch", "a mismatched
+                              # Fabric Manager version", "size mismatch for weight": a setup's error, not wrong results)
+                              r"(?<!version )(?<!version-)(?<!library )(?<!type )(?<!shape )(?<!size )(?<!dtype )(?<!abi )(?<!driver )"
+                              r"\bmismatch(?:es|ed)?\b(?![^.\n]{0,40}?\b(?:versions?|drivers?|librar(?:y|ies)|shapes?|dtypes?|types?)\b)|corrupt(?:ed|ion)?|verification (?:error|failed)|"
                               r"\b(?:results?|outputs?|values?|data) (?:are|is|were|was) (?:different|inconsistent|off)\b|"
                               r"\binf(?:s| values?)\b|\bresults? (?:differ|diverge)\w*|\bdifferent (?:results|outputs|values) (?:on|from|between)\b|"
                               r"\bwrongs\b|\b(?:non-?zero|high|many)\s+#?wrong\b|#wrong\s+(?:is|are|was|were|column)\b|"
-                              r"(?:结果|数据|输出|数值)不正确|结果错误|结果不对|结果异常|数值异常|全零|全是0|全0|乱码|数据错误|不一致|精度异常|校验失败"),
+                              r"(?:结果|数据|输出|数值)不正确|结果错误|结果不对|结果异常|数值异常|全零|全是0|全0|乱码|数据错误|不一致|精度异常|校验失败|"
+                              r"数据(?:被)?(?:破坏|损坏|篡改)|校验(?:不通过|错误)"),
     ("symptom.slow", r"\bslow(?:er|ly|down)?\b|low bandwidth|poor (?:performance|bandwidth)|bandwidth (?:is|was) (?:low|only)|"
                      r"only (?:gets? |reach(?:es)? |achiev(?:es|ed)? |hits? |sees? |gives? |shows? )?\d+(?:\.\d+)? ?gb/s|throughput drops?|"
                      r"(?:achiev\w*|reach\w*|gets?|getting|got|see|seeing|measur\w*) (?:only|just|merely) (?:about |around |~)?\d+(?:\.\d+)? ?gb/s|"
@@ -158,7 +169,8 @@ _SYMPTOMS = (
                      r"bandwidth\b[^.\n]{0,30}\b(?:low|lower|drops?|dropped|degraded)\b|(?:low|lower|reduced|degraded) (?:p2p |nccl |bus ?)?bandwidth|"
                      r"(?:less|lower) than \d+(?:\.\d+)? ?[mg]b/s|(?:much |far |way )?(?:lower|slower|less) than expected|"
                      r"\b(?:extremely |very |really )?low (?:\w+ )?(?:throughput|tok(?:ens)?/s)\b|\bbottleneck\w*|\bunder ?perform\w*|\bhalf (?:of )?(?:the )?(?:expected|bandwidth|speed|throughput)\b|"
-                     r"带宽不足|性能(?:很|非常)?差|吞吐(?:量)?(?:很|非常)?(?:低|下降)|很慢|变慢|慢了|带宽低|带宽很低|带宽只有|速度慢|速度下降|性能差|性能下降|远低于|(?:只有|仅有?|才)\s*\d+(?:\.\d+)?\s*gb/s|带宽[^。\n]{0,30}(?:降|低|损失|下降)|损失[^。\n]{0,10}带宽"),
+                     r"带宽不足|性能(?:很|非常)?差|吞吐(?:量)?(?:很|非常)?(?:低|下降)|很慢|变慢|慢了|带宽低|带宽很低|带宽只有|速度慢|速度下降|性能差|性能下降|远低于|(?:只有|仅有?|才)\s*\d+(?:\.\d+)?\s*gb/s|带宽[^。\n]{0,30}(?:降|低|损失|下降)|损失[^。\n]{0,10}带宽|"
+                     r"(?:速度|带宽|吞吐)[^。\n]{0,8}?只有[^。\n]{0,10}?(?:一半|\d+\s*%|几分之一)|速度(?:很|非常|特别)?低|比单卡(?:还)?慢"),
     # a failure in words, where no error name is pasted: the phrasings of P2P reports ("P2P does not work",
     # "can't be enabled", "not supported between the cards", "stopped working", "tests failed"); Chinese 失败/
     # 不支持/无法/不能/报错/不工作 (blog.gitcode.com write-ups). Kept to verbs of failing: a bare "error" is not one.
@@ -176,6 +188,9 @@ _SYMPTOMS = (
                       r"\bfail(?:s|ed)?\s+(?:like this|like that|when|whenever|after|during|every|each time|again|randomly|intermittently)\b|"
                       r"\b(?:always|still|randomly|sometimes|often|consistently|immediately|intermittently)\s+fail(?:s|ed|ing)?\b|"
                       r"\brefuses? to\s+(?:work|run|enable|start|use)\b|\bkeeps? (?:failing|crashing|erroring)\b|"
+                      # CUDA IPC: a handle that cannot be opened, mapped or imported (cudaIpcOpenMemHandle, cuMemImportFromShareableHandle)
+                      r"\b(?:can'?t|cannot|can not|couldn'?t|unable to|fails? to|failed to)\s+(?:open|map|import|get|export)\s+(?:the\s+|an?\s+)?(?:cuda\s+)?(?:ipc\s+)?(?:mem(?:ory)?\s+)?handles?\b|"
+                      r"\b(?:enable_?peer_?access|peer access|p2p|nccl\w*|cuda\w*|all_?reduce)\b[^.\n]{0,40}?\b(?:returns?|returned|throws?|threw|raises?|raised|gives?|gave)\s+(?:an?\s+|the\s+)?(?!no\b|zero\b|any\b)(?:\w+\s+)?errors?\b|"
                       r"\bwon'?t\s+(?:work|start|run|enable|communicat\w*|initiali[sz]e)\b|"
                       r"用不了|跑不起来|连不上|起不来|不起作用|没有效果|"
                       # peer traffic said to take the host path instead ("everything goes via the host")
@@ -189,11 +204,14 @@ _SYMPTOMS = (
                         r"\b(?:inactive|down)\s+nvlinks?\b|\blinks? (?:\d+ )?(?:is |are )?inactive\b|"
                         # the link not found at all, or a bridge not making contact (nvidia-smi nvlink -s prints no link)
                         r"\bnvlinks?\b(?:\s+bridges?)?\s+(?:is\s+|are\s+|was\s+|were\s+)?(?:not|n't|never)\s+(?:\w+\s+)?(?:detected|recogni[sz]ed|found|seated)\b|"
-                        r"\bnvlink\s+bridges?\b[^.\n]{0,40}?\b(?:loose|not (?:fully |properly )?(?:seated|inserted|plugged)|partial(?:ly)? contact)"),
+                        r"\bnvlink\s+bridges?\b[^.\n]{0,40}?\b(?:loose|not (?:fully |properly )?(?:seated|inserted|plugged)|partial(?:ly)? contact)|"
+                        # Chinese: NVLink 断开 / 掉线 / 未激活 / 不活跃 / 没有连上 / 识别不到
+                        r"\bnvlinks?\b[^。，,\n]{0,12}?(?:断开|断了|掉线|未激活|不活跃|没有?激活|没有?连上|连不上|识别不到|检测不到)"),
     # a GPU said to vanish from the host (what NVRM's "fallen off the bus" looks like to a user)
     ("gpu.lost", r"\b(?:gpus?|cards?|devices?)\b[^.;,!?\n]{0,24}?\b(?:vanish\w*|disappear\w*|drops? off|dropped off|falls? off the bus|falling off the bus|fell off the bus|goes missing|went missing|"
-                 r"is lost|was lost|no longer (?:shows?|visible|detected|appears?))|掉卡|掉了?\s*(?:显卡|gpu|一张卡)|显卡消失|(?:显卡|gpu)\s*(?:不见了|丢失)"),
-    ("symptom.crash", r"segfault|segmentation fault|core dumped|sigsegv|sigabrt|\bcrash(?:es|ed|ing)?\b|"
+                 r"is lost|was lost|no longer (?:shows?|visible|detected|appears?))|掉卡|掉了?\s*(?:显卡|gpu|一张卡)|显卡消失|(?:显卡|gpu)\s*(?:不见了|丢失)|"
+                 r"(?:显卡|gpu|卡)[^。，,\n]{0,8}?(?:从总线上?掉|掉线|从总线上?消失)"),
+    ("symptom.crash", r"segfault|segmentation fault|core dumped|sigsegv|sigabrt|\bcrash(?:es|ed|ing)?\b|\bcrash\s?(?:loop\s?)?back\s?off\b|"
                       r"fallen off the bus|fell off the bus|falls? off the bus|falling off the bus|\bxid\s*:?\s*\d{1,3}\b|崩溃|段错误|掉卡"),
 )
 #: facts that are counts on the live host, said in words here: recorded as 1, "at least one"
@@ -207,11 +225,22 @@ _FIXED_BY_P2P_OFF = _rx(
     r"workaround\W{0,20}(?:\n[^\n]*){0,2}?nccl_p2p_disable\s*=\s*1|"
     r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p|p2p (?:is )?disabled)" + _GAP % 80 +
     r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|fine|ok\b|no longer|goes away|pass(?:es|ed)?\b|succeed\w*|"
-    r"(?:good|the|a|only|simple)\s+(?:solution|workaround|fix)|解决|可以|正常|就好)|"
+    r"(?:good|the|a|only|simple)\s+(?:solution|workaround|fix)|解决|可以|正常|就好|不卡了|不再卡|不会卡|不hang了|没问题|跑通|成功)|"
     r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|runs? fine|pass(?:es|ed)?|succeed\w*|解决|可以|正常)" + _GAP % 60 +
     r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p)")
-#: the setting said NOT to help ("Forcing NCCL_P2P_DISABLE=1 did not help", "设置 NCCL_P2P_DISABLE=1 也没有解决")
-_NOT_FIXED = _rx(r"\bnot\b|n'?t\b|\bnever\b|\bno (?:effect|difference|luck|change)|没有|没用|无效|未能|不起作用|也不行|还是不行")
+#: a larger /dev/shm said to have been needed or to have fixed it ("had to manually increase the Docker /dev/shm",
+#: "--shm-size=16g fixed it", "solved by mounting a bigger /dev/shm", "增大共享内存后正常"): NCCL's SHM transport and its
+#: proxy buffers live in /dev/shm, and Docker's default is 64 MB (NCCL troubleshooting, "Docker: ... increase the shared
+#: memory ... --shm-size=1g": https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#sharing-data)
+_SHM_WORD = r"(?:the\s+|its\s+|a\s+)?(?:(?:docker|container|pod|default)(?:'s)?\s+)?(?:(?:bigger|larger)\s+)?[`'\"]?(?:/dev/shm|shm[- _]?size|\bshm\b|shared memory(?:\s+size)?|共享内存|shm\s*大小)"
+_SHM_GROW = _rx(r"(?:\bincreas\w*|\braise\w*|\braising|\benlarg\w*|\bbump\w*|\bexpand\w*|\bgrow\w*|\bmount\w*|增大|增加|调大|扩大|加大)"
+                r"\s*(?:\w+\s+){0,2}?" + _SHM_WORD + r"|" + _SHM_WORD + r"\s*(?:was\s+|is\s+)?(?:increas\w*|enlarg\w*|rais\w*|bump\w*|调大|增大|扩大)|"
+                r"--shm-size\s*[= ]\s*\d+\s*[gm]\w*" + _GAP % 60 + r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|解决|正常)")
+#: the needed change said outright: "had to", "fixed by", "after ...", "works", "solved"
+_SHM_FIX_WORDS = _rx(r"\bhad to\b|\bneed(?:ed)? to\b|\bfix\w*|\bsolv\w*|\bresolv\w*|\bworks?\b|\bworked\b|\bhelp(?:s|ed)?\b|\bafter\b|"
+                     r"went away|goes away|解决|正常|就好|之后|后")
+#: the setting said NOT to help (an auxiliary's n't only: "volumeMount" is no negation) ("Forcing NCCL_P2P_DISABLE=1 did not help", "设置 NCCL_P2P_DISABLE=1 也没有解决")
+_NOT_FIXED = _rx(r"\bnot\b|\b(?:do|does|did|is|was|were|are|could|would|ca|wo|has|have|had|should)n['’]?t\b|\bcannot\b|\bnever\b|\bno (?:effect|difference|luck|change)|没有|没用|无效|未能|不起作用|也不行|还是不行")
 #: a resolution in words: changing a component's version fixed it ("fixed after upgrading the driver", "downgrading
 #: NCCL to 2.18 solved it", "works with the 570 driver" is not one: a version named, not a change)
 _CHANGE = r"(?:updat|upgrad|downgrad|roll\w* ?back|revert|switch)\w*"
@@ -223,7 +252,13 @@ _FIXED_BY_CHANGE = _rx(
     _FIXED + r"\b" + _NEAR + r"\b(?:by|after|with|when)\s+" + _CHANGE + r"\s+" + _PART + "|"
     + _CHANGE + r"\s+" + _PART + r"\b" + _NEAR + r"\b" + _FIXED + r"\b(?! ?n'?t)|"
     + r"\bfix(?:ed)?\s*(?:was|is|:)\s*(?:to\s+)?" + _CHANGE + r"\s+" + _PART + "|"
-    + r"(?:升级|降级|更新|回退)了?\s*((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)[^。\n]{0,20}?(?:解决|正常|好了)")
+    + r"(?:升级|降级|更新|回退)了?\s*((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)[^。\n]{0,20}?(?:解决|正常|好了)|"
+    # an OLDER release said to work: a regression of that component ("we got it working on an older driver revision",
+    # "works fine with the previous NCCL", "旧版驱动正常")
+    + r"\b(?:works?|worked|working|runs?|ran|running|fine|ok)\b(?:\s+\w+){0,2}?\s+(?:on|with|using|under)\s+(?:an?\s+|the\s+)?"
+      r"(?:older|previous|earlier|prior|last)\s+(?:\w+\s+)?(?:(?:nvidia|gpu)\s+)?(driver|nccl)s?\b|"
+    + r"\b(?:older|previous|earlier|prior)\s+(?:(?:nvidia|gpu)\s+)?(driver|nccl)s?\b(?:\s+\w+){0,3}?\s+(?:works?|worked|is fine|was fine|runs? fine)\b|"
+    + r"(?:旧版|旧的|老版本?的?|之前的)\s*(驱动|nccl)[^。\n]{0,10}?(?:正常|可以|没问题)")
 #: the trouble said to begin after a change of version ("after the driver update", "since upgrading NCCL to 2.19",
 #: "升级驱动后"): read only in a text that also holds a symptom, and never where the change is said to have fixed it
 _BROKEN_BY_CHANGE = _rx(r"\b(?:after|since|following)\s+(?:the\s+|a\s+|an\s+|my\s+|our\s+|this\s+)?(?:(?:nvidia|gpu)\s+)?"
@@ -260,7 +295,10 @@ _PATH_SAID = _rx(r"topo(?:\s+-m)?`?[^.\n]{0,20}?(?:shows?|says?|reports?|gives?|
 #: NCCL's transport said in words ("NCCL goes via SHM instead of P2P", "falls back to NET/Socket", "NCCL 走的是 SHM"):
 #: the names NCCL prints in its "via P2P/SHM/NET" channel lines
 _NCCL_VIA_SAID = _rx(r"\bnccl\b[^.\n。]{0,60}?(?:\bvia|\buses?|\busing|\bgoes (?:via|through|over)|\bwent (?:via|through|over)|"
-                            r"\bfalls? back to|\bfell back to|\b(?:are|is|were|was|get|gets|got) connected (?:by|via|over|through)|走的是|走|使用|用的是|改用|回退到)\s*[`'\"]?(shm|net/socket|net/ib|socket)\b")
+                            r"\bfalls? back to|\bfell back to|\b(?:are|is|were|was|get|gets|got) connected (?:by|via|over|through)|\bleverag\w*|\bresorts? to|"
+                            r"\b(?:choos|select|pick)\w*|\bonly (?:uses?|works? (?:with|over|via))|走的是|走|使用|用的是|改用|回退到)\s*(?:the\s+)?[`'\"]?(shm|net/socket|net/ib|socket)\b|"
+                            # "only SHM can work across containers", "only SHM works": the one transport said to work
+                            r"\bonly\s+[`'\"]?(shm)\b[`'\"]?\s+(?:can\s+|could\s+)?(?:work|works|worked|is used|was used|gets used)\b")
 #: P2P and SHM turned off in words (the nccl/p2p-and-shm-disabled-uses-network setting without its variables)
 _P2P_SHM_OFF = _rx(r"禁用\s*p2p\s*(?:与|和|及|、|/)\s*shm|disabl\w*\s+(?:both\s+)?p2p\s+(?:and|&|/)\s+shm|"
                           r"p2p\s+(?:and|&|/)\s+shm\s+(?:are\s+|were\s+)?disabled")
@@ -270,11 +308,18 @@ _SHM_SIZE = _rx(r"(?:shm[- _]size|/dev/shm|shared memory|共享内存)[^\n。.]{
 #: with a card that should do more): GPUs lower a link's generation when idle, never its width (PCIe base spec, ASPM /
 #: link speed management; NVIDIA: "nvidia-smi -q ... Link Width Current/Max"), so a narrower width is degraded whatever
 #: the load; a lower generation counts only where the text says the GPUs were busy ("during training", "under load")
-_WIDTH_DOWN = _rx(r"\bx(\d{1,2})\b[^.\n]{0,24}?\b(?:instead of|rather than|not|below|vs\.?|versus|should be|expected|in an?)\s+"
-                  r"(?:the\s+|a\s+|an\s+)?(?:full\s+)?x(\d{1,2})\b")
+_WIDTH_DOWN = _rx(r"\bx(\d{1,2})\b[^.\n]{0,24}?(?:\b(?:instead of|rather than|not|below|vs\.?|versus|should be|expected|in an?)\b|(?:应该是|应为|本应|而不是|不是|正常是|理论上是)|"
+                  r"\b(?:while|but|whereas|although)\s+(?:the\s+|its\s+)?(?:slot|card|gpu|max\w*|lnkcap|capabilit\w*|link cap\w*)\s+(?:is|supports|can do|allows|says)\b)\s*"
+                  r"(?:the\s+|a\s+|an\s+)?(?:full\s+)?(?:(?:pcie\s*)?gen\s?\d\s*)?x(\d{1,2})\b")
 _GEN_DOWN = _rx(r"\bgen\s?(\d)\b[^.\n]{0,40}?\b(?:instead of|rather than|below|vs\.?|versus|not|although it (?:supports|advertises))\s+(?:the\s+)?(?:pcie\s+)?gen\s?(\d)\b|"
                 r"\b(?:trains?|trained|runs?|running|stuck|links?)\s+(?:at|to|on)\s+gen\s?(\d)\b[^.\n]{0,60}?\b(?:advertis\w*|capab\w*|supports?|max(?:imum)?)\b[^.\n]{0,30}?gen\s?(\d)\b|"
                 r"\b(?:advertis\w*|capab\w*|supports?)\s+gen\s?(\d)\b[^.\n]{0,80}?\b(?:trains?|trained|runs?|running|stuck)\s+(?:at|to)\s+gen\s?(\d)\b")
+#: the lower generation said to be what the link TRAINED (negotiated) to, or to hold until a retrain: a link-training
+#: outcome, not ASPM's idle down-clock (PCIe base spec, Link Control "Retrain Link" and Link Control 2 "Target Link
+#: Speed"; setpci's LNKCTL2 retrain recipe: https://github.com/amoghmunikote/cmpunlocker/issues/19)
+_TRAINED_LOW = _rx(r"\btrain(?:s|ed|ing)?\s+(?:at|to|on)\b|\bnegotiat\w*|\bretrain\w*|\bre-train\w*|\bstuck\s+at\b")
+_IDLE_WORD = _rx(r"\bidle\b|low[- ]power|power[- ]saving|not (?:being )?used|\bresting\b|空闲")
+_SLOW_GEN = _rx(r"\b(?:2\.5|5(?:\.0)?)\s?gt/s\b|\b(?:(?:runs?|running|stuck|trains?|trained|links?)\s+(?:at|to|on)|at)\s+[*_`]*(?:pcie\s+)?gen\s?[12]\b")
 _BUSY = _rx(r"\b(?:training|under (?:heavy )?load|while (?:busy|running|training)|during (?:training|inference|the run|production)|100 ?% util\w*|in production)\b")
 #: an idle PCIe link in words ("runs at 2.5 GT/s ... when it is not being used", "low power state")
 _IDLE_LINK = _rx(r"\d(?:\.\d)?\s*gt/s[\s\S]{0,300}?(?:idle|low[- ]power|power[- ]saving|not (?:being )?used|resting)|"
@@ -301,6 +346,13 @@ _FIX_BEFORE = _rx(r"(?:\bfix(?:es|ed)?|\bsolv\w*|\bresolv\w*|\bworks?|\bworked|\
 _FIX_NEXT = _rx(r"\s*(?:this|that|it|which|now)\b,?\s+(?:\w+\s+){0,4}?(?:solved|fixed|resolved|works|worked|helped)\b(?! ?n'?t)")
 
 
+def _sentence(low: str, start: int, end: int) -> str:
+    """The sentence (cut at . ! ? 。！？ and line ends, a version's dots kept) around low[start:end]."""
+    a = max(low.rfind("\n", 0, start), *(low.rfind(p, 0, start) for p in (". ", "! ", "? ", "。", "！", "？")))
+    b = [i for i in (low.find("\n", end), low.find(". ", end), low.find("。", end), low.find("? ", end)) if i >= 0]
+    return low[a + 1:min(b) if b else len(low)]
+
+
 def _fixed_near(low: str, m: re.Match) -> bool:
     """Is the change at ``m`` said, within its sentence, to have fixed the trouble (and not "did not help")?"""
     after = _FIX_AFTER.match(low, m.end())
@@ -313,6 +365,21 @@ def _fixed_near(low: str, m: re.Match) -> bool:
     return bool(end and _FIX_NEXT.match(low, end.end()))
 
 
+#: a change said to have FIXED the trouble says what was wrong when it was seen (as for the IOMMU above): ACS turned
+#: off -> ACS redirected peer traffic (NCCL troubleshooting, "PCI Access Control Services (ACS)"); the NVLink bridge
+#: reseated/replaced -> a link was down; Fabric Manager started/installed -> it was not running (its user guide: the
+#: GPUs of an NVSwitch system stay uninitialised without it). (fact, value, change, summary)
+_FIXED_BY_ACTION = (
+    ("host.acs_redirect", True,
+     _rx(r"(?:\bdisabl\w*|\bturn\w* off|\bswitch\w* off|\bclear\w*|关闭|禁用|关掉)\s*(?:the\s+|all\s+)?(?:pci(?:e)?\s+)?(?:acs|access control services)\b"),
+     "the text says turning ACS off fixed it (ACS redirected peer traffic when the trouble was seen)"),
+    ("gpu.nvlink_down", 1,
+     _rx(r"(?:\breseat\w*|\bre-seat\w*|\breplac\w*|\bswapp?\w*|\bre-?insert\w*|重新插|重插|更换)\s*(?:the\s+|an?\s+|both\s+)?(?:nvlink\s+)?(?:bridges?|nvlinks?)\b"),
+     "the text says reseating/replacing the NVLink bridge fixed it (a link was down, at least one)"),
+    ("host.fabric_manager", "not running",
+     _rx(r"(?:\bstart\w*|\brestart\w*|\benabl\w*|\binstall\w*|启动|重启|安装)\s*(?:the\s+)?(?:nvidia-)?fabric[- _]?manager"),
+     "the text says starting/installing Fabric Manager fixed it (it was not running when the trouble was seen)"),
+)
 _BIOS = (("ACS", r"\bacs\b|access control services"), ("IOMMU", r"iommu"), ("VT-d", r"vt-d|\bvtd\b"),
          ("NPS", r"\bnps ?[124]?\b"), ("Above4G", r"above ?4g|4g decoding|above 4 ?gb"),
          ("ReBAR", r"resizable bar|re-?size bar|\brebar\b|\bsam\b"), ("SR-IOV", r"sr-?iov"))
@@ -342,8 +409,16 @@ _REPORT_TROUBLE = _rx(_TROUBLE)
 #: ("not/never/no longer" may take an adverb between: "does not even hang"; "no/without" only a determiner: "without any
 #: hang", while "setups without NVSwitch hang" says the setups hang)
 _SAID_ABSENT = _rx(r"(?:(?:\bnot|n't|\bnever|\bno longer)\s+(?:\w+\s+)?|(?:\bno|\bwithout|\bnever (?:saw|see|seen|had))\s+"
-                   r"(?:(?:any|a|an|the|more|further|other|real|such)\s+)?)$|不再\s*$|没有\s*$|不会\s*$")
+                   r"(?:(?:any|a|an|the|more|further|other|real|such)\s+)?)(?:[`'\"“]\s*(?:[\w:/-]+\s+){0,3})?$|不再\s*$|没有\s*$|不会\s*$")
 #: a trouble word said to be absent ("no issues", "without errors", "never had problems", "没有问题")
+#: a failure ASKED about, not reported: "I want to know whether nccl does not support such VMs?", "是否不支持"
+#: (a question of a hypothesis says what the reporter fears, not what was seen)
+_ASKED = _rx(r"(?:\bwhether|\bwonder(?:ing)? if|\bknow if|\bask(?:ing)? if|\bcurious if|是否)[^.\n?!,;。？！，]{0,60}$")
+#: P2P enabled said to measure slower than disabled (p2pBandwidthLatencyTest prints both matrices; nvbandwidth too):
+#: what a tool says in figures, said in words ("P2P disabled bandwidth is higher than enabled", "P2P=on is slower than off")
+_P2P_SLOWER_SAID = _rx(r"\bp2p\s*(?:=\s*)?(?:disabled|off)\b[^.\n]{0,40}?\b(?:higher|faster|better|more)\b[^.\n]{0,20}?\bthan\b[^.\n]{0,20}?\b(?:enabled|on)\b|"
+                       r"\bp2p\s*(?:=\s*)?(?:enabled|on)\b[^.\n]{0,40}?\b(?:lower|slower|worse|less)\b[^.\n]{0,20}?\bthan\b[^.\n]{0,20}?\b(?:disabled|off)\b|"
+                       r"(?:关闭|禁用)\s*p2p[^。\n]{0,20}?(?:更快|反而快|带宽更高)|p2p[^。\n]{0,10}?(?:开启|启用)[^。\n]{0,20}?(?:更慢|反而慢|带宽更低)")
 _NEGATED = _rx(r"(?:\bno|\bwithout|\bnever had|\bzero|\bnot any|\bany)\s+$|没有\s*$|不再\s*$|无\s*$")
 _GPU_NAMED = _rx(r"\bgpus?\b|\bcuda\b|显卡|\bgpu")
 #: lines of tool output (not sentences): nccl-tests comment rows, p2pBandwidthLatencyTest matrices, simpleP2P lines
@@ -488,7 +563,8 @@ def parse(c: Collector) -> bool:
     # symptoms
     for key, rx in _SYMPTOMS:
         m = _first(c, rx)
-        while m and _SAID_ABSENT.search(low[max(0, m.start() - 24):m.start()]):  # "it no longer hangs"
+        while m and (_SAID_ABSENT.search(low[max(0, m.start() - 24):m.start()])  # "it no longer hangs"
+                     or (key == "symptom.fails" and _ASKED.search(low[max(0, m.start() - 80):m.start()]))):
             nxt = _rx(rx).search(low, m.end())
             m = nxt if nxt and not _LEGEND.search(c.paste.line(ln(nxt.start())).lower()) else None
         if m:
@@ -503,6 +579,10 @@ def parse(c: Collector) -> bool:
     if hit is not None:
         found = c.add("host", "symptom.reported", True, hit, severity="warning",
                       summary="the text reports trouble with GPU communication (in general words)") or found
+    m = _P2P_SLOWER_SAID.search(low)
+    if m and not c.has("host", "tool.p2p_slower_than_no_p2p"):
+        found = c.add("host", "tool.p2p_slower_than_no_p2p", True, ln(m.start()), severity="problem",
+                      summary="the text says P2P enabled measures slower than disabled") or found
     m = _P2P_SAID_OK.search(low)
     if m:
         found = c.add("host", "p2p.read", "OK", ln(m.start()), severity="ok",
@@ -519,7 +599,8 @@ def parse(c: Collector) -> bool:
                       summary="the text says nvidia-smi reports P2P unsupported") or found
     m = _NCCL_VIA_SAID.search(low)
     if m:
-        via = "SHM" if m.group(1) == "shm" else "NET/IB" if m.group(1) == "net/ib" else "NET/Socket"
+        said = m.group(1) or m.group(2)
+        via = "SHM" if said == "shm" else "NET/IB" if said == "net/ib" else "NET/Socket"
         found = c.add("host", "nccl.transport", via, ln(m.start()), severity="warning",
                       summary=f"the text says NCCL goes via {via}") or found
     m = _PATH_SAID.search(low)
@@ -546,9 +627,17 @@ def parse(c: Collector) -> bool:
         if m:
             g = m.groups()  # (current, best) in the first two forms, (best, current) in the third
             cur, best = (int(g[0]), int(g[1])) if g[0] else (int(g[2]), int(g[3])) if g[2] else (int(g[5]), int(g[4]))
-            if cur < best and _BUSY.search(low):
+            if cur < best and (_BUSY.search(low) or _TRAINED_LOW.search(_sentence(low, m.start(), m.end()))):
                 found = c.add("host", "gpu.pcie_degraded_under_load", True, ln(m.start()),
                               summary=f"the text says the PCIe link runs at Gen{cur} below Gen{best} while the GPUs are busy") or found
+    if not c.has("host", "gpu.pcie_degraded_under_load"):
+        # a Gen1/Gen2 speed said while the GPUs are busy: every GPU doing P2P trains Gen3 or faster, and a busy GPU
+        # does not idle its link down (nvidia-smi's manual: the link generation "may be reduced when the GPU is not in use")
+        m = _SLOW_GEN.search(low)
+        said = _sentence(low, m.start(), m.end()) if m else ""
+        if m and _BUSY.search(said) and not _IDLE_WORD.search(said):
+            found = c.add("host", "gpu.pcie_degraded_under_load", True, ln(m.start()),
+                          summary="the text says the PCIe link runs at Gen1/Gen2 speed while the GPUs are busy") or found
     m = _IDLE_LINK.search(low)
     if m:
         found = c.add("host", "gpu.pcie_idle_downclock", True, ln(m.start()),
@@ -575,6 +664,12 @@ def parse(c: Collector) -> bool:
         what = "driver" if what.endswith("驱动") else "cuda" if what.startswith("cuda") else what
         found = c.add("host", "text.broken_by", what, ln(m.start()), severity="info",
                       summary=f"the text says the trouble began after changing the {what} version") or found
+    for m in _SHM_GROW.finditer(low):
+        sentence = _sentence(low, m.start(), m.end())
+        if _SHM_FIX_WORDS.search(sentence) and not _NOT_FIXED.search(sentence):
+            found = c.add("host", "symptom.fixed_by_shm_increase", True, ln(m.start()),
+                          summary="the text says a larger /dev/shm was needed or fixed it (shared memory ran out)") or found
+            break
     m = next((x for x in _FIXED_BY_P2P_OFF.finditer(low) if not _NOT_FIXED.search(x.group(0))), None)
     if m:
         found = c.add("host", "symptom.fixed_by_p2p_disable", True, ln(m.start()),
@@ -612,6 +707,12 @@ def parse(c: Collector) -> bool:
         m = on or off
         found = c.add("host", "host.iommu_active", bool(on), ln(m.start()), severity="info",
                       summary="the text says the IOMMU is " + ("on" if on else "off")) or found
+    for key, value, rx, summary in _FIXED_BY_ACTION:
+        if c.has("host", key):
+            continue  # a tool's reading or a sentence of the state itself wins
+        m = next((x for x in rx.finditer(low) if _fixed_near(low, x)), None)
+        if m:
+            found = c.add("host", key, value, ln(m.start()), severity="warning", summary=summary) or found
     # BIOS words
     words, first_line = [], None
     for name, rx in _BIOS:

@@ -42,6 +42,7 @@ SYMPTOM_KEYS: dict[str, str] = {
     "host.acs_redirect": "ACS redirect measured on a bridge above a GPU",
     "host.iommu_fault": "IOMMU faults on DMA in the kernel log",
     "symptom.fixed_by_p2p_disable": "the job works only with P2P disabled",
+    "symptom.fixed_by_shm_increase": "the job needed a larger /dev/shm",
     "symptom.fails": "a failure was described (fails, does not work, not supported)",
     "symptom.reported": "the text reports trouble with GPU communication in general words (weak: opens leads only)",
     "bench.error": "a copy test failed with an error",

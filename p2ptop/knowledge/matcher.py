@@ -541,6 +541,8 @@ def _text_hits(entry: Entry, log: Log, codes: dict[str, list[tuple[int, str]]],
 
     for i, rx in enumerate(entry.patterns):
         n = log.first_line(rx)
+        if n is not None and _said_absent(log.lines[n - 1], rx):
+            n = _next_unnegated(log, rx, n)
         if n is not None:
             weight = primary if i == 0 and entry.data.get("regex") else primary - EXTRA_DISCOUNT
             hit(n, weight, f"regex matched line {n}: {_excerpt(log.lines[n - 1])}")
@@ -551,6 +553,27 @@ def _text_hits(entry: Entry, log: Log, codes: dict[str, list[tuple[int, str]]],
             hit(n, CODE, f"error code {written} on line {n}")
     ordered = sorted(best.items())
     return [w for _, (w, _r) in ordered], [r for _, (_w, r) in ordered]
+
+
+#: a message said to be ABSENT where it is written: a checklist of what was not seen ("No related errors were observed:
+#: * No `NVRM: Xid` * No `GPU has fallen off the bus`", "without any 'peer access is not supported'", "never saw Xid 79")
+_ABSENT_BEFORE = re.compile(r"(?:^|[\s*\-•(\[])(?:no|without(?: any)?|never (?:saw|seen|see|had|got)|not (?:seeing|seen|observed)|zero)"
+                            r"\s*(?:[`'\"“]\s*(?:[\w:/-]+\s+){0,3})?$", re.I)  # "No `GPU has fallen off the bus`": the quote opens the message
+NEGATED_SCAN = 2000  # lines searched past a negated hit for one that is not (a long log rarely negates)
+
+
+def _said_absent(line: str, rx) -> bool:
+    """Is the first match of ``rx`` in ``line`` a message said to be absent ("No `GPU has fallen off the bus`")?"""
+    m = rx.search(line)
+    return m is not None and _ABSENT_BEFORE.search(line[max(0, m.start() - 24):m.start()]) is not None
+
+
+def _next_unnegated(log: Log, rx, n: int) -> Optional[int]:
+    """The first line after ``n`` where ``rx`` matches and is not said to be absent (within NEGATED_SCAN lines)."""
+    for k in range(n, min(len(log.lines), n + NEGATED_SCAN)):
+        if rx.search(log.lines[k]) and not _said_absent(log.lines[k], rx):
+            return k + 1
+    return None
 
 
 def _codes(log: Log) -> dict[str, list[tuple[int, str]]]:

@@ -61,7 +61,7 @@ _ZH_GENERIC = frozenset("""出现 使用 运行 问题 正常 可以 通过 进�
 #: error", "FAIL"), and the Chinese words of the blog.gitcode.com write-ups.
 CONCEPTS: dict[str, tuple[str, ...]] = {
     "_hang": ("hang", "hung", "stuck", "deadlock", "freez", "froze", "frozen", "timeout", "watchdog", "unresponsive", "stall",
-              "卡住", "卡死", "死锁", "挂起", "超时", "无响应"),
+              "卡住", "卡死", "死锁", "挂起", "超时", "无响应", "卡顿", "停滞", "不动"),
     "_slow": ("slow", "slower", "slowdown", "throughput", "bandwidth", "latency", "degrad", "慢", "带宽", "性能"),
     "_wrong": ("wrong", "incorrect", "zero", "zeros", "nan", "garbage", "corrupt", "corruption", "mismatch", "checksum",
                "verification", "错误结果", "结果错误", "全零", "乱码", "数据错误", "不一致"),
@@ -80,7 +80,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "_mig": ("mig", "instance", "instances"),
     "_shm": ("shm", "dev_shm", "shared", "共享内存"),
     "_ipc": ("ipc", "handle", "shareable", "cumem", "pidfd"),
-    "_lost": ("xid", "fallen", "lost", "bus", "掉卡"),
+    "_lost": ("xid", "fallen", "lost", "bus", "vanish", "disappear", "掉卡", "掉线", "消失"),
 }
 _CONCEPT_OF: dict[str, str] = {w: c for c, words in CONCEPTS.items() for w in words}
 #: the programs people run when P2P fails (frameworks, inference servers, model names): they say what was running,
@@ -99,6 +99,7 @@ FACT_TERMS: tuple[tuple[str, Any, tuple[str, ...]], ...] = (
     ("tool.verification_error", True, ("_wrong",)),
     ("tool.p2p_slower_than_no_p2p", True, ("_slow",)),
     ("symptom.fixed_by_p2p_disable", True, ("p2p", "disable")),
+    ("symptom.fixed_by_shm_increase", True, ("_shm", "shm")),
     ("gpu.consumer", True, ("_consumer",)),
     ("host.virtualized", True, ("_virtual",)),
     ("host.container", None, ("_container",)),
