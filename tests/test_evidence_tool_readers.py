@@ -14,19 +14,12 @@ from pathlib import Path
 import pytest
 
 from p2ptop.commands.explain import answer
-from p2ptop.evidence import read_text
 from p2ptop.knowledge import load_kb
+
+from .test_evidence_pastes import facts  # (subject, key) -> the first value read
 
 KB = load_kb()
 PASTES = Path(__file__).parent / "fixtures" / "pastes"
-
-
-def facts(text: str) -> dict:
-    out: dict = {}
-    for f in read_text(text).findings:
-        for k, v in f.facts.items():
-            out.setdefault((f.subject, k), v)
-    return out
 
 
 def paste(name: str) -> str:

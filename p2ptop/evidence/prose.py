@@ -410,7 +410,6 @@ _REPORT_TROUBLE = _rx(_TROUBLE)
 #: hang", while "setups without NVSwitch hang" says the setups hang)
 _SAID_ABSENT = _rx(r"(?:(?:\bnot|n't|\bnever|\bno longer)\s+(?:\w+\s+)?|(?:\bno|\bwithout|\bnever (?:saw|see|seen|had))\s+"
                    r"(?:(?:any|a|an|the|more|further|other|real|such)\s+)?)(?:[`'\"“]\s*(?:[\w:/-]+\s+){0,3})?$|不再\s*$|没有\s*$|不会\s*$")
-#: a trouble word said to be absent ("no issues", "without errors", "never had problems", "没有问题")
 #: a failure ASKED about, not reported: "I want to know whether nccl does not support such VMs?", "是否不支持"
 #: (a question of a hypothesis says what the reporter fears, not what was seen)
 _ASKED = _rx(r"(?:\bwhether|\bwonder(?:ing)? if|\bknow if|\bask(?:ing)? if|\bcurious if|是否)[^.\n?!,;。？！，]{0,60}$")
@@ -419,6 +418,7 @@ _ASKED = _rx(r"(?:\bwhether|\bwonder(?:ing)? if|\bknow if|\bask(?:ing)? if|\bcur
 _P2P_SLOWER_SAID = _rx(r"\bp2p\s*(?:=\s*)?(?:disabled|off)\b[^.\n]{0,40}?\b(?:higher|faster|better|more)\b[^.\n]{0,20}?\bthan\b[^.\n]{0,20}?\b(?:enabled|on)\b|"
                        r"\bp2p\s*(?:=\s*)?(?:enabled|on)\b[^.\n]{0,40}?\b(?:lower|slower|worse|less)\b[^.\n]{0,20}?\bthan\b[^.\n]{0,20}?\b(?:disabled|off)\b|"
                        r"(?:关闭|禁用)\s*p2p[^。\n]{0,20}?(?:更快|反而快|带宽更高)|p2p[^。\n]{0,10}?(?:开启|启用)[^。\n]{0,20}?(?:更慢|反而慢|带宽更低)")
+#: a trouble word said to be absent ("no issues", "without errors", "never had problems", "没有问题")
 _NEGATED = _rx(r"(?:\bno|\bwithout|\bnever had|\bzero|\bnot any|\bany)\s+$|没有\s*$|不再\s*$|无\s*$")
 _GPU_NAMED = _rx(r"\bgpus?\b|\bcuda\b|显卡|\bgpu")
 #: lines of tool output (not sentences): nccl-tests comment rows, p2pBandwidthLatencyTest matrices, simpleP2P lines
