@@ -1,4 +1,4 @@
-"""How the evaluation corpus is split into parts: dev and holdout by thread hash, fresh, fresh2 and fresh3 by collection date.
+"""How the evaluation corpus is split into parts: dev and holdout by thread hash, fresh, fresh2, fresh3 and fresh4 by collection date.
 
 dev/ and holdout/: the split was fixed before any case was run through p2ptop. A case's part depends
 only on its thread (the source URL without fragment, query or trailing slash), so every case of one
@@ -20,6 +20,11 @@ fresh3/: a fifth part, collected on 2026-11-24 after fresh2/ had been measured, 
 rules. Assigned by collection, like fresh/ and fresh2/: every case comes from a thread that is in no other
 part (dev/, holdout/, fresh/, fresh2/), at most MAX_PER_THREAD cases per thread; nobody who writes rules
 reads it.
+
+fresh4/: a sixth part, collected on 2026-11-24 after fresh3/ had been measured, to judge the fourth round of
+rules. Assigned by collection, like the other fresh parts: every case comes from a thread that is in no other
+part (dev/, holdout/, fresh/, fresh2/, fresh3/), at most MAX_PER_THREAD cases per thread; nobody who writes
+rules reads it.
 """
 
 from __future__ import annotations
@@ -29,13 +34,14 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/, fresh2/ and fresh3/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh4/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
-MAX_PER_THREAD = 3  # cases of one thread in fresh/, fresh2/ or fresh3/
+FRESH4_COLLECTED = "2026-11-24"  # after fresh3/ was measured
+MAX_PER_THREAD = 3  # cases of one thread in any fresh part
 
 
 def thread_of(url: str) -> str:
