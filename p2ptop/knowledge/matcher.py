@@ -31,7 +31,8 @@ from typing import Any, Iterable, Optional
 from ..findings import Finding
 from .codes import GATES, codes_in_line, key as code_key
 from .entry import Entry
-from .fact_roles import CLASS_FACT, NEXT_COMMAND, first_look, is_symptom, next_command, readable, role, ruled_out
+from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, NEXT_COMMAND, first_look, is_setting_line, is_symptom, next_command,
+                         readable, role, ruled_out)
 from .regex_safety import MAX_LINE, compile_pattern, literal_sets, required_literal, required_literals
 from .schema import FINDING_FACT, LOG_FACT
 
@@ -424,6 +425,11 @@ class Facts:
                                     for k, vals in self.values.items() for v in vals)
         return self._has_symptom
 
+    def has_complaint(self) -> bool:
+        """Is a symptom known that is a complaint (an error, a hang, slowness, a failing test), not only what NCCL
+        does because of a setting (fact_roles.COMPLAINT_EXEMPT)?"""
+        return any(k not in COMPLAINT_EXEMPT and is_symptom(k, v) for k, vals in self.values.items() for v in vals)
+
     def health(self) -> list[str]:
         """State facts that read healthy (a P2P status OK, NCCL going via P2P, a copy test healthy), as
         'key = value (origin)': what the text shows working."""
@@ -659,6 +665,12 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
             and not any(r.startswith("regex matched") for r in reasons) and code_hits <= shared_codes:
         offered = False
         reasons.append("only an error code that entries of several classes share; this entry's own text is absent")
+    # a setting is context: an entry whose only text is a line stating an NCCL variable (NCCL's INFO echo "NCCL_P2P_LEVEL
+    # set by environment to LOC", an export) and no code, is offered only beside a complaint of the text (an error, a
+    # hang, slowness, a failing test): NCCL prints the echo on every healthy run that sets the variable on purpose
+    if offered and text_w and not code_hits and not fired and _setting_only(reasons, log) and not facts.has_complaint():
+        offered = False
+        reasons.append("only a line that states a setting; the text shows no failure it causes")
     # the setup that decides between causes of one error (a GeForce, a VM, MIG, a pair across sockets): an entry whose
     # own setup is not said, while the text or host says another one, stays unsure (context lowers it, issue 22 point 3)
     if offered:
@@ -682,6 +694,14 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     return Match(entry, round(score, 4), reasons, deciding, unsure=not offered, context_held=ctx,
                  facts_for=[r for r in reasons if not r.startswith("against: ")], facts_against=against,
                  notes=list(facts.conflicts), own_deciding=list(deciding), basis="lead" if is_lead else "signs")
+
+
+def _setting_only(reasons: list[str], log: Log) -> bool:
+    """Are all the text hits of these reasons regex matches on lines that only state a setting?"""
+    lines = [int(x.group(1)) for r in reasons for x in [_LINE.match(r)] if x]
+    if not lines or any(r.startswith("error code") for r in reasons):
+        return False
+    return all(0 < n <= len(log.lines) and is_setting_line(log.lines[n - 1]) for n in lines)
 
 
 def _context_held(cond: dict[str, Any], facts: Facts) -> int:
