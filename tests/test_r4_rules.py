@@ -48,3 +48,41 @@ def test_a_setting_beside_a_complaint_is_offered():
             "node:1:1 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via SHM/direct/direct\n"
             "the all_reduce bandwidth is very slow, only 20 GB/s\n")
     assert ("nccl_env_misconfig", "likely") in [a[:2] for a in answer(text)]
+
+
+# --- cudaErrorCallRequiresNewerDriver (36): CUDA runtime API enum cudaError, "API call is not supported in the installed
+# CUDA driver": a runtime or library newer than the driver (https://github.com/NVIDIA/nccl/issues/955,
+# https://github.com/InternLM/lmdeploy/issues/708, https://github.com/lllyasviel/Fooocus/issues/95)
+def test_call_requires_newer_driver_is_a_driver_too_old():
+    for text in ("RuntimeError: CUDA error: API call is not supported in the installed CUDA driver",
+                 "node:1:2 [0] enqueue.cc:802 NCCL WARN Cuda failure 'API call is not supported in the installed CUDA driver'",
+                 "cudaErrorCallRequiresNewerDriver: API call is not supported in the installed CUDA driver"):
+        assert answer(text)[0][:2] == ("driver_too_old_for_cuda", "likely"), text
+
+
+# --- the first failure of a log is the cause, the later ones follow from it (NCCL's WARN chain) ---------------------
+# https://github.com/NVIDIA/nccl/issues/496: the driver lacks an entry point of the CUDA 11.3 runtime; every later
+# call then fails with an invalid device ordinal
+WARN_CHAIN = (
+    "[1,0]<stdout>:8470dd07de42:174:239 [0] enqueue.cc:802 NCCL WARN Cuda failure 'API call is not supported in the installed CUDA driver'\n"
+    "[1,0]<stdout>:8470dd07de42:174:239 [0] misc/argcheck.cc:39 NCCL WARN Broadcast : invalid root 0 (root should be in the 0..-1 range)\n"
+    "[1,0]<stdout>:8470dd07de42:174:239 [0] init.cc:895 NCCL WARN Cuda failure 'invalid device ordinal'\n")
+
+
+def test_first_failure_ranks_first():
+    ms = {m.entry.id: m for m in match(KB, WARN_CHAIN)}
+    assert ms["cuda/insufficient-driver"].first_failure
+    assert not ms["cuda/invalid-device-ordinal-hidden-gpu"].first_failure
+    assert answer(WARN_CHAIN)[0][0] == "driver_too_old_for_cuda"
+    # in the other order the invalid ordinal is the first failure
+    swapped = "\n".join(reversed(WARN_CHAIN.strip().splitlines()))
+    ms = {m.entry.id: m for m in match(KB, swapped)}
+    assert ms["cuda/invalid-device-ordinal-hidden-gpu"].first_failure
+    assert not ms["cuda/insufficient-driver"].first_failure
+
+
+def test_a_second_error_counts_on_its_own_line_only():
+    # the invalid ordinal of line 3 is one hit (its regex on line 3), not also "a code on line 1" (the error.cuda fact's
+    # origin is the first error line for all its values)
+    m = {m.entry.id: m for m in match(KB, WARN_CHAIN)}["cuda/invalid-device-ordinal-hidden-gpu"]
+    assert not any("on line 1" in r for r in m.reasons), m.reasons

@@ -9,6 +9,7 @@ from typing import Iterator, Optional, Union
 #: CUDA error numbers (the runtime and driver API share these) -> key; only those the KB needs to read.
 CUDA_NUMBERS: dict[int, str] = {
     35: "insufficientdriver",
+    36: "callrequiresnewerdriver",
     100: "nodevice",
     101: "invaliddevice",
     205: "mapbufferobjectfailed",

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
 from ..findings import Finding
-from .codes import GATES, codes_in_line, key as code_key
+from .codes import CUDA_BY_NUMBER, GATES, GENERIC_CUDA_MESSAGES, codes_in_line, cuda_error, key as code_key
 from .entry import Entry
 from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, NEXT_COMMAND, first_look, is_setting_line, is_symptom, next_command,
                          readable, role, ruled_out)
@@ -66,6 +66,7 @@ class Match:
     basis: str = "signs"  # what offered it: "signs" (its own text or facts), "lead" (context beside a symptom), "retrieval" (its words)
     relevance: float = 0.0  # how much of its own text the text shares (retrieval, 0..1 of the best entry); ranks unsure ones
     context_held: int = 0  # conditions of its own on context (not a symptom) that hold: a VM, a GeForce card, a setting
+    first_failure: bool = False  # its own text is the earliest failure line of a log several offered entries read
 
     @property
     def confidence(self) -> str:
@@ -383,10 +384,26 @@ class Facts:
                 if isinstance(v, bool) or v in (None, ""):
                     continue
                 try:
-                    out.append((code_key(v), str(v), int(m.group(1)) if m else None))
+                    out.append((code_key(v), str(v), self._code_line(v) or (int(m.group(1)) if m else None)))
                 except (TypeError, ValueError):
                     continue
         return out
+
+    def _code_line(self, v: Any) -> Optional[int]:
+        """The first line that names this CUDA error (its runtime or driver name or its message, CUDA's error table):
+        a fact's origin is one line for all its values, and a second error of the text must not be counted as a hit
+        on another line than its own."""
+        log = getattr(self, "_log", None)
+        if log is None or log.lower is None or not log.lines:
+            return None
+        hit = cuda_error(v) if isinstance(v, (int, str)) and not isinstance(v, bool) else None
+        if not hit:
+            return None
+        rt, drv, msg = CUDA_BY_NUMBER[hit[0]]
+        lits = [x.lower().rstrip(".") for x in (rt, drv, msg) if x and (x != msg or x.lower() not in GENERIC_CUDA_MESSAGES)]
+        found = [log.lower.find(x) for x in lits]
+        found = [f for f in found if f >= 0]
+        return log.line_at(min(found)) if found else None
 
     def known(self, fact: str) -> list[Any]:
         return self.values.get(fact) or []
@@ -763,8 +780,35 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
     for m in out:
         give_next_command(m, facts)
     _share_deciding_facts(out)
+    _mark_first_failure(out, log)
     out = ranked(out)
     return out[:top] if top else out
+
+
+FIRST_FAILURE_BONUS = 0.05  # ranks the entry of a log's first failure over those of the errors that follow from it
+#: a line that reports a failure: NCCL's WARN level (src/include/debug.h: WARN(...) prints "NCCL WARN"), an error or
+#: exception line, a CUDA error report ("Cuda failure", "CUDA error"), a kernel NVRM/Xid line
+_FAILURE_LINE = re.compile(r"\bNCCL WARN\b|\berror\b|\bexception\b|\bcuda failure\b|\bfailed\b|\bxid\b", re.I)
+
+
+def _first_line_of(m: Match) -> Optional[int]:
+    # the lines its own regexes or codes matched (not a code read from the text's facts: one origin line for them all)
+    ns = [int(x.group(1)) for r in m.reasons if "(read from the text)" not in r for x in [_LINE.match(r)] if x]
+    return min(ns) if ns else None
+
+
+def _mark_first_failure(out: list[Match], log: Log) -> None:
+    """In a log, the first failure is the cause and the later ones its consequences (NCCL's WARN chain: a CUDA call
+    fails, then every caller reports what it could no longer do, e.g. 'API call is not supported in the installed CUDA
+    driver' and then 'invalid device ordinal'). Among the entries offered on text of their own at different failure
+    lines, the one on the earliest line ranks first where the scores are close (FIRST_FAILURE_BONUS)."""
+    offered = [(n, m) for m in out if m.confidence in ("likely", "possible") and not m.entry.benign
+               for n in [_first_line_of(m)] if n and n <= len(log.lines) and _FAILURE_LINE.search(log.lines[n - 1])]
+    if len({n for n, _m in offered}) < 2:
+        return
+    first = min(n for n, _m in offered)
+    for n, m in offered:
+        m.first_failure = n == first
 
 
 RELEVANCE_WEIGHT = 0.3  # what sharing the most words with the text adds to an unsure candidate's rank
@@ -777,7 +821,7 @@ def rank_key(m: Match) -> tuple:
     their relevance (its words and the text's: a generic symptom such as a hang makes many entries
     candidates, the words and context of the text tell them apart)."""
     if m.confidence != "unsure":
-        return (0, -m.score, m.entry.benign, m.entry.id)
+        return (0, -(m.score + (FIRST_FAILURE_BONUS if m.first_failure else 0.0)), m.entry.benign, m.entry.id)
     return (1, -(m.score + RELEVANCE_WEIGHT * m.relevance + CONTEXT_BONUS * min(2, m.context_held)), m.entry.benign, m.entry.id)
 
 
