@@ -86,3 +86,22 @@ def test_a_second_error_counts_on_its_own_line_only():
     # origin is the first error line for all its values)
     m = {m.entry.id: m for m in match(KB, WARN_CHAIN)}["cuda/invalid-device-ordinal-hidden-gpu"]
     assert not any("on line 1" in r for r in m.reasons), m.reasons
+
+
+# --- SIGBUS in an NCCL job: /dev/shm (tmpfs) too small (https://github.com/deepspeedai/DeepSpeed/issues/2638,
+# https://github.com/FlagOpen/FlagEmbedding/issues/635, https://github.com/NVIDIA/nccl/issues/983) -------------------
+def test_bus_error_in_an_nccl_job_is_shm():
+    text = ("cf0b62962198:378934:382525 [2] NCCL INFO 24 coll channels, 32 p2p channels, 32 p2p channels per peer\n"
+            "[cf0b62962198:378934:0:382579] Caught signal 7 (Bus error: nonexistent physical address)\n")
+    assert answer(text)[0][:2] == ("shm_exhausted", "possible")
+    text = ("Bus error: nonexistent physical address\n"
+            "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -7) local_rank: 0 (pid: 53138) of binary: /usr/bin/python\n")
+    assert answer(text)[0][0] == "shm_exhausted"
+
+
+def test_pcie_bus_error_and_a_bare_bus_error_are_not_shm():
+    # the kernel's AER line says "PCIe Bus Error" (drivers/pci/pcie/aer.c): no signal
+    aer = "pcieport 0000:00:01.0: AER: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)\nNCCL INFO Init COMPLETE"
+    assert "shm_exhausted" not in [a[0] for a in answer(aer)]
+    # a bus error with no GPU job named: a candidate at most
+    assert [a for a in alarms("Bus error (core dumped)") if a[0] == "shm_exhausted"] == []
