@@ -105,3 +105,19 @@ def test_pcie_bus_error_and_a_bare_bus_error_are_not_shm():
     assert "shm_exhausted" not in [a[0] for a in answer(aer)]
     # a bus error with no GPU job named: a candidate at most
     assert [a for a in alarms("Bus error (core dumped)") if a[0] == "shm_exhausted"] == []
+
+
+# --- a CUDA that cannot start is the cause wherever NCCL meets it (codes.CUDA_UNUSABLE) ------------------------------
+# https://github.com/NVIDIA/nccl/issues/1029: the workers' CUDA was not set up; NCCL's first CUDA call, in nvls.cc, fails
+NVLS_INIT_ERROR = ("worker-1:2918:4483 [4] transport/nvls.cc:245 NCCL WARN Cuda failure 'initialization error'\n"
+                   "worker-1:2918:4483 [4] NCCL INFO init.cc:872 -> 1\n")
+
+
+def test_cuda_that_cannot_start_is_no_transport_failure():
+    assert "nvls_multicast_failure" not in [a[0] for a in alarms(NVLS_INIT_ERROR)]
+    # the same regex on an NVLS failure of its own (https://github.com/NVIDIA/nccl/issues/1788)
+    own = "node004:27907:27907 [1] transport/nvls.cc:254 NCCL WARN Cuda failure 401 'the operation cannot be performed in the present state'\n"
+    assert answer(own)[0][0] == "nvls_multicast_failure"
+    # and an unusable CUDA goes to the entry that lists its error: 802 on an NVSwitch host
+    text = "node:1:1 [0] transport/nvls.cc:245 NCCL WARN Cuda failure 'system not yet initialized'\n"
+    assert answer(text)[0][0] == "fabric_manager_not_running"

@@ -173,3 +173,21 @@ def cuda_error(name_or_number: Union[str, int]) -> Optional[tuple[int, str]]:
     if n is None:
         n = CUDA_BY_MESSAGE.get(s.lower().rstrip("."))
     return (n, CUDA_BY_NUMBER[n][0]) if n is not None else None
+
+
+#: CUDA errors that say CUDA itself could not start or reach the GPU, whatever call met them (cuInit and the driver
+#: checks of CUDA's error table: initialization error 3, stub library 34, insufficient driver 35, call requires newer
+#: driver 36, no device 100, system not ready 802, driver mismatch 803, forward compatibility unsupported 804). Where
+#: NCCL reports one from inside a transport (transport/nvls.cc, p2p.cc...), the transport is not the cause.
+CUDA_UNUSABLE = frozenset({3, 34, 35, 36, 100, 802, 803, 804})
+_UNUSABLE_WORDS = tuple((n, [w.lower().rstrip(".") for w in CUDA_BY_NUMBER[n] if w]) for n in sorted(CUDA_UNUSABLE))
+
+
+def unusable_cuda_in_line(line: str) -> set[int]:
+    """The numbers of the CUDA_UNUSABLE errors a line names (runtime or driver name, or the message on a line that
+    says CUDA, NCCL's "Cuda failure 'initialization error'" included)."""
+    low = line.lower()
+    if "cuda" not in low:
+        return set()
+    return {n for n, words in _UNUSABLE_WORDS if any(w in low for w in words)}
+

@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
 from ..findings import Finding
-from .codes import CUDA_BY_NUMBER, GATES, GENERIC_CUDA_MESSAGES, codes_in_line, cuda_error, key as code_key
+from .codes import (CUDA_BY_NUMBER, GATES, GENERIC_CUDA_MESSAGES, codes_in_line, cuda_error, key as code_key,
+                    unusable_cuda_in_line)
 from .entry import Entry
 from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, NEXT_COMMAND, first_look, is_setting_line, is_symptom, next_command,
                          readable, role, ruled_out)
@@ -548,9 +549,18 @@ def _text_hits(entry: Entry, log: Log, codes: dict[str, list[tuple[int, str]]],
         if n not in best or weight > best[n][0]:
             best[n] = (weight, reason)
 
+    listed = None
     for i, rx in enumerate(entry.patterns):
         n = log.first_line(rx)
         if n is not None:
+            unusable = unusable_cuda_in_line(log.lines[n - 1]) if n <= len(log.lines) else set()
+            if unusable:
+                # the line says CUDA itself could not start (codes.CUDA_UNUSABLE): it is the symptom of the entries
+                # that list that error, not of the NCCL transport or call it surfaced in
+                if listed is None:
+                    listed = {k for k in (code_key(c) for c in entry.error_codes)}
+                if not any(code_key(u) in listed for u in unusable):
+                    continue
             weight = primary if i == 0 and entry.data.get("regex") else primary - EXTRA_DISCOUNT
             hit(n, weight, f"regex matched line {n}: {_excerpt(log.lines[n - 1])}")
     for code in entry.error_codes:
