@@ -121,3 +121,24 @@ def test_cuda_that_cannot_start_is_no_transport_failure():
     # and an unusable CUDA goes to the entry that lists its error: 802 on an NVSwitch host
     text = "node:1:1 [0] transport/nvls.cc:245 NCCL WARN Cuda failure 'system not yet initialized'\n"
     assert answer(text)[0][0] == "fabric_manager_not_running"
+
+
+# --- a message several causes share says "one of them" (the shared-code rule for messages) --------------------------
+# CUDA's 217 message alone (https://github.com/ggml-org/llama.cpp/issues/3230: a program enabling access it was told is
+# unavailable; the same line comes from GeForce cards, VMs, pairs across sockets)
+MSG_217 = "CUDA error 217 at ggml-cuda.cu:6292: peer access is not supported between these two devices"
+
+
+def test_a_shared_message_alone_is_one_of_several():
+    assert alarms(MSG_217) == []
+    ms = match(KB, MSG_217)
+    assert any(m.shared_line for m in ms)
+    # its candidates are still the causes of 217, ahead of candidates on shared words
+    assert {"p2p_unsupported_topology", "p2p_unsupported_consumer_gpu", "vm_p2p_unavailable"} & {a[0] for a in answer(MSG_217)[:3]}
+
+
+def test_the_shared_message_with_its_setup_is_offered():
+    # the same line beside the setup that decides: two GeForce cards
+    text = ("Device 0: NVIDIA GeForce RTX 4090\nDevice 1: NVIDIA GeForce RTX 4090\n" + MSG_217)
+    top = answer(text)[0]
+    assert top[0] == "p2p_unsupported_consumer_gpu" and top[1] in ("likely", "possible")

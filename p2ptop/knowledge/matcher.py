@@ -68,6 +68,8 @@ class Match:
     relevance: float = 0.0  # how much of its own text the text shares (retrieval, 0..1 of the best entry); ranks unsure ones
     context_held: int = 0  # conditions of its own on context (not a symptom) that hold: a VM, a GeForce card, a setting
     first_failure: bool = False  # its own text is the earliest failure line of a log several offered entries read
+    shared_line: bool = False  # offered on a line that entries of several classes share, nothing of its own (_one_of_several)
+    own_signs: int = 0  # its own conditions that hold beyond the error itself (a setup, a measured state; not a weak symptom)
 
     @property
     def confidence(self) -> str:
@@ -718,7 +720,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     held = list(dict.fromkeys(held))
     reasons = list(dict.fromkeys(reasons + held + ["against: " + a for a in against]))
     ctx = _context_held(m, facts)
-    return Match(entry, round(score, 4), reasons, deciding, unsure=not offered, context_held=ctx,
+    return Match(entry, round(score, 4), reasons, deciding, unsure=not offered, context_held=ctx, own_signs=len(own_held),
                  facts_for=[r for r in reasons if not r.startswith("against: ")], facts_against=against,
                  notes=list(facts.conflicts), own_deciding=list(deciding), basis="lead" if is_lead else "signs")
 
@@ -790,9 +792,37 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
     for m in out:
         give_next_command(m, facts)
     _share_deciding_facts(out)
+    _one_of_several(out)
     _mark_first_failure(out, log)
     out = ranked(out)
     return out[:top] if top else out
+
+
+#: entries of at least this many classes offered on the very same line(s) and nothing else of their own: the line is a
+#: message that several causes share (CUDA's 217 'peer access is not supported between these two devices' is a GeForce,
+#: a VM, a pair across sockets, hardware without P2P, or a program enabling access it was told is unavailable)
+SHARED_LINE_CLASSES = 3
+SHARED_LINE_BONUS = 0.1  # such a candidate read the text's own line: it ranks over candidates on shared words alone
+
+
+def _one_of_several(out: list[Match]) -> None:
+    """The shared-code rule for shared messages: entries offered on the same text lines only (no condition of their own
+    holds: no setup said, no state measured) whose classes are SHARED_LINE_CLASSES or more say "one of these", not which:
+    each stays an unsure candidate, its deciding fact named, as with a shared error code alone."""
+    groups: dict[tuple, list[Match]] = {}
+    for m in out:
+        if m.confidence not in ("likely", "possible") or m.entry.benign or m.own_signs or m.basis != "signs":
+            continue
+        lines = tuple(sorted({int(x.group(1)) for r in m.reasons if r.startswith("regex matched") for x in [_LINE.match(r)] if x}))
+        if lines:
+            groups.setdefault(lines, []).append(m)
+    for ms in groups.values():
+        if len({m.entry.failure_class for m in ms}) < SHARED_LINE_CLASSES:
+            continue
+        for m in ms:
+            m.unsure = m.shared_line = True
+            m.score = min(m.score, UNSURE_CAP)
+            m.reasons.append("its line is a message that entries of several classes share, and nothing of its own holds")
 
 
 FIRST_FAILURE_BONUS = 0.05  # ranks the entry of a log's first failure over those of the errors that follow from it
@@ -832,7 +862,8 @@ def rank_key(m: Match) -> tuple:
     candidates, the words and context of the text tell them apart)."""
     if m.confidence != "unsure":
         return (0, -(m.score + (FIRST_FAILURE_BONUS if m.first_failure else 0.0)), m.entry.benign, m.entry.id)
-    return (1, -(m.score + RELEVANCE_WEIGHT * m.relevance + CONTEXT_BONUS * min(2, m.context_held)), m.entry.benign, m.entry.id)
+    return (1, -(m.score + RELEVANCE_WEIGHT * m.relevance + CONTEXT_BONUS * min(2, m.context_held)
+                 + (SHARED_LINE_BONUS if m.shared_line else 0.0)), m.entry.benign, m.entry.id)
 
 
 def ranked(matches: list, key=lambda x: x) -> list:
