@@ -69,6 +69,7 @@ class Match:
     context_held: int = 0  # conditions of its own on context (not a symptom) that hold: a VM, a GeForce card, a setting
     first_failure: bool = False  # its own text is the earliest failure line of a log several offered entries read
     shared_line: bool = False  # offered on a line that entries of several classes share, nothing of its own (_one_of_several)
+    shared_score: float = 0.0  # its score before that rule capped it: ranks it among the others of that line
     own_signs: int = 0  # its own conditions that hold beyond the error itself (a setup, a measured state; not a weak symptom)
 
     @property
@@ -802,7 +803,6 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
 #: message that several causes share (CUDA's 217 'peer access is not supported between these two devices' is a GeForce,
 #: a VM, a pair across sockets, hardware without P2P, or a program enabling access it was told is unavailable)
 SHARED_LINE_CLASSES = 3
-SHARED_LINE_BONUS = 0.1  # such a candidate read the text's own line: it ranks over candidates on shared words alone
 
 
 def _one_of_several(out: list[Match]) -> None:
@@ -821,6 +821,7 @@ def _one_of_several(out: list[Match]) -> None:
             continue
         for m in ms:
             m.unsure = m.shared_line = True
+            m.shared_score = m.score
             m.score = min(m.score, UNSURE_CAP)
             m.reasons.append("its line is a message that entries of several classes share, and nothing of its own holds")
 
@@ -862,8 +863,9 @@ def rank_key(m: Match) -> tuple:
     candidates, the words and context of the text tell them apart)."""
     if m.confidence != "unsure":
         return (0, -(m.score + (FIRST_FAILURE_BONUS if m.first_failure else 0.0)), m.entry.benign, m.entry.id)
-    return (1, -(m.score + RELEVANCE_WEIGHT * m.relevance + CONTEXT_BONUS * min(2, m.context_held)
-                 + (SHARED_LINE_BONUS if m.shared_line else 0.0)), m.entry.benign, m.entry.id)
+    if m.shared_line:  # read the text's own line: over the candidates on a missing fact or on words, in its line's order
+        return (1, -(1.0 + m.shared_score), m.entry.benign, m.entry.id)
+    return (1, -(m.score + RELEVANCE_WEIGHT * m.relevance + CONTEXT_BONUS * min(2, m.context_held)), m.entry.benign, m.entry.id)
 
 
 def ranked(matches: list, key=lambda x: x) -> list:
