@@ -142,3 +142,30 @@ def test_the_shared_message_with_its_setup_is_offered():
     text = ("Device 0: NVIDIA GeForce RTX 4090\nDevice 1: NVIDIA GeForce RTX 4090\n" + MSG_217)
     top = answer(text)[0]
     assert top[0] == "p2p_unsupported_consumer_gpu" and top[1] in ("likely", "possible")
+
+
+# --- an informational line is no failure (NCCL INFO, glog "I") without a complaint beside it ------------------------
+# https://github.com/sgl-project/sglang/issues/565: NCCL set up over SHM and connected; the thread's failure was elsewhere
+P2P_DISABLED_INFO = (
+    "ip-172-16-1-166:32494:32647 [1] NCCL INFO P2P is disabled between connected GPUs 1 and 0. You can repress this message with NCCL_IGNORE_DISABLED_P2P=1.\n"
+    "ip-172-16-1-166:32494:32647 [1] NCCL INFO Channel 00 : 1[1] -> 0[0] via SHM/direct/direct\n"
+    "ip-172-16-1-166:32496:32645 [3] NCCL INFO Connected all trees\n")
+# https://github.com/tensorflow/tensorflow/issues/231: TensorFlow logs it at INFO and goes on without peer access
+TF_CANNOT_ENABLE_INFO = (
+    "I tensorflow/core/common_runtime/gpu/gpu_init.cc:45] cannot enable peer access from device ordinal 0 to device ordinal 1\n"
+    "I tensorflow/core/common_runtime/gpu/gpu_init.cc:112] DMA: 0 1 \n")
+
+
+def test_info_lines_alone_offer_no_entry():
+    assert alarms(P2P_DISABLED_INFO) == []
+    assert alarms(TF_CANNOT_ENABLE_INFO) == []
+    # still candidates: the line says what would explain a complaint
+    assert "p2p_unsupported_topology" in [a[0] for a in answer(P2P_DISABLED_INFO)[:3]]
+
+
+def test_info_lines_beside_a_complaint_are_offered():
+    text = P2P_DISABLED_INFO + "the all_reduce is very slow, only 3 GB/s busbw\n"
+    assert [a for a in alarms(text) if a[0] == "p2p_unsupported_topology"]
+    # the WARN form of the same TensorFlow failure is an error line of its own (gpu_device.cc EnablePeerAccess)
+    warn = "W tensorflow/core/common_runtime/gpu/gpu_device.cc:123] Unable to enable peer access between device ordinals 0 and 1"
+    assert alarms(warn)

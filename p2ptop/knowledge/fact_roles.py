@@ -88,6 +88,21 @@ COMPLAINT_EXEMPT = frozenset({"nccl.p2p_fallback", "nccl.transport", "symptom.fi
                               "symptom.reported", "finding"})
 
 
+#: A line a log framework printed at its informational level: NCCL's "NCCL INFO" (src/include/debug.h: INFO() prints
+#: "NCCL INFO", WARN() "NCCL WARN"; a failure is a WARN line or an error return) and glog's "I" severity, which
+#: TensorFlow, XLA, Caffe and PaddlePaddle use ("I tensorflow/core/common_runtime/gpu/gpu_init.cc:45] ...",
+#: "2017-06-28 16:04:54.002462: I tensorflow/...cc:779] ...", "I0614 10:20:30.123456 1234 file.cc:45] ...": glog's
+#: LogMessage prefix, severity letter I/W/E/F). The framework goes on after such a line: on its own it is no failure.
+INFO_LINE = re.compile(
+    r"\bNCCL INFO\b(?!.*(?:->\s*\d+\s*$|\berror\b|\bfail))|"
+    r"(?:^|[\]:]\s)I(?:\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+)?\s+[\w/.\-]+\.(?:cc|cpp|cu|h|py):\d+\]", re.I)
+
+
+def is_info_line(line: str) -> bool:
+    """Is this line printed at a log framework's informational level (NCCL INFO, glog I), and says no failure?"""
+    return bool(INFO_LINE.search(line))
+
+
 def is_setting_line(line: str) -> bool:
     """Does this line only state a setting (an NCCL variable read or set), no failure?"""
     return bool(SETTING_LINE.search(line))

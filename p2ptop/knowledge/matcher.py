@@ -32,7 +32,7 @@ from ..findings import Finding
 from .codes import (CUDA_BY_NUMBER, GATES, GENERIC_CUDA_MESSAGES, codes_in_line, cuda_error, key as code_key,
                     unusable_cuda_in_line)
 from .entry import Entry
-from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, NEXT_COMMAND, first_look, is_setting_line, is_symptom, next_command,
+from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, NEXT_COMMAND, first_look, is_info_line, is_setting_line, is_symptom, next_command,
                          readable, role, ruled_out)
 from .regex_safety import MAX_LINE, compile_pattern, literal_sets, required_literal, required_literals
 from .schema import FINDING_FACT, LOG_FACT
@@ -69,7 +69,8 @@ class Match:
     context_held: int = 0  # conditions of its own on context (not a symptom) that hold: a VM, a GeForce card, a setting
     first_failure: bool = False  # its own text is the earliest failure line of a log several offered entries read
     shared_line: bool = False  # offered on a line that entries of several classes share, nothing of its own (_one_of_several)
-    shared_score: float = 0.0  # its score before that rule capped it: ranks it among the others of that line
+    quiet: bool = False  # offered only on lines of settings or information, no complaint beside them (score_entry)
+    shared_score: float = 0.0  # its score before one of those two rules capped it: ranks it among the others so capped
     own_signs: int = 0  # its own conditions that hold beyond the error itself (a setup, a measured state; not a weak symptom)
 
     @property
@@ -446,10 +447,18 @@ class Facts:
                                     for k, vals in self.values.items() for v in vals)
         return self._has_symptom
 
-    def has_complaint(self) -> bool:
+    def has_complaint(self, ignore_lines: Iterable[int] = ()) -> bool:
         """Is a symptom known that is a complaint (an error, a hang, slowness, a failing test), not only what NCCL
-        does because of a setting (fact_roles.COMPLAINT_EXEMPT)?"""
-        return any(k not in COMPLAINT_EXEMPT and is_symptom(k, v) for k, vals in self.values.items() for v in vals)
+        does because of a setting (fact_roles.COMPLAINT_EXEMPT), nor a weak word read from one of ``ignore_lines``?"""
+        ignore = set(ignore_lines)
+        for k, vals in self.values.items():
+            if k in COMPLAINT_EXEMPT or not any(is_symptom(k, v) for v in vals):
+                continue
+            m = re.match(r"line (\d+) ", self.origin.get(k, ""))
+            if k in WEAK_SYMPTOMS and m and int(m.group(1)) in ignore:
+                continue
+            return True
+        return False
 
     def health(self) -> list[str]:
         """State facts that read healthy (a P2P status OK, NCCL going via P2P, a copy test healthy), as
@@ -695,12 +704,18 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
             and not any(r.startswith("regex matched") for r in reasons) and code_hits <= shared_codes:
         offered = False
         reasons.append("only an error code that entries of several classes share; this entry's own text is absent")
-    # a setting is context: an entry whose only text is a line stating an NCCL variable (NCCL's INFO echo "NCCL_P2P_LEVEL
-    # set by environment to LOC", an export) and no code, is offered only beside a complaint of the text (an error, a
-    # hang, slowness, a failing test): NCCL prints the echo on every healthy run that sets the variable on purpose
-    if offered and text_w and not code_hits and not fired and _setting_only(reasons, log) and not facts.has_complaint():
-        offered = False
-        reasons.append("only a line that states a setting; the text shows no failure it causes")
+    # a setting is context, and an informational line is no failure: an entry whose only text is a line stating an NCCL
+    # variable (NCCL's INFO echo "NCCL_P2P_LEVEL set by environment to LOC", an export) or a line the framework printed
+    # at its INFO level (NCCL INFO, glog "I"), and no code, is offered only beside a complaint of the text (an error, a
+    # hang, slowness, a failing test; not a weak word of those same lines): NCCL and TensorFlow print such lines on
+    # healthy runs too (a variable set on purpose, "P2P is disabled between connected GPUs", "cannot enable peer access")
+    quiet_only = False
+    if offered and text_w and not code_hits and not fired:
+        quiet = _quiet_lines(reasons, log)
+        if quiet and not facts.has_complaint(ignore_lines=quiet):
+            offered = False
+            quiet_only = True
+            reasons.append("only lines that state a setting or information; the text shows no failure they cause")
     # the setup that decides between causes of one error (a GeForce, a VM, MIG, a pair across sockets): an entry whose
     # own setup is not said, while the text or host says another one, stays unsure (context lowers it, issue 22 point 3)
     if offered:
@@ -713,6 +728,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
             reasons.append(f"its setup ({', '.join(sorted(unsaid))}) is not said, another is ({other[0]} = {facts.shown(other[0])})")
     deciding = [f for f in deciding if readable(f, facts.known)]  # a pair's fact cannot be read on a one-GPU host
     score = _combine(text_w + fact_w) * factor
+    prior = score
     if not offered:
         score = min(score, UNSURE_CAP)
     if is_lead:
@@ -722,16 +738,19 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     reasons = list(dict.fromkeys(reasons + held + ["against: " + a for a in against]))
     ctx = _context_held(m, facts)
     return Match(entry, round(score, 4), reasons, deciding, unsure=not offered, context_held=ctx, own_signs=len(own_held),
+                 quiet=quiet_only, shared_score=round(prior, 4) if quiet_only else 0.0,
                  facts_for=[r for r in reasons if not r.startswith("against: ")], facts_against=against,
                  notes=list(facts.conflicts), own_deciding=list(deciding), basis="lead" if is_lead else "signs")
 
 
-def _setting_only(reasons: list[str], log: Log) -> bool:
-    """Are all the text hits of these reasons regex matches on lines that only state a setting?"""
-    lines = [int(x.group(1)) for r in reasons for x in [_LINE.match(r)] if x]
+def _quiet_lines(reasons: list[str], log: Log) -> set[int]:
+    """The lines of these reasons' text hits when every one is a regex match on a line that only states a setting or
+    information (fact_roles.is_setting_line / is_info_line); else the empty set."""
+    lines = {int(x.group(1)) for r in reasons for x in [_LINE.match(r)] if x}
     if not lines or any(r.startswith("error code") for r in reasons):
-        return False
-    return all(0 < n <= len(log.lines) and is_setting_line(log.lines[n - 1]) for n in lines)
+        return set()
+    ok = all(0 < n <= len(log.lines) and (is_setting_line(log.lines[n - 1]) or is_info_line(log.lines[n - 1])) for n in lines)
+    return lines if ok else set()
 
 
 def _context_held(cond: dict[str, Any], facts: Facts) -> int:
@@ -863,7 +882,7 @@ def rank_key(m: Match) -> tuple:
     candidates, the words and context of the text tell them apart)."""
     if m.confidence != "unsure":
         return (0, -(m.score + (FIRST_FAILURE_BONUS if m.first_failure else 0.0)), m.entry.benign, m.entry.id)
-    if m.shared_line:  # read the text's own line: over the candidates on a missing fact or on words, in its line's order
+    if m.shared_line or m.quiet:  # read the text's own line: over the candidates on a missing fact or on words, in their order
         return (1, -(1.0 + m.shared_score), m.entry.benign, m.entry.id)
     return (1, -(m.score + RELEVANCE_WEIGHT * m.relevance + CONTEXT_BONUS * min(2, m.context_held)), m.entry.benign, m.entry.id)
 
