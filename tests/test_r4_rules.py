@@ -169,3 +169,21 @@ def test_info_lines_beside_a_complaint_are_offered():
     # the WARN form of the same TensorFlow failure is an error line of its own (gpu_device.cc EnablePeerAccess)
     warn = "W tensorflow/core/common_runtime/gpu/gpu_device.cc:123] Unable to enable peer access between device ordinals 0 and 1"
     assert alarms(warn)
+
+
+# --- a generic CUDA error (codes.CUDA_GENERIC) is every program bug's message -----------------------------------------
+# https://github.com/torch/cutorch/issues/239: cutorch's multi-GPU copy assumed peer access (no NCCL, no Blackwell)
+ILLEGAL_ONLY = ("|  ==> multi_gpu_copy_noncontigcuda runtime error (77) : an illegal memory access was encountered at "
+                "/tmp/luarocks_cutorch-scm-1-4103/cutorch/lib/THC/THCStorage.c:122\n")
+
+
+def test_a_generic_cuda_message_alone_offers_no_entry():
+    assert alarms(ILLEGAL_ONLY) == []
+
+
+def test_a_generic_cuda_message_with_the_entrys_conditions_is_offered():
+    # a constructed text holding the entry's own conditions (kb/nccl__blackwell-pcie-illegal-access-512k.json: NCCL
+    # 2.26/2.27 and a Blackwell workstation GPU) beside the same generic message
+    text = ("NCCL version 2.26.2+cuda12.8\nDevice 0: NVIDIA RTX PRO 6000 Blackwell Workstation Edition\n"
+            "Failed: Cuda error 'an illegal memory access was encountered'\n")
+    assert ("nccl_version_bug" in [a[0] for a in alarms(text)])

@@ -191,3 +191,17 @@ def unusable_cuda_in_line(line: str) -> set[int]:
         return set()
     return {n for n, words in _UNUSABLE_WORDS if any(w in low for w in words)}
 
+
+#: CUDA errors that any kernel or program bug gives, on any GPU and host (an out-of-bounds access, a failed launch, a bad
+#: argument, OOM): their message names no cause. An entry whose regex matches only such a message is offered on its own
+#: conditions (its NCCL version, its GPU, its setup), not on the message (matcher: the generic-message rule).
+CUDA_GENERIC = frozenset({1, 2, 201, 400, 700, 709, 710, 715, 716, 719, 999})
+_GENERIC_TEXTS = tuple(w.lower().rstrip(".") for n in sorted(CUDA_GENERIC) for w in CUDA_BY_NUMBER[n] if w)
+
+
+def is_generic_cuda_text(matched: str) -> bool:
+    """Is this matched text (a regex's match on a line) only the name or message, or part of the message, of an error
+    of CUDA_GENERIC?"""
+    t = " ".join(matched.lower().split()).rstrip(".")
+    return len(t) >= 6 and any(t in w for w in _GENERIC_TEXTS)
+

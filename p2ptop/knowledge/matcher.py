@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
 from ..findings import Finding
-from .codes import (CUDA_BY_NUMBER, GATES, GENERIC_CUDA_MESSAGES, codes_in_line, cuda_error, key as code_key,
-                    unusable_cuda_in_line)
+from .codes import (CUDA_BY_NUMBER, GATES, GENERIC_CUDA_MESSAGES, codes_in_line, cuda_error, is_generic_cuda_text,
+                    key as code_key, unusable_cuda_in_line)
 from .entry import Entry
 from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, NEXT_COMMAND, first_look, is_info_line, is_setting_line, is_symptom, next_command,
                          readable, role, ruled_out)
@@ -716,6 +716,11 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
             offered = False
             quiet_only = True
             reasons.append("only lines that state a setting or information; the text shows no failure they cause")
+    # a regex that matched only a generic CUDA message (an illegal memory access, a launch failure: codes.CUDA_GENERIC)
+    # says what any program bug says: the entry is offered on its own conditions holding, not on the message
+    if offered and text_w and not own_held and _generic_only(entry, reasons, log):
+        offered = False
+        reasons.append("only a CUDA error that any program bug gives; none of this entry's own conditions holds")
     # the setup that decides between causes of one error (a GeForce, a VM, MIG, a pair across sockets): an entry whose
     # own setup is not said, while the text or host says another one, stays unsure (context lowers it, issue 22 point 3)
     if offered:
@@ -741,6 +746,20 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
                  quiet=quiet_only, shared_score=round(prior, 4) if quiet_only else 0.0,
                  facts_for=[r for r in reasons if not r.startswith("against: ")], facts_against=against,
                  notes=list(facts.conflicts), own_deciding=list(deciding), basis="lead" if is_lead else "signs")
+
+
+def _generic_only(entry: Entry, reasons: list[str], log: Log) -> bool:
+    """Are all this entry's regex hits matches of a generic CUDA error's name or message (codes.is_generic_cuda_text),
+    with no error code of the entry's own beside them?"""
+    lines = [int(x.group(1)) for r in reasons if r.startswith("regex matched") for x in [_LINE.match(r)] if x]
+    if not lines or any(r.startswith("error code") and "(read from the text)" not in r for r in reasons):
+        return False
+    for n in lines:
+        line = log.lines[n - 1] if 0 < n <= len(log.lines) else ""
+        spans = [m.group(0) for rx in entry.patterns for m in [rx.search(line)] if m]
+        if not spans or not all(is_generic_cuda_text(t) for t in spans):
+            return False
+    return True
 
 
 def _quiet_lines(reasons: list[str], log: Log) -> set[int]:
