@@ -398,6 +398,12 @@ class Facts:
         """The first line that names this CUDA error (its runtime or driver name or its message, CUDA's error table):
         a fact's origin is one line for all its values, and a second error of the text must not be counted as a hit
         on another line than its own."""
+        cache = self.__dict__.setdefault("_code_lines", {})
+        if v not in cache:
+            cache[v] = self._find_code_line(v)
+        return cache[v]
+
+    def _find_code_line(self, v: Any) -> Optional[int]:
         log = getattr(self, "_log", None)
         if log is None or log.lower is None or not log.lines:
             return None
