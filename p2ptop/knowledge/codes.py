@@ -9,6 +9,7 @@ from typing import Iterator, Optional, Union
 #: CUDA error numbers (the runtime and driver API share these) -> key; only those the KB needs to read.
 CUDA_NUMBERS: dict[int, str] = {
     35: "insufficientdriver",
+    36: "callrequiresnewerdriver",
     100: "nodevice",
     101: "invaliddevice",
     205: "mapbufferobjectfailed",
@@ -172,3 +173,35 @@ def cuda_error(name_or_number: Union[str, int]) -> Optional[tuple[int, str]]:
     if n is None:
         n = CUDA_BY_MESSAGE.get(s.lower().rstrip("."))
     return (n, CUDA_BY_NUMBER[n][0]) if n is not None else None
+
+
+#: CUDA errors that say CUDA itself could not start or reach the GPU, whatever call met them (cuInit and the driver
+#: checks of CUDA's error table: initialization error 3, stub library 34, insufficient driver 35, call requires newer
+#: driver 36, no device 100, system not ready 802, driver mismatch 803, forward compatibility unsupported 804). Where
+#: NCCL reports one from inside a transport (transport/nvls.cc, p2p.cc...), the transport is not the cause.
+CUDA_UNUSABLE = frozenset({3, 34, 35, 36, 100, 802, 803, 804})
+_UNUSABLE_WORDS = tuple((n, [w.lower().rstrip(".") for w in CUDA_BY_NUMBER[n] if w]) for n in sorted(CUDA_UNUSABLE))
+
+
+def unusable_cuda_in_line(line: str) -> set[int]:
+    """The numbers of the CUDA_UNUSABLE errors a line names (runtime or driver name, or the message on a line that
+    says CUDA, NCCL's "Cuda failure 'initialization error'" included)."""
+    low = line.lower()
+    if "cuda" not in low:
+        return set()
+    return {n for n, words in _UNUSABLE_WORDS if any(w in low for w in words)}
+
+
+#: CUDA errors that any kernel or program bug gives, on any GPU and host (an out-of-bounds access, a failed launch, a bad
+#: argument, OOM): their message names no cause. An entry whose regex matches only such a message is offered on its own
+#: conditions (its NCCL version, its GPU, its setup), not on the message (matcher: the generic-message rule).
+CUDA_GENERIC = frozenset({1, 2, 201, 400, 700, 709, 710, 715, 716, 719, 999})
+_GENERIC_TEXTS = tuple(w.lower().rstrip(".") for n in sorted(CUDA_GENERIC) for w in CUDA_BY_NUMBER[n] if w)
+
+
+def is_generic_cuda_text(matched: str) -> bool:
+    """Is this matched text (a regex's match on a line) only the name or message, or part of the message, of an error
+    of CUDA_GENERIC?"""
+    t = " ".join(matched.lower().split()).rstrip(".")
+    return len(t) >= 6 and any(t in w for w in _GENERIC_TEXTS)
+

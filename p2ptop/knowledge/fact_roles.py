@@ -15,6 +15,7 @@ setting says where, the transport it led to says what went wrong).
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Optional
 
 SYMPTOM, CONTEXT = "symptom", "context"
@@ -69,6 +70,43 @@ STATE_KEYS: dict[str, Callable[[Any], bool]] = {
 #: Pseudo-facts of conditions: a matched log line is a symptom; a finding is one when it is a
 #: warning or a problem (an info/ok finding only restates context, e.g. "P2P crosses the CPU").
 LOG_ROLE = SYMPTOM
+
+
+#: A line that only states a setting: NCCL's echo of an environment variable it read ("NCCL_P2P_LEVEL set by
+#: environment to LOC", src/misc/param.cc ncclLoadParam / src/misc/utils.cc ncclGetEnv: INFO(NCCL_ENV, "%s set by
+#: environment to %s")) or the shell line that sets one ("export NCCL_SHM_DISABLE=1", "-x NCCL_P2P_DISABLE=1",
+#: "NCCL_P2P_LEVEL=LOC python ..."). A setting is context (kb/README.md, the symptom rule): an entry whose only text is
+#: such a line is offered when the text also holds a complaint (COMPLAINT_EXEMPT), never on the setting alone
+#: (NCCL prints the echo at INFO level on every healthy run that sets the variable on purpose).
+SETTING_LINE = re.compile(
+    r"\bNCCL_\w+ set by environment to\b|"
+    r"^\W{0,4}(?:[\w@.:~\-\[\]]*[$#]\s*)?(?:export\s+|-x\s+|env\s+)?NCCL_\w+\s*=\s*['\"]?[\w./:,-]*['\"]?"
+    r"(?:\s+(?:export\s+|-x\s+)?NCCL_\w+\s*=\s*['\"]?[\w./:,-]*['\"]?)*\s*(?:[;&|#].*)?$",
+    re.I)
+#: Symptom facts that are no complaint about a setting: what NCCL does because of the setting (it leaves P2P for
+#: SHM/NET), "works with NCCL_P2P_DISABLE=1" (the setting as a fix), trouble named in general words only.
+COMPLAINT_EXEMPT = frozenset({"nccl.p2p_fallback", "nccl.transport", "symptom.fixed_by_p2p_disable",
+                              "symptom.reported", "finding"})
+
+
+#: A line a log framework printed at its informational level: NCCL's "NCCL INFO" (src/include/debug.h: INFO() prints
+#: "NCCL INFO", WARN() "NCCL WARN"; a failure is a WARN line or an error return) and glog's "I" severity, which
+#: TensorFlow, XLA, Caffe and PaddlePaddle use ("I tensorflow/core/common_runtime/gpu/gpu_init.cc:45] ...",
+#: "2017-06-28 16:04:54.002462: I tensorflow/...cc:779] ...", "I0614 10:20:30.123456 1234 file.cc:45] ...": glog's
+#: LogMessage prefix, severity letter I/W/E/F). The framework goes on after such a line: on its own it is no failure.
+INFO_LINE = re.compile(
+    r"\bNCCL INFO\b(?!.*(?:->\s*\d+\s*$|\berror\b|\bfail))|"
+    r"(?:^|[\]:]\s)I(?:\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+)?\s+[\w/.\-]+\.(?:cc|cpp|cu|h|py):\d+\]", re.I)
+
+
+def is_info_line(line: str) -> bool:
+    """Is this line printed at a log framework's informational level (NCCL INFO, glog I), and says no failure?"""
+    return bool(INFO_LINE.search(line))
+
+
+def is_setting_line(line: str) -> bool:
+    """Does this line only state a setting (an NCCL variable read or set), no failure?"""
+    return bool(SETTING_LINE.search(line))
 
 
 def role(key: str) -> str:

@@ -29,9 +29,11 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
 from ..findings import Finding
-from .codes import GATES, codes_in_line, key as code_key
+from .codes import (CUDA_BY_NUMBER, GATES, GENERIC_CUDA_MESSAGES, codes_in_line, cuda_error, is_generic_cuda_text,
+                    key as code_key, unusable_cuda_in_line)
 from .entry import Entry
-from .fact_roles import CLASS_FACT, NEXT_COMMAND, first_look, is_symptom, next_command, readable, role, ruled_out
+from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, NEXT_COMMAND, first_look, is_info_line, is_setting_line, is_symptom, next_command,
+                         readable, role, ruled_out)
 from .regex_safety import MAX_LINE, compile_pattern, literal_sets, required_literal, required_literals
 from .schema import FINDING_FACT, LOG_FACT
 
@@ -66,6 +68,11 @@ class Match:
     basis: str = "signs"  # what offered it: "signs" (its own text or facts), "lead" (context beside a symptom), "retrieval" (its words)
     relevance: float = 0.0  # how much of its own text the text shares (retrieval, 0..1 of the best entry); ranks unsure ones
     context_held: int = 0  # conditions of its own on context (not a symptom) that hold: a VM, a GeForce card, a setting
+    first_failure: bool = False  # its own text is the earliest failure line of a log several offered entries read
+    shared_line: bool = False  # offered on a line that entries of several classes share, nothing of its own (_one_of_several)
+    quiet: bool = False  # offered only on lines of settings or information, no complaint beside them (score_entry)
+    shared_score: float = 0.0  # its score before one of those two rules capped it: ranks it among the others so capped
+    own_signs: int = 0  # its own conditions that hold beyond the error itself (a setup, a measured state; not a weak symptom)
 
     @property
     def confidence(self) -> str:
@@ -396,10 +403,32 @@ class Facts:
                 if isinstance(v, bool) or v in (None, ""):
                     continue
                 try:
-                    out.append((code_key(v), str(v), int(m.group(1)) if m else None))
+                    out.append((code_key(v), str(v), self._code_line(v) or (int(m.group(1)) if m else None)))
                 except (TypeError, ValueError):
                     continue
         return out
+
+    def _code_line(self, v: Any) -> Optional[int]:
+        """The first line that names this CUDA error (its runtime or driver name or its message, CUDA's error table):
+        a fact's origin is one line for all its values, and a second error of the text must not be counted as a hit
+        on another line than its own."""
+        cache = self.__dict__.setdefault("_code_lines", {})
+        if v not in cache:
+            cache[v] = self._find_code_line(v)
+        return cache[v]
+
+    def _find_code_line(self, v: Any) -> Optional[int]:
+        log = getattr(self, "_log", None)
+        if log is None or log.lower is None or not log.lines:
+            return None
+        hit = cuda_error(v) if isinstance(v, (int, str)) and not isinstance(v, bool) else None
+        if not hit:
+            return None
+        rt, drv, msg = CUDA_BY_NUMBER[hit[0]]
+        lits = [x.lower().rstrip(".") for x in (rt, drv, msg) if x and (x != msg or x.lower() not in GENERIC_CUDA_MESSAGES)]
+        found = [log.lower.find(x) for x in lits]
+        found = [f for f in found if f >= 0]
+        return log.line_at(min(found)) if found else None
 
     def known(self, fact: str) -> list[Any]:
         return self.values.get(fact) or []
@@ -437,6 +466,19 @@ class Facts:
             self._has_symptom = any(k not in (FINDING_FACT, "symptom.crash") and is_symptom(k, v)
                                     for k, vals in self.values.items() for v in vals)
         return self._has_symptom
+
+    def has_complaint(self, ignore_lines: Iterable[int] = ()) -> bool:
+        """Is a symptom known that is a complaint (an error, a hang, slowness, a failing test), not only what NCCL
+        does because of a setting (fact_roles.COMPLAINT_EXEMPT), nor a weak word read from one of ``ignore_lines``?"""
+        ignore = set(ignore_lines)
+        for k, vals in self.values.items():
+            if k in COMPLAINT_EXEMPT or not any(is_symptom(k, v) for v in vals):
+                continue
+            m = re.match(r"line (\d+) ", self.origin.get(k, ""))
+            if k in WEAK_SYMPTOMS and m and int(m.group(1)) in ignore:
+                continue
+            return True
+        return False
 
     def health(self) -> list[str]:
         """State facts that read healthy (a P2P status OK, NCCL going via P2P, a copy test healthy), as
@@ -539,11 +581,20 @@ def _text_hits(entry: Entry, log: Log, codes: dict[str, list[tuple[int, str]]],
         if n not in best or weight > best[n][0]:
             best[n] = (weight, reason)
 
+    listed = None
     for i, rx in enumerate(entry.patterns):
         n = log.first_line(rx)
         if n is not None and _said_absent(log.lines[n - 1], rx):
             n = _next_unnegated(log, rx, n)
         if n is not None:
+            unusable = unusable_cuda_in_line(log.lines[n - 1]) if n <= len(log.lines) else set()
+            if unusable:
+                # the line says CUDA itself could not start (codes.CUDA_UNUSABLE): it is the symptom of the entries
+                # that list that error, not of the NCCL transport or call it surfaced in
+                if listed is None:
+                    listed = {k for k in (code_key(c) for c in entry.error_codes)}
+                if not any(code_key(u) in listed for u in unusable):
+                    continue
             weight = primary if i == 0 and entry.data.get("regex") else primary - EXTRA_DISCOUNT
             hit(n, weight, f"regex matched line {n}: {_excerpt(log.lines[n - 1])}")
     for code in entry.error_codes:
@@ -696,6 +747,23 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
             and not any(r.startswith("regex matched") for r in reasons) and code_hits <= shared_codes:
         offered = False
         reasons.append("only an error code that entries of several classes share; this entry's own text is absent")
+    # a setting is context, and an informational line is no failure: an entry whose only text is a line stating an NCCL
+    # variable (NCCL's INFO echo "NCCL_P2P_LEVEL set by environment to LOC", an export) or a line the framework printed
+    # at its INFO level (NCCL INFO, glog "I"), and no code, is offered only beside a complaint of the text (an error, a
+    # hang, slowness, a failing test; not a weak word of those same lines): NCCL and TensorFlow print such lines on
+    # healthy runs too (a variable set on purpose, "P2P is disabled between connected GPUs", "cannot enable peer access")
+    quiet_only = False
+    if offered and text_w and not code_hits and not fired:
+        quiet = _quiet_lines(reasons, log)
+        if quiet and not facts.has_complaint(ignore_lines=quiet):
+            offered = False
+            quiet_only = True
+            reasons.append("only lines that state a setting or information; the text shows no failure they cause")
+    # a regex that matched only a generic CUDA message (an illegal memory access, a launch failure: codes.CUDA_GENERIC)
+    # says what any program bug says: the entry is offered on its own conditions holding, not on the message
+    if offered and text_w and not own_held and _generic_only(entry, reasons, log):
+        offered = False
+        reasons.append("only a CUDA error that any program bug gives; none of this entry's own conditions holds")
     # the setup that decides between causes of one error (a GeForce, a VM, MIG, a pair across sockets): an entry whose
     # own setup is not said, while the text or host says another one, stays unsure (context lowers it, issue 22 point 3)
     if offered:
@@ -708,6 +776,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
             reasons.append(f"its setup ({', '.join(sorted(unsaid))}) is not said, another is ({other[0]} = {facts.shown(other[0])})")
     deciding = [f for f in deciding if readable(f, facts.known)]  # a pair's fact cannot be read on a one-GPU host
     score = _combine(text_w + fact_w) * factor
+    prior = score
     if not offered:
         score = min(score, UNSURE_CAP)
     if is_lead:
@@ -716,9 +785,34 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     held = list(dict.fromkeys(held))
     reasons = list(dict.fromkeys(reasons + held + ["against: " + a for a in against]))
     ctx = _context_held(m, facts)
-    return Match(entry, round(score, 4), reasons, deciding, unsure=not offered, context_held=ctx,
+    return Match(entry, round(score, 4), reasons, deciding, unsure=not offered, context_held=ctx, own_signs=len(own_held),
+                 quiet=quiet_only, shared_score=round(prior, 4) if quiet_only else 0.0,
                  facts_for=[r for r in reasons if not r.startswith("against: ")], facts_against=against,
                  notes=list(facts.conflicts), own_deciding=list(deciding), basis="lead" if is_lead else "signs")
+
+
+def _generic_only(entry: Entry, reasons: list[str], log: Log) -> bool:
+    """Are all this entry's regex hits matches of a generic CUDA error's name or message (codes.is_generic_cuda_text),
+    with no error code of the entry's own beside them?"""
+    lines = [int(x.group(1)) for r in reasons if r.startswith("regex matched") for x in [_LINE.match(r)] if x]
+    if not lines or any(r.startswith("error code") and "(read from the text)" not in r for r in reasons):
+        return False
+    for n in lines:
+        line = log.lines[n - 1] if 0 < n <= len(log.lines) else ""
+        spans = [m.group(0) for rx in entry.patterns for m in [rx.search(line)] if m]
+        if not spans or not all(is_generic_cuda_text(t) for t in spans):
+            return False
+    return True
+
+
+def _quiet_lines(reasons: list[str], log: Log) -> set[int]:
+    """The lines of these reasons' text hits when every one is a regex match on a line that only states a setting or
+    information (fact_roles.is_setting_line / is_info_line); else the empty set."""
+    lines = {int(x.group(1)) for r in reasons for x in [_LINE.match(r)] if x}
+    if not lines or any(r.startswith("error code") for r in reasons):
+        return set()
+    ok = all(0 < n <= len(log.lines) and (is_setting_line(log.lines[n - 1]) or is_info_line(log.lines[n - 1])) for n in lines)
+    return lines if ok else set()
 
 
 def _context_held(cond: dict[str, Any], facts: Facts) -> int:
@@ -780,8 +874,63 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
     for m in out:
         give_next_command(m, facts)
     _share_deciding_facts(out)
+    _one_of_several(out)
+    _mark_first_failure(out, log)
     out = ranked(out)
     return out[:top] if top else out
+
+
+#: entries of at least this many classes offered on the very same line(s) and nothing else of their own: the line is a
+#: message that several causes share (CUDA's 217 'peer access is not supported between these two devices' is a GeForce,
+#: a VM, a pair across sockets, hardware without P2P, or a program enabling access it was told is unavailable)
+SHARED_LINE_CLASSES = 3
+
+
+def _one_of_several(out: list[Match]) -> None:
+    """The shared-code rule for shared messages: entries offered on the same text lines only (no condition of their own
+    holds: no setup said, no state measured) whose classes are SHARED_LINE_CLASSES or more say "one of these", not which:
+    each stays an unsure candidate, its deciding fact named, as with a shared error code alone."""
+    groups: dict[tuple, list[Match]] = {}
+    for m in out:
+        if m.confidence not in ("likely", "possible") or m.entry.benign or m.own_signs or m.basis != "signs":
+            continue
+        lines = tuple(sorted({int(x.group(1)) for r in m.reasons if r.startswith("regex matched") for x in [_LINE.match(r)] if x}))
+        if lines:
+            groups.setdefault(lines, []).append(m)
+    for ms in groups.values():
+        if len({m.entry.failure_class for m in ms}) < SHARED_LINE_CLASSES:
+            continue
+        for m in ms:
+            m.unsure = m.shared_line = True
+            m.shared_score = m.score
+            m.score = min(m.score, UNSURE_CAP)
+            m.reasons.append("its line is a message that entries of several classes share, and nothing of its own holds")
+
+
+FIRST_FAILURE_BONUS = 0.05  # ranks the entry of a log's first failure over those of the errors that follow from it
+#: a line that reports a failure: NCCL's WARN level (src/include/debug.h: WARN(...) prints "NCCL WARN"), an error or
+#: exception line, a CUDA error report ("Cuda failure", "CUDA error"), a kernel NVRM/Xid line
+_FAILURE_LINE = re.compile(r"\bNCCL WARN\b|\berror\b|\bexception\b|\bcuda failure\b|\bfailed\b|\bxid\b", re.I)
+
+
+def _first_line_of(m: Match) -> Optional[int]:
+    # the lines its own regexes or codes matched (not a code read from the text's facts: one origin line for them all)
+    ns = [int(x.group(1)) for r in m.reasons if "(read from the text)" not in r for x in [_LINE.match(r)] if x]
+    return min(ns) if ns else None
+
+
+def _mark_first_failure(out: list[Match], log: Log) -> None:
+    """In a log, the first failure is the cause and the later ones its consequences (NCCL's WARN chain: a CUDA call
+    fails, then every caller reports what it could no longer do, e.g. 'API call is not supported in the installed CUDA
+    driver' and then 'invalid device ordinal'). Among the entries offered on text of their own at different failure
+    lines, the one on the earliest line ranks first where the scores are close (FIRST_FAILURE_BONUS)."""
+    offered = [(n, m) for m in out if m.confidence in ("likely", "possible") and not m.entry.benign
+               for n in [_first_line_of(m)] if n and n <= len(log.lines) and _FAILURE_LINE.search(log.lines[n - 1])]
+    if len({n for n, _m in offered}) < 2:
+        return
+    first = min(n for n, _m in offered)
+    for n, m in offered:
+        m.first_failure = n == first
 
 
 RELEVANCE_WEIGHT = 0.3  # what sharing the most words with the text adds to an unsure candidate's rank
@@ -794,7 +943,9 @@ def rank_key(m: Match) -> tuple:
     their relevance (its words and the text's: a generic symptom such as a hang makes many entries
     candidates, the words and context of the text tell them apart)."""
     if m.confidence != "unsure":
-        return (0, -m.score, m.entry.benign, m.entry.id)
+        return (0, -(m.score + (FIRST_FAILURE_BONUS if m.first_failure else 0.0)), m.entry.benign, m.entry.id)
+    if m.shared_line or m.quiet:  # read the text's own line: over the candidates on a missing fact or on words, in their order
+        return (1, -(1.0 + m.shared_score), m.entry.benign, m.entry.id)
     return (1, -(m.score + RELEVANCE_WEIGHT * m.relevance + CONTEXT_BONUS * min(2, m.context_held)), m.entry.benign, m.entry.id)
 
 
