@@ -350,3 +350,31 @@ def test_narrowing_lines_by_literals_never_misses_a_line_a_pattern_matches():
         for rx in patterns:
             brute = next((n for n, line in enumerate(log.lines, 1) if rx.search(line)), None)
             assert log.first_line(rx) == brute, (rx.pattern, text[:80])
+
+
+def test_on_a_long_text_literals_proven_absent_by_its_words_never_hide_a_line():
+    """Past COUNT_SAMPLE characters the matcher counts literals on a sample and proves a literal absent by the
+    text's distinct words (Log._absent). Every entry's examples placed in the middle of a long healthy log, out
+    of the sample, are still found on the same line a search of every line finds; and a literal made of two
+    words that are both in the text, but never side by side, is not taken as absent (no false absence)."""
+    from p2ptop.knowledge import matcher
+    from p2ptop.knowledge.matcher import Log
+
+    with open(NCCL_HEALTHY, encoding="utf-8") as f:
+        healthy = f.read()
+    filler = healthy * (matcher.COUNT_SAMPLE // len(healthy) + 1)
+    middle = "\n".join(ex["text"] for e in KB.entries for ex in e.examples)
+    log = Log(filler + "\n" + middle + "\n" + filler)
+    assert not log._exact
+    hits: dict[tuple[str, str], bool] = {}
+    for rx in [rx for e in KB.entries for rx in e.patterns]:
+        brute = None
+        for n, line in enumerate(log.lines, 1):
+            key = (rx.pattern, line)
+            if key not in hits:
+                hits[key] = bool(rx.search(line))
+            if hits[key]:
+                brute = n
+                break
+        assert log.first_line(rx) == brute, rx.pattern
+    assert log._absent("no such wordzzz") and not log._absent("nccl info") and not log._absent("info nccl")
