@@ -378,3 +378,14 @@ def test_on_a_long_text_literals_proven_absent_by_its_words_never_hide_a_line():
                 break
         assert log.first_line(rx) == brute, rx.pattern
     assert log._absent("no such wordzzz") and not log._absent("nccl info") and not log._absent("info nccl")
+
+
+def test_a_short_run_joined_to_the_alternation_after_it_is_a_literal_set():
+    """'2\\.' alone is too short to narrow a search; joined to the alternation right after it, each branch's
+    leading characters make one literal per branch (2.1, 2.2), so an NCCL-version condition over a 20 MB log
+    searches the lines holding them instead of the whole text. A branch with no leading character gives none."""
+    from p2ptop.knowledge.regex_safety import literal_sets
+
+    assert ("2.1", "2.2") in literal_sets(r"(?:NCCL version |NCCL-?|<= ?)2\.(?:1\d|2[0-2])\.\d")[0]
+    assert all(len(st) == 1 for st in literal_sets(r"err(?:\d+|or) code")[0])  # "err" + a branch led by \d: no joined set
+    assert ("sm_80", "sm_90") in literal_sets(r"sm_(?:80|90)")[0]

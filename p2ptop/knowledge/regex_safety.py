@@ -175,6 +175,28 @@ def _branch_set(item, min_len: int) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def _branch_heads(item) -> tuple[str, ...]:
+    """For a group holding one alternation, the plain characters each branch starts with (one or more
+    each); () when a branch starts with anything else or is empty."""
+    op, av = item
+    if str(op) == "SUBPATTERN":
+        inner = list(av[-1])
+        return _branch_heads(inner[0]) if len(inner) == 1 else ()
+    if str(op) != "BRANCH":
+        return ()
+    heads = []
+    for branch in av[1]:
+        head = ""
+        for bop, bav in branch:
+            if str(bop) != "LITERAL":
+                break
+            head += chr(bav).lower()
+        if not head:
+            return ()
+        heads.append(head)
+    return tuple(dict.fromkeys(heads))
+
+
 def _sets_of(tree, min_run: int = 3) -> list[tuple[str, ...]]:
     sets: list[tuple[str, ...]] = []
     run = ""
@@ -184,6 +206,10 @@ def _sets_of(tree, min_run: int = 3) -> list[tuple[str, ...]]:
             continue
         if len(run) >= min_run:
             sets.append((run,))
+        if run:  # a run and the alternation right after it: one literal per branch, e.g. 2\.(?:1\d|2[0-2]) -> 2.1, 2.2
+            joined = tuple(run + head for head in _branch_heads(item))
+            if joined and min(map(len, joined)) >= max(min_run, len(run) + 1):
+                sets.append(joined)
         run = ""
         b = _branch_set(item, 2)
         if b:
