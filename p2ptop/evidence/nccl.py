@@ -115,18 +115,23 @@ def parse(c: Collector) -> bool:
     for r in log.ranks:
         rank_host.setdefault(r.rank, r.host)
     worst: dict[tuple[int, int], tuple[str, int]] = {}
+    first: dict[tuple, int] = {}  # each (host, src, dst, transport) once, at its first line: a long log repeats them
     for ch in log.channels:
-        if ch.transport.startswith(("NET", "COLLNET")):
+        k = (ch.host, ch.src, ch.dst, ch.transport)
+        if k not in first:
+            first[k] = ch.line
+    for (host, src, dst, transport), line in first.items():
+        if transport.startswith(("NET", "COLLNET")):
             # the network joins nodes: a GPU pair of one host only when both ranks are known to be on it
-            hs, hd = rank_host.get(ch.src), rank_host.get(ch.dst)
+            hs, hd = rank_host.get(src), rank_host.get(dst)
             if hs is None or hd is None or hs != hd:
                 continue
-        ga, gb = gpus.get((ch.host, ch.src)), gpus.get((ch.host, ch.dst))
+        ga, gb = gpus.get((host, src)), gpus.get((host, dst))
         if ga is None or gb is None or ga == gb:
             continue
         key = (min(ga, gb), max(ga, gb))
-        if key not in worst or transport_rank(ch.transport) > transport_rank(worst[key][0]):
-            worst[key] = (ch.transport, ch.line)
+        if key not in worst or transport_rank(transport) > transport_rank(worst[key][0]):
+            worst[key] = (transport, line)
     refused: dict[tuple[int, int], int] = {}
     for d in log.decisions:
         if d.devs and d.kind in ("p2p_not_enabled", "p2p_disabled"):
