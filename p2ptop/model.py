@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import types
 from dataclasses import dataclass, field
 TYPE_CHECKING = False  # typing is not imported at run time (start-up); the annotations are strings
@@ -401,6 +400,8 @@ class Snapshot(_Record):
         return out
 
     def to_json(self, indent: Optional[int] = 1) -> str:
+        import json  # here: `p2ptop topo` reads live and never writes JSON (~2 ms of its start)
+
         return json.dumps(self.to_dict(), indent=indent, sort_keys=False)
 
     @classmethod
@@ -432,6 +433,8 @@ class Snapshot(_Record):
 
     @classmethod
     def from_json(cls, text: str, *, where: str = "snapshot") -> "Snapshot":
+        import json
+
         try:
             data = json.loads(text)
         except json.JSONDecodeError as e:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from ..topo_text import topo_json, topo_report
 from .common import EXIT_OK, add_source_options, snapshot_from_args
@@ -23,6 +22,8 @@ def run(args: argparse.Namespace) -> int:
     if snap is None:
         return status  # type: ignore[return-value]
     if args.json:  # expected bandwidth per pair: the graph (networkx) is needed
+        import json
+
         print(json.dumps(topo_json(snap), indent=1))
     else:  # the graph only where the snapshot alone cannot give a pair's path class
         print(topo_report(snap), end="")
