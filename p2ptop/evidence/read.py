@@ -22,10 +22,16 @@ PARSERS = (
     ("errors", errors.parse),
     ("prose", prose.parse),
 )
-#: ASCII word boundaries: "禁用p2p和shm", "NCCL报错" name P2P and NCCL (a Chinese character is a Unicode word character)
+#: ASCII word boundaries: "禁用p2p和shm", "NCCL报错" name P2P and NCCL (a Chinese character is a Unicode word character).
+#: Also GPU words that name no GPU: "peer access" (CUDA's cudaDeviceEnablePeerAccess/cudaDeviceCanAccessPeer, as servers and
+#: frameworks word it: "failed to enable peer access for some device pairs"), NVIDIA's PCI vendor id 10de where a kernel or
+#: firmware log gives it as an id ("vendor_id: 0x10de", "[10de:2330]", "10de:20b5"), and the peer-memory modules
+#: (nvidia-peermem, nv_peer_mem): each says a GPU of NVIDIA's is the subject.
 _GPU_WORDS = re.compile(
     r"\b(?:gpus?|cuda\w*|nccl\w*|nvidia\w*|nvlink|nvswitch|p2p|peer[- ]to[- ]peer|geforce|tesla|quadro|rtx|gtx|cudnn|"
-    r"nvml|nvrm|xid|cupy|vllm|sglang|nvbandwidth|simplep2p|tensor[-_]parallel[-_]size|[ahlvbt]\d{2,3}0?s?|[1-5]0[5-9]0(?:\s*ti)?s?)\b|显卡|显存|多卡|单卡|gpu", re.ASCII)
+    r"nvml|nvrm|xid|cupy|vllm|sglang|nvbandwidth|simplep2p|tensor[-_]parallel[-_]size|[ahlvbt]\d{2,3}0?s?|[1-5]0[5-9]0(?:\s*ti)?s?|"
+    r"(?:enable|enabling|disable|disabling|can(?:not)?|no)[ _]peer[ _]access|peer[ _]access[ _](?:is[ _])?(?:not|already|unsupported|enabled|disabled|fail\w*|error\w*)|"
+    r"peer[ _]?mem\w*|nv_peer_mem)\b|(?:vendor[ _]?id\W{1,3}|\[|\b)(?:0x)?10de(?=[:\]]|\b(?![.:]\d))|显卡|显存|多卡|单卡|gpu", re.ASCII)
 
 
 @dataclass

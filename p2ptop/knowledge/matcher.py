@@ -892,7 +892,8 @@ def _one_of_several(out: list[Match]) -> None:
     each stays an unsure candidate, its deciding fact named, as with a shared error code alone."""
     groups: dict[tuple, list[Match]] = {}
     for m in out:
-        if m.confidence not in ("likely", "possible") or m.entry.benign or m.own_signs or m.basis != "signs":
+        # an entry the informational-line rule already made unsure (m.quiet) still names a class the line is shared by
+        if (m.confidence not in ("likely", "possible") and not m.quiet) or m.entry.benign or m.own_signs or m.basis != "signs":
             continue
         lines = tuple(sorted({int(x.group(1)) for r in m.reasons if r.startswith("regex matched") for x in [_LINE.match(r)] if x}))
         if lines:
@@ -901,6 +902,8 @@ def _one_of_several(out: list[Match]) -> None:
         if len({m.entry.failure_class for m in ms}) < SHARED_LINE_CLASSES:
             continue
         for m in ms:
+            if m.quiet:
+                continue  # already unsure, ranked on its line's own score
             m.unsure = m.shared_line = True
             m.shared_score = m.score
             m.score = min(m.score, UNSURE_CAP)

@@ -1,0 +1,92 @@
+"""Error and log families of the fifth round (issue 22): each rule on real lines (source URL beside them) and on
+the healthy or unrelated lines it must leave alone. Each test fails when its rule is taken out."""
+
+from p2ptop.evidence import read_text
+from p2ptop.evidence.read import gpu_trace
+from p2ptop.knowledge import load_kb, match
+
+KB = load_kb()
+
+
+def answer(text, findings=()):
+    return [(m.entry.failure_class, m.confidence, m.entry.benign, m.entry.id) for m in match(KB, text, findings)]
+
+
+def alarms(text):
+    return [a for a in answer(text) if a[1] in ("likely", "possible") and not a[2]]
+
+
+def top3(text):
+    return [a[0] for a in answer(text)[:3]]
+
+
+# --- GPU words that name no GPU --------------------------------------------------------------------------------------
+# Triton's start-up message (triton-inference-server/core src/cuda_utils.cc EnablePeerAccess, logged by server.cc), as
+# https://github.com/NVIDIA/TensorRT-LLM/issues/1754 shows it (a thread of the evaluation corpus, fresh4), and with the
+# glog-style level prefix Triton's logger puts before it (an informational line: the shared-line rule still holds)
+TRITON_BARE = "server.cc:251] failed to enable peer access for some device pairs"
+TRITON = "I0612 08:01:02.345678 1 " + TRITON_BARE
+# the firmware-first (APEI GHES / CPER) record of a PCIe error on an NVIDIA device: drivers/firmware/efi/cper.c
+# cper_print_pcie prints the vendor id and 'aer_cor_status: 0x%08x, aer_cor_mask: 0x%08x'
+GHES = ("{8}[Hardware Error]: Hardware error from APEI Generic Hardware Error Source: 514\n"
+        "{8}[Hardware Error]: It has been corrected by h/w and requires no further action\n"
+        "{8}[Hardware Error]:   section_type: PCIe error\n"
+        "{8}[Hardware Error]:   vendor_id: 0x10de, device_id: 0x2330\n"
+        "{8}[Hardware Error]:   aer_cor_status: 0x00001000, aer_cor_mask: 0x00000000\n"
+        "{8}[Hardware Error]:   aer_uncor_status: 0x00000000, aer_uncor_mask: 0x00100000\n")
+
+
+def test_peer_access_words_and_nvidia_vendor_id_are_a_gpu_trace():
+    assert gpu_trace(TRITON) and read_text(TRITON).gpu_related
+    assert gpu_trace("[Hardware Error]:   vendor_id: 0x10de, device_id: 0x2330")
+    assert gpu_trace("01:00.0 3D controller [0302]: Device [10de:2330] (rev a1)")
+    assert gpu_trace("modprobe: loaded nvidia-peermem")
+    # not a vendor id, not a GPU's peer access
+    for text in ("address 0x10de0000 mapped", "offset 10de.5", "bgp peer access-list 10", "connecting to peer 10.0.0.2"):
+        assert not gpu_trace(text), text
+
+
+def test_triton_peer_access_warning_names_the_peer_access_causes_unsure():
+    for text in (TRITON_BARE, TRITON):
+        a = answer(text)
+        classes = [x[0] for x in a[:4]]
+        assert "p2p_unsupported_consumer_gpu" in classes and "p2p_unsupported_topology" in classes, text
+        assert all(x[1] == "unsure" for x in a), text  # a message every cause of a pair without P2P shares
+
+
+def test_ghes_corrected_pcie_error_is_the_aer_entry():
+    assert "pcie/aer-corrected-link-errors" in [x[3] for x in answer(GHES)]
+    # a record with no corrected error logged (status 0) is no sign
+    healthy = GHES.replace("aer_cor_status: 0x00001000", "aer_cor_status: 0x00000000")
+    assert "pcie/aer-corrected-link-errors" not in [x[3] for x in answer(healthy)]
+
+
+# --- ncclInternalError ------------------------------------------------------------------------------------------------
+# https://github.com/NVIDIA/nccl/issues/1092 (title): NCCL 2.18 reports network errors as internal errors
+INTERNAL_218 = ("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, "
+                "internal error - please report this issue to the NCCL developers, NCCL version 2.18.1")
+# nccl-tests' NCCLCHECK wording of the same result, no version (src/common.h)
+INTERNAL_TESTS = "Test NCCL failure common.cu:958 'internal error - please report this issue to the NCCL developers / '"
+
+
+def test_nccl_internal_error_on_2_18_is_the_release():
+    a = answer(INTERNAL_218)
+    assert a[0][3] == "nccl/internal-error-misreported-2-18" and a[0][1] in ("likely", "possible")
+
+
+def test_nccl_internal_error_without_a_version_is_an_unsure_release_candidate():
+    a = answer(INTERNAL_TESTS)
+    assert a[0][3] == "nccl/internal-error-misreported-2-18" and a[0][1] == "unsure"
+    # another NCCL result is not it
+    other = "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:825, unhandled system error, NCCL version 2.18.1"
+    assert "nccl/internal-error-misreported-2-18" not in [x[3] for x in answer(other)]
+
+
+# --- wrong data after a peer copy: the IOMMU first (CUDA programming guide, 'IOMMU on Linux') -------------------------
+# the pattern of https://github.com/pytorch/pytorch/issues/1637 and kin: a tensor moved between GPUs reads zeros
+ZEROS = ">>> a = torch.tensor([1., 2.], device='cuda:0')\n>>> a.to('cuda:1')\ntensor([0., 0.], device='cuda:1')\n"
+
+
+def test_wrong_data_after_a_peer_copy_ranks_the_iommu_first():
+    assert top3(ZEROS)[0] == "iommu_acs_p2p_broken"
+    assert alarms(ZEROS) == []  # still unsure: the IOMMU's state is not in the text
