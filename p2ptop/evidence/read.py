@@ -88,6 +88,26 @@ def gpu_trace(text: str) -> bool:
     return _GPU_WORDS.search(Paste(text).sample(500_000, 100_000).text) is not None
 
 
+def trouble_said(text: str) -> bool:
+    """Does a line of the text (first 256 KB) say that something goes wrong, in prose's trouble words (an error, a failure,
+    a problem, a hang...), not negated ("no issues so far")? A URL's path ("/issues/12") is no such word."""
+    from .prose import _LEGEND, _NEGATED, _REPORT_TROUBLE, _TOOL_LINE  # prose's own trouble words, read as its report rule reads them
+
+    for line in Paste(text).sample(256_000, 0).text.lower().splitlines()[:2000]:
+        if _TOOL_LINE.search(line) or _LEGEND.search(line):
+            continue  # a tool's header or legend ("#wrong", "errors") is no sentence
+        line = _URL.sub(" ", line)
+        for t in _REPORT_TROUBLE.finditer(line):
+            if line[t.start() - 1:t.start()] == "#":
+                continue  # a column of a tool's table ("#wrong" of nccl-tests, whitespace folded by the matcher)
+            if not _NEGATED.search(line[max(0, t.start() - 12):t.start()]):
+                return True
+    return False
+
+
+_URL = re.compile(r"\S+://\S+")
+
+
 def derive(c) -> None:
     """Facts that follow from what the parsers read, by the live host's own rules (p2ptop/diagnose.py):
     a GPU whose PCIe link trained narrower than its max (lspci LnkSta below LnkCap, nvidia-smi -q Link
