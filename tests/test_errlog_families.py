@@ -108,3 +108,22 @@ def test_no_trouble_word_or_a_negated_one_or_a_tool_column_stays_silent():
     header = "# size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n# (B) (elements) (us) (GB/s) (GB/s)"
     row = "8 2 float sum -1 13.10 0.00 0.00 0 13.92 0.00 0.00 0"
     assert answer("# Using devices\n# Rank 0 Pid 2303 on host device 0 [0000:2f:00.0] GPU\n" + header + "\n" + row) == []
+
+
+# --- NCCL's host names as a container's own ---------------------------------------------------------------------------
+def test_nccl_host_names_that_are_container_defaults_say_a_container():
+    # https://github.com/NVIDIA/Megatron-LM/issues/316 (a corpus thread, fresh3): Docker's default host name (container id)
+    docker = ("ceceb0c7f2e6:454:838 [0] NCCL INFO Using network Socket\n"
+              "ceceb0c7f2e6:455:839 [1] NCCL INFO Using network Socket\n")
+    facts = read_text(docker).facts_by_subject()["host"]
+    assert facts["host.container"] == "docker"
+    # a Deployment's pod names (apimachinery's rand alphabet: pod-template-hash, then five characters)
+    pods = ("trainer-64ff5b88b-kndtr:37188:37280 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.5<0>\n"
+            "trainer-64ff5b88b-h57l5:37216:37277 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.6<0>\n")
+    facts = read_text(pods).facts_by_subject()["host"]
+    assert facts["host.container"] == "kubernetes" and facts["host.kubernetes"] is True
+    # ordinary host names say nothing
+    plain = ("dgx-a100-01:1234:1300 [0] NCCL INFO Bootstrap : Using ib0:10.0.0.5<0>\n"
+             "gpu-node-17:1234:1301 [1] NCCL INFO Bootstrap : Using ib0:10.0.0.6<0>\n"
+             "123456789012:1:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.7<0>\n")
+    assert "host.container" not in read_text(plain).facts_by_subject().get("host", {})

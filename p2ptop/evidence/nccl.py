@@ -1,6 +1,6 @@
 """NCCL INFO/WARN logs, through the one reader p2ptop.nccl.log.
 
-Facts: nccl.version, host.cuda_runtime_version (NCCL's "+cudaX.Y"), host.cuda_driver_version
+Facts: nccl.version, host.container (a Docker or Kubernetes default host name), host.cuda_runtime_version (NCCL's "+cudaX.Y"), host.cuda_driver_version
 (cudaDriverVersion), env.<VARIABLE> for every "set by environment" (and for NCCL_*/CUDA_VISIBLE_DEVICES
 set on a shell line of the paste), per pair nccl.transport (the worst over the pair's channels) and
 nccl.p2p_fallback (SHM/NET on a pair that the paste says can do P2P: its topo path is NV#/PIX/PXB,
@@ -74,6 +74,24 @@ def _rank_gpus(c: Collector, log: NcclLog) -> dict[tuple[Optional[str], int], in
     return out
 
 
+_DOCKER_HOST = re.compile(r"[0-9a-f]{12}")
+_K8S_ALNUM = "[bcdfghjklmnpqrstvwxz2456789]"
+_K8S_POD = re.compile(rf"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?-{_K8S_ALNUM}{{6,10}}-{_K8S_ALNUM}{{5}}")
+
+
+def _container_of_hosts(hosts: list[str]) -> Optional[str]:
+    """'docker' when every host name is a container id's 12 hex digits (with a letter among them: not a number),
+    'kubernetes' when every one is a Deployment pod's name; else None."""
+    names = [h for h in hosts if h]
+    if not names:
+        return None
+    if all(_DOCKER_HOST.fullmatch(h) and re.search(r"[a-f]", h) and re.search(r"\d", h) for h in names):
+        return "docker"
+    if all(_K8S_POD.fullmatch(h) for h in names):
+        return "kubernetes"
+    return None
+
+
 def parse(c: Collector) -> bool:
     text = c.paste.text
     if "NCCL" not in text:
@@ -109,6 +127,17 @@ def parse(c: Collector) -> bool:
     if nvls_line is not None:
         c.add("host", "host.nvswitch_present", True, nvls_line, severity="info",
               summary="NCCL set up NVLS (NVLink SHARP), which exists only on NVSwitch fabrics")
+    # the host names NCCL prints before every line ("host:pid:tid") say a container where they are a container's own
+    # default: Docker names a container's host after the first 12 hex digits of its id (docker run reference:
+    # --hostname, default the container id), Kubernetes a pod's after the pod, and a Deployment's pods are
+    # "<name>-<pod-template-hash>-<5 characters>" drawn from apimachinery's rand alphabet (no vowels, no 0/1/3)
+    kind = _container_of_hosts(log.hosts)
+    if kind:
+        line = c.paste.first_line(log.hosts[0] + ":")
+        c.add("host", "host.container", kind, line, severity="info",
+              summary=f"NCCL's host names are {kind}'s own names for a container ({', '.join(log.hosts[:2])})")
+        if kind == "kubernetes":
+            c.add("host", "host.kubernetes", True, line, severity="info")
     # pair facts, for ranks on one host
     gpus = _rank_gpus(c, log)
     rank_host: dict[int, Optional[str]] = {}
