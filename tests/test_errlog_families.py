@@ -127,3 +127,20 @@ def test_nccl_host_names_that_are_container_defaults_say_a_container():
              "gpu-node-17:1234:1301 [1] NCCL INFO Bootstrap : Using ib0:10.0.0.6<0>\n"
              "123456789012:1:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.7<0>\n")
     assert "host.container" not in read_text(plain).facts_by_subject().get("host", {})
+
+
+# --- the answer of the next command is readable: `nvidia-smi -q | grep -i -A3 fabric` ---------------------------------
+def test_a_grepped_fabric_section_is_read_and_in_progress_points_at_the_fabric_manager():
+    from p2ptop.commands.explain import explain
+    from p2ptop.knowledge.fact_roles import NEXT_COMMAND
+
+    assert "grep -i -A3 fabric" in NEXT_COMMAND["gpu.fabric_state"]
+    # nvidia-smi -q's Fabric section (State: Not Started / In Progress / Completed, Status), as the grep prints it
+    grepped = ("$ nvidia-smi -q | grep -i -A3 fabric\n    Fabric\n        State                     : In Progress\n"
+               "        Status                    : N/A\n")
+    facts = read_text(grepped).facts_by_subject()
+    assert facts["gpu:0"]["gpu.fabric_state"] == "IN_PROGRESS"
+    ids = [m.entry.id for m, _ in explain(KB, grepped, [], None)[:3]]
+    assert "fabric-manager/not-running-system-not-initialized" in ids
+    done = grepped.replace("In Progress", "Completed").replace("N/A", "Success")
+    assert explain(KB, done, [], None) == []

@@ -156,7 +156,10 @@ def parse_xml(c: Collector) -> bool:
 
 
 #: section titles of ``nvidia-smi -q`` that a grep'd paste ("nvidia-smi -q | grep -A3 BAR1") keeps without its GPU header
-_Q_SECTIONS = ("BAR1 Memory Usage", "GPU Link Info", "PCIe Generation", "Link Width", "MIG Mode", "GPU Virtualization Mode")
+#: sections of nvidia-smi -q that a grep'd excerpt may hold without its GPU header; "Fabric" (State, Status) is what
+#: fact_roles.NEXT_COMMAND asks for with `nvidia-smi -q | grep -i -A3 fabric`, so its answer must be readable
+_Q_SECTIONS = ("BAR1 Memory Usage", "GPU Link Info", "PCIe Generation", "Link Width", "MIG Mode", "GPU Virtualization Mode",
+               "Fabric")
 
 
 def parse_q_text(c: Collector) -> bool:
