@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..findings import Finding
-from . import errors, nccl, prose, smi, system, tools, topo
+from . import df, errors, nccl, prose, smi, system, tools, topo
 from .paste import SYMPTOM_PREFIXES, Collector, Paste
 
 #: (name, parser) in the order they run: structured outputs first, so their values win over prose.
@@ -16,6 +16,7 @@ PARSERS = (
     ("topo", topo.parse),
     ("lspci", system.parse_lspci),
     ("kernel-log", system.parse_kernel_log),
+    ("df", df.parse),
     ("cuda-tools", tools.parse),
     ("nccl", nccl.parse),
     ("env", nccl.parse_env_lines),

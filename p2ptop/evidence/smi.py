@@ -54,6 +54,11 @@ def _gpu_facts(c: Collector, idx: int, g: dict[str, Any]) -> None:
     for key in ("pcie_gen_cur", "pcie_gen_max", "pcie_width_cur", "pcie_width_max", "fabric_state", "fabric_status", "bar1_mb"):
         if g.get(key) is not None:
             c.add(subj, f"gpu.{key}", g[key], lines.get(key, line))
+    if str(g.get("fabric_state") or "").upper() in ("COMPLETED", "IN_PROGRESS", "NOT_STARTED"):
+        # nvidia-smi's Fabric State is the GPU's registration with the NVSwitch fabric (Fabric Manager's probe): a state
+        # other than Not Supported / N/A says the GPU sits on such a fabric
+        c.add("host", "host.nvswitch_present", True, lines.get("fabric_state", line), severity="info",
+              summary="nvidia-smi -q shows a fabric registration state: the GPUs sit on an NVSwitch fabric")
     if g.get("mig") is not None:
         c.add(subj, "gpu.mig", g["mig"], lines.get("mig", line))
     v = g.get("virtualization")
