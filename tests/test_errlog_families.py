@@ -144,3 +144,10 @@ def test_a_grepped_fabric_section_is_read_and_in_progress_points_at_the_fabric_m
     assert "fabric-manager/not-running-system-not-initialized" in ids
     done = grepped.replace("In Progress", "Completed").replace("N/A", "Success")
     assert explain(KB, done, [], None) == []
+
+
+def test_a_log_of_nccl_info_lines_only_is_a_gpu_trace():
+    # NCCL's prefix (src/include/debug.h); the prose sample blanks NCCL INFO lines, the trace must not miss them
+    log = "trainer-64ff5b88b-kndtr:37188:37280 [0] NCCL INFO Channel 06/0 : 0[41000] -> 1[42000] [receive] via NET/IBext/0"
+    assert gpu_trace(log)
+    assert not gpu_trace("worker-1:225:232 [0] INFO Channel 06/0 : 0 -> 1 via tcp")

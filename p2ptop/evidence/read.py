@@ -84,9 +84,16 @@ class Evidence:
         }
 
 
+#: NCCL's own log prefix (src/include/debug.h: "host:pid:tid [dev] NCCL INFO|WARN ..."): the prose sample blanks these
+#: lines, yet a log of nothing but them (channels, rings, ranks) is NCCL's, so GPUs'
+_NCCL_PREFIX = re.compile(r"\bNCCL (?:INFO|WARN)\b")
+
+
 def gpu_trace(text: str) -> bool:
     """Does the text name GPUs, CUDA, NCCL, NVLink, P2P or a GPU model anywhere (first 500 KB, last 100 KB)?"""
-    return _GPU_WORDS.search(Paste(text).sample(500_000, 100_000).text) is not None
+    if _GPU_WORDS.search(Paste(text).sample(500_000, 100_000).text) is not None:
+        return True
+    return _NCCL_PREFIX.search(text[:500_000]) is not None or _NCCL_PREFIX.search(text[-100_000:]) is not None
 
 
 def trouble_said(text: str) -> bool:
