@@ -151,3 +151,12 @@ def test_a_log_of_nccl_info_lines_only_is_a_gpu_trace():
     log = "trainer-64ff5b88b-kndtr:37188:37280 [0] NCCL INFO Channel 06/0 : 0[41000] -> 1[42000] [receive] via NET/IBext/0"
     assert gpu_trace(log)
     assert not gpu_trace("worker-1:225:232 [0] INFO Channel 06/0 : 0 -> 1 via tcp")
+
+
+def test_a_217_message_cut_after_between_still_names_the_peer_access_family():
+    # CUDA's 217 text ('peer access is not supported between these two devices', cudaGetErrorString) cut by the paste
+    cut = "(Runner pid=16018) Cuda failure 217 'peer access is not supported between these"
+    ids = [a[3] for a in answer(cut)]
+    assert "cuda/peer-access-unsupported-consumer-gpu" in ids and "vm/peer-access-unsupported-in-vm" in ids
+    assert any("regex matched" in r for m in match(KB, cut) if m.entry.id == "cuda/peer-access-unsupported-consumer-gpu"
+               for r in m.reasons)
