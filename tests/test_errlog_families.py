@@ -160,3 +160,20 @@ def test_a_217_message_cut_after_between_still_names_the_peer_access_family():
     assert "cuda/peer-access-unsupported-consumer-gpu" in ids and "vm/peer-access-unsupported-in-vm" in ids
     assert any("regex matched" in r for m in match(KB, cut) if m.entry.id == "cuda/peer-access-unsupported-consumer-gpu"
                for r in m.reasons)
+
+
+# --- compute-sanitizer's memcheck report is an error ----------------------------------------------------------------
+def test_a_compute_sanitizer_invalid_access_is_an_error_and_names_the_peer_pointer_entry():
+    # the memcheck report layout of NVIDIA's Compute Sanitizer documentation ("Invalid __global__ write of size 4 bytes",
+    # "by thread ... in block ...", "Address 0x... is out of bounds"), here in an NCCL kernel
+    report = ("========= Invalid __global__ write of size 16 bytes\n"
+              "=========     at ncclDevFunc_AllReduce_Sum_bf16_RING_SIMPLE()+0x14440\n"
+              "=========     by thread (221,0,0) in block (0,0,0)\n"
+              "=========     Address 0x1bc00031d0 is out of bounds\n")
+    facts = read_text(report).facts_by_subject()["host"]
+    assert facts["error.text"].startswith("========= Invalid __global__ write") and facts["text.tool"] == "compute-sanitizer"
+    assert "cuda/peer-pointer-without-enable-peer-access" in [a[3] for a in answer(report)[:3]]
+    assert alarms(report) == []
+    # the documentation's own prose about the error type is no report
+    assert "error.text" not in read_text("memcheck reports an Invalid __global__ write when a kernel writes out of bounds.")\
+        .facts_by_subject().get("host", {})
