@@ -177,3 +177,13 @@ def test_a_compute_sanitizer_invalid_access_is_an_error_and_names_the_peer_point
     # the documentation's own prose about the error type is no report
     assert "error.text" not in read_text("memcheck reports an Invalid __global__ write when a kernel writes out of bounds.")\
         .facts_by_subject().get("host", {})
+
+
+def test_nccl_under_windows_default_host_name_is_wsl2():
+    # Windows' default device name ("DESKTOP-" and 7 characters); a WSL distribution takes the Windows host's name
+    log = ("DESKTOP-VMBL43V:8347:8347 [0] NCCL INFO Bootstrap : Using eth0:172.23.125.43<0>\n"
+           "DESKTOP-VMBL43V:8347:8347 [1] NCCL INFO cudaDriverVersion 12010\n")
+    facts = read_text(log).facts_by_subject()["host"]
+    assert facts["host.virtualized"] is True and "WSL2" in facts["host.hypervisor"]
+    other = log.replace("DESKTOP-VMBL43V", "desktop-gpu-01")
+    assert "host.virtualized" not in read_text(other).facts_by_subject()["host"]

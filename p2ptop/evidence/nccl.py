@@ -1,6 +1,6 @@
 """NCCL INFO/WARN logs, through the one reader p2ptop.nccl.log.
 
-Facts: nccl.version, host.container (a Docker or Kubernetes default host name), host.cuda_runtime_version (NCCL's "+cudaX.Y"), host.cuda_driver_version
+Facts: nccl.version, host.container (a Docker or Kubernetes default host name), host.virtualized (WSL2: Windows' default host name), host.cuda_runtime_version (NCCL's "+cudaX.Y"), host.cuda_driver_version
 (cudaDriverVersion), env.<VARIABLE> for every "set by environment" (and for NCCL_*/CUDA_VISIBLE_DEVICES
 set on a shell line of the paste), per pair nccl.transport (the worst over the pair's channels) and
 nccl.p2p_fallback (SHM/NET on a pair that the paste says can do P2P: its topo path is NV#/PIX/PXB,
@@ -75,6 +75,7 @@ def _rank_gpus(c: Collector, log: NcclLog) -> dict[tuple[Optional[str], int], in
 
 
 _DOCKER_HOST = re.compile(r"[0-9a-f]{12}")
+_WINDOWS_HOST = re.compile(r"(?:DESKTOP-[A-Z0-9]{7}|LAPTOP-[A-Z0-9]{8})")
 _K8S_ALNUM = "[bcdfghjklmnpqrstvwxz2456789]"
 _K8S_POD = re.compile(rf"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?-{_K8S_ALNUM}{{6,10}}-{_K8S_ALNUM}{{5}}")
 
@@ -138,6 +139,14 @@ def parse(c: Collector) -> bool:
               summary=f"NCCL's host names are {kind}'s own names for a container ({', '.join(log.hosts[:2])})")
         if kind == "kubernetes":
             c.add("host", "host.kubernetes", True, line, severity="info")
+    # Windows names a machine "DESKTOP-XXXXXXX" (or "LAPTOP-XXXXXXXX") unless told otherwise, and a WSL distribution takes
+    # the Windows host's name (WSL's wsl.conf: [network] hostname defaults to it): NCCL on Linux under such a name runs
+    # in WSL2, a Hyper-V VM whose GPUs are paravirtualised
+    if log.hosts and all(_WINDOWS_HOST.fullmatch(h or "") for h in log.hosts):
+        line = c.paste.first_line(log.hosts[0] + ":")
+        c.add("host", "host.virtualized", True, line, severity="info",
+              summary=f"NCCL's host name {log.hosts[0]} is Windows' default name: WSL2, a Hyper-V VM")
+        c.add("host", "host.hypervisor", "Hyper-V (WSL2)", line, severity="info")
     # pair facts, for ranks on one host
     gpus = _rank_gpus(c, log)
     rank_host: dict[int, Optional[str]] = {}
