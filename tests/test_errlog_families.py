@@ -187,3 +187,14 @@ def test_nccl_under_windows_default_host_name_is_wsl2():
     assert facts["host.virtualized"] is True and "WSL2" in facts["host.hypervisor"]
     other = log.replace("DESKTOP-VMBL43V", "desktop-gpu-01")
     assert "host.virtualized" not in read_text(other).facts_by_subject()["host"]
+
+
+def test_no_transport_found_is_an_nccl_failure():
+    # NCCL's transport.cc WARN when no allowed transport joins two ranks (NVIDIA/nccl#602: P2P failing with SHM and
+    # intra-node NET disabled errors out)
+    warn = "host:1:1 [0] transport.cc:123 NCCL WARN No transport found for rank 0[1a000] -> rank 1[1b000]"
+    facts = read_text(warn).facts_by_subject()["host"]
+    assert facts["error.text"].startswith("No transport found")
+    with_env = warn + "\nhost:1:1 [0] NCCL INFO NCCL_SHM_DISABLE set by environment to 1.\n" \
+                      "host:1:1 [0] NCCL INFO NCCL_P2P_DISABLE set by environment to 1."
+    assert top3(with_env)[0] == "nccl_env_misconfig"

@@ -29,7 +29,9 @@ P2P_CAPABLE_PATHS = ("NV", "PIX", "PXB")
 
 
 _FAILED_WARN = re.compile(r"\b(?:fail\w*|error\w*|cannot|can't|unable|no space|timeout|timed out|abort\w*|"
-                          r"invalid|mismatch|denied|not permitted|unhandled)\b", re.I)
+                          r"invalid|mismatch|denied|not permitted|unhandled|no transport found)\b", re.I)
+# ("No transport found for rank %d[%lx] -> rank %d[%lx]": transport.cc's WARN when no transport the settings allow
+#  (P2P, SHM, NET) can join two ranks; NCCL then returns an error)
 
 def is_p2p_fallback(transport: Optional[str], path: Optional[str] = None, p2p_read: Optional[str] = None) -> bool:
     """NCCL went via SHM or NET on a pair that can do P2P (its path NV#/PIX/PXB, or NVML P2P read OK).
