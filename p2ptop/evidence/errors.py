@@ -1,7 +1,7 @@
 """Errors as PyTorch, TensorFlow, JAX, CuPy, vLLM/SGLang, NCCL and CUDA programs print them.
 
 Facts: error.cuda (the canonical runtime name) with error.cuda_code, error.nccl, error.text (the
-line as written, short), text.framework, and symptom.hang / symptom.crash where the error itself
+line as written, short; also compute-sanitizer's memcheck reports), text.framework, and symptom.hang / symptom.crash where the error itself
 says so (NCCL watchdog timeouts, segfaults).
 
 Patterns come from CUDA's own table (p2ptop.knowledge.codes.CUDA_ERRORS: runtime names, driver
@@ -67,6 +67,7 @@ _FRAMEWORKS = (
     ("tensorflow", ("tensorflow", "tf."), re.compile(r"\btensorflow\b|\btf\.(?:distribute|config)")),
     ("pytorch", ("torch", "processgroupnccl"), re.compile(r"\btorch\b|processgroupnccl|torchrun|\bpytorch\b")),
 )
+_SANITIZER = re.compile(r"^[ \t]*(?:=+[ \t]*)?(invalid __(?:global|shared|local)__ (?:read|write|atomic)\w*) of size \d+ bytes?", re.M)
 _HANG_WORDS = ("watchdog", "timed out", "timeout", "heartbeat")
 _HANG = re.compile(r"watchdog caught collective operation timeout|timed out after \d+|timeout at nccl work|"
                    r"nccl (?:communicator|watchdog).*(?:timeout|timed out)|heartbeat monitor")
@@ -141,6 +142,17 @@ def parse(c: Collector) -> bool:
         found = True
         if "off the bus" in m.group(0):  # NVRM's words for a GPU the driver lost (Xid 79)
             c.add("host", "gpu.lost", True, v.line_of(m.start()), severity="problem")
+    # compute-sanitizer's (and cuda-memcheck's) memcheck report: "========= Invalid __global__ write of size 16 bytes",
+    # then "=========     Address 0x... is out of bounds" (the Compute Sanitizer documentation's memcheck error types;
+    # a kernel touching another GPU's memory its context has no peer mapping for is reported so)
+    v = p.select(("invalid __",), context=0)
+    m = _SANITIZER.search(v.text)
+    if m:
+        ln = v.line_of(m.start())
+        c.add("host", "error.text", " ".join(p.line(ln).split())[:200], ln,
+              summary="compute-sanitizer: a kernel accessed memory it may not (" + m.group(1) + ")")
+        c.tool("compute-sanitizer", ln)
+        found = True
     for fw, words, rx in _FRAMEWORKS:
         v = p.select(words, context=0, cap=50)
         m = rx.search(v.text)

@@ -1,6 +1,6 @@
 """NCCL INFO/WARN logs, through the one reader p2ptop.nccl.log.
 
-Facts: nccl.version, host.cuda_runtime_version (NCCL's "+cudaX.Y"), host.cuda_driver_version
+Facts: nccl.version, host.container (a Docker or Kubernetes default host name), host.virtualized (WSL2: Windows' default host name), host.cuda_runtime_version (NCCL's "+cudaX.Y"), host.cuda_driver_version
 (cudaDriverVersion), env.<VARIABLE> for every "set by environment" (and for NCCL_*/CUDA_VISIBLE_DEVICES
 set on a shell line of the paste), per pair nccl.transport (the worst over the pair's channels) and
 nccl.p2p_fallback (SHM/NET on a pair that the paste says can do P2P: its topo path is NV#/PIX/PXB,
@@ -29,7 +29,9 @@ P2P_CAPABLE_PATHS = ("NV", "PIX", "PXB")
 
 
 _FAILED_WARN = re.compile(r"\b(?:fail\w*|error\w*|cannot|can't|unable|no space|timeout|timed out|abort\w*|"
-                          r"invalid|mismatch|denied|not permitted|unhandled)\b", re.I)
+                          r"invalid|mismatch|denied|not permitted|unhandled|no transport found)\b", re.I)
+# ("No transport found for rank %d[%lx] -> rank %d[%lx]": transport.cc's WARN when no transport the settings allow
+#  (P2P, SHM, NET) can join two ranks; NCCL then returns an error)
 
 def is_p2p_fallback(transport: Optional[str], path: Optional[str] = None, p2p_read: Optional[str] = None) -> bool:
     """NCCL went via SHM or NET on a pair that can do P2P (its path NV#/PIX/PXB, or NVML P2P read OK).
@@ -74,6 +76,25 @@ def _rank_gpus(c: Collector, log: NcclLog) -> dict[tuple[Optional[str], int], in
     return out
 
 
+_DOCKER_HOST = re.compile(r"[0-9a-f]{12}")
+_WINDOWS_HOST = re.compile(r"(?:DESKTOP-[A-Z0-9]{7}|LAPTOP-[A-Z0-9]{8})")
+_K8S_ALNUM = "[bcdfghjklmnpqrstvwxz2456789]"
+_K8S_POD = re.compile(rf"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?-{_K8S_ALNUM}{{6,10}}-{_K8S_ALNUM}{{5}}")
+
+
+def _container_of_hosts(hosts: list[str]) -> Optional[str]:
+    """'docker' when every host name is a container id's 12 hex digits (with a letter among them: not a number),
+    'kubernetes' when every one is a Deployment pod's name; else None."""
+    names = [h for h in hosts if h]
+    if not names:
+        return None
+    if all(_DOCKER_HOST.fullmatch(h) and re.search(r"[a-f]", h) and re.search(r"\d", h) for h in names):
+        return "docker"
+    if all(_K8S_POD.fullmatch(h) for h in names):
+        return "kubernetes"
+    return None
+
+
 def parse(c: Collector) -> bool:
     text = c.paste.text
     if "NCCL" not in text:
@@ -109,6 +130,25 @@ def parse(c: Collector) -> bool:
     if nvls_line is not None:
         c.add("host", "host.nvswitch_present", True, nvls_line, severity="info",
               summary="NCCL set up NVLS (NVLink SHARP), which exists only on NVSwitch fabrics")
+    # the host names NCCL prints before every line ("host:pid:tid") say a container where they are a container's own
+    # default: Docker names a container's host after the first 12 hex digits of its id (docker run reference:
+    # --hostname, default the container id), Kubernetes a pod's after the pod, and a Deployment's pods are
+    # "<name>-<pod-template-hash>-<5 characters>" drawn from apimachinery's rand alphabet (no vowels, no 0/1/3)
+    kind = _container_of_hosts(log.hosts)
+    if kind:
+        line = c.paste.first_line(log.hosts[0] + ":")
+        c.add("host", "host.container", kind, line, severity="info",
+              summary=f"NCCL's host names are {kind}'s own names for a container ({', '.join(log.hosts[:2])})")
+        if kind == "kubernetes":
+            c.add("host", "host.kubernetes", True, line, severity="info")
+    # Windows names a machine "DESKTOP-XXXXXXX" (or "LAPTOP-XXXXXXXX") unless told otherwise, and a WSL distribution takes
+    # the Windows host's name (WSL's wsl.conf: [network] hostname defaults to it): NCCL on Linux under such a name runs
+    # in WSL2, a Hyper-V VM whose GPUs are paravirtualised
+    if log.hosts and all(_WINDOWS_HOST.fullmatch(h or "") for h in log.hosts):
+        line = c.paste.first_line(log.hosts[0] + ":")
+        c.add("host", "host.virtualized", True, line, severity="info",
+              summary=f"NCCL's host name {log.hosts[0]} is Windows' default name: WSL2, a Hyper-V VM")
+        c.add("host", "host.hypervisor", "Hyper-V (WSL2)", line, severity="info")
     # pair facts, for ranks on one host
     gpus = _rank_gpus(c, log)
     rank_host: dict[int, Optional[str]] = {}

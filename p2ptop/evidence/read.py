@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..findings import Finding
-from . import errors, nccl, prose, smi, system, tools, topo
+from . import df, errors, nccl, prose, smi, system, tools, topo
 from .paste import SYMPTOM_PREFIXES, Collector, Paste
 
 #: (name, parser) in the order they run: structured outputs first, so their values win over prose.
@@ -16,16 +16,23 @@ PARSERS = (
     ("topo", topo.parse),
     ("lspci", system.parse_lspci),
     ("kernel-log", system.parse_kernel_log),
+    ("df", df.parse),
     ("cuda-tools", tools.parse),
     ("nccl", nccl.parse),
     ("env", nccl.parse_env_lines),
     ("errors", errors.parse),
     ("prose", prose.parse),
 )
-#: ASCII word boundaries: "禁用p2p和shm", "NCCL报错" name P2P and NCCL (a Chinese character is a Unicode word character)
+#: ASCII word boundaries: "禁用p2p和shm", "NCCL报错" name P2P and NCCL (a Chinese character is a Unicode word character).
+#: Also GPU words that name no GPU: "peer access" (CUDA's cudaDeviceEnablePeerAccess/cudaDeviceCanAccessPeer, as servers and
+#: frameworks word it: "failed to enable peer access for some device pairs"), NVIDIA's PCI vendor id 10de where a kernel or
+#: firmware log gives it as an id ("vendor_id: 0x10de", "[10de:2330]", "10de:20b5"), and the peer-memory modules
+#: (nvidia-peermem, nv_peer_mem): each says a GPU of NVIDIA's is the subject.
 _GPU_WORDS = re.compile(
     r"\b(?:gpus?|cuda\w*|nccl\w*|nvidia\w*|nvlink|nvswitch|p2p|peer[- ]to[- ]peer|geforce|tesla|quadro|rtx|gtx|cudnn|"
-    r"nvml|nvrm|xid|cupy|vllm|sglang|nvbandwidth|simplep2p|tensor[-_]parallel[-_]size|[ahlvbt]\d{2,3}0?s?|[1-5]0[5-9]0(?:\s*ti)?s?)\b|显卡|显存|多卡|单卡|gpu", re.ASCII)
+    r"nvml|nvrm|xid|cupy|vllm|sglang|nvbandwidth|simplep2p|tensor[-_]parallel[-_]size|[ahlvbt]\d{2,3}0?s?|[1-5]0[5-9]0(?:\s*ti)?s?|"
+    r"(?:enable|enabling|disable|disabling|can(?:not)?|no)[ _]peer[ _]access|peer[ _]access[ _](?:is[ _])?(?:not|already|unsupported|enabled|disabled|fail\w*|error\w*)|"
+    r"peer[ _]?mem\w*|nv_peer_mem)\b|(?:vendor[ _]?id\W{1,3}|\[|\b)(?:0x)?10de(?=[:\]]|\b(?![.:]\d))|显卡|显存|多卡|单卡|gpu", re.ASCII)
 
 
 @dataclass
@@ -77,9 +84,50 @@ class Evidence:
         }
 
 
+#: NCCL's own log prefix (src/include/debug.h: "host:pid:tid [dev] NCCL INFO|WARN ..."): the prose sample blanks these
+#: lines, yet a log of nothing but them (channels, rings, ranks) is NCCL's, so GPUs'
+_NCCL_PREFIX = re.compile(r"\bNCCL (?:INFO|WARN)\b")
+
+
 def gpu_trace(text: str) -> bool:
     """Does the text name GPUs, CUDA, NCCL, NVLink, P2P or a GPU model anywhere (first 500 KB, last 100 KB)?"""
-    return _GPU_WORDS.search(Paste(text).sample(500_000, 100_000).text) is not None
+    if _GPU_WORDS.search(Paste(text).sample(500_000, 100_000).text) is not None:
+        return True
+    return _NCCL_PREFIX.search(text[:500_000]) is not None or _NCCL_PREFIX.search(text[-100_000:]) is not None
+
+
+def trouble_said(text: str) -> bool:
+    """Does a line of the text (first 256 KB) say that something goes wrong, in prose's trouble words (an error, a failure,
+    a problem, a hang...), not negated ("no issues so far")? A URL's path ("/issues/12") is no such word."""
+    trouble, negated, tool_line, legend = _trouble_words()
+    for line in Paste(text).sample(256_000, 0).text.lower().splitlines()[:2000]:
+        if tool_line.search(line) or legend.search(line):
+            continue  # a tool's header or legend ("#wrong", "errors") is no sentence
+        line = _URL.sub(" ", line)
+        for t in trouble.finditer(line):
+            if line[t.start() - 1:t.start()] == "#":
+                continue  # a column of a tool's table ("#wrong" of nccl-tests, whitespace folded by the matcher)
+            if not negated.search(line[max(0, t.start() - 12):t.start()]):
+                return True
+    return False
+
+
+#: stand-ins for prose's patterns, should prose.py no longer hold one under its name (its vocabulary is prose's to keep)
+_NEVER = re.compile(r"(?!)")
+_TROUBLE_FALLBACK = re.compile(r"\bfail\w*|\w*error(?:s|ed)?\b|\bproblems?\b|\bnot working\b|\bcannot\b|\bhang\w*|\bcrash\w*|"
+                               r"\bbroken\b|报错|失败|错误")
+_NEGATED_FALLBACK = re.compile(r"(?:\bno|\bwithout|\bnever had|\bzero)\s+$")
+
+
+def _trouble_words():
+    """prose's own trouble words and the lines its report rule skips (tool lines, legends), read as that rule reads them."""
+    from . import prose
+
+    return (getattr(prose, "_REPORT_TROUBLE", _TROUBLE_FALLBACK), getattr(prose, "_NEGATED", _NEGATED_FALLBACK),
+            getattr(prose, "_TOOL_LINE", _NEVER), getattr(prose, "_LEGEND", _NEVER))
+
+
+_URL = re.compile(r"\S+://\S+")
 
 
 def derive(c) -> None:

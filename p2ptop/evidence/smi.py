@@ -54,6 +54,11 @@ def _gpu_facts(c: Collector, idx: int, g: dict[str, Any]) -> None:
     for key in ("pcie_gen_cur", "pcie_gen_max", "pcie_width_cur", "pcie_width_max", "fabric_state", "fabric_status", "bar1_mb"):
         if g.get(key) is not None:
             c.add(subj, f"gpu.{key}", g[key], lines.get(key, line))
+    if str(g.get("fabric_state") or "").upper() in ("COMPLETED", "IN_PROGRESS", "NOT_STARTED"):
+        # nvidia-smi's Fabric State is the GPU's registration with the NVSwitch fabric (Fabric Manager's probe): a state
+        # other than Not Supported / N/A says the GPU sits on such a fabric
+        c.add("host", "host.nvswitch_present", True, lines.get("fabric_state", line), severity="info",
+              summary="nvidia-smi -q shows a fabric registration state: the GPUs sit on an NVSwitch fabric")
     if g.get("mig") is not None:
         c.add(subj, "gpu.mig", g["mig"], lines.get("mig", line))
     v = g.get("virtualization")
@@ -156,7 +161,10 @@ def parse_xml(c: Collector) -> bool:
 
 
 #: section titles of ``nvidia-smi -q`` that a grep'd paste ("nvidia-smi -q | grep -A3 BAR1") keeps without its GPU header
-_Q_SECTIONS = ("BAR1 Memory Usage", "GPU Link Info", "PCIe Generation", "Link Width", "MIG Mode", "GPU Virtualization Mode")
+#: sections of nvidia-smi -q that a grep'd excerpt may hold without its GPU header; "Fabric" (State, Status) is what
+#: fact_roles.NEXT_COMMAND asks for with `nvidia-smi -q | grep -i -A3 fabric`, so its answer must be readable
+_Q_SECTIONS = ("BAR1 Memory Usage", "GPU Link Info", "PCIe Generation", "Link Width", "MIG Mode", "GPU Virtualization Mode",
+               "Fabric")
 
 
 def parse_q_text(c: Collector) -> bool:

@@ -883,7 +883,7 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
                  and not any(m.confidence in ("likely", "possible") for m in out))
     if (facts.has_symptom() or described) and not any(m.confidence == "likely" for m in out):
         out.extend(retrieved(kb, log, facts, out))
-        if described and not out and facts.known("text.topic"):
+        if described and not out and (facts.known("text.topic") or _trouble_said(log)):
             # a text that names GPUs and GPU communication (P2P, NCCL, NVLink...) in a sentence, with no symptom and
             # no setup of an entry's own: the entries nearest its words, labelled so (issue 22 point 4, never silent)
             out.extend(retrieved(kb, log, facts, out, on_topic=True))
@@ -911,7 +911,8 @@ def _one_of_several(out: list[Match]) -> None:
     each stays an unsure candidate, its deciding fact named, as with a shared error code alone."""
     groups: dict[tuple, list[Match]] = {}
     for m in out:
-        if m.confidence not in ("likely", "possible") or m.entry.benign or m.own_signs or m.basis != "signs":
+        # an entry the informational-line rule already made unsure (m.quiet) still names a class the line is shared by
+        if (m.confidence not in ("likely", "possible") and not m.quiet) or m.entry.benign or m.own_signs or m.basis != "signs":
             continue
         lines = tuple(sorted({int(x.group(1)) for r in m.reasons if r.startswith("regex matched") for x in [_LINE.match(r)] if x}))
         if lines:
@@ -920,6 +921,8 @@ def _one_of_several(out: list[Match]) -> None:
         if len({m.entry.failure_class for m in ms}) < SHARED_LINE_CLASSES:
             continue
         for m in ms:
+            if m.quiet:
+                continue  # already unsure, ranked on its line's own score
             m.unsure = m.shared_line = True
             m.shared_score = m.score
             m.score = min(m.score, UNSURE_CAP)
@@ -1010,6 +1013,18 @@ def _gpu_trace(log: Log, facts: Optional[Facts] = None) -> bool:
         from ..evidence.read import gpu_trace  # lazy: the evidence package imports knowledge.codes
 
         hit = log.__dict__["_gpu_trace"] = gpu_trace(log.text)
+    return hit
+
+
+def _trouble_said(log: Log) -> bool:
+    """Does a line of the text say, in words, that something goes wrong (an error, a failure, a problem: prose's trouble
+    words, not negated), where no sentence names GPU communication? With a trace of GPUs and nothing read working, such a
+    text is evidence enough for candidates on its words (issue 22 point 4, never silent)."""
+    hit = log.__dict__.get("_trouble_said")
+    if hit is None:
+        from ..evidence.read import trouble_said  # lazy: the evidence package imports knowledge.codes
+
+        hit = log.__dict__["_trouble_said"] = trouble_said(log.text)
     return hit
 
 

@@ -1,0 +1,48 @@
+"""``df`` (coreutils) on /dev/shm: host.shm_mb, the size of the shared-memory file system NCCL's SHM transport and
+PyTorch's DataLoader workers allocate in (a container's default is 64 MB). It is what fact_roles.NEXT_COMMAND asks
+for (``df -h /dev/shm``), so its answer is read: the data line whose last column is ``/dev/shm``, its second column
+the size, in ``df -h``'s units (K, M, G, T: powers of 1024), in ``df -H``'s (powers of 1000) where the command line
+says -H/--si, or in 1K blocks (plain ``df``, header "1K-blocks")."""
+
+from __future__ import annotations
+
+import re
+
+from .paste import Collector
+
+#: Filesystem Size Used Avail Use% Mounted on / shm 64M 0 64M 0% /dev/shm ("-" for an unknown size on some systems)
+_ROW = re.compile(r"^\s*(\S+)\s+(\d+(?:[.,]\d+)?)([KMGTP]?)i?B?\s+\S+\s+\S+\s+\d+%\s+/dev/shm/?\s*$")
+_BLOCKS = re.compile(r"^\s*Filesystem\s+(1K|1k|1024)-blocks\b|^\s*Filesystem\s+(\d+)[kK]?-blocks\b")
+_SI = re.compile(r"\bdf\b[^\n|;]*\s(?:-\w*H\w*|--si)\b")
+_UNIT = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50}
+
+
+def parse(c: Collector) -> bool:
+    text = c.paste.text
+    if "/dev/shm" not in text or "%" not in text:
+        return False
+    si = _SI.search(text) is not None
+    blocks = None
+    for no, line in enumerate(c.paste.lines, 1):
+        if "/dev/shm" not in line and "-blocks" not in line:
+            continue  # a long log mentions /dev/shm in its errors: only df's header and row are read
+        b = _BLOCKS.match(line)
+        if b:
+            blocks = 1024 if b.group(1) else int(b.group(2)) * 1024
+            continue
+        m = _ROW.match(line)
+        if not m:
+            continue
+        num, unit = float(m.group(2).replace(",", ".")), m.group(3)
+        if unit:
+            size = num * ((1000 ** "KMGTP".index(unit) * 1000) if si else _UNIT[unit])
+        elif blocks:
+            size = num * blocks
+        else:
+            continue  # a bare number with no header saying its unit
+        c.kind("df")
+        c.tool("df", no)
+        c.add("host", "host.shm_mb", int(round(size / (1 << 20))), no, severity="info",
+              summary=f"/dev/shm is {m.group(2)}{unit or ' blocks'} (df)")
+        return True
+    return False
