@@ -73,7 +73,12 @@ _VM = (r"\bvirtual machines?\b|\b(?:a|an|the|in|inside|my|our|this|each|guest|wi
        r"\b(?:the|a|my|our|linux|windows|ubuntu)\s+guests?\b(?!\s+(?:users?|accounts?|login|wi-?fi|network|access|mode))|"
        r"(?:阿里云|腾讯云|华为云|百度云|火山引擎)(?:(?!裸金属)[^。\n]){0,10}实例|云实例|"
        # Azure's GPU VM sizes (NC/ND/NV series: "Standard_ND96asr_v4", "NC80adis_H100_v5"; learn.microsoft.com sizes docs)
-       r"\b(?:standard_)?n[cdv]\d{1,3}[a-z]*(?:_[a-z0-9]+)*_v\d\b")
+       r"\b(?:standard_)?n[cdv]\d{1,3}[a-z]*(?:_[a-z0-9]+)*_v\d\b|"
+       # AWS EC2 GPU instance types (p3/p4d/p5/g4dn/g5/g6 ... .Nxlarge; ".metal" is bare metal: not matched), GCP's GPU
+       # machine types (a2-highgpu-8g, a3-megagpu-8g, g2-standard-24), the notebook services that run on cloud VMs
+       # (Kaggle, Colab, SageMaker): https://aws.amazon.com/ec2/instance-types/, https://cloud.google.com/compute/docs/gpus
+       r"\b(?:p[2-6][a-z]*|g[3-6][a-z]*)\.\d*x?large\b|\b(?:a[234]|g2)-(?:highgpu|megagpu|ultragpu|edgegpu|standard)-\d+g?\b|"
+       r"\bkaggle\b|\bcolab\b|\bsagemaker\b")
 #: (the IOMMU's own passthrough, "Default domain type: Passthrough", "iommu.passthrough=1", is no GPU passthrough)
 _PASSTHROUGH = r"(?<!domain type: )(?<!iommu\.)(?<!iommu )pass(?:ing|ed|es)?[- ]?through|\bvfio\b|直通|gpudirect[-_ ]?clique"  # x-nv-gpudirect-clique: QEMU vfio-pci's P2P hint
 #: a setup contrasted with bare metal ("on bare metal, this works") is a VM's
@@ -148,6 +153,13 @@ _SYMPTOMS = (
                               r"\b(?:results?|outputs?|values?|data|sums?|tensors?)\b[^.\n]{0,40}?\b(?:are|is|were|was|becomes?|became)\s+(?:all\s+|completely\s+|totally\s+|always\s+)?(?:incorrect|wrong|invalid)\b|"
                               r"\bloss\b[^.\n]{0,30}?\bdiverg\w*|"
                               r"silently (?:drops?|dropp\w*|loses?|corrupts?)|drops? the writes?|data loss|zeroed[- ]out|"
+                              # a copy that "succeeds" but leaves the destination unchanged (a silent failure: CUDA returns success;
+                              # what a peer copy through a broken IOMMU mapping or driver looks like to its user)
+                              r"\bsilently (?:fail\w*|wrong|incorrect|writes? nothing|does nothing|(?:returns?|gives?|produces?) (?:wrong|bad|incorrect))|"
+                              r"\bfails? silently\b|\bsilent (?:data )?(?:corruption|failures?|data loss)\b|\bwrites? nothing\b|"
+                              r"\b(?:does|do|did)\s*(?:n'?t|not)\s+(?:actually\s+)?(?:write|copy|transfer)\s+(?:the\s+|any\s+)?data\b|"
+                              r"\b(?:data|values?|buffers?|destination)\s+(?:is|are|was|were)\s+(?:never|not)\s+(?:actually\s+)?(?:written|copied|transferred)\b|"
+                              r"静默(?:失败|出错|错误)|数据(?:没有|未|没)(?:被)?(?:写入|拷贝|复制|传过去)|"
                               r"\bzeros\b|\bnans?\b|garbage|gibberish|garbled|\bdegenerate (?:output|text|results?|tokens?)|"
                               r"\b(?:output|outputs|text|answers?|responses?)\b[^.\n]{0,30}\b(?:is|are|was|were|becomes?|became)\s+(?:\w+\s+)?(?:gibberish|garbage|nonsense|corrupted|degenerate)|"
                               # a mismatch of data, not of versions, types or shapes ("Driver/library version mismatch", "a mismatched
@@ -192,6 +204,25 @@ _SYMPTOMS = (
                       r"\b(?:can'?t|cannot|can not|couldn'?t|unable to|fails? to|failed to)\s+(?:open|map|import|get|export)\s+(?:the\s+|an?\s+)?(?:cuda\s+)?(?:ipc\s+)?(?:mem(?:ory)?\s+)?handles?\b|"
                       r"\b(?:enable_?peer_?access|peer access|p2p|nccl\w*|cuda\w*|all_?reduce)\b[^.\n]{0,40}?\b(?:returns?|returned|throws?|threw|raises?|raised|gives?|gave)\s+(?:an?\s+|the\s+)?(?!no\b|zero\b|any\b)(?:\w+\s+)?errors?\b|"
                       r"\bwon'?t\s+(?:work|start|run|enable|communicat\w*|initiali[sz]e)\b|"
+                      # an error said to have been seen, in the phrasings of issue templates and forum posts ("I get the
+                      # following error", "it reports error", "the error above occurs", "raises an exception", "CUDA error when
+                      # training"): GitHub's bug template asks for "what went wrong" and "error messages"; a report that names
+                      # no error string still reports one (weak: the entry's own setup must hold for it to count)
+                      r"\b(?:get|gets|got|getting|encounter\w*|met|meet|meeting|hit|hitting|run into|ran into|running into|receiv\w*|"
+                      r"fac(?:e|es|ed|ing)|see|seeing|saw)\s+(?:the\s+following|the\s+same|this|these|that|an?|the|some|following|similar|"
+                      r"below|same)\s+(?:[\w-]+\s+){0,2}?(?:errors?|exceptions?)\b|"
+                      r"\b(?:reports?|reported|throws?|threw|thrown|raises?|raised|gives?|gave|prints?|printed|emits?|emitted)\s+(?!no\b|zero\b|any\b)"
+                      r"(?:an?\s+|the\s+|this\s+|that\s+|the following\s+|following\s+|some\s+|the same\s+)?(?:[\w-]+\s+)?(?:errors?|exceptions?)\b|"
+                      r"\b(?:errors?|exceptions?)\s+(?:above\s+|below\s+)?(?:occurs?|occurred|occurring|happens?|happened|appears?|appeared|"
+                      r"(?:is|was|gets?|got) (?:raised|thrown|reported)|shows? up|showed up|pops? up|popped up)\b|"
+                      r"\b(?:cuda|nccl|runtime|distributed)\s+errors?\s+(?:when|while|during|at|after|on|with)\b|"
+                      r"\bfail(?:s|ed)?\s+(?:at|in|while|inside)\s+(?:the\s+)?\w|"
+                      # it worked before (a regression said without naming what changed), or works only on some GPUs/settings
+                      r"\bused to work\b|\bworked (?:fine |well |perfectly )?(?:before|previously|until)\b|"
+                      r"\b(?:works?|worked|runs?|ran)\s+(?:fine\s+|normally\s+|correctly\s+|well\s+|ok\s+)?only\s+(?:on|with|when|if|in|between)\b|"
+                      r"\bonly\s+(?:works?|worked|runs?|ran)\s+(?:fine\s+|normally\s+|correctly\s+)?(?:on|with|when|if|in|between)\b|"
+                      r"(?:p2p|peer|access)\b[^.\n]{0,40}\b(?:is|are|was|were)\s+(?:not available|unavailable)\b|"
+                      r"(?:出现|遇到|碰到|抛出|提示|报)了?(?:以下|如下|下面的|这个|这样的|一个)?(?:错误|异常)|之前(?:是)?(?:可以|正常)(?:运行|跑)?的|只有[^。，,\n]{0,20}?(?:才)?(?:可以|能|正常)|"
                       r"用不了|跑不起来|连不上|起不来|不起作用|没有效果|"
                       # peer traffic said to take the host path instead ("everything goes via the host")
                       r"\b(?:traffic|transfers?|copies|copy|data|everything|it)\b[^.\n]{0,40}?\b(?:goes|go|going|gets? routed|is routed|"
@@ -291,7 +322,8 @@ _P2P_NO_VALUE = {"cns": "CHIPSET_NOT_SUPPORTED", "chipset not supported": "CHIPS
 _P2P_CAN_NO = _rx(_PEER_QUERY + r"\W{0,3}\s*(?:\([^)\n]{0,20}\)\s*)?(?:\w+\s+){0,2}(?:reports?|returns?|returned|says?|gives?|gave|is|was)\s+"
                          r"[`'\"]?(?:0|false)\b")
 #: a pair's path class said in a sentence, with nvidia-smi topo -m's own codes: "topo says SYS", "topo 显示 PHB"
-_PATH_SAID = _rx(r"topo(?:\s+-m)?`?[^.\n]{0,20}?(?:shows?|says?|reports?|gives?|is|are|显示|是)\s*[`'\"]?(sys|node|phb|pxb|pix|nv\d+)\b")
+_PATH_SAID = _rx(r"(?:topo(?:\s+-m)?`?[^.\n]{0,20}?|\b(?:topo(?:logy)?|path|connection)\s+between\s+(?:gpu\s?)?\d+\s+and\s+(?:gpu\s?)?\d+\s+)"
+                 r"(?:shows?|says?|reports?|gives?|is|are|显示|是)\s*[`'\"]?(sys|node|phb|pxb|pix|nv\d+)\b")
 #: NCCL's transport said in words ("NCCL goes via SHM instead of P2P", "falls back to NET/Socket", "NCCL 走的是 SHM"):
 #: the names NCCL prints in its "via P2P/SHM/NET" channel lines
 _NCCL_VIA_SAID = _rx(r"\bnccl\b[^.\n。]{0,60}?(?:\bvia|\buses?|\busing|\bgoes (?:via|through|over)|\bwent (?:via|through|over)|"
@@ -322,8 +354,11 @@ _IDLE_WORD = _rx(r"\bidle\b|low[- ]power|power[- ]saving|not (?:being )?used|\br
 _SLOW_GEN = _rx(r"\b(?:2\.5|5(?:\.0)?)\s?gt/s\b|\b(?:(?:runs?|running|stuck|trains?|trained|links?)\s+(?:at|to|on)|at)\s+[*_`]*(?:pcie\s+)?gen\s?[12]\b")
 _BUSY = _rx(r"\b(?:training|under (?:heavy )?load|while (?:busy|running|training)|during (?:training|inference|the run|production)|100 ?% util\w*|in production)\b")
 #: an idle PCIe link in words ("runs at 2.5 GT/s ... when it is not being used", "low power state")
-_IDLE_LINK = _rx(r"\d(?:\.\d)?\s*gt/s[\s\S]{0,300}?(?:idle|low[- ]power|power[- ]saving|not (?:being )?used|resting)|"
-                        r"(?:idle|low[- ]power|power[- ]saving|resting)[\s\S]{0,300}?\d(?:\.\d)?\s*gt/s")
+#: (or with the generation's name: "when the GPU is idle ... lspci shows Gen1"; nvidia-smi's manual: the link generation "may
+#: be reduced when the GPU is not in use"; Gen1/Gen2 only: every GPU doing P2P trains Gen3 or faster under load)
+_LINK_LOW = r"(?:\d(?:\.\d)?\s*gt/s|\bgen\s?[12]\b|\bpcie\s*(?:1\.[01]|2\.0)\b)"
+_IDLE_LINK = _rx(_LINK_LOW + r"[\s\S]{0,300}?(?:\bidle|low[- ]power|power[- ]saving|not (?:being )?used|resting)|"
+                 r"(?:\bidle|low[- ]power|power[- ]saving|resting|no (?:tasks?|work|load|jobs?|processes) (?:on|running))[\s\S]{0,300}?" + _LINK_LOW)
 _DRIVER = _rx(r"(?:driver(?: version)?|nvidia-driver-|驱动(?:版本)?)\s*[:=]?\s*v?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b")
 _NCCL_VERSION = _rx(r"nccl(?: version)?\s*[:=]?\s*v?(2\.\d{1,2}\.\d{1,2})\b")
 _CUDA_VERSION = _rx(r"(?:cuda(?: toolkit| runtime| version)?\s*[:=]?\s*v?|\+cu)(1[0-3])\.?(\d)(?:\.\d+)?\b")
@@ -351,6 +386,50 @@ def _sentence(low: str, start: int, end: int) -> str:
     a = max(low.rfind("\n", 0, start), *(low.rfind(p, 0, start) for p in (". ", "! ", "? ", "。", "！", "？")))
     b = [i for i in (low.find("\n", end), low.find(". ", end), low.find("。", end), low.find("? ", end)) if i >= 0]
     return low[a + 1:min(b) if b else len(low)]
+
+
+#: a version said to work ("when the driver 545.23.08 is installed, all versions work fine", "works with NCCL 2.18.3",
+#: "驱动 535 正常") or to fail ("the error occurs ... with driver 550.90.07", "hangs with 2.19.3", "报错"), in its sentence
+_WORKS_SAID = _rx(r"\b(?:works?|worked|working|runs? (?:fine|normally|well|correctly|ok)|ran (?:fine|normally|well)|(?:is|was|are|were) (?:fine|ok|good)|"
+                  r"no (?:issues?|problems?|errors?|hangs?)|succeed\w*|pass(?:es|ed)?)\b|正常|没问题|没有问题|可以用|能用")
+_FAILS_SAID = _rx(r"\berrors?\b|\bfail\w*|\bhang\w*|\bhung\b|\bstuck\b|\bcrash\w*|\bbroken\b|\bbreaks?\b|\bissues?\b|\bproblems?\b|"
+                  r"\bwrong\b|\bslow\w*|\bdeadlock\w*|\btime ?outs?\b|\btimed out\b|n'?t work|not work|报错|失败|卡住|卡死|出错|错误|异常|问题")
+
+
+_CLAUSE_CUT = _rx(r"[,;:]\s|\s(?:but|while|whereas|however|yet)\b|，|；|但是?|而")
+
+
+def _version_contrast(low: str, rx: re.Pattern) -> tuple[str, int, str, str] | None:
+    """Two versions of one component, one said (in its sentence) to work and another to fail: the trouble follows that
+    component's version, the contrast a regression report is made of ("The error occurs when the driver 550.90.07 is
+    installed. When the driver 545.23.08 is installed, all versions work fine."). (key, offset, good, bad) or None:
+    ``text.broken_by`` when the version that works is the older one (a newer one broke it), else ``text.fixed_by``."""
+    good: dict[str, int] = {}
+    bad: dict[str, int] = {}
+    for m in rx.finditer(low):
+        sentence = _sentence(low, m.start(), m.end())
+        at = m.start() - (low.rfind(sentence, 0, m.end()) if sentence else 0)
+        # the clause of the version first ("hangs with 2.19.3 but 2.18.5 works fine"), else its whole sentence
+        cuts = [0] + [x.end() for x in _CLAUSE_CUT.finditer(sentence)] + [len(sentence)]
+        a = max(x for x in cuts if x <= max(at, 0))
+        b = min(x for x in cuts if x > max(at, 0)) if any(x > max(at, 0) for x in cuts) else len(sentence)
+        ok, failing = None, None
+        for said in (sentence[a:b], sentence):
+            ok = _WORKS_SAID.search(said)
+            ok = ok if ok and not _NOT_FIXED.search(said[max(0, ok.start() - 12):ok.start()]) else None
+            failing = _FAILS_SAID.search(said)
+            if ok or failing:
+                break
+        if ok and not failing:
+            good.setdefault(m.group(1), m.start())
+        elif failing and not ok:
+            bad.setdefault(m.group(1), m.start())
+    pairs = [(g, b) for g in good for b in bad if g != b]
+    if not pairs:
+        return None
+    g, b = pairs[0]
+    newer_broke = tuple(int(x) for x in g.split(".")) < tuple(int(x) for x in b.split("."))
+    return ("text.broken_by" if newer_broke else "text.fixed_by"), min(good[g], bad[b]), g, b
 
 
 def _fixed_near(low: str, m: re.Match) -> bool:
@@ -387,6 +466,8 @@ _CPU = (("AMD", r"(?:amd\s+)?(epyc\s*\w*(?:\s+\d{4}\w*)?|threadripper(?:\s+pro)?
         ("Intel", r"(?:intel\s+)?(xeon(?:\(r\))?\s*(?:platinum|gold|silver|bronze|w|e5|e7)?[-\s]*\w*|core(?:\(tm\))?\s+i[3579]-\w+)"),
         ("ARM", r"(grace\s+(?:hopper|cpu)|neoverse[-\s]\w+|\baarch64\b|ampere altra\w*)"))
 _TOPIC_STRONG = (r"\bp2p\b|peer[- ]to[- ]peer|\bpeer (?:access|memory|copy|copies|device)|gpu ?direct|\bgdr\b|memcpy_?peer|\bcan_?(?:device_)?access_?peer|\bnccl\w*|\bnvlink\w*|\bnvswitch|"
+                 # NCCL under other names: vLLM's pynccl wrapper, CuPy's cupy.cuda.nccl, AMD's RCCL (NCCL's port, same API and env)
+                 r"\bpy_?nccl\b|\brccl\w*|"
                  r"cuda[- _]?ipc|\bbetween (?:the |my |both |two |all |\d+ )?(?:\w+ )?(?:gpus|cards|devices)\b|"
                  r"\bgpu[- ]to[- ]gpu\b|\binter[- ]?gpu\b|\bmulti[- ]?gpus?\b|\bmultiple gpus\b|"
                  # the serving frameworks' own switch for splitting a model over several GPUs (vLLM/SGLang --tensor-parallel-size,
@@ -395,7 +476,11 @@ _TOPIC_STRONG = (r"\bp2p\b|peer[- ]to[- ]peer|\bpeer (?:access|memory|copy|copie
                  r"多卡|双卡|多\s*(?:张|个|块)\s*(?:卡|gpu|显卡)|多\s*gpu|卡间|卡与卡|显卡之间|gpu\s*之间|gpu\s*间|点对点")
 _TOPIC_WEAK = (r"\ball[-_ ]?reduce|\ball[-_ ]?gather|\breduce[-_ ]?scatter|\ball[-_ ]?to[-_ ]?all|\bcollectives?\b|\bipc\b|"
                r"\bddp\b|torch\.distributed|distributed (?:training|inference|data parallel)|tensor[- _]parallel\w*|"
-               r"通信|分布式|张量并行|互联")
+               # PyTorch's multi-GPU launchers and parallel styles (torchrun --nproc_per_node, DataParallel, FSDP; DeepSpeed,
+               # Horovod; model/pipeline parallel): https://pytorch.org/docs/stable/distributed.html, .../elastic/run.html
+               r"\bdata[- _]?parallel\w*|\bmodel[- _]parallel\w*|\bpipeline[- _]parallel\w*|\bfsdp\b|\btorchrun\b|nproc[-_]per[-_]node|"
+               r"\bdeepspeed\b|\bhorovod\b|"
+               r"通信|分布式|张量并行|数据并行|模型并行|流水线并行|互联")
 _TROUBLE = (r"\bfail\w*|\w*error(?:s|ed)?\b|\bissues?\b|\bproblems?\b|\bnot working\b|\b(?:does|do|did|is|are|was)\s*(?:n't|not)\s+work|"
             r"\bwon'?t\b|\bcan'?t\b|\bcannot\b|\bunable\b|\bstuck\b|\bhang\w*|\bhung\b|\bfreez\w*|\bcrash\w*|\babort\w*|"
             r"\bslow\w*|low (?:bandwidth|throughput|performance)|\bwrong\b|\bincorrect\b|\bbroken\b|\bbugs?\b|"
@@ -664,6 +749,14 @@ def parse(c: Collector) -> bool:
         what = "driver" if what.endswith("驱动") else "cuda" if what.startswith("cuda") else what
         found = c.add("host", "text.broken_by", what, ln(m.start()), severity="info",
                       summary=f"the text says the trouble began after changing the {what} version") or found
+    if not c.has("host", "text.fixed_by") and not c.has("host", "text.broken_by"):
+        for what, rx in (("driver", _DRIVER), ("nccl", _NCCL_VERSION)):
+            said = _version_contrast(low, rx)
+            if said:
+                key, line_at, good, bad = said
+                found = c.add("host", key, what, ln(line_at), severity="info",
+                              summary=f"the text says it works with {what} {good} and fails with {what} {bad}") or found
+                break
     for m in _SHM_GROW.finditer(low):
         sentence = _sentence(low, m.start(), m.end())
         if _SHM_FIX_WORDS.search(sentence) and not _NOT_FIXED.search(sentence):
@@ -743,6 +836,7 @@ def parse(c: Collector) -> bool:
 #: literals one of which every topic word holds: lines without any are never searched with the regexes
 _TOPIC_LITERALS = ("p2p", "peer", "nccl", "nvlink", "nvswitch", "ipc", "between", "gpu", "multi", "reduce", "gather",
                    "to-all", "to_all", "toall", "to all", "collective", "ddp", "distributed", "parallel",
+                   "rccl", "torchrun", "nproc", "fsdp", "deepspeed", "horovod",
                    "多卡", "双卡", "卡间", "卡与卡", "显卡", "点对点", "通信", "分布式", "并行", "互联")
 
 
