@@ -213,6 +213,7 @@ _SYMPTOMS = (
                       r"below|same)\s+(?:[\w-]+\s+){0,2}?(?:errors?|exceptions?)\b|"
                       r"\b(?:reports?|reported|throws?|threw|thrown|raises?|raised|gives?|gave|prints?|printed|emits?|emitted)\s+(?!no\b|zero\b|any\b)"
                       r"(?:an?\s+|the\s+|this\s+|that\s+|the following\s+|following\s+|some\s+|the same\s+)?(?:[\w-]+\s+)?(?:errors?|exceptions?)\b|"
+                      r"\bcaus(?:e|es|ed|ing)\s+(?:an?\s+|the\s+|this\s+|that\s+)?(?:[\w-]+\s+)?(?:errors?|exceptions?)\b|"
                       r"\b(?:errors?|exceptions?)\s+(?:above\s+|below\s+)?(?:occurs?|occurred|occurring|happens?|happened|appears?|appeared|"
                       r"(?:is|was|gets?|got) (?:raised|thrown|reported)|shows? up|showed up|pops? up|popped up)\b|"
                       r"\b(?:cuda|nccl|runtime|distributed)\s+errors?\s+(?:when|while|during|at|after|on|with)\b|"

@@ -717,6 +717,8 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
         if facts.check(cond):
             fact_w.append(cond.get("weight", SUPPORT_WEIGHT))
             held.append(_describe(cond, facts))
+            if cond["fact"] in WEAK_SYMPTOMS:
+                weak_only.append(held[-1])  # "it fails" in support is no context of this entry's: no lead on it
             # a symptom in support counts for an entry its require/trigger offer, but never makes an
             # 'unsure' candidate of one whose own signs (text, require, trigger) are absent
             symptom = symptom or (offered and facts.symptom(cond))
