@@ -275,7 +275,7 @@ _SHM_FIX_WORDS = _rx(r"\bhad to\b|\bneed(?:ed)? to\b|\bfix\w*|\bsolv\w*|\bresolv
 _NOT_FIXED = _rx(r"\bnot\b|\b(?:do|does|did|is|was|were|are|could|would|ca|wo|has|have|had|should)n['’]?t\b|\bcannot\b|\bnever\b|\bno (?:effect|difference|luck|change)|没有|没用|无效|未能|不起作用|也不行|还是不行")
 #: a resolution in words: changing a component's version fixed it ("fixed after upgrading the driver", "downgrading
 #: NCCL to 2.18 solved it", "works with the 570 driver" is not one: a version named, not a change)
-_CHANGE = r"(?:updat|upgrad|downgrad|roll\w* ?back|revert|switch)\w*"
+_CHANGE = r"(?:updat|upgrad|downgrad|roll\w* ?back|revert|switch|rebuil|recompil|re-?install)\w*"
 _PART = (r"(?:the\s+|to\s+(?:the\s+)?(?:latest|newer|older|new|an?\s+(?:newer|older))\s+|our\s+|my\s+)?(?:nvidia\s+|gpu\s+)?"
          r"(driver|nccl|cuda(?: toolkit)?|kernel|bios|firmware)")
 _FIXED = r"(?:fix\w*|solv\w*|resolv\w*|work(?:s|ed)?|went away|goes away|helped|succeed\w*)"
@@ -397,6 +397,10 @@ _FAILS_SAID = _rx(r"\berrors?\b|\bfail\w*|\bhang\w*|\bhung\b|\bstuck\b|\bcrash\w
                   r"\bwrong\b|\bslow\w*|\bdeadlock\w*|\btime ?outs?\b|\btimed out\b|n'?t work|not work|报错|失败|卡住|卡死|出错|错误|异常|问题")
 
 
+#: in a text that names NCCL, a bare 2.x.y is NCCL's release (its versions are 2.x.y since 2017) unless another library's
+#: name or a "v" stands right before it (torch 2.1.0, python 2.7.18, CUDA 12.2.0, a plugin's v2.9.0)
+_NCCL_VERSION_ANY = _rx(r"(?<![\w.])(?<!v)(?<!torch )(?<!torch==)(?<!python )(?<!cuda )(?<!version )(2\.\d{1,2}\.\d{1,2})(?![\d.]\d)|"
+                        r"nccl(?: version)?\s*[:=]?\s*v?(2\.\d{1,2}\.\d{1,2})\b")
 _CLAUSE_CUT = _rx(r"[,;:]\s|\s(?:but|while|whereas|however|yet)\b|，|；|但是?|而")
 
 
@@ -418,13 +422,14 @@ def _version_contrast(low: str, rx: re.Pattern) -> tuple[str, int, str, str] | N
         for said in (sentence[a:b], sentence):
             ok = _WORKS_SAID.search(said)
             ok = ok if ok and not _NOT_FIXED.search(said[max(0, ok.start() - 12):ok.start()]) else None
-            failing = _FAILS_SAID.search(said)
+            failing = next((x for x in _FAILS_SAID.finditer(said) if not _NEGATED.search(said[max(0, x.start() - 12):x.start()])), None)
             if ok or failing:
                 break
+        version = next(g for g in m.groups() if g)
         if ok and not failing:
-            good.setdefault(m.group(1), m.start())
+            good.setdefault(version, m.start())
         elif failing and not ok:
-            bad.setdefault(m.group(1), m.start())
+            bad.setdefault(version, m.start())
     pairs = [(g, b) for g in good for b in bad if g != b]
     if not pairs:
         return None
@@ -751,7 +756,7 @@ def parse(c: Collector) -> bool:
         found = c.add("host", "text.broken_by", what, ln(m.start()), severity="info",
                       summary=f"the text says the trouble began after changing the {what} version") or found
     if not c.has("host", "text.fixed_by") and not c.has("host", "text.broken_by"):
-        for what, rx in (("driver", _DRIVER), ("nccl", _NCCL_VERSION)):
+        for what, rx in (("driver", _DRIVER), ("nccl", _NCCL_VERSION_ANY if "nccl" in low else _NCCL_VERSION)):
             said = _version_contrast(low, rx)
             if said:
                 key, line_at, good, bad = said
