@@ -182,7 +182,10 @@ _SYMPTOMS = (
                      r"(?:less|lower) than \d+(?:\.\d+)? ?[mg]b/s|(?:much |far |way )?(?:lower|slower|less) than expected|"
                      r"\b(?:extremely |very |really )?low (?:\w+ )?(?:throughput|tok(?:ens)?/s)\b|\bbottleneck\w*|\bunder ?perform\w*|\bhalf (?:of )?(?:the )?(?:expected|bandwidth|speed|throughput)\b|"
                      r"带宽不足|性能(?:很|非常)?差|吞吐(?:量)?(?:很|非常)?(?:低|下降)|很慢|变慢|慢了|带宽低|带宽很低|带宽只有|速度慢|速度下降|性能差|性能下降|远低于|(?:只有|仅有?|才)\s*\d+(?:\.\d+)?\s*gb/s|带宽[^。\n]{0,30}(?:降|低|损失|下降)|损失[^。\n]{0,10}带宽|"
-                     r"(?:速度|带宽|吞吐)[^。\n]{0,8}?只有[^。\n]{0,10}?(?:一半|\d+\s*%|几分之一)|速度(?:很|非常|特别)?低|比单卡(?:还)?慢"),
+                     r"(?:速度|带宽|吞吐)[^。\n]{0,8}?只有[^。\n]{0,10}?(?:一半|\d+\s*%|几分之一)|速度(?:很|非常|特别)?低|比单卡(?:还)?慢|"
+                     # the words of scaling reports ("crawls", "sluggish", "doesn't scale", "takes ages"; 龟速, 带宽上不去, 跑不满)
+                     r"\bcrawl(?:s|ing|ed)?\b|\bsluggish\b|\b(?:does|do|did)\s*(?:n'?t|not)\s+scale\b|\bscal\w+ (?:badly|poorly|terribly)\b|"
+                     r"\bpoor(?:ly)? scal\w*|\btakes? ages\b|龟速|(?:带宽|速度|吞吐)(?:一直)?上不去|跑不满"),
     # a failure in words, where no error name is pasted: the phrasings of P2P reports ("P2P does not work",
     # "can't be enabled", "not supported between the cards", "stopped working", "tests failed"); Chinese 失败/
     # 不支持/无法/不能/报错/不工作 (blog.gitcode.com write-ups). Kept to verbs of failing: a bare "error" is not one.
@@ -196,6 +199,8 @@ _SYMPTOMS = (
                       r"(?:\w+\s+){0,2}fail(?:s|ed|ing)?\b|\bfails?\s+(?:to|with|on)\b|\bfailed\s+(?:to|with|on)\b|"
                       r"(?:p2p|peer|access|nvlink|gpus?|cards?|devices?)\b[^.\n]{0,40}\b(?:not supported|unsupported)\b|"
                       r"\bno support for (?:p2p|peer)|"
+                      # "report no peer access", "there is no P2P support between them" (CUDA's answer said as an absence)
+                      r"\b(?:report|reports|reported|shows?|showed|says?|said|there (?:is|was))\s+no\s+(?:p2p|peer)(?:[- ]to[- ]peer)?\s+(?:access|support|capability|connectivity)\b|"
                       r"\b(?:can'?t|cannot|can not|unable to|could ?n[o']?t)\s+get\b[^.\n]{0,50}?\bto\s+(?:work|use|run|enable|talk|communicat\w*|see)\b|"
                       r"\bfail(?:s|ed)?\s+(?:like this|like that|when|whenever|after|during|every|each time|again|randomly|intermittently)\b|"
                       r"\b(?:always|still|randomly|sometimes|often|consistently|immediately|intermittently)\s+fail(?:s|ed|ing)?\b|"
