@@ -705,7 +705,8 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
         held.append(_describe(cond, facts))
         # a failure only said in words ("P2P does not work") is the symptom of every entry: it makes an
         # entry a candidate only with its requires held (a consumer GPU, a VM), never on its own
-        if cond["fact"] in WEAK_SYMPTOMS and not (all_hold and requires):
+        # (so does a trigger marked with_setup: a hang or wrong data points at a VM's fault only where the VM is said)
+        if (cond["fact"] in WEAK_SYMPTOMS or cond.get("with_setup")) and not (all_hold and requires):
             weak_only.append(_describe(cond, facts))
             continue
         symptom = symptom or facts.symptom(cond)
