@@ -147,7 +147,8 @@ _SYMPTOMS = (
                      r"\b(?:does|did|do)\s*(?:n'?t|not) (?:finish|complete|return|progress|proceed)\b|never (?:finish|complete|return|progress|end)\w*|"
                      r"\bjust sits? (?:there|idle)|\btimeouts? (?:in|on|during|at|for|inside) (?:the )?(?:\w+[_.])?(?:all[-_ ]?reduce|all[-_ ]?gather|reduce[-_ ]?scatter|broadcast|barrier|nccl|collective)|"
                      r"卡住|卡死|挂起|死锁|夯住|停滞|(?<![张块个两二三四六八号的显多单双\d])卡顿|卡着不动|一直不动|(?:一直|被)阻塞|阻塞住|无响应|没有响应|没反应|不动了|停住|停在|无进展|一直等|(?<![张块个两二三四六八号的显多单双\d])卡(?:在|再)|一直等待|超时"),
-    ("symptom.wrong_results", r"wrong (?:results?|output|values?|answers?|data|numbers?|gradients?|sums?)|incorrect (?:results?|output|values?|data|gradients?|sums?)|all zeros?|"
+    ("symptom.wrong_results", r"wrong (?:results?|outputs?|values?|answers?|data|numbers?|gradients?|sums?|tokens?|bytes|predictions?|logits)|"
+                              r"incorrect (?:results?|outputs?|values?|data|gradients?|sums?|tokens?|bytes|predictions?|logits)|all zeros?|"
                               r"\bchecksums?\b[^.\n]{0,40}?(?:differ|mismatch|wrong|fail|(?:does|do|did)\s*(?:n'?t|not) match)|\bchecksum (?:error|failure)s?\b|"
                               r"\b(?:results?|outputs?|values?|data|sums?|tensors?)\b[^.\n]{0,40}?\b(?:are|is|were|was)(?: not|n'?t) (?:correct|right|the same)\b|"
                               r"\b(?:results?|outputs?|values?|data|sums?|tensors?)\b[^.\n]{0,40}?\b(?:are|is|were|was|becomes?|became)\s+(?:all\s+|completely\s+|totally\s+|always\s+)?(?:incorrect|wrong|invalid)\b|"
