@@ -154,3 +154,36 @@ def test_a_hang_in_a_passthrough_vm_offers_the_vm_entry_and_a_hang_alone_does_no
     assert "vm_p2p_unavailable" not in [c for c, _ in answer("Every NCCL all_reduce hangs and nccl-tests report wrong results.")]
     # the VM alone (no symptom) offers nothing likely or possible
     assert not [a for a in answer("We run vLLM inside a KVM VM with two L40S.") if a[1] in ("likely", "possible")]
+
+
+# ---- the setting in words: a PCIe switch, a path class between two GPUs, GeForce cards named as a class ------------
+
+@pytest.mark.parametrize("text", [
+    "Both GPUs are behind the same PLX switch and NCCL hangs",
+    "two A6000 behind a PCIe switch hang in the first all_reduce",
+    "两张卡挂在同一个PCIe交换机(PLX)下面，P2P拷贝卡住",
+])
+def test_gpus_said_under_one_pcie_switch_are_a_pix_pair(text):
+    assert host_facts(text).get("pair.path") == "PIX"
+
+
+def test_a_switch_that_is_no_pcie_switch_is_no_path():
+    for text in ("I'm on a Nintendo Switch", "connected to a network switch", "The switch to NCCL 2.18 went fine"):
+        assert "pair.path" not in host_facts(text), text
+
+
+def test_a_path_class_said_between_two_named_gpus():
+    assert host_facts("GPU0和GPU1之间是SYS连接")["pair.path"] == "SYS"
+    assert host_facts("GPU0 and GPU1 are connected via PIX but P2P hangs")["pair.path"] == "PIX"
+
+
+@pytest.mark.parametrize("text", ["P2P doesn't work between our consumer GPUs", "Our GeForce cards hang in NCCL all_reduce",
+                                  "两张消费级显卡之间P2P不通"])
+def test_geforce_cards_named_as_a_class_are_consumer_cards(text):
+    facts = host_facts(text)
+    assert facts.get("gpu.consumer") is True and facts.get("gpu.product_class") == "consumer"
+
+
+def test_a_named_data_centre_model_is_not_overridden_by_a_class_word():
+    facts = host_facts("Unlike GeForce cards, our A100 GPUs support P2P")
+    assert facts.get("gpu.consumer") is False

@@ -330,7 +330,23 @@ _P2P_CAN_NO = _rx(_PEER_QUERY + r"\W{0,3}\s*(?:\([^)\n]{0,20}\)\s*)?(?:\w+\s+){0
                          r"[`'\"]?(?:0|false)\b")
 #: a pair's path class said in a sentence, with nvidia-smi topo -m's own codes: "topo says SYS", "topo 显示 PHB"
 _PATH_SAID = _rx(r"(?:topo(?:\s+-m)?`?[^.\n]{0,20}?|\b(?:topo(?:logy)?|path|connection)\s+between\s+(?:gpu\s?)?\d+\s+and\s+(?:gpu\s?)?\d+\s+)"
-                 r"(?:shows?|says?|reports?|gives?|is|are|显示|是)\s*[`'\"]?(sys|node|phb|pxb|pix|nv\d+)\b")
+                 r"(?:shows?|says?|reports?|gives?|is|are|显示|是)\s*[`'\"]?(sys|node|phb|pxb|pix|nv\d+)\b|"
+                 # "GPU0 and GPU1 are connected via PIX", "GPU0-GPU2 is SYS", "GPU0和GPU1之间是SYS连接"
+                 r"\bgpu\s?\d+\s*(?:and|&|<->|-|和|与|跟)\s*gpu\s?\d+\s*(?:(?:are|is)\s+)?(?:(?:connected|linked)\s+)?"
+                 r"(?:via|through|over|by|之间(?:是|为|走|通过)?|是|走)\s*[`'\"]?(sys|node|phb|pxb|pix|nv\d+)(?![a-z])")
+#: two GPUs said to sit under one PCIe switch ("both GPUs are behind the same PLX switch", "under a PCIe switch", "挂在同一个
+#: PCIe 交换机下"): nvidia-smi topo -m's PIX ("at most a single PCIe bridge"; its legend), the path where ACS redirects
+#: peer traffic up to the root complex (NCCL troubleshooting, "PCI Access Control Services (ACS)")
+_SWITCH_SAID = _rx(r"\b(?:behind|under|on|below|beneath|share|sharing|shares|connected to|attached to|hang(?:s|ing)? off)\s+"
+                   r"(?:the\s+same\s+|a\s+single\s+|one\s+|the\s+|a\s+|an\s+|same\s+)?(?:\w+\s+)?"
+                   r"(?:(?:pcie?|pci-e|pci express)(?:\s+gen\s?\d)?\s+switch(?:es)?|plx(?:\s+(?:switch|chip|bridge))?|pex\s?\d{4}\w*|switchtec)\b|"
+                   r"(?:同一个?|一个)\s*(?:pcie?\s*(?:交换机|交换芯片|switch)|plx)(?:\s*[(（][^)）\n]{0,20}[)）])?\s*(?:下|上|下面|之下)|"
+                   r"(?:pcie?\s*(?:交换机|switch)|plx)\s*下的?(?:两|多)")
+#: GeForce/gaming cards named as a class, with no model ("our consumer GPUs", "GeForce cards", 消费级显卡, 游戏卡): NVIDIA
+#: does not support P2P on GeForce products (CUDA's cudaDeviceCanAccessPeer answers 0 on them since the 4000 series;
+#: NCCL troubleshooting: "...consumer GPUs...")
+_CONSUMER_SAID = _rx(r"\bconsumer[- ](?:grade\s+|level\s+)?(?:nvidia\s+)?(?:gpus?|cards?|graphics cards?|video cards?)\b|\bgeforce\b|"
+                     r"\bgaming (?:gpus?|cards?|graphics cards?)\b|消费级\s*(?:显卡|gpu|卡)|游戏(?:显)?卡")
 #: NCCL's transport said in words ("NCCL goes via SHM instead of P2P", "falls back to NET/Socket", "NCCL 走的是 SHM"):
 #: the names NCCL prints in its "via P2P/SHM/NET" channel lines
 _NCCL_VIA_SAID = _rx(r"\bnccl\b[^.\n。]{0,60}?(?:\bvia|\buses?|\busing|\bgoes (?:via|through|over)|\bwent (?:via|through|over)|"
@@ -702,12 +718,22 @@ def parse(c: Collector) -> bool:
                       summary=f"the text says NCCL goes via {via}") or found
     m = _PATH_SAID.search(low)
     if m:
-        path = m.group(1).upper()
+        path = (m.group(1) or m.group(2)).upper()
         c.add("host", "pair.path", path, ln(m.start()), severity="info",
               summary=f"the text says nvidia-smi topo shows {path} for the pair")
         if path in ("SYS",):
             c.add("host", "pair.cross_socket", True, ln(m.start()), severity="info")
         found = True
+    m = _first(c, _SWITCH_SAID) if not c.has("host", "pair.path") else None
+    if m:
+        found = c.add("host", "pair.path", "PIX", ln(m.start()), severity="info",
+                      summary="the text says the GPUs sit under one PCIe switch (topo -m's PIX)") or found
+    if not c.has("host", "gpu.consumer"):
+        m = _first(c, _CONSUMER_SAID)
+        if m:
+            c.add("host", "gpu.product_class", "consumer", ln(m.start()), severity="info")
+            found = c.add("host", "gpu.consumer", True, ln(m.start()), severity="info",
+                          summary="the text names GeForce/consumer cards (no P2P on GeForce)") or found
     m = _P2P_SHM_OFF.search(low)
     if m:
         c.add("host", "env.NCCL_P2P_DISABLE", "1", ln(m.start()), severity="info")
