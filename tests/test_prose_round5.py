@@ -187,3 +187,23 @@ def test_geforce_cards_named_as_a_class_are_consumer_cards(text):
 def test_a_named_data_centre_model_is_not_overridden_by_a_class_word():
     facts = host_facts("Unlike GeForce cards, our A100 GPUs support P2P")
     assert facts.get("gpu.consumer") is False
+
+
+# ---- "works only with P2P off", as people write it -------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "I have to set NCCL_P2P_DISABLE=1 to make training run on the two cards.",
+    "It runs only when NCCL_P2P_DISABLE=1 is exported.",
+    "Setting NCCL_P2P_DISABLE=1 avoids the deadlock",
+    "with P2P off it runs fine",
+    "必须设置NCCL_P2P_DISABLE=1才能跑",
+    "禁用P2P之后就可以了",
+])
+def test_p2p_off_said_to_be_needed_is_fixed_by_p2p_disable(text):
+    assert host_facts(text).get("symptom.fixed_by_p2p_disable") is True
+
+
+@pytest.mark.parametrize("text", ["We don't need to set NCCL_P2P_DISABLE=1 anymore.", "Setting NCCL_P2P_DISABLE=1 did not help.",
+                                  "You must not set NCCL_P2P_DISABLE=1 on NVLink systems."])
+def test_p2p_off_not_needed_or_not_helping_is_no_fix(text):
+    assert "symptom.fixed_by_p2p_disable" not in host_facts(text)

@@ -259,13 +259,21 @@ _COUNTED = {"gpu.nvlink_down": "the text says an NVLink is down or inactive (at 
 #: words ("NCCL_P2P_DISABLE=1 ./build/all_reduce_perf -g 4 ... 2 GPU正常": the flags of a command line are no report),
 #: nor across a sentence ("Single GPU works fine. Forcing NCCL_P2P_DISABLE=1 did not help")
 _GAP = r"(?:(?!\./|\s-{1,2}[a-z]|[.!?;](?:\s|$)|[。！？；])[^\n]){0,%d}?"  # nor across a sentence's end
+#: P2P turned off, as people write it: the variable, "disabling P2P", "with P2P off", 禁用/关闭 P2P
+_P2P_OFF = (r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* (?:the )?p2p|p2p (?:is )?disabled|(?:turn\w*|switch\w*) off (?:the )?p2p|"
+            r"\bp2p (?:turned |switched )?off\b|(?:禁用|关闭|关掉|关了|禁掉|禁止)\s*(?:nccl\s*的?\s*)?p2p|p2p\s*(?:关闭|禁用|关掉)(?:后|之后|以后)?)")
 _FIXED_BY_P2P_OFF = _rx(
     r"workaround\W{0,20}(?:\n[^\n]*){0,2}?nccl_p2p_disable\s*=\s*1|"
-    r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p|p2p (?:is )?disabled)" + _GAP % 80 +
-    r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|fine|ok\b|no longer|goes away|pass(?:es|ed)?\b|succeed\w*|"
-    r"(?:good|the|a|only|simple)\s+(?:solution|workaround|fix)|解决|可以|正常|就好|不卡了|不再卡|不会卡|不hang了|没问题|跑通|成功)|"
+    + _P2P_OFF + _GAP % 80 +
+    r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|fine|ok\b|no longer|goes away|pass(?:es|ed)?\b|succeed\w*|avoid\w*|"
+    r"(?:good|the|a|only|simple)\s+(?:solution|workaround|fix)|解决|可以|正常|就好|不卡了|不再卡|不会卡|不hang了|没问题|跑通|成功|"
+    r"才能|才(?:可以|行|不会|不再)|能跑|就行)|"
     r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|runs? fine|pass(?:es|ed)?|succeed\w*|解决|可以|正常)" + _GAP % 60 +
-    r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p)")
+    r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p)|"
+    # P2P off said to be needed for it to run at all ("I have to set NCCL_P2P_DISABLE=1", "runs only when ... is exported",
+    # "hangs unless", 必须设置 / 需要加上 ... 才能跑)
+    r"(?:\b(?:have to|had to|has to|need(?:s|ed)? to|must|required to|only (?:when|if|with|after)|unless|except (?:with|when))\b|必须|需要|只有|得)"
+    + _GAP % 40 + _P2P_OFF)
 #: a larger /dev/shm said to have been needed or to have fixed it ("had to manually increase the Docker /dev/shm",
 #: "--shm-size=16g fixed it", "solved by mounting a bigger /dev/shm", "增大共享内存后正常"): NCCL's SHM transport and its
 #: proxy buffers live in /dev/shm, and Docker's default is 64 MB (NCCL troubleshooting, "Docker: ... increase the shared
@@ -801,7 +809,8 @@ def parse(c: Collector) -> bool:
             found = c.add("host", "symptom.fixed_by_shm_increase", True, ln(m.start()),
                           summary="the text says a larger /dev/shm was needed or fixed it (shared memory ran out)") or found
             break
-    m = next((x for x in _FIXED_BY_P2P_OFF.finditer(low) if not _NOT_FIXED.search(x.group(0))), None)
+    m = next((x for x in _FIXED_BY_P2P_OFF.finditer(low) if not _NOT_FIXED.search(x.group(0))
+              and not _SAID_ABSENT.search(low[max(0, x.start() - 24):x.start()])), None)  # "we don't need to set ..."
     if m:
         found = c.add("host", "symptom.fixed_by_p2p_disable", True, ln(m.start()),
                       summary="the text says it works with P2P disabled (NCCL_P2P_DISABLE=1)") or found
