@@ -207,3 +207,10 @@ def test_p2p_off_said_to_be_needed_is_fixed_by_p2p_disable(text):
                                   "You must not set NCCL_P2P_DISABLE=1 on NVLink systems."])
 def test_p2p_off_not_needed_or_not_helping_is_no_fix(text):
     assert "symptom.fixed_by_p2p_disable" not in host_facts(text)
+
+
+def test_a_version_change_written_in_chinese_with_the_component_first():
+    assert host_facts("驱动升级到550后训练卡住").get("text.broken_by") == "driver"
+    facts = host_facts("NCCL升级到2.19.3以后all_reduce偶尔卡住，换回2.18.3就没问题")
+    assert facts.get("text.broken_by") == "nccl" and facts.get("symptom.hang") is True
+    assert host_facts("驱动从535升级到550之后，P2P拷贝数据出错，降级回535就正常了").get("symptom.wrong_results") is True

@@ -170,7 +170,7 @@ _SYMPTOMS = (
                               r"\b(?:results?|outputs?|values?|data) (?:are|is|were|was) (?:different|inconsistent|off)\b|"
                               r"\binf(?:s| values?)\b|\bresults? (?:differ|diverge)\w*|\bdifferent (?:results|outputs|values) (?:on|from|between)\b|"
                               r"\bwrongs\b|\b(?:non-?zero|high|many)\s+#?wrong\b|#wrong\s+(?:is|are|was|were|column)\b|"
-                              r"(?:结果|数据|输出|数值)不正确|结果错误|结果不对|结果异常|数值异常|全零|全是0|全0|乱码|数据错误|不一致|精度异常|校验失败|"
+                              r"(?:结果|数据|输出|数值)不正确|结果错误|结果不对|结果异常|数值异常|数据(?:出错|错乱|不对)|全零|全是0|全0|乱码|数据错误|不一致|精度异常|校验失败|"
                               r"数据(?:被)?(?:破坏|损坏|篡改)|校验(?:不通过|错误)"),
     ("symptom.slow", r"\bslow(?:er|ly|down)?\b|low bandwidth|poor (?:performance|bandwidth)|bandwidth (?:is|was) (?:low|only)|"
                      r"only (?:gets? |reach(?:es)? |achiev(?:es|ed)? |hits? |sees? |gives? |shows? )?\d+(?:\.\d+)? ?gb/s|throughput drops?|"
@@ -299,6 +299,7 @@ _FIXED_BY_CHANGE = _rx(
     + _CHANGE + r"\s+" + _PART + r"\b" + _NEAR + r"\b" + _FIXED + r"\b(?! ?n'?t)|"
     + r"\bfix(?:ed)?\s*(?:was|is|:)\s*(?:to\s+)?" + _CHANGE + r"\s+" + _PART + "|"
     + r"(?:升级|降级|更新|回退)了?\s*((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)[^。\n]{0,20}?(?:解决|正常|好了)|"
+    + r"((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)(?:版本)?[^。\n，,]{0,16}?(?:升级|降级|更新|回退|换回|切换)[^。\n，,]{0,20}?(?:解决|正常|好了|没问题)|"
     # an OLDER release said to work: a regression of that component ("we got it working on an older driver revision",
     # "works fine with the previous NCCL", "旧版驱动正常")
     + r"\b(?:works?|worked|working|runs?|ran|running|fine|ok)\b(?:\s+\w+){0,2}?\s+(?:on|with|using|under)\s+(?:an?\s+|the\s+)?"
@@ -310,7 +311,8 @@ _FIXED_BY_CHANGE = _rx(
 _BROKEN_BY_CHANGE = _rx(r"\b(?:after|since|following)\s+(?:the\s+|a\s+|an\s+|my\s+|our\s+|this\s+)?(?:(?:nvidia|gpu)\s+)?"
                         r"(driver|nccl|cuda|kernel|bios|firmware)\s+(?:update|upgrade|downgrade|change|install\w*)|"
                         r"\b(?:after|since)\s+" + _CHANGE + r"\s+" + _PART + "|"
-                        r"(?:升级|更新|降级)了?\s*((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)[^。\n，,]{0,12}?(?:后|之后|以后)")
+                        r"(?:升级|更新|降级)了?\s*((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)[^。\n，,]{0,12}?(?:后|之后|以后)|"
+                        r"((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)(?:版本)?[^。\n，,]{0,16}?(?:升级|更新|降级|换)[^。\n，,]{0,16}?(?:后|之后|以后)")
 _SYMPTOM_KEYS = ("symptom.hang", "symptom.wrong_results", "symptom.slow", "symptom.fails", "symptom.crash", "symptom.reported")
 #: a driver branch without its minor ("fixed with 570", "driver 560", "R535"), only in a text that says "driver"
 _DRIVER_MAJOR = _rx(r"(?:\bdrivers?\s+(?:version\s+|branch\s+)?|\b(?:with|on|to|from|using)\s+(?:driver\s+)?|\br|"
@@ -412,11 +414,17 @@ _FIX_BEFORE = _rx(r"(?:\bfix(?:es|ed)?|\bsolv\w*|\bresolv\w*|\bworks?|\bworked|\
 _FIX_NEXT = _rx(r"\s*(?:this|that|it|which|now)\b,?\s+(?:\w+\s+){0,4}?(?:solved|fixed|resolved|works|worked|helped)\b(?! ?n'?t)")
 
 
-def _sentence(low: str, start: int, end: int) -> str:
-    """The sentence (cut at . ! ? 。！？ and line ends, a version's dots kept) around low[start:end]."""
+def _sentence_span(low: str, start: int, end: int) -> tuple[int, int]:
+    """Where the sentence (cut at . ! ? 。！？ and line ends, a version's dots kept) around low[start:end] begins and ends."""
     a = max(low.rfind("\n", 0, start), *(low.rfind(p, 0, start) for p in (". ", "! ", "? ", "。", "！", "？")))
     b = [i for i in (low.find("\n", end), low.find(". ", end), low.find("。", end), low.find("? ", end)) if i >= 0]
-    return low[a + 1:min(b) if b else len(low)]
+    return a + 1, (min(b) if b else len(low))
+
+
+def _sentence(low: str, start: int, end: int) -> str:
+    """The sentence (cut at . ! ? 。！？ and line ends, a version's dots kept) around low[start:end]."""
+    a, b = _sentence_span(low, start, end)
+    return low[a:b]
 
 
 #: a version said to work ("when the driver 545.23.08 is installed, all versions work fine", "works with NCCL 2.18.3",
@@ -442,8 +450,8 @@ def _version_contrast(low: str, rx: re.Pattern) -> tuple[str, int, str, str] | N
     good: dict[str, int] = {}
     bad: dict[str, int] = {}
     for m in rx.finditer(low):
-        sentence = _sentence(low, m.start(), m.end())
-        at = m.start() - (low.rfind(sentence, 0, m.end()) if sentence else 0)
+        begin, stop = _sentence_span(low, m.start(), m.end())
+        sentence, at = low[begin:stop], m.start() - begin
         # the clause of the version first ("hangs with 2.19.3 but 2.18.5 works fine"), else its whole sentence
         cuts = [0] + [x.end() for x in _CLAUSE_CUT.finditer(sentence)] + [len(sentence)]
         a = max(x for x in cuts if x <= max(at, 0))
