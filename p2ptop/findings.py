@@ -113,8 +113,8 @@ FACT_KEYS: dict[str, str] = {
     "text.tool": "nvidia-smi-topo, nvidia-smi-q, simpleP2P, p2pBandwidthLatencyTest, nvbandwidth, bandwidthTest, nccl-tests, lspci, dmesg, nccl-log",
     "text.language": "en or zh",
     "host.one_gpu_per_process": "True when the text says each process, worker, container or pod sees one GPU of the host (GPUs split between them)",
-    "text.fixed_by": "driver, nccl, cuda, kernel, bios or firmware: the text says changing that component's version fixed the trouble",
-    "text.broken_by": "driver, nccl, cuda, kernel, bios or firmware: the text says the trouble began after changing that component's version",
+    "text.fixed_by": "driver, nccl, cuda, kernel, bios or firmware: the text says changing that component's version fixed the trouble (or, of the driver/NCCL, that an older version fails and a newer one works)",
+    "text.broken_by": "driver, nccl, cuda, kernel, bios or firmware: the text says the trouble began after changing that component's version (or, of the driver/NCCL, that an older version works and a newer one fails)",
     "text.topic": "'gpu communication' when a sentence of the text (not a tool's output line) names P2P, peer access, NCCL, NVLink, GPUDirect, CUDA IPC or traffic between GPUs",
 }
 

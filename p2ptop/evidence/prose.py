@@ -8,6 +8,11 @@ symptom.fixed_by_p2p_disable, symptom.fails, host.fabric_manager ("not running"/
 gpu.bar1_mb (a BAR size in words), host.nvswitch_present (HGX/DGX named, or "without NVSwitch"), pair.cross_socket (QPI/UPI, different sockets), gpu.mig (MIG in words),
 error.cuda/error.cuda_code (a CUDA error number in a sentence), host.driver_version, host.driver_major, nccl.version,
 host.cuda_runtime_version, host.bios_mentions, host.cpu_vendor, host.cpu_model, text.language;
+text.fixed_by / text.broken_by (a change of the driver/NCCL/CUDA said to fix or start the trouble, or two driver or NCCL
+versions contrasted: one said to work, another to fail, each in its own clause); pair.path PIX (the GPUs said to sit under
+one PCIe switch/PLX) or a topo code said between two named GPUs; gpu.consumer (GeForce/consumer/gaming cards named as a
+class, where no model is named); symptom.fails also for an error said to have been seen ("I get the following error",
+"it reports error", "the error above occurs"), "used to work", "works only on/with", peer access "not available";
 gpu.virtualization "VGPU" (NVIDIA vGPU named), gpu.lost (a GPU said to vanish), gpu.nvlink_down and
 gpu.nvlink_replay_recovery (NVLink down / replay errors said in words: recorded as 1, "at least one"),
 nccl.transport (NCCL said to go via SHM or NET), pair.path (a topo code said in a sentence), p2p.read
