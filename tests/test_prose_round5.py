@@ -214,3 +214,9 @@ def test_a_version_change_written_in_chinese_with_the_component_first():
     facts = host_facts("NCCL升级到2.19.3以后all_reduce偶尔卡住，换回2.18.3就没问题")
     assert facts.get("text.broken_by") == "nccl" and facts.get("symptom.hang") is True
     assert host_facts("驱动从535升级到550之后，P2P拷贝数据出错，降级回535就正常了").get("symptom.wrong_results") is True
+
+
+def test_a_stall_said_as_nothing_happening_or_a_long_init():
+    assert host_facts("GPU utilization stays at 100% and nothing happens").get("symptom.hang") is True
+    assert host_facts("nccl初始化时间很长").get("symptom.hang") is True
+    assert "symptom.hang" not in host_facts("I ran it and nothing happens to be wrong")
