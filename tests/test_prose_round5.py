@@ -220,3 +220,9 @@ def test_a_stall_said_as_nothing_happening_or_a_long_init():
     assert host_facts("GPU utilization stays at 100% and nothing happens").get("symptom.hang") is True
     assert host_facts("nccl初始化时间很长").get("symptom.hang") is True
     assert "symptom.hang" not in host_facts("I ran it and nothing happens to be wrong")
+
+
+def test_a_model_written_against_its_gpu_word_or_its_d_suffix():
+    assert host_facts("I'm using 4*5090GPU. However, NCCL fails.").get("gpu.consumer") is True
+    assert host_facts("two RTX4090D cards").get("gpu.consumer") is True
+    assert "gpu.name" not in host_facts("the address 0x4090g")
