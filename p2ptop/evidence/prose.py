@@ -456,8 +456,13 @@ def _version_contrast(low: str, rx: re.Pattern) -> tuple[str, int, str, str] | N
     ``text.broken_by`` when the version that works is the older one (a newer one broke it), else ``text.fixed_by``."""
     good: dict[str, int] = {}
     bad: dict[str, int] = {}
-    for m in rx.finditer(low):
-        begin, stop = _sentence_span(low, m.start(), m.end())
+    for n, m in enumerate(rx.finditer(low)):
+        if n >= 40:  # people contrast a few versions; a log that prints one on every line says nothing more
+            break
+        # the sentence within 300 characters either side (a paste without sentence ends is no sentence)
+        window = max(0, m.start() - 300)
+        begin, stop = _sentence_span(low[window:m.end() + 300], m.start() - window, m.end() - window)
+        begin, stop = begin + window, stop + window
         sentence, at = low[begin:stop], m.start() - begin
         # the clause of the version first ("hangs with 2.19.3 but 2.18.5 works fine"), else its whole sentence
         cuts = [0] + [x.end() for x in _CLAUSE_CUT.finditer(sentence)] + [len(sentence)]
