@@ -226,3 +226,28 @@ def test_a_model_written_against_its_gpu_word_or_its_d_suffix():
     assert host_facts("I'm using 4*5090GPU. However, NCCL fails.").get("gpu.consumer") is True
     assert host_facts("two RTX4090D cards").get("gpu.consumer") is True
     assert "gpu.name" not in host_facts("the address 0x4090g")
+
+
+# ---- NVLink SHARP turned off said to fix it ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, source", [
+    ("My workload hang if set `NCCL_NVLS_ENABLE=1`; no issue if disable NVLS. We use cuda 12.1",
+     "https://github.com/NVIDIA/nccl/issues/1197"),
+    ("setting NCCL_NVLS_ENABLE=0 fixed the hang", None),
+    ("Set NCCL_NVLS_ENABLE=0 to fall back to non-NVLS algorithms", None),
+    ("禁用NVLS之后就不卡了", None),
+])
+def test_nvls_turned_off_said_to_fix_it(text, source):
+    assert host_facts(text).get("symptom.fixed_by_nvls_disable") is True, source
+
+
+def test_nvls_off_that_did_not_help_is_no_fix_and_the_fix_offers_the_nvls_class():
+    assert "symptom.fixed_by_nvls_disable" not in host_facts("NCCL_NVLS_ENABLE=0 did not help")
+    assert "symptom.fixed_by_nvls_disable" not in host_facts("Do not set NCCL_NVLS_ENABLE=0 to fix this")
+    said = answer("On our HGX H100 the all_reduce hangs at init; it works with NCCL_NVLS_ENABLE=0.")
+    assert said[0] == ("nvls_multicast_failure", "possible") or said[0] == ("nvls_multicast_failure", "likely")
+    # a healthy NVSwitch host (its GPUs and board named, no symptom): the new entry is no candidate on that context, and
+    # nothing is likely or possible
+    healthy = [(m.entry.id, m.confidence) for m, _ in explain(KB, "We run 8 H100 SXM on an HGX board with NVSwitch.", [], None)]
+    assert "nccl/nvls-trouble-gone-with-nvls-disabled" not in [i for i, _ in healthy]
+    assert not [c for _, c in healthy if c in ("likely", "possible")]

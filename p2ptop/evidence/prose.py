@@ -269,18 +269,37 @@ _GAP = r"(?:(?!\./|\s-{1,2}[a-z]|[.!?;](?:\s|$)|[。！？；])[^\n]){0,%d}?"  #
 #: P2P turned off, as people write it: the variable, "disabling P2P", "with P2P off", 禁用/关闭 P2P
 _P2P_OFF = (r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* (?:the )?p2p|p2p (?:is )?disabled|(?:turn\w*|switch\w*) off (?:the )?p2p|"
             r"\bp2p (?:turned |switched )?off\b|(?:禁用|关闭|关掉|关了|禁掉|禁止)\s*(?:nccl\s*的?\s*)?p2p|p2p\s*(?:关闭|禁用|关掉)(?:后|之后|以后)?)")
-_FIXED_BY_P2P_OFF = _rx(
-    r"workaround\W{0,20}(?:\n[^\n]*){0,2}?nccl_p2p_disable\s*=\s*1|"
-    + _P2P_OFF + _GAP % 80 +
-    r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|fine|ok\b|no longer|goes away|pass(?:es|ed)?\b|succeed\w*|avoid\w*|"
-    r"(?:good|the|a|only|simple)\s+(?:solution|workaround|fix)|解决|可以|正常|就好|不卡了|不再卡|不会卡|不hang了|没问题|跑通|成功|"
-    r"才能|才(?:可以|行|不会|不再)|能跑|就行)|"
-    r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|runs? fine|pass(?:es|ed)?|succeed\w*|解决|可以|正常)" + _GAP % 60 +
-    r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p)|"
-    # P2P off said to be needed for it to run at all ("I have to set NCCL_P2P_DISABLE=1", "runs only when ... is exported",
-    # "hangs unless", 必须设置 / 需要加上 ... 才能跑)
-    r"(?:\b(?:have to|had to|has to|need(?:s|ed)? to|must|required to|only (?:when|if|with|after)|unless|except (?:with|when))\b|必须|需要|只有|得)"
-    + _GAP % 40 + _P2P_OFF)
+#: what says the change worked, after it ("... and it works", "就好了") and before it ("fixed by ...", "works with ...")
+_OFF_WORKED = (r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|fine|ok\b|no longer|goes away|pass(?:es|ed)?\b|succeed\w*|avoid\w*|"
+               r"no (?:issues?|problems?|hangs?|errors?)\b|"
+               r"(?:good|the|a|only|simple)\s+(?:solution|workaround|fix)|解决|可以|正常|就好|不卡了|不再卡|不会卡|不hang了|没问题|跑通|成功|"
+               r"才能|才(?:可以|行|不会|不再)|能跑|就行)")
+_OFF_WORKED_BEFORE = (r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|runs? fine|pass(?:es|ed)?|succeed\w*|"
+                      r"no (?:issues?|problems?|hangs?|errors?)\b|解决|可以|正常)")
+#: the switch said to be needed for it to run at all ("I have to set NCCL_P2P_DISABLE=1", "runs only when ... is exported",
+#: "hangs unless", 必须设置 / 需要加上 ... 才能跑)
+_OFF_NEEDED = (r"(?:\b(?:have to|had to|has to|need(?:s|ed)? to|must|required to|only (?:when|if|with|after)|unless|except (?:with|when))\b|"
+               r"必须|需要|只有|得)")
+
+
+def _fixed_by_off(off: str, off_named: str, workaround: str) -> re.Pattern:
+    """'it works with X turned off', in the three orders people write it: the switch then the words that it worked, the
+    words then the switch (``off_named``: its explicit forms only), and the switch said to be needed; ``workaround``: the
+    variable under a "Workaround:" heading."""
+    return _rx(r"workaround\W{0,20}(?:\n[^\n]*){0,2}?" + workaround + "|"
+               + off + _GAP % 80 + _OFF_WORKED + "|"
+               + _OFF_WORKED_BEFORE + _GAP % 60 + off_named + "|"
+               + _OFF_NEEDED + _GAP % 40 + off + "|"
+               # the switch set for a purpose ("set NCCL_NVLS_ENABLE=0 to fall back to non-NVLS algorithms", "... to avoid the hang")
+               + off + r"`?\s+(?:in order\s+)?to\s+(?:fall\w* back|avoid|fix|work ?around|get around|prevent|resolve|solve|make it work)\b")
+
+
+_FIXED_BY_P2P_OFF = _fixed_by_off(_P2P_OFF, r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p)", r"nccl_p2p_disable\s*=\s*1")
+#: NVLink SHARP (NVLS) turned off, as people write it: NCCL_NVLS_ENABLE=0 (NCCL's env docs: "NCCL_NVLS_ENABLE ... 0 disables
+#: NVLink SHARP"), "disabling NVLS", "non-NVLS algorithms", 禁用/关闭 NVLS: the trouble gone with it says NVLS was its path
+_NVLS_OFF = (r"(?:nccl_nvls_enable\s*=\s*0|disabl\w* (?:the )?nvls|nvls (?:is )?disabled|(?:turn\w*|switch\w*) off (?:the )?nvls|"
+             r"\bnvls (?:turned |switched )?off\b|(?:fall\w* )?back to non-nvls|(?:禁用|关闭|关掉|关了|禁掉)\s*nvls)")
+_FIXED_BY_NVLS_OFF = _fixed_by_off(_NVLS_OFF, r"(?:nccl_nvls_enable\s*=\s*0|disabl\w* (?:the )?nvls)", r"nccl_nvls_enable\s*=\s*0")
 #: a larger /dev/shm said to have been needed or to have fixed it ("had to manually increase the Docker /dev/shm",
 #: "--shm-size=16g fixed it", "solved by mounting a bigger /dev/shm", "增大共享内存后正常"): NCCL's SHM transport and its
 #: proxy buffers live in /dev/shm, and Docker's default is 64 MB (NCCL troubleshooting, "Docker: ... increase the shared
@@ -829,11 +848,13 @@ def parse(c: Collector) -> bool:
             found = c.add("host", "symptom.fixed_by_shm_increase", True, ln(m.start()),
                           summary="the text says a larger /dev/shm was needed or fixed it (shared memory ran out)") or found
             break
-    m = next((x for x in _FIXED_BY_P2P_OFF.finditer(low) if not _NOT_FIXED.search(x.group(0))
-              and not _SAID_ABSENT.search(low[max(0, x.start() - 24):x.start()])), None)  # "we don't need to set ..."
-    if m:
-        found = c.add("host", "symptom.fixed_by_p2p_disable", True, ln(m.start()),
-                      summary="the text says it works with P2P disabled (NCCL_P2P_DISABLE=1)") or found
+    for key, rx, summary in (("symptom.fixed_by_p2p_disable", _FIXED_BY_P2P_OFF, "the text says it works with P2P disabled (NCCL_P2P_DISABLE=1)"),
+                             ("symptom.fixed_by_nvls_disable", _FIXED_BY_NVLS_OFF,
+                              "the text says it works with NVLink SHARP disabled (NCCL_NVLS_ENABLE=0)")):
+        m = next((x for x in rx.finditer(low) if not _NOT_FIXED.search(x.group(0))
+                  and not _SAID_ABSENT.search(low[max(0, x.start() - 24):x.start()])), None)  # "we don't need to set ..."
+        if m:
+            found = c.add("host", key, True, ln(m.start()), summary=summary) or found
     # versions
     m = _DRIVER.search(low)
     if m:

@@ -701,12 +701,15 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     fired = [c for c in triggers if facts.check(c)]
     weak_only: list[str] = []  # weak symptoms that held without the entry's context: no lead on them alone
     for cond in fired:
+        # a trigger marked with_setup (a hang or wrong data points at a VM's fault only where the VM is said) neither
+        # counts nor weighs while the entry's setup is not said
+        if cond.get("with_setup") and not (all_hold and requires):
+            continue
         fact_w.append(cond.get("weight", REQUIRE_WEIGHT))
         held.append(_describe(cond, facts))
         # a failure only said in words ("P2P does not work") is the symptom of every entry: it makes an
         # entry a candidate only with its requires held (a consumer GPU, a VM), never on its own
-        # (so does a trigger marked with_setup: a hang or wrong data points at a VM's fault only where the VM is said)
-        if (cond["fact"] in WEAK_SYMPTOMS or cond.get("with_setup")) and not (all_hold and requires):
+        if cond["fact"] in WEAK_SYMPTOMS and not (all_hold and requires):
             weak_only.append(_describe(cond, facts))
             continue
         symptom = symptom or facts.symptom(cond)
