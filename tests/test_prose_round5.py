@@ -251,3 +251,14 @@ def test_nvls_off_that_did_not_help_is_no_fix_and_the_fix_offers_the_nvls_class(
     healthy = [(m.entry.id, m.confidence) for m, _ in explain(KB, "We run 8 H100 SXM on an HGX board with NVSwitch.", [], None)]
     assert "nccl/nvls-trouble-gone-with-nvls-disabled" not in [i for i, _ in healthy]
     assert not [c for _, c in healthy if c in ("likely", "possible")]
+
+
+def test_an_nccl_version_as_pip_and_vllm_print_it_and_collect_env_is_no_vm():
+    assert host_facts("[pip3] nvidia-nccl-cu12==2.21.5").get("nccl.version") == "2.21.5"
+    assert host_facts("INFO pynccl.py:69] vLLM is using nccl==2.21.5").get("nccl.version") == "2.21.5"
+    # lscpu's lines in PyTorch's collect_env (a bare-metal host's "Virtualization: AMD-V", its mitigations) say no VM
+    env = ("Virtualization:                       AMD-V\n"
+           "Vulnerability Spectre v2:             Mitigation; Retpolines; IBPB conditional; STIBP always-on; RSB filling\n"
+           "Socket(s):                            2\nNUMA node(s):                         2\n")
+    facts = host_facts(env)
+    assert "host.virtualized" not in facts and "pair.cross_socket" not in facts
