@@ -262,3 +262,13 @@ def test_an_nccl_version_as_pip_and_vllm_print_it_and_collect_env_is_no_vm():
            "Socket(s):                            2\nNUMA node(s):                         2\n")
     facts = host_facts(env)
     assert "host.virtualized" not in facts and "pair.cross_socket" not in facts
+
+
+@pytest.mark.parametrize("text", ["GPU0 and GPU4 are not on the same socket", "GPU 3 hangs off the other CPU", "两张卡不在同一个CPU下",
+                                  "两张卡的NUMA节点不同", "两张卡分别插在两个CPU上"])
+def test_gpus_said_on_different_sockets(text):
+    assert host_facts(text).get("pair.cross_socket") is True
+
+
+def test_a_power_socket_is_no_cpu_socket():
+    assert "pair.cross_socket" not in host_facts("plug it into the other socket")

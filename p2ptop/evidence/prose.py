@@ -112,7 +112,9 @@ _PIN_LIMIT = _rx(r"(?:\bpin\w*|\bregist\w*|reg_mr|gdr_pin|nvidia_p2p_get_pages|\
 _GPUDIRECT = _rx(r"gdr|gpudirect|rdma|ibv_reg_mr|peer[-_ ]?mem|nvidia_p2p|nv_peer")
 #: a pair across CPU sockets in words (QPI/UPI, different I/O hubs or sockets; 跨 NUMA/CPU)
 _CROSS_SOCKET = (r"\bqpi\b|\bupi\b|different (?:i/?o hubs?|iohs?|sockets|cpus|cpu sockets|numa nodes)|across (?:the )?(?:cpu )?sockets|"
-                 r"跨\s*(?:numa|cpu|socket)|不同(?:的)?\s*(?:numa|cpu|socket|插槽)")
+                 r"\bnot (?:on|under|attached to|connected to|in) the same (?:cpu(?: socket)?|socket|numa node)\b|\b(?:the )?other (?:cpu|processor)(?: socket)?\b|"
+                 r"跨\s*(?:numa|cpu|socket)|不同(?:的)?\s*(?:numa|cpu|socket|插槽)|不在同一(?:个|颗)?\s*(?:cpu|socket|numa)|"
+                 r"(?:numa|cpu|socket)\s*(?:节点)?\s*不同|分别(?:插在|接在|挂在|位于|连在)[^。，,\n]{0,10}?(?:两个|两颗|不同的?)\s*(?:cpu|socket|numa)")
 #: an NVSwitch system in words: the HGX/DGX boards that carry them ("NVSwitch" alone is no sign: Fabric Manager's
 #: own failure on a host without one says "query NVSwitch device information ... failed"); "without NVSwitch" says none
 _NO_NVSWITCH = r"(?:without|no|lacks?|not have|doesn'?t have|has no)\s+(?:an?\s+|any\s+)?nvswitch|没有\s*nvswitch"
