@@ -272,3 +272,9 @@ def test_gpus_said_on_different_sockets(text):
 
 def test_a_power_socket_is_no_cpu_socket():
     assert "pair.cross_socket" not in host_facts("plug it into the other socket")
+
+
+def test_wsl_and_unraid_are_vms():
+    facts = host_facts("NCCL all_reduce hangs under WSL2 with two 3090s")
+    assert facts.get("host.hypervisor") == "WSL2" and facts.get("host.virtualized") is True
+    assert host_facts("Unraid VM with two GPUs").get("host.hypervisor") == "KVM"

@@ -67,9 +67,11 @@ def _rx(pattern: str) -> re.Pattern:
 _HYPERVISORS = (
     ("Proxmox", r"proxmox|\bpve\b"),
     ("ESXi", r"\besxi\b|vsphere|vmware"),
+    # WSL 2 runs Linux in a Hyper-V utility VM with paravirtualised GPUs (CUDA on WSL user guide; kb/wsl__nccl-wsl2-no-p2p)
+    ("WSL2", r"\bwsl ?2?\b|windows subsystem for linux"),
     ("Hyper-V", r"hyper-?v\b|\bdda\b"),
     ("Xen", r"\bxen(?:server)?\b|xcp-ng"),
-    ("KVM", r"\bkvm\b|\bqemu\b|libvirt|\bvirt-manager\b|\bovmf\b|cloud-hypervisor|\bopenstack\b|\bnutanix\b|\bahv\b"),
+    ("KVM", r"\bkvm\b|\bqemu\b|libvirt|\bunraid\b|\bvirt-manager\b|\bovmf\b|cloud-hypervisor|\bopenstack\b|\bnutanix\b|\bahv\b"),
     ("VirtualBox", r"virtualbox"),
 )
 #: NVIDIA vGPU (a mediated, time-sliced GPU in a guest; nvidia-smi -q "Virtualization Mode: VGPU")
