@@ -278,3 +278,15 @@ def test_wsl_and_unraid_are_vms():
     facts = host_facts("NCCL all_reduce hangs under WSL2 with two 3090s")
     assert facts.get("host.hypervisor") == "WSL2" and facts.get("host.virtualized") is True
     assert host_facts("Unraid VM with two GPUs").get("host.hypervisor") == "KVM"
+
+
+def test_fabric_manager_said_not_matching_the_driver_is_a_version_mismatch_not_a_failure():
+    facts = host_facts("nvidia-fabricmanager fails to start after the driver upgrade because its version does not match the driver.")
+    assert facts.get("host.fabric_manager") == "version mismatch"
+    assert answer("nvidia-fabricmanager fails to start after the driver upgrade because its version does not match the driver.")[0][0] \
+        == "fabric_manager_version_mismatch"
+
+
+def test_nvls_off_and_it_runs_is_a_fix_but_running_into_a_hang_is_not():
+    assert host_facts("the all_reduce hangs at init; with NCCL_NVLS_ENABLE=0 it runs.").get("symptom.fixed_by_nvls_disable") is True
+    assert "symptom.fixed_by_p2p_disable" not in host_facts("with NCCL_P2P_DISABLE=1 it runs into the same hang")

@@ -274,7 +274,7 @@ _GAP = r"(?:(?!\./|\s-{1,2}[a-z]|[.!?;](?:\s|$)|[。！？；])[^\n]){0,%d}?"  #
 _P2P_OFF = (r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* (?:the )?p2p|p2p (?:is )?disabled|(?:turn\w*|switch\w*) off (?:the )?p2p|"
             r"\bp2p (?:turned |switched )?off\b|(?:禁用|关闭|关掉|关了|禁掉|禁止)\s*(?:nccl\s*的?\s*)?p2p|p2p\s*(?:关闭|禁用|关掉)(?:后|之后|以后)?)")
 #: what says the change worked, after it ("... and it works", "就好了") and before it ("fixed by ...", "works with ...")
-_OFF_WORKED = (r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|fine|ok\b|no longer|goes away|pass(?:es|ed)?\b|succeed\w*|avoid\w*|"
+_OFF_WORKED = (r"(?:works?|worked|runs?\b(?!\s+(?:into|out|on\b))|fix\w*|solv\w*|resolv\w*|help\w*|fine|ok\b|no longer|goes away|pass(?:es|ed)?\b|succeed\w*|avoid\w*|"
                r"no (?:issues?|problems?|hangs?|errors?)\b|"
                r"(?:good|the|a|only|simple)\s+(?:solution|workaround|fix)|解决|可以|正常|就好|不卡了|不再卡|不会卡|不hang了|没问题|跑通|成功|"
                r"才能|才(?:可以|行|不会|不再)|能跑|就行)")
