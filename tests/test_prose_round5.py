@@ -290,3 +290,12 @@ def test_fabric_manager_said_not_matching_the_driver_is_a_version_mismatch_not_a
 def test_nvls_off_and_it_runs_is_a_fix_but_running_into_a_hang_is_not():
     assert host_facts("the all_reduce hangs at init; with NCCL_NVLS_ENABLE=0 it runs.").get("symptom.fixed_by_nvls_disable") is True
     assert "symptom.fixed_by_p2p_disable" not in host_facts("with NCCL_P2P_DISABLE=1 it runs into the same hang")
+
+
+def test_a_paraphrased_insufficient_driver_is_not_a_p2p_regression():
+    for text in ("Multi-GPU training fails: the CUDA driver is insufficient for the runtime; upgrading the driver fixed it.",
+                 "多卡训练报错，驱动版本过低，升级驱动后解决了"):
+        assert "p2p_driver_regression" not in [c for c, _ in answer(text)], text
+    # the same report without the driver said too old is the regression entry's
+    said = answer("Multi-GPU training fails after a while; upgrading the driver fixed it.")
+    assert "p2p_driver_regression" in [c for c, _ in said[:3]]
