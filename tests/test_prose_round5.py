@@ -299,3 +299,9 @@ def test_a_paraphrased_insufficient_driver_is_not_a_p2p_regression():
     # the same report without the driver said too old is the regression entry's
     said = answer("Multi-GPU training fails after a while; upgrading the driver fixed it.")
     assert "p2p_driver_regression" in [c for c, _ in said[:3]]
+
+
+def test_several_gpus_counted_are_a_topic_of_gpu_communication():
+    assert host_facts("our training crashes with 4 GPUs but works on one").get("symptom.reported") is True
+    assert host_facts("8卡训练报错").get("symptom.reported") is True
+    assert "symptom.reported" not in host_facts("I have 2 gpus and everything is fine")

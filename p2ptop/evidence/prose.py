@@ -553,13 +553,15 @@ _TOPIC_STRONG = (r"\bp2p\b|peer[- ]to[- ]peer|\bpeer (?:access|memory|copy|copie
                  # the serving frameworks' own switch for splitting a model over several GPUs (vLLM/SGLang --tensor-parallel-size,
                  # --tp, tensor_parallel_size=): https://docs.vllm.ai/en/latest/serving/distributed_serving.html
                  r"--tensor[-_]parallel[-_]size\b|\btensor_parallel_size\s*=|--tp(?:[-_]size)?[ =]\s*[2-9]|"
-                 r"多卡|双卡|多\s*(?:张|个|块)\s*(?:卡|gpu|显卡)|多\s*gpu|卡间|卡与卡|显卡之间|gpu\s*之间|gpu\s*间|点对点")
+                 r"多卡|双卡|(?:[2-8]|[二两三四六八])\s*卡(?:训练|推理|并行|运行|跑)|多\s*(?:张|个|块)\s*(?:卡|gpu|显卡)|多\s*gpu|卡间|卡与卡|显卡之间|gpu\s*之间|gpu\s*间|点对点")
 _TOPIC_WEAK = (r"\ball[-_ ]?reduce|\ball[-_ ]?gather|\breduce[-_ ]?scatter|\ball[-_ ]?to[-_ ]?all|\bcollectives?\b|\bipc\b|"
                r"\bddp\b|torch\.distributed|distributed (?:training|inference|data parallel)|tensor[- _]parallel\w*|"
                # PyTorch's multi-GPU launchers and parallel styles (torchrun --nproc_per_node, DataParallel, FSDP; DeepSpeed,
                # Horovod; model/pipeline parallel): https://pytorch.org/docs/stable/distributed.html, .../elastic/run.html
                r"\bdata[- _]?parallel\w*|\bmodel[- _]parallel\w*|\bpipeline[- _]parallel\w*|\bfsdp\b|\btorchrun\b|nproc[-_]per[-_]node|"
                r"\bdeepspeed\b|\bhorovod\b|"
+               # several GPUs counted ("with 4 GPUs", "on two GPUs", "2x GPUs", "8卡"): a job over more than one GPU
+               r"\b(?:[2-9]|1[0-6]|two|three|four|six|eight|multiple|several)\s*(?:x\s*)?gpus\b|"
                r"通信|分布式|张量并行|数据并行|模型并行|流水线并行|互联")
 _TROUBLE = (r"\bfail\w*|\w*error(?:s|ed)?\b|\bissues?\b|\bproblems?\b|\bnot working\b|\b(?:does|do|did|is|are|was)\s*(?:n't|not)\s+work|"
             r"\bwon'?t\b|\bcan'?t\b|\bcannot\b|\bunable\b|\bstuck\b|\bhang\w*|\bhung\b|\bfreez\w*|\bcrash\w*|\babort\w*|"
@@ -929,7 +931,7 @@ def parse(c: Collector) -> bool:
 #: literals one of which every topic word holds: lines without any are never searched with the regexes
 _TOPIC_LITERALS = ("p2p", "peer", "nccl", "nvlink", "nvswitch", "ipc", "between", "gpu", "multi", "reduce", "gather",
                    "to-all", "to_all", "toall", "to all", "collective", "ddp", "distributed", "parallel",
-                   "rccl", "torchrun", "nproc", "fsdp", "deepspeed", "horovod",
+                   "rccl", "torchrun", "nproc", "fsdp", "deepspeed", "horovod", "卡训练", "卡推理", "卡并行", "卡运行", "卡跑",
                    "多卡", "双卡", "卡间", "卡与卡", "显卡", "点对点", "通信", "分布式", "并行", "互联")
 
 
