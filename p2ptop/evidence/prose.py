@@ -973,6 +973,7 @@ def _reported(c: Collector, low: str, ln) -> tuple[int | None, int | None]:
             e = _SENTENCE_END.search(line, m.end(), min(len(line), m.end() + 300))
             end = e.start() if e else min(len(line), m.end() + 300)
             for t in _REPORT_TROUBLE.finditer(line, max(start, m.start() - 300), end):
-                if not _NEGATED.search(line[max(0, t.start() - 12):t.start()]):  # "no issues so far"
+                if not _NEGATED.search(line[max(0, t.start() - 12):t.start()]) \
+                        and not _SAID_ABSENT.search(line[max(0, t.start() - 24):t.start()]):  # "no issues so far", "no longer hangs"
                     return ln(line_start), topic
     return None, topic
