@@ -92,6 +92,7 @@ FACT_KEYS: dict[str, str] = {
     "symptom.slow": "True: slow, low bandwidth, P2P slower than no P2P (很慢/带宽低)",
     "symptom.crash": "True: segfault, process killed, Xid, GPU lost",
     "symptom.fixed_by_p2p_disable": "True when the text says the job works with P2P disabled (NCCL_P2P_DISABLE=1)",
+    "symptom.fixed_by_nvls_disable": "True when the text says the job works with NVLink SHARP disabled (NCCL_NVLS_ENABLE=0)",
     "symptom.fixed_by_shm_increase": "True when the text says a larger /dev/shm (--shm-size, a bigger shm mount; 增大共享内存) was needed or fixed it",
     "symptom.fails": "True: the text says P2P/communication fails, does not work, is broken or unsupported (失败/不支持/无法)",
     "symptom.reported": "True (weak): a sentence of the text names GPU communication (P2P, NCCL, NVLink, peer access, IPC, all-reduce, between GPUs, multi-GPU; 多卡/卡间) and trouble (fails, error, issue, problem, not working, cannot, stuck, slow, wrong, how to fix; 报错/失败/问题/无法): opens leads, never offers an entry",
@@ -113,8 +114,8 @@ FACT_KEYS: dict[str, str] = {
     "text.tool": "nvidia-smi-topo, nvidia-smi-q, simpleP2P, p2pBandwidthLatencyTest, nvbandwidth, bandwidthTest, nccl-tests, lspci, dmesg, nccl-log",
     "text.language": "en or zh",
     "host.one_gpu_per_process": "True when the text says each process, worker, container or pod sees one GPU of the host (GPUs split between them)",
-    "text.fixed_by": "driver, nccl, cuda, kernel, bios or firmware: the text says changing that component's version fixed the trouble",
-    "text.broken_by": "driver, nccl, cuda, kernel, bios or firmware: the text says the trouble began after changing that component's version",
+    "text.fixed_by": "driver, nccl, cuda, kernel, bios or firmware: the text says changing that component's version fixed the trouble (or, of the driver/NCCL, that an older version fails and a newer one works)",
+    "text.broken_by": "driver, nccl, cuda, kernel, bios or firmware: the text says the trouble began after changing that component's version (or, of the driver/NCCL, that an older version works and a newer one fails)",
     "text.topic": "'gpu communication' when a sentence of the text (not a tool's output line) names P2P, peer access, NCCL, NVLink, GPUDirect, CUDA IPC or traffic between GPUs",
 }
 

@@ -74,9 +74,10 @@ def test_fallen_off_the_bus_in_a_sentence_is_a_lost_gpu():
 
 
 def test_fabric_managers_version_message_is_its_failure():
+    # the failure it names: its version does not match the driver's (the state the version-mismatch entry reads)
     f = facts("nv-fabricmanager[2201]: fabric manager NVIDIA GPU driver interface version 550.54.14 don't match "
               "with driver version 550.90.07. Please update with matching NVIDIA driver package.")["host"]
-    assert f["host.fabric_manager"] == "failed"
+    assert f["host.fabric_manager"] == "version mismatch"
 
 
 def test_topo_p2p_codes_said_in_a_sentence():

@@ -8,6 +8,11 @@ symptom.fixed_by_p2p_disable, symptom.fails, host.fabric_manager ("not running"/
 gpu.bar1_mb (a BAR size in words), host.nvswitch_present (HGX/DGX named, or "without NVSwitch"), pair.cross_socket (QPI/UPI, different sockets), gpu.mig (MIG in words),
 error.cuda/error.cuda_code (a CUDA error number in a sentence), host.driver_version, host.driver_major, nccl.version,
 host.cuda_runtime_version, host.bios_mentions, host.cpu_vendor, host.cpu_model, text.language;
+text.fixed_by / text.broken_by (a change of the driver/NCCL/CUDA said to fix or start the trouble, or two driver or NCCL
+versions contrasted: one said to work, another to fail, each in its own clause); pair.path PIX (the GPUs said to sit under
+one PCIe switch/PLX) or a topo code said between two named GPUs; gpu.consumer (GeForce/consumer/gaming cards named as a
+class, where no model is named); symptom.fails also for an error said to have been seen ("I get the following error",
+"it reports error", "the error above occurs"), "used to work", "works only on/with", peer access "not available";
 gpu.virtualization "VGPU" (NVIDIA vGPU named), gpu.lost (a GPU said to vanish), gpu.nvlink_down and
 gpu.nvlink_replay_recovery (NVLink down / replay errors said in words: recorded as 1, "at least one"),
 nccl.transport (NCCL said to go via SHM or NET), pair.path (a topo code said in a sentence), p2p.read
@@ -62,9 +67,11 @@ def _rx(pattern: str) -> re.Pattern:
 _HYPERVISORS = (
     ("Proxmox", r"proxmox|\bpve\b"),
     ("ESXi", r"\besxi\b|vsphere|vmware"),
+    # WSL 2 runs Linux in a Hyper-V utility VM with paravirtualised GPUs (CUDA on WSL user guide; kb/wsl__nccl-wsl2-no-p2p)
+    ("WSL2", r"\bwsl ?2?\b|windows subsystem for linux"),
     ("Hyper-V", r"hyper-?v\b|\bdda\b"),
     ("Xen", r"\bxen(?:server)?\b|xcp-ng"),
-    ("KVM", r"\bkvm\b|\bqemu\b|libvirt|\bvirt-manager\b|\bovmf\b|cloud-hypervisor|\bopenstack\b|\bnutanix\b|\bahv\b"),
+    ("KVM", r"\bkvm\b|\bqemu\b|libvirt|\bunraid\b|\bvirt-manager\b|\bovmf\b|cloud-hypervisor|\bopenstack\b|\bnutanix\b|\bahv\b"),
     ("VirtualBox", r"virtualbox"),
 )
 #: NVIDIA vGPU (a mediated, time-sliced GPU in a guest; nvidia-smi -q "Virtualization Mode: VGPU")
@@ -73,7 +80,12 @@ _VM = (r"\bvirtual machines?\b|\b(?:a|an|the|in|inside|my|our|this|each|guest|wi
        r"\b(?:the|a|my|our|linux|windows|ubuntu)\s+guests?\b(?!\s+(?:users?|accounts?|login|wi-?fi|network|access|mode))|"
        r"(?:阿里云|腾讯云|华为云|百度云|火山引擎)(?:(?!裸金属)[^。\n]){0,10}实例|云实例|"
        # Azure's GPU VM sizes (NC/ND/NV series: "Standard_ND96asr_v4", "NC80adis_H100_v5"; learn.microsoft.com sizes docs)
-       r"\b(?:standard_)?n[cdv]\d{1,3}[a-z]*(?:_[a-z0-9]+)*_v\d\b")
+       r"\b(?:standard_)?n[cdv]\d{1,3}[a-z]*(?:_[a-z0-9]+)*_v\d\b|"
+       # AWS EC2 GPU instance types (p3/p4d/p5/g4dn/g5/g6 ... .Nxlarge; ".metal" is bare metal: not matched), GCP's GPU
+       # machine types (a2-highgpu-8g, a3-megagpu-8g, g2-standard-24), the notebook services that run on cloud VMs
+       # (Kaggle, Colab, SageMaker): https://aws.amazon.com/ec2/instance-types/, https://cloud.google.com/compute/docs/gpus
+       r"\b(?:p[2-6][a-z]*|g[3-6][a-z]*)\.\d*x?large\b|\b(?:a[234]|g2)-(?:highgpu|megagpu|ultragpu|edgegpu|standard)-\d+g?\b|"
+       r"\bkaggle\b|\bcolab\b|\bsagemaker\b")
 #: (the IOMMU's own passthrough, "Default domain type: Passthrough", "iommu.passthrough=1", is no GPU passthrough)
 _PASSTHROUGH = r"(?<!domain type: )(?<!iommu\.)(?<!iommu )pass(?:ing|ed|es)?[- ]?through|\bvfio\b|直通|gpudirect[-_ ]?clique"  # x-nv-gpudirect-clique: QEMU vfio-pci's P2P hint
 #: a setup contrasted with bare metal ("on bare metal, this works") is a VM's
@@ -102,7 +114,9 @@ _PIN_LIMIT = _rx(r"(?:\bpin\w*|\bregist\w*|reg_mr|gdr_pin|nvidia_p2p_get_pages|\
 _GPUDIRECT = _rx(r"gdr|gpudirect|rdma|ibv_reg_mr|peer[-_ ]?mem|nvidia_p2p|nv_peer")
 #: a pair across CPU sockets in words (QPI/UPI, different I/O hubs or sockets; 跨 NUMA/CPU)
 _CROSS_SOCKET = (r"\bqpi\b|\bupi\b|different (?:i/?o hubs?|iohs?|sockets|cpus|cpu sockets|numa nodes)|across (?:the )?(?:cpu )?sockets|"
-                 r"跨\s*(?:numa|cpu|socket)|不同(?:的)?\s*(?:numa|cpu|socket|插槽)")
+                 r"\bnot (?:on|under|attached to|connected to|in) the same (?:cpu(?: socket)?|socket|numa node)\b|\b(?:the )?other (?:cpu|processor)(?: socket)?\b|"
+                 r"跨\s*(?:numa|cpu|socket)|不同(?:的)?\s*(?:numa|cpu|socket|插槽)|不在同一(?:个|颗)?\s*(?:cpu|socket|numa)|"
+                 r"(?:numa|cpu|socket)\s*(?:节点)?\s*不同|分别(?:插在|接在|挂在|位于|连在)[^。，,\n]{0,10}?(?:两个|两颗|不同的?)\s*(?:cpu|socket|numa)")
 #: an NVSwitch system in words: the HGX/DGX boards that carry them ("NVSwitch" alone is no sign: Fabric Manager's
 #: own failure on a host without one says "query NVSwitch device information ... failed"); "without NVSwitch" says none
 _NO_NVSWITCH = r"(?:without|no|lacks?|not have|doesn'?t have|has no)\s+(?:an?\s+|any\s+)?nvswitch|没有\s*nvswitch"
@@ -140,14 +154,24 @@ _SYMPTOMS = (
                      # NCCL troubleshooting / PyTorch watchdog wording: a collective that stalls, waits, never finishes
                      r"\bstall(?:s|ed|ing)?\b|\bwaiting (?:forever|indefinitely)|\btakes? forever\b|\btook forever\b|"
                      r"\b(?:does|did|do)\s*(?:n'?t|not) (?:finish|complete|return|progress|proceed)\b|never (?:finish|complete|return|progress|end)\w*|"
-                     r"\bjust sits? (?:there|idle)|\btimeouts? (?:in|on|during|at|for|inside) (?:the )?(?:\w+[_.])?(?:all[-_ ]?reduce|all[-_ ]?gather|reduce[-_ ]?scatter|broadcast|barrier|nccl|collective)|"
+                     r"\bjust sits? (?:there|idle)|\bnothing (?:happens|is happening|moves|progresses)\b(?!\s+to\b)|"
+                     r"\butili[sz]ation\b[^.\n]{0,20}?\b(?:stays?|stuck|remains?|sits?|pinned|locked)\b[^.\n]{0,10}?100 ?%|"
+                     r"(?:初始化|启动)(?:时间|过程)?(?:很长|很久|特别久|非常久|非常长)|\btimeouts? (?:in|on|during|at|for|inside) (?:the )?(?:\w+[_.])?(?:all[-_ ]?reduce|all[-_ ]?gather|reduce[-_ ]?scatter|broadcast|barrier|nccl|collective)|"
                      r"卡住|卡死|挂起|死锁|夯住|停滞|(?<![张块个两二三四六八号的显多单双\d])卡顿|卡着不动|一直不动|(?:一直|被)阻塞|阻塞住|无响应|没有响应|没反应|不动了|停住|停在|无进展|一直等|(?<![张块个两二三四六八号的显多单双\d])卡(?:在|再)|一直等待|超时"),
-    ("symptom.wrong_results", r"wrong (?:results?|output|values?|answers?|data|numbers?|gradients?|sums?)|incorrect (?:results?|output|values?|data|gradients?|sums?)|all zeros?|"
+    ("symptom.wrong_results", r"wrong (?:results?|outputs?|values?|answers?|data|numbers?|gradients?|sums?|tokens?|bytes|predictions?|logits)|"
+                              r"incorrect (?:results?|outputs?|values?|data|gradients?|sums?|tokens?|bytes|predictions?|logits)|all zeros?|"
                               r"\bchecksums?\b[^.\n]{0,40}?(?:differ|mismatch|wrong|fail|(?:does|do|did)\s*(?:n'?t|not) match)|\bchecksum (?:error|failure)s?\b|"
                               r"\b(?:results?|outputs?|values?|data|sums?|tensors?)\b[^.\n]{0,40}?\b(?:are|is|were|was)(?: not|n'?t) (?:correct|right|the same)\b|"
                               r"\b(?:results?|outputs?|values?|data|sums?|tensors?)\b[^.\n]{0,40}?\b(?:are|is|were|was|becomes?|became)\s+(?:all\s+|completely\s+|totally\s+|always\s+)?(?:incorrect|wrong|invalid)\b|"
                               r"\bloss\b[^.\n]{0,30}?\bdiverg\w*|"
                               r"silently (?:drops?|dropp\w*|loses?|corrupts?)|drops? the writes?|data loss|zeroed[- ]out|"
+                              # a copy that "succeeds" but leaves the destination unchanged (a silent failure: CUDA returns success;
+                              # what a peer copy through a broken IOMMU mapping or driver looks like to its user)
+                              r"\bsilently (?:fail\w*|wrong|incorrect|writes? nothing|does nothing|(?:returns?|gives?|produces?) (?:wrong|bad|incorrect))|"
+                              r"\bfails? silently\b|\bsilent (?:data )?(?:corruption|failures?|data loss)\b|\bwrites? nothing\b|"
+                              r"\b(?:does|do|did)\s*(?:n'?t|not)\s+(?:actually\s+)?(?:write|copy|transfer)\s+(?:the\s+|any\s+)?data\b|"
+                              r"\b(?:data|values?|buffers?|destination)\s+(?:is|are|was|were)\s+(?:never|not)\s+(?:actually\s+)?(?:written|copied|transferred)\b|"
+                              r"静默(?:失败|出错|错误)|数据(?:没有|未|没)(?:被)?(?:写入|拷贝|复制|传过去)|"
                               r"\bzeros\b|\bnans?\b|garbage|gibberish|garbled|\bdegenerate (?:output|text|results?|tokens?)|"
                               r"\b(?:output|outputs|text|answers?|responses?)\b[^.\n]{0,30}\b(?:is|are|was|were|becomes?|became)\s+(?:\w+\s+)?(?:gibberish|garbage|nonsense|corrupted|degenerate)|"
                               # a mismatch of data, not of versions, types or shapes ("Driver/library version mismatch", "a mismatched
@@ -157,7 +181,7 @@ _SYMPTOMS = (
                               r"\b(?:results?|outputs?|values?|data) (?:are|is|were|was) (?:different|inconsistent|off)\b|"
                               r"\binf(?:s| values?)\b|\bresults? (?:differ|diverge)\w*|\bdifferent (?:results|outputs|values) (?:on|from|between)\b|"
                               r"\bwrongs\b|\b(?:non-?zero|high|many)\s+#?wrong\b|#wrong\s+(?:is|are|was|were|column)\b|"
-                              r"(?:结果|数据|输出|数值)不正确|结果错误|结果不对|结果异常|数值异常|全零|全是0|全0|乱码|数据错误|不一致|精度异常|校验失败|"
+                              r"(?:结果|数据|输出|数值)不正确|结果错误|结果不对|结果异常|数值异常|数据(?:出错|错乱|不对)|全零|全是0|全0|乱码|数据错误|不一致|精度异常|校验失败|"
                               r"数据(?:被)?(?:破坏|损坏|篡改)|校验(?:不通过|错误)"),
     ("symptom.slow", r"\bslow(?:er|ly|down)?\b|low bandwidth|poor (?:performance|bandwidth)|bandwidth (?:is|was) (?:low|only)|"
                      r"only (?:gets? |reach(?:es)? |achiev(?:es|ed)? |hits? |sees? |gives? |shows? )?\d+(?:\.\d+)? ?gb/s|throughput drops?|"
@@ -170,7 +194,10 @@ _SYMPTOMS = (
                      r"(?:less|lower) than \d+(?:\.\d+)? ?[mg]b/s|(?:much |far |way )?(?:lower|slower|less) than expected|"
                      r"\b(?:extremely |very |really )?low (?:\w+ )?(?:throughput|tok(?:ens)?/s)\b|\bbottleneck\w*|\bunder ?perform\w*|\bhalf (?:of )?(?:the )?(?:expected|bandwidth|speed|throughput)\b|"
                      r"带宽不足|性能(?:很|非常)?差|吞吐(?:量)?(?:很|非常)?(?:低|下降)|很慢|变慢|慢了|带宽低|带宽很低|带宽只有|速度慢|速度下降|性能差|性能下降|远低于|(?:只有|仅有?|才)\s*\d+(?:\.\d+)?\s*gb/s|带宽[^。\n]{0,30}(?:降|低|损失|下降)|损失[^。\n]{0,10}带宽|"
-                     r"(?:速度|带宽|吞吐)[^。\n]{0,8}?只有[^。\n]{0,10}?(?:一半|\d+\s*%|几分之一)|速度(?:很|非常|特别)?低|比单卡(?:还)?慢"),
+                     r"(?:速度|带宽|吞吐)[^。\n]{0,8}?只有[^。\n]{0,10}?(?:一半|\d+\s*%|几分之一)|速度(?:很|非常|特别)?低|比单卡(?:还)?慢|"
+                     # the words of scaling reports ("crawls", "sluggish", "doesn't scale", "takes ages"; 龟速, 带宽上不去, 跑不满)
+                     r"\bcrawl(?:s|ing|ed)?\b|\bsluggish\b|\b(?:does|do|did)\s*(?:n'?t|not)\s+scale\b|\bscal\w+ (?:badly|poorly|terribly)\b|"
+                     r"\bpoor(?:ly)? scal\w*|\btakes? ages\b|龟速|(?:带宽|速度|吞吐)(?:一直)?上不去|跑不满"),
     # a failure in words, where no error name is pasted: the phrasings of P2P reports ("P2P does not work",
     # "can't be enabled", "not supported between the cards", "stopped working", "tests failed"); Chinese 失败/
     # 不支持/无法/不能/报错/不工作 (blog.gitcode.com write-ups). Kept to verbs of failing: a bare "error" is not one.
@@ -184,6 +211,8 @@ _SYMPTOMS = (
                       r"(?:\w+\s+){0,2}fail(?:s|ed|ing)?\b|\bfails?\s+(?:to|with|on)\b|\bfailed\s+(?:to|with|on)\b|"
                       r"(?:p2p|peer|access|nvlink|gpus?|cards?|devices?)\b[^.\n]{0,40}\b(?:not supported|unsupported)\b|"
                       r"\bno support for (?:p2p|peer)|"
+                      # "report no peer access", "there is no P2P support between them" (CUDA's answer said as an absence)
+                      r"\b(?:report|reports|reported|shows?|showed|says?|said|there (?:is|was))\s+no\s+(?:p2p|peer)(?:[- ]to[- ]peer)?\s+(?:access|support|capability|connectivity)\b|"
                       r"\b(?:can'?t|cannot|can not|unable to|could ?n[o']?t)\s+get\b[^.\n]{0,50}?\bto\s+(?:work|use|run|enable|talk|communicat\w*|see)\b|"
                       r"\bfail(?:s|ed)?\s+(?:like this|like that|when|whenever|after|during|every|each time|again|randomly|intermittently)\b|"
                       r"\b(?:always|still|randomly|sometimes|often|consistently|immediately|intermittently)\s+fail(?:s|ed|ing)?\b|"
@@ -192,6 +221,26 @@ _SYMPTOMS = (
                       r"\b(?:can'?t|cannot|can not|couldn'?t|unable to|fails? to|failed to)\s+(?:open|map|import|get|export)\s+(?:the\s+|an?\s+)?(?:cuda\s+)?(?:ipc\s+)?(?:mem(?:ory)?\s+)?handles?\b|"
                       r"\b(?:enable_?peer_?access|peer access|p2p|nccl\w*|cuda\w*|all_?reduce)\b[^.\n]{0,40}?\b(?:returns?|returned|throws?|threw|raises?|raised|gives?|gave)\s+(?:an?\s+|the\s+)?(?!no\b|zero\b|any\b)(?:\w+\s+)?errors?\b|"
                       r"\bwon'?t\s+(?:work|start|run|enable|communicat\w*|initiali[sz]e)\b|"
+                      # an error said to have been seen, in the phrasings of issue templates and forum posts ("I get the
+                      # following error", "it reports error", "the error above occurs", "raises an exception", "CUDA error when
+                      # training"): GitHub's bug template asks for "what went wrong" and "error messages"; a report that names
+                      # no error string still reports one (weak: the entry's own setup must hold for it to count)
+                      r"\b(?:get|gets|got|getting|encounter\w*|met|meet|meeting|hit|hitting|run into|ran into|running into|receiv\w*|"
+                      r"fac(?:e|es|ed|ing)|see|seeing|saw)\s+(?:the\s+following|the\s+same|this|these|that|an?|the|some|following|similar|"
+                      r"below|same)\s+(?:[\w-]+\s+){0,2}?(?:errors?|exceptions?)\b|"
+                      r"\b(?:reports?|reported|throws?|threw|thrown|raises?|raised|gives?|gave|prints?|printed|emits?|emitted)\s+(?!no\b|zero\b|any\b)"
+                      r"(?:an?\s+|the\s+|this\s+|that\s+|the following\s+|following\s+|some\s+|the same\s+)?(?:[\w-]+\s+)?(?:errors?|exceptions?)\b|"
+                      r"\bcaus(?:e|es|ed|ing)\s+(?:an?\s+|the\s+|this\s+|that\s+)?(?:[\w-]+\s+)?(?:errors?|exceptions?)\b|"
+                      r"\b(?:errors?|exceptions?)\s+(?:above\s+|below\s+)?(?:occurs?|occurred|occurring|happens?|happened|appears?|appeared|"
+                      r"(?:is|was|gets?|got) (?:raised|thrown|reported)|shows? up|showed up|pops? up|popped up)\b|"
+                      r"\b(?:cuda|nccl|runtime|distributed)\s+errors?\s+(?:when|while|during|at|after|on|with)\b|"
+                      r"\bfail(?:s|ed)?\s+(?:at|in|while|inside)\s+(?:the\s+)?\w|"
+                      # it worked before (a regression said without naming what changed), or works only on some GPUs/settings
+                      r"\bused to work\b|\bworked (?:fine |well |perfectly )?(?:before|previously|until)\b|"
+                      r"\b(?:works?|worked|runs?|ran)\s+(?:fine\s+|normally\s+|correctly\s+|well\s+|ok\s+)?only\s+(?:on|with|when|if|in|between)\b|"
+                      r"\bonly\s+(?:works?|worked|runs?|ran)\s+(?:fine\s+|normally\s+|correctly\s+)?(?:on|with|when|if|in|between)\b|"
+                      r"(?:p2p|peer|access)\b[^.\n]{0,40}\b(?:is|are|was|were)\s+(?:not available|unavailable)\b|"
+                      r"(?:出现|遇到|碰到|抛出|提示|报)了?(?:以下|如下|下面的|这个|这样的|一个)?(?:错误|异常)|之前(?:是)?(?:可以|正常)(?:运行|跑)?的|只有[^。，,\n]{0,20}?(?:才)?(?:可以|能|正常)|"
                       r"用不了|跑不起来|连不上|起不来|不起作用|没有效果|"
                       # peer traffic said to take the host path instead ("everything goes via the host")
                       r"\b(?:traffic|transfers?|copies|copy|data|everything|it)\b[^.\n]{0,40}?\b(?:goes|go|going|gets? routed|is routed|"
@@ -221,13 +270,40 @@ _COUNTED = {"gpu.nvlink_down": "the text says an NVLink is down or inactive (at 
 #: words ("NCCL_P2P_DISABLE=1 ./build/all_reduce_perf -g 4 ... 2 GPU正常": the flags of a command line are no report),
 #: nor across a sentence ("Single GPU works fine. Forcing NCCL_P2P_DISABLE=1 did not help")
 _GAP = r"(?:(?!\./|\s-{1,2}[a-z]|[.!?;](?:\s|$)|[。！？；])[^\n]){0,%d}?"  # nor across a sentence's end
-_FIXED_BY_P2P_OFF = _rx(
-    r"workaround\W{0,20}(?:\n[^\n]*){0,2}?nccl_p2p_disable\s*=\s*1|"
-    r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p|p2p (?:is )?disabled)" + _GAP % 80 +
-    r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|fine|ok\b|no longer|goes away|pass(?:es|ed)?\b|succeed\w*|"
-    r"(?:good|the|a|only|simple)\s+(?:solution|workaround|fix)|解决|可以|正常|就好|不卡了|不再卡|不会卡|不hang了|没问题|跑通|成功)|"
-    r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|runs? fine|pass(?:es|ed)?|succeed\w*|解决|可以|正常)" + _GAP % 60 +
-    r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p)")
+#: P2P turned off, as people write it: the variable, "disabling P2P", "with P2P off", 禁用/关闭 P2P
+_P2P_OFF = (r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* (?:the )?p2p|p2p (?:is )?disabled|(?:turn\w*|switch\w*) off (?:the )?p2p|"
+            r"\bp2p (?:turned |switched )?off\b|(?:禁用|关闭|关掉|关了|禁掉|禁止)\s*(?:nccl\s*的?\s*)?p2p|p2p\s*(?:关闭|禁用|关掉)(?:后|之后|以后)?)")
+#: what says the change worked, after it ("... and it works", "就好了") and before it ("fixed by ...", "works with ...")
+_OFF_WORKED = (r"(?:works?|worked|runs?\b(?!\s+(?:into|out|on\b))|fix\w*|solv\w*|resolv\w*|help\w*|fine|ok\b|no longer|goes away|pass(?:es|ed)?\b|succeed\w*|avoid\w*|"
+               r"no (?:issues?|problems?|hangs?|errors?)\b|"
+               r"(?:good|the|a|only|simple)\s+(?:solution|workaround|fix)|解决|可以|正常|就好|不卡了|不再卡|不会卡|不hang了|没问题|跑通|成功|"
+               r"才能|才(?:可以|行|不会|不再)|能跑|就行)")
+_OFF_WORKED_BEFORE = (r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|runs? fine|pass(?:es|ed)?|succeed\w*|"
+                      r"no (?:issues?|problems?|hangs?|errors?)\b|解决|可以|正常)")
+#: the switch said to be needed for it to run at all ("I have to set NCCL_P2P_DISABLE=1", "runs only when ... is exported",
+#: "hangs unless", 必须设置 / 需要加上 ... 才能跑)
+_OFF_NEEDED = (r"(?:\b(?:have to|had to|has to|need(?:s|ed)? to|must|required to|only (?:when|if|with|after)|unless|except (?:with|when))\b|"
+               r"必须|需要|只有|得)")
+
+
+def _fixed_by_off(off: str, off_named: str, workaround: str) -> re.Pattern:
+    """'it works with X turned off', in the three orders people write it: the switch then the words that it worked, the
+    words then the switch (``off_named``: its explicit forms only), and the switch said to be needed; ``workaround``: the
+    variable under a "Workaround:" heading."""
+    return _rx(r"workaround\W{0,20}(?:\n[^\n]*){0,2}?" + workaround + "|"
+               + off + _GAP % 80 + _OFF_WORKED + "|"
+               + _OFF_WORKED_BEFORE + _GAP % 60 + off_named + "|"
+               + _OFF_NEEDED + _GAP % 40 + off + "|"
+               # the switch set for a purpose ("set NCCL_NVLS_ENABLE=0 to fall back to non-NVLS algorithms", "... to avoid the hang")
+               + off + r"`?\s+(?:in order\s+)?to\s+(?:fall\w* back|avoid|fix|work ?around|get around|prevent|resolve|solve|make it work)\b")
+
+
+_FIXED_BY_P2P_OFF = _fixed_by_off(_P2P_OFF, r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* p2p)", r"nccl_p2p_disable\s*=\s*1")
+#: NVLink SHARP (NVLS) turned off, as people write it: NCCL_NVLS_ENABLE=0 (NCCL's env docs: "NCCL_NVLS_ENABLE ... 0 disables
+#: NVLink SHARP"), "disabling NVLS", "non-NVLS algorithms", 禁用/关闭 NVLS: the trouble gone with it says NVLS was its path
+_NVLS_OFF = (r"(?:nccl_nvls_enable\s*=\s*0|disabl\w* (?:the )?nvls|nvls (?:is )?disabled|(?:turn\w*|switch\w*) off (?:the )?nvls|"
+             r"\bnvls (?:turned |switched )?off\b|(?:fall\w* )?back to non-nvls|(?:禁用|关闭|关掉|关了|禁掉)\s*nvls)")
+_FIXED_BY_NVLS_OFF = _fixed_by_off(_NVLS_OFF, r"(?:nccl_nvls_enable\s*=\s*0|disabl\w* (?:the )?nvls)", r"nccl_nvls_enable\s*=\s*0")
 #: a larger /dev/shm said to have been needed or to have fixed it ("had to manually increase the Docker /dev/shm",
 #: "--shm-size=16g fixed it", "solved by mounting a bigger /dev/shm", "增大共享内存后正常"): NCCL's SHM transport and its
 #: proxy buffers live in /dev/shm, and Docker's default is 64 MB (NCCL troubleshooting, "Docker: ... increase the shared
@@ -243,7 +319,7 @@ _SHM_FIX_WORDS = _rx(r"\bhad to\b|\bneed(?:ed)? to\b|\bfix\w*|\bsolv\w*|\bresolv
 _NOT_FIXED = _rx(r"\bnot\b|\b(?:do|does|did|is|was|were|are|could|would|ca|wo|has|have|had|should)n['’]?t\b|\bcannot\b|\bnever\b|\bno (?:effect|difference|luck|change)|没有|没用|无效|未能|不起作用|也不行|还是不行")
 #: a resolution in words: changing a component's version fixed it ("fixed after upgrading the driver", "downgrading
 #: NCCL to 2.18 solved it", "works with the 570 driver" is not one: a version named, not a change)
-_CHANGE = r"(?:updat|upgrad|downgrad|roll\w* ?back|revert|switch)\w*"
+_CHANGE = r"(?:updat|upgrad|downgrad|roll\w* ?back|revert|switch|rebuil|recompil|re-?install)\w*"
 _PART = (r"(?:the\s+|to\s+(?:the\s+)?(?:latest|newer|older|new|an?\s+(?:newer|older))\s+|our\s+|my\s+)?(?:nvidia\s+|gpu\s+)?"
          r"(driver|nccl|cuda(?: toolkit)?|kernel|bios|firmware)")
 _FIXED = r"(?:fix\w*|solv\w*|resolv\w*|work(?:s|ed)?|went away|goes away|helped|succeed\w*)"
@@ -253,6 +329,7 @@ _FIXED_BY_CHANGE = _rx(
     + _CHANGE + r"\s+" + _PART + r"\b" + _NEAR + r"\b" + _FIXED + r"\b(?! ?n'?t)|"
     + r"\bfix(?:ed)?\s*(?:was|is|:)\s*(?:to\s+)?" + _CHANGE + r"\s+" + _PART + "|"
     + r"(?:升级|降级|更新|回退)了?\s*((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)[^。\n]{0,20}?(?:解决|正常|好了)|"
+    + r"((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)(?:版本)?[^。\n，,]{0,16}?(?:升级|降级|更新|回退|换回|切换)[^。\n，,]{0,20}?(?:解决|正常|好了|没问题)|"
     # an OLDER release said to work: a regression of that component ("we got it working on an older driver revision",
     # "works fine with the previous NCCL", "旧版驱动正常")
     + r"\b(?:works?|worked|working|runs?|ran|running|fine|ok)\b(?:\s+\w+){0,2}?\s+(?:on|with|using|under)\s+(?:an?\s+|the\s+)?"
@@ -264,7 +341,8 @@ _FIXED_BY_CHANGE = _rx(
 _BROKEN_BY_CHANGE = _rx(r"\b(?:after|since|following)\s+(?:the\s+|a\s+|an\s+|my\s+|our\s+|this\s+)?(?:(?:nvidia|gpu)\s+)?"
                         r"(driver|nccl|cuda|kernel|bios|firmware)\s+(?:update|upgrade|downgrade|change|install\w*)|"
                         r"\b(?:after|since)\s+" + _CHANGE + r"\s+" + _PART + "|"
-                        r"(?:升级|更新|降级)了?\s*((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)[^。\n，,]{0,12}?(?:后|之后|以后)")
+                        r"(?:升级|更新|降级)了?\s*((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)[^。\n，,]{0,12}?(?:后|之后|以后)|"
+                        r"((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)(?:版本)?[^。\n，,]{0,16}?(?:升级|更新|降级|换)[^。\n，,]{0,16}?(?:后|之后|以后)")
 _SYMPTOM_KEYS = ("symptom.hang", "symptom.wrong_results", "symptom.slow", "symptom.fails", "symptom.crash", "symptom.reported")
 #: a driver branch without its minor ("fixed with 570", "driver 560", "R535"), only in a text that says "driver"
 _DRIVER_MAJOR = _rx(r"(?:\bdrivers?\s+(?:version\s+|branch\s+)?|\b(?:with|on|to|from|using)\s+(?:driver\s+)?|\br|"
@@ -291,7 +369,24 @@ _P2P_NO_VALUE = {"cns": "CHIPSET_NOT_SUPPORTED", "chipset not supported": "CHIPS
 _P2P_CAN_NO = _rx(_PEER_QUERY + r"\W{0,3}\s*(?:\([^)\n]{0,20}\)\s*)?(?:\w+\s+){0,2}(?:reports?|returns?|returned|says?|gives?|gave|is|was)\s+"
                          r"[`'\"]?(?:0|false)\b")
 #: a pair's path class said in a sentence, with nvidia-smi topo -m's own codes: "topo says SYS", "topo 显示 PHB"
-_PATH_SAID = _rx(r"topo(?:\s+-m)?`?[^.\n]{0,20}?(?:shows?|says?|reports?|gives?|is|are|显示|是)\s*[`'\"]?(sys|node|phb|pxb|pix|nv\d+)\b")
+_PATH_SAID = _rx(r"(?:topo(?:\s+-m)?`?[^.\n]{0,20}?|\b(?:topo(?:logy)?|path|connection)\s+between\s+(?:gpu\s?)?\d+\s+and\s+(?:gpu\s?)?\d+\s+)"
+                 r"(?:shows?|says?|reports?|gives?|is|are|显示|是)\s*[`'\"]?(sys|node|phb|pxb|pix|nv\d+)\b|"
+                 # "GPU0 and GPU1 are connected via PIX", "GPU0-GPU2 is SYS", "GPU0和GPU1之间是SYS连接"
+                 r"\bgpu\s?\d+\s*(?:and|&|<->|-|和|与|跟)\s*gpu\s?\d+\s*(?:(?:are|is)\s+)?(?:(?:connected|linked)\s+)?"
+                 r"(?:via|through|over|by|之间(?:是|为|走|通过)?|是|走)\s*[`'\"]?(sys|node|phb|pxb|pix|nv\d+)(?![a-z])")
+#: two GPUs said to sit under one PCIe switch ("both GPUs are behind the same PLX switch", "under a PCIe switch", "挂在同一个
+#: PCIe 交换机下"): nvidia-smi topo -m's PIX ("at most a single PCIe bridge"; its legend), the path where ACS redirects
+#: peer traffic up to the root complex (NCCL troubleshooting, "PCI Access Control Services (ACS)")
+_SWITCH_SAID = _rx(r"\b(?:behind|under|on|below|beneath|share|sharing|shares|connected to|attached to|hang(?:s|ing)? off)\s+"
+                   r"(?:the\s+same\s+|a\s+single\s+|one\s+|the\s+|a\s+|an\s+|same\s+)?(?:\w+\s+)?"
+                   r"(?:(?:pcie?|pci-e|pci express)(?:\s+gen\s?\d)?\s+switch(?:es)?|plx(?:\s+(?:switch|chip|bridge))?|pex\s?\d{4}\w*|switchtec)\b|"
+                   r"(?:同一个?|一个)\s*(?:pcie?\s*(?:交换机|交换芯片|switch)|plx)(?:\s*[(（][^)）\n]{0,20}[)）])?\s*(?:下|上|下面|之下)|"
+                   r"(?:pcie?\s*(?:交换机|switch)|plx)\s*下的?(?:两|多)")
+#: GeForce/gaming cards named as a class, with no model ("our consumer GPUs", "GeForce cards", 消费级显卡, 游戏卡): NVIDIA
+#: does not support P2P on GeForce products (CUDA's cudaDeviceCanAccessPeer answers 0 on them since the 4000 series;
+#: NCCL troubleshooting: "...consumer GPUs...")
+_CONSUMER_SAID = _rx(r"\bconsumer[- ](?:grade\s+|level\s+)?(?:nvidia\s+)?(?:gpus?|cards?|graphics cards?|video cards?)\b|\bgeforce\b|"
+                     r"\bgaming (?:gpus?|cards?|graphics cards?)\b|消费级\s*(?:显卡|gpu|卡)|游戏(?:显)?卡")
 #: NCCL's transport said in words ("NCCL goes via SHM instead of P2P", "falls back to NET/Socket", "NCCL 走的是 SHM"):
 #: the names NCCL prints in its "via P2P/SHM/NET" channel lines
 _NCCL_VIA_SAID = _rx(r"\bnccl\b[^.\n。]{0,60}?(?:\bvia|\buses?|\busing|\bgoes (?:via|through|over)|\bwent (?:via|through|over)|"
@@ -322,10 +417,14 @@ _IDLE_WORD = _rx(r"\bidle\b|low[- ]power|power[- ]saving|not (?:being )?used|\br
 _SLOW_GEN = _rx(r"\b(?:2\.5|5(?:\.0)?)\s?gt/s\b|\b(?:(?:runs?|running|stuck|trains?|trained|links?)\s+(?:at|to|on)|at)\s+[*_`]*(?:pcie\s+)?gen\s?[12]\b")
 _BUSY = _rx(r"\b(?:training|under (?:heavy )?load|while (?:busy|running|training)|during (?:training|inference|the run|production)|100 ?% util\w*|in production)\b")
 #: an idle PCIe link in words ("runs at 2.5 GT/s ... when it is not being used", "low power state")
-_IDLE_LINK = _rx(r"\d(?:\.\d)?\s*gt/s[\s\S]{0,300}?(?:idle|low[- ]power|power[- ]saving|not (?:being )?used|resting)|"
-                        r"(?:idle|low[- ]power|power[- ]saving|resting)[\s\S]{0,300}?\d(?:\.\d)?\s*gt/s")
+#: (or with the generation's name: "when the GPU is idle ... lspci shows Gen1"; nvidia-smi's manual: the link generation "may
+#: be reduced when the GPU is not in use"; Gen1/Gen2 only: every GPU doing P2P trains Gen3 or faster under load)
+_LINK_LOW = r"(?:\d(?:\.\d)?\s*gt/s|\bgen\s?[12]\b|\bpcie\s*(?:1\.[01]|2\.0)\b)"
+_IDLE_LINK = _rx(_LINK_LOW + r"[\s\S]{0,300}?(?:\bidle|low[- ]power|power[- ]saving|not (?:being )?used|resting)|"
+                 r"(?:\bidle|low[- ]power|power[- ]saving|resting|no (?:tasks?|work|load|jobs?|processes) (?:on|running))[\s\S]{0,300}?" + _LINK_LOW)
 _DRIVER = _rx(r"(?:driver(?: version)?|nvidia-driver-|驱动(?:版本)?)\s*[:=]?\s*v?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b")
-_NCCL_VERSION = _rx(r"nccl(?: version)?\s*[:=]?\s*v?(2\.\d{1,2}\.\d{1,2})\b")
+#: (also as pip pins it, PyTorch's collect_env "[pip3] nvidia-nccl-cu12==2.21.5", and vLLM's "vLLM is using nccl==2.21.5")
+_NCCL_VERSION = _rx(r"(?:nccl(?: version)?\s*[:=]{0,2}\s*v?|nvidia-nccl-cu\d+\s*==\s*)(2\.\d{1,2}\.\d{1,2})\b")
 _CUDA_VERSION = _rx(r"(?:cuda(?: toolkit| runtime| version)?\s*[:=]?\s*v?|\+cu)(1[0-3])\.?(\d)(?:\.\d+)?\b")
 #: the IOMMU said to be on / off / in passthrough, in words or as the kernel parameters people quote (kernel
 #: parameters: https://docs.kernel.org/admin-guide/kernel-parameters.html intel_iommu=, amd_iommu=, iommu=pt/soft;
@@ -346,11 +445,71 @@ _FIX_BEFORE = _rx(r"(?:\bfix(?:es|ed)?|\bsolv\w*|\bresolv\w*|\bworks?|\bworked|\
 _FIX_NEXT = _rx(r"\s*(?:this|that|it|which|now)\b,?\s+(?:\w+\s+){0,4}?(?:solved|fixed|resolved|works|worked|helped)\b(?! ?n'?t)")
 
 
-def _sentence(low: str, start: int, end: int) -> str:
-    """The sentence (cut at . ! ? 。！？ and line ends, a version's dots kept) around low[start:end]."""
+def _sentence_span(low: str, start: int, end: int) -> tuple[int, int]:
+    """Where the sentence (cut at . ! ? 。！？ and line ends, a version's dots kept) around low[start:end] begins and ends."""
     a = max(low.rfind("\n", 0, start), *(low.rfind(p, 0, start) for p in (". ", "! ", "? ", "。", "！", "？")))
     b = [i for i in (low.find("\n", end), low.find(". ", end), low.find("。", end), low.find("? ", end)) if i >= 0]
-    return low[a + 1:min(b) if b else len(low)]
+    return a + 1, (min(b) if b else len(low))
+
+
+def _sentence(low: str, start: int, end: int) -> str:
+    """The sentence (cut at . ! ? 。！？ and line ends, a version's dots kept) around low[start:end]."""
+    a, b = _sentence_span(low, start, end)
+    return low[a:b]
+
+
+#: a version said to work ("when the driver 545.23.08 is installed, all versions work fine", "works with NCCL 2.18.3",
+#: "驱动 535 正常") or to fail ("the error occurs ... with driver 550.90.07", "hangs with 2.19.3", "报错"), in its sentence
+_WORKS_SAID = _rx(r"\b(?:works?|worked|working|runs? (?:fine|normally|well|correctly|ok)|ran (?:fine|normally|well)|(?:is|was|are|were) (?:fine|ok|good)|"
+                  r"no (?:issues?|problems?|errors?|hangs?)|succeed\w*|pass(?:es|ed)?)\b|正常|没问题|没有问题|可以用|能用")
+_FAILS_SAID = _rx(r"\berrors?\b|\bfail\w*|\bhang\w*|\bhung\b|\bstuck\b|\bcrash\w*|\bbroken\b|\bbreaks?\b|\bissues?\b|\bproblems?\b|"
+                  r"\bwrong\b|\bslow\w*|\bdeadlock\w*|\btime ?outs?\b|\btimed out\b|n'?t work|not work|报错|失败|卡住|卡死|出错|错误|异常|问题")
+
+
+#: in a text that names NCCL, a bare 2.x.y is NCCL's release (its versions are 2.x.y since 2017) unless another library's
+#: name or a "v" stands right before it (torch 2.1.0, python 2.7.18, CUDA 12.2.0, a plugin's v2.9.0)
+_NCCL_VERSION_ANY = _rx(r"(?<![\w.])(?<!v)(?<!torch )(?<!torch==)(?<!python )(?<!cuda )(?<!version )(2\.\d{1,2}\.\d{1,2})(?![\d.]\d)|"
+                        r"nccl(?: version)?\s*[:=]?\s*v?(2\.\d{1,2}\.\d{1,2})\b")
+_CLAUSE_CUT = _rx(r"[,;:]\s|\s(?:but|while|whereas|however|yet)\b|，|；|但是?|而")
+
+
+def _version_contrast(low: str, rx: re.Pattern) -> tuple[str, int, str, str] | None:
+    """Two versions of one component, one said (in its sentence) to work and another to fail: the trouble follows that
+    component's version, the contrast a regression report is made of ("The error occurs when the driver 550.90.07 is
+    installed. When the driver 545.23.08 is installed, all versions work fine."). (key, offset, good, bad) or None:
+    ``text.broken_by`` when the version that works is the older one (a newer one broke it), else ``text.fixed_by``."""
+    good: dict[str, int] = {}
+    bad: dict[str, int] = {}
+    for n, m in enumerate(rx.finditer(low)):
+        if n >= 40:  # people contrast a few versions; a log that prints one on every line says nothing more
+            break
+        # the sentence within 300 characters either side (a paste without sentence ends is no sentence)
+        window = max(0, m.start() - 300)
+        begin, stop = _sentence_span(low[window:m.end() + 300], m.start() - window, m.end() - window)
+        begin, stop = begin + window, stop + window
+        sentence, at = low[begin:stop], m.start() - begin
+        # the clause of the version first ("hangs with 2.19.3 but 2.18.5 works fine"), else its whole sentence
+        cuts = [0] + [x.end() for x in _CLAUSE_CUT.finditer(sentence)] + [len(sentence)]
+        a = max(x for x in cuts if x <= max(at, 0))
+        b = min(x for x in cuts if x > max(at, 0)) if any(x > max(at, 0) for x in cuts) else len(sentence)
+        ok, failing = None, None
+        for said in (sentence[a:b], sentence):
+            ok = _WORKS_SAID.search(said)
+            ok = ok if ok and not _NOT_FIXED.search(said[max(0, ok.start() - 12):ok.start()]) else None
+            failing = next((x for x in _FAILS_SAID.finditer(said) if not _NEGATED.search(said[max(0, x.start() - 12):x.start()])), None)
+            if ok or failing:
+                break
+        version = next(g for g in m.groups() if g)
+        if ok and not failing:
+            good.setdefault(version, m.start())
+        elif failing and not ok:
+            bad.setdefault(version, m.start())
+    pairs = [(g, b) for g in good for b in bad if g != b]
+    if not pairs:
+        return None
+    g, b = pairs[0]
+    newer_broke = tuple(int(x) for x in g.split(".")) < tuple(int(x) for x in b.split("."))
+    return ("text.broken_by" if newer_broke else "text.fixed_by"), min(good[g], bad[b]), g, b
 
 
 def _fixed_near(low: str, m: re.Match) -> bool:
@@ -387,15 +546,23 @@ _CPU = (("AMD", r"(?:amd\s+)?(epyc\s*\w*(?:\s+\d{4}\w*)?|threadripper(?:\s+pro)?
         ("Intel", r"(?:intel\s+)?(xeon(?:\(r\))?\s*(?:platinum|gold|silver|bronze|w|e5|e7)?[-\s]*\w*|core(?:\(tm\))?\s+i[3579]-\w+)"),
         ("ARM", r"(grace\s+(?:hopper|cpu)|neoverse[-\s]\w+|\baarch64\b|ampere altra\w*)"))
 _TOPIC_STRONG = (r"\bp2p\b|peer[- ]to[- ]peer|\bpeer (?:access|memory|copy|copies|device)|gpu ?direct|\bgdr\b|memcpy_?peer|\bcan_?(?:device_)?access_?peer|\bnccl\w*|\bnvlink\w*|\bnvswitch|"
+                 # NCCL under other names: vLLM's pynccl wrapper, CuPy's cupy.cuda.nccl, AMD's RCCL (NCCL's port, same API and env)
+                 r"\bpy_?nccl\b|\brccl\w*|"
                  r"cuda[- _]?ipc|\bbetween (?:the |my |both |two |all |\d+ )?(?:\w+ )?(?:gpus|cards|devices)\b|"
                  r"\bgpu[- ]to[- ]gpu\b|\binter[- ]?gpu\b|\bmulti[- ]?gpus?\b|\bmultiple gpus\b|"
                  # the serving frameworks' own switch for splitting a model over several GPUs (vLLM/SGLang --tensor-parallel-size,
                  # --tp, tensor_parallel_size=): https://docs.vllm.ai/en/latest/serving/distributed_serving.html
                  r"--tensor[-_]parallel[-_]size\b|\btensor_parallel_size\s*=|--tp(?:[-_]size)?[ =]\s*[2-9]|"
-                 r"多卡|双卡|多\s*(?:张|个|块)\s*(?:卡|gpu|显卡)|多\s*gpu|卡间|卡与卡|显卡之间|gpu\s*之间|gpu\s*间|点对点")
+                 r"多卡|双卡|(?:[2-8]|[二两三四六八])\s*卡(?:训练|推理|并行|运行|跑)|多\s*(?:张|个|块)\s*(?:卡|gpu|显卡)|多\s*gpu|卡间|卡与卡|显卡之间|gpu\s*之间|gpu\s*间|点对点")
 _TOPIC_WEAK = (r"\ball[-_ ]?reduce|\ball[-_ ]?gather|\breduce[-_ ]?scatter|\ball[-_ ]?to[-_ ]?all|\bcollectives?\b|\bipc\b|"
                r"\bddp\b|torch\.distributed|distributed (?:training|inference|data parallel)|tensor[- _]parallel\w*|"
-               r"通信|分布式|张量并行|互联")
+               # PyTorch's multi-GPU launchers and parallel styles (torchrun --nproc_per_node, DataParallel, FSDP; DeepSpeed,
+               # Horovod; model/pipeline parallel): https://pytorch.org/docs/stable/distributed.html, .../elastic/run.html
+               r"\bdata[- _]?parallel\w*|\bmodel[- _]parallel\w*|\bpipeline[- _]parallel\w*|\bfsdp\b|\btorchrun\b|nproc[-_]per[-_]node|"
+               r"\bdeepspeed\b|\bhorovod\b|"
+               # several GPUs counted ("with 4 GPUs", "on two GPUs", "2x GPUs", "8卡"): a job over more than one GPU
+               r"\b(?:[2-9]|1[0-6]|two|three|four|six|eight|multiple|several)\s*(?:x\s*)?gpus\b|"
+               r"通信|分布式|张量并行|数据并行|模型并行|流水线并行|互联")
 _TROUBLE = (r"\bfail\w*|\w*error(?:s|ed)?\b|\bissues?\b|\bproblems?\b|\bnot working\b|\b(?:does|do|did|is|are|was)\s*(?:n't|not)\s+work|"
             r"\bwon'?t\b|\bcan'?t\b|\bcannot\b|\bunable\b|\bstuck\b|\bhang\w*|\bhung\b|\bfreez\w*|\bcrash\w*|\babort\w*|"
             r"\bslow\w*|low (?:bandwidth|throughput|performance)|\bwrong\b|\bincorrect\b|\bbroken\b|\bbugs?\b|"
@@ -605,12 +772,22 @@ def parse(c: Collector) -> bool:
                       summary=f"the text says NCCL goes via {via}") or found
     m = _PATH_SAID.search(low)
     if m:
-        path = m.group(1).upper()
+        path = (m.group(1) or m.group(2)).upper()
         c.add("host", "pair.path", path, ln(m.start()), severity="info",
               summary=f"the text says nvidia-smi topo shows {path} for the pair")
         if path in ("SYS",):
             c.add("host", "pair.cross_socket", True, ln(m.start()), severity="info")
         found = True
+    m = _first(c, _SWITCH_SAID) if not c.has("host", "pair.path") else None
+    if m:
+        found = c.add("host", "pair.path", "PIX", ln(m.start()), severity="info",
+                      summary="the text says the GPUs sit under one PCIe switch (topo -m's PIX)") or found
+    if not c.has("host", "gpu.consumer"):
+        m = _first(c, _CONSUMER_SAID)
+        if m:
+            c.add("host", "gpu.product_class", "consumer", ln(m.start()), severity="info")
+            found = c.add("host", "gpu.consumer", True, ln(m.start()), severity="info",
+                          summary="the text names GeForce/consumer cards (no P2P on GeForce)") or found
     m = _P2P_SHM_OFF.search(low)
     if m:
         c.add("host", "env.NCCL_P2P_DISABLE", "1", ln(m.start()), severity="info")
@@ -664,16 +841,27 @@ def parse(c: Collector) -> bool:
         what = "driver" if what.endswith("驱动") else "cuda" if what.startswith("cuda") else what
         found = c.add("host", "text.broken_by", what, ln(m.start()), severity="info",
                       summary=f"the text says the trouble began after changing the {what} version") or found
+    if not c.has("host", "text.fixed_by") and not c.has("host", "text.broken_by"):
+        for what, rx in (("driver", _DRIVER), ("nccl", _NCCL_VERSION_ANY if "nccl" in low else _NCCL_VERSION)):
+            said = _version_contrast(low, rx)
+            if said:
+                key, line_at, good, bad = said
+                found = c.add("host", key, what, ln(line_at), severity="info",
+                              summary=f"the text says it works with {what} {good} and fails with {what} {bad}") or found
+                break
     for m in _SHM_GROW.finditer(low):
         sentence = _sentence(low, m.start(), m.end())
         if _SHM_FIX_WORDS.search(sentence) and not _NOT_FIXED.search(sentence):
             found = c.add("host", "symptom.fixed_by_shm_increase", True, ln(m.start()),
                           summary="the text says a larger /dev/shm was needed or fixed it (shared memory ran out)") or found
             break
-    m = next((x for x in _FIXED_BY_P2P_OFF.finditer(low) if not _NOT_FIXED.search(x.group(0))), None)
-    if m:
-        found = c.add("host", "symptom.fixed_by_p2p_disable", True, ln(m.start()),
-                      summary="the text says it works with P2P disabled (NCCL_P2P_DISABLE=1)") or found
+    for key, rx, summary in (("symptom.fixed_by_p2p_disable", _FIXED_BY_P2P_OFF, "the text says it works with P2P disabled (NCCL_P2P_DISABLE=1)"),
+                             ("symptom.fixed_by_nvls_disable", _FIXED_BY_NVLS_OFF,
+                              "the text says it works with NVLink SHARP disabled (NCCL_NVLS_ENABLE=0)")):
+        m = next((x for x in rx.finditer(low) if not _NOT_FIXED.search(x.group(0))
+                  and not _SAID_ABSENT.search(low[max(0, x.start() - 24):x.start()])), None)  # "we don't need to set ..."
+        if m:
+            found = c.add("host", key, True, ln(m.start()), summary=summary) or found
     # versions
     m = _DRIVER.search(low)
     if m:
@@ -743,6 +931,7 @@ def parse(c: Collector) -> bool:
 #: literals one of which every topic word holds: lines without any are never searched with the regexes
 _TOPIC_LITERALS = ("p2p", "peer", "nccl", "nvlink", "nvswitch", "ipc", "between", "gpu", "multi", "reduce", "gather",
                    "to-all", "to_all", "toall", "to all", "collective", "ddp", "distributed", "parallel",
+                   "rccl", "torchrun", "nproc", "fsdp", "deepspeed", "horovod", "卡训练", "卡推理", "卡并行", "卡运行", "卡跑",
                    "多卡", "双卡", "卡间", "卡与卡", "显卡", "点对点", "通信", "分布式", "并行", "互联")
 
 
@@ -784,6 +973,7 @@ def _reported(c: Collector, low: str, ln) -> tuple[int | None, int | None]:
             e = _SENTENCE_END.search(line, m.end(), min(len(line), m.end() + 300))
             end = e.start() if e else min(len(line), m.end() + 300)
             for t in _REPORT_TROUBLE.finditer(line, max(start, m.start() - 300), end):
-                if not _NEGATED.search(line[max(0, t.start() - 12):t.start()]):  # "no issues so far"
+                if not _NEGATED.search(line[max(0, t.start() - 12):t.start()]) \
+                        and not _SAID_ABSENT.search(line[max(0, t.start() - 24):t.start()]):  # "no issues so far", "no longer hangs"
                     return ln(line_start), topic
     return None, topic

@@ -255,6 +255,9 @@ def parse_kernel_log(c: Collector) -> bool:
                       summary="systemd: no nvidia-fabricmanager unit (Fabric Manager not installed)")
             elif "successfully configured" in low or "started fabric manager" in low or "active (running)" in low:
                 c.add("host", "host.fabric_manager", "running", no)
+            elif "version" in low and re.search(r"\b(mismatch|(?:don't|doesn't|do not|does not) match)(?!\w)", low):
+                # its version said not to match the driver's: the service refuses to start (Fabric Manager user guide)
+                c.add("host", "host.fabric_manager", "version mismatch", no, severity="problem")
             elif re.search(r"\b(failed|error|mismatch|exited|inactive \(dead\)|(?:don't|doesn't|do not|does not) match)(?!\w)", low):
                 c.add("host", "host.fabric_manager", "failed", no, severity="problem")
             elif _FM_INACTIVE.search(low):

@@ -44,6 +44,7 @@ SYMPTOM_KEYS: dict[str, str] = {
     "host.iommu_fault": "IOMMU faults on DMA in the kernel log",
     "symptom.fixed_by_p2p_disable": "the job works only with P2P disabled",
     "symptom.fixed_by_shm_increase": "the job needed a larger /dev/shm",
+    "symptom.fixed_by_nvls_disable": "the job works only with NVLink SHARP disabled (NCCL_NVLS_ENABLE=0)",
     "symptom.fails": "a failure was described (fails, does not work, not supported)",
     "symptom.reported": "the text reports trouble with GPU communication in general words (weak: opens leads only)",
     "bench.error": "a copy test failed with an error",
@@ -85,7 +86,7 @@ SETTING_LINE = re.compile(
     re.I)
 #: Symptom facts that are no complaint about a setting: what NCCL does because of the setting (it leaves P2P for
 #: SHM/NET), "works with NCCL_P2P_DISABLE=1" (the setting as a fix), trouble named in general words only.
-COMPLAINT_EXEMPT = frozenset({"nccl.p2p_fallback", "nccl.transport", "symptom.fixed_by_p2p_disable",
+COMPLAINT_EXEMPT = frozenset({"nccl.p2p_fallback", "nccl.transport", "symptom.fixed_by_p2p_disable", "symptom.fixed_by_nvls_disable",
                               "symptom.reported", "finding"})
 
 

@@ -720,6 +720,10 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     fired = [c for c in triggers if facts.check(c)]
     weak_only: list[str] = []  # weak symptoms that held without the entry's context: no lead on them alone
     for cond in fired:
+        # a trigger marked with_setup (a hang or wrong data points at a VM's fault only where the VM is said) neither
+        # counts nor weighs while the entry's setup is not said
+        if cond.get("with_setup") and not (all_hold and requires):
+            continue
         fact_w.append(cond.get("weight", REQUIRE_WEIGHT))
         held.append(_describe(cond, facts))
         # a failure only said in words ("P2P does not work") is the symptom of every entry: it makes an
@@ -736,6 +740,8 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
         if facts.check(cond):
             fact_w.append(cond.get("weight", SUPPORT_WEIGHT))
             held.append(_describe(cond, facts))
+            if cond["fact"] in WEAK_SYMPTOMS:
+                weak_only.append(held[-1])  # "it fails" in support is no context of this entry's: no lead on it
             # a symptom in support counts for an entry its require/trigger offer, but never makes an
             # 'unsure' candidate of one whose own signs (text, require, trigger) are absent
             symptom = symptom or (offered and facts.symptom(cond))
