@@ -719,6 +719,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     triggers = m.get("trigger") or []
     fired = [c for c in triggers if facts.check(c)]
     weak_only: list[str] = []  # weak symptoms that held without the entry's context: no lead on them alone
+    strong = bool(text_w)  # a symptom of this entry's own beyond "it fails" (its text, a measured state, a hang...)
     for cond in fired:
         # a trigger marked with_setup (a hang or wrong data points at a VM's fault only where the VM is said) neither
         # counts nor weighs while the entry's setup is not said
@@ -732,6 +733,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
             weak_only.append(_describe(cond, facts))
             continue
         symptom = symptom or facts.symptom(cond)
+        strong = strong or (cond["fact"] not in WEAK_SYMPTOMS and facts.symptom(cond))
     offered = bool(text_w) or (all_hold and bool(fired if triggers else requires))
     log_unmet = any(c["fact"] == LOG_FACT and not facts.check(c) for c in requires)
     if not offered and (against or log_unmet or (triggers and all(facts.check(c) is False for c in triggers))):
@@ -745,6 +747,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
             # a symptom in support counts for an entry its require/trigger offer, but never makes an
             # 'unsure' candidate of one whose own signs (text, require, trigger) are absent
             symptom = symptom or (offered and facts.symptom(cond))
+            strong = strong or (offered and cond["fact"] not in WEAK_SYMPTOMS and facts.symptom(cond))
     is_lead = False
     if not symptom:
         if not (lead and set(held) - set(weak_only) and facts.has_symptom()):
@@ -772,6 +775,13 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
             and not any(r.startswith("regex matched") for r in reasons) and code_hits <= shared_codes:
         offered = False
         reasons.append("only an error code that entries of several classes share; this entry's own text is absent")
+    # "it fails" beside a specific error the text names (a CUDA or NCCL code) is that error: an entry offered on the
+    # words alone, with its setup held (a VM, a GeForce), but which neither matches the error's text nor lists its code,
+    # does not explain the failure the text shows: unsure (an AWS instance's 802 is Fabric Manager's, not the VM's)
+    if offered and symptom and not strong and not code_hits and facts.code_facts():
+        offered = False
+        reasons.append("only 'it fails' in words, beside an error this entry does not explain (" +
+                       ", ".join(named for _, named, _ in facts.code_facts()[:2]) + ")")
     # a setting is context, and an informational line is no failure: an entry whose only text is a line stating an NCCL
     # variable (NCCL's INFO echo "NCCL_P2P_LEVEL set by environment to LOC", an export) or a line the framework printed
     # at its INFO level (NCCL INFO, glog "I"), and no code, is offered only beside a complaint of the text (an error, a
