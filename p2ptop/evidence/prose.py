@@ -54,7 +54,7 @@ from __future__ import annotations
 import re
 
 from .gpus import MODEL_IN_PROSE, classify
-from .paste import Collector
+from .paste import Collector, Paste
 
 
 def _rx(pattern: str) -> re.Pattern:
@@ -977,3 +977,23 @@ def _reported(c: Collector, low: str, ln) -> tuple[int | None, int | None]:
                         and not _SAID_ABSENT.search(line[max(0, t.start() - 24):t.start()]):  # "no issues so far", "no longer hangs"
                     return ln(line_start), topic
     return None, topic
+
+
+_URL = re.compile(r"\S+://\S+")
+
+
+def trouble_said(text: str) -> bool:
+    """Does a line of the text (first 256 KB) say that something goes wrong, in the trouble words of the report rule
+    (_REPORT_TROUBLE: an error, a failure, a problem, a hang...), not negated ("no issues so far")? A tool's header or
+    legend ("#wrong", "errors") and a URL's path ("/issues/12") are no such words. (read.trouble_said, for the
+    matcher's never-silent gate.)"""
+    for line in Paste(text).sample(256_000, 0).text.lower().splitlines()[:2000]:
+        if _TOOL_LINE.search(line) or _LEGEND.search(line):
+            continue
+        line = _URL.sub(" ", line)
+        for t in _REPORT_TROUBLE.finditer(line):
+            if line[t.start() - 1:t.start()] == "#":
+                continue  # a column of a tool's table ("#wrong" of nccl-tests, whitespace folded by the matcher)
+            if not _NEGATED.search(line[max(0, t.start() - 12):t.start()]):
+                return True
+    return False

@@ -96,38 +96,7 @@ def gpu_trace(text: str) -> bool:
     return _NCCL_PREFIX.search(text[:500_000]) is not None or _NCCL_PREFIX.search(text[-100_000:]) is not None
 
 
-def trouble_said(text: str) -> bool:
-    """Does a line of the text (first 256 KB) say that something goes wrong, in prose's trouble words (an error, a failure,
-    a problem, a hang...), not negated ("no issues so far")? A URL's path ("/issues/12") is no such word."""
-    trouble, negated, tool_line, legend = _trouble_words()
-    for line in Paste(text).sample(256_000, 0).text.lower().splitlines()[:2000]:
-        if tool_line.search(line) or legend.search(line):
-            continue  # a tool's header or legend ("#wrong", "errors") is no sentence
-        line = _URL.sub(" ", line)
-        for t in trouble.finditer(line):
-            if line[t.start() - 1:t.start()] == "#":
-                continue  # a column of a tool's table ("#wrong" of nccl-tests, whitespace folded by the matcher)
-            if not negated.search(line[max(0, t.start() - 12):t.start()]):
-                return True
-    return False
-
-
-#: stand-ins for prose's patterns, should prose.py no longer hold one under its name (its vocabulary is prose's to keep)
-_NEVER = re.compile(r"(?!)")
-_TROUBLE_FALLBACK = re.compile(r"\bfail\w*|\w*error(?:s|ed)?\b|\bproblems?\b|\bnot working\b|\bcannot\b|\bhang\w*|\bcrash\w*|"
-                               r"\bbroken\b|报错|失败|错误")
-_NEGATED_FALLBACK = re.compile(r"(?:\bno|\bwithout|\bnever had|\bzero)\s+$")
-
-
-def _trouble_words():
-    """prose's own trouble words and the lines its report rule skips (tool lines, legends), read as that rule reads them."""
-    from . import prose
-
-    return (getattr(prose, "_REPORT_TROUBLE", _TROUBLE_FALLBACK), getattr(prose, "_NEGATED", _NEGATED_FALLBACK),
-            getattr(prose, "_TOOL_LINE", _NEVER), getattr(prose, "_LEGEND", _NEVER))
-
-
-_URL = re.compile(r"\S+://\S+")
+trouble_said = prose.trouble_said  # prose's vocabulary: its trouble words, negations, tool lines and legends
 
 
 def derive(c) -> None:
