@@ -983,7 +983,9 @@ def rank_key(m: Match) -> tuple:
     if m.confidence != "unsure":
         return (0, -(m.score + (FIRST_FAILURE_BONUS if m.first_failure else 0.0)), m.entry.benign, m.entry.id)
     if m.shared_line or m.quiet:  # read the text's own line: over the candidates on a missing fact or on words, in their order
-        return (1, -(1.0 + m.shared_score), m.entry.benign, m.entry.id)
+        # the shared line ties them; the text's words (and a setup of its own held) break the tie between them
+        return (1, -(1.0 + m.shared_score + RELEVANCE_WEIGHT * m.relevance + CONTEXT_BONUS * min(2, m.context_held)),
+                m.entry.benign, m.entry.id)
     return (1, -(m.score + RELEVANCE_WEIGHT * m.relevance + CONTEXT_BONUS * min(2, m.context_held)), m.entry.benign, m.entry.id)
 
 
