@@ -911,6 +911,7 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
     _share_deciding_facts(out)
     _one_of_several(out)
     _mark_first_failure(out, log)
+    _named_error_over_wrapper(out, log)
     out = ranked(out)
     return out[:top] if top else out
 
@@ -969,6 +970,42 @@ def _mark_first_failure(out: list[Match], log: Log) -> None:
     first = min(n for n, _m in offered)
     for n, m in offered:
         m.first_failure = n == first
+
+
+def _named_cuda_errors(line: str) -> set[str]:
+    """The CUDA errors a line names (codes.codes_in_line: a runtime or driver name, a number beside CUDA's words), not
+    NCCL results or Xids."""
+    return {k for k, _w in codes_in_line(line) if not k.startswith(("nccl:", "xid"))}
+
+
+def _named_error_over_wrapper(out: list[Match], log: Log) -> None:
+    """A framework's line around a CUDA call says what it could not do, the CUDA error it names says why (TensorFlow's
+    gpu_device.cc: "Unable to enable peer access between device ordinals 9 and 8, status: Internal: failed to enable
+    peer access from ... : CUDA_ERROR_TOO_MANY_PEERS"; TensorFlow prints every cuCtxEnablePeerAccess status there).
+    An entry offered only on such lines (no condition of its own holds) that does not list any CUDA error they name
+    ranks under an offered entry that lists one of them: the named error is the more specific sign."""
+    offered = [m for m in out if m.confidence in ("likely", "possible") and not m.entry.benign]
+    listed = {id(m): {code_key(c) for c in m.entry.error_codes} for m in offered}
+    for m in offered:
+        if m.own_signs:
+            continue
+        lines = {int(x.group(1)) for r in m.reasons if r.startswith("regex matched") for x in [_LINE.match(r)] if x}
+        if not lines or any(r.startswith("error code") for r in m.reasons):
+            continue
+        named: set[str] = set()
+        for n in lines:
+            if n <= len(log.lines):
+                named |= _named_cuda_errors(log.lines[n - 1])
+        if not named or named & listed[id(m)]:
+            continue
+        rivals = [o for o in offered if o is not m and named & listed[id(o)]]
+        if not rivals:
+            continue
+        best = max(rivals, key=lambda o: o.score)
+        if m.score >= best.score:
+            m.score = round(max(0.0, best.score - 0.01), 4)
+            m.reasons.append(f"its line names a CUDA error it does not explain ({', '.join(sorted(named))}), "
+                             f"which {best.entry.id} lists")
 
 
 RELEVANCE_WEIGHT = 0.3  # what sharing the most words with the text adds to an unsure candidate's rank

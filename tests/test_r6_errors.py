@@ -1,0 +1,52 @@
+"""Rules of the sixth round for errors and logs: ranking among the entries one error line offers. Each test fails when
+its rule is taken out."""
+
+from p2ptop.knowledge import load_kb, match
+from p2ptop.knowledge.matcher import Match, rank_key
+
+KB = load_kb()
+
+
+def classes(text):
+    return [(m.entry.failure_class, m.confidence) for m in match(KB, text)]
+
+
+# TensorFlow's gpu_device.cc wraps every cuCtxEnablePeerAccess status in one warning; the CUDA error it names is the
+# cause (https://github.com/tensorflow/tensorflow/issues/14759, 10 GPUs: CUDA enables at most 8 peers per device)
+TF_TOO_MANY_PEERS = (
+    "2017-12-01 09:17:42.115092: W tensorflow/core/common_runtime/gpu/gpu_device.cc:918] Unable to enable peer access "
+    "between device ordinals 9 and 8, status: Internal: failed to enable peer access from 0x8270570 to 0x7ba7860: "
+    "CUDA_ERROR_TOO_MANY_PEERS\n")
+
+
+def test_the_cuda_error_a_wrapper_line_names_ranks_over_the_wrapper():
+    got = classes(TF_TOO_MANY_PEERS)
+    assert got[0] == ("too_many_peers", "possible")
+    ms = match(KB, TF_TOO_MANY_PEERS)
+    wrapper = next(m for m in ms if m.entry.id == "tensorflow/gpu-peer-access-error")
+    assert any("names a CUDA error it does not explain" in r for r in wrapper.reasons)
+
+
+def test_the_wrapper_line_alone_keeps_its_entry():
+    # the same warning without a CUDA error named: nothing more specific, the wrapper's entry stays offered
+    line = ("W tensorflow/core/common_runtime/gpu/gpu_device.cc:918] Unable to enable peer access between device "
+            "ordinals 0 and 1\n")
+    ms = match(KB, line)
+    assert ms and ms[0].entry.id == "tensorflow/gpu-peer-access-error"
+    assert not any("names a CUDA error" in r for m in ms for r in m.reasons)
+
+
+def _shared(entry_id, shared_score, relevance):
+    entry = next(e for e in KB.entries if e.id == entry_id)
+    return Match(entry, 0.44, unsure=True, shared_line=True, shared_score=shared_score, relevance=relevance)
+
+
+def test_candidates_of_one_shared_line_are_told_apart_by_their_words():
+    # CUDA's 217 line offers the umbrella entry (no conditions: a higher score before the cap) and the setups' entries
+    # (a condition unknown); the text's words decide between them where they favour one clearly
+    umbrella = _shared("cuda/peer-access-unsupported-by-hardware", 0.70, 0.40)
+    consumer = _shared("cuda/peer-access-unsupported-consumer-gpu", 0.60, 1.00)
+    assert sorted([umbrella, consumer], key=rank_key)[0] is consumer
+    # with equal words the umbrella (nothing unknown) stays first
+    consumer.relevance = 0.40
+    assert sorted([umbrella, consumer], key=rank_key)[0] is umbrella
