@@ -50,3 +50,17 @@ def test_candidates_of_one_shared_line_are_told_apart_by_their_words():
     # with equal words the umbrella (nothing unknown) stays first
     consumer.relevance = 0.40
     assert sorted([umbrella, consumer], key=rank_key)[0] is umbrella
+
+
+# NCCL's topoGetAlgoInfo WARN (src/enqueue.cc) when no algorithm/protocol is left for a collective
+# (https://github.com/NVIDIA/TensorRT-LLM/issues/953; NCCL_ALGO=Tree on a Broadcast: https://github.com/NVIDIA/nccl/issues/317)
+NO_ALGO = "dc:255756:255756 [3] enqueue.cc:1182 NCCL WARN Error : no algorithm/protocol available\n"
+
+
+def test_no_algorithm_protocol_available_is_a_forced_setting():
+    assert classes(NO_ALGO)[0] == ("nccl_env_misconfig", "possible")
+    forced = "dc:255756:255756 [3] NCCL INFO NCCL_ALGO set by environment to Tree\n" + NO_ALGO
+    assert classes(forced)[0] == ("nccl_env_misconfig", "likely")
+    # the setting alone, with the run healthy, offers nothing
+    healthy = "dc:255756:255756 [3] NCCL INFO NCCL_ALGO set by environment to Tree\n"
+    assert not [c for c in classes(healthy) if c[1] in ("likely", "possible")]
