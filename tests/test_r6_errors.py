@@ -64,3 +64,26 @@ def test_no_algorithm_protocol_available_is_a_forced_setting():
     # the setting alone, with the run healthy, offers nothing
     healthy = "dc:255756:255756 [3] NCCL INFO NCCL_ALGO set by environment to Tree\n"
     assert not [c for c in classes(healthy) if c[1] in ("likely", "possible")]
+
+
+# PyTorch's wrapper line first, NCCL's own last error under "Last error:" (https://github.com/NVIDIA/nccl/issues/1709)
+LAST_ERROR = (
+    "238: [rank238]: torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/"
+    "ProcessGroupNCCL.cpp:3353, internal error - please report this issue to the NCCL developers, NCCL version 2.26.2\n"
+    "238: [rank238]: ncclInternalError: Internal check failed.\n"
+    "238: [rank238]: Last error:\n"
+    "238: [rank238]: Error : no algorithm/protocol available for function AllGather with datatype ncclInt8.\n")
+
+
+def test_nccls_last_error_ranks_over_the_wrapper_line_above_it():
+    ms = [m for m in match(KB, LAST_ERROR) if m.confidence in ("likely", "possible")]
+    assert ms[0].entry.id == "nccl/no-algorithm-protocol-available"
+    assert ms[0].first_failure
+
+
+def test_a_code_inside_the_entrys_own_match_is_its_own():
+    # CuPy's error names the CUDA error inside the entry's own pattern: no wrapper demotion
+    # (https://github.com/togethercomputer/OpenChatKit/issues/52)
+    text = "Cupy error while training (`CUDARuntimeError: cudaErrorInvalidDevice: invalid device ordinal`)\n"
+    cupy = next(m for m in match(KB, text) if m.entry.id == "cupy/invalid-device-ordinal")
+    assert not any("names a CUDA error" in r for r in cupy.reasons)

@@ -958,16 +958,29 @@ def _first_line_of(m: Match) -> Optional[int]:
     return min(ns) if ns else None
 
 
+_LAST_ERROR = re.compile(r"\bLast error:\s*$", re.I)
+
+
+def _after_last_error(log: Log, n: int) -> bool:
+    """Is line ``n`` the one PyTorch prints NCCL's last error on (the line after "Last error:")?"""
+    return n >= 2 and _LAST_ERROR.search(log.lines[n - 2]) is not None
+
+
 def _mark_first_failure(out: list[Match], log: Log) -> None:
     """In a log, the first failure is the cause and the later ones its consequences (NCCL's WARN chain: a CUDA call
     fails, then every caller reports what it could no longer do, e.g. 'API call is not supported in the installed CUDA
     driver' and then 'invalid device ordinal'). Among the entries offered on text of their own at different failure
     lines, the one on the earliest line ranks first where the scores are close (FIRST_FAILURE_BONUS)."""
     offered = [(n, m) for m in out if m.confidence in ("likely", "possible") and not m.entry.benign
-               for n in [_first_line_of(m)] if n and n <= len(log.lines) and _FAILURE_LINE.search(log.lines[n - 1])]
+               for n in [_first_line_of(m)] if n and n <= len(log.lines)
+               and (_FAILURE_LINE.search(log.lines[n - 1]) or _after_last_error(log, n))]
     if len({n for n, _m in offered}) < 2:
         return
-    first = min(n for n, _m in offered)
+    # NCCL's own last error, which PyTorch prints under "Last error:" after its wrapper line (ProcessGroupNCCL's
+    # "NCCL error in: ..., internal error - please report ..., NCCL version X" / "ncclInternalError: ..." / "Last error:"
+    # / ncclGetLastError()), is the first failure: the lines above it only say which call returned it
+    under = [n for n, _m in offered if _after_last_error(log, n)]
+    first = min(under) if under else min(n for n, _m in offered)
     for n, m in offered:
         m.first_failure = n == first
 
@@ -995,7 +1008,11 @@ def _named_error_over_wrapper(out: list[Match], log: Log) -> None:
         named: set[str] = set()
         for n in lines:
             if n <= len(log.lines):
-                named |= _named_cuda_errors(log.lines[n - 1])
+                # what the entry's own patterns matched is its text (CuPy's "CUDARuntimeError: cudaErrorInvalidDevice")
+                line = log.lines[n - 1]
+                for rx in m.entry.patterns:
+                    line = rx.sub(" ", line)
+                named |= _named_cuda_errors(line)
         if not named or named & listed[id(m)]:
             continue
         rivals = [o for o in offered if o is not m and named & listed[id(o)]]
