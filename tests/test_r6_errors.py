@@ -76,7 +76,10 @@ LAST_ERROR = (
 
 
 def test_nccls_last_error_ranks_over_the_wrapper_line_above_it():
-    ms = [m for m in match(KB, LAST_ERROR) if m.confidence in ("likely", "possible")]
+    # no release named (the 2.18 entry's condition unknown): both entries offered, the last error's first
+    text = LAST_ERROR.replace(", NCCL version 2.26.2", "")
+    ms = [m for m in match(KB, text) if m.confidence in ("likely", "possible")]
+    assert len(ms) >= 2
     assert ms[0].entry.id == "nccl/no-algorithm-protocol-available"
     assert ms[0].first_failure
 
@@ -87,3 +90,15 @@ def test_a_code_inside_the_entrys_own_match_is_its_own():
     text = "Cupy error while training (`CUDARuntimeError: cudaErrorInvalidDevice: invalid device ordinal`)\n"
     cupy = next(m for m in match(KB, text) if m.entry.id == "cupy/invalid-device-ordinal")
     assert not any("names a CUDA error" in r for r in cupy.reasons)
+
+
+def test_a_condition_on_one_nccl_release_is_false_where_the_text_names_another():
+    # the NCCL 2.18 entry (internal errors misreported) on a 2.26.2 text: its release condition fails
+    ms = {m.entry.id: m for m in match(KB, LAST_ERROR)}
+    old = ms["nccl/internal-error-misreported-2-18"]
+    assert old.confidence == "unsure" and old.facts_against
+    same = {m.entry.id: m for m in match(KB, LAST_ERROR.replace("2.26.2", "2.18.3"))}
+    assert same["nccl/internal-error-misreported-2-18"].confidence in ("likely", "possible")
+    # no version named: unknown, not false
+    bare = {m.entry.id: m for m in match(KB, "\n".join(LAST_ERROR.splitlines()[1:]) + "\n")}
+    assert not bare.get("nccl/internal-error-misreported-2-18") or not bare["nccl/internal-error-misreported-2-18"].facts_against

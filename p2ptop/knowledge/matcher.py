@@ -24,6 +24,7 @@ hold, different classes first (``ranked``), and each names one next command (``g
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
@@ -458,14 +459,26 @@ class Facts:
         if fact == LOG_FACT:
             if not self.log:
                 return None
-            # a text that does not say a thing does not say it is absent: no match is unknown, not false
-            return True if self._log.search(cond["regex"]) else None
+            # a text that does not say a thing does not say it is absent: no match is unknown, not false; except a
+            # condition on given NCCL releases where the text names its NCCL release, another one: that is false
+            if self._log.search(cond["regex"]):
+                return True
+            return False if self._other_nccl_release(cond["regex"]) else None
         if "present" in cond:
             return (fact in self.values) == cond["present"]
         vals = self.values.get(fact)
         if not vals:
             return None
         return any(_holds(cond, v) for v in vals)
+
+    def _other_nccl_release(self, regex: str) -> bool:
+        """Is ``regex`` a condition on some NCCL releases only (_release_specific) while every NCCL version the text
+        names is another release ("NCCL version 2.26.2" against a 2.18 bug)?"""
+        versions = [v for v in self.values.get("nccl.version", []) if isinstance(v, str) and v]
+        if not versions or not _release_specific(regex):
+            return False
+        rx = re.compile(regex, re.I)
+        return not any(rx.search(f"NCCL version {v}") for v in versions)
 
     def symptom(self, cond: dict[str, Any]) -> bool:
         """Does this (holding) condition rest on a symptom: a failing state, an error, a warning/problem finding?"""
@@ -516,6 +529,18 @@ class Facts:
         text = " / ".join(str(v) for v in vals)
         where = self.origin.get(fact)
         return f"{text}, {where}" if where and where != "host" else text  # "host": a caller that named no origin
+
+
+@functools.lru_cache(maxsize=512)
+def _release_specific(regex: str) -> bool:
+    """Does a ``log`` regex name some NCCL releases and not others (it matches NCCL's "NCCL version 2.M.P" line for some
+    releases 2.0 .. 2.39, not for all): a condition on a release, which a text naming another release contradicts."""
+    try:
+        rx = re.compile(regex, re.I)
+    except re.error:
+        return False
+    hits = [bool(rx.search(f"NCCL version 2.{m}.{p}")) for m in range(40) for p in (1, 3, 5)]
+    return any(hits) and not all(hits)
 
 
 def _norm(v: Any) -> Any:
