@@ -2,7 +2,6 @@
 its rule is taken out."""
 
 from p2ptop.knowledge import load_kb, match
-from p2ptop.knowledge.matcher import Match, rank_key
 
 KB = load_kb()
 
@@ -36,20 +35,19 @@ def test_the_wrapper_line_alone_keeps_its_entry():
     assert not any("names a CUDA error" in r for m in ms for r in m.reasons)
 
 
-def _shared(entry_id, shared_score, relevance):
-    entry = next(e for e in KB.entries if e.id == entry_id)
-    return Match(entry, 0.44, unsure=True, shared_line=True, shared_score=shared_score, relevance=relevance)
-
-
-def test_candidates_of_one_shared_line_are_told_apart_by_their_words():
-    # CUDA's 217 line offers the umbrella entry (no conditions: a higher score before the cap) and the setups' entries
-    # (a condition unknown); the text's words decide between them where they favour one clearly
-    umbrella = _shared("cuda/peer-access-unsupported-by-hardware", 0.70, 0.40)
-    consumer = _shared("cuda/peer-access-unsupported-consumer-gpu", 0.60, 1.00)
-    assert sorted([umbrella, consumer], key=rank_key)[0] is consumer
-    # with equal words the umbrella (nothing unknown) stays first
-    consumer.relevance = 0.40
-    assert sorted([umbrella, consumer], key=rank_key)[0] is umbrella
+def test_candidates_of_one_shared_line_are_told_apart_by_words_that_clearly_favour_one():
+    # CUDA's 217 line offers the umbrella entry (no conditions: a higher score before the cap) and the setups' entries;
+    # TensorRT-LLM's words are the consumer entry's (its custom all-reduce needs P2P that GeForce cards lack)
+    # (https://github.com/NVIDIA/TensorRT-LLM/issues/1625, 2 x RTX 4090D)
+    trt = ("[TensorRT-LLM][ERROR] [TensorRT-LLM][ERROR] CUDA runtime error in error: peer access is not supported "
+           "between these two devices\n")
+    ms = match(KB, trt)
+    assert ms[0].entry.id == "cuda/peer-access-unsupported-consumer-gpu" and ms[0].words_lead
+    assert all(m.confidence == "unsure" for m in ms)
+    # words that favour none clearly: the umbrella stays first (test_kb_matcher: PyCUDA's and vLLM's lines)
+    bare = "CUDA error 217 at ggml-cuda.cu:6292: peer access is not supported between these two devices\n"
+    ms = match(KB, bare)
+    assert ms[0].entry.id == "cuda/peer-access-unsupported-by-hardware" and not any(m.words_lead for m in ms)
 
 
 # NCCL's topoGetAlgoInfo WARN (src/enqueue.cc) when no algorithm/protocol is left for a collective

@@ -74,6 +74,7 @@ class Match:
     quiet: bool = False  # offered only on lines of settings or information, no complaint beside them (score_entry)
     shared_score: float = 0.0  # its score before one of those two rules capped it: ranks it among the others so capped
     own_signs: int = 0  # its own conditions that hold beyond the error itself (a setup, a measured state; not a weak symptom)
+    words_lead: bool = False  # of the entries of a shared line, the one the text's words clearly favour (_one_of_several)
 
     @property
     def confidence(self) -> str:
@@ -945,6 +946,8 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
 #: message that several causes share (CUDA's 217 'peer access is not supported between these two devices' is a GeForce,
 #: a VM, a pair across sockets, hardware without P2P, or a program enabling access it was told is unavailable)
 SHARED_LINE_CLASSES = 3
+WORDS_MARGIN = 0.3  # relevance (0..1 of the best entry) by which one entry of a shared line must lead the others to rank first
+WORDS_LEAD = 0.3  # what that lead adds to its rank among the line's entries (more than their scores differ)
 
 
 def _one_of_several(out: list[Match]) -> None:
@@ -969,6 +972,12 @@ def _one_of_several(out: list[Match]) -> None:
             m.shared_score = m.score
             m.score = min(m.score, UNSURE_CAP)
             m.reasons.append("its line is a message that entries of several classes share, and nothing of its own holds")
+        # the text's words around the shared line (a framework's name, a tool's words) put first the entry they clearly
+        # favour: its relevance over every other one of the line's by WORDS_MARGIN (else their scores order them)
+        shared = sorted((m for m in ms if m.shared_line), key=lambda m: -m.relevance)
+        if len(shared) >= 2 and shared[0].relevance - shared[1].relevance >= WORDS_MARGIN:
+            shared[0].words_lead = True
+            shared[0].reasons.append("the text's words favour it among the entries of its line")
 
 
 FIRST_FAILURE_BONUS = 0.05  # ranks the entry of a log's first failure over those of the errors that follow from it
@@ -1062,9 +1071,8 @@ def rank_key(m: Match) -> tuple:
     if m.confidence != "unsure":
         return (0, -(m.score + (FIRST_FAILURE_BONUS if m.first_failure else 0.0)), m.entry.benign, m.entry.id)
     if m.shared_line or m.quiet:  # read the text's own line: over the candidates on a missing fact or on words, in their order
-        # the shared line ties them; the text's words (and a setup of its own held) break the tie between them
-        return (1, -(1.0 + m.shared_score + RELEVANCE_WEIGHT * m.relevance + CONTEXT_BONUS * min(2, m.context_held)),
-                m.entry.benign, m.entry.id)
+        # the shared line ties them; the text's words put first one that they clearly favour (_one_of_several)
+        return (1, -(1.0 + m.shared_score + (WORDS_LEAD if m.words_lead else 0.0)), m.entry.benign, m.entry.id)
     return (1, -(m.score + RELEVANCE_WEIGHT * m.relevance + CONTEXT_BONUS * min(2, m.context_held)), m.entry.benign, m.entry.id)
 
 
