@@ -24,6 +24,7 @@ hold, different classes first (``ranked``), and each names one next command (``g
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
@@ -73,6 +74,7 @@ class Match:
     quiet: bool = False  # offered only on lines of settings or information, no complaint beside them (score_entry)
     shared_score: float = 0.0  # its score before one of those two rules capped it: ranks it among the others so capped
     own_signs: int = 0  # its own conditions that hold beyond the error itself (a setup, a measured state; not a weak symptom)
+    words_lead: bool = False  # of the entries of a shared line, the one the text's words clearly favour (_one_of_several)
 
     @property
     def confidence(self) -> str:
@@ -458,14 +460,26 @@ class Facts:
         if fact == LOG_FACT:
             if not self.log:
                 return None
-            # a text that does not say a thing does not say it is absent: no match is unknown, not false
-            return True if self._log.search(cond["regex"]) else None
+            # a text that does not say a thing does not say it is absent: no match is unknown, not false; except a
+            # condition on given NCCL releases where the text names its NCCL release, another one: that is false
+            if self._log.search(cond["regex"]):
+                return True
+            return False if self._other_nccl_release(cond["regex"]) else None
         if "present" in cond:
             return (fact in self.values) == cond["present"]
         vals = self.values.get(fact)
         if not vals:
             return None
         return any(_holds(cond, v) for v in vals)
+
+    def _other_nccl_release(self, regex: str) -> bool:
+        """Is ``regex`` a condition on some NCCL releases only (_release_specific) while every NCCL version the text
+        names is another release ("NCCL version 2.26.2" against a 2.18 bug)?"""
+        versions = [v for v in self.values.get("nccl.version", []) if isinstance(v, str) and v]
+        if not versions or not _release_specific(regex):
+            return False
+        rx = re.compile(regex, re.I)
+        return not any(rx.search(f"NCCL version {v}") for v in versions)
 
     def symptom(self, cond: dict[str, Any]) -> bool:
         """Does this (holding) condition rest on a symptom: a failing state, an error, a warning/problem finding?"""
@@ -516,6 +530,18 @@ class Facts:
         text = " / ".join(str(v) for v in vals)
         where = self.origin.get(fact)
         return f"{text}, {where}" if where and where != "host" else text  # "host": a caller that named no origin
+
+
+@functools.lru_cache(maxsize=512)
+def _release_specific(regex: str) -> bool:
+    """Does a ``log`` regex name some NCCL releases and not others (it matches NCCL's "NCCL version 2.M.P" line for some
+    releases 2.0 .. 2.39, not for all): a condition on a release, which a text naming another release contradicts."""
+    try:
+        rx = re.compile(regex, re.I)
+    except re.error:
+        return False
+    hits = [bool(rx.search(f"NCCL version 2.{m}.{p}")) for m in range(40) for p in (1, 3, 5)]
+    return any(hits) and not all(hits)
 
 
 def _norm(v: Any) -> Any:
@@ -911,6 +937,7 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
     _share_deciding_facts(out)
     _one_of_several(out)
     _mark_first_failure(out, log)
+    _named_error_over_wrapper(out, log)
     out = ranked(out)
     return out[:top] if top else out
 
@@ -919,6 +946,8 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
 #: message that several causes share (CUDA's 217 'peer access is not supported between these two devices' is a GeForce,
 #: a VM, a pair across sockets, hardware without P2P, or a program enabling access it was told is unavailable)
 SHARED_LINE_CLASSES = 3
+WORDS_MARGIN = 0.3  # relevance (0..1 of the best entry) by which one entry of a shared line must lead the others to rank first
+WORDS_LEAD = 0.3  # what that lead adds to its rank among the line's entries (more than their scores differ)
 
 
 def _one_of_several(out: list[Match]) -> None:
@@ -943,6 +972,12 @@ def _one_of_several(out: list[Match]) -> None:
             m.shared_score = m.score
             m.score = min(m.score, UNSURE_CAP)
             m.reasons.append("its line is a message that entries of several classes share, and nothing of its own holds")
+        # the text's words around the shared line (a framework's name, a tool's words) put first the entry they clearly
+        # favour: its relevance over every other one of the line's by WORDS_MARGIN (else their scores order them)
+        shared = sorted((m for m in ms if m.shared_line), key=lambda m: -m.relevance)
+        if len(shared) >= 2 and shared[0].relevance - shared[1].relevance >= WORDS_MARGIN:
+            shared[0].words_lead = True
+            shared[0].reasons.append("the text's words favour it among the entries of its line")
 
 
 FIRST_FAILURE_BONUS = 0.05  # ranks the entry of a log's first failure over those of the errors that follow from it
@@ -957,18 +992,71 @@ def _first_line_of(m: Match) -> Optional[int]:
     return min(ns) if ns else None
 
 
+_LAST_ERROR = re.compile(r"\bLast error:\s*$", re.I)
+
+
+def _after_last_error(log: Log, n: int) -> bool:
+    """Is line ``n`` the one PyTorch prints NCCL's last error on (the line after "Last error:")?"""
+    return n >= 2 and _LAST_ERROR.search(log.lines[n - 2]) is not None
+
+
 def _mark_first_failure(out: list[Match], log: Log) -> None:
     """In a log, the first failure is the cause and the later ones its consequences (NCCL's WARN chain: a CUDA call
     fails, then every caller reports what it could no longer do, e.g. 'API call is not supported in the installed CUDA
     driver' and then 'invalid device ordinal'). Among the entries offered on text of their own at different failure
     lines, the one on the earliest line ranks first where the scores are close (FIRST_FAILURE_BONUS)."""
     offered = [(n, m) for m in out if m.confidence in ("likely", "possible") and not m.entry.benign
-               for n in [_first_line_of(m)] if n and n <= len(log.lines) and _FAILURE_LINE.search(log.lines[n - 1])]
+               for n in [_first_line_of(m)] if n and n <= len(log.lines)
+               and (_FAILURE_LINE.search(log.lines[n - 1]) or _after_last_error(log, n))]
     if len({n for n, _m in offered}) < 2:
         return
-    first = min(n for n, _m in offered)
+    # NCCL's own last error, which PyTorch prints under "Last error:" after its wrapper line (ProcessGroupNCCL's
+    # "NCCL error in: ..., internal error - please report ..., NCCL version X" / "ncclInternalError: ..." / "Last error:"
+    # / ncclGetLastError()), is the first failure: the lines above it only say which call returned it
+    under = [n for n, _m in offered if _after_last_error(log, n)]
+    first = min(under) if under else min(n for n, _m in offered)
     for n, m in offered:
         m.first_failure = n == first
+
+
+def _named_cuda_errors(line: str) -> set[str]:
+    """The CUDA errors a line names (codes.codes_in_line: a runtime or driver name, a number beside CUDA's words), not
+    NCCL results or Xids."""
+    return {k for k, _w in codes_in_line(line) if not k.startswith(("nccl:", "xid"))}
+
+
+def _named_error_over_wrapper(out: list[Match], log: Log) -> None:
+    """A framework's line around a CUDA call says what it could not do, the CUDA error it names says why (TensorFlow's
+    gpu_device.cc: "Unable to enable peer access between device ordinals 9 and 8, status: Internal: failed to enable
+    peer access from ... : CUDA_ERROR_TOO_MANY_PEERS"; TensorFlow prints every cuCtxEnablePeerAccess status there).
+    An entry offered only on such lines (no condition of its own holds) that does not list any CUDA error they name
+    ranks under an offered entry that lists one of them: the named error is the more specific sign."""
+    offered = [m for m in out if m.confidence in ("likely", "possible") and not m.entry.benign]
+    listed = {id(m): {code_key(c) for c in m.entry.error_codes} for m in offered}
+    for m in offered:
+        if m.own_signs:
+            continue
+        lines = {int(x.group(1)) for r in m.reasons if r.startswith("regex matched") for x in [_LINE.match(r)] if x}
+        if not lines or any(r.startswith("error code") for r in m.reasons):
+            continue
+        named: set[str] = set()
+        for n in lines:
+            if n <= len(log.lines):
+                # what the entry's own patterns matched is its text (CuPy's "CUDARuntimeError: cudaErrorInvalidDevice")
+                line = log.lines[n - 1]
+                for rx in m.entry.patterns:
+                    line = rx.sub(" ", line)
+                named |= _named_cuda_errors(line)
+        if not named or named & listed[id(m)]:
+            continue
+        rivals = [o for o in offered if o is not m and named & listed[id(o)]]
+        if not rivals:
+            continue
+        best = max(rivals, key=lambda o: o.score)
+        if m.score >= best.score:
+            m.score = round(max(0.0, best.score - 0.01), 4)
+            m.reasons.append(f"its line names a CUDA error it does not explain ({', '.join(sorted(named))}), "
+                             f"which {best.entry.id} lists")
 
 
 RELEVANCE_WEIGHT = 0.3  # what sharing the most words with the text adds to an unsure candidate's rank
@@ -983,7 +1071,8 @@ def rank_key(m: Match) -> tuple:
     if m.confidence != "unsure":
         return (0, -(m.score + (FIRST_FAILURE_BONUS if m.first_failure else 0.0)), m.entry.benign, m.entry.id)
     if m.shared_line or m.quiet:  # read the text's own line: over the candidates on a missing fact or on words, in their order
-        return (1, -(1.0 + m.shared_score), m.entry.benign, m.entry.id)
+        # the shared line ties them; the text's words put first one that they clearly favour (_one_of_several)
+        return (1, -(1.0 + m.shared_score + (WORDS_LEAD if m.words_lead else 0.0)), m.entry.benign, m.entry.id)
     return (1, -(m.score + RELEVANCE_WEIGHT * m.relevance + CONTEXT_BONUS * min(2, m.context_held)), m.entry.benign, m.entry.id)
 
 
