@@ -30,7 +30,7 @@ from .paste import Collector, pair_subject
 
 #: simpleP2P "> Peer access from NAME (GPU0) -> NAME (GPU1) : Yes"; deviceQuery (and older simpleP2P) "> Peer-to-Peer
 #: (P2P) access from NAME (GPU0) -> NAME (GPU1) : Yes" (cuda-samples deviceQuery.cpp, deviceQueryDrv.cpp)
-_PEER = re.compile(r"Peer(?:-to-Peer \(P2P\))? access from .*?\(GPU(\d+)\)\s*->\s*.*?\(GPU(\d+)\)\s*:\s*(Yes|No)", re.I)
+_PEER = re.compile(r"Peer(?:-to-Peer \(P2P\))? access from (.*?)\s*\(GPU(\d+)\)\s*->\s*(.*?)\s*\(GPU(\d+)\)\s*:\s*(Yes|No)", re.I)
 #: deviceQuery: 'Detected 2 CUDA Capable device(s)', 'Device 0: "NVIDIA H100 80GB HBM3"'
 _DQ_COUNT = re.compile(r"Detected (\d+) CUDA Capable device")
 _DQ_DEVICE = re.compile(r'^Device (\d+): "(.+)"\s*$')
@@ -80,6 +80,48 @@ def _peer(c: Collector, a: int, b: int, ok: bool, line: int) -> None:
     c.add(subj, "bench.peer_access", "ok" if ok else "cudaErrorPeerAccessUnsupported", line, severity="ok" if ok else "problem")
     c.add(subj, "p2p.read", "OK" if ok else "NOT_SUPPORTED", line, severity="ok" if ok else "problem",
           summary=f"GPU{min(a, b)} <-> GPU{max(a, b)}: cudaDeviceCanAccessPeer {'yes' if ok else 'no'} (CUDA sample)")
+
+
+#: a GPU name without what does not change the chip: vendor and brand words, memory size and type, punctuation
+_NAME_NOISE = re.compile(r"\b(?:nvidia|geforce|tesla|quadro)\b|\b\d+\s*[gm]i?b\b|\bhbm\d?e?\b|[^a-z0-9]+")
+
+
+def _model(name: str) -> str:
+    return _NAME_NOISE.sub("", name.lower())
+
+
+def refusals_across_models(c: Collector) -> None:
+    """host.p2p_refused_only_across_models: every pair a CUDA sample says cannot access its peer joins two different
+    GPU models, each pair either of two architectures (libcuda's cuDeviceCanAccessPeer offers no peer access across
+    architectures: NVIDIA forum 248378, aikitoria/open-gpu-kernel-modules#40 and #13, tensorflow/tensorflow#4013) or
+    of two models while other pairs of the same paste can (so the driver and the platform do grant peer access).
+    Such a refusal is the GPU mix, not a fault of the platform, the driver or the VM. Run after every parser (names
+    come from device lists, simpleP2P's lines, nvidia-smi)."""
+    refused, granted = [], 0
+    for (subject, key), fact in c.facts.items():
+        if key != "bench.peer_access" or not subject.startswith("pair:"):
+            continue
+        if str(fact.value).lower() == "ok":
+            granted += 1
+        else:
+            refused.append((subject, fact.line))
+    if not refused:
+        return
+    for subject, _line in refused:
+        try:
+            a, b = (int(x) for x in subject[5:].split("-"))
+        except ValueError:
+            return
+        na, nb = c.get(f"gpu:{a}", "gpu.name"), c.get(f"gpu:{b}", "gpu.name")
+        if not na or not nb or _model(na) == _model(nb):
+            return
+        xa, xb = classify(na)[1], classify(nb)[1]
+        if not ((xa and xb and xa != xb) or granted):
+            return
+    first = min(line for _s, line in refused)
+    c.add("host", "host.p2p_refused_only_across_models", True, first, severity="info",
+          summary="peer access is refused only between GPUs of different models (CUDA offers none across "
+                  "architectures); pairs of one model are not refused")
 
 
 #: nvbandwidth's one-way device-to-device matrices: "memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)", "<-" (not "<->")
@@ -167,7 +209,10 @@ def parse_cuda_samples(c: Collector) -> bool:
             m = _PEER.search(line)
             if m:
                 found = True
-                a, b, yes = int(m.group(1)), int(m.group(2)), m.group(3).lower() == "yes"
+                a, b, yes = int(m.group(2)), int(m.group(4)), m.group(5).lower() == "yes"
+                for idx, name in ((a, m.group(1)), (b, m.group(3))):
+                    if name and not c.has(f"gpu:{idx}", "gpu.name"):
+                        _gpu_name(c, idx, name, no)
                 _peer(c, a, b, yes, no)
             elif "verification error" in line.lower() or "verification failed" in line.lower():
                 found = True
