@@ -34,6 +34,7 @@ FACT_KEYS: dict[str, str] = {
     "gpu.architecture": "Hopper, Ampere, Ada, ...",
     "gpu.nvlink_down": "number of NVLinks of the GPU that are not active",
     "host.p2p_refused_only_across_models": "True when every pair a CUDA sample says cannot access its peer joins two different GPU models (two architectures, or two models beside granted pairs): the GPU mix, no platform fault",
+    "host.nvlink_inactive_maybe_by_design": "True when the partly inactive NVLinks the paste shows may be links the board does not wire (two GPUs of one model with the same links up; the bridged H100 PCIe/NVL spare links without the model): an NVLink entry stays unsure",
     "host.nvlink_inactive_by_design": "True when every inactive NVLink the paste shows is inactive by design (links a bridged H100 NVL/PCIe card leaves unused: 6 of 18; a GPU model without NVLink)",
     "gpu.nvlink_errors": "sum of NVLink error counters of the GPU (CRC included)",
     "gpu.nvlink_replay_recovery": "sum of the NVLink replay and recovery counters of the GPU (link faults, not corrected CRC errors)",

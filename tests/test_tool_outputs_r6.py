@@ -77,3 +77,58 @@ def test_two_models_of_one_architecture_with_no_granted_pair_stay_the_consumer_p
     text = simple_p2p(["NVIDIA GeForce RTX 3090", "NVIDIA GeForce RTX 3080"], set())
     assert ("host", "host.p2p_refused_only_across_models") not in facts(text)
     assert "p2p_unsupported_consumer_gpu" in confident_faults(text)
+
+
+def nvlink_s(gpus: dict, name: str = "Tesla V100-SXM2-16GB", links: int = 6) -> str:
+    """nvidia-smi nvlink -s as it prints (nvidia-smi's manual): a GPU line, then 'Link N: <speed>' or '<inactive>'."""
+    out = []
+    for g, up in gpus.items():
+        out.append(f"GPU {g}: {name} (UUID: GPU-{g:08d}-0000-0000-0000-000000000000)")
+        out += [f"\t Link {k}: {'25.781 GB/s' if k in up else '<inactive>'}" for k in range(links)]
+    return "\n".join(out)
+
+
+def nvlink_answer(text: str) -> list[tuple[str, str]]:
+    return [(c, conf) for c, conf, _ in ranked(text) if c == "nvlink_link_failure"]
+
+
+def test_two_gpus_with_the_same_links_up_may_be_a_board_that_wires_fewer():
+    text = nvlink_s({0: {0, 2}, 1: {1, 2}})
+    assert facts(text)[("host", "host.nvlink_inactive_maybe_by_design")] is True
+    assert ranked(text)[0][:2] == ("nvlink_link_failure", "unsure")  # still named, never likely on a healthy board
+    assert confident_faults(text) == []
+
+
+def test_two_gpus_with_different_links_up_are_a_fault():
+    text = nvlink_s({0: {0, 1, 2, 3}, 1: {1, 2}})
+    assert ("host", "host.nvlink_inactive_maybe_by_design") not in facts(text)
+    assert ("nvlink_link_failure", "likely") in nvlink_answer(text)
+
+
+def test_one_gpu_shown_or_more_than_two_gpus_keep_the_fault():
+    assert ("nvlink_link_failure", "likely") in nvlink_answer(nvlink_s({3: {0, 1, 2, 4}}))
+    eight = nvlink_s({g: set(range(10)) for g in range(8)}, name="NVIDIA A100-SXM4-80GB", links=12)
+    assert ("host", "host.nvlink_inactive_maybe_by_design") not in facts(eight)
+    assert ("nvlink_link_failure", "likely") in nvlink_answer(eight)
+
+
+NHC = ("ERROR:  nhc:  Health check failed:  check_nvlink_status: GPU 0 has nvlinks inactive:     Link {0}: Inactive\n"
+       + "\n".join("         Link {%d}: Inactive" % i for i in range(1, 5)))
+
+
+def test_nhc_inactive_links_are_read_and_the_bridge_spare_layout_is_in_doubt():
+    spare = NHC.format(4, 5, 10, 11, 16)
+    f = facts(spare)
+    assert f[("gpu:0", "gpu.nvlink_down")] == 5
+    assert f[("host", "host.nvlink_inactive_maybe_by_design")] is True
+    assert confident_faults(spare) == []
+    other = NHC.format(0, 1, 2, 3, 6)
+    assert facts(other)[("gpu:0", "gpu.nvlink_down")] == 5
+    assert ("host", "host.nvlink_inactive_maybe_by_design") not in facts(other)
+    assert ("nvlink_link_failure", "likely") in nvlink_answer(other)
+
+
+def test_a_single_spare_link_down_on_an_sxm_gpu_is_no_layout():
+    text = nvlink_s({0: set(range(18)) - {4}}, name="NVIDIA H100 80GB HBM3", links=18)
+    assert ("host", "host.nvlink_inactive_maybe_by_design") not in facts(text)
+    assert ("nvlink_link_failure", "likely") in nvlink_answer(text)

@@ -809,6 +809,13 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
             offered = False
             factor *= OTHER_SETUP_FACTOR
             reasons.append(f"its setup ({', '.join(sorted(unsaid))}) is not said, another is ({other[0]} = {facts.shown(other[0])})")
+    # a doubt (match.doubt) is a fact that says the entry's symptom may be by design (NVLinks a board may leave unwired):
+    # an entry offered on its own signs while one holds is an unsure candidate, never likely or possible
+    if offered:
+        doubt = [c for c in m.get("doubt") or [] if facts.check(c)]
+        if doubt:
+            offered = False
+            reasons.append("in doubt: " + _describe(doubt[0], facts))
     deciding = [f for f in deciding if readable(f, facts.known)]  # a pair's fact cannot be read on a one-GPU host
     score = _combine(text_w + fact_w) * factor
     prior = score
