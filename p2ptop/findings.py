@@ -33,6 +33,7 @@ FACT_KEYS: dict[str, str] = {
     "gpu.product_class": "consumer (GeForce, Titan), workstation (Quadro, RTX professional) or data-centre",
     "gpu.architecture": "Hopper, Ampere, Ada, ...",
     "gpu.nvlink_down": "number of NVLinks of the GPU that are not active",
+    "tool.host_copy_corrupt": "True when a copy tool says a copy between the CPU and a GPU returned wrong data (rocm_bandwidth_test's Data Path Validation FAIL): the GPU's host link corrupts transfers",
     "host.p2p_refused_only_across_models": "True when every pair a CUDA sample says cannot access its peer joins two different GPU models (two architectures, or two models beside granted pairs): the GPU mix, no platform fault",
     "host.nvlink_inactive_maybe_by_design": "True when the partly inactive NVLinks the paste shows may be links the board does not wire (two GPUs of one model with the same links up; the bridged H100 PCIe/NVL spare links without the model): an NVLink entry stays unsure",
     "host.nvlink_inactive_by_design": "True when every inactive NVLink the paste shows is inactive by design (links a bridged H100 NVL/PCIe card leaves unused: 6 of 18; a GPU model without NVLink)",

@@ -132,3 +132,49 @@ def test_a_single_spare_link_down_on_an_sxm_gpu_is_no_layout():
     text = nvlink_s({0: set(range(18)) - {4}}, name="NVIDIA H100 80GB HBM3", links=18)
     assert ("host", "host.nvlink_inactive_maybe_by_design") not in facts(text)
     assert ("nvlink_link_failure", "likely") in nvlink_answer(text)
+
+
+RBT = """    RocmBandwidthTest Version: 2.6.0
+
+    Device: 0,  AMD EPYC 7742 64-Core Processor
+    Device: 1,  Instinct MI100,  GPU-0123456789abcdef,  43:0.0
+    Device: 2,  Instinct MI100,  GPU-fedcba9876543210,  63:0.0
+
+    Device Access
+
+    D/D       0         1         2
+
+    0         1         1         1
+
+    1         1         1         {access}
+
+    2         1         {access}         1
+
+    Data Path Validation
+
+    D/D       0           1           2
+
+    0         N/A         {h2d}        PASS
+
+    1         PASS        PASS        {p2p}
+
+    2         PASS        {p2p}        PASS
+"""
+
+
+def test_rocm_bandwidth_test_validation_between_cpu_and_gpu_is_the_host_link():
+    text = RBT.format(access=1, h2d="FAIL", p2p="PASS")
+    f = facts(text)
+    assert f[("host", "tool.host_copy_corrupt")] is True
+    assert ("host", "symptom.wrong_results") not in f
+    assert f[("pair:0-1", "p2p.read")] == "OK"
+    assert ranked(text)[0][0] == "pcie_link_degraded"
+
+
+def test_rocm_bandwidth_test_validation_between_gpus_is_wrong_data_and_all_pass_is_quiet():
+    f = facts(RBT.format(access=0, h2d="PASS", p2p="FAIL"))
+    assert f[("host", "symptom.wrong_results")] is True and f[("pair:0-1", "bench.integrity")] == "corrupt"
+    assert f[("pair:0-1", "p2p.read")] == "NOT_SUPPORTED"
+    healthy = RBT.format(access=1, h2d="PASS", p2p="PASS")
+    assert ("host", "tool.host_copy_corrupt") not in facts(healthy)
+    assert confident_faults(healthy) == []

@@ -1,6 +1,8 @@
 """The outputs of CUDA's P2P samples and tools: simpleP2P, deviceQuery, p2pBandwidthLatencyTest, nvbandwidth,
 bandwidthTest, nccl-tests' result tables, ``dcgmi diag`` / DCGM's P2P messages and ``dcgmi nvlink
---link-status``, and PyTorch tensors printed after a copy between GPUs.
+--link-status``, PyTorch tensors printed after a copy between GPUs, and rocm_bandwidth_test's Device Access and Data
+Path Validation matrices (a FAIL between the CPU and a GPU: tool.host_copy_corrupt; between GPUs: wrong data).
+After every parser, ``refusals_across_models`` says where peer access is refused only between different GPU models.
 
 Tolerant of what pastes do: CAN/CANNOT lines in any case and spacing, p2pBandwidthLatencyTest's
 "P2P Connectivity Matrix" (0 = no peer access for the pair), simpleP2P's "Test failed!", nccl-tests'
@@ -355,6 +357,76 @@ def parse_cuda_samples(c: Collector) -> bool:
     return found
 
 
+#: rocm_bandwidth_test (ROCm/rocm_bandwidth_test: "Device: N,  NAME[,  GPU-UUID][,  BB:DD.F]" per agent, CPUs first;
+#: "Device Access" (1: the row's agent can access the column's memory), and with -v "Data Path Validation" (PASS /
+#: FAIL per copy, N/A where no copy ran; ROCm/rocm_bandwidth_test#4), rows possibly separated by blank lines)
+_RBT_DEVICE = re.compile(r"^Device:\s*(\d+),\s+(.+?)\s*$")
+_RBT_CPU = re.compile(r"\bCPU\b|\bXeon\b|\bEPYC\b|\bRyzen\b|\bThreadripper\b|\bCore\(TM\)", re.I)
+
+
+def _rbt_matrix(lines: list[str], start: int) -> dict[tuple[int, int], str]:
+    """The cells of a rocm_bandwidth_test matrix whose title is lines[start] (0-based): "D/D 0 1" then rows."""
+    out: dict[tuple[int, int], str] = {}
+    cols: list[int] = []
+    for line in lines[start + 1:start + 200]:
+        t = line.split()
+        if not t:
+            continue
+        if t[0] in ("D/D", "D\\D", "D\\\\D"):
+            cols = [int(x) for x in t[1:] if x.isdigit()]
+            continue
+        if not cols or not t[0].isdigit() or len(t) < 2:
+            break
+        for b, v in zip(cols, t[1:]):
+            out[(int(t[0]), b)] = v.upper()
+    return out
+
+
+def parse_rocm_bandwidth_test(c: Collector) -> bool:
+    """rocm_bandwidth_test: a FAIL in its Data Path Validation between a CPU and a GPU is a copy over the GPU's host link
+    that returned wrong data (tool.host_copy_corrupt: a link that corrupts transfers, a riser, a failing slot); between
+    two GPUs it is wrong data of a peer copy (symptom.wrong_results); Device Access 0/1 between two GPUs is the pair's
+    peer access."""
+    text = c.paste.text
+    if "RocmBandwidthTest" not in text and "Data Path Validation" not in text and "rocm_bandwidth_test" not in text \
+            and "rocm-bandwidth-test" not in text:
+        return False
+    lines = c.paste.lines
+    agents: dict[int, str] = {}
+    found = False
+    for no, line in enumerate(lines, 1):
+        d = _RBT_DEVICE.match(line.strip())
+        if d:
+            name = d.group(2).split(",")[0].strip()
+            agents[int(d.group(1))] = "cpu" if _RBT_CPU.search(name) else "gpu"
+            found = True
+    gpus = sorted(a for a, k in agents.items() if k == "gpu")
+    for no, line in enumerate(lines, 1):
+        title = line.strip().lower()
+        if title == "device access" and agents:
+            for (a, b), v in _rbt_matrix(lines, no - 1).items():
+                if a < b and a in gpus and b in gpus and v in ("0", "1"):
+                    _peer(c, gpus.index(a), gpus.index(b), v == "1", no)
+        elif title == "data path validation":
+            found = True
+            for (a, b), v in sorted(_rbt_matrix(lines, no - 1).items()):
+                if v != "FAIL":
+                    continue
+                kinds = {agents.get(a), agents.get(b)}
+                if kinds == {"cpu", "gpu"}:
+                    g = gpus.index(a if agents.get(a) == "gpu" else b)
+                    c.add("host", "tool.host_copy_corrupt", True, no,
+                          summary=f"rocm_bandwidth_test: a copy between the CPU and GPU {g} failed its data validation")
+                elif kinds == {"gpu"} and a != b:
+                    c.add(pair_subject(gpus.index(a), gpus.index(b)), "bench.integrity", "corrupt", no, severity="problem")
+                    c.add("host", "tool.verification_error", True, no)
+                    c.add("host", "symptom.wrong_results", True, no)
+    if found:
+        c.kind("rocm-bandwidth-test")
+        c.tool("rocm-bandwidth-test", c.paste.first_line("RocmBandwidthTest", "rocm_bandwidth_test", "Data Path Validation"))
+    return found
+
+
 _OOB = re.compile(r"Out of bounds values\s*:\s*(\d+)\s+FAILED", re.I)
 
 
@@ -555,4 +627,5 @@ def parse(c: Collector) -> bool:
     b = parse_nccl_tests(c)
     d = parse_dcgm(c)
     t = parse_tensor_copies(c)
-    return a or b or d or t
+    r = parse_rocm_bandwidth_test(c)
+    return a or b or d or t or r
