@@ -178,3 +178,13 @@ def test_rocm_bandwidth_test_validation_between_gpus_is_wrong_data_and_all_pass_
     healthy = RBT.format(access=1, h2d="PASS", p2p="PASS")
     assert ("host", "tool.host_copy_corrupt") not in facts(healthy)
     assert confident_faults(healthy) == []
+
+
+def test_tensorrt_llms_peer_access_refusal_is_the_shared_refusal():
+    # tensorrt_llm/_ipc_utils.py set_peer_access: cudaDeviceCanAccessPeer returned 0 -> "Can't enable access between
+    # nodes A and B": the same answer as simpleP2P's 'No', which a GeForce, a VM or a pair across sockets all give
+    bare = "RuntimeError: Can't enable access between nodes 1 and 0"
+    assert confident_faults(bare) == []
+    assert {"vm_p2p_unavailable", "p2p_unsupported_consumer_gpu", "p2p_unsupported_topology"} <= {c for c, _, _ in ranked(bare)}
+    geforce = bare + "\n4x NVIDIA GeForce RTX 4090, tp_size=4"
+    assert "p2p_unsupported_consumer_gpu" in confident_faults(geforce)
