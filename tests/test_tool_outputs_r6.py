@@ -188,3 +188,28 @@ def test_tensorrt_llms_peer_access_refusal_is_the_shared_refusal():
     assert {"vm_p2p_unavailable", "p2p_unsupported_consumer_gpu", "p2p_unsupported_topology"} <= {c for c, _, _ in ranked(bare)}
     geforce = bare + "\n4x NVIDIA GeForce RTX 4090, tp_size=4"
     assert "p2p_unsupported_consumer_gpu" in confident_faults(geforce)
+
+
+# lspci -vv's Resizable BAR capability (pciutils ls-ecaps.c cap_rebar)
+REBAR_BLOCK = """01:00.0 VGA compatible controller: NVIDIA Corporation GA102 [GeForce RTX 3090] (rev a1)
+\tRegion 0: Memory at fb000000 (32-bit, non-prefetchable) [size=16M]
+\tRegion 1: Memory at 7800000000 (64-bit, prefetchable) [size={size}]
+\tRegion 3: Memory at 7c00000000 (64-bit, prefetchable) [size=32M]
+\tCapabilities: [bb0 v1] Physical Resizable BAR
+\t\tBAR 0: current size: 16MB, supported: 16MB
+\t\tBAR 1: current size: {size}B, supported: 64MB 128MB 256MB 512MB 1GB 2GB 4GB 8GB 16GB 32GB
+\t\tBAR 3: current size: 32MB, supported: 32MB
+"""
+
+
+def test_resizable_bar_lines_give_bar1_with_or_without_their_header():
+    assert facts(REBAR_BLOCK.format(size="32G"))[("gpu:0", "gpu.bar1_mb")] == 32768
+    loose = "\n".join(REBAR_BLOCK.format(size="256M").splitlines()[5:])  # grep -A3 "Resizable BAR": no header
+    assert facts(loose)[("gpu:0", "gpu.bar1_mb")] == 256
+    assert ("bar1_too_small", "unsure") in [(c, conf) for c, conf, _ in ranked(loose)]
+
+
+def test_resizable_bar_lines_of_another_layout_are_no_nvidia_bar1():
+    amd = ("\t\tBAR 0: current size: 256MB, supported: 256MB 512MB 1GB 2GB 4GB 8GB 16GB\n"
+           "\t\tBAR 2: current size: 2MB, supported: 2MB 4MB 8MB\n")
+    assert not [k for k in facts(amd) if k[1] == "gpu.bar1_mb"]
