@@ -213,3 +213,27 @@ def test_resizable_bar_lines_of_another_layout_are_no_nvidia_bar1():
     amd = ("\t\tBAR 0: current size: 256MB, supported: 256MB 512MB 1GB 2GB 4GB 8GB 16GB\n"
            "\t\tBAR 2: current size: 2MB, supported: 2MB 4MB 8MB\n")
     assert not [k for k in facts(amd) if k[1] == "gpu.bar1_mb"]
+
+
+# DCGM's messages (dcgm_errors.h): DCGM_FR_NVLINK_DOWN, DCGM_FR_GPU_EXPECTED_NVLINKS_UP
+DCGM_DOWN = """| Overall Health            | Failure                                       |
+|    -> NVLINK system       | Failure                                       |
+|                           | GPU 0's NvLink link 0 is currently down ...   |
+|                           | GPU 0's NvLink link 1 is currently down ...   |
+"""
+
+
+def test_dcgm_links_down_on_gpus_not_named_are_in_doubt_and_on_sxm_parts_a_fault():
+    f = facts(DCGM_DOWN)
+    assert f[("gpu:0", "gpu.nvlink_down")] == 2
+    assert f[("host", "host.nvlink_inactive_maybe_by_design")] is True  # DCGM#49: a PCIe card with no bridge reads so
+    assert ("nvlink_link_failure", "unsure") in [(c, conf) for c, conf, _ in ranked(DCGM_DOWN)]
+    sxm = "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-1)\n" + DCGM_DOWN
+    assert ("host", "host.nvlink_inactive_maybe_by_design") not in facts(sxm)
+    assert "nvlink_link_failure" in confident_faults(sxm)
+
+
+def test_dcgm_fewer_links_up_than_expected_is_a_fault():
+    text = "| NVLink                    | Fail - GPU 3: Only 10 NvLinks are up out of the expected 12 |"
+    assert facts(text)[("host", "gpu.nvlink_down")] == 2
+    assert "nvlink_link_failure" in confident_faults(text)

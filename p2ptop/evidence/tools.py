@@ -29,6 +29,7 @@ from typing import Any, Optional
 
 from .gpus import classify
 from .paste import Collector, pair_subject
+from .smi import no_nvlink_hardware
 
 #: simpleP2P "> Peer access from NAME (GPU0) -> NAME (GPU1) : Yes"; deviceQuery (and older simpleP2P) "> Peer-to-Peer
 #: (P2P) access from NAME (GPU0) -> NAME (GPU1) : Yes" (cuda-samples deviceQuery.cpp, deviceQueryDrv.cpp)
@@ -509,6 +510,10 @@ def parse_nccl_tests(c: Collector) -> bool:
 #: NVLink/PCIe variants), DCGM_FR_NVSWITCH_NVLINK_DOWN
 _DCGM_P2P = re.compile(r"GPU (\d+) (?:was unsuccessfully written to(?: by (\d+))?|unsuccessfully wrote data) in a peer-to-peer test", re.I)
 _DCGM_NVLINK_DOWN = re.compile(r"NVSwitch \d+'s NvLink \d+ is down", re.I)
+#: DCGM_FR_NVLINK_DOWN "GPU %u's NvLink link %d is currently down" (also as dcgmi's table wraps it: "GPU 0GPU 0's NvLink
+#: link 1 ..."), DCGM_FR_GPU_EXPECTED_NVLINKS_UP "Only %u NvLinks are up out of the expected %u" (dcgm_errors.h)
+_DCGM_GPU_LINK_DOWN = re.compile(r"GPU (\d+)'s NvLink link (\d+) is currently down", re.I)
+_DCGM_EXPECTED_UP = re.compile(r"Only (\d+) NvLinks? (?:are|is) up out of the expected (\d+)", re.I)
 _DCGM_ROW = re.compile(r"^\|\s*(PCIe|NVLink|Memory Bandwidth|Diagnostic|Targeted Stress|Memtest|Pulse Test)[^|]*\|\s*(Fail\b[^|]*)\|", re.I)
 
 
@@ -557,7 +562,15 @@ def parse_dcgm(c: Collector) -> bool:
     if "peer-to-peer test" not in low and "dcgm" not in low and "nvlink" not in low:
         return False
     found = parse_dcgm_link_status(c)
+    down: dict[int, tuple[set, int]] = {}  # GPU -> (links DCGM says are down, first line)
     for no, line in enumerate(c.paste.lines, 1):
+        for m in _DCGM_GPU_LINK_DOWN.finditer(line):
+            down.setdefault(int(m.group(1)), (set(), no))[0].add(int(m.group(2)))
+        e = _DCGM_EXPECTED_UP.search(line)
+        if e and int(e.group(2)) > int(e.group(1)):
+            found = True
+            c.add("host", "gpu.nvlink_down", int(e.group(2)) - int(e.group(1)), no, severity="problem",
+                  summary=f"DCGM: only {e.group(1)} NVLinks up of the {e.group(2)} expected")
         m = _DCGM_P2P.search(line)
         if m:
             found = True
@@ -573,6 +586,19 @@ def parse_dcgm(c: Collector) -> bool:
         if r:
             found = True
             c.add("host", "error.text", f"dcgmi diag {r.group(1)}: {r.group(2).strip()}"[:200], no)
+    for g, (links, no) in sorted(down.items()):
+        found = True
+        c.add(f"gpu:{g}", "gpu.nvlink_down", len(links), no, severity="problem",
+              summary=f"GPU {g}: DCGM says NVLink link(s) {', '.join(map(str, sorted(links)))} down")
+    if down and not c.has("host", "host.nvlink_inactive_maybe_by_design"):
+        # DCGM reports every link of a GPU whose NVLinks carry nothing as down, also on PCIe cards without a bridge or
+        # without NVLink at all (NVIDIA/DCGM#49, NVIDIA/NVSentinel#1481): where the paste does not name the GPUs as
+        # parts whose links are always wired (SXM, or a model with NVLink that is no PCIe card), it may be no fault
+        names = [c.get(f"gpu:{g}", "gpu.name") or c.get("host", "gpu.name") for g in down]
+        if any(not n or no_nvlink_hardware(n) or re.search(r"PCIe|\bNVL\b", n, re.I) for n in names):
+            c.add("host", "host.nvlink_inactive_maybe_by_design", True, min(no for _l, no in down.values()), severity="info",
+                  summary="DCGM says NVLinks are down on GPUs the paste does not show to have wired NVLinks "
+                          "(DCGM reports them down on PCIe cards without a bridge)")
     if found:
         c.kind("dcgmi")
         c.tool("dcgmi", c.paste.first_line("peer-to-peer test", "NvLink", "| PCIe", "Fail"))
