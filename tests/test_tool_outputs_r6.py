@@ -237,3 +237,13 @@ def test_dcgm_fewer_links_up_than_expected_is_a_fault():
     text = "| NVLink                    | Fail - GPU 3: Only 10 NvLinks are up out of the expected 12 |"
     assert facts(text)[("host", "gpu.nvlink_down")] == 2
     assert "nvlink_link_failure" in confident_faults(text)
+
+
+def test_every_link_inactive_on_a_bridged_pcie_card_may_be_no_bridge_and_on_sxm_is_a_fault():
+    pcie = ("GPU 0: NVIDIA A100 80GB PCIe (UUID: GPU-1)\n"
+            "NVML: Unable to retrieve NVLink information as all links are inActive\n")
+    assert facts(pcie)[("host", "host.nvlink_inactive_maybe_by_design")] is True
+    assert confident_faults(pcie) == []
+    sxm = pcie.replace("A100 80GB PCIe", "B200")
+    assert ("host", "host.nvlink_inactive_maybe_by_design") not in facts(sxm)
+    assert "nvlink_link_failure" in confident_faults(sxm)

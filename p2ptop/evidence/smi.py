@@ -317,24 +317,35 @@ _NHC_NVLINK = re.compile(r"\bGPU (\d+) has (all )?nvlinks inactive\b:?(.*)$", re
 _NHC_LINK = re.compile(r"\bLink (\d+): Inactive\b", re.I)
 
 
+#: cards whose NVLinks are bridges fitted or not (NVIDIA's PCIe products: H100/A100 PCIe, H100 NVL, A40, A30, RTX A6000,
+#: GeForce RTX 3090, Quadro RTX): with no bridge every link reads inactive, as NVIDIA/DCGM#49 and NVSentinel#1481 show
+_BRIDGE_CARD = re.compile(r"PCIe|\bNVL\b|\bA40\b|\bA30\b|RTX\s*A\d{4}|RTX\s*[68]000\b|RTX\s*3090|RTX\s*20[78]0|TITAN\s*RTX|Quadro", re.I)
+
+
 def _maybe_by_design(stats: dict[int, dict[str, Any]], gpu_count: Any) -> Optional[str]:
-    """Why the partly inactive links of this paste may be links the board does not wire (None when nothing says so):
-    a two-GPU host whose two GPUs of one model each show some links up and the same number up (on two GPUs every link
-    joins the pair, so how many the board wires is not in the paste: a board of two SXM2 V100s wires two of six), or
-    the inactive links of an 18-link GPU forming the bridged H100 PCIe/NVL layout (BRIDGE_SPARE_IDS)."""
+    """Why the inactive links of this paste may be links the board does not wire (None unless every GPU with inactive
+    links has such a reason): a two-GPU host whose two GPUs of one model each show some links up and the same number up
+    (on two GPUs every link joins the pair, so how many the board wires is not in the paste: a board of two SXM2 V100s
+    wires two of six); the inactive links of an 18-link GPU forming the bridged H100 PCIe/NVL layout (BRIDGE_SPARE_IDS);
+    every link inactive on a card whose NVLinks are optional bridges (_BRIDGE_CARD: no bridge fitted)."""
+    why: dict[int, str] = {}
     for g, s in stats.items():
         ids = set(s.get("down_ids", ()))
         if len(ids) >= 4 and ids <= BRIDGE_SPARE_IDS and (s.get("nhc") or s["links"] > 12):
-            return f"GPU {g}: links {', '.join(map(str, sorted(ids)))} inactive, the links a bridged H100 PCIe/NVL leaves unused"
-    if set(stats) != {0, 1} or (isinstance(gpu_count, int) and gpu_count > 2):
-        return None
-    a, b = stats[0], stats[1]
-    if any(s.get("nhc") or s.get("all_inactive") or not (0 < s["down"] < s["links"]) for s in (a, b)):
-        return None
-    if a["name"] != b["name"] or a["links"] - a["down"] != b["links"] - b["down"]:
-        return None
-    return (f"two GPUs, each with {a['links'] - a['down']} of {a['links']} NVLinks up: on a two-GPU board every link "
-            "joins the pair, and boards may wire fewer links than the chip has")
+            why[g] = f"GPU {g}: links {', '.join(map(str, sorted(ids)))} inactive, the links a bridged H100 PCIe/NVL leaves unused"
+        elif (s.get("all_inactive") or (s["links"] and s["down"] == s["links"] and not s.get("nhc"))) \
+                and s["name"] and _BRIDGE_CARD.search(s["name"]):
+            why[g] = f"GPU {g}: every NVLink of a {s['name']} inactive: no NVLink bridge fitted, or a failed one"
+    if set(stats) == {0, 1} and not (isinstance(gpu_count, int) and gpu_count > 2):
+        a, b = stats[0], stats[1]
+        if not any(s.get("nhc") or s.get("all_inactive") or not (0 < s["down"] < s["links"]) for s in (a, b)) \
+                and a["name"] == b["name"] and a["links"] - a["down"] == b["links"] - b["down"]:
+            return (f"two GPUs, each with {a['links'] - a['down']} of {a['links']} NVLinks up: on a two-GPU board every "
+                    "link joins the pair, and boards may wire fewer links than the chip has")
+    faulty = [g for g, s in stats.items() if s["down"] or s.get("all_inactive")]
+    if faulty and all(g in why for g in faulty):
+        return why[faulty[0]]
+    return None
 
 
 #: what nvidia-smi nvlink -s prints under a GPU none of whose links is up ("NVML: Unable to retrieve NVLink information
