@@ -32,8 +32,8 @@ from ..findings import Finding
 from .codes import (CUDA_BY_NUMBER, GATES, GENERIC_CUDA_MESSAGES, codes_in_line, cuda_error, is_generic_cuda_text,
                     key as code_key, unusable_cuda_in_line)
 from .entry import Entry
-from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, NEXT_COMMAND, first_look, is_info_line, is_setting_line, is_symptom, next_command,
-                         readable, role, ruled_out)
+from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, NEXT_COMMAND, READ_FROM_OUTPUT, first_look, is_info_line, is_setting_line,
+                         is_symptom, next_command, readable, role, ruled_out)
 from .regex_safety import MAX_LINE, compile_pattern, literal_sets, required_literal, required_literals
 from .schema import FINDING_FACT, LOG_FACT
 
@@ -762,7 +762,8 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
             if facts.check(cond) is None and cond["fact"] not in deciding and cond["fact"] != LOG_FACT:
                 deciding.append(cond["fact"])
     for cond in m.get("exclude") or []:
-        if facts.check(cond) is None and cond["fact"] not in deciding and cond["fact"] != LOG_FACT:
+        if facts.check(cond) is None and cond["fact"] not in deciding and cond["fact"] != LOG_FACT \
+                and cond["fact"] not in READ_FROM_OUTPUT:
             deciding.append(cond["fact"])
     # an error code that entries of several classes list says only "one of them": an entry that has text
     # of its own (a regex) which did not match, and no condition of it that holds, is not offered on the
