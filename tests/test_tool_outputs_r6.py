@@ -247,3 +247,19 @@ def test_every_link_inactive_on_a_bridged_pcie_card_may_be_no_bridge_and_on_sxm_
     sxm = pcie.replace("A100 80GB PCIe", "B200")
     assert ("host", "host.nvlink_inactive_maybe_by_design") not in facts(sxm)
     assert "nvlink_link_failure" in confident_faults(sxm)
+
+
+def test_a_bridge_named_beside_every_link_inactive_is_the_bridges_fault():
+    text = "\n".join([nvlink_s({0: set(), 1: set()}, name="NVIDIA GeForce RTX 3090", links=4),
+                      "I installed the NVLink bridge but nvidia-smi shows all links inactive"])
+    assert ("host", "host.nvlink_inactive_maybe_by_design") not in facts(text)
+    assert "nvlink_link_failure" in confident_faults(text)
+    assert ("host", "host.nvlink_inactive_maybe_by_design") in facts(nvlink_s({0: set(), 1: set()}, name="NVIDIA GeForce RTX 3090", links=4))
+
+
+def test_two_geforce_architectures_with_no_pair_granted_stay_the_geforce_policy():
+    text = can_lines(["NVIDIA GeForce RTX 3090", "NVIDIA GeForce RTX 4090"], set())
+    assert ("host", "host.p2p_refused_only_across_models") not in facts(text)
+    assert "p2p_unsupported_consumer_gpu" in confident_faults(text)
+    dc = can_lines(["Tesla V100-PCIE-32GB", "NVIDIA A100-PCIE-40GB"], set())
+    assert facts(dc)[("host", "host.p2p_refused_only_across_models")] is True

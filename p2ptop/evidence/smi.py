@@ -322,19 +322,20 @@ _NHC_LINK = re.compile(r"\bLink (\d+): Inactive\b", re.I)
 _BRIDGE_CARD = re.compile(r"PCIe|\bNVL\b|\bA40\b|\bA30\b|RTX\s*A\d{4}|RTX\s*[68]000\b|RTX\s*3090|RTX\s*20[78]0|TITAN\s*RTX|Quadro", re.I)
 
 
-def _maybe_by_design(stats: dict[int, dict[str, Any]], gpu_count: Any) -> Optional[str]:
+def _maybe_by_design(stats: dict[int, dict[str, Any]], gpu_count: Any, bridge_said: bool = False) -> Optional[str]:
     """Why the inactive links of this paste may be links the board does not wire (None unless every GPU with inactive
     links has such a reason): a two-GPU host whose two GPUs of one model each show some links up and the same number up
     (on two GPUs every link joins the pair, so how many the board wires is not in the paste: a board of two SXM2 V100s
     wires two of six); the inactive links of an 18-link GPU forming the bridged H100 PCIe/NVL layout (BRIDGE_SPARE_IDS);
-    every link inactive on a card whose NVLinks are optional bridges (_BRIDGE_CARD: no bridge fitted)."""
+    every link inactive on a card whose NVLinks are optional bridges (_BRIDGE_CARD: no bridge fitted), unless the
+    paste names a bridge (one is fitted: all links down is its fault)."""
     why: dict[int, str] = {}
     for g, s in stats.items():
         ids = set(s.get("down_ids", ()))
         if len(ids) >= 4 and ids <= BRIDGE_SPARE_IDS and (s.get("nhc") or s["links"] > 12):
             why[g] = f"GPU {g}: links {', '.join(map(str, sorted(ids)))} inactive, the links a bridged H100 PCIe/NVL leaves unused"
         elif (s.get("all_inactive") or (s["links"] and s["down"] == s["links"] and not s.get("nhc"))) \
-                and s["name"] and _BRIDGE_CARD.search(s["name"]):
+                and s["name"] and _BRIDGE_CARD.search(s["name"]) and not bridge_said:
             why[g] = f"GPU {g}: every NVLink of a {s['name']} inactive: no NVLink bridge fitted, or a failed one"
     if set(stats) == {0, 1} and not (isinstance(gpu_count, int) and gpu_count > 2):
         a, b = stats[0], stats[1]
@@ -430,7 +431,8 @@ def parse_nvlink(c: Collector) -> bool:
         first = stats[spare[0]]
         c.add("host", "host.nvlink_inactive_by_design", True, first.get("down_line", first.get("all_inactive", first["line"])),
               severity="ok", summary="the inactive NVLinks are by design (links an H100 NVL/PCIe bridge leaves unused, or a GPU without NVLink)")
-    why = None if c.has("host", "host.nvlink_inactive_by_design") else _maybe_by_design(stats, c.get("host", "host.gpu_count"))
+    why = None if c.has("host", "host.nvlink_inactive_by_design") else \
+        _maybe_by_design(stats, c.get("host", "host.gpu_count"), "bridge" in c.paste.plain)
     if why:
         first = min(s.get("down_line", s["line"]) for s in stats.values())
         c.add("host", "host.nvlink_inactive_maybe_by_design", True, first, severity="info",

@@ -97,7 +97,8 @@ def refusals_across_models(c: Collector) -> None:
     """host.p2p_refused_only_across_models: every pair a CUDA sample says cannot access its peer joins two different
     GPU models, each pair either of two architectures (libcuda's cuDeviceCanAccessPeer offers no peer access across
     architectures: NVIDIA forum 248378, aikitoria/open-gpu-kernel-modules#40 and #13, tensorflow/tensorflow#4013) or
-    of two models while other pairs of the same paste can (so the driver and the platform do grant peer access).
+    of two models while other pairs of the same paste can (so the driver and the platform do grant peer access); with no
+    pair granted, only a pair of two architectures neither of which is a GeForce card (whose stock driver refuses anyway).
     Such a refusal is the GPU mix, not a fault of the platform, the driver or the VM. Run after every parser (names
     come from device lists, simpleP2P's lines, nvidia-smi)."""
     refused, granted = [], 0
@@ -118,8 +119,9 @@ def refusals_across_models(c: Collector) -> None:
         na, nb = c.get(f"gpu:{a}", "gpu.name"), c.get(f"gpu:{b}", "gpu.name")
         if not na or not nb or _model(na) == _model(nb):
             return
-        xa, xb = classify(na)[1], classify(nb)[1]
-        if not ((xa and xb and xa != xb) or granted):
+        (ca, xa), (cb, xb) = classify(na), classify(nb)
+        # with no pair granted, a GeForce card's refusal is its stock driver's policy whatever the mix
+        if not (granted or (xa and xb and xa != xb and "consumer" not in (ca, cb))):
             return
     first = min(line for _s, line in refused)
     c.add("host", "host.p2p_refused_only_across_models", True, first, severity="info",
