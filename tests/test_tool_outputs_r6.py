@@ -263,3 +263,11 @@ def test_two_geforce_architectures_with_no_pair_granted_stay_the_geforce_policy(
     assert "p2p_unsupported_consumer_gpu" in confident_faults(text)
     dc = can_lines(["Tesla V100-PCIE-32GB", "NVIDIA A100-PCIE-40GB"], set())
     assert facts(dc)[("host", "host.p2p_refused_only_across_models")] is True
+
+
+def test_a_bandwidth_written_beside_what_it_should_be_is_judged_against_it():
+    slow = "GPU4<->GPU5: 13.5 GB/s   <- should be ~103 GB/s"
+    assert facts(slow)[("host", "symptom.slow")] is True
+    assert facts("P2P reaches only ~13-27 GB/s instead of expected ~100 GB/s")[("host", "symptom.slow")] is True
+    assert ("host", "symptom.slow") not in facts("GPU0<->GPU1: 95.1 GB/s (expected ~103 GB/s)")
+    assert ("host", "symptom.slow") not in facts("12 GB/s should be 100 MB/s")  # units differ: no judgement

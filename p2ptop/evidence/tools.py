@@ -430,6 +430,33 @@ def parse_rocm_bandwidth_test(c: Collector) -> bool:
     return found
 
 
+#: a bandwidth the reporter set beside what it should be: "13.5 GB/s  <- should be ~103 GB/s", "only ~13-27 GB/s instead of
+#: expected ~100 GB/s", "25 GB/s (expected 50 GB/s)", "got 3 GB/s vs the theoretical 25 GB/s"
+_EXPECTED_BW = re.compile(
+    r"(?P<got>\d+(?:\.\d+)?)\s*(?:[-–]\s*\d+(?:\.\d+)?\s*)?(?P<u1>[GM]B/s|GiB/s)[^\n\d]{0,30}?"
+    r"\b(?:should be|expected|expecting|instead of(?: the)?(?: expected)?|vs\.? (?:the )?(?:expected|theoretical)|"
+    r"theoretical(?: max(?:imum)?)?(?: is| of)?)\s*:?\s*(?:~|≈|about |around |roughly )?\s*(?P<want>\d+(?:\.\d+)?)\s*(?P<u2>[GM]B/s|GiB/s)?",
+    re.I)
+
+
+def parse_expected_bandwidth(c: Collector) -> bool:
+    """A measured bandwidth written beside the figure the reporter expects of the link: under half of it is
+    symptom.slow (the figure judged against what the text itself says the link gives)."""
+    if "should be" not in c.paste.plain and "expect" not in c.paste.plain and "instead of" not in c.paste.plain \
+            and "theoretical" not in c.paste.plain:
+        return False
+    for no, line in enumerate(c.paste.lines, 1):
+        m = _EXPECTED_BW.search(line)
+        if not m or (m.group("u2") and m.group("u2").lower() != m.group("u1").lower()):
+            continue
+        got, want = float(m.group("got")), float(m.group("want"))
+        if want > 0 and got < 0.5 * want:
+            c.add("host", "symptom.slow", True, no,
+                  summary=f"{got:g} {m.group('u1')} measured where {want:g} is expected (under half)")
+            return True
+    return False
+
+
 _OOB = re.compile(r"Out of bounds values\s*:\s*(\d+)\s+FAILED", re.I)
 
 
@@ -656,4 +683,5 @@ def parse(c: Collector) -> bool:
     d = parse_dcgm(c)
     t = parse_tensor_copies(c)
     r = parse_rocm_bandwidth_test(c)
-    return a or b or d or t or r
+    e = parse_expected_bandwidth(c)
+    return a or b or d or t or r or e
