@@ -271,3 +271,15 @@ def test_a_bandwidth_written_beside_what_it_should_be_is_judged_against_it():
     assert facts("P2P reaches only ~13-27 GB/s instead of expected ~100 GB/s")[("host", "symptom.slow")] is True
     assert ("host", "symptom.slow") not in facts("GPU0<->GPU1: 95.1 GB/s (expected ~103 GB/s)")
     assert ("host", "symptom.slow") not in facts("12 GB/s should be 100 MB/s")  # units differ: no judgement
+
+
+def test_the_samples_own_device_names_decide_over_nvidia_smis_order():
+    # nvidia-smi numbers by PCI bus, CUDA fastest first: in a mixed rig the same index may be another card
+    smi = ("| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |\n"
+           "+-----------------------------------------------------------------------------------------+\n"
+           "|   0  NVIDIA GeForce RTX 3090        Off |   00000000:01:00.0 Off |                  N/A |\n"
+           "|   1  NVIDIA GeForce RTX 4090        Off |   00000000:02:00.0 Off |                  Off |\n"
+           "|   2  NVIDIA GeForce RTX 4090        Off |   00000000:03:00.0 Off |                  Off |\n")
+    sample = can_lines(["NVIDIA GeForce RTX 4090", "NVIDIA GeForce RTX 4090", "NVIDIA GeForce RTX 3090"], {(0, 1)})
+    assert facts(smi)[("gpu:2", "gpu.name")] == "NVIDIA GeForce RTX 4090"
+    assert facts(smi + sample)[("host", "host.p2p_refused_only_across_models")] is True

@@ -116,7 +116,8 @@ def refusals_across_models(c: Collector) -> None:
             a, b = (int(x) for x in subject[5:].split("-"))
         except ValueError:
             return
-        na, nb = c.get(f"gpu:{a}", "gpu.name"), c.get(f"gpu:{b}", "gpu.name")
+        cuda = c.structured.get("cuda_names", {})  # the sample's own names first: its indices are CUDA's
+        na, nb = cuda.get(a) or c.get(f"gpu:{a}", "gpu.name"), cuda.get(b) or c.get(f"gpu:{b}", "gpu.name")
         if not na or not nb or _model(na) == _model(nb):
             return
         (ca, xa), (cb, xb) = classify(na), classify(nb)
@@ -181,6 +182,9 @@ def judge_link(c: Collector, measured: dict, line: int, tool: str) -> None:
 
 
 def _gpu_name(c: Collector, idx: int, name: str, line: int) -> None:
+    # CUDA's own device order (CUDA_DEVICE_ORDER is FASTEST_FIRST by default): nvidia-smi's index, read first into
+    # gpu.name, may name another card in a rig of mixed GPUs
+    c.structured.setdefault("cuda_names", {}).setdefault(idx, name)
     c.add(f"gpu:{idx}", "gpu.name", name, line)
     cls, arch = classify(name)
     if cls:
@@ -216,7 +220,7 @@ def parse_cuda_samples(c: Collector) -> bool:
                 found = True
                 a, b, yes = int(m.group(2)), int(m.group(4)), m.group(5).lower() == "yes"
                 for idx, name in ((a, m.group(1)), (b, m.group(3))):
-                    if name and not c.has(f"gpu:{idx}", "gpu.name"):
+                    if name and idx not in c.structured.get("cuda_names", {}):
                         _gpu_name(c, idx, name, no)
                 _peer(c, a, b, yes, no)
             elif "verification error" in line.lower() or "verification failed" in line.lower():
