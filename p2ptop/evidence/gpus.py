@@ -13,7 +13,8 @@ from typing import Optional
 # (regex on the lower-cased text, canonical name, product class, architecture)
 _MODELS: list[tuple[str, str, str, str]] = [
     (r"rtx\s*pro\s*6000(\s*blackwell)?", "RTX PRO 6000 Blackwell", "workstation", "Blackwell"),
-    (r"rtx\s*(?:6000|5000|4500|4000)\s*ada", "RTX 6000 Ada", "workstation", "Ada"),
+    (r"rtx\s*pro\s*\d{4}(\s*blackwell)?", "RTX PRO Blackwell", "workstation", "Blackwell"),
+    (r"rtx\s*(?:6000|5000|4500|4000|3500|2000)\s*ada", "RTX 6000 Ada", "workstation", "Ada"),
     (r"(?:rtx\s*)?a(?:6000|5500|5000|4500|4000)\b", "RTX A6000", "workstation", "Ampere"),
     # a GeForce generation named as a series: "RTX 4000 series", "RTX 40-series", "40系显卡" (Chinese: the 40 series)
     (r"(?:rtx\s*)?50(?:00)?\s*-?\s*(?:series|系列?)", "GeForce RTX 50", "consumer", "Blackwell"),
@@ -25,8 +26,15 @@ _MODELS: list[tuple[str, str, str, str]] = [
     (r"rtx\s*20(?:80|70|60)(?:\s*ti|\s*super)?", "GeForce RTX 20", "consumer", "Turing"),
     (r"titan\s*rtx", "TITAN RTX", "consumer", "Turing"),
     (r"titan\s*v\b", "TITAN V", "consumer", "Volta"),
+    # NVIDIA's names: "GeForce GTX TITAN X" (2015, Maxwell), "TITAN X (Pascal)" and "TITAN Xp" (Pascal); "GeForce GTX
+    # TITAN", "TITAN Black", "TITAN Z" (Kepler)
+    (r"gtx\s*titan\s*x(?!p)(?!\s*\(pascal)", "GeForce GTX TITAN X", "consumer", "Maxwell"),
     (r"titan\s*xp?", "TITAN X", "consumer", "Pascal"),
+    (r"gtx\s*titan(?:\s*(?:black|z))?|titan\s*(?:black|z)", "GeForce GTX TITAN", "consumer", "Kepler"),
     (r"gtx\s*1(?:080|070|060)(?:\s*ti)?", "GeForce GTX 10", "consumer", "Pascal"),
+    (r"gtx\s*16[56]0(?:\s*ti|\s*super)?", "GeForce GTX 16", "consumer", "Turing"),
+    (r"gtx\s*9[5-8]0(?:\s*ti)?", "GeForce GTX 900", "consumer", "Maxwell"),
+    (r"gtx\s*7[5-8]0(?:\s*ti)?", "GeForce GTX 700", "consumer", "Kepler"),
     (r"gb200|gb300", "GB200", "data-centre", "Blackwell"),
     (r"b200|b300|b100\b", "B200", "data-centre", "Blackwell"),
     (r"gh200", "GH200", "data-centre", "Hopper"),

@@ -107,6 +107,7 @@ def derive(c) -> None:
     the current link generation and width "may be reduced when the GPU is not in use"): gpu.pcie_idle_downclock,
     whose entry is benign and asks for a reading under load. "Max" is the link's max where the paste gives it,
     else the generation another GPU of the same model shows at the same width in the same paste (nvtop)."""
+    tools.refusals_across_models(c)
     widths: dict[str, tuple[int, Any]] = {}
     for (subject, key), fact in list(c.facts.items()):
         if key != "gpu.pcie_width_cur" or not subject.startswith("gpu:"):

@@ -299,9 +299,54 @@ _BRIDGED_CHIP_LINKS = 18
 
 
 def bridged_spare_links(name: Optional[str], links: int, down: int) -> bool:
-    """Are ``down`` inactive links of ``links`` the ones a bridged PCIe card leaves unused by design?"""
+    """Are ``down`` inactive links of ``links`` the ones a bridged PCIe card leaves unused by design? (A paste cut
+    before the last link lines still shows more than 12 links: the chip's 18.)"""
     rx, spare = BRIDGED_SPARE_LINKS
-    return bool(name and rx.search(name)) and links == _BRIDGED_CHIP_LINKS and 0 < down <= spare
+    return bool(name and rx.search(name)) and 12 < links <= _BRIDGED_CHIP_LINKS and 0 < down <= spare
+
+
+#: the links an H100 PCIe / H100 NVL card leaves unused with its three NVLink bridges (each bridge joins four links:
+#: 0-3, 6-9, 12-15): the same six links read <inactive> on bridged pairs in NVIDIA/nccl#1608 (H100 NVL), HPE's
+#: DL380a H100 PCIe notes and Azure's NCv5 health-check report (NHC's "Link 4: Inactive ... Link 16: Inactive").
+#: Four or more inactive links, all of them among these six, on a GPU with more than 12 links are that layout.
+BRIDGE_SPARE_IDS = frozenset({4, 5, 10, 11, 16, 17})
+#: Azure HPC's node health check (azurehpc-health-checks customTests/azure_gpu_nvlink.nhc): "check_nvlink_status: GPU
+#: 0 has nvlinks inactive: Link 4: Inactive Link 5: Inactive ..." (the links of nvidia-smi nvlink -s that read
+#: <inactive>, rewritten), "GPU 0 has all nvlinks inactive"
+_NHC_NVLINK = re.compile(r"\bGPU (\d+) has (all )?nvlinks inactive\b:?(.*)$", re.I)
+_NHC_LINK = re.compile(r"\bLink (\d+): Inactive\b", re.I)
+
+
+#: cards whose NVLinks are bridges fitted or not (NVIDIA's PCIe products: H100/A100 PCIe, H100 NVL, A40, A30, RTX A6000,
+#: GeForce RTX 3090, Quadro RTX): with no bridge every link reads inactive, as NVIDIA/DCGM#49 and NVSentinel#1481 show
+_BRIDGE_CARD = re.compile(r"PCIe|\bNVL\b|\bA40\b|\bA30\b|RTX\s*A\d{4}|RTX\s*[68]000\b|RTX\s*3090|RTX\s*20[78]0|TITAN\s*RTX|Quadro", re.I)
+
+
+def _maybe_by_design(stats: dict[int, dict[str, Any]], gpu_count: Any, bridge_said: bool = False) -> Optional[str]:
+    """Why the inactive links of this paste may be links the board does not wire (None unless every GPU with inactive
+    links has such a reason): a two-GPU host whose two GPUs of one model each show some links up and the same number up
+    (on two GPUs every link joins the pair, so how many the board wires is not in the paste: a board of two SXM2 V100s
+    wires two of six); the inactive links of an 18-link GPU forming the bridged H100 PCIe/NVL layout (BRIDGE_SPARE_IDS);
+    every link inactive on a card whose NVLinks are optional bridges (_BRIDGE_CARD: no bridge fitted), unless the
+    paste names a bridge (one is fitted: all links down is its fault)."""
+    why: dict[int, str] = {}
+    for g, s in stats.items():
+        ids = set(s.get("down_ids", ()))
+        if len(ids) >= 4 and ids <= BRIDGE_SPARE_IDS and (s.get("nhc") or s["links"] > 12):
+            why[g] = f"GPU {g}: links {', '.join(map(str, sorted(ids)))} inactive, the links a bridged H100 PCIe/NVL leaves unused"
+        elif (s.get("all_inactive") or (s["links"] and s["down"] == s["links"] and not s.get("nhc"))) \
+                and s["name"] and _BRIDGE_CARD.search(s["name"]) and not bridge_said:
+            why[g] = f"GPU {g}: every NVLink of a {s['name']} inactive: no NVLink bridge fitted, or a failed one"
+    if set(stats) == {0, 1} and not (isinstance(gpu_count, int) and gpu_count > 2):
+        a, b = stats[0], stats[1]
+        if not any(s.get("nhc") or s.get("all_inactive") or not (0 < s["down"] < s["links"]) for s in (a, b)) \
+                and a["name"] == b["name"] and a["links"] - a["down"] == b["links"] - b["down"]:
+            return (f"two GPUs, each with {a['links'] - a['down']} of {a['links']} NVLinks up: on a two-GPU board every "
+                    "link joins the pair, and boards may wire fewer links than the chip has")
+    faulty = [g for g, s in stats.items() if s["down"] or s.get("all_inactive")]
+    if faulty and all(g in why for g in faulty):
+        return why[faulty[0]]
+    return None
 
 
 #: what nvidia-smi nvlink -s prints under a GPU none of whose links is up ("NVML: Unable to retrieve NVLink information
@@ -323,8 +368,8 @@ def no_nvlink_hardware(name: Optional[str]) -> bool:
 def parse_nvlink(c: Collector) -> bool:
     """``nvidia-smi nvlink -s`` (speed per link, "<inactive>") and ``-e`` (error counters)."""
     if "Link 0:" not in c.paste.text and "Link 0 :" not in c.paste.text and \
-            "all links are inactive" not in c.paste.plain:  # (plain: lower case; a case-blind regex on 20 MB took 0.2 s)
-        return False
+            "all links are inactive" not in c.paste.plain and "nvlinks inactive" not in c.paste.plain:
+        return False  # (plain: lower case; a case-blind regex on 20 MB took 0.2 s)
     cur: Optional[int] = None
     cur_line = 0
     stats: dict[int, dict[str, Any]] = {}
@@ -333,6 +378,19 @@ def parse_nvlink(c: Collector) -> bool:
         if m and m.group(1).isdigit():
             cur, cur_line = int(m.group(1)), no
             stats[cur] = {"line": no, "down": 0, "links": 0, "errors": 0, "replay_recovery": 0, "name": m.group(2)}
+            continue
+        h = _NHC_NVLINK.search(line)
+        if h:
+            cur, cur_line = int(h.group(1)), no
+            s = stats.setdefault(cur, {"line": no, "down": 0, "links": 0, "errors": 0, "replay_recovery": 0, "name": None})
+            s["nhc"] = True
+            if h.group(2):
+                s["all_inactive"] = no
+            for k in _NHC_LINK.finditer(h.group(3)):
+                s["down"] += 1
+                s["links"] += 1
+                s.setdefault("down_line", no)
+                s.setdefault("down_ids", []).append(int(k.group(1)))
             continue
         if cur is None:
             continue
@@ -348,6 +406,7 @@ def parse_nvlink(c: Collector) -> bool:
             s["down"] += 1
             s["links"] += 1
             s.setdefault("down_line", no)
+            s.setdefault("down_ids", []).append(int(lm.group(1)))
         elif re.match(r"^[\d.]+ GB/s", rest):
             s["links"] += 1
         em = re.match(r"^(Replay|Recovery|CRC|CRC Data|CRC Flit)[\w ]*?Errors?\s*:\s*(\d+)", rest, re.I)
@@ -372,6 +431,12 @@ def parse_nvlink(c: Collector) -> bool:
         first = stats[spare[0]]
         c.add("host", "host.nvlink_inactive_by_design", True, first.get("down_line", first.get("all_inactive", first["line"])),
               severity="ok", summary="the inactive NVLinks are by design (links an H100 NVL/PCIe bridge leaves unused, or a GPU without NVLink)")
+    why = None if c.has("host", "host.nvlink_inactive_by_design") else \
+        _maybe_by_design(stats, c.get("host", "host.gpu_count"), "bridge" in c.paste.plain)
+    if why:
+        first = min(s.get("down_line", s["line"]) for s in stats.values())
+        c.add("host", "host.nvlink_inactive_maybe_by_design", True, first, severity="info",
+              summary=f"the inactive NVLinks may be links the board does not wire ({why})")
     for g, s in stats.items():
         subj = f"gpu:{g}"
         if s["links"] and s["down"] and bridged_spare_links(s["name"], s["links"], s["down"]):

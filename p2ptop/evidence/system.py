@@ -3,7 +3,8 @@
 lspci facts: host.acs_redirect (a bridge with ``ReqRedir+`` or ``CmpltRedir+`` in ACSCtl, or an ACS
 Control register read with ``setpci`` whose redirect bits are set), host.acs_redirect_bridges,
 gpu.pcie_gen_cur/max and gpu.pcie_width_cur/max of NVIDIA functions (LnkSta / LnkCap), gpu.bar1_mb of
-NVIDIA display functions (their BAR1, ``Region 1`` of ``lspci -vv`` or the first 64-bit prefetchable
+NVIDIA display functions (their BAR1: the Resizable BAR capability's "BAR 1: current size", also as lines grepped out
+of their block in NVIDIA's layout, ``Region 1`` of ``lspci -vv`` or the first 64-bit prefetchable
 ``Memory at`` of ``lspci -v``), and the bridges whose link trained below its capability (kept in
 ``structured["lspci"]``).
 
@@ -33,6 +34,10 @@ _LNK = re.compile(r"Speed\s+([\d.]+)GT/s[^,]*,\s*Width\s+x(\d+)")
 _REGION = re.compile(r"^(?:Region (\d):\s*)?Memory at [0-9a-fA-F]+ \((32|64)-bit, (non-)?prefetchable\)"
                      r".*?\[size=(\d+)([KMGT])\]")
 _SIZE_MB = {"K": 1 / 1024, "M": 1, "G": 1024, "T": 1024 * 1024}
+#: lspci's Resizable BAR capability (pciutils ls-ecaps.c cap_rebar: "Capabilities: [bb4 v1] Physical Resizable BAR",
+#: then per BAR "BAR 1: current size: 256MB, supported: 64MB 128MB 256MB"). An NVIDIA GPU's layout is BAR 0 16MB
+#: (registers), BAR 1 the framebuffer aperture, BAR 3 32MB: BAR 1's current size is its BAR1.
+_REBAR = re.compile(r"^BAR (\d): current size: (\d+)\s*([KMGT])i?B, supported:", re.I)
 #: ``setpci -s BDF <ACS control>.w``: the ACS Control register (PCIe Base Specification, ACS Extended Capability) is
 #: the word at the capability + 6: ECAP_ACS+0x6.w by name (NCCL's troubleshooting guide disables ACS with
 #: "setpci -v -s ${BDF} ECAP_ACS+0x6.w=0000"; ECAP0d is the capability's number), f2a.w the same register's fixed
@@ -109,7 +114,8 @@ def parse_setpci_acs(c: Collector) -> bool:
 def parse_lspci(c: Collector) -> bool:
     found = parse_setpci_acs(c)
     text = c.paste.text
-    if "LnkSta" not in text and "ACSCtl" not in text and not ("Memory at" in text and "NVIDIA" in text):
+    if "LnkSta" not in text and "ACSCtl" not in text and not ("Memory at" in text and "NVIDIA" in text) \
+            and "current size:" not in text:
         return found
     c.kind("lspci")
     c.tool("lspci", c.paste.first_line("ACSCtl", "LnkSta", "LnkCap", "Memory at"))
@@ -118,6 +124,7 @@ def parse_lspci(c: Collector) -> bool:
     degraded: list[dict[str, Any]] = []
     nv_funcs: list[dict[str, Any]] = []
     cur: Optional[dict[str, Any]] = None
+    loose_rebar: dict[int, tuple[int, int]] = {}  # Resizable BAR lines of no block the paste shows: BAR -> (MiB, line)
     for no, line in enumerate(c.paste.lines, 1):
         if line[:1] not in (" ", "\t", "") and line.strip():
             m = _BLOCK.match(line.strip())
@@ -130,6 +137,14 @@ def parse_lspci(c: Collector) -> bool:
                     nv_funcs.append(cur)
                 continue
         s = line.strip()
+        rb = _REBAR.match(s)
+        if rb:
+            size = (round(int(rb.group(2)) * _SIZE_MB[rb.group(3).upper()]), no)
+            if cur is None:
+                loose_rebar.setdefault(int(rb.group(1)), size)
+            elif cur["nvidia_gpu"] and rb.group(1) == "1":
+                cur["bar1"] = size  # the size it has now, over the Region line's (the same window)
+            continue
         if cur is not None and cur["nvidia_gpu"] and s.startswith("Region 1: Memory at <unassigned>") and "bar1" not in cur:
             cur["bar1"] = (0, no)  # the BAR1 window got no address (no space for it above the bridge)
             continue
@@ -162,11 +177,15 @@ def parse_lspci(c: Collector) -> bool:
     elif acs_seen:
         first = next((no for no, l in enumerate(c.paste.lines, 1) if "ACSCtl" in l), 1)
         c.add("host", "host.acs_redirect", False, first, severity="ok")
+    if not nv_funcs and 1 in loose_rebar and loose_rebar.get(0, (0,))[0] == 16 and 3 in loose_rebar:
+        # Resizable BAR lines without their device's header, in NVIDIA's layout (16 MB registers at BAR 0, BAR 3)
+        nv_funcs.append({"bdf": "", "desc": "", "line": loose_rebar[1][1], "bar1": loose_rebar[1]})
     for i, f in enumerate(nv_funcs):
-        gpu = c.gpu_of_bus(f["bdf"])
+        gpu = c.gpu_of_bus(f["bdf"]) if f["bdf"] else None
         if gpu is None:
             gpu = i
-            c.note_bus(f["bdf"], i)
+            if f["bdf"]:
+                c.note_bus(f["bdf"], i)
         subj = f"gpu:{gpu}"
         if "sta" in f:
             c.add(subj, "gpu.pcie_gen_cur", f["sta"][0], f["sta"][2])
@@ -178,7 +197,7 @@ def parse_lspci(c: Collector) -> bool:
             c.add(subj, "gpu.bar1_mb", f["bar1"][0], f["bar1"][1],
                   summary=f"{subj}: BAR1 (the aperture peers map through) is {f['bar1'][0]} MiB")
     c.structured["lspci"] = {"acs_redirect": [b for b, _ in bridges_redirect], "degraded": degraded,
-                             "nvidia_functions": [f["bdf"] for f in nv_funcs]}
+                             "nvidia_functions": [f["bdf"] for f in nv_funcs if f["bdf"]]}
     return True
 
 

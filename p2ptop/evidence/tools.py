@@ -1,6 +1,8 @@
 """The outputs of CUDA's P2P samples and tools: simpleP2P, deviceQuery, p2pBandwidthLatencyTest, nvbandwidth,
 bandwidthTest, nccl-tests' result tables, ``dcgmi diag`` / DCGM's P2P messages and ``dcgmi nvlink
---link-status``, and PyTorch tensors printed after a copy between GPUs.
+--link-status``, PyTorch tensors printed after a copy between GPUs, and rocm_bandwidth_test's Device Access and Data
+Path Validation matrices (a FAIL between the CPU and a GPU: tool.host_copy_corrupt; between GPUs: wrong data).
+After every parser, ``refusals_across_models`` says where peer access is refused only between different GPU models.
 
 Tolerant of what pastes do: CAN/CANNOT lines in any case and spacing, p2pBandwidthLatencyTest's
 "P2P Connectivity Matrix" (0 = no peer access for the pair), simpleP2P's "Test failed!", nccl-tests'
@@ -27,10 +29,11 @@ from typing import Any, Optional
 
 from .gpus import classify
 from .paste import Collector, pair_subject
+from .smi import no_nvlink_hardware
 
 #: simpleP2P "> Peer access from NAME (GPU0) -> NAME (GPU1) : Yes"; deviceQuery (and older simpleP2P) "> Peer-to-Peer
 #: (P2P) access from NAME (GPU0) -> NAME (GPU1) : Yes" (cuda-samples deviceQuery.cpp, deviceQueryDrv.cpp)
-_PEER = re.compile(r"Peer(?:-to-Peer \(P2P\))? access from .*?\(GPU(\d+)\)\s*->\s*.*?\(GPU(\d+)\)\s*:\s*(Yes|No)", re.I)
+_PEER = re.compile(r"Peer(?:-to-Peer \(P2P\))? access from (.*?)\s*\(GPU(\d+)\)\s*->\s*(.*?)\s*\(GPU(\d+)\)\s*:\s*(Yes|No)", re.I)
 #: deviceQuery: 'Detected 2 CUDA Capable device(s)', 'Device 0: "NVIDIA H100 80GB HBM3"'
 _DQ_COUNT = re.compile(r"Detected (\d+) CUDA Capable device")
 _DQ_DEVICE = re.compile(r'^Device (\d+): "(.+)"\s*$')
@@ -80,6 +83,51 @@ def _peer(c: Collector, a: int, b: int, ok: bool, line: int) -> None:
     c.add(subj, "bench.peer_access", "ok" if ok else "cudaErrorPeerAccessUnsupported", line, severity="ok" if ok else "problem")
     c.add(subj, "p2p.read", "OK" if ok else "NOT_SUPPORTED", line, severity="ok" if ok else "problem",
           summary=f"GPU{min(a, b)} <-> GPU{max(a, b)}: cudaDeviceCanAccessPeer {'yes' if ok else 'no'} (CUDA sample)")
+
+
+#: a GPU name without what does not change the chip: vendor and brand words, memory size and type, punctuation
+_NAME_NOISE = re.compile(r"\b(?:nvidia|geforce|tesla|quadro)\b|\b\d+\s*[gm]i?b\b|\bhbm\d?e?\b|[^a-z0-9]+")
+
+
+def _model(name: str) -> str:
+    return _NAME_NOISE.sub("", name.lower())
+
+
+def refusals_across_models(c: Collector) -> None:
+    """host.p2p_refused_only_across_models: every pair a CUDA sample says cannot access its peer joins two different
+    GPU models, each pair either of two architectures (libcuda's cuDeviceCanAccessPeer offers no peer access across
+    architectures: NVIDIA forum 248378, aikitoria/open-gpu-kernel-modules#40 and #13, tensorflow/tensorflow#4013) or
+    of two models while other pairs of the same paste can (so the driver and the platform do grant peer access); with no
+    pair granted, only a pair of two architectures neither of which is a GeForce card (whose stock driver refuses anyway).
+    Such a refusal is the GPU mix, not a fault of the platform, the driver or the VM. Run after every parser (names
+    come from device lists, simpleP2P's lines, nvidia-smi)."""
+    refused, granted = [], 0
+    for (subject, key), fact in c.facts.items():
+        if key != "bench.peer_access" or not subject.startswith("pair:"):
+            continue
+        if str(fact.value).lower() == "ok":
+            granted += 1
+        else:
+            refused.append((subject, fact.line))
+    if not refused:
+        return
+    for subject, _line in refused:
+        try:
+            a, b = (int(x) for x in subject[5:].split("-"))
+        except ValueError:
+            return
+        cuda = c.structured.get("cuda_names", {})  # the sample's own names first: its indices are CUDA's
+        na, nb = cuda.get(a) or c.get(f"gpu:{a}", "gpu.name"), cuda.get(b) or c.get(f"gpu:{b}", "gpu.name")
+        if not na or not nb or _model(na) == _model(nb):
+            return
+        (ca, xa), (cb, xb) = classify(na), classify(nb)
+        # with no pair granted, a GeForce card's refusal is its stock driver's policy whatever the mix
+        if not (granted or (xa and xb and xa != xb and "consumer" not in (ca, cb))):
+            return
+    first = min(line for _s, line in refused)
+    c.add("host", "host.p2p_refused_only_across_models", True, first, severity="info",
+          summary="peer access is refused only between GPUs of different models (CUDA offers none across "
+                  "architectures); pairs of one model are not refused")
 
 
 #: nvbandwidth's one-way device-to-device matrices: "memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)", "<-" (not "<->")
@@ -134,6 +182,9 @@ def judge_link(c: Collector, measured: dict, line: int, tool: str) -> None:
 
 
 def _gpu_name(c: Collector, idx: int, name: str, line: int) -> None:
+    # CUDA's own device order (CUDA_DEVICE_ORDER is FASTEST_FIRST by default): nvidia-smi's index, read first into
+    # gpu.name, may name another card in a rig of mixed GPUs
+    c.structured.setdefault("cuda_names", {}).setdefault(idx, name)
     c.add(f"gpu:{idx}", "gpu.name", name, line)
     cls, arch = classify(name)
     if cls:
@@ -167,7 +218,10 @@ def parse_cuda_samples(c: Collector) -> bool:
             m = _PEER.search(line)
             if m:
                 found = True
-                a, b, yes = int(m.group(1)), int(m.group(2)), m.group(3).lower() == "yes"
+                a, b, yes = int(m.group(2)), int(m.group(4)), m.group(5).lower() == "yes"
+                for idx, name in ((a, m.group(1)), (b, m.group(3))):
+                    if name and idx not in c.structured.get("cuda_names", {}):
+                        _gpu_name(c, idx, name, no)
                 _peer(c, a, b, yes, no)
             elif "verification error" in line.lower() or "verification failed" in line.lower():
                 found = True
@@ -310,6 +364,103 @@ def parse_cuda_samples(c: Collector) -> bool:
     return found
 
 
+#: rocm_bandwidth_test (ROCm/rocm_bandwidth_test: "Device: N,  NAME[,  GPU-UUID][,  BB:DD.F]" per agent, CPUs first;
+#: "Device Access" (1: the row's agent can access the column's memory), and with -v "Data Path Validation" (PASS /
+#: FAIL per copy, N/A where no copy ran; ROCm/rocm_bandwidth_test#4), rows possibly separated by blank lines)
+_RBT_DEVICE = re.compile(r"^Device:\s*(\d+),\s+(.+?)\s*$")
+_RBT_CPU = re.compile(r"\bCPU\b|\bXeon\b|\bEPYC\b|\bRyzen\b|\bThreadripper\b|\bCore\(TM\)", re.I)
+
+
+def _rbt_matrix(lines: list[str], start: int) -> dict[tuple[int, int], str]:
+    """The cells of a rocm_bandwidth_test matrix whose title is lines[start] (0-based): "D/D 0 1" then rows."""
+    out: dict[tuple[int, int], str] = {}
+    cols: list[int] = []
+    for line in lines[start + 1:start + 200]:
+        t = line.split()
+        if not t:
+            continue
+        if t[0] in ("D/D", "D\\D", "D\\\\D"):
+            cols = [int(x) for x in t[1:] if x.isdigit()]
+            continue
+        if not cols or not t[0].isdigit() or len(t) < 2:
+            break
+        for b, v in zip(cols, t[1:]):
+            out[(int(t[0]), b)] = v.upper()
+    return out
+
+
+def parse_rocm_bandwidth_test(c: Collector) -> bool:
+    """rocm_bandwidth_test: a FAIL in its Data Path Validation between a CPU and a GPU is a copy over the GPU's host link
+    that returned wrong data (tool.host_copy_corrupt: a link that corrupts transfers, a riser, a failing slot); between
+    two GPUs it is wrong data of a peer copy (symptom.wrong_results); Device Access 0/1 between two GPUs is the pair's
+    peer access."""
+    text = c.paste.text
+    if "RocmBandwidthTest" not in text and "Data Path Validation" not in text and "rocm_bandwidth_test" not in text \
+            and "rocm-bandwidth-test" not in text:
+        return False
+    lines = c.paste.lines
+    agents: dict[int, str] = {}
+    found = False
+    for no, line in enumerate(lines, 1):
+        d = _RBT_DEVICE.match(line.strip())
+        if d:
+            name = d.group(2).split(",")[0].strip()
+            agents[int(d.group(1))] = "cpu" if _RBT_CPU.search(name) else "gpu"
+            found = True
+    gpus = sorted(a for a, k in agents.items() if k == "gpu")
+    for no, line in enumerate(lines, 1):
+        title = line.strip().lower()
+        if title == "device access" and agents:
+            for (a, b), v in _rbt_matrix(lines, no - 1).items():
+                if a < b and a in gpus and b in gpus and v in ("0", "1"):
+                    _peer(c, gpus.index(a), gpus.index(b), v == "1", no)
+        elif title == "data path validation":
+            found = True
+            for (a, b), v in sorted(_rbt_matrix(lines, no - 1).items()):
+                if v != "FAIL":
+                    continue
+                kinds = {agents.get(a), agents.get(b)}
+                if kinds == {"cpu", "gpu"}:
+                    g = gpus.index(a if agents.get(a) == "gpu" else b)
+                    c.add("host", "tool.host_copy_corrupt", True, no,
+                          summary=f"rocm_bandwidth_test: a copy between the CPU and GPU {g} failed its data validation")
+                elif kinds == {"gpu"} and a != b:
+                    c.add(pair_subject(gpus.index(a), gpus.index(b)), "bench.integrity", "corrupt", no, severity="problem")
+                    c.add("host", "tool.verification_error", True, no)
+                    c.add("host", "symptom.wrong_results", True, no)
+    if found:
+        c.kind("rocm-bandwidth-test")
+        c.tool("rocm-bandwidth-test", c.paste.first_line("RocmBandwidthTest", "rocm_bandwidth_test", "Data Path Validation"))
+    return found
+
+
+#: a bandwidth the reporter set beside what it should be: "13.5 GB/s  <- should be ~103 GB/s", "only ~13-27 GB/s instead of
+#: expected ~100 GB/s", "25 GB/s (expected 50 GB/s)", "got 3 GB/s vs the theoretical 25 GB/s"
+_EXPECTED_BW = re.compile(
+    r"(?P<got>\d+(?:\.\d+)?)\s*(?:[-–]\s*\d+(?:\.\d+)?\s*)?(?P<u1>[GM]B/s|GiB/s)[^\n\d]{0,30}?"
+    r"\b(?:should be|expected|expecting|instead of(?: the)?(?: expected)?|vs\.? (?:the )?(?:expected|theoretical)|"
+    r"theoretical(?: max(?:imum)?)?(?: is| of)?)\s*:?\s*(?:~|≈|about |around |roughly )?\s*(?P<want>\d+(?:\.\d+)?)\s*(?P<u2>[GM]B/s|GiB/s)?",
+    re.I)
+
+
+def parse_expected_bandwidth(c: Collector) -> bool:
+    """A measured bandwidth written beside the figure the reporter expects of the link: under half of it is
+    symptom.slow (the figure judged against what the text itself says the link gives)."""
+    if "should be" not in c.paste.plain and "expect" not in c.paste.plain and "instead of" not in c.paste.plain \
+            and "theoretical" not in c.paste.plain:
+        return False
+    for no, line in enumerate(c.paste.lines, 1):
+        m = _EXPECTED_BW.search(line)
+        if not m or (m.group("u2") and m.group("u2").lower() != m.group("u1").lower()):
+            continue
+        got, want = float(m.group("got")), float(m.group("want"))
+        if want > 0 and got < 0.5 * want:
+            c.add("host", "symptom.slow", True, no,
+                  summary=f"{got:g} {m.group('u1')} measured where {want:g} is expected (under half)")
+            return True
+    return False
+
+
 _OOB = re.compile(r"Out of bounds values\s*:\s*(\d+)\s+FAILED", re.I)
 
 
@@ -392,6 +543,10 @@ def parse_nccl_tests(c: Collector) -> bool:
 #: NVLink/PCIe variants), DCGM_FR_NVSWITCH_NVLINK_DOWN
 _DCGM_P2P = re.compile(r"GPU (\d+) (?:was unsuccessfully written to(?: by (\d+))?|unsuccessfully wrote data) in a peer-to-peer test", re.I)
 _DCGM_NVLINK_DOWN = re.compile(r"NVSwitch \d+'s NvLink \d+ is down", re.I)
+#: DCGM_FR_NVLINK_DOWN "GPU %u's NvLink link %d is currently down" (also as dcgmi's table wraps it: "GPU 0GPU 0's NvLink
+#: link 1 ..."), DCGM_FR_GPU_EXPECTED_NVLINKS_UP "Only %u NvLinks are up out of the expected %u" (dcgm_errors.h)
+_DCGM_GPU_LINK_DOWN = re.compile(r"GPU (\d+)'s NvLink link (\d+) is currently down", re.I)
+_DCGM_EXPECTED_UP = re.compile(r"Only (\d+) NvLinks? (?:are|is) up out of the expected (\d+)", re.I)
 _DCGM_ROW = re.compile(r"^\|\s*(PCIe|NVLink|Memory Bandwidth|Diagnostic|Targeted Stress|Memtest|Pulse Test)[^|]*\|\s*(Fail\b[^|]*)\|", re.I)
 
 
@@ -440,7 +595,15 @@ def parse_dcgm(c: Collector) -> bool:
     if "peer-to-peer test" not in low and "dcgm" not in low and "nvlink" not in low:
         return False
     found = parse_dcgm_link_status(c)
+    down: dict[int, tuple[set, int]] = {}  # GPU -> (links DCGM says are down, first line)
     for no, line in enumerate(c.paste.lines, 1):
+        for m in _DCGM_GPU_LINK_DOWN.finditer(line):
+            down.setdefault(int(m.group(1)), (set(), no))[0].add(int(m.group(2)))
+        e = _DCGM_EXPECTED_UP.search(line)
+        if e and int(e.group(2)) > int(e.group(1)):
+            found = True
+            c.add("host", "gpu.nvlink_down", int(e.group(2)) - int(e.group(1)), no, severity="problem",
+                  summary=f"DCGM: only {e.group(1)} NVLinks up of the {e.group(2)} expected")
         m = _DCGM_P2P.search(line)
         if m:
             found = True
@@ -456,6 +619,19 @@ def parse_dcgm(c: Collector) -> bool:
         if r:
             found = True
             c.add("host", "error.text", f"dcgmi diag {r.group(1)}: {r.group(2).strip()}"[:200], no)
+    for g, (links, no) in sorted(down.items()):
+        found = True
+        c.add(f"gpu:{g}", "gpu.nvlink_down", len(links), no, severity="problem",
+              summary=f"GPU {g}: DCGM says NVLink link(s) {', '.join(map(str, sorted(links)))} down")
+    if down and not c.has("host", "host.nvlink_inactive_maybe_by_design"):
+        # DCGM reports every link of a GPU whose NVLinks carry nothing as down, also on PCIe cards without a bridge or
+        # without NVLink at all (NVIDIA/DCGM#49, NVIDIA/NVSentinel#1481): where the paste does not name the GPUs as
+        # parts whose links are always wired (SXM, or a model with NVLink that is no PCIe card), it may be no fault
+        names = [c.get(f"gpu:{g}", "gpu.name") or c.get("host", "gpu.name") for g in down]
+        if any(not n or no_nvlink_hardware(n) or re.search(r"PCIe|\bNVL\b", n, re.I) for n in names):
+            c.add("host", "host.nvlink_inactive_maybe_by_design", True, min(no for _l, no in down.values()), severity="info",
+                  summary="DCGM says NVLinks are down on GPUs the paste does not show to have wired NVLinks "
+                          "(DCGM reports them down on PCIe cards without a bridge)")
     if found:
         c.kind("dcgmi")
         c.tool("dcgmi", c.paste.first_line("peer-to-peer test", "NvLink", "| PCIe", "Fail"))
@@ -510,4 +686,6 @@ def parse(c: Collector) -> bool:
     b = parse_nccl_tests(c)
     d = parse_dcgm(c)
     t = parse_tensor_copies(c)
-    return a or b or d or t
+    r = parse_rocm_bandwidth_test(c)
+    e = parse_expected_bandwidth(c)
+    return a or b or d or t or r or e

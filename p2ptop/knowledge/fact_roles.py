@@ -154,6 +154,11 @@ def one_gpu(known: Callable[[str], list]) -> bool:
     return known("host.gpu_count") in ([1], [0])
 
 
+#: facts only the reading of a tool's whole output gives (the pattern of its refused pairs or inactive links): no
+#: command reads them on their own, so an entry's exclude or doubt on one never names it as the fact that would decide
+READ_FROM_OUTPUT = frozenset({"host.p2p_refused_only_across_models", "host.nvlink_inactive_maybe_by_design"})
+
+
 def readable(fact: str, known: Callable[[str], list]) -> bool:
     """Can a command read this fact on the host the facts describe? A pair's fact cannot on one GPU."""
     return not (fact in PAIR_FACTS and one_gpu(known))

@@ -33,8 +33,8 @@ from ..findings import Finding
 from .codes import (CUDA_BY_NUMBER, GATES, GENERIC_CUDA_MESSAGES, codes_in_line, cuda_error, is_generic_cuda_text,
                     key as code_key, unusable_cuda_in_line)
 from .entry import Entry
-from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, NEXT_COMMAND, first_look, is_info_line, is_setting_line, is_symptom, next_command,
-                         readable, role, ruled_out)
+from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, NEXT_COMMAND, READ_FROM_OUTPUT, first_look, is_info_line, is_setting_line,
+                         is_symptom, next_command, readable, role, ruled_out)
 from .regex_safety import MAX_LINE, compile_pattern, literal_sets, required_literal, required_literals
 from .schema import FINDING_FACT, LOG_FACT
 
@@ -788,7 +788,8 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
             if facts.check(cond) is None and cond["fact"] not in deciding and cond["fact"] != LOG_FACT:
                 deciding.append(cond["fact"])
     for cond in m.get("exclude") or []:
-        if facts.check(cond) is None and cond["fact"] not in deciding and cond["fact"] != LOG_FACT:
+        if facts.check(cond) is None and cond["fact"] not in deciding and cond["fact"] != LOG_FACT \
+                and cond["fact"] not in READ_FROM_OUTPUT:
             deciding.append(cond["fact"])
     # an error code that entries of several classes list says only "one of them": an entry that has text
     # of its own (a regex) which did not match, and no condition of it that holds, is not offered on the
@@ -835,6 +836,13 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
             offered = False
             factor *= OTHER_SETUP_FACTOR
             reasons.append(f"its setup ({', '.join(sorted(unsaid))}) is not said, another is ({other[0]} = {facts.shown(other[0])})")
+    # a doubt (match.doubt) is a fact that says the entry's symptom may be by design (NVLinks a board may leave unwired):
+    # an entry offered on its own signs while one holds is an unsure candidate, never likely or possible
+    if offered:
+        doubt = [c for c in m.get("doubt") or [] if facts.check(c)]
+        if doubt:
+            offered = False
+            reasons.append("in doubt: " + _describe(doubt[0], facts))
     deciding = [f for f in deciding if readable(f, facts.known)]  # a pair's fact cannot be read on a one-GPU host
     score = _combine(text_w + fact_w) * factor
     prior = score

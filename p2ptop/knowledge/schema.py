@@ -56,7 +56,7 @@ def entry_patterns(data: dict[str, Any]) -> list[tuple[str, str]]:
     for i, p in enumerate(data.get("regexes") or []):
         if isinstance(p, str):
             out.append((f"regexes[{i}]", p))
-    for part in ("require", "trigger", "support", "exclude"):
+    for part in ("require", "trigger", "support", "exclude", "doubt"):
         for i, c in enumerate((data.get("match") or {}).get(part) or []):
             if isinstance(c, dict) and isinstance(c.get("regex"), str):
                 out.append((f"match.{part}[{i}].regex", c["regex"]))
@@ -89,7 +89,7 @@ def validate(data: Any) -> list[tuple[str, str]]:
         slow = nested_repeat(pattern)
         if slow:
             problems.append((field, f"regex rejected: {slow}"))
-    for part in ("require", "trigger", "support", "exclude"):
+    for part in ("require", "trigger", "support", "exclude", "doubt"):
         conds = (data.get("match") or {}).get(part) or [] if isinstance(data.get("match"), dict) else []
         for i, c in enumerate(conds if isinstance(conds, list) else []):
             if isinstance(c, dict) and isinstance(c.get("fact"), str) and not known_fact(c["fact"]):
