@@ -19,3 +19,19 @@ def kb_from(base_entry, tmp_path, **entries):
     kb = load_paths([tmp_path])
     assert kb.problems == []
     return kb
+
+
+def answer(kb, text, findings=()):
+    """The bundled-KB answer to a text as (class, confidence, benign, entry id), best first."""
+    from p2ptop.knowledge import match
+
+    return [(m.entry.failure_class, m.confidence, m.entry.benign, m.entry.id) for m in match(kb, text, findings)]
+
+
+def alarms(kb, text):
+    """Failure entries offered as likely or possible (what a healthy text must not get)."""
+    return [a for a in answer(kb, text) if a[1] in ("likely", "possible") and not a[2]]
+
+
+def top3(kb, text):
+    return [a[0] for a in answer(kb, text)[:3]]

@@ -5,19 +5,22 @@ from p2ptop.evidence import read_text
 from p2ptop.evidence.read import gpu_trace
 from p2ptop.knowledge import load_kb, match
 
+from . import kbtools
+
+
 KB = load_kb()
 
 
 def answer(text, findings=()):
-    return [(m.entry.failure_class, m.confidence, m.entry.benign, m.entry.id) for m in match(KB, text, findings)]
+    return kbtools.answer(KB, text, findings)
 
 
 def alarms(text):
-    return [a for a in answer(text) if a[1] in ("likely", "possible") and not a[2]]
+    return kbtools.alarms(KB, text)
 
 
 def top3(text):
-    return [a[0] for a in answer(text)[:3]]
+    return kbtools.top3(KB, text)
 
 
 # --- GPU words that name no GPU --------------------------------------------------------------------------------------

@@ -2,23 +2,25 @@
 on the healthy or unrelated lines it must leave alone. Each test fails when its rule is taken out."""
 
 from p2ptop.evidence import read_text
-from p2ptop.knowledge import load_kb, match
+from p2ptop.knowledge import load_kb
+
 from p2ptop.knowledge.codes import codes_in_line, cuda_error
+
+from . import kbtools
 
 KB = load_kb()
 
 
 def answer(text, findings=()):
-    return [(m.entry.failure_class, m.confidence, m.entry.benign, m.entry.id) for m in match(KB, text, findings)]
+    return kbtools.answer(KB, text, findings)
 
 
 def alarms(text):
-    """Failure entries offered as likely or possible (what a healthy text must not get)."""
-    return [a for a in answer(text) if a[1] in ("likely", "possible") and not a[2]]
+    return kbtools.alarms(KB, text)
 
 
 def top3(text):
-    return [a[0] for a in answer(text)[:3]]
+    return kbtools.top3(KB, text)
 
 
 # --- TensorFlow's informational peer lines -------------------------------------------------------------------------

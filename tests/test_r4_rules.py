@@ -5,16 +5,17 @@ its rule is taken out."""
 from p2ptop.knowledge import load_kb, match
 from p2ptop.knowledge.fact_roles import is_setting_line
 
+from . import kbtools
+
 KB = load_kb()
 
 
 def answer(text, findings=()):
-    return [(m.entry.failure_class, m.confidence, m.entry.benign, m.entry.id) for m in match(KB, text, findings)]
+    return kbtools.answer(KB, text, findings)
 
 
 def alarms(text):
-    """Failure entries offered as likely or possible (what a healthy text must not get)."""
-    return [a for a in answer(text) if a[1] in ("likely", "possible") and not a[2]]
+    return kbtools.alarms(KB, text)
 
 
 # --- a setting is context: NCCL's INFO echo of a variable it read (src/misc/param.cc, "%s set by environment to %s") --
