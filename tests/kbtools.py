@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import json
 
 from p2ptop.knowledge.loader import load_paths
@@ -21,17 +22,40 @@ def kb_from(base_entry, tmp_path, **entries):
     return kb
 
 
-def answer(kb, text, findings=()):
+
+@functools.lru_cache(maxsize=1)
+def bundled_kb():
+    """The bundled knowledge base, loaded once for every test module that asks."""
+    from p2ptop.knowledge import load_kb
+
+    return load_kb()
+
+
+def host_facts(text):
+    """The host-level facts read from a pasted text."""
+    from p2ptop.evidence import read_text
+
+    return read_text(text).facts_by_subject().get("host", {})
+
+
+def answer(text, findings=()):
     """The bundled-KB answer to a text as (class, confidence, benign, entry id), best first."""
     from p2ptop.knowledge import match
 
-    return [(m.entry.failure_class, m.confidence, m.entry.benign, m.entry.id) for m in match(kb, text, findings)]
+    return [(m.entry.failure_class, m.confidence, m.entry.benign, m.entry.id) for m in match(bundled_kb(), text, findings)]
 
 
-def alarms(kb, text):
+def alarms(text):
     """Failure entries offered as likely or possible (what a healthy text must not get)."""
-    return [a for a in answer(kb, text) if a[1] in ("likely", "possible") and not a[2]]
+    return [a for a in answer(text) if a[1] in ("likely", "possible") and not a[2]]
 
 
-def top3(kb, text):
-    return [a[0] for a in answer(kb, text)[:3]]
+def top3(text):
+    return [a[0] for a in answer(text)[:3]]
+
+
+def explained(text):
+    """``p2ptop explain``'s answer to a text alone, as (class, confidence), best first."""
+    from p2ptop.commands.explain import explain
+
+    return [(m.entry.failure_class, m.confidence) for m, _ in explain(bundled_kb(), text, [], None)]

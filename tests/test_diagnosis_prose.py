@@ -6,16 +6,11 @@ from __future__ import annotations
 
 
 from p2ptop.evidence import read_text
-from p2ptop.knowledge import load_kb
 from p2ptop.knowledge.matcher import match
 from p2ptop.commands.explain import answer
-from .kbtools import kb_from
+from .kbtools import bundled_kb, host_facts, kb_from
 
-KB = load_kb()
-
-
-def host_facts(text):
-    return read_text(text).facts_by_subject().get("host", {})
+KB = bundled_kb()
 
 
 def test_a_consumer_card_counted_without_its_brand_is_read():

@@ -3,24 +3,12 @@ the healthy or unrelated lines it must leave alone. Each test fails when its rul
 
 from p2ptop.evidence import read_text
 from p2ptop.evidence.read import gpu_trace
-from p2ptop.knowledge import load_kb, match
+from p2ptop.knowledge import match
 
-from . import kbtools
-
-
-KB = load_kb()
+from .kbtools import answer, alarms, top3, bundled_kb
 
 
-def answer(text, findings=()):
-    return kbtools.answer(KB, text, findings)
-
-
-def alarms(text):
-    return kbtools.alarms(KB, text)
-
-
-def top3(text):
-    return kbtools.top3(KB, text)
+KB = bundled_kb()
 
 
 # --- GPU words that name no GPU --------------------------------------------------------------------------------------

@@ -2,25 +2,11 @@
 on the healthy or unrelated lines it must leave alone. Each test fails when its rule is taken out."""
 
 from p2ptop.evidence import read_text
-from p2ptop.knowledge import load_kb
-
 from p2ptop.knowledge.codes import codes_in_line, cuda_error
 
-from . import kbtools
+from .kbtools import answer, alarms, top3, bundled_kb
 
-KB = load_kb()
-
-
-def answer(text, findings=()):
-    return kbtools.answer(KB, text, findings)
-
-
-def alarms(text):
-    return kbtools.alarms(KB, text)
-
-
-def top3(text):
-    return kbtools.top3(KB, text)
+KB = bundled_kb()
 
 
 # --- TensorFlow's informational peer lines -------------------------------------------------------------------------

@@ -10,15 +10,11 @@ from __future__ import annotations
 
 import pytest
 
-from p2ptop.evidence import read_text
-from p2ptop.knowledge import load_kb
 from p2ptop.knowledge.matcher import match
 
-KB = load_kb()
+from .kbtools import bundled_kb, host_facts
 
-
-def host_facts(text):
-    return read_text(text).facts_by_subject().get("host", {})
+KB = bundled_kb()
 
 
 @pytest.mark.parametrize("text, source", [

@@ -12,18 +12,10 @@ from __future__ import annotations
 import pytest
 
 from p2ptop.commands.explain import explain
-from p2ptop.evidence import read_text
-from p2ptop.knowledge import load_kb
 
-KB = load_kb()
+from .kbtools import bundled_kb, host_facts, explained as answer
 
-
-def host_facts(text):
-    return read_text(text).facts_by_subject().get("host", {})
-
-
-def answer(text):
-    return [(m.entry.failure_class, m.confidence) for m, _ in explain(KB, text, [], None)]
+KB = bundled_kb()
 
 
 # ---- an error said to have been seen, in words -----------------------------------------------------------------

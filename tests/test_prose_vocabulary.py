@@ -10,22 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from p2ptop.commands.explain import explain
 from p2ptop.evidence import read_text
 from p2ptop.evidence.read import gpu_trace
-from p2ptop.knowledge import load_kb
 from p2ptop.knowledge.retrieval import index_for, tokens
-from .kbtools import kb_from
+from .kbtools import bundled_kb, host_facts, explained as answer, kb_from
 
-KB = load_kb()
-
-
-def host_facts(text):
-    return read_text(text).facts_by_subject().get("host", {})
-
-
-def answer(text):
-    return [(m.entry.failure_class, m.confidence) for m, _ in explain(KB, text, [], None)]
+KB = bundled_kb()
 
 
 # ---- English written against Chinese (ASCII word boundaries) and Chinese hang words ---------------------------

@@ -2,20 +2,12 @@
 Each test uses real lines (source URL beside them) and the healthy lines the rule must leave alone; each fails when
 its rule is taken out."""
 
-from p2ptop.knowledge import load_kb, match
+from p2ptop.knowledge import match
 from p2ptop.knowledge.fact_roles import is_setting_line
 
-from . import kbtools
+from .kbtools import answer, alarms, bundled_kb
 
-KB = load_kb()
-
-
-def answer(text, findings=()):
-    return kbtools.answer(KB, text, findings)
-
-
-def alarms(text):
-    return kbtools.alarms(KB, text)
+KB = bundled_kb()
 
 
 # --- a setting is context: NCCL's INFO echo of a variable it read (src/misc/param.cc, "%s set by environment to %s") --
