@@ -156,45 +156,33 @@ def _literal_run(items, min_len: int = 3) -> str:
     return best if len(best) >= min_len else ""
 
 
-def _branch_set(item, min_len: int) -> tuple[str, ...]:
-    """For a group holding one alternation, one literal per branch (all needed); () otherwise."""
+def _branches(item) -> list:
+    """The branches of a group holding one alternation (``(?:a|b)``, or a bare ``a|b``); [] for anything else."""
     op, av = item
     if str(op) == "SUBPATTERN":
         inner = list(av[-1])
-        if len(inner) == 1:
-            return _branch_set(inner[0], min_len)
-        return ()
-    if str(op) != "BRANCH":
-        return ()
-    out = []
-    for branch in av[1]:
-        b = _literal_run(list(branch), min_len)
-        if not b:
-            return ()
-        out.append(b)
-    return tuple(dict.fromkeys(out))
+        return _branches(inner[0]) if len(inner) == 1 else []
+    return [list(b) for b in av[1]] if str(op) == "BRANCH" else []
+
+
+def _branch_set(item, min_len: int) -> tuple[str, ...]:
+    """For a group holding one alternation, one literal per branch (all needed); () otherwise."""
+    runs = [_literal_run(branch, min_len) for branch in _branches(item)]
+    return tuple(dict.fromkeys(runs)) if runs and all(runs) else ()
 
 
 def _branch_heads(item) -> tuple[str, ...]:
     """For a group holding one alternation, the plain characters each branch starts with (one or more
     each); () when a branch starts with anything else or is empty."""
-    op, av = item
-    if str(op) == "SUBPATTERN":
-        inner = list(av[-1])
-        return _branch_heads(inner[0]) if len(inner) == 1 else ()
-    if str(op) != "BRANCH":
-        return ()
     heads = []
-    for branch in av[1]:
+    for branch in _branches(item):
         head = ""
-        for bop, bav in branch:
-            if str(bop) != "LITERAL":
+        for op, av in branch:
+            if str(op) != "LITERAL":
                 break
-            head += chr(bav).lower()
-        if not head:
-            return ()
+            head += chr(av).lower()
         heads.append(head)
-    return tuple(dict.fromkeys(heads))
+    return tuple(dict.fromkeys(heads)) if heads and all(heads) else ()
 
 
 def _sets_of(tree, min_run: int = 3) -> list[tuple[str, ...]]:
