@@ -35,7 +35,7 @@ def parse(c: Collector) -> bool:
             continue
         num, unit = float(m.group(2).replace(",", ".")), m.group(3)
         if unit:
-            size = num * ((1000 ** "KMGTP".index(unit) * 1000) if si else _UNIT[unit])
+            size = num * (1000 ** ("KMGTP".index(unit) + 1) if si else _UNIT[unit])
         elif blocks:
             size = num * blocks
         else:
