@@ -84,3 +84,70 @@ def test_other_loggers_info_lines_are_not_nccl():
             "worker [0] INFO 1 -> 0 via P2P/IPC\n")
     log = read_nccl_log(text)
     assert log.nccl_lines == 0 and log.hosts == [] and log.channels == [] and log.messages == []
+
+
+# --- CUDA's error names as bindings shorten them ----------------------------------------------------------------------
+
+def _cuda(text):
+    facts = read_text(text).facts_by_subject().get("host", {})
+    return facts.get("error.cuda"), facts.get("error.cuda_code")
+
+
+def test_cuda_jl_driver_name_without_cuda_prefix():
+    # CUDA.jl's CuError: print(io, "CUDA error: $(description(err)) (code $(...)), $(name(err)))") with name =
+    # cuGetErrorName(...)[6:end] (https://github.com/JuliaGPU/CUDA.jl lib/cudadrv/error.jl); the message cut off
+    assert _cuda("ERROR: CUDA error: peer acc (code 704, ERROR_PEER_ACCESS_ALREADY_ENABLED)") == \
+        ("cudaErrorPeerAccessAlreadyEnabled", 704)
+    assert _cuda("CUDA error (code 217, ERROR_PEER_ACCESS_UNSUPPORTED)") == ("cudaErrorPeerAccessUnsupported", 217)
+
+
+def test_enum_variant_names():
+    # a Rust binding's CudaError: write!(f, "CUDA error: {:?} ({})", self, *self as i32) -> the variant's name
+    assert _cuda("thread 'main' panicked: CUDA error: TooManyPeers (711)") == ("cudaErrorTooManyPeers", 711)
+    assert _cuda("Error: CUDA error: PeerAccessNotEnabled (705)") == ("cudaErrorPeerAccessNotEnabled", 705)
+    # ManagedCuda's CUResult enum ("ErrorPeerAccessUnsupported")
+    assert _cuda("ManagedCuda.CudaException: ErrorPeerAccessUnsupported: peer access") == \
+        ("cudaErrorPeerAccessUnsupported", 217)
+    # a driver name less ERROR_, a runtime name less Error
+    assert _cuda("cuCtxEnablePeerAccess returned CUDA_PEER_ACCESS_UNSUPPORTED") == ("cudaErrorPeerAccessUnsupported", 217)
+    assert _cuda("cuda call failed: cudaSystemNotReady") == ("cudaErrorSystemNotReady", 802)
+
+
+def test_short_names_need_a_line_that_says_cuda_and_a_name_of_cudas_own():
+    assert _cuda("ERROR_PEER_ACCESS_UNSUPPORTED in the log") == (None, None)  # no word of CUDA on the line
+    assert _cuda("TooManyPeers (711)") == (None, None)
+    assert _cuda("cuda: java.lang.OutOfMemoryError") == (None, None)  # a generic word is no CUDA name
+    assert _cuda("CUDA_VISIBLE_DEVICES=0,1 NotSupported Unknown Timeout") == (None, None)
+    assert _cuda("CUDA driver: OperatingSystem: Linux") == (None, None)
+    assert _cuda("cuda: torch.cuda.OutOfMemoryError: CUDA out of memory.")[0] != "cudaErrorPeerAccessUnsupported"
+
+
+# --- a VM by its GPUs' bus ids ----------------------------------------------------------------------------------------
+
+def _virtualized(text):
+    return read_text(text).facts_by_subject().get("host", {}).get("host.virtualized")
+
+
+def test_gpus_on_a_root_bus_are_a_vm():
+    # NVIDIA/nvidia-docker#1285 (https://github.com/NVIDIA/nvidia-docker/issues/1285): a V100 passed through, slot 07 of
+    # the VM's root bus
+    assert _virtualized("Attached GPUs                       : 1\nGPU 00000000:00:07.0\n"
+                        "    Product Name                    : Tesla V100-PCIE-16GB\n") is True
+    # NVIDIA/nvidia-docker#1316 (https://github.com/NVIDIA/nvidia-docker/issues/1316): Azure's Hyper-V virtual PCI, a
+    # domain of its own per GPU, bus 00
+    assert _virtualized("GPU 03F8F31A:00:00.0\n    Product Name                    : Tesla P100-PCIE-16GB\n") is True
+    # horovod/horovod#3658 (https://github.com/horovod/horovod/issues/3658): NCCL's pre-2.19 channel brackets on AWS
+    assert _virtualized(
+        "[1,1]<stdout>:ip-172-31-0-63:2121:2136 [1] NCCL INFO Channel 01 : 1[1c0] -> 2[1d0] [send] via NET/Socket/0\n"
+        "[1,6]<stdout>:ip-172-31-12-129:1761:1772 [2] NCCL INFO Channel 01 : 6[1d0] -> 7[1e0] [send] via NET/Socket/0\n") is True
+
+
+def test_gpus_behind_root_ports_are_no_vm():
+    # bare-metal bus ids (NVIDIA/nccl#1189's nccl-tests: [0000:18:00], NCCL busId 18000)
+    assert _virtualized("GPU 00000000:18:00.0\n    Product Name                    : NVIDIA H20\n") is None
+    assert _virtualized("h:1:2 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 commId 0x5 - Init START\n"
+                        "h:1:3 [1] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 38000 commId 0x5 - Init START\n") is None
+    # one GPU on bus 00 and one behind a port: not all on a root bus; 0000:00:00.0 says nothing
+    assert _virtualized("GPU 00000000:00:07.0\n    Product Name : Tesla V100-PCIE-16GB\n"
+                        "GPU 00000000:3B:00.0\n    Product Name : Tesla V100-PCIE-16GB\n") is None
+    assert _virtualized("GPU 00000000:00:00.0\n    Product Name                    : Orin (nvgpu)\n") is None
