@@ -226,6 +226,21 @@ def _cuda_driver(v: str) -> str:
     return f"{n // 1000}.{(n % 1000) // 10}"
 
 _LEVELS = ("INFO", "WARN", "TRACE", "ABORT")
+# NCCL 2.1/2.2's prefix without "NCCL" (round 7), plain: one regex on the line
+_OLD_PREFIX = re.compile(r"(?:^|[\s:>)\]])(?P<host>[^\s:\[\]()<>]+):(?P<pid>\d+):(?P<tid>\d+) \[\d+\] "
+                         r"(?:(?P<loc>[\w./+-]+\.(?:cc|cu|cpp|c|h):\d+) )?(?P<level>INFO|WARN|ABORT) ")
+_BARE_CHANNEL = re.compile(r"(?P<src>\d+)(?:\[(?P<sdev>[0-9a-fA-Fx]+)\])? -> (?P<dst>\d+)(?:\[(?P<ddev>[0-9a-fA-Fx]+)\])?"
+                           r"(?: \[(?P<dir>send|receive)\])? via (?P<via>.+?)\s*$")
+
+
+def _split_old(line):
+    m = _OLD_PREFIX.search(line)
+    if m is None:
+        return None
+    host, pid, tid = m.group("host", "pid", "tid")
+    if len(pid) == 2 and len(tid) == 2 and host[-2:].isdigit() and int(pid) < 60 and int(tid) < 61:
+        return None
+    return host, pid, m.group("level"), m.group("loc"), line[m.end():].strip("\r ")
 _LOC = re.compile(r"[\w./+-]+\.(?:cc|cu|cpp|c|h):\d+$")
 
 
@@ -240,7 +255,7 @@ def _split_prefix(line: str, cache: dict) -> Optional[tuple[Optional[str], Optio
             break
         i = line.find("NCCL ", i + 5)
     else:
-        return None
+        return _split_old(line)
     msg = line[i + 5 + len(level):].strip("\r ")
     raw_head = line[:i]
     hit = cache.get(raw_head)
@@ -280,7 +295,7 @@ def read_nccl_log(text: str) -> NcclLog:
     lines = text.split("\n")
     log.lines_total = len(lines)
     for no, line in enumerate(lines, 1):
-        if "NCCL" not in line:
+        if "NCCL" not in line and _split_old(line) is None:
             continue
         # fast path: "host:pid:tid [d] NCCL INFO msg" with a head seen before (most lines of a log)
         i = line.find(" NCCL INFO ")
@@ -321,6 +336,14 @@ def read_nccl_log(text: str) -> NcclLog:
                     host, int(ch), int(conn) if conn is not None else None,
                     int(src), int(dst), sb[0], db[0], sb[1], db[1],
                     tr, via, is_read, direction, no))
+                continue
+        if " via " in msg and msg[:1].isdigit():
+            c = _BARE_CHANNEL.match(msg)
+            if c is not None:
+                src, sraw, dst, draw, direction, via = c.groups()
+                sb, db = _bracket(sraw), _bracket(draw)
+                log.channels.append(NcclChannel(host, 0, None, int(src), int(dst), sb[0], db[0], sb[1], db[1],
+                                                normalise_transport(via), via, "/read" in via, direction, no))
                 continue
         if "set by environment" in msg:
             e = _ENV.search(msg)

@@ -289,13 +289,16 @@ def test_p2p_enabled_latency_below_disabled_is_healthy():
 
 # ---- NCCL's topology XML ------------------------------------------------------------------------------------
 
-XML_GPU = ('    <pci busid="0000:00:0{n}.0" class="0x030200" vendor="0x10de" device="0x20b5" subsystem_vendor="0x10de" '
+XML_GPU = ('    <pci busid="{bus}" class="0x030200" vendor="0x10de" device="0x20b5" subsystem_vendor="0x10de" '
            'subsystem_device="0x1533" link_speed="{speed}" link_width="{width}">\n      <gpu dev="{d}" sm="80" rank="{d}" gdr="1"/>\n'
            '    </pci>\n')
 
 
-def _xml(speed: str, width: str) -> str:
-    gpus = "".join(XML_GPU.format(n=9 + d, d=d, speed=speed, width=width) for d in range(2))
+def _xml(speed: str, width: str, root_bus: bool = True) -> str:
+    # root_bus: the GPUs in slots 09 and 0a of bus 00, as a VM places them (which alone says VM: evidence.read._root_bus);
+    # else behind root ports, buses 1b and 1c, as on a physical host
+    buses = [f"0000:00:0{9 + d:x}.0" if root_bus else f"0000:{0x1b + d:02x}:00.0" for d in range(2)]
+    gpus = "".join(XML_GPU.format(bus=buses[d], d=d, speed=speed, width=width) for d in range(2))
     return f'<system version="1">\n  <cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="106">\n{gpus}  </cpu>\n</system>\n'
 
 
@@ -307,8 +310,10 @@ def test_nccl_topology_xml_with_no_pcie_link_on_any_gpu_is_a_vm():
 
 
 def test_nccl_topology_xml_with_pcie_links_says_no_vm():
-    f = facts(_xml("16.0 GT/s PCIe", "16"))
+    f = facts(_xml("16.0 GT/s PCIe", "16", root_bus=False))
     assert f[("host", "host.gpu_count")] == 2 and ("host", "host.virtualized") not in f
+    # the same GPUs in a VM's root-bus slots: a VM by their bus ids, PCIe links or not
+    assert facts(_xml("16.0 GT/s PCIe", "16"))[("host", "host.virtualized")] is True
 
 
 # ---- the MIG class where no GPU can run MIG -----------------------------------------------------------------

@@ -5,7 +5,8 @@ line as written, short; also compute-sanitizer's memcheck reports), text.framewo
 says so (NCCL watchdog timeouts, segfaults).
 
 Patterns come from CUDA's own table (p2ptop.knowledge.codes.CUDA_ERRORS: runtime names, driver
-names, numbers, cudaGetErrorString's messages) and NCCL's result names and strings; they tolerate
+names, numbers, cudaGetErrorString's messages; the names also as bindings shorten them, "ERROR_X", "ErrorX", "XY",
+on a line that says CUDA) and NCCL's result names and strings; they tolerate
 prefixes ("RuntimeError: CUDA error: ", "CUDARuntimeError: ", "XlaRuntimeError: INTERNAL: "),
 truncation (a message's first words suffice when it is long), and line wraps inside a message.
 A number counts only beside "CUDA error"/"cuda failure"/"error code" on a line that says CUDA.
@@ -36,6 +37,40 @@ def _head(msg: str) -> list[str]:
     words = msg.lower().split()
     # a long message may be cut off or wrapped: its first five words name it
     return words[:5] if len(words) > 5 else words
+
+
+def _camel(driver_suffix: str) -> str:
+    return "".join(w.capitalize() for w in driver_suffix.split("_"))
+
+
+#: CUDA's error names as some bindings print them, without the "cuda"/"CUDA_" prefix or the "Error"/"ERROR_" word
+#: (case-sensitive, on the line as written; each only on a line that says CUDA):
+#: CUDA.jl's CuError prints the driver name less "CUDA_" ("CUDA error: peer access is already enabled (code 704,
+#: ERROR_PEER_ACCESS_ALREADY_ENABLED)", lib/cudadrv/error.jl: cuGetErrorName(...)[6:end]); ManagedCuda's CUResult enum
+#: names are "ErrorPeerAccessAlreadyEnabled"; Rust bindings print the enum variant ("CUDA error: PeerAccessAlreadyEnabled
+#: (704)", a CudaError whose Display is "CUDA error: {:?} ({})"); and a driver name less "ERROR_"
+#: ("CUDA_PEER_ACCESS_UNSUPPORTED") or a runtime name less "Error" ("cudaPeerAccessUnsupported").
+_SHORT_NAMES: dict[str, int] = {}
+for _n, _rt, _drv, _m in CUDA_ERRORS:
+    _rt_tail = _rt[len("cudaError"):]
+    _SHORT_NAMES["Error" + _rt_tail] = _n
+    _SHORT_NAMES["cuda" + _rt_tail] = _n
+    # bare, with no word of CUDA's around it: only a name of two words or more ("Unknown", "Timeout" are words) whose
+    # message is CUDA's own ("NotSupported", "InvalidValue", "OutOfMemory" name many libraries' errors)
+    _bare = sum(ch.isupper() for ch in _rt_tail) >= 2 and _m.lower() not in GENERIC_CUDA_MESSAGES \
+        and _rt_tail not in ("OperatingSystem", "IllegalState")
+    if _bare:
+        _SHORT_NAMES[_rt_tail] = _n
+    if _drv:
+        _tail = _drv[len("CUDA_ERROR_"):]
+        _SHORT_NAMES.setdefault("ERROR_" + _tail, _n)
+        _SHORT_NAMES.setdefault("CUDA_" + _tail, _n)
+        _SHORT_NAMES.setdefault("Error" + _camel(_tail), _n)
+        if "_" in _tail and _bare:
+            _SHORT_NAMES.setdefault(_camel(_tail), _n)
+_SHORT = re.compile(r"(?<![\w.])(" + "|".join(sorted(map(re.escape, _SHORT_NAMES), key=len, reverse=True)) + r")\b")
+#: a line that says CUDA (a binding's error type or its API)
+_SAYS_CUDA = ("cuda", "cuerror", "curesult")
 
 
 def _message_pattern(msg: str) -> str:
@@ -98,6 +133,14 @@ def parse(c: Collector) -> bool:
         if n is not None:
             _add_cuda(c, n, v.line_of(m.start()), found_cuda)
             found = True
+    # the same names without their prefix or "Error" word, as CUDA.jl, ManagedCuda and Rust bindings print them
+    v = p.select(_SAYS_CUDA, context=0)
+    if v.text:
+        for no in v._numbers:
+            line = p.line(no)
+            for m in _SHORT.finditer(line):
+                _add_cuda(c, _SHORT_NAMES[m.group(1)], no, found_cuda)
+                found = True
     # messages, tolerant of a wrap onto the next line (\s+ between words)
     v = p.select(_WRAPPED_MESSAGE_WORDS if len(p.text) <= WRAP_TEXT else _MESSAGE_WORDS)
     for m in _MESSAGES.finditer(v.text):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Optional
 
 from ..findings import Finding
 from . import df, errors, nccl, prose, smi, system, tools, topo
@@ -99,6 +99,50 @@ def gpu_trace(text: str) -> bool:
 trouble_said = prose.trouble_said  # prose's vocabulary: its trouble words, negations, tool lines and legends
 
 
+def _root_bus(bus: Optional[str]) -> bool:
+    """Is this GPU bus id ("0000:00:1b.0") on a root bus, where a VM places its passed-through devices? On a physical
+    host a discrete GPU is a PCIe endpoint behind a root port (or a switch below one), so its bus is the port's secondary
+    bus, 01 or higher: bus 00 holds the host bridge and the root complex's integrated endpoints only (PCIe Base
+    Specification, "Root Complex Integrated Endpoint"). QEMU/KVM plugs devices straight into its root bus (i440fx's
+    PCI bus 0; q35's pcie.0, QEMU docs/pcie.txt), as AWS's and GCP's GPU VMs show them ("00000000:00:1E.0",
+    NCCL's busId "1e0"), and Hyper-V's virtual PCI gives each device a root bus of its own domain (Azure's
+    "0001:00:00.0"). 0000:00:00.0 itself (the host bridge's address, or a GPU whose bus id reads as zeros) says nothing."""
+    if not bus:
+        return False
+    parts = bus.split(":")
+    if len(parts) != 3 or parts[1] != "00":
+        return False
+    return not (parts[0].strip("0") == "" and parts[2].split(".")[0] == "00")
+
+
+def _vm_by_bus_ids(c) -> None:
+    """host.virtualized where every GPU bus id the paste gives (nvidia-smi, topo, lspci, CUDA samples, NCCL's ranks
+    and pre-2.19 channel brackets) is on a root bus (_root_bus)."""
+    if c.has("host", "host.virtualized"):
+        return
+    seen: dict[str, int] = {}
+    if c.bus_to_gpu:
+        first: dict[str, int] = {}
+        for (subject, _k), f in c.facts.items():
+            if subject.startswith("gpu:"):
+                first[subject] = min(first.get(subject, f.line), f.line)
+        for bus, gpu in c.bus_to_gpu.items():
+            seen.setdefault(bus, first.get(f"gpu:{gpu}", 1))
+    log = c.structured.get("nccl")
+    if log is not None:
+        for r in log.ranks:
+            seen.setdefault(r.bus_id, r.line)
+        for ch in log.channels[:2000]:
+            for b in (ch.src_bus, ch.dst_bus):
+                if b:
+                    seen.setdefault(b, ch.line)
+    if seen and all(_root_bus(b) for b in seen):
+        bus, line = next(iter(seen.items()))
+        c.add("host", "host.virtualized", True, line, severity="info",
+              summary=f"the GPUs sit on a PCI root bus ({', '.join(list(seen)[:2])}): where a VM places passed-through "
+                      "devices (on a physical host a GPU is behind a root port, bus 01 or higher)")
+
+
 def derive(c) -> None:
     """Facts that follow from what the parsers read, by the live host's own rules (p2ptop/diagnose.py):
     a GPU whose PCIe link trained narrower than its max (lspci LnkSta below LnkCap, nvidia-smi -q Link
@@ -108,6 +152,7 @@ def derive(c) -> None:
     whose entry is benign and asks for a reading under load. "Max" is the link's max where the paste gives it,
     else the generation another GPU of the same model shows at the same width in the same paste (nvtop)."""
     tools.refusals_across_models(c)
+    _vm_by_bus_ids(c)
     widths: dict[str, tuple[int, Any]] = {}
     for (subject, key), fact in list(c.facts.items()):
         if key != "gpu.pcie_width_cur" or not subject.startswith("gpu:"):

@@ -322,6 +322,11 @@ _NHC_LINK = re.compile(r"\bLink (\d+): Inactive\b", re.I)
 _BRIDGE_CARD = re.compile(r"PCIe|\bNVL\b|\bA40\b|\bA30\b|RTX\s*A\d{4}|RTX\s*[68]000\b|RTX\s*3090|RTX\s*20[78]0|TITAN\s*RTX|Quadro", re.I)
 
 
+#: a bridge the paste names, on its lower-cased text: not the PCIe bridges of nvidia-smi topo -m's legend ("a PCIe Host
+#: Bridge", "multiple PCIe bridges", "a single PCIe bridge") nor lspci's ("PCI bridge", "Host bridge", "PCI-to-PCI bridge")
+_BRIDGE_SAID = re.compile(r"(?<!host )(?<!pcie )(?<!pci )(?<!pci-to-pci )(?<!pci-e )\bbridge")
+
+
 def _maybe_by_design(stats: dict[int, dict[str, Any]], gpu_count: Any, bridge_said: bool = False) -> Optional[str]:
     """Why the inactive links of this paste may be links the board does not wire (None unless every GPU with inactive
     links has such a reason): a two-GPU host whose two GPUs of one model each show some links up and the same number up
@@ -432,7 +437,7 @@ def parse_nvlink(c: Collector) -> bool:
         c.add("host", "host.nvlink_inactive_by_design", True, first.get("down_line", first.get("all_inactive", first["line"])),
               severity="ok", summary="the inactive NVLinks are by design (links an H100 NVL/PCIe bridge leaves unused, or a GPU without NVLink)")
     why = None if c.has("host", "host.nvlink_inactive_by_design") else \
-        _maybe_by_design(stats, c.get("host", "host.gpu_count"), "bridge" in c.paste.plain)
+        _maybe_by_design(stats, c.get("host", "host.gpu_count"), bool(_BRIDGE_SAID.search(c.paste.plain)))
     if why:
         first = min(s.get("down_line", s["line"]) for s in stats.values())
         c.add("host", "host.nvlink_inactive_maybe_by_design", True, first, severity="info",

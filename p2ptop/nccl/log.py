@@ -1,4 +1,4 @@
-"""The one reader of NCCL's ``NCCL_DEBUG=INFO`` / ``WARN`` output (NCCL 2.7 .. 2.28).
+"""The one reader of NCCL's ``NCCL_DEBUG=INFO`` / ``WARN`` output (NCCL 2.1 .. 2.28).
 
 ``read_nccl_log(text) -> NcclLog`` makes one pass over the text. A line is looked at only if it holds
 "NCCL" (a cheap prefilter), then only the patterns whose keyword the line holds are tried
@@ -11,7 +11,8 @@ results equal those of the plain reader it replaced).
 What NCCL prints, and what is kept (the format strings are NCCL's own, ``src/transport/*.cc``,
 ``src/init.cc``, ``src/misc/param.cc``, ``src/debug.cc``):
 
-* the prefix ``host:pid:tid [cudaDev] NCCL INFO|WARN``, with ``file.cc:line`` before ``NCCL WARN``;
+* the prefix ``host:pid:tid [cudaDev] NCCL INFO|WARN``, with ``file.cc:line`` before ``NCCL WARN`` (NCCL 2.1/2.2:
+  the same without "NCCL", ``host:pid:tid [0] INFO ...``, and ring connections ``1 -> 0 via P2P/IPC``);
   anything before the host (a timestamp, Ray's ``(Worker pid=..)``, torchrun's ``[rank0]:``) is
   skipped. Several nodes in one log are kept apart by that host name.
 * ``NCCL version 2.28.9+cuda13.0`` and ``cudaDriverVersion 13000`` (older: ``CUDA Driver version``);
@@ -267,6 +268,27 @@ def _cuda_driver(v: str) -> str:
     return f"{n // 1000}.{(n % 1000) // 10}"
 
 _LEVELS = ("INFO", "WARN", "TRACE", "ABORT")
+#: NCCL 2.1/2.2 (binary releases before the source of 2.3 was published) printed the same prefix without the word
+#: "NCCL": ``host:pid:tid [cudaDev] INFO msg`` and ``host:pid:tid [cudaDev] misc/ibvwrap.cu:60 WARN msg`` (horovod/horovod#98,
+#: horovod/horovod#489). Only a whole host:pid:tid [dev] prefix before the level counts (other loggers print "[1] INFO").
+_OLD_PREFIX = re.compile(r"(?:^|[\s:>)\]])(?P<host>[^\s:\[\]()<>]+):(?P<pid>\d+):\d+ \[\d+\] "
+                         r"(?:(?P<loc>[\w./+-]+\.(?:cc|cu|cpp|c|h):\d+) )?(?P<level>INFO|WARN|ABORT) ")
+#: ... and its ring connections without "Ring NN :", ``1 -> 0 via P2P/IPC`` (NCCL 2.1)
+_BARE_CHANNEL = re.compile(r"(?P<src>\d+)(?:\[(?P<sdev>[0-9a-fA-Fx]+)\])? -> (?P<dst>\d+)(?:\[(?P<ddev>[0-9a-fA-Fx]+)\])?"
+                           r"(?: \[(?P<dir>send|receive)\])? via (?P<via>.+?)\s*$")
+
+
+def _split_old(line: str) -> Optional[tuple[Optional[str], Optional[str], str, Optional[str], str, int]]:
+    """The same as _split_prefix for NCCL 2.1/2.2's prefix without "NCCL" (None for other lines)."""
+    m = _OLD_PREFIX.search(line)
+    if m is None:
+        return None
+    host, pid = m.group("host"), m.group("pid")
+    tid = line[m.end("pid") + 1:line.index(" [", m.end("pid"))]
+    if len(pid) == 2 and len(tid) == 2 and host[-2:].isdigit() and pid < "60" and tid < "61":
+        return None  # a clock time ("2024-01-01 12:00:00 [1] INFO"), not host:pid:tid
+    start = m.end()
+    return host, pid, m.group("level"), m.group("loc"), line[start:].strip("\r "), start
 _LOC = re.compile(r"[\w./+-]+\.(?:cc|cu|cpp|c|h):\d+$")
 
 
@@ -282,7 +304,7 @@ def _split_prefix(line: str, cache: dict) -> Optional[tuple[Optional[str], Optio
             break
         i = line.find("NCCL ", i + 5)
     else:
-        return None
+        return _split_old(line) if ("] INFO " in line or " WARN " in line) else None
     start = i + 5 + len(level)
     msg = line[start:].strip("\r ")
     raw_head = line[:i]
@@ -342,6 +364,13 @@ def _examine(caches: tuple, level: str, loc: Optional[str], msg: str, line: str)
             tr, via, is_read = hit_via
             return ((_CHANNELS, (int(ch), int(conn) if conn is not None else None, int(src), int(dst),
                                  sb[0], db[0], sb[1], db[1], tr, via, is_read, direction)),)
+    if " via " in msg and msg[:1].isdigit():  # NCCL 2.1: "1 -> 0 via P2P/IPC", no ring number
+        c = _BARE_CHANNEL.match(msg)
+        if c is not None:
+            src, sraw, dst, draw, direction, via = c.groups()
+            sb, db = _bracket(sraw), _bracket(draw)
+            return ((_CHANNELS, (0, None, int(src), int(dst), sb[0], db[0], sb[1], db[1],
+                                 normalise_transport(via), via, "/read" in via, direction)),)
     if "set by environment" in msg:
         e = _ENV.search(msg)
         if e is not None:
@@ -469,7 +498,7 @@ def _read(text: str) -> NcclLog:
     no = 0
     for line in lines:
         no += 1
-        if "NCCL" not in line:
+        if "NCCL" not in line and not ("] INFO " in line or " WARN " in line):  # (NCCL 2.1/2.2: no "NCCL")
             continue
         # fastest path: a line seen before, character for character (a log repeats whole lines)
         seen = whole.get(line)
@@ -521,6 +550,8 @@ def _read(text: str) -> NcclLog:
                             del plans[key]
                     elif len(whole) < _PLAN_LIMIT:  # the host was added above: replay this line whole
                         whole[line] = (host, pid, emits)
+            elif "NCCL" not in line:  # "] INFO " / " WARN " of another logger: not NCCL's
+                continue
             else:  # a framework's line naming NCCL (torch's "NCCL error in: ..."), or plain text
                 host = pid = None
                 emits = text_plans.get(line)
