@@ -100,3 +100,36 @@ def test_the_variable_said_to_cause_it_offers_the_env_entry_first():
 def test_a_workaround_variable_does_not_offer_the_env_entry():
     said = answer("The job hangs on 4 GPUs; when I set NCCL_P2P_DISABLE=1 it works.")
     assert not any(a[3] == "nccl/trouble-with-variable-set" for a in said)
+
+
+# ---- one job's GPUs said to sit in different containers --------------------------------------------------------------
+
+@pytest.mark.parametrize("text,source", [
+    ("We would like to split workloads between two container but still allow them to communicate though shared IPC.",
+     "https://github.com/moby/moby/pull/9074"),
+    ("Two ranks run in two containers respectively and are not able to communicate through NVLink.", None),
+    ("I start two docker containers on the same node, each with 4 GPUs, and run all_reduce_perf across them.", None),
+    ("NCCL between different containers only reaches PCIe speed.", None),
+    ("两个容器之间的多卡通信走不了 P2P", None),
+])
+def test_a_job_split_across_containers_is_said(text, source):
+    assert host_facts(text).get("host.split_across_containers") is True, source
+
+
+@pytest.mark.parametrize("text", [
+    "We run the training inside a docker container with 8 GPUs.",
+    "Start the container with --ipc=host.",
+    "The container has access to all GPUs.",
+])
+def test_one_container_is_no_split(text):
+    assert "host.split_across_containers" not in host_facts(text)
+
+
+def test_not_able_to_communicate_is_a_failure():
+    assert host_facts("The two GPUs are not able to communicate through NVLink.").get("symptom.fails") is True
+    assert "symptom.fails" not in host_facts("The two GPUs are able to communicate through NVLink.")
+
+
+def test_ranks_split_across_containers_put_the_cross_container_ipc_class_first():
+    text = "The NCCL ranks in separate containers on the same host are not able to communicate through P2P between the GPUs."
+    assert answer(text)[0][0] == "cuda_ipc_cross_boundary"

@@ -137,6 +137,19 @@ _ONE_GPU_EACH = _rx(r"\b(?:one|1|a single)\s+gpus?\s+(?:per|for each|in each|eac
                     r"\bper\s+" + _UNIT + r"\s+(?:one|1|a single)\s+gpu\b|"
                     r"\b" + _UNIT + r"\b[^.\n]{0,30}?\bonly\s+(?:one|1|a single)\s+gpu\b|"
                     r"每(?:个|一个)\s*(?:容器|pod|worker)\s*(?:只)?(?:有|分配|使用|用)?\s*(?:一|1)\s*(?:张|块|个)\s*(?:卡|gpu|显卡)")
+#: one job's GPUs or ranks said to sit in different containers or pods ("between two docker", "across containers", "two
+#: jobs running in two containers respectively", "two docker with each holding two graphic cards", 不同容器之间, 跨容器):
+#: CUDA IPC (and so NCCL's P2P transport) between processes of different containers needs a shared IPC namespace, else
+#: NCCL treats them as separate hosts (NCCL troubleshooting, "Docker": "--ipc=host"; CUDA IPC needs the peer process's
+#: handles: https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#docker)
+_CTR = r"(?:docker\s+)?(?:containers?|dockers|docker instances?|pods)"
+_SPLIT_CONTAINERS = _rx(r"\b(?:across|between|among)\s+(?:the\s+)?(?:two|2|three|four|different|separate|multiple|several)?\s*(?:docker\s+)?"
+                        r"(?:containers?|dockers|docker instances|pods|docker)\b|"
+                        r"\b(?:two|2|three|four|different|separate|multiple|several)\s+" + _CTR + r"\b[^.\n]{0,20}?\b(?:each|respectively)\b|"
+                        r"\b(?:each|every)\s+(?:docker\s+)?(?:container|pod)\s+(?:\w+\s+){0,2}?(?:holding|having|with|owns?|gets?|has)\s+(?:\w+\s+)?(?:gpus|cards|graphic cards)\b|"
+                        r"\b(?:in|into|on)\s+(?:two|2|different|separate)\s+" + _CTR + r"\b|"
+                        r"\b(?:two|2|multiple|several|different|separate)\s+" + _CTR + r"\s+(?:\w+\s+)?(?:are\s+|running\s+)?(?:on|in)\s+the\s+same\s+(?:node|host|machine|server)\b|"
+                        r"(?:不同|两个|多个|各个)(?:的)?\s*(?:docker\s*)?(?:容器|pod)\s*(?:之间|间|中|里)|跨\s*(?:docker\s*)?(?:容器|pod)")
 _CONTAINERS = (("kubernetes", r"kubernetes|\bk8s\b|kubectl|\bpods?\b|\bhelm\b|gpu-operator"),
                ("docker", r"\bdocker\b|nvidia-docker|--gpus\s"),
                ("podman", r"\bpodman\b"),
@@ -208,6 +221,7 @@ _SYMPTOMS = (
                       r"\b(?:can'?t|cannot|can not|couldn'?t)\s+(?:work|run|communicat\w*|talk|enable)\b|\bcannot\s+(?:be enabled|"
                       r"enable|communicat\w*)\b|\bunable to\s+(?:enable|communicat\w*)\b|"
                       r"\b(?:cannot|can'?t|can not|unable to)\s+access\s+(?:the\s+|its\s+|each\s+)?(?:peer|other\s+gpu|gpu\s*\d)\w*|"
+                      r"\b(?:is|are|was|were)\s+not able to\s+(?:communicat\w*|talk|enable|access|use|see|reach)\b|"
                       r"\b(?:cannot|can'?t|can not|could ?n[o']?t|unable to)\s+(?:see|access|reach|talk to|communicate with)\s+each other\b|\bnot working\b|"
                       r"\bstopped working\b|\bno longer works?\b|\bbroken\b|\b(?:tests?|training|job|run|init\w*|p2p|nccl)\s+"
                       r"(?:\w+\s+){0,2}fail(?:s|ed|ing)?\b|\bfails?\s+(?:to|with|on)\b|\bfailed\s+(?:to|with|on)\b|"
@@ -764,6 +778,10 @@ def parse(c: Collector) -> bool:
         m = _first(c, _CONTAINER_ZH)
         if m:
             found = c.add("host", "host.container", "container", ln(m.start())) or found
+    m = _first(c, _SPLIT_CONTAINERS)
+    if m:
+        found = c.add("host", "host.split_across_containers", True, ln(m.start()), severity="info",
+                      summary="the text says one job's GPUs or ranks sit in different containers or pods") or found
     m = _first(c, _ONE_GPU_EACH)
     if m:
         found = c.add("host", "host.one_gpu_per_process", True, ln(m.start()), severity="info",

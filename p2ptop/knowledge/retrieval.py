@@ -107,6 +107,7 @@ FACT_TERMS: tuple[tuple[str, Any, tuple[str, ...]], ...] = (
     ("host.container", None, ("_container",)),
     ("gpu.mig", True, ("_mig",)),
     ("host.one_gpu_per_process", True, ("visibl", "ipc", "process")),
+    ("host.split_across_containers", True, ("ipc", "_ipc", "namespac", "process")),
     ("host.nvswitch_present", True, ("_nvswitch",)),
     ("host.acs_redirect", True, ("_acs",)),
     ("host.iommu_fault", True, ("_acs",)),
