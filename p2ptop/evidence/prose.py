@@ -9,7 +9,11 @@ gpu.bar1_mb (a BAR size in words), host.nvswitch_present (HGX/DGX named, or "wit
 error.cuda/error.cuda_code (a CUDA error number in a sentence), host.driver_version, host.driver_major, nccl.version,
 host.cuda_runtime_version, host.bios_mentions, host.cpu_vendor, host.cpu_model, text.language;
 text.fixed_by / text.broken_by (a change of the driver/NCCL/CUDA said to fix or start the trouble, or two driver or NCCL
-versions contrasted: one said to work, another to fail, each in its own clause); pair.path PIX (the GPUs said to sit under
+versions contrasted: one said to work, another to fail, each in its own clause; text.broken_by also for a release named
+where the trouble starts or as a regression: "starting from nccl-X", "since NCCL X", "NCCL X has a performance regression");
+symptom.caused_by_env (an NCCL variable said to bring the trouble: set in a condition the trouble follows, named as its
+cause, or removed to fix it; never NCCL_DEBUG*, never a variable said to make it work); host.split_across_containers (one
+job's GPUs or ranks in different containers or pods); pair.path PIX (the GPUs said to sit under
 one PCIe switch/PLX) or a topo code said between two named GPUs; gpu.consumer (GeForce/consumer/gaming cards named as a
 class, where no model is named); symptom.fails also for an error said to have been seen ("I get the following error",
 "it reports error", "the error above occurs"), "used to work", "works only on/with", peer access "not available";
