@@ -9,7 +9,11 @@ gpu.bar1_mb (a BAR size in words), host.nvswitch_present (HGX/DGX named, or "wit
 error.cuda/error.cuda_code (a CUDA error number in a sentence), host.driver_version, host.driver_major, nccl.version,
 host.cuda_runtime_version, host.bios_mentions, host.cpu_vendor, host.cpu_model, text.language;
 text.fixed_by / text.broken_by (a change of the driver/NCCL/CUDA said to fix or start the trouble, or two driver or NCCL
-versions contrasted: one said to work, another to fail, each in its own clause); pair.path PIX (the GPUs said to sit under
+versions contrasted: one said to work, another to fail, each in its own clause; text.broken_by also for a release named
+where the trouble starts or as a regression: "starting from nccl-X", "since NCCL X", "NCCL X has a performance regression");
+symptom.caused_by_env (an NCCL variable said to bring the trouble: set in a condition the trouble follows, named as its
+cause, or removed to fix it; never NCCL_DEBUG*, never a variable said to make it work); host.split_across_containers (one
+job's GPUs or ranks in different containers or pods); pair.path PIX (the GPUs said to sit under
 one PCIe switch/PLX) or a topo code said between two named GPUs; gpu.consumer (GeForce/consumer/gaming cards named as a
 class, where no model is named); symptom.fails also for an error said to have been seen ("I get the following error",
 "it reports error", "the error above occurs"), "used to work", "works only on/with", peer access "not available";
@@ -137,6 +141,19 @@ _ONE_GPU_EACH = _rx(r"\b(?:one|1|a single)\s+gpus?\s+(?:per|for each|in each|eac
                     r"\bper\s+" + _UNIT + r"\s+(?:one|1|a single)\s+gpu\b|"
                     r"\b" + _UNIT + r"\b[^.\n]{0,30}?\bonly\s+(?:one|1|a single)\s+gpu\b|"
                     r"每(?:个|一个)\s*(?:容器|pod|worker)\s*(?:只)?(?:有|分配|使用|用)?\s*(?:一|1)\s*(?:张|块|个)\s*(?:卡|gpu|显卡)")
+#: one job's GPUs or ranks said to sit in different containers or pods ("between two docker", "across containers", "two
+#: jobs running in two containers respectively", "two docker with each holding two graphic cards", 不同容器之间, 跨容器):
+#: CUDA IPC (and so NCCL's P2P transport) between processes of different containers needs a shared IPC namespace, else
+#: NCCL treats them as separate hosts (NCCL troubleshooting, "Docker": "--ipc=host"; CUDA IPC needs the peer process's
+#: handles: https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#docker)
+_CTR = r"(?:docker\s+)?(?:containers?|dockers|docker instances?|pods)"
+_SPLIT_CONTAINERS = _rx(r"\b(?:across|between|among)\s+(?:the\s+)?(?:two|2|three|four|different|separate|multiple|several)?\s*(?:docker\s+)?"
+                        r"(?:containers?|dockers|docker instances|pods|docker)\b|"
+                        r"\b(?:two|2|three|four|different|separate|multiple|several)\s+" + _CTR + r"\b[^.\n]{0,20}?\b(?:each|respectively)\b|"
+                        r"\b(?:each|every)\s+(?:docker\s+)?(?:container|pod)\s+(?:\w+\s+){0,2}?(?:holding|having|with|owns?|gets?|has)\s+(?:\w+\s+)?(?:gpus|cards|graphic cards)\b|"
+                        r"\b(?:in|into|on)\s+(?:two|2|different|separate)\s+" + _CTR + r"\b|"
+                        r"\b(?:two|2|multiple|several|different|separate)\s+" + _CTR + r"\s+(?:\w+\s+)?(?:are\s+|running\s+)?(?:on|in)\s+the\s+same\s+(?:node|host|machine|server)\b|"
+                        r"(?:不同|两个|多个|各个)(?:的)?\s*(?:docker\s*)?(?:容器|pod)\s*(?:之间|间|中|里)|跨\s*(?:docker\s*)?(?:容器|pod)")
 _CONTAINERS = (("kubernetes", r"kubernetes|\bk8s\b|kubectl|\bpods?\b|\bhelm\b|gpu-operator"),
                ("docker", r"\bdocker\b|nvidia-docker|--gpus\s"),
                ("podman", r"\bpodman\b"),
@@ -180,7 +197,7 @@ _SYMPTOMS = (
                               r"\bmismatch(?:es|ed)?\b(?![^.\n]{0,40}?\b(?:versions?|drivers?|librar(?:y|ies)|shapes?|dtypes?|types?)\b)|corrupt(?:ed|ion)?|verification (?:error|failed)|"
                               r"\b(?:results?|outputs?|values?|data) (?:are|is|were|was) (?:different|inconsistent|off)\b|"
                               r"\binf(?:s| values?)\b|\bresults? (?:differ|diverge)\w*|\bdifferent (?:results|outputs|values) (?:on|from|between)\b|"
-                              r"\bwrongs\b|\b(?:non-?zero|high|many)\s+#?wrong\b|#wrong\s+(?:is|are|was|were|column)\b|"
+                              r"\bwrongs\b|\bwrong[`'\"]?\s+(?:transfers?|elements?|copies)\b|\b(?:non-?zero|high|many)\s+#?wrong\b|#wrong\s+(?:is|are|was|were|column)\b|"
                               r"(?:结果|数据|输出|数值)不正确|结果错误|结果不对|结果异常|数值异常|数据(?:出错|错乱|不对)|全零|全是0|全0|乱码|数据错误|不一致|精度异常|校验失败|"
                               r"数据(?:被)?(?:破坏|损坏|篡改)|校验(?:不通过|错误)"),
     ("symptom.slow", r"\bslow(?:er|ly|down)?\b|low bandwidth|poor (?:performance|bandwidth)|bandwidth (?:is|was) (?:low|only)|"
@@ -197,7 +214,9 @@ _SYMPTOMS = (
                      r"(?:速度|带宽|吞吐)[^。\n]{0,8}?只有[^。\n]{0,10}?(?:一半|\d+\s*%|几分之一)|速度(?:很|非常|特别)?低|比单卡(?:还)?慢|"
                      # the words of scaling reports ("crawls", "sluggish", "doesn't scale", "takes ages"; 龟速, 带宽上不去, 跑不满)
                      r"\bcrawl(?:s|ing|ed)?\b|\bsluggish\b|\b(?:does|do|did)\s*(?:n'?t|not)\s+scale\b|\bscal\w+ (?:badly|poorly|terribly)\b|"
-                     r"\bpoor(?:ly)? scal\w*|\btakes? ages\b|龟速|(?:带宽|速度|吞吐)(?:一直)?上不去|跑不满"),
+                     r"\bpoor(?:ly)? scal\w*|\btakes? ages\b|龟速|(?:带宽|速度|吞吐)(?:一直)?上不去|跑不满|"
+                     # a regression of speed, as release notes and bisecting reports say it ("performance regression", 性能回退)
+                     r"\b(?:performance|perf|bandwidth|throughput|speed|busbw)\s+regress\w*|性能(?:回退|退化|倒退)"),
     # a failure in words, where no error name is pasted: the phrasings of P2P reports ("P2P does not work",
     # "can't be enabled", "not supported between the cards", "stopped working", "tests failed"); Chinese 失败/
     # 不支持/无法/不能/报错/不工作 (blog.gitcode.com write-ups). Kept to verbs of failing: a bare "error" is not one.
@@ -206,6 +225,7 @@ _SYMPTOMS = (
                       r"\b(?:can'?t|cannot|can not|couldn'?t)\s+(?:work|run|communicat\w*|talk|enable)\b|\bcannot\s+(?:be enabled|"
                       r"enable|communicat\w*)\b|\bunable to\s+(?:enable|communicat\w*)\b|"
                       r"\b(?:cannot|can'?t|can not|unable to)\s+access\s+(?:the\s+|its\s+|each\s+)?(?:peer|other\s+gpu|gpu\s*\d)\w*|"
+                      r"\b(?:is|are|was|were)\s+not able to\s+(?:communicat\w*|talk|enable|access|use|see|reach)\b|"
                       r"\b(?:cannot|can'?t|can not|could ?n[o']?t|unable to)\s+(?:see|access|reach|talk to|communicate with)\s+each other\b|\bnot working\b|"
                       r"\bstopped working\b|\bno longer works?\b|\bbroken\b|\b(?:tests?|training|job|run|init\w*|p2p|nccl)\s+"
                       r"(?:\w+\s+){0,2}fail(?:s|ed|ing)?\b|\bfails?\s+(?:to|with|on)\b|\bfailed\s+(?:to|with|on)\b|"
@@ -336,13 +356,52 @@ _FIXED_BY_CHANGE = _rx(
       r"(?:older|previous|earlier|prior|last)\s+(?:\w+\s+)?(?:(?:nvidia|gpu)\s+)?(driver|nccl)s?\b|"
     + r"\b(?:older|previous|earlier|prior)\s+(?:(?:nvidia|gpu)\s+)?(driver|nccl)s?\b(?:\s+\w+){0,3}?\s+(?:works?|worked|is fine|was fine|runs? fine)\b|"
     + r"(?:旧版|旧的|老版本?的?|之前的)\s*(驱动|nccl)[^。\n]{0,10}?(?:正常|可以|没问题)")
+#: a release of a component: "nccl-2.27.3", "NCCL 2.19", "driver 545", "the 560 driver", "CUDA 12.4" (the number makes it a release)
+_RELEASE = (r"(?:(nccl|driver|cuda)[- _]?(?:version\s+|v)?\d{1,3}(?:\.\d{1,3}){0,2}\b|(?:the\s+)?\d{3}(?:\.\d{1,3}){0,2}\s+(driver)s?\b)")
+_REGRESSION_SAID = (r"\b(?:starting|beginning)\s+(?:from|with|at|in)\s+[`'\"]?" + _RELEASE
+                    + r"|\bsince\s+[`'\"]?" + _RELEASE
+                    + r"|\bfrom\s+[`'\"]?" + _RELEASE + r"[`'\"]?\s+on(?:wards?)?\b"
+                    + r"|" + _RELEASE + r"[`'\"]?\s+(?:\w+\s+){0,2}?(?:has|have|had|introduc\w*|brings?|brought|shows?|showed|caus\w*|is|was)\s+"
+                      r"(?:an?\s+|the\s+|some\s+|this\s+)?(?:\w+\s+)?regression"
+                    + r"|\bregression\w*\s+(?:\([^)\n]{0,20}\)\s+)?(?:in|with|since|from|of|introduced (?:in|by))\s+(?:the\s+)?(?:newer?\s+|latest\s+|recent\s+)?" + _RELEASE
+                    + r"|\b(nccl|driver)\s+(?:\d[\d.]*\s+)?regression"
+                    # the change named as the cause ("Upgrading NCCL from 2.22 to 2.24/2.29 causes significant performance regression")
+                    + r"|\b" + _CHANGE + r"\s+(?:the\s+|our\s+|my\s+)?(?:nvidia\s+)?(nccl|driver|cuda)\b(?:[^.\n]|\.\d){0,40}?\b(?:caus\w*|introduc\w*|brought|brings?|leads? to|led to|results? in)\b"
+                    + r"|从\s*(nccl|cuda|驱动)\s*v?\d[\d.]*\s*(?:版本)?\s*(?:开始|起)"
+                    + r"|(nccl|cuda|驱动)\s*(?:版本)?\s*v?\d[\d.]*[^。\n，,]{0,10}?(?:回归|退化|性能回退)")
+#: an NCCL variable said to bring the trouble: set in a condition the trouble follows ("when the NCCL_P2P_USE_CUDA_MEMCPY
+#: function is enabled, ... will hang", "if I set NCCL_ALGO=Tree it crashes", "With NCCL_CUMEM_ENABLE=0 set ... I get very slow
+#: all-reduce"), named as the cause ("NCCL_MIN_NCHANNELS=32 causes a hang"), or its removal said to fix it ("unsetting
+#: NCCL_IB_DISABLE fixed it", "去掉 NCCL_P2P_LEVEL 后正常"). NCCL's env docs: parameters of the Debugging section "should not be
+#: used in production ... Keeping them set may result in sub-optimal behavior, crashes, or hangs"
+#: (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html). Not NCCL_DEBUG* (it only prints), not a variable
+#: set to get the job working (the sentence says it works: a workaround, whose fault is elsewhere)
+_VAR = r"[`'\"]?(nccl_(?!debug)[a-z0-9_]+)(?:\s*=\s*[`'\"]?[\w.^,-]+)?[`'\"]?"
+_ENV_CAUSE = _rx(r"\b(?:when|whenever|if|once|after|with)\s+(?:i\s+|we\s+|you\s+)?(?:set(?:ting)?\s+|enabl\w*\s+|export\w*\s+|add\w*\s+|us(?:e|ing)\s+)?"
+                 r"(?:the\s+)?(?:env(?:ironment)?\s+(?:variable\s+)?)?" + _VAR +
+                 r"\s*(?:(?:function|variable|option|flag|setting|env(?:ironment variable)?)\s+)?"
+                 r"(?:(?:is|was|are|were|gets?|got)\s+)?(?:set|enabled|on|turned on|used|exported|added|applied)?\b|"
+                 + _VAR + r"\s+(?:\w+\s+)?(?:causes?|caused|makes?|made|leads? to|led to|results? in|triggers?|triggered|breaks?|broke)\b|"
+                 r"\b(?:unset\w*|remov\w*|delet\w*|dropp?\w*|without)\s+(?:the\s+)?(?:env(?:ironment)?\s+(?:variable\s+)?)?" + _VAR +
+                 r"(?=[^.\n]{0,60}?\b(?:works?|worked|fix\w*|solv\w*|resolv\w*|goes away|went away|fine)\b)|"
+                 r"(?:去掉|删除|删掉|取消)\s*" + _VAR + r"(?=[^。\n]{0,20}?(?:正常|解决|好了))|"
+                 r"(?:设置|开启|启用|加上)(?:了)?\s*" + _VAR + r"(?:\s*(?:后|之后|以后|时))")
+_ENV_TROUBLE = _rx(r"\bhang\w*|\bhung\b|\bstuck\b|deadlock|\bfreez\w*|\bslow\w*|\bcrash\w*|\bfail\w*|\berrors?\b|\bwrong\b|"
+                   r"\bcorrupt\w*|\bsegfault|\btime ?outs?\b|\btimed out\b|\bdrops?\b|\bdegrad\w*|\bnan\b|"
+                   r"卡住|卡死|挂起|变慢|很慢|报错|失败|出错|崩溃|错误")
+_ENV_WORKED = _rx(r"\b(?:works?|worked|working|fine|complet\w*|succeed\w*|pass(?:es|ed)?|gets? past|got past|fix\w*|solv\w*|resolv\w*|goes away|went away|no longer|avoid\w*|workaround|help\w*)\b|正常|解决|好了")
 #: the trouble said to begin after a change of version ("after the driver update", "since upgrading NCCL to 2.19",
 #: "升级驱动后"): read only in a text that also holds a symptom, and never where the change is said to have fixed it
 _BROKEN_BY_CHANGE = _rx(r"\b(?:after|since|following)\s+(?:the\s+|a\s+|an\s+|my\s+|our\s+|this\s+)?(?:(?:nvidia|gpu)\s+)?"
                         r"(driver|nccl|cuda|kernel|bios|firmware)\s+(?:update|upgrade|downgrade|change|install\w*)|"
                         r"\b(?:after|since)\s+" + _CHANGE + r"\s+" + _PART + "|"
                         r"(?:升级|更新|降级)了?\s*((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)[^。\n，,]{0,12}?(?:后|之后|以后)|"
-                        r"((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)(?:版本)?[^。\n，,]{0,16}?(?:升级|更新|降级|换)[^。\n，,]{0,16}?(?:后|之后|以后)")
+                        r"((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)(?:版本)?[^。\n，,]{0,16}?(?:升级|更新|降级|换)[^。\n，,]{0,16}?(?:后|之后|以后)|"
+                        # a release named as where the trouble starts, or as a regression (the words of release notes and
+                        # bisecting reports: "starting from nccl-2.27.3 I see #wrong", "since NCCL 2.19", "NCCL 2.19.4 has a
+                        # performance regression", "a regression in the 545 driver", "从 NCCL 2.19 开始", "驱动 545 回退"):
+                        # NCCL's release notes list "Fix ... regression"; NVIDIA's driver release notes "Fixed a regression"
+                        + _REGRESSION_SAID)
 _SYMPTOM_KEYS = ("symptom.hang", "symptom.wrong_results", "symptom.slow", "symptom.fails", "symptom.crash", "symptom.reported")
 #: a driver branch without its minor ("fixed with 570", "driver 560", "R535"), only in a text that says "driver"
 _DRIVER_MAJOR = _rx(r"(?:\bdrivers?\s+(?:version\s+|branch\s+)?|\b(?:with|on|to|from|using)\s+(?:driver\s+)?|\br|"
@@ -723,6 +782,10 @@ def parse(c: Collector) -> bool:
         m = _first(c, _CONTAINER_ZH)
         if m:
             found = c.add("host", "host.container", "container", ln(m.start())) or found
+    m = _first(c, _SPLIT_CONTAINERS)
+    if m:
+        found = c.add("host", "host.split_across_containers", True, ln(m.start()), severity="info",
+                      summary="the text says one job's GPUs or ranks sit in different containers or pods") or found
     m = _first(c, _ONE_GPU_EACH)
     if m:
         found = c.add("host", "host.one_gpu_per_process", True, ln(m.start()), severity="info",
@@ -862,6 +925,27 @@ def parse(c: Collector) -> bool:
                   and not _SAID_ABSENT.search(low[max(0, x.start() - 24):x.start()])), None)  # "we don't need to set ..."
         if m:
             found = c.add("host", key, True, ln(m.start()), summary=summary) or found
+    if not c.has("host", "symptom.fixed_by_p2p_disable") and not c.has("host", "symptom.fixed_by_nvls_disable"):
+        for m in _ENV_CAUSE.finditer(low):
+            var = next(g for g in m.groups() if g)
+            a, b = _sentence_span(low, m.start(), m.end())
+            said = low[a:b]
+            removed = not re.match(r"(?:when|whenever|if|once|after|with|设置|开启|启用|加上)", m.group(0)) and not re.search(
+                r"caus|make|made|lead|led|result|trigger|break|broke", m.group(0))
+            if not removed:
+                # the trouble follows the setting: in its sentence, or the next one ("When X=0 is set, NCCL uses TCP. I get very slow ...")
+                nxt = _SENTENCE_END.search(low, b, b + 2) if b < len(low) else None
+                after = low[b:b + 200].split("\n", 1)[0] if b < len(low) and low[b:b + 1] != "\n" else ""
+                if (_ENV_WORKED.search(said) or not (_ENV_TROUBLE.search(said[m.end() - a:]) or _ENV_TROUBLE.search(said[:m.start() - a])
+                                                      or (after and _ENV_TROUBLE.search(after) and not _ENV_WORKED.search(after)))):
+                    continue
+                if _SAID_ABSENT.search(low[max(0, m.start() - 24):m.start()]) or _NOT_FIXED.search(said[:m.start() - a][-12:]):
+                    continue
+            elif _NOT_FIXED.search(low[m.end():m.end() + 60].split(".")[0]):
+                continue  # "removing NCCL_X did not fix it"
+            found = c.add("host", "symptom.caused_by_env", var.upper(), ln(m.start()), severity="problem",
+                          summary=f"the text says the trouble comes with {var.upper()} set (goes without it)") or found
+            break
     # versions
     m = _DRIVER.search(low)
     if m:
