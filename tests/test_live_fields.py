@@ -1,10 +1,12 @@
 """NVLink counters and states by field values (p2ptop/sources/nvlink_fields.py), through the capture fake.
 
-The fake answers as the 2 x H200 host did (tests/fixtures/captures/h200x2-nvswitch-vm/field_values.json:
-states 165 and PCIe replays 94 answer, the counter totals 38/45/52/59 do not); the groups not known on
-that host (scoped 161-163/166, per-link ids, link count 91) are switched on per test. Each way of reading
-counters must show a link going down and a counter rising within one refresh; what no batched field
-covers is read in a round and must show within it."""
+The fake answers as the 2 x H200 host did when measured on 2026-11-27 (tests/fixtures/captures/
+h200x2-nvswitch-vm/field_values.json: states 165, PCIe replays 94, the scoped counters 161-163, version 166
+and the link count 91 answer, 163 counting the flit CRC; the counter totals 38/45/52/59 and the per-link ids
+do not); other drivers' answers are switched per test. Each way of reading counters must show a link going
+down and a counter rising within one refresh where its fields are cheap; what no batched field covers, or
+what its fields cost too much to ask every refresh (benchmarks/data/nvml-latency-h200x2-measured.json), is
+read in a round and must show within it."""
 
 import collections
 import datetime as dt
@@ -21,10 +23,12 @@ from p2ptop.sources.nvlink_fields import ROUND_REFRESHES, dl_crc_follows
 HERE = os.path.dirname(os.path.abspath(__file__))
 H200 = os.path.join(HERE, "fixtures", "captures", "h200x2-nvswitch-vm")
 
+#: a driver that answers no batched counter field (link states and PCIe replays only)
+NOTHING_BATCHED = {"scoped": False, "link_ids": False, "link_count": False}
 WAYS = {
-    "totals": {"totals": True},  # 38/45/52/59 answer (not on the H200 host; the way p2ptop read before)
-    "scoped": {"scoped": True},  # 161/162/163 (+166) with scope = link
-    "link_ids": {"link_ids": True},  # the per-link ids of links 0..11
+    "totals": {**NOTHING_BATCHED, "totals": True},  # 38/45/52/59 answer (not on the H200 host)
+    "scoped": {"scoped": True, "link_ids": False},  # 161/162/163 (+166) with scope = link (the H200 host)
+    "link_ids": {**NOTHING_BATCHED, "link_ids": True},  # the per-link ids of links 0..11
 }
 
 
@@ -44,32 +48,37 @@ def test_the_fake_answers_field_values_as_the_h200_host_did():
     fake = FakeNvml(cap)
     fake.nvmlInit()
     got = {v.fieldId: v.nvmlReturn for v in fake.nvmlDeviceGetFieldValues(0, [38, 45, 52, 59, 94, (165, 0), (161, 0), 32, 91])}
-    assert got == {38: 3, 45: 3, 52: 3, 59: 3, 94: 0, 165: 0, 161: 3, 32: 3, 91: 3}
+    assert got == {38: 3, 45: 3, 52: 3, 59: 3, 94: 0, 165: 0, 161: 0, 32: 3, 91: 0}
+    assert fake.nvmlDeviceGetFieldValues(1, [(163, 17)])[0].value.ullVal == 0  # 163: the flit CRC (0), not data (15)
     # every link's four counters answer one by one (what the 155 calls of a refresh were)
     assert [fake.nvmlDeviceGetNvLinkErrorCounter(1, 17, c) for c in range(4)] == [0, 0, 0, 15]
     # a link scope past the GPU's links fails the whole call (seen on one H200 without NVLink)
     with pytest.raises(Exception, match="Invalid Argument"):
         fake.nvmlDeviceGetFieldValues(0, [(165, 18)])
-    on = FakeNvml(cap, fields={"scoped": True, "link_ids": True, "link_count": True})
+    on = FakeNvml(cap, fields={"scoped": True, "link_ids": True, "link_count": True, "dl_crc": "sum"})  # another driver
     on.nvmlInit()
     vals = {(v.fieldId, v.scopeId): (v.nvmlReturn, v.value.ullVal)
             for v in on.nvmlDeviceGetFieldValues(1, [(161, 17), (163, 17), (166, 3), 107, 91])}
     assert vals == {(161, 17): (0, 0), (163, 17): (0, 15), (166, 3): (0, 6), (107, 0): (0, 6), (91, 0): (0, 18)}
 
 
-def test_as_measured_refresh_reads_states_every_time_and_counters_in_a_round():
+def test_no_batched_field_refresh_reads_states_every_time_and_counters_in_a_round():
     """Nothing batched answers for counters (the measured worst case): 1 + 2 x (4 + 1 field-values call
-    + 72 / ROUND_REFRESHES counters), not the 155 of every counter every refresh."""
+    + the four counters of 18 / ROUND_REFRESHES links, rounded up), not the 155 of every counter every refresh;
+    a link's four counters are read at the same refresh, every link within ROUND_REFRESHES refreshes."""
     cap = Capture.load(H200)
-    fake = FakeNvml(cap)
+    fake = FakeNvml(cap, fields=NOTHING_BATCHED)
     src = source(fake)
     first = src.poll()
     assert first.calls == 386 - 1  # the device run counted 386; the common ancestor is asked once per unordered pair
     polls = [counted(fake, src.poll) for _ in range(ROUND_REFRESHES)]
     assert all(c["nvmlDeviceGetNvLinkState"] == 0 and c["nvmlDeviceGetFieldValues"] == 2 for _, c in polls)
-    assert [p.calls for p, _ in polls] == [1 + 2 * (5 + 72 // ROUND_REFRESHES)] * ROUND_REFRESHES
-    assert sum(c["nvmlDeviceGetNvLinkErrorCounter"] for _, c in polls) == 144  # every counter once per round
-    assert f"each once every {ROUND_REFRESHES} refreshes (about" in src.counter_note and "144 of 144" in src.counter_note
+    per = -(-18 // ROUND_REFRESHES)  # links a refresh
+    assert [p.calls for p, _ in polls] == [1 + 2 * (5 + 4 * per)] * ROUND_REFRESHES
+    rounds = -(-18 // per)  # refreshes until every link was read
+    assert rounds <= ROUND_REFRESHES
+    assert sum(c["nvmlDeviceGetNvLinkErrorCounter"] for _, c in polls[:rounds]) == 144  # every counter once
+    assert f"each link once every {ROUND_REFRESHES} refreshes (about" in src.counter_note and "144 of 144" in src.counter_note
     assert list(src.log)[-1].kind == "nvml.counters"  # said in the events log
     # a rise shows within the round, a link going down within one refresh
     cap.probe["gpus"][1]["links"][9]["crc_data_err"] += 5
@@ -105,7 +114,7 @@ def test_each_way_shows_a_link_down_and_a_rising_counter_within_one_refresh(way)
 
 def test_scoped_way_covers_links_past_11_and_field_163_only_for_what_it_follows():
     cap = Capture.load(H200)
-    fake = FakeNvml(cap, fields=WAYS["scoped"])  # field 163 counts flit + data here (the fake's default)
+    fake = FakeNvml(cap, fields={**WAYS["scoped"], "dl_crc": "sum"})  # a driver whose 163 counts flit + data
     src = source(fake)
     src.poll()
     plan = src._reader.plans[1]
@@ -155,7 +164,7 @@ def test_a_full_read_after_the_first_carries_the_counters_over():
     cap.probe["gpus"][0]["links"][4]["state"] = 0
     p, calls = counted(fake, src.poll)  # a link went down: static parts read again, counters not
     assert p.full and "nvlink.down" in p.why_full
-    assert calls["nvmlDeviceGetNvLinkErrorCounter"] <= 2 * 72 // ROUND_REFRESHES
+    assert calls["nvmlDeviceGetNvLinkErrorCounter"] <= 2 * 4 * -(-18 // ROUND_REFRESHES)  # one refresh's slice
     assert p.snapshot.gpus[1].nvlinks[17].counters["crc_data"] == 15
     src.close()
 
@@ -279,8 +288,49 @@ def test_read_every_refresh_the_fake_predicts_the_155_calls_measured_on_the_h200
     from p2ptop.sources import nvlink_fields
 
     monkeypatch.setattr(nvlink_fields, "ROUND_REFRESHES", 1)
-    fake = FakeNvml(Capture.load(H200))
+    fake = FakeNvml(Capture.load(H200), fields=NOTHING_BATCHED)  # what the 2026-11-24 run's reader asked
     src = source(fake)
     src.poll()
     assert src.poll().calls == 155
+    src.close()
+
+
+def test_per_link_fields_that_cost_a_query_a_link_are_read_in_the_round_with_their_links_other_counters():
+    """On the 2 x H200 host as measured on 2026-11-27 the scoped counter fields answer but cost one ~0.8 ms query
+    a link (benchmarks/data/nvml-latency-h200x2-measured.json, its field_values model): asking them every refresh
+    would cost as much as reading every counter by call. The plan times them at the full read and reads them in
+    the round; each refresh asks the link states and the PCIe replays, and all the counters of a few links; every
+    link's counters are read at one refresh, so a rise is a rate over the time since that link was last read."""
+    from p2ptop.sources.capture import CallLatency
+
+    table = CallLatency.load(os.path.join(HERE, "..", "benchmarks", "data", "nvml-latency-h200x2-measured.json"))
+    assert table.field_values["per_link_s"]["161"] > 0.0005  # what the plan reacts to
+    cap = Capture.load(H200)
+    fake = FakeNvml(cap, latency=table)
+    src = source(fake)
+    src.poll()
+    plan = src._reader.plans[0]
+    assert plan.fields_in_round and plan.field_cost_s > 0.002
+    assert {k for _, k in plan.round} == {"replay", "recovery", "crc_flit", "crc_data"} and len(plan.round) == 72
+    per = -(-18 // ROUND_REFRESHES)
+    f0 = len(fake.field_counts)
+    seen: dict[int, list[int]] = collections.defaultdict(list)  # link -> refreshes its counters were read at
+    for r in range(ROUND_REFRESHES):
+        n0 = len(fake.calls)
+        src.poll()
+        links = src._reader.counter_seconds  # links read in the round this refresh (after the first time)
+        calls = collections.Counter(fake.calls[n0:])
+        assert calls["nvmlDeviceGetNvLinkErrorCounter"] == 2 * 2 * per  # crc flit and data of `per` links a GPU
+        for link in {l for (g, l) in links if g == 0}:
+            seen[link].append(r)
+    assert sorted(seen) == list(range(18))  # every link within the round
+    # each refresh's field-values call: 18 states + the PCIe replays + replay/recovery (161/162) of `per` links
+    assert fake.field_counts[f0:] == [18 + 1 + 2 * per] * (2 * ROUND_REFRESHES)
+    # a rise of a counter read through a field shows within the round, as a rise over that link's time
+    cap.probe["gpus"][1]["links"][16]["replay_err"] = 3
+    texts = []
+    for _ in range(ROUND_REFRESHES):
+        texts += [c.text for c in src.poll().changes]
+    assert "GPU1 NVLink 16 replay errors +3 (now 3)" in texts
+    assert "a query a link" in src.counter_note and "each link once every" in src.counter_note
     src.close()

@@ -205,7 +205,8 @@ def _diff(old: Optional[Snapshot], new: Snapshot, link_seconds: Any = None) -> l
 
 def counter_note(reader: Any) -> str:
     """One line for the events log where some NVLink counters are read in the slower round: which GPUs,
-    how often, and why (the driver answers no batched field for them). Empty where every counter is batched."""
+    how often, and why (no batched field answers for them, or asking the batched fields every refresh costs
+    more than reading them in turn). Empty where every counter is read every refresh."""
     from ..sources.nvlink_fields import ROUND_REFRESHES
 
     slow = {i: p for i, p in sorted(getattr(reader, "plans", {}).items()) if p.round}
@@ -213,7 +214,13 @@ def counter_note(reader: Any) -> str:
         return ""
     n = sum(len(p.round) for p in slow.values())
     total = sum(len(p.links) * 4 for p in slow.values())
-    return (f"NVLink error counters: {n} of {total} on GPU{', GPU'.join(str(i) for i in slow)} are read link by link, "
-            f"each once every {ROUND_REFRESHES} refreshes; link states every refresh. The driver gives no batched "
-            f"field for them (field values 38/45/52/59 totals, 161-163 per link, per-link ids); "
+    costly = [p for p in slow.values() if p.fields_in_round]
+    why = ("the driver gives no batched field for them (field values 38/45/52/59 totals, 161-163 per link, "
+           "per-link ids)")
+    if costly:
+        ms = max(p.field_cost_s for p in costly) * 1000
+        why = (f"the driver's batched fields for them cost {ms:.0f} ms a GPU at the full read (a query a link), "
+               f"too much for every refresh")
+    return (f"NVLink error counters: {n} of {total} on GPU{', GPU'.join(str(i) for i in slow)} are read in turn, "
+            f"each link once every {ROUND_REFRESHES} refreshes; link states every refresh. Why: {why}; "
             f"a rise shows within {ROUND_REFRESHES} refreshes")

@@ -200,24 +200,53 @@ class CallLatency:
     """How long each NVML function took on a real host (seconds per call), with where the figures came from.
 
     ``per_call`` maps function names to seconds; others take ``default``. The file format
-    (benchmarks/data/nvml-latency-*.json) is ``{"origin": ..., "default_s": x, "per_call_s": {...}}``."""
+    (benchmarks/data/nvml-latency-*.json) is ``{"origin": ..., "default_s": x, "per_call_s": {...}}``, and
+    optionally ``"field_values": {...}``: what a nvmlDeviceGetFieldValues call costs by the fields it asks,
+    where a host was measured so (:meth:`field_values_cost`); without it the call costs its per-call figure."""
 
-    def __init__(self, default_s: float, per_call_s: Optional[dict[str, float]] = None, origin: str = ""):
+    def __init__(self, default_s: float, per_call_s: Optional[dict[str, float]] = None, origin: str = "",
+                 field_values: Optional[dict[str, Any]] = None):
         self.default_s = float(default_s)
         self.per_call_s = dict(per_call_s or {})
         self.origin = origin
+        self.field_values = dict(field_values or {})
 
     @classmethod
     def load(cls, path: str) -> "CallLatency":
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
         try:
-            return cls(data["default_s"], data.get("per_call_s"), data.get("origin", path))
+            return cls(data["default_s"], data.get("per_call_s"), data.get("origin", path), data.get("field_values"))
         except (KeyError, TypeError, ValueError) as e:
             raise ValueError(f"{path}: not an NVML latency table ({e})") from None
 
     def of(self, name: str) -> float:
         return self.per_call_s.get(name, self.default_s)
+
+    def field_values_cost(self, values: list) -> float:
+        """Seconds a nvmlDeviceGetFieldValues call that returned ``values`` costs, by the table's
+        ``field_values`` model: a field that did not answer costs ``unanswered_s``; ``group_s`` fields (e.g. the
+        link states, 165) cost their figure once a call however many links they ask; ``each_s`` fields (e.g. the
+        PCIe replays, 94) their figure each time asked; ``per_link_s`` fields (the scoped NVLink counters 161-163)
+        one query a link, whichever of them it asks; any other answered field ``default_field_s``."""
+        fv = self.field_values
+        groups, each, per_link = fv.get("group_s", {}), fv.get("each_s", {}), fv.get("per_link_s", {})
+        cost, seen_groups, seen_links = 0.0, set(), set()
+        for v in values:
+            fid = str(v.fieldId)
+            if v.nvmlReturn != 0:
+                cost += fv.get("unanswered_s", 0.0)
+            elif fid in groups:
+                if fid not in seen_groups:
+                    seen_groups.add(fid)
+                    cost += groups[fid]
+            elif fid in per_link:
+                if v.scopeId not in seen_links:
+                    seen_links.add(v.scopeId)
+                    cost += per_link[fid]
+            else:
+                cost += each.get(fid, fv.get("default_field_s", 0.0))
+        return cost
 
 
 class _EventSet:
@@ -394,7 +423,8 @@ class FakeNvml:
             def wrapped(*args: Any) -> Any:
                 calls.append(name)
                 # the call's recorded time, spent as CPU of this thread (a shared machine's other work does not shorten it)
-                end = time.thread_time() + latency.of(name) if latency is not None and name != "nvmlEventSetWait_v2" else 0.0
+                start = time.thread_time()
+                end = start + latency.of(name) if latency is not None and name != "nvmlEventSetWait_v2" else 0.0
                 try:
                     if name not in ("nvmlInit", "nvmlShutdown") and not object.__getattribute__(self, "_open"):
                         raise _err("UNINITIALIZED")
@@ -402,7 +432,10 @@ class FakeNvml:
                         raise _err(fault)
                     if lost and name.startswith("nvmlDevice") and args and args[0] in lost:
                         raise _err("GPU_IS_LOST")
-                    return fn(*args)
+                    out = fn(*args)
+                    if latency is not None and latency.field_values and name == "nvmlDeviceGetFieldValues":
+                        end = start + latency.field_values_cost(out)  # what these fields cost on that host
+                    return out
                 finally:
                     while time.thread_time() < end:  # spent as CPU, as the driver's ioctl is
                         pass

@@ -18,9 +18,16 @@ The ways a GPU's link counters can be read without one call per link and counter
   counters per link with nvmlDeviceGetNvLinkErrorCounter). So it is never shown as either counter: it
   only triggers a per-link read of the CRC counters it was seen to follow, on this GPU, at a full read
   (:func:`dl_crc_follows`). A CRC counter it was not seen to follow is not covered by it.
-- **the round**: a counter no batched field covers is read link by link, a slice each refresh, so that
-  every such counter is read once every :data:`ROUND_REFRESHES` refreshes. Measured on 2 H200s
-  (driver 580.159.04): the totals answer Not Supported; the scoped fields and per-link ids are not known.
+- **the round**: a counter no batched field covers is read link by link, a slice of the links each refresh,
+  so that every such link is read once every :data:`ROUND_REFRESHES` refreshes; all of a link's round counters
+  are read at the same refresh, so a rise is a rate over the time since that link was last read.
+- **what it costs**: a batched field is no saving where the driver serves each link's counters with a query of
+  its own. Measured on 2 H200s (driver 580.159.04, 2026-11-27, benchmarks/results/h200x2-2026-11-27/): the
+  scoped fields 161/162/163 answer, but 18 links of them cost 14-16 ms whether one field or three are asked a
+  link (one ~0.8 ms query a link), as much as nvmlDeviceGetNvLinkErrorCounter's ~0.8 ms a counter; the link
+  states (165) of 18 links cost 0.2-0.5 ms. So the plan times the full read's counter fields: where asking them
+  every refresh would cost more than :data:`FIELDS_EVERY_REFRESH_S`, the per-link fields join the round too
+  (``fields_in_round``), read for the links of each refresh's slice only.
 
 A field whose own ``nvmlReturn`` is not Success counts as not answering.
 """
@@ -52,8 +59,11 @@ for _kind, _low, _high in (("crc_flit", 32, 96), ("crc_data", 39, 102), ("replay
         FI_LINK_IDS[(_kind, 6 + _l)] = _high + _l
 LINK_ID_MAX = 11
 
-#: a counter no batched field covers is read once every this many refreshes (a slice of them each refresh)
+#: a counter no batched field covers is read once every this many refreshes (a slice of the links each refresh)
 ROUND_REFRESHES = 8
+#: the per-link counter fields are asked every refresh only where the full read's call for them took at most
+#: this long (one GPU); else they join the round (2 H200s: 14-16 ms for 18 links, one query a link)
+FIELDS_EVERY_REFRESH_S = 0.002
 
 Field = tuple[int, int]  # (field id, scope id); scope 0 for device-level fields
 
@@ -93,12 +103,31 @@ class CounterPlan:
     direct: dict[Field, tuple[int, str]] = field(default_factory=dict)  # field -> (link, kind) it gives
     totals: dict[int, str] = field(default_factory=dict)  # total field id -> kind (answered at the full read)
     dl_crc: dict[int, tuple[str, ...]] = field(default_factory=dict)  # link -> CRC kinds field 163 follows there
-    round: list[tuple[int, str]] = field(default_factory=list)  # (link, kind) read in the round
+    by_call: dict[int, list[str]] = field(default_factory=dict)  # link -> kinds read by a call, in the round
+    fields_in_round: bool = False  # the per-link fields cost too much to ask every refresh: the round asks them
+    field_cost_s: float = 0.0  # what the full read's call for the counter fields took (one GPU)
     pos: int = 0  # where the round goes on
 
-    def fields(self) -> list[Field]:
-        """The counter fields a refresh asks (beyond link states and the PCIe replays)."""
-        return list(self.direct) + [(fid, 0) for fid in self.totals] + [(FI_DL_CRC, link) for link in self.dl_crc]
+    @property
+    def round(self) -> list[tuple[int, str]]:
+        """(link, kind) of every counter read in the round (by a call, or by its field where those are in it)."""
+        items = [(link, kind) for link, kinds in self.by_call.items() for kind in kinds]
+        if self.fields_in_round:
+            items += sorted(set(self.direct.values()))
+            items += [(link, kind) for link, kinds in self.dl_crc.items() for kind in kinds]
+        return items
+
+    def per_link_fields(self) -> list[Field]:
+        return list(self.direct) + [(FI_DL_CRC, link) for link in self.dl_crc]
+
+    def fields(self, links: "Optional[list[int]]" = None) -> list[Field]:
+        """The counter fields a refresh asks (beyond link states and the PCIe replays): the totals, and the
+        per-link fields, of every link or, where they are in the round, of this refresh's ``links``."""
+        per = self.per_link_fields()
+        if self.fields_in_round:
+            wanted = set(links or ())
+            per = [f for f in per if (self.direct[f][0] if f in self.direct else f[1]) in wanted]
+        return [(fid, 0) for fid in self.totals] + per
 
     def covered_by_total(self, kind: str) -> bool:
         return kind in self.totals.values()
@@ -106,14 +135,15 @@ class CounterPlan:
     def direct_pairs(self) -> set[tuple[int, str]]:
         return set(self.direct.values())
 
-    def slice(self) -> list[tuple[int, str]]:
-        """The round's part for this refresh: every item once per ROUND_REFRESHES refreshes."""
-        if not self.round:
+    def slice(self) -> list[int]:
+        """The links whose round counters this refresh reads: every such link once per ROUND_REFRESHES refreshes."""
+        links = sorted({link for link, _ in self.round})
+        if not links:
             return []
-        n = math.ceil(len(self.round) / ROUND_REFRESHES)
-        start = self.pos % len(self.round)
-        part = (self.round + self.round)[start:start + n]
-        self.pos = (start + n) % len(self.round)
+        n = math.ceil(len(links) / ROUND_REFRESHES)
+        start = self.pos % len(links)
+        part = (links + links)[start:start + n]
+        self.pos = (start + n) % len(links)
         return part
 
     def way(self) -> str:
@@ -121,12 +151,14 @@ class CounterPlan:
         n = len(self.links) * len(NVLINK_COUNTERS)
         parts = []
         if self.direct:
-            parts.append(f"{len(self.direct)} per link in one field-values call")
+            parts.append(f"{len(self.direct)} per link in one field-values call"
+                         + (f" (in the round: {self.field_cost_s * 1000:.1f} ms for them at the full read)"
+                            if self.fields_in_round else ""))
         if self.totals:
             parts.append(f"{', '.join(sorted(self.totals.values()))} through the GPU's totals")
         if self.dl_crc:
             kinds = sorted({k for ks in self.dl_crc.values() for k in ks})
             parts.append(f"{'/'.join(kinds)} through field 163 (NVLink CRC) per link")
         if self.round:
-            parts.append(f"{len(self.round)} of {n} link by link in a round of {ROUND_REFRESHES} refreshes")
+            parts.append(f"{len(self.round)} of {n} in a round of {ROUND_REFRESHES} refreshes")
         return "; ".join(parts) or "none (no counter answers)"

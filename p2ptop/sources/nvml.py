@@ -44,7 +44,7 @@ from .nvlink_fields import (
     FI_DL_CRC,
     FI_LINK_COUNT,
     FI_NVLINK_GET_STATE,
-    FI_NVLINK_GET_VERSION,
+    FIELDS_EVERY_REFRESH_S,
     FI_PCIE_REPLAY_COUNTER,
     NVLINK_COUNTERS,
     CounterPlan,
@@ -420,13 +420,14 @@ class NvmlReader:
             gpu.na.setdefault("nvlinks", lost)
             return
         fields: list[Any] = [] if states else [(FI_NVLINK_GET_STATE, l) for l in links]
-        if not topo:
-            fields += [(FI_NVLINK_GET_VERSION, l) for l in links]
+        if not topo:  # (versions by nvmlDeviceGetNvLinkVersion: ~1 us a link on 2 H200s, field 166 0.17 ms a call)
             carried = self._carry.get(gpu.index)
             if carried is None or [nl.link for nl in carried.nvlinks] != links:
                 carried = None
             fields += counter_fields(links)
+        t0 = time.perf_counter()
         got, why = self._fields(h, fields)
+        field_cost = time.perf_counter() - t0  # what asking the counter fields every refresh would cost
         if why is not None and "lost" not in why.lower() and not topo:
             # the whole call refused (a field or scope this driver does not take): the fields known to answer
             got, _ = self._fields(h, [f for f in fields if isinstance(f, tuple) and f[0] == FI_NVLINK_GET_STATE]
@@ -457,11 +458,7 @@ class NvmlReader:
                     nl.na[attr] = NOT_FOR_TOPO
                 gpu.nvlinks.append(nl)
                 continue
-            version = got.get((FI_NVLINK_GET_VERSION, link))
-            if version is not None:
-                nl.version = int(version)
-            else:
-                self._set(nl, "version", "nvmlDeviceGetNvLinkVersion", h, link, conv=int)
+            self._set(nl, "version", "nvmlDeviceGetNvLinkVersion", h, link, conv=int)
             for attr, name, conv in (
                 ("remote_pci_bus_id", "nvmlDeviceGetNvLinkRemotePciInfo", lambda p: _text(p.busId)),
                 ("remote_type", "nvmlDeviceGetNvLinkRemoteDeviceType", lambda t: NVLINK_REMOTE_TYPES.get(int(t), f"UNKNOWN({t})")),
@@ -485,21 +482,15 @@ class NvmlReader:
                         nl.na[f"counters.{cname}"] = why
             gpu.nvlinks.append(nl)
         if not topo and gpu.nvlinks:
-            self._plan(gpu, got, totals, carried=carried is not None)
+            self._plan(gpu, got, totals, carried=carried is not None, field_cost=field_cost)
 
     def _check_fields(self, h: Any, links: list[int], got: dict[Any, int]) -> None:
-        """A field-value source is used for a link's version or counter only where it says what the function
-        call says: each source (version 166; scoped 161/162; per-link ids) is compared with the call on one link
-        per counter, once per full read, and dropped from ``got`` where they differ. (A source whose call does
-        not answer cannot be compared and is kept.)"""
+        """A field-value source is used for a link's counter only where it says what the function call says:
+        each source (scoped 161/162; per-link ids) is compared with the call on one link per counter, once per
+        full read, and dropped from ``got`` where they differ. (A source whose call does not answer cannot be
+        compared and is kept.)"""
         from .nvlink_fields import FI_DL, FI_LINK_IDS
 
-        link = next((l for l in links if (FI_NVLINK_GET_VERSION, l) in got), None)
-        if link is not None:
-            v, why = self.call("nvmlDeviceGetNvLinkVersion", h, link)
-            if why is None and int(v) != got[(FI_NVLINK_GET_VERSION, link)]:
-                for l in links:
-                    got.pop((FI_NVLINK_GET_VERSION, l), None)
         for kind, cidx in NVLINK_COUNTERS.items():
             # each source: [(field, link)] (the scoped field 161/162, and the per-link ids of links 0..11)
             sources = [[((fid, l), l) for l in links] for fid, k in FI_DL.items() if k == kind]
@@ -521,10 +512,13 @@ class NvmlReader:
                 elif chosen is None:
                     chosen = {l for _, l in answered}
 
-    def _plan(self, gpu: GPU, got: dict[Any, int], totals: dict[str, Optional[int]], carried: bool = False) -> None:
-        """Learn how this GPU's counters are read until the next full read (CounterPlan)."""
+    def _plan(self, gpu: GPU, got: dict[Any, int], totals: dict[str, Optional[int]], carried: bool = False,
+              field_cost: float = 0.0) -> None:
+        """Learn how this GPU's counters are read until the next full read (CounterPlan): which batched fields
+        answer, and whether asking them every refresh costs more than FIELDS_EVERY_REFRESH_S (the full read's
+        call for them, ``field_cost``, timed): then they are read in the round, a slice of links a refresh."""
         links = [nl.link for nl in gpu.nvlinks if "state" not in nl.na or nl.state is not None]
-        plan = CounterPlan(links=[nl.link for nl in gpu.nvlinks])
+        plan = CounterPlan(links=[nl.link for nl in gpu.nvlinks], field_cost_s=field_cost)
         plan.totals = {fid: kind for fid, kind in FI_COUNTER_TOTALS.items() if totals.get(kind) is not None}
         follows = dl_crc_follows({nl.link: (got.get((FI_DL_CRC, nl.link)), nl.counters.get("crc_flit"),
                                             nl.counters.get("crc_data")) for nl in gpu.nvlinks})
@@ -542,7 +536,8 @@ class NvmlReader:
                 elif plan.covered_by_total(cname) or cname in dl:
                     continue
                 elif nl.counters.get(cname) is not None:  # answers link by link: the round reads it
-                    plan.round.append((nl.link, cname))
+                    plan.by_call.setdefault(nl.link, []).append(cname)
+        plan.fields_in_round = bool(plan.per_link_fields()) and field_cost > FIELDS_EVERY_REFRESH_S
         self._totals[gpu.index] = totals
         self.plans[gpu.index] = plan
         if not carried:  # counters carried over keep the time they were read at
@@ -596,9 +591,10 @@ class NvmlReader:
             gpu.fabric = self._read_fabric(h)
         links = gpu.nvlinks
         plan = self.plans.get(gpu.index)
+        rounded = plan.slice() if plan is not None else []  # the links whose round counters are read this time
         fields: list[Any] = [(FI_NVLINK_GET_STATE, nl.link) for nl in links] + [FI_PCIE_REPLAY_COUNTER]
         if plan is not None:
-            fields += plan.fields()
+            fields += plan.fields(rounded)
         got, why = self._fields(h, fields)
         if why is not None and "lost" in why.lower():
             gpu.na["nvlinks"] = why
@@ -619,15 +615,19 @@ class NvmlReader:
             nl.state = "active" if int(state) == 1 else "inactive"
         if not links or plan is None:
             return
-        self._read_counters(h, gpu, plan, got)
+        self._read_counters(h, gpu, plan, got, rounded)
 
-    def _read_counters(self, h: Any, gpu: GPU, plan: CounterPlan, got: dict[Any, int]) -> None:
-        """The counters of a refresh, as the plan says: per-link fields straight from the batch; a total
-        or a field 163 that moved (or stopped answering) makes its links' counters read one by one;
-        the round's slice; anything a batched field gave before and not now is read by a call."""
+    def _read_counters(self, h: Any, gpu: GPU, plan: CounterPlan, got: dict[Any, int], rounded: list[int]) -> None:
+        """The counters of a refresh, as the plan says: per-link fields straight from the batch (every link,
+        or the ``rounded`` links where the fields are in the round); a total or a field 163 that moved (or
+        stopped answering) makes its links' counters read one by one; the round's counters of the ``rounded``
+        links; anything a batched field gave before and not now is read by a call."""
         by_link = {nl.link: nl for nl in gpu.nvlinks}
+        asked = set(plan.fields(rounded))
         wanted: set[tuple[int, str]] = set()
         for fid, (link, kind) in plan.direct.items():
+            if fid not in asked:
+                continue  # in the round, not this refresh's slice
             v = got.get(fid)
             if v is None:
                 wanted.add((link, kind))  # stopped answering in the batch: asked by a call this time
@@ -642,12 +642,13 @@ class NvmlReader:
                 continue  # no link's counter moved
             wanted.update((link, kind) for link in plan.links if (link, kind) not in direct)
         for link, kinds in plan.dl_crc.items():
+            if (FI_DL_CRC, link) not in asked:
+                continue
             v = got.get((FI_DL_CRC, link))
             if v is None or self._dl_crc.get((gpu.index, link)) != v:
                 wanted.update((link, kind) for kind in kinds)
             self._dl_crc[(gpu.index, link)] = v
-        rounded = plan.slice()
-        wanted.update(rounded)
+        wanted.update((link, kind) for link in rounded for kind in plan.by_call.get(link, ()))
         now = time.monotonic()
         self.counter_seconds = {k: v for k, v in self.counter_seconds.items() if k[0] != gpu.index}
         for link, kind in sorted(wanted):
@@ -660,7 +661,7 @@ class NvmlReader:
                 nl.na.pop(f"counters.{kind}", None)
             else:
                 nl.na[f"counters.{kind}"] = why
-        for link in {link for link, _ in rounded}:
+        for link in rounded:
             last = self._read_at.get((gpu.index, link))
             if last is not None:  # a rise read by the round covers the time since the link's last read
                 self.counter_seconds[(gpu.index, link)] = now - last
