@@ -2,9 +2,10 @@
 
     python benchmarks/bench_live.py [--interval 2] [--idle-seconds 20] [--idle]
 
-Hosts: the H100 capture (one GPU, no NVLink); the 2 x H200 capture as measured (field values: link
-states and PCIe replays answer, NVLink counter totals do not, the rest not known: taken as not answering)
-and with the unknown batched fields answering (scoped 161-163/166, per-link ids, link count 91); the 8- and
+Hosts: the H100 capture (one GPU, no NVLink); the 2 x H200 capture as measured on 2026-11-27 (field values:
+link states, PCIe replays, the scoped counters 161-163, version 166 and the link count answer; the counter
+totals and the per-link ids do not), as a driver that answers no batched counter field would ("no batch"),
+and with every batched field answering (per-link ids too: "all batched"); the 8- and
 72-GPU demos turned into captures (counter totals answering, as the fake's default). For each: NVML calls of
 a full read (a live snapshot) and of a refresh, before (every counter of every link on every refresh, as
 p2ptop read them until now) and after; then the predicted time of each with every latency table in
@@ -43,8 +44,9 @@ SYSFS = "/nonexistent"  # the fake has no sysfs: the PCIe path is N/A, as on a p
 BATCHED = {"scoped": True, "link_ids": True, "link_count": True}
 HOSTS = {  # name -> (capture, field-value groups switched on)
     "h100x1 capture": ("h100x1-vm", {}),
-    "h200x2 as measured": ("h200x2-nvswitch-vm", {}),
-    "h200x2 batched": ("h200x2-nvswitch-vm", BATCHED),
+    "h200x2 as measured": ("h200x2-nvswitch-vm", {}),  # the fields as they answered there on 2026-11-27
+    "h200x2 no batch": ("h200x2-nvswitch-vm", {"scoped": False, "link_ids": False, "link_count": False}),
+    "h200x2 all batched": ("h200x2-nvswitch-vm", BATCHED),
     "dgx-h100 demo": ("demo:dgx-h100", {}),
     "nvl72 demo": ("demo:nvl72", {}),
 }
@@ -92,6 +94,22 @@ def measure(spec: str, fields: dict, before: bool, refreshes: int) -> tuple[Cost
         return out[0], out[1:]
     finally:
         nvlink_fields.ROUND_REFRESHES = saved
+
+
+def spent(spec: str, fields: dict, table: CallLatency, refreshes: int) -> tuple[float, list[float], list[int]]:
+    """A full read and ``refreshes`` refreshes on the fake SPENDING the table's latencies as CPU (field-values
+    calls charged by their fields where the table models them), so that the reader's own choices (which
+    fields it asks every refresh, timed at the full read) follow the table: (full read s, refresh s each, calls)."""
+    fake = FakeNvml(capture_of(spec), fields=fields, latency=table)
+    src = LiveSource(fake, SYSFS, host_facts=False, events=False, static_every=1e9)
+    out, calls = [], []
+    for _ in range(refreshes + 1):
+        n0, c0 = len(fake.calls), time.thread_time()
+        src.poll()
+        out.append(time.thread_time() - c0)
+        calls.append(len(fake.calls) - n0)
+    src.close()
+    return out[0], out[1:], calls[1:]
 
 
 def median(xs):
@@ -177,14 +195,28 @@ def main() -> int:
             pct = lambda ms: 100 * ms / 1000 / args.interval  # noqa: E731
             print(f"{name:<20} {snap_b:>12.1f} ms {snap_a:>11.1f} ms {snap_x:>5.0f} ms {ref_b:>11.1f} ms {ref_a:>10.1f} ms"
                   f" {ref_x:>5.0f} ms {pct(ref_b):>9.2f} % {pct(ref_a):>8.2f} % {pct(ref_x):>6.2f} %")
+    print()
+    print("spent on the fake: each table's latencies spent as CPU, field-values calls charged by their fields where the")
+    print("table models them (field_values); the reader times its counter fields at the full read and reads costly ones")
+    print("in the round, so these follow the table. Refresh: mean over a round.")
+    print(f"{'table':<28} {'host':<20} {'snapshot':>10} {'refresh':>9} {'calls':>6} {'idle at ' + format(args.interval, 'g') + ' s':>10}")
+    for tname, table in tables.items():
+        for name in names:
+            spec, fields = HOSTS[name]
+            if spec == "demo:nvl72" and not args.only:
+                continue  # minutes with the slower tables; --only "nvl72 demo" runs it
+            full, refs, calls = spent(spec, fields, table, rounds)
+            ref = statistics.mean(refs)
+            print(f"{tname:<28} {name:<20} {full * 1000:>7.1f} ms {ref * 1000:>6.1f} ms {statistics.mean(calls):>6.1f}"
+                  f" {100 * ref / args.interval:>8.2f} %")
     print("targets (issue 21): live snapshot <= 100 ms on the 2-GPU capture with real latencies; idle <= 1.5 % of a core")
     print("at 2 H200s, <= 5 % at 72 GPUs (the dashboard's own drawing comes on top: --idle measures it with the app)")
     if args.idle:
-        table = tables.get("h200x2-twoclass-derived") or next(iter(tables.values()))
+        table = tables.get("h200x2-measured") or next(iter(tables.values()))
         for name in names:
             spec, fields = HOSTS[name]
             pct, polls = asyncio.run(idle_cpu(spec, fields, table, args.idle_seconds, args.interval))
-            print(f"{name:<20} dashboard idle (headless app, fake NVML spending the h200x2-twoclass-derived latencies"
+            print(f"{name:<20} dashboard idle (headless app, fake NVML spending the h200x2-measured latencies"
                   f" as CPU): {pct:5.2f} % of one core ({polls} polls in {args.idle_seconds:g} s)")
     return 0
 

@@ -151,3 +151,21 @@ def test_gpus_behind_root_ports_are_no_vm():
     assert _virtualized("GPU 00000000:00:07.0\n    Product Name : Tesla V100-PCIE-16GB\n"
                         "GPU 00000000:3B:00.0\n    Product Name : Tesla V100-PCIE-16GB\n") is None
     assert _virtualized("GPU 00000000:00:00.0\n    Product Name                    : Orin (nvgpu)\n") is None
+
+
+def test_a_vm_read_from_bus_ids_is_inferred_and_offers_no_candidate_on_a_healthy_output():
+    """A healthy nvbandwidth run of the 2 x H200 VM (its GPUs on the root bus, 00:06.0 and 00:07.0) names no
+    symptom: the VM, inferred from the bus ids and not said, is no setup the text describes, so no entry is
+    offered on it alone (issue 22 point 3); beside an error it explains, the same inference still counts."""
+    import os
+
+    from tests.kbtools import answer
+
+    path = os.path.join(os.path.dirname(__file__), "fixtures", "captures", "h200x2-nvswitch-vm", "nvbandwidth.txt")
+    healthy = open(path, encoding="utf-8").read()
+    ev = read_text(healthy)
+    assert ev.facts_by_subject()["host"].get("host.virtualized") is True
+    assert next(f for f in ev.findings if f.id == "text.host.virtualized").evidence[0].startswith("inferred from line")
+    assert answer(healthy) == []
+    failing = healthy + "\ncudaErrorPeerAccessUnsupported: peer access is not supported between these two devices\n"
+    assert answer(failing)[0][3] == "vm/peer-access-unsupported-in-vm"

@@ -126,7 +126,6 @@ def fields() -> None:
         "link count field 91": lambda: fv(h, [91]),
         "capability P2P by function, link 0": lambda: n.nvmlDeviceGetNvLinkCapability(h, 0, 0),
         "P2P status GPU0->GPU1 read": lambda: n.nvmlDeviceGetP2PStatus(h, n.nvmlDeviceGetHandleByIndex(1), 0),
-        "fabric info": lambda: n.nvmlDeviceGetGpuFabricInfoV(h),
         "utilisation": lambda: n.nvmlDeviceGetUtilizationRates(h),
         "PCIe width now": lambda: n.nvmlDeviceGetCurrPcieLinkWidth(h),
         "MIG mode": lambda: n.nvmlDeviceGetMigMode(h),

@@ -226,7 +226,10 @@ class Collector:
         return f.value if f else default
 
     def add(self, subject: str, key: str, value: Any, line: int, summary: Optional[str] = None,
-            severity: Optional[str] = None, again: bool = False) -> bool:
+            severity: Optional[str] = None, again: bool = False, inferred: bool = False) -> bool:
+        """One fact of the text, from ``line``. ``inferred``: the line does not say it, a rule reads it from
+        the line's shape (a VM from its bus ids): cited "inferred from line N", it is no setup the text
+        describes (the matcher offers no candidate on it alone)."""
         if value is None or value == "":
             return False
         if (subject, key) in self.facts and not again:
@@ -243,7 +246,7 @@ class Collector:
         self.findings.append(Finding(
             id=f"text.{key}", subject=subject, severity=severity,
             summary=summary or f"{who}{key} = {value}",
-            evidence=[self.paste.cite(line)], facts={key: value}))
+            evidence=[("inferred from " if inferred else "") + self.paste.cite(line)], facts={key: value}))
         return True
 
     def gpu_of_bus(self, bus: Optional[str]) -> Optional[int]:

@@ -138,7 +138,7 @@ def _vm_by_bus_ids(c) -> None:
                     seen.setdefault(b, ch.line)
     if seen and all(_root_bus(b) for b in seen):
         bus, line = next(iter(seen.items()))
-        c.add("host", "host.virtualized", True, line, severity="info",
+        c.add("host", "host.virtualized", True, line, severity="info", inferred=True,
               summary=f"the GPUs sit on a PCI root bus ({', '.join(list(seen)[:2])}): where a VM places passed-through "
                       "devices (on a physical host a GPU is behind a root port, bus 01 or higher)")
 

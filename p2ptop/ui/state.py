@@ -42,6 +42,14 @@ def same_hardware(a: Snapshot, b: Snapshot) -> bool:
     return [_steady(g) for g in a.gpus] == [_steady(g) for g in b.gpus]
 
 
+def routine_refresh(was: "DashboardState", now: "DashboardState") -> bool:
+    """True when a refresh changed only routine things (every change of severity info, e.g. corrected NVLink CRC
+    errors at a harmless rate): the same findings by code, subject and severity, and the same change marks."""
+    key = lambda state: sorted((f.id, f.subject, f.severity) for f in state.findings)  # noqa: E731
+    return (now.indices == was.indices and all(c.severity == "info" for c in now.changes)
+            and now.marked() == was.marked() and key(now) == key(was))
+
+
 class DashboardState:
     def __init__(self, snapshot: Snapshot, previous: Optional["DashboardState"] = None,
                  changes: Optional[list[Change]] = None):

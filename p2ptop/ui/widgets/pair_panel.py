@@ -293,7 +293,16 @@ class PairPanel(VerticalScroll, can_focus=False):
         yield self.kb_list
 
     def show(self, body: RenderableType) -> None:
-        self.body.update(body)
+        """The pair's details. A body as tall as the one shown (its lines as rendered at this width) is
+        drawn without a layout pass: a live refresh that changes a counter redraws the panel, not the screen."""
+        height = None
+        width = self.body.content_region.width
+        if width > 0:
+            console = self.app.console
+            height = len(console.render_lines(body, console.options.update_width(width), pad=False))
+        same = height is not None and height == getattr(self, "_body_height", None)
+        self._body_height = height
+        self.body.update(body, layout=not same)
 
     def show_matches(self, status: Text, items: list[Text]) -> None:
         self.kb_status.update(status)
