@@ -10,7 +10,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 H200 = os.path.join(HERE, "fixtures", "captures", "h200x2-nvswitch-vm")
 
 
-async def test_routine_counter_rises_redraw_the_pair_panel_only(tmp_path):
+async def test_routine_counter_rises_redraw_the_pair_panel_only(tmp_path, monkeypatch):
+    from p2ptop.ui import poller
     from p2ptop.ui.app import P2PTopApp
     from p2ptop.ui.poller import LiveReader
     from p2ptop.ui.state import routine_refresh
@@ -34,6 +35,7 @@ async def test_routine_counter_rises_redraw_the_pair_panel_only(tmp_path):
         body.update = lambda content="", layout=True: (layouts.append(layout), update(content, layout=layout))[1]
         was = app.state
         before = " ".join(app.export_text().split())
+        monkeypatch.setattr(poller, "ROUTINE_REDRAW_SECONDS", 0.0)  # the panel's own cadence: every time here
         for link in range(18):  # +1 data CRC error on every link of GPU1: corrected, under the rate that matters
             cap.probe["gpus"][1]["links"][link]["crc_data_err"] += 1
         app.action_poll_now()
@@ -48,6 +50,18 @@ async def test_routine_counter_rises_redraw_the_pair_panel_only(tmp_path):
         assert full == [] and rematch == [] and layouts == [False]
         after = " ".join(app.export_text().split())
         assert after != before  # the panel shows the new total
+        # within ROUTINE_REDRAW_SECONDS of that redraw, a routine refresh redraws the header only
+        monkeypatch.setattr(poller, "ROUTINE_REDRAW_SECONDS", 3600.0)
+        for link in range(18):
+            cap.probe["gpus"][1]["links"][link]["crc_data_err"] += 1
+        was = app.state
+        app.action_poll_now()
+        for _ in range(300):
+            await pilot.pause(0.02)
+            if app.state is not was:
+                break
+        await pilot.pause(0.2)
+        assert routine_refresh(was, app.state) and layouts == [False] and full == []
         # a change that is not routine (a link going down) is drawn in full
         cap.probe["gpus"][0]["links"][3]["state"] = 0
         was = app.state

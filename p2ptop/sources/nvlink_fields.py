@@ -60,7 +60,7 @@ for _kind, _low, _high in (("crc_flit", 32, 96), ("crc_data", 39, 102), ("replay
 LINK_ID_MAX = 11
 
 #: a counter no batched field covers is read once every this many refreshes (a slice of the links each refresh)
-ROUND_REFRESHES = 8
+ROUND_REFRESHES = 12  # 24 s at the dashboard's 2 s (2 H200s: 2 of 18 links a GPU, ~5 ms a GPU a refresh)
 #: the per-link counter fields are asked every refresh only where the full read's call for them took at most
 #: this long (one GPU); else they join the round (2 H200s: 14-16 ms for 18 links, one query a link)
 FIELDS_EVERY_REFRESH_S = 0.002

@@ -19,6 +19,8 @@ from .messages import ChangeArrived, ReadFailed, StateReady
 
 Reader = Callable[[], Any]  # returns a Snapshot, or a p2ptop.live.Poll
 INFO_EVENT_SECONDS = 60.0  # a routine change of one GPU is logged at most this often
+#: a refresh of routine changes only redraws the pair panel at most this often (its counters lag by as much)
+ROUTINE_REDRAW_SECONDS = 10.0
 
 
 def local_time(iso: Optional[str] = None) -> str:
@@ -152,11 +154,13 @@ class Poller:
             self.header.show(state.snapshot, local_time(state.snapshot.source.taken_at))
         elif was is not None and routine_refresh(was, state):
             # only routine changes (corrected CRC errors at a harmless rate...): the same findings and marks, so
-            # the panes and the matches stand; the pair panel shows the new counters (2 H200s on 2026-11-27:
-            # data CRC counters rising on every link made every refresh a full redraw, ~6 % of a core idle)
+            # the panes and the matches stand; the pair panel shows the new counters, at most every
+            # ROUTINE_REDRAW_SECONDS (2 H200s on 2026-11-27: data CRC counters rising on every link made every
+            # refresh a full redraw, ~6 % of a core idle)
             self.fabric.state = self.matrix.state = state
             self.header.show(state.snapshot, local_time(state.snapshot.source.taken_at))
-            if self.pair is not None:
+            if self.pair is not None and now - getattr(self, "_routine_drawn", -ROUTINE_REDRAW_SECONDS) >= ROUTINE_REDRAW_SECONDS:
+                self._routine_drawn = now
                 self._show_pair(*self.pair, rematch=False)
         else:
             self._render_state()
