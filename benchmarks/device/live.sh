@@ -106,7 +106,9 @@ tmux kill-session -t p2pnoop 2>/dev/null
 fi
 
 if want idle; then
-say "dashboard idle CPU, live, refresh every 2 s, over $IDLE_S s (target <= 0.5 % of a core), tmux 200x50"
+NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+IDLE_TARGET=$([ "$NGPU" -ge 2 ] && echo 1.5 || echo 0.5)  # issue 21: 0.5 % on one GPU, 1.5 % on 2 H200s
+say "dashboard idle CPU, live, refresh every 2 s, over $IDLE_S s (target <= $IDLE_TARGET % of a core at $NGPU GPU(s)), tmux 200x50"
 tmux new-session -d -s p2pidle -x 200 -y 50 "PYTHONPATH=$PWD exec $PY -m p2ptop --interval 2"
 sleep 8  # first read, knowledge base, first refreshes
 PID=$(tmux list-panes -t p2pidle -F '#{pane_pid}' | head -1)
@@ -115,7 +117,7 @@ HZ=$(getconf CLK_TCK)
 c0=$(cpu); w0=$($PY -c 'import time; print(time.time())')
 sleep $IDLE_S
 c1=$(cpu); w1=$($PY -c 'import time; print(time.time())')
-$PY -c "p = 100 * ($c1 - $c0) / $HZ / ($w1 - $w0); print(f'dashboard pid $PID: {($c1 - $c0) / $HZ:.2f} s CPU in {$w1 - $w0:.1f} s = {p:.2f} % of one core (utime+stime, /proc/$PID/stat)   target <= 0.5 %: ' + ('MET' if p <= 0.5 else 'MISSED'))"
+$PY -c "p = 100 * ($c1 - $c0) / $HZ / ($w1 - $w0); print(f'dashboard pid $PID: {($c1 - $c0) / $HZ:.2f} s CPU in {$w1 - $w0:.1f} s = {p:.2f} % of one core (utime+stime, /proc/$PID/stat)   target <= $IDLE_TARGET %: ' + ('MET' if p <= $IDLE_TARGET else 'MISSED'))"
 echo "threads of the dashboard (the NVML events thread waits 5 s at a time; clock events are not asked for):"
 ls /proc/$PID/task | while read t; do echo "  $(cat /proc/$PID/task/$t/comm) utime+stime $(awk '{print $14 + $15}' /proc/$PID/task/$t/stat) ticks"; done
 echo "events log lines saying 'clock change' (expected 0): $(tmux capture-pane -p -t p2pidle | grep -c 'clock change')"
