@@ -13,7 +13,8 @@ from ..look import clean
 
 class EventsLog(RichLog):
     def __init__(self, **kwargs) -> None:
-        super().__init__(max_lines=2000, wrap=True, markup=False, highlight=False, **kwargs)
+        # min_width: RichLog renders at 78 columns at least by default, and a narrower pane then crops each wrapped line
+        super().__init__(max_lines=2000, wrap=True, min_width=16, markup=False, highlight=False, **kwargs)
         self.count = 0
 
     def add(self, text: str, severity: str = "info", at: str | None = None) -> None:
