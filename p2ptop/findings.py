@@ -97,6 +97,7 @@ FACT_KEYS: dict[str, str] = {
     "symptom.fixed_by_p2p_disable": "True when the text says the job works with P2P disabled (NCCL_P2P_DISABLE=1)",
     "symptom.fixed_by_nvls_disable": "True when the text says the job works with NVLink SHARP disabled (NCCL_NVLS_ENABLE=0)",
     "symptom.caused_by_env": "an NCCL variable's name (NCCL_P2P_USE_CUDA_MEMCPY ...): the text says the trouble comes when it is set, or went away when it was removed",
+    "symptom.shm_exhausted": "True when the text says shared memory (/dev/shm) ran out or is full (共享内存不足)",
     "symptom.fixed_by_shm_increase": "True when the text says a larger /dev/shm (--shm-size, a bigger shm mount; 增大共享内存) was needed or fixed it",
     "symptom.fails": "True: the text says P2P/communication fails, does not work, is broken or unsupported (失败/不支持/无法)",
     "symptom.reported": "True (weak): a sentence of the text names GPU communication (P2P, NCCL, NVLink, peer access, IPC, all-reduce, between GPUs, multi-GPU; 多卡/卡间) and trouble (fails, error, issue, problem, not working, cannot, stuck, slow, wrong, how to fix; 报错/失败/问题/无法): opens leads, never offers an entry",

@@ -329,9 +329,17 @@ _FIXED_BY_NVLS_OFF = _fixed_by_off(_NVLS_OFF, r"(?:nccl_nvls_enable\s*=\s*0|disa
 #: proxy buffers live in /dev/shm, and Docker's default is 64 MB (NCCL troubleshooting, "Docker: ... increase the shared
 #: memory ... --shm-size=1g": https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#sharing-data)
 _SHM_WORD = r"(?:the\s+|its\s+|a\s+)?(?:(?:docker|container|pod|default)(?:'s)?\s+)?(?:(?:bigger|larger)\s+)?[`'\"]?(?:/dev/shm|shm[- _]?size|\bshm\b|shared memory(?:\s+size)?|共享内存|shm\s*大小)"
-_SHM_GROW = _rx(r"(?:\bincreas\w*|\braise\w*|\braising|\benlarg\w*|\bbump\w*|\bexpand\w*|\bgrow\w*|\bmount\w*|增大|增加|调大|扩大|加大)"
+_SHM_GROW = _rx(r"(?:\bincreas\w*|\braise\w*|\braising|\benlarg\w*|\bbump\w*|\bexpand\w*|\bgrow\w*|\bmount\w*|增大|增加|调大|扩大|加大|设定|设置|挂载)"
                 r"\s*(?:\w+\s+){0,2}?" + _SHM_WORD + r"|" + _SHM_WORD + r"\s*(?:was\s+|is\s+)?(?:increas\w*|enlarg\w*|rais\w*|bump\w*|调大|增大|扩大)|"
                 r"--shm-size\s*[= ]\s*\d+\s*[gm]\w*" + _GAP % 60 + r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|解决|正常)")
+#: shared memory said to have run out ("it runs out of shared memory quickly at /dev/shm", "/dev/shm is full",
+#: "共享内存不足"): NCCL's SHM transport and proxy buffers are files in /dev/shm (src/misc/shmutils.cc: ncclShmOpen,
+#: "Error while creating shared memory segment"; NCCL troubleshooting, "Shared memory": Docker's default 64 MB is too
+#: small, https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#sharing-data)
+_SHM_OUT = _rx(r"\b(?:ran|runs?|running|run)\s+out\s+of\s+(?:the\s+)?(?:shared[- ]memory|shm\b|/dev/shm)|\bout of shared[- ]memory\b|"
+               r"(?:/dev/shm|shared[- ]memory|\bshm\b)\s+(?:is\s+|was\s+|gets?\s+|got\s+|became\s+|being\s+)?(?:full|exhausted|filled up)\b|"
+               r"(?:exhaust\w*|fill\w* up)\s+(?:the\s+)?(?:/dev/shm|shared[- ]memory)|"
+               r"共享内存\s*(?:不足|不够|耗尽|用完|满了|已满|爆了)")
 #: the needed change said outright: "had to", "fixed by", "after ...", "works", "solved"
 _SHM_FIX_WORDS = _rx(r"\bhad to\b|\bneed(?:ed)? to\b|\bfix\w*|\bsolv\w*|\bresolv\w*|\bworks?\b|\bworked\b|\bhelp(?:s|ed)?\b|\bafter\b|"
                      r"went away|goes away|解决|正常|就好|之后|后")
@@ -457,7 +465,9 @@ _NCCL_VIA_SAID = _rx(r"\bnccl\b[^.\n。]{0,60}?(?:\bvia|\buses?|\busing|\bgoes (
 _P2P_SHM_OFF = _rx(r"禁用\s*p2p\s*(?:与|和|及|、|/)\s*shm|disabl\w*\s+(?:both\s+)?p2p\s+(?:and|&|/)\s+shm|"
                           r"p2p\s+(?:and|&|/)\s+shm\s+(?:are\s+|were\s+)?disabled")
 #: a /dev/shm size in words ("共享内存大小为64MB", "--shm-size=64m", "/dev/shm is only 64M")
-_SHM_SIZE = _rx(r"(?:shm[- _]size|/dev/shm|shared memory|共享内存)[^\n。.]{0,20}?(\d+)\s*([mg])(?:i?b)?\b")
+_SHM_SIZE = _rx(r"(?:shm[- _]size|/dev/shm|shared memory|共享内存)[^\n。.]{0,20}?(\d+)\s*([mg])(?:i?b)?\b|"
+               # the size before the words ("64MB共享内存", "only 64 MB of shared memory", "a 64M /dev/shm")
+               r"(?<![\d.])(\d+)\s*([mg])(?:i?b)?\s*(?:of\s+|的\s*)?(?:/dev/shm|shared memory|共享内存|\bshm\b)")
 #: a PCIe link said to run narrower than it should ("x8 instead of x16", "only x4 in an x16 slot", "gpuz shows x1"
 #: with a card that should do more): GPUs lower a link's generation when idle, never its width (PCIe base spec, ASPM /
 #: link speed management; NVIDIA: "nvidia-smi -q ... Link Width Current/Max"), so a narrower width is degraded whatever
@@ -857,7 +867,8 @@ def parse(c: Collector) -> bool:
         found = c.add("host", "env.NCCL_SHM_DISABLE", "1", ln(m.start()), severity="info") or found
     m = _first(c, _SHM_SIZE)
     if m:
-        found = c.add("host", "host.shm_mb", int(m.group(1)) * (1024 if m.group(2) == "g" else 1), ln(m.start())) or found
+        size, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        found = c.add("host", "host.shm_mb", int(size) * (1024 if unit == "g" else 1), ln(m.start())) or found
     m = _WIDTH_DOWN.search(low)
     if m and int(m.group(1)) < int(m.group(2)) <= 16:
         found = c.add("host", "gpu.pcie_degraded_under_load", True, ln(m.start()),
@@ -918,6 +929,10 @@ def parse(c: Collector) -> bool:
             found = c.add("host", "symptom.fixed_by_shm_increase", True, ln(m.start()),
                           summary="the text says a larger /dev/shm was needed or fixed it (shared memory ran out)") or found
             break
+    m = next((x for x in _SHM_OUT.finditer(low) if not _SAID_ABSENT.search(low[max(0, x.start() - 24):x.start()])), None)
+    if m:
+        found = c.add("host", "symptom.shm_exhausted", True, ln(m.start()),
+                      summary="the text says shared memory (/dev/shm) ran out") or found
     for key, rx, summary in (("symptom.fixed_by_p2p_disable", _FIXED_BY_P2P_OFF, "the text says it works with P2P disabled (NCCL_P2P_DISABLE=1)"),
                              ("symptom.fixed_by_nvls_disable", _FIXED_BY_NVLS_OFF,
                               "the text says it works with NVLink SHARP disabled (NCCL_NVLS_ENABLE=0)")):

@@ -89,6 +89,12 @@ class Evidence:
 _NCCL_PREFIX = re.compile(r"\bNCCL (?:INFO|WARN)\b")
 
 
+#: a /dev/shm that ran out or had to grow: where GPUs talk, that is NCCL's SHM transport (its segments and proxy buffers
+#: are /dev/shm files, src/misc/shmutils.cc), so a text pasted here that says only this is GPU trouble, though it names
+#: no GPU (a pod's or container's default 64 MB /dev/shm)
+SHM_TRANSPORT_FACTS = ("symptom.shm_exhausted", "symptom.fixed_by_shm_increase")
+
+
 def gpu_trace(text: str) -> bool:
     """Does the text name GPUs, CUDA, NCCL, NVLink, P2P or a GPU model anywhere (first 500 KB, last 100 KB)?"""
     if _GPU_WORDS.search(Paste(text).sample(500_000, 100_000).text) is not None:
@@ -198,7 +204,8 @@ def read_text(text: str) -> Evidence:
     except Exception as exc:  # noqa: BLE001
         failed.append(f"derive: {type(exc).__name__}: {exc}")
     gpu_related = bool(set(c.kinds) - {"prose"}) or any(
-        f.facts and next(iter(f.facts)).startswith(("error.", "gpu.", "nccl.", "p2p.", "pair.")) for f in c.findings)
+        f.facts and next(iter(f.facts)).startswith(("error.", "gpu.", "nccl.", "p2p.", "pair.") + SHM_TRANSPORT_FACTS)
+        for f in c.findings)
     if not gpu_related:
         gpu_related = _GPU_WORDS.search(paste.sample(500_000, 100_000).text) is not None
     return Evidence(findings=c.findings, kinds=c.kinds, gpu_related=gpu_related, notes=c.notes,

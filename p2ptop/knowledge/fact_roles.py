@@ -44,6 +44,7 @@ SYMPTOM_KEYS: dict[str, str] = {
     "host.iommu_fault": "IOMMU faults on DMA in the kernel log",
     "symptom.fixed_by_p2p_disable": "the job works only with P2P disabled",
     "symptom.fixed_by_shm_increase": "the job needed a larger /dev/shm",
+    "symptom.shm_exhausted": "shared memory (/dev/shm) ran out",
     "symptom.caused_by_env": "the trouble comes with an NCCL variable set (said in words)",
     "symptom.fixed_by_nvls_disable": "the job works only with NVLink SHARP disabled (NCCL_NVLS_ENABLE=0)",
     "symptom.fails": "a failure was described (fails, does not work, not supported)",

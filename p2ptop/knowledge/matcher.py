@@ -24,7 +24,6 @@ hold, different classes first (``ranked``), and each names one next command (``g
 from __future__ import annotations
 
 import bisect
-import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
@@ -532,7 +531,6 @@ class Facts:
         return f"{text}, {where}" if where and where != "host" else text  # "host": a caller that named no origin
 
 
-@functools.lru_cache(maxsize=512)
 def _release_specific(regex: str) -> bool:
     """Does a ``log`` regex name some NCCL releases and not others (it matches NCCL's "NCCL version 2.M.P" line for some
     releases 2.0 .. 2.39, not for all): a condition on a release, which a text naming another release contradicts."""
@@ -1114,7 +1112,8 @@ def _hits(kb, log: Log, facts: Facts):
     return rank(kb, log.lines, facts.known, cache, log.lines_with if log.lower is not None else None)
 
 
-_GPU_FACTS = ("gpu.", "p2p.", "pair.", "nccl.", "error.", "bench.", "tool.", "host.gpu_count", "host.xid", "host.nvswitch")
+_GPU_FACTS = ("gpu.", "p2p.", "pair.", "nccl.", "error.", "bench.", "tool.", "host.gpu_count", "host.xid", "host.nvswitch",
+              "symptom.shm_exhausted", "symptom.fixed_by_shm_increase")  # NCCL's SHM transport (evidence.read.SHM_TRANSPORT_FACTS)
 
 
 def _gpu_trace(log: Log, facts: Optional[Facts] = None) -> bool:

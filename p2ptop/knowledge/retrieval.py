@@ -100,6 +100,7 @@ FACT_TERMS: tuple[tuple[str, Any, tuple[str, ...]], ...] = (
     ("tool.p2p_slower_than_no_p2p", True, ("_slow",)),
     ("symptom.fixed_by_p2p_disable", True, ("p2p", "disable")),
     ("symptom.fixed_by_shm_increase", True, ("_shm", "shm")),
+    ("symptom.shm_exhausted", True, ("_shm", "shm")),
     ("symptom.fixed_by_nvls_disable", True, ("nvls", "multicast")),
     ("symptom.caused_by_env", None, ("environment", "variabl", "set")),
     ("gpu.consumer", True, ("_consumer",)),
