@@ -96,3 +96,31 @@ def test_shm_text_without_gpu_word_is_answered(text, source):
 def test_no_gpu_no_shm_still_silent(text):
     assert not read_text(text).gpu_related
     assert explain(KB, text, [], None) == []
+
+
+# --- after fresh8 was measured (its cases opened): MXNet's own P2P warning, a run said to stop -------------------------
+
+MXNET_WARNING = ("src/kvstore/././comm.h:290: only 0 out of 12 GPU pairs are enabled direct access. It may affect the "
+                 "perofmrance. You can set MXNET_ENABLE_GPU_P2P=0 to turn it off")  # apache/mxnet#3823, as pasted
+
+
+def test_mxnet_p2p_warning_reads_as_peer_access_refused_on_the_pairs_it_counts():
+    """MXNet's kvstore (src/kvstore/comm.h, EnableP2P) counts the ordered pairs where cudaDeviceEnablePeerAccess
+    succeeded and warns "only E out of N GPU pairs are enabled direct access" when E < N."""
+    from tests.kbtools import answer, host_facts
+
+    assert host_facts(MXNET_WARNING)["p2p.read"] == "NOT_SUPPORTED"
+    assert host_facts("[12:01:02] only 4 out of 12 GPU pairs are enabled direct access. \nIt may affect the performance.")["p2p.read"] == "NOT_SUPPORTED"
+    assert "p2p.read" not in host_facts("only 12 out of 12 GPU pairs are enabled direct access")  # all enabled: no refusal
+    assert answer(MXNET_WARNING)  # never silent: peer access refused on some pairs
+
+
+def test_a_run_said_to_stop_randomly_is_a_hang_and_a_planned_stop_is_not():
+    from tests.kbtools import host_facts
+
+    assert host_facts("Training on 2 GPU's work fine - On 3 GPU's training stops randomly")["symptom.hang"] is True  # AlexeyAB/darknet#2807
+    assert host_facts("with NCCL the job suddenly stopped after 300 steps on 8 GPUs")["symptom.hang"] is True
+    for calm in ("The training stops at epoch 10 as configured on 4 GPUs",
+                 "training stopped early by the early stopping callback on 2 GPUs",
+                 "the process stops when the queue is empty"):
+        assert "symptom.hang" not in host_facts(calm), calm

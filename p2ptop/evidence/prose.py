@@ -168,6 +168,9 @@ _SYMPTOMS = (
                      r"\btim(?:es|ing) out\b|\b(?:but|and|then|otherwise|still)\s+time\s?out\b|\b(?:tests?|jobs?|runs?|they|calls?|collectives?|operations?|ranks?)\s+(?:\w+\s+){0,2}time\s?out\b|\btimeout (?:error|exception|occurred|happens|after|while|when|waiting)|"
                      r"operation timeout|\b(?:nccl|collective|all[-_ ]?reduce|all[-_ ]?gather|broadcast|barrier)\s+time-?outs?\b|\bnot responding\b|\bunresponsive\b|\bwaits? (?:forever|indefinitely)|"
                      r"\bblocks? (?:forever|indefinitely)|"
+                     # a run said to stop in the middle, with no error ("On 3 GPU's training stops randomly")
+                     r"\b(?:training|job|run|process|program)\s+(?:\w+\s+){0,2}?(?:stops|stopped|halts|halted)\s+(?:randomly|suddenly|unexpectedly|at random|"
+                     r"without (?:any |an )?(?:error|message)|responding|progressing)\b|\b(?:randomly|suddenly|unexpectedly)\s+(?:stops|stopped|halts|halted)\b|"
                      # NCCL troubleshooting / PyTorch watchdog wording: a collective that stalls, waits, never finishes
                      r"\bstall(?:s|ed|ing)?\b|\bwaiting (?:forever|indefinitely)|\btakes? forever\b|\btook forever\b|"
                      r"\b(?:does|did|do)\s*(?:n'?t|not) (?:finish|complete|return|progress|proceed)\b|never (?:finish|complete|return|progress|end)\w*|"
@@ -435,6 +438,9 @@ _P2P_NO_VALUE = {"cns": "CHIPSET_NOT_SUPPORTED", "chipset not supported": "CHIPS
 #: torch.cuda.can_device_access_peer / cupy's deviceCanAccessPeer returning False or 0
 _P2P_CAN_NO = _rx(_PEER_QUERY + r"\W{0,3}\s*(?:\([^)\n]{0,20}\)\s*)?(?:\w+\s+){0,2}(?:reports?|returns?|returned|says?|gives?|gave|is|was)\s+"
                          r"[`'\"]?(?:0|false)\b")
+#: MXNet's kvstore (src/kvstore/comm.h, EnableP2P) after cudaDeviceEnablePeerAccess on every ordered pair: "only E out of
+#: N GPU pairs are enabled direct access. It may affect the performance. You can set MXNET_ENABLE_GPU_P2P=0 ..."
+_MXNET_P2P = _rx(r"\bonly (\d+) out of (\d+) gpu pairs are enabled direct access")
 #: a pair's path class said in a sentence, with nvidia-smi topo -m's own codes: "topo says SYS", "topo 显示 PHB"
 _PATH_SAID = _rx(r"(?:topo(?:\s+-m)?`?[^.\n]{0,20}?|\b(?:topo(?:logy)?|path|connection)\s+between\s+(?:gpu\s?)?\d+\s+and\s+(?:gpu\s?)?\d+\s+)"
                  r"(?:shows?|says?|reports?|gives?|is|are|显示|是)\s*[`'\"]?(sys|node|phb|pxb|pix|nv\d+)\b|"
@@ -837,6 +843,11 @@ def parse(c: Collector) -> bool:
     if m:
         found = c.add("host", "p2p.read", _P2P_NO_VALUE[m.group(1)], ln(m.start()), severity="problem",
                       summary="the text says nvidia-smi reports P2P unsupported") or found
+    m = _MXNET_P2P.search(low)
+    if m and int(m.group(1)) < int(m.group(2)) and not said_ok:
+        found = c.add("host", "p2p.read", "NOT_SUPPORTED", ln(m.start()), severity="problem",
+                      summary=f"MXNet enabled peer access on {m.group(1)} of {m.group(2)} GPU pairs "
+                              f"(cudaDeviceEnablePeerAccess failed on the others)") or found
     m = _NCCL_VIA_SAID.search(low)
     if m:
         said = m.group(1) or m.group(2)
