@@ -230,11 +230,14 @@ async def test_the_dashboard_says_in_its_events_log_how_counters_are_read(tmp_pa
     app = P2PTopApp(reader=LiveReader(nvml=fake, sysfs_root=str(tmp_path), host_facts=False, events=False),
                     interval=0.2)
     async with app.run_test(size=(200, 50)) as pilot:
+        def logged():  # the events log's lines, as wrapped in its pane, joined
+            return " ".join(" ".join(str(strip.text) for strip in app.events.lines).split())
+
         for _ in range(300):
             await pilot.pause(0.02)
-            if "NVLink error counters" in app.export_text():
+            if "NVLink error counters" in logged():
                 break
-        text = " ".join(app.export_text().split())
+        text = logged()
         # said from the second poll on, with the seconds the round takes at the refresh measured between polls
         assert "NVLink error counters" in text and "once every" in text and "s at this" in text
 
