@@ -10,6 +10,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 H200 = os.path.join(HERE, "fixtures", "captures", "h200x2-nvswitch-vm")
 
 
+async def poll(app, pilot, was) -> None:
+    """A live refresh now, waited for until its state is shown."""
+    app.action_poll_now()
+    for _ in range(300):
+        await pilot.pause(0.02)
+        if app.state is not was:
+            break
+    await pilot.pause(0.2)
+
+
 async def test_routine_counter_rises_redraw_the_pair_panel_only(tmp_path, monkeypatch):
     from p2ptop.ui import poller
     from p2ptop.ui.app import P2PTopApp
@@ -38,12 +48,7 @@ async def test_routine_counter_rises_redraw_the_pair_panel_only(tmp_path, monkey
         monkeypatch.setattr(poller, "ROUTINE_REDRAW_SECONDS", 0.0)  # the panel's own cadence: every time here
         for link in range(18):  # +1 data CRC error on every link of GPU1: corrected, under the rate that matters
             cap.probe["gpus"][1]["links"][link]["crc_data_err"] += 1
-        app.action_poll_now()
-        for _ in range(300):
-            await pilot.pause(0.02)
-            if app.state is not was:
-                break
-        await pilot.pause(0.2)
+        await poll(app, pilot, was)
         assert app.state is not was and not app.state.unchanged  # the counters did move
         assert all(c.severity == "info" for c in app.state.changes) and app.state.changes
         assert routine_refresh(was, app.state)
@@ -55,20 +60,10 @@ async def test_routine_counter_rises_redraw_the_pair_panel_only(tmp_path, monkey
         for link in range(18):
             cap.probe["gpus"][1]["links"][link]["crc_data_err"] += 1
         was = app.state
-        app.action_poll_now()
-        for _ in range(300):
-            await pilot.pause(0.02)
-            if app.state is not was:
-                break
-        await pilot.pause(0.2)
+        await poll(app, pilot, was)
         assert routine_refresh(was, app.state) and layouts == [False] and full == []
         # a change that is not routine (a link going down) is drawn in full
         cap.probe["gpus"][0]["links"][3]["state"] = 0
         was = app.state
-        app.action_poll_now()
-        for _ in range(300):
-            await pilot.pause(0.02)
-            if app.state is not was:
-                break
-        await pilot.pause(0.2)
+        await poll(app, pilot, was)
         assert full and not routine_refresh(was, app.state)

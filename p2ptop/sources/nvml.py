@@ -393,10 +393,11 @@ class NvmlReader:
         return links, states
 
     def _read_links(self, h: Any, gpu: GPU, topo: bool = False) -> None:
-        """Each NVLink: state, version, remote, capability and error counters. States and versions come
-        from one field-values call where the driver answers it, and the counters as CounterPlan finds
-        (per link in the batch, a total that did not move, field 163, or one call per link and counter).
-        ``topo``: states and the active links' remote bus ids only."""
+        """Each NVLink: state, version, remote, capability and error counters. States come from one
+        field-values call where the driver answers it (else a call a link), versions from a call a link, and the
+        counters as CounterPlan finds (per link in the batch, a total that did not move, field 163, or one call
+        per link and counter); the batch's time decides whether a refresh asks its per-link fields every time
+        or in the round. ``topo``: states and the active links' remote bus ids only."""
         if topo:  # how many links (field 91), so that one field-values call gives their states
             first, _ = self._fields(h, [FI_LINK_COUNT])
         else:  # one call: how many links, and the PCIe replays (the full read needs them anyway)
