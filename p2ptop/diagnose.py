@@ -185,17 +185,20 @@ def pair_findings(snapshot: Snapshot, fabric: Fabric, a: int, b: int, gpu_cache:
     pair = snapshot.pair(a, b)
     if pair is None:
         return []
-    facts = pair_facts(snapshot, fabric, a, b, gpu_cache)
-    path = facts["pair.path"]
+    path = fabric.path_class(a, b)
     out: list[Finding] = []
     subj = pair_subject(a, b)
     bad = {cap: s for cap, s in pair.p2p.items() if cap in ("read", "write") and s not in (None, "OK")}
+    unknown = None if bad else p2p_unknown(pair)
+    if not bad and unknown is None and (path not in ("PHB", "NODE", "SYS") or fabric.nvlink_count(a, b)):
+        return out  # a healthy pair: no finding, and its facts (both GPUs' merged) are not gathered
+    facts = pair_facts(snapshot, fabric, a, b, gpu_cache)
     if bad:
         reasons = sorted(set(bad.values()))
         text = ", ".join(P2P_STATUS_TEXT.get(r, r) for r in reasons)
         out.append(Finding("p2p.not_supported", subj, "problem", f"GPU{a}->GPU{b}: P2P not available ({text}); copies go through host memory",
                            [f"NVML P2P {cap} = {P2P_STATUS_TEXT.get(s, s)}" for cap, s in bad.items()] + [f"path {path}"], facts))
-    elif (unknown := p2p_unknown(pair)) is not None:
+    elif unknown is not None:
         # the paste (or NVML) says nothing of P2P here: say so; never "P2P works" on a status not read
         out.append(Finding("p2p.unknown", subj, "info", f"GPU{a}->GPU{b}: P2P status not known ({unknown}); path {path}",
                            [f"P2P status read/write: N/A ({unknown})", f"path {path}"], facts))
