@@ -16,6 +16,11 @@ from typing import Any, Optional
 SEVERITIES = ("ok", "info", "warning", "problem")
 
 #: The fact keys a finding may carry, with what each means. Values are str, int, float or bool.
+#: the facts of a /dev/shm that ran out or had to grow: where GPUs talk, that is NCCL's SHM transport (its segments and
+#: proxy buffers are /dev/shm files, src/misc/shmutils.cc), so a text that says only this is GPU trouble though it names
+#: no GPU (a pod's or container's default 64 MB /dev/shm); evidence.read and the matcher both count them as a GPU trace
+SHM_TRANSPORT_FACTS = ("symptom.shm_exhausted", "symptom.fixed_by_shm_increase")
+
 FACT_KEYS: dict[str, str] = {
     # pair facts (subject "pair:A-B")
     "pair.path": "path class of the pair: NV#, PIX, PXB, PHB, NODE, SYS",

@@ -7,7 +7,7 @@
 2. A /dev/shm size written before its words ("64MB共享内存", "only 64 MB of shared memory") and a Chinese shm
    resolution that sets or mounts the shared memory ("设定共享内存", "挂载共享内存").
 3. Such a shm fact is a trace of GPU communication: a text pasted into explain that says only that /dev/shm ran out or
-   had to grow (a pod's or container's default) is not "no trace of GPUs" (evidence.read.SHM_TRANSPORT_FACTS).
+   had to grow (a pod's or container's default) is not "no trace of GPUs" (findings.SHM_TRANSPORT_FACTS).
 
 Positive lines are from the public threads named beside them; negatives must not fire."""
 

@@ -134,13 +134,10 @@ def parse(c: Collector) -> bool:
             _add_cuda(c, n, v.line_of(m.start()), found_cuda)
             found = True
     # the same names without their prefix or "Error" word, as CUDA.jl, ManagedCuda and Rust bindings print them
-    v = p.select(_SAYS_CUDA, context=0)
-    if v.text:
-        for no in v._numbers:
-            line = p.line(no)
-            for m in _SHORT.finditer(line):
-                _add_cuda(c, _SHORT_NAMES[m.group(1)], no, found_cuda)
-                found = True
+    for no in p.select(_SAYS_CUDA, context=0).numbers:  # on each line as written (the names are case-sensitive)
+        for m in _SHORT.finditer(p.line(no)):
+            _add_cuda(c, _SHORT_NAMES[m.group(1)], no, found_cuda)
+            found = True
     # messages, tolerant of a wrap onto the next line (\s+ between words)
     v = p.select(_WRAPPED_MESSAGE_WORDS if len(p.text) <= WRAP_TEXT else _MESSAGE_WORDS)
     for m in _MESSAGES.finditer(v.text):

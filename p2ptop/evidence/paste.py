@@ -187,6 +187,11 @@ class View:
     def line_of(self, offset: int) -> int:
         return self._numbers[bisect_right(self._starts, offset) - 1] if self._numbers else 1
 
+    @property
+    def numbers(self) -> list[int]:
+        """The paste's line numbers of this view's lines, in order."""
+        return self._numbers
+
 
 @dataclass
 class Fact:

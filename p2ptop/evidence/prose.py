@@ -960,7 +960,6 @@ def parse(c: Collector) -> bool:
                 r"caus|make|made|lead|led|result|trigger|break|broke", m.group(0))
             if not removed:
                 # the trouble follows the setting: in its sentence, or the next one ("When X=0 is set, NCCL uses TCP. I get very slow ...")
-                nxt = _SENTENCE_END.search(low, b, b + 2) if b < len(low) else None
                 after = low[b:b + 200].split("\n", 1)[0] if b < len(low) and low[b:b + 1] != "\n" else ""
                 if (_ENV_WORKED.search(said) or not (_ENV_TROUBLE.search(said[m.end() - a:]) or _ENV_TROUBLE.search(said[:m.start() - a])
                                                       or (after and _ENV_TROUBLE.search(after) and not _ENV_WORKED.search(after)))):

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ..findings import Finding
+from ..findings import SHM_TRANSPORT_FACTS, Finding
 from . import df, errors, nccl, prose, smi, system, tools, topo
 from .paste import SYMPTOM_PREFIXES, Collector, Paste
 
@@ -87,12 +87,6 @@ class Evidence:
 #: NCCL's own log prefix (src/include/debug.h: "host:pid:tid [dev] NCCL INFO|WARN ..."): the prose sample blanks these
 #: lines, yet a log of nothing but them (channels, rings, ranks) is NCCL's, so GPUs'
 _NCCL_PREFIX = re.compile(r"\bNCCL (?:INFO|WARN)\b")
-
-
-#: a /dev/shm that ran out or had to grow: where GPUs talk, that is NCCL's SHM transport (its segments and proxy buffers
-#: are /dev/shm files, src/misc/shmutils.cc), so a text pasted here that says only this is GPU trouble, though it names
-#: no GPU (a pod's or container's default 64 MB /dev/shm)
-SHM_TRANSPORT_FACTS = ("symptom.shm_exhausted", "symptom.fixed_by_shm_increase")
 
 
 def gpu_trace(text: str) -> bool:

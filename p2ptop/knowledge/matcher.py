@@ -24,11 +24,12 @@ hold, different classes first (``ranked``), and each names one next command (``g
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
-from ..findings import Finding
+from ..findings import SHM_TRANSPORT_FACTS, Finding
 from .codes import (CUDA_BY_NUMBER, GATES, GENERIC_CUDA_MESSAGES, codes_in_line, cuda_error, is_generic_cuda_text,
                     key as code_key, unusable_cuda_in_line)
 from .entry import Entry
@@ -531,6 +532,7 @@ class Facts:
         return f"{text}, {where}" if where and where != "host" else text  # "host": a caller that named no origin
 
 
+@functools.lru_cache(maxsize=512)
 def _release_specific(regex: str) -> bool:
     """Does a ``log`` regex name some NCCL releases and not others (it matches NCCL's "NCCL version 2.M.P" line for some
     releases 2.0 .. 2.39, not for all): a condition on a release, which a text naming another release contradicts."""
@@ -1113,7 +1115,7 @@ def _hits(kb, log: Log, facts: Facts):
 
 
 _GPU_FACTS = ("gpu.", "p2p.", "pair.", "nccl.", "error.", "bench.", "tool.", "host.gpu_count", "host.xid", "host.nvswitch",
-              "symptom.shm_exhausted", "symptom.fixed_by_shm_increase")  # NCCL's SHM transport (evidence.read.SHM_TRANSPORT_FACTS)
+              *SHM_TRANSPORT_FACTS)
 
 
 def _gpu_trace(log: Log, facts: Optional[Facts] = None) -> bool:

@@ -47,7 +47,6 @@ CRC_KINDS = ("crc_flit", "crc_data")
 FI_LINK_COUNT = 91  # NVML_FI_DEV_NVLINK_LINK_COUNT: NVLinks present on the device
 FI_PCIE_REPLAY_COUNTER = 94  # NVML_FI_DEV_PCIE_REPLAY_COUNTER
 FI_NVLINK_GET_STATE = 165  # NVML_FI_DEV_NVLINK_GET_STATE, scope = link
-FI_NVLINK_GET_VERSION = 166  # NVML_FI_DEV_NVLINK_GET_VERSION, scope = link
 FI_COUNTER_TOTALS = {38: "crc_flit", 45: "crc_data", 52: "replay", 59: "recovery"}  # ..._ERROR_COUNT_TOTAL
 FI_DL = {161: "replay", 162: "recovery"}  # NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY / _RECOVERY, scope = link
 FI_DL_CRC = 163  # NVML_FI_DEV_NVLINK_ERROR_DL_CRC, scope = link: which CRC it counts is not documented

@@ -593,9 +593,8 @@ class NvmlReader:
         links = gpu.nvlinks
         plan = self.plans.get(gpu.index)
         rounded = plan.slice() if plan is not None else []  # the links whose round counters are read this time
-        fields: list[Any] = [(FI_NVLINK_GET_STATE, nl.link) for nl in links] + [FI_PCIE_REPLAY_COUNTER]
-        if plan is not None:
-            fields += plan.fields(rounded)
+        asked = plan.fields(rounded) if plan is not None else []  # the counter fields of this refresh
+        fields: list[Any] = [(FI_NVLINK_GET_STATE, nl.link) for nl in links] + [FI_PCIE_REPLAY_COUNTER] + asked
         got, why = self._fields(h, fields)
         if why is not None and "lost" in why.lower():
             gpu.na["nvlinks"] = why
@@ -616,15 +615,16 @@ class NvmlReader:
             nl.state = "active" if int(state) == 1 else "inactive"
         if not links or plan is None:
             return
-        self._read_counters(h, gpu, plan, got, rounded)
+        self._read_counters(h, gpu, plan, got, rounded, set(asked))
 
-    def _read_counters(self, h: Any, gpu: GPU, plan: CounterPlan, got: dict[Any, int], rounded: list[int]) -> None:
+    def _read_counters(self, h: Any, gpu: GPU, plan: CounterPlan, got: dict[Any, int], rounded: list[int],
+                       asked: set) -> None:
         """The counters of a refresh, as the plan says: per-link fields straight from the batch (every link,
         or the ``rounded`` links where the fields are in the round); a total or a field 163 that moved (or
         stopped answering) makes its links' counters read one by one; the round's counters of the ``rounded``
-        links; anything a batched field gave before and not now is read by a call."""
+        links; anything a batched field gave before and not now is read by a call. ``asked``: the counter
+        fields this refresh's call asked (``plan.fields(rounded)``)."""
         by_link = {nl.link: nl for nl in gpu.nvlinks}
-        asked = set(plan.fields(rounded))
         wanted: set[tuple[int, str]] = set()
         for fid, (link, kind) in plan.direct.items():
             if fid not in asked:

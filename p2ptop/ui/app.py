@@ -124,6 +124,7 @@ class P2PTopApp(Poller, CopyTests, KnowledgeMatches, ExportActions, App[int]):
         self._poll_timer = None
         self._poll_failing = False
         self._info_logged_at: dict[tuple[str, str], float] = {}  # (change kind, subject) -> when last logged
+        self._routine_drawn = float("-inf")  # when a refresh of routine changes last redrew the pair panel
         self.pair: Optional[tuple[int, int]] = None
         self.bench_results: dict[tuple[int, int], BenchResult] = {}
         self._progress: dict[tuple[int, int], dict[str, Any]] = {}
@@ -284,7 +285,7 @@ class P2PTopApp(Poller, CopyTests, KnowledgeMatches, ExportActions, App[int]):
             self.panel.show(Text("No GPUs in this snapshot" + (f": NVML said {clean(why)}" if why else "."), style="yellow"))
             self.panel.show_matches(Text(""), [])
 
-    def _show_pair(self, a: int, b: int, rematch: bool = True) -> None:
+    def _show_pair(self, a: int, b: int, rematch: bool = True, routine: bool = False) -> None:
         if self.state is None:
             return
         changed = self.pair != (a, b)
@@ -292,7 +293,7 @@ class P2PTopApp(Poller, CopyTests, KnowledgeMatches, ExportActions, App[int]):
         self.fabric.show_pair(a, b)
         self.panel.border_title = f"Pair GPU{a} → GPU{b}"
         self.panel.show(self.nccl.with_pair(pair_text(self.state, a, b, self._result(a, b), self._progress.get((a, b)),
-                                                      self.pair_findings(a, b)), a, b))
+                                                      self.pair_findings(a, b)), a, b), routine=routine)
         if rematch or changed:
             self._request_matches(a, b)
 

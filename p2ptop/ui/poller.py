@@ -148,20 +148,17 @@ class Poller:
             self.events.add(f"Showing {state.snapshot.source.label} ({len(state.indices)} GPUs)", "info")
         from .state import routine_refresh  # imported already by the read's worker
 
-        if was is not None and state.unchanged and state.marked() == was.marked():
-            # an idle live refresh: nothing to redraw but the time in the header
+        idle = was is not None and state.unchanged and state.marked() == was.marked()
+        if idle or (was is not None and routine_refresh(was, state)):
+            # an idle live refresh: nothing to redraw but the time in the header; one of routine changes only
+            # (corrected CRC errors at a harmless rate...): the same findings and marks, so the panes and the
+            # matches stand and the pair panel shows the new counters, at most every ROUTINE_REDRAW_SECONDS
+            # (2 H200s on 2026-11-27: data CRC counters rising on every link made every refresh a full redraw)
             self.fabric.state = self.matrix.state = state
             self.header.show(state.snapshot, local_time(state.snapshot.source.taken_at))
-        elif was is not None and routine_refresh(was, state):
-            # only routine changes (corrected CRC errors at a harmless rate...): the same findings and marks, so
-            # the panes and the matches stand; the pair panel shows the new counters, at most every
-            # ROUTINE_REDRAW_SECONDS (2 H200s on 2026-11-27: data CRC counters rising on every link made every
-            # refresh a full redraw, ~6 % of a core idle)
-            self.fabric.state = self.matrix.state = state
-            self.header.show(state.snapshot, local_time(state.snapshot.source.taken_at))
-            if self.pair is not None and now - getattr(self, "_routine_drawn", -ROUTINE_REDRAW_SECONDS) >= ROUTINE_REDRAW_SECONDS:
+            if not idle and self.pair is not None and now - self._routine_drawn >= ROUTINE_REDRAW_SECONDS:
                 self._routine_drawn = now
-                self._show_pair(*self.pair, rematch=False)
+                self._show_pair(*self.pair, rematch=False, routine=True)
         else:
             self._render_state()
         if new_source and state.worst_pair():

@@ -292,17 +292,16 @@ class PairPanel(VerticalScroll, can_focus=False):
         yield self.kb_status
         yield self.kb_list
 
-    def show(self, body: RenderableType) -> None:
-        """The pair's details. A body as tall as the one shown (its lines as rendered at this width) is
-        drawn without a layout pass: a live refresh that changes a counter redraws the panel, not the screen."""
-        height = None
-        width = self.body.content_region.width
-        if width > 0:
+    def show(self, body: RenderableType, routine: bool = False) -> None:
+        """The pair's details. ``routine`` (a live refresh that only moved a counter): a body as tall as the one
+        laid out (its lines as rendered at this width) is drawn without a layout pass, so the panel is redrawn,
+        not the screen; other shows lay out as usual and measure nothing."""
+        layout = True
+        region = self.body.content_region
+        if routine and region.width > 0:
             console = self.app.console
-            height = len(console.render_lines(body, console.options.update_width(width), pad=False))
-        same = height is not None and height == getattr(self, "_body_height", None)
-        self._body_height = height
-        self.body.update(body, layout=not same)
+            layout = len(console.render_lines(body, console.options.update_width(region.width), pad=False)) != region.height
+        self.body.update(body, layout=layout)
 
     def show_matches(self, status: Text, items: list[Text]) -> None:
         self.kb_status.update(status)
