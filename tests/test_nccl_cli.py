@@ -118,3 +118,32 @@ def test_log_of_other_hosts_does_not_read_nvml(monkeypatch, capsys, tmp_path):
     mine.write_text(f"{socket.gethostname()}:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct\n")
     main(["nccl", "--log", str(mine)])
     assert calls == [1]
+
+
+X2 = pathlib.Path(__file__).parent / "fixtures" / "device" / "h100x2-nccl"
+
+
+@pytest.mark.parametrize("name, entry", [
+    ("p2p-disable", "nccl/p2p-disabled-by-env"),
+    ("p2p-level-loc", "nccl/p2p-level-loc-disables-p2p"),
+    ("loc-shm-off", "nccl/p2p-level-loc-disables-p2p"),
+    ("shm-64k", "nccl/shm-dev-shm-full"),
+])
+def test_nccl_log_names_the_entry_explain_names(capsys, name, entry):
+    """`nccl --log` reads the log's lines for the knowledge base as explain does (one reader): on real logs
+    of a 2 x H100 host, the entry explain puts first is first here too, likely (it was "unsure" or absent
+    when only the table's findings were matched: the entries' conditions on the log's text never held)."""
+    import json
+
+    main(["nccl", "--log", str(X2 / f"{name}.log"), "--demo", "dgx-h100", "--json"])
+    first = json.loads(capsys.readouterr().out)["knowledge"]["matches"][0]
+    assert first["id"] == entry and first["confidence"] == "likely"
+    main(["explain", str(X2 / f"{name}.log"), "--json"])
+    assert entry in capsys.readouterr().out
+
+
+def test_nccl_log_of_a_healthy_job_offers_no_entry(capsys):
+    import json
+
+    main(["nccl", "--log", str(X2 / "healthy.log"), "--demo", "dgx-h100", "--json"])
+    assert json.loads(capsys.readouterr().out)["knowledge"]["matches"] == []

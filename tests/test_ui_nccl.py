@@ -36,6 +36,11 @@ async def test_a_log_fills_the_nccl_cells_and_the_pair_panel(tmp_path):
         text = app.export_text()
         assert "SHM" in text and "NCCL" in text and "NCCL_P2P_LEVEL=LOC is below" in text
         assert any(f.id == "nccl.transport_fallback" for f in app.pair_findings(0, 1))
+        # the knowledge base names the entry that explain and `nccl --log` name for this log (was "no known
+        # problem matches": the entry's condition was on the log's text, which the panel did not pass)
+        assert app.matches and app.matches[0].entry.id == "nccl/p2p-level-loc-disables-p2p"
+        assert app.matches[0].confidence == "likely"
+        assert "p2p-level-loc" in app.export_text() or "NCCL_P2P_LEVEL" in app.export_text()
 
 
 async def test_n_on_a_demo_says_nccl_runs_on_this_machine_only():

@@ -50,8 +50,9 @@ def _snapshot(args: argparse.Namespace) -> tuple[Optional[Snapshot], Optional[st
         return None, str(e)
 
 
-def _knowledge(findings: list[Finding], extra_dirs: list[str], origin: str = "host") -> dict[str, Any]:
-    """Entries matched per pair (as explain does: facts of different pairs never mix), healthy pairs' facts included."""
+def _knowledge(findings: list[Finding], extra_dirs: list[str], origin: str = "host", text: Optional[str] = None) -> dict[str, Any]:
+    """Entries matched per pair (as explain does: facts of different pairs never mix), healthy pairs' facts included;
+    with ``text`` (a log the findings were read from), its lines are read as explain reads them."""
     try:
         from ..knowledge import load_kb
         from ..knowledge.matcher import match_grouped
@@ -59,7 +60,7 @@ def _knowledge(findings: list[Finding], extra_dirs: list[str], origin: str = "ho
         return {"available": False, "why": f"no knowledge base available ({e})", "matches": []}
     kb = load_kb(extra_dirs)
     out = []
-    for m, where in match_grouped(kb, None, findings, top=KB_TOP, origin=origin):
+    for m, where in match_grouped(kb, text, findings, top=KB_TOP, origin=origin):
         d = m.to_dict()
         d["signature"] = m.entry.signature
         d["where"] = where or None

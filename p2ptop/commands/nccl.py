@@ -97,12 +97,12 @@ def run_log(args) -> int:
             return status
     if args.json:
         print(json.dumps({"kind": "p2ptop-nccl-log", "source": args.log, "judged": judged, "table": table,
-                          "findings": [dataclasses.asdict(f) for f in findings], "knowledge": _knowledge(findings, args)}, indent=1, default=str))
+                          "findings": [dataclasses.asdict(f) for f in findings], "knowledge": _knowledge(findings, args, text)}, indent=1, default=str))
     else:
         out = [f"p2ptop nccl --log {args.log}: {log.lines_total} lines, {log.nccl_lines} NCCL lines; {judged}"]
         out += table_lines(table)
         out += finding_lines(findings)
-        out += kb_lines(_knowledge(findings, args))
+        out += kb_lines(_knowledge(findings, args, text))
         print("\n".join(clean(x) for x in out))
     return EXIT_PROBLEM if any(f.is_problem for f in findings) else EXIT_OK
 
@@ -232,14 +232,16 @@ def _save(snap: Snapshot, path: str) -> int:
     return 0
 
 
-def _knowledge(findings: list[Finding], args) -> dict[str, Any]:
+def _knowledge(findings: list[Finding], args, text: Optional[str] = None) -> dict[str, Any]:
+    """The entries that match the problems found; with a log's ``text``, its lines count as explain's do
+    (the same reader), so `nccl --log` and `explain` of one log name the same entries."""
     from .doctor import _knowledge as kb
 
     wanted = [f for f in findings if f.severity in ("problem", "warning")]
     if not wanted:
         return {"available": None, "why": "nothing to match", "matches": []}
     try:
-        return kb(wanted, getattr(args, "kb", []) or [])
+        return kb(wanted, getattr(args, "kb", []) or [], text=text)
     except Exception as e:  # noqa: BLE001 - the knowledge base is a help here, never a reason to fail
         return {"available": False, "why": f"knowledge base: {type(e).__name__}: {e}", "matches": []}
 

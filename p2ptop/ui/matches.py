@@ -55,7 +55,8 @@ class KnowledgeMatches:
         from ..knowledge import match
 
         try:
-            matches = list(match(self.kb, findings=findings, origin=origin))
+            text = self.nccl.log_for_matching(*pair)  # an opened NCCL log's lines, as explain reads them
+            matches = list(match(self.kb, text=text, findings=findings, origin=origin))
         except Exception as e:  # noqa: BLE001
             self.post_message(MatchesReady(pair, [], f"matching failed: {type(e).__name__}: {e}"))
             return
