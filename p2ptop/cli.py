@@ -227,11 +227,16 @@ QUICK_EXIT = frozenset({"topo"})
 def entry() -> None:
     """The ``p2ptop`` console script and ``python -m p2ptop``: :func:`main`, then exit. After a QUICK_EXIT
     command the output is flushed and the process ends at once (``os._exit``): nothing is left to clean up
-    (the command closed NVML itself) and tearing down the modules costs more than the command's own work."""
+    (NVML is left to the exit, not shut down first) and tearing down the modules costs more than the command's own work."""
     argv = sys.argv[1:]
+    named = _commands_needed(argv)  # the one command named, as main will find it
+    quick = len(named) == 1 and named[0] in QUICK_EXIT and not any(a in ("-h", "--help") for a in argv)
+    if quick:
+        from .sources import nvml
+
+        nvml.LEAVE_OPEN_FOR_EXIT = True  # the exit below releases NVML: no nvmlShutdown first
     status = main(argv)
-    named = _commands_needed(argv)  # the one command named, as main found it
-    if len(named) == 1 and named[0] in QUICK_EXIT:
+    if quick:
         try:
             sys.stdout.flush()
             sys.stderr.flush()

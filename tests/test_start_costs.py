@@ -100,3 +100,52 @@ def test_busy_now_opens_no_xid_event_set(h200_capture):
     snap = load_demo("h200x2-vm")
     busy_now(snap, nvml=fake, window_s=0.0)
     assert "nvmlEventSetCreate" not in fake.calls and "nvmlDeviceGetUtilizationRates" in fake.calls
+
+
+def test_quick_exit_commands_leave_nvml_to_the_exit(monkeypatch):
+    """`p2ptop topo` as a process ends with os._exit: its read does not shut NVML down first (the exit releases
+    it); any other command, and the same read in a process that goes on, still calls nvmlShutdown."""
+    import pathlib
+    import sys
+
+    from p2ptop import cli
+    from p2ptop.live import read_once
+    from p2ptop.sources import nvml
+    from p2ptop.sources.capture import Capture, FakeNvml
+
+    cap = Capture.load(pathlib.Path(__file__).parent / "fixtures" / "captures" / "h100x1-vm")
+    fake = FakeNvml(cap)
+    read_once(fake, "/nonexistent", host_facts=False, what="topo")
+    assert fake.calls[-1] == "nvmlShutdown"
+
+    seen = {}
+
+    def fake_main(argv):
+        seen["flag"] = nvml.LEAVE_OPEN_FOR_EXIT
+        f = FakeNvml(cap)
+        read_once(f, "/nonexistent", host_facts=False, what="topo")
+        seen["calls"] = f.calls
+        return 0
+
+    class Exited(Exception):
+        pass
+
+    def fake_exit(status):
+        raise Exited(status)
+
+    monkeypatch.setattr(cli, "main", fake_main)
+    monkeypatch.setattr("os._exit", fake_exit)
+    monkeypatch.setattr(nvml, "LEAVE_OPEN_FOR_EXIT", False)
+    monkeypatch.setattr(sys, "argv", ["p2ptop", "topo"])
+    try:
+        cli.entry()
+    except Exited:
+        pass
+    assert seen["flag"] is True and "nvmlShutdown" not in seen["calls"]
+    monkeypatch.setattr(nvml, "LEAVE_OPEN_FOR_EXIT", False)
+    monkeypatch.setattr(sys, "argv", ["p2ptop", "snapshot"])
+    try:
+        cli.entry()
+    except SystemExit:
+        pass
+    assert seen["flag"] is False and seen["calls"][-1] == "nvmlShutdown"

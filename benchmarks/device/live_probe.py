@@ -150,6 +150,70 @@ def phases() -> None:
     print(f"  {'total in process (the interpreter start is not in it)':<72} {(t[-1][1] - t[0][1]) * 1000:7.1f} ms")
 
 
+def topocalls() -> None:
+    """The topo read's own time, call by call (first calls in a fresh process: what `p2ptop topo` pays), and
+    what is left for Python and sysfs."""
+    from p2ptop.live import LiveSource
+    from p2ptop.sources import nvml as nvml_mod
+
+    spent: list[tuple[str, float]] = []
+    real = nvml_mod.NvmlReader.call
+
+    def timed(self, name, *args, count=True):
+        t0 = time.perf_counter()
+        try:
+            return real(self, name, *args, count=count)
+        finally:
+            spent.append((name, time.perf_counter() - t0))
+
+    nvml_mod.NvmlReader.call = timed
+    src = LiveSource(host_facts=False, events=False, what="topo")
+    t0 = time.perf_counter()
+    src._open()
+    t1 = time.perf_counter()
+    src.poll()
+    t2 = time.perf_counter()
+    src.close()
+    t3 = time.perf_counter()
+    print(f"  open (nvmlInit) {(t1 - t0) * 1000:.1f} ms; topo read {(t2 - t1) * 1000:.1f} ms; close {(t3 - t2) * 1000:.1f} ms")
+    for name, dt in spent:
+        print(f"    {name:<44} {dt * 1000:8.3f} ms")
+    calls = sum(dt for _, dt in spent)
+    print(f"  NVML calls in the read {calls * 1000:.1f} ms; the rest (Python, sysfs, model) {((t2 - t1) - calls) * 1000:.1f} ms")
+
+
+def affinity(order: str) -> None:
+    """First-call cost of the affinity calls in a fresh process, in the ORDER given (comma-separated: cpu, mem,
+    numa, sysfs), and what each says (does the cost move to whichever comes first?)."""
+    import pynvml  # noqa: PLC0415 - a device probe
+
+    pynvml.nvmlInit()
+    h = pynvml.nvmlDeviceGetHandleByIndex(0)
+    bus = pynvml.nvmlDeviceGetPciInfo(h).busId
+    bus = (bus.decode() if isinstance(bus, bytes) else bus).lower()
+    if bus.count(":") == 2 and len(bus.split(":")[0]) == 8:
+        bus = bus[4:]  # 00000000:xx:yy.z -> 0000:xx:yy.z
+    out = []
+    for what in order.split(","):
+        t0 = time.perf_counter()
+        try:
+            if what == "cpu":
+                v = list(pynvml.nvmlDeviceGetCpuAffinity(h, 4))
+            elif what == "mem":
+                v = list(pynvml.nvmlDeviceGetMemoryAffinity(h, 1, 0))
+            elif what == "numa":
+                v = pynvml.nvmlDeviceGetNumaNodeId(h)
+            else:
+                d = f"/sys/bus/pci/devices/{bus}"
+                v = (open(f"{d}/local_cpulist").read().strip(), open(f"{d}/local_cpus").read().strip(),
+                     open(f"{d}/numa_node").read().strip())
+        except Exception as e:  # noqa: BLE001
+            v = f"{type(e).__name__}: {e}"
+        out.append(f"{what} {(time.perf_counter() - t0) * 1000:.3f} ms -> {v}")
+    pynvml.nvmlShutdown()
+    print("  " + "; ".join(out))
+
+
 def compiled() -> None:
     """Each dependency's top module and whether its compiled module (.pyc) is there; a user's pip install has them."""
     import importlib.util
@@ -266,6 +330,10 @@ if __name__ == "__main__":
         latency()
     elif what == "phases":
         phases()
+    elif what == "topocalls":
+        topocalls()
+    elif what == "affinity":
+        affinity(sys.argv[2])
     elif what == "compiled":
         compiled()
     elif what == "importtime":
