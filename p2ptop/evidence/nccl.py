@@ -28,12 +28,12 @@ _DEV_BUS = re.compile(r"dev (\d+)\(=([0-9a-fA-F]+)\)")
 P2P_CAPABLE_PATHS = ("NV", "PIX", "PXB")
 
 
-_FAILED_WARN = re.compile(r"\b(?:fail\w*|error\w*|cannot|can't|could not|unable|no space|timeout|timed out|abort\w*|"
+_FAILED_WARN = re.compile(r"\b(?:fail\w*|error\w*|cannot|can't|unable|no space|timeout|timed out|abort\w*|"
                           r"invalid|mismatch\w*|denied|not permitted|unhandled|no transport found|not (?:supported|compatible)|"
                           r"not found|duplicate|multiple ranks|missing|exceeds)\b", re.I)
 # (WARN texts that refuse a setup without a failure word: init.cc's "Duplicate GPU detected" and "Multiple Ranks are
 #  using the same GPU/Partition", nvls.cc's "... not compatible with NCCL_NVLS_ENABLE=1", cudawrap.cc's "CUDA some PFN
-#  functions not found in the library" / "missing symbol", transport/p2p.cc's "Could not ...")
+#  functions not found in the library" / "missing symbol")
 # ("No transport found for rank %d[%lx] -> rank %d[%lx]": transport.cc's WARN when no transport the settings allow
 #  (P2P, SHM, NET) can join two ranks; NCCL then returns an error)
 
