@@ -29,7 +29,11 @@ P2P_CAPABLE_PATHS = ("NV", "PIX", "PXB")
 
 
 _FAILED_WARN = re.compile(r"\b(?:fail\w*|error\w*|cannot|can't|unable|no space|timeout|timed out|abort\w*|"
-                          r"invalid|mismatch|denied|not permitted|unhandled|no transport found)\b", re.I)
+                          r"invalid|mismatch\w*|denied|not permitted|unhandled|no transport found|not (?:supported|compatible)|"
+                          r"not found|duplicate|multiple ranks|missing|exceeds)\b", re.I)
+# (WARN texts that refuse a setup without a failure word: init.cc's "Duplicate GPU detected" and "Multiple Ranks are
+#  using the same GPU/Partition", nvls.cc's "... not compatible with NCCL_NVLS_ENABLE=1", cudawrap.cc's "CUDA some PFN
+#  functions not found in the library" / "missing symbol")
 # ("No transport found for rank %d[%lx] -> rank %d[%lx]": transport.cc's WARN when no transport the settings allow
 #  (P2P, SHM, NET) can join two ranks; NCCL then returns an error)
 
@@ -198,6 +202,10 @@ def parse(c: Collector) -> bool:
     return True
 
 
+# NCCL's own advice inside a WARN names a variable it does not see set ("Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable
+# this", "you can set NCCL_IGNORE_DISABLED_P2P=1", "Disable NVLS (NCCL_NVLS_ENABLE=0) if you wish to avoid this error")
+_ADVICE_BEFORE = re.compile(r"(?:\byou can set|\bSet|\(|\bset it to)\s*$")
+_ADVICE_AFTER = re.compile(r"^\)?\s*(?:to (?:enable|disable|avoid|ignore|proceed)\b|if you (?:wish|want|still want)\b)", re.I)
 _WORKAROUND = re.compile(r"\b(works?|worked|working|fix(?:es|ed)?|solv\w*|resolv\w*|helps?|helped|avoid\w*|workaround)\b|解决|正常|就好", re.I)
 
 
@@ -216,6 +224,10 @@ def parse_env_lines(c: Collector) -> bool:
             continue
         for m in _SHELL_ENV.finditer(line):
             if _WORKAROUND.search(line[max(0, m.start() - 60):m.end() + 60]):
+                continue
+            before = line[max(0, m.start() - 30):m.start() + 1]
+            if before.rstrip().lower().endswith("you can set") or \
+                    (_ADVICE_BEFORE.search(before) and _ADVICE_AFTER.search(line[m.end():m.end() + 40])):
                 continue
             found = c.add("host", f"env.{m.group(1)}", m.group(2).rstrip(".,)"), no) or found
     return found
