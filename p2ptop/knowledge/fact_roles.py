@@ -197,7 +197,9 @@ def no_mig_gpus(known: Callable[[str], list]) -> bool:
 def ruled_out(failure_class: Optional[str], known: Callable[[str], list]) -> Optional[str]:
     """Why facts rule an entry of this class out (None when they do not). ``known(key)`` gives the
     values the matcher holds for a fact, host facts first."""
-    if failure_class in PAIR_CLASSES and known("host.gpu_count") in ([0], [1]):
+    # (MIG instances of one GPU are the pair of the MIG class: one GPU with MIG on does not rule it out)
+    if failure_class in PAIR_CLASSES and known("host.gpu_count") in ([0], [1]) \
+            and not (failure_class == "mig_p2p_unsupported" and True in known("gpu.mig")):
         return ("no GPU found on the host" if known("host.gpu_count") == [0] else "one GPU on the host") + \
             ": no pair to talk between"
     mig = known("gpu.mig")
