@@ -11,12 +11,10 @@ Tolerant of what pastes do: CAN/CANNOT lines in any case and spacing, p2pBandwid
 Facts: text.tool; per pair bench.peer_access ("ok" / "cudaErrorPeerAccessUnsupported" for
 "Peer access ... : No" and "CANNOT Access Peer"), tool.p2p_slower_than_no_p2p (P2P=Enabled below
 P2P=Disabled in p2pBandwidthLatencyTest's unidirectional matrices); tool.verification_error and
-symptom.wrong_results (simpleP2P "Verification error", nccl-tests #wrong > 0, "Test failed"),
-symptom.slow with tool.p2p_slower_than_no_p2p; gpu.name from the device lists; figures kept in
-``structured["tools"]`` (busbw by size, the bandwidth matrices). nccl-tests: symptom.slow only when
-the paste's own topo says every pair is NV# and the peak busbw is under a quarter of what one
-NVLink of the oldest generation gives per link (20 GB/s): clearly under what the path gives; symptom.hang
-when the table's column header is the paste's last line (no size ever completed). p2pBandwidthLatencyTest's
+symptom.wrong_results (simpleP2P "Verification error", "Test failed", nvbandwidth's failed pattern check),
+symptom.slow with tool.p2p_slower_than_no_p2p; tool.fewer_than_two_gpus (simpleP2P waiving with one CUDA device);
+gpu.name from the device lists; figures kept in ``structured["tools"]`` (the bandwidth matrices). nccl-tests'
+tables are read in evidence/nccl_tests.py (every layout by its own header). p2pBandwidthLatencyTest's
 latency matrices: P2P=Enabled far above P2P=Disabled is tool.p2p_slower_than_no_p2p too. dcgmi's link
 letters: gpu.nvlink_down per GPU. A tensor on cuda:N printed all zeros (or NaN) beside the same values not
 zero elsewhere in the paste (another device, the CPU, the literal it was built from): symptom.wrong_results.
