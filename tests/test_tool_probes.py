@@ -113,3 +113,10 @@ def test_smi_q_fields_saying_absent_are_no_setup():
     # "Host VGPU Mode : N/A" is nvidia-smi's label, not a vGPU guest
     host = facts(probe("smiq_mig_simplep2p.txt"))["host"]
     assert "gpu.virtualization" not in host and "host.virtualized" not in host
+
+
+def test_dcgmi_p2p_message_wrapped_over_table_rows_is_read():
+    # dcgmi cuts DCGM_FR_BROKEN_P2P_* at its cell's width, mid-word ("in a pee" / "r-to-peer test")
+    for name in ("dcgmi_diag_p2p_fail.txt", "dcgmi_diag_pcie_fail_gpus.txt"):
+        host = facts(probe(name))["host"]
+        assert host.get("tool.verification_error") is True and host.get("symptom.wrong_results") is True, name

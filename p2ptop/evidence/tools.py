@@ -539,6 +539,28 @@ def parse_dcgm_link_status(c: Collector) -> bool:
     return found
 
 
+def _dcgm_cells(lines: list[str]):
+    """(line, text) of each right-hand cell of dcgmi's result table with the rows it wraps onto joined: dcgmi cuts a
+    long message at the cell's width, mid-word ("... in a pee" / "r-to-peer test ..."), on rows whose left cell is empty."""
+    cell, first = "", 0
+    for no, line in enumerate(lines, 1):
+        parts = line.rstrip().split("|")
+        if len(parts) != 4 or parts[0].strip() or parts[3].strip():  # "| left | right |"
+            if cell:
+                yield first, cell
+            cell, first = "", 0
+            continue
+        left, right = parts[1].strip(), parts[2][1:].rstrip() if parts[2].startswith(" ") else parts[2].rstrip()
+        if left or not cell:
+            if cell:
+                yield first, cell
+            cell, first = right, no
+        else:
+            cell += right
+    if cell:
+        yield first, cell
+
+
 def parse_dcgm(c: Collector) -> bool:
     """``dcgmi diag`` results and DCGM's messages: a failed P2P copy test is wrong data between GPUs, a
     failed PCIe/NVLink row of the result table an error line, an NVSwitch's NvLink down a link down."""
@@ -571,6 +593,14 @@ def parse_dcgm(c: Collector) -> bool:
         if r:
             found = True
             c.add("host", "error.text", f"dcgmi diag {r.group(1)}: {r.group(2).strip()}"[:200], no)
+    if not c.has("host", "tool.verification_error") and "|" in text:
+        for no, cell in _dcgm_cells(c.paste.lines):
+            if _DCGM_P2P.search(cell):  # a P2P failure message the table wrapped over several rows
+                found = True
+                c.add("host", "tool.verification_error", True, no)
+                c.add("host", "symptom.wrong_results", True, no)
+                c.add("host", "error.text", cell.strip()[:200], no)
+                break
     for g, (links, no) in sorted(down.items()):
         found = True
         c.add(f"gpu:{g}", "gpu.nvlink_down", len(links), no, severity="problem",
