@@ -38,6 +38,8 @@ FACT_KEYS: dict[str, str] = {
     "gpu.product_class": "consumer (GeForce, Titan), workstation (Quadro, RTX professional) or data-centre",
     "gpu.architecture": "Hopper, Ampere, Ada, ...",
     "gpu.nvlink_down": "number of NVLinks of the GPU that are not active",
+    "tool.fewer_than_two_gpus": "number of devices a CUDA P2P sample saw when it waived for want of two (simpleP2P's "
+                                "'CUDA-capable device count: 1'): GPUs CUDA does not see, or a MIG instance",
     "tool.host_copy_corrupt": "True when a copy tool says a copy between the CPU and a GPU returned wrong data (rocm_bandwidth_test's Data Path Validation FAIL): the GPU's host link corrupts transfers",
     "host.p2p_refused_only_across_models": "True when every pair a CUDA sample says cannot access its peer joins two different GPU models (two architectures, or two models beside granted pairs): the GPU mix, no platform fault",
     "host.nvlink_inactive_maybe_by_design": "True when the partly inactive NVLinks the paste shows may be links the board does not wire (two GPUs of one model with the same links up; the bridged H100 PCIe/NVL spare links without the model): an NVLink entry stays unsure",
@@ -46,6 +48,8 @@ FACT_KEYS: dict[str, str] = {
     "gpu.nvlink_replay_recovery": "sum of the NVLink replay and recovery counters of the GPU (link faults, not corrected CRC errors)",
     "gpu.pcie_degraded_under_load": "True when the PCIe link trained below its max while the GPU is busy",
     "gpu.pcie_idle_downclock": "True when the PCIe generation is low only because the GPU is idle",
+    "gpu.pstate": "performance state the paste shows (P0 busiest .. P12), as nvidia-smi prints it",
+    "gpu.utilization": "GPU utilisation in percent the paste shows (nvidia-smi -q Utilization Gpu, utilization.gpu)",
     "gpu.pcie_width_cur": "current PCIe width", "gpu.pcie_width_max": "max PCIe width",
     "gpu.pcie_gen_cur": "current PCIe generation", "gpu.pcie_gen_max": "max PCIe generation",
     "gpu.fabric_state": "NVML fabric state: NOT_SUPPORTED, NOT_STARTED, IN_PROGRESS, COMPLETED",

@@ -667,7 +667,10 @@ _GPU_NAMED = _rx(r"\bgpus?\b|\bcuda\b|显卡|\bgpu")
 _TOOL_LINE = _rx(r"^\s*#(?:\s{2}|\s*wrong|\s*out of bounds|\s*avg bus|\s*nccl-tests|\s*nthread|\s*using devices|\s*collective test)|device\s*=\s*\d|p2p\s*=\s*(?:enabled|disabled)|"
                         r"nccl (?:info|warn)")
 _SENTENCE_END = _rx(r"[.!?。！？](?:\s|$)|[。！？]")
-_LEGEND = _rx(r"legend|^\s*(?:x|sys|node|phb|pxb|pix|nv#|nv\d+|[cgt]?ns|ok|u)\s*=|\b(?:cns|gns|tns)\s*=")
+_LEGEND = _rx(r"legend|^\s*(?:x|sys|node|phb|pxb|pix|nv#|nv\d+|[cgt]?ns|ok|u)\s*=|\b(?:cns|gns|tns)\s*=|"
+              # a field of nvidia-smi -q whose value says it is absent ("Host VGPU Mode : N/A", "vGPU Software Licensed
+              # Product ... : N/A"): the tool's own label, not the report's setup
+              r"^\s*[a-z][\w /().-]*?\s{2,}:\s*(?:n/a|\[n/a\]|none|disabled|not supported)\s*$")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 

@@ -143,13 +143,20 @@ def _vm_by_bus_ids(c) -> None:
                       "devices (on a physical host a GPU is behind a root port, bus 01 or higher)")
 
 
+def _busy(c, subject: str) -> bool:
+    """Does the paste show this GPU busy (utilisation 50 % or more, in a performance state P0-P2 where one is given)?"""
+    util, pstate = c.get(subject, "gpu.utilization"), c.get(subject, "gpu.pstate")
+    return isinstance(util, int) and util >= 50 and (not isinstance(pstate, str) or pstate in ("P0", "P1", "P2"))
+
+
 def derive(c) -> None:
     """Facts that follow from what the parsers read, by the live host's own rules (p2ptop/diagnose.py):
     a GPU whose PCIe link trained narrower than its max (lspci LnkSta below LnkCap, nvidia-smi -q Link
     Width Current below Max) is degraded whatever its load: GPUs lower the link's generation when idle,
     never its width. A generation below max at full width is what an idle GPU shows (nvidia-smi's manual:
     the current link generation and width "may be reduced when the GPU is not in use"): gpu.pcie_idle_downclock,
-    whose entry is benign and asks for a reading under load. "Max" is the link's max where the paste gives it,
+    whose entry is benign and asks for a reading under load, unless the paste shows that GPU busy (nvidia-smi's
+    utilisation 50 % or more, P0-P2): then it is gpu.pcie_degraded_under_load. "Max" is the link's max where the paste gives it,
     else the generation another GPU of the same model shows at the same width in the same paste (nvtop)."""
     tools.refusals_across_models(c)
     _vm_by_bus_ids(c)
@@ -174,7 +181,13 @@ def derive(c) -> None:
             peers = [c.get(s, "gpu.pcie_gen_cur") for s, (_, w) in widths.items()
                      if s != subject and w == width and name and c.get(s, "gpu.name") == name]
             top = max((g for g in peers if isinstance(g, int)), default=None)
-        if isinstance(top, int) and 0 < gen < top:
+        if isinstance(top, int) and 0 < gen < top and _busy(c, subject):
+            # the paste shows the GPU at work (P0-P2 at half its utilisation or more) when the link was read: a GPU
+            # raises its link to the top generation under load, so a lower one is the link's fault, not power saving
+            c.add(subject, "gpu.pcie_degraded_under_load", True, line, severity="problem",
+                  summary=f"{subject}: PCIe Gen{gen} x{width} of Gen{top} while the GPU is busy "
+                          f"({c.get(subject, 'gpu.utilization')} % utilisation)")
+        elif isinstance(top, int) and 0 < gen < top:
             c.add(subject, "gpu.pcie_idle_downclock", True, line, severity="info",
                   summary=f"{subject}: PCIe Gen{gen} x{width}, Gen{top} possible: a lower generation at full width "
                           "is what an idle GPU shows (read it again under load)")

@@ -5,7 +5,8 @@ down: ``BRIDGED_SPARE_LINKS``), ``nvidia-smi -L``, and nvtop's device lines (nam
 Facts: host.driver_version, host.driver_major, host.cuda_driver_version, host.gpu_count,
 gpu.name, gpu.consumer, gpu.product_class, gpu.architecture, gpu.mig, gpu.virtualization,
 host.virtualized (virtualization mode not None), gpu.pcie_gen_cur/max, gpu.pcie_width_cur/max,
-gpu.fabric_state, gpu.fabric_status, gpu.bar1_mb, gpu.nvlink_down, gpu.nvlink_errors,
+gpu.fabric_state, gpu.fabric_status, gpu.bar1_mb, gpu.pstate and gpu.utilization (-q "Performance State", Utilization
+"Gpu", the CSV's pstate and utilization.gpu: whether the link was read under load), gpu.nvlink_down, gpu.nvlink_errors,
 gpu.nvlink_replay_recovery; error.text for nvidia-smi's own failures ("No devices were found", with
 host.gpu_count 0; "couldn't communicate with the NVIDIA driver"; ERR! in the table). Bus ids are noted
 so other outputs of the paste map to GPU indices.
@@ -61,6 +62,9 @@ def _gpu_facts(c: Collector, idx: int, g: dict[str, Any]) -> None:
               summary="nvidia-smi -q shows a fabric registration state: the GPUs sit on an NVSwitch fabric")
     if g.get("mig") is not None:
         c.add(subj, "gpu.mig", g["mig"], lines.get("mig", line))
+    for key in ("pstate", "utilization"):
+        if g.get(key) is not None:
+            c.add(subj, f"gpu.{key}", g[key], lines.get(key, line), severity="info")
     v = g.get("virtualization")
     if not v and name and _VGPU_PROFILE.search(name):  # a vGPU profile name: the guest of a VM sees a mediated GPU
         v = g["virtualization"] = "VGPU"
@@ -146,6 +150,10 @@ def parse_xml(c: Collector) -> bool:
             key, v = "fabric_state", _FABRIC.get(val.lower(), val.upper())
         elif tag == "status" and parent == "fabric":
             key, v = "fabric_status", val
+        elif tag == "performance_state":
+            key, v = "pstate", val.upper()
+        elif tag == "gpu_util" and parent == "utilization":
+            key, v = "utilization", _int(val)
         elif tag == "numa_id" or tag == "gpu_numa_id":
             key, v = "gpu_numa", _int(val)
         if key and v is not None and key not in cur and (val.upper() not in ("N/A", "[N/A]") or key == "fabric_state"):
@@ -168,7 +176,8 @@ _Q_SECTIONS = ("BAR1 Memory Usage", "GPU Link Info", "PCIe Generation", "Link Wi
 
 
 def parse_q_text(c: Collector) -> bool:
-    """``nvidia-smi -q`` as text: "Attached GPUs", "GPU 00000000:3B:00.0" sections of "Key : Value"."""
+    """``nvidia-smi -q`` as text: "Attached GPUs", "GPU 00000000:3B:00.0" sections of "Key : Value"; also a grep'd
+    excerpt without the GPU headers, where grep's "--" separator or the same field met again starts the next GPU."""
     text = c.paste.text
     if not any(k in text for k in ("Attached GPUs", "Product Name", "GPU UUID") + _Q_SECTIONS):
         return False
@@ -187,6 +196,10 @@ def parse_q_text(c: Collector) -> bool:
             gpus.append(cur)
             section = []
             continue
+        if line == "--" and cur is not None and not cur.get("_headed"):
+            cur = None  # grep -A/-B's separator between the matches of two GPUs' sections
+            section = []
+            continue
         while section and section[-1][0] >= indent:
             section.pop()
         if ":" not in line:
@@ -198,7 +211,8 @@ def parse_q_text(c: Collector) -> bool:
             section.append((indent, k))
             continue
         titles = [t for _, t in section]
-        if cur is None and (k in ("Product Name", "GPU UUID", "Minor Number", "Virtualization Mode", "Product Architecture")
+        if cur is None and (k in ("Product Name", "GPU UUID", "Minor Number", "Virtualization Mode", "Product Architecture",
+                                  "Performance State")
                             or any(t in _Q_SECTIONS for t in titles)):
             cur = {"bus_id": None, "_line": no, "_lines": {}}  # a GPU section whose header the paste cut off
             gpus.append(cur)
@@ -229,10 +243,19 @@ def parse_q_text(c: Collector) -> bool:
             key, val = "bar1_mb", _int(v)
         elif k == "Total" and any("FB Memory" in t for t in titles):
             key, val = "memory_total_mib", _int(v)
+        elif k == "Performance State":
+            key, val = "pstate", v.upper()
+        elif k == "Gpu" and "Utilization" in titles:
+            key, val = "utilization", _int(v)
         elif k == "State" and "Fabric" in titles:
             key, val = "fabric_state", _FABRIC.get(v.lower(), v.upper())
         elif k == "Status" and "Fabric" in titles:
             key, val = "fabric_status", v
+        if key and val is not None and key in cur and not cur.get("_headed"):
+            # the same field again in an excerpt without GPU headers ("nvidia-smi -q | grep -A3 Fabric" without
+            # grep's separator): the next GPU's section
+            cur = {"bus_id": None, "_line": no, "_lines": {}}
+            gpus.append(cur)
         if key and val is not None and key not in cur and (v.upper() not in ("N/A", "[N/A]") or key == "fabric_state"):
             cur[key] = val
             cur["_lines"][key] = no
@@ -516,13 +539,15 @@ _CSV_FIELDS = {"index": "index", "name": "name", "pci.bus_id": "bus_id", "driver
                "pcie.link.gen.current": "pcie_gen_cur", "pcie.link.gen.gpucurrent": "pcie_gen_cur",
                "pcie.link.gen.max": "pcie_gen_max", "pcie.link.gen.gpumax": "pcie_gen_max",
                "pcie.link.width.current": "pcie_width_cur", "pcie.link.width.max": "pcie_width_max",
-               "mig.mode.current": "mig", "virtualization_mode": "virtualization"}
+               "mig.mode.current": "mig", "virtualization_mode": "virtualization", "pstate": "pstate",
+               "utilization.gpu": "utilization"}
 
 
 def parse_query_csv(c: Collector) -> bool:
     """nvidia-smi's CSV query output (with its header): per GPU name, bus id, PCIe generation and width now and
     max, MIG mode, virtualization mode; the driver version."""
-    if "pcie.link." not in c.paste.text and "pci.bus_id" not in c.paste.text and "mig.mode" not in c.paste.text:
+    if "pcie.link." not in c.paste.text and "pci.bus_id" not in c.paste.text and "mig.mode" not in c.paste.text \
+            and "utilization.gpu" not in c.paste.text:
         return False
     lines = c.paste.lines
     found = False
@@ -541,7 +566,7 @@ def parse_query_csv(c: Collector) -> bool:
             for key, v in zip(keys, vals):
                 if not key or v.upper() in ("N/A", "[N/A]", "[NOT SUPPORTED]"):
                     continue
-                if key in ("pcie_gen_cur", "pcie_gen_max", "pcie_width_cur", "pcie_width_max", "index"):
+                if key in ("pcie_gen_cur", "pcie_gen_max", "pcie_width_cur", "pcie_width_max", "index", "utilization"):
                     g[key] = _int(v)
                 elif key == "mig":
                     g[key] = v.lower() == "enabled" if v.lower() in ("enabled", "disabled") else None
@@ -558,7 +583,7 @@ def parse_query_csv(c: Collector) -> bool:
             found = True
     if found:
         c.kind("nvidia-smi-csv")
-        c.tool("nvidia-smi-csv", c.paste.first_line("pcie.link.", "pci.bus_id", "mig.mode"))
+        c.tool("nvidia-smi-csv", c.paste.first_line("pcie.link.", "pci.bus_id", "mig.mode", "utilization.gpu"))
     return found
 
 

@@ -11,12 +11,10 @@ Tolerant of what pastes do: CAN/CANNOT lines in any case and spacing, p2pBandwid
 Facts: text.tool; per pair bench.peer_access ("ok" / "cudaErrorPeerAccessUnsupported" for
 "Peer access ... : No" and "CANNOT Access Peer"), tool.p2p_slower_than_no_p2p (P2P=Enabled below
 P2P=Disabled in p2pBandwidthLatencyTest's unidirectional matrices); tool.verification_error and
-symptom.wrong_results (simpleP2P "Verification error", nccl-tests #wrong > 0, "Test failed"),
-symptom.slow with tool.p2p_slower_than_no_p2p; gpu.name from the device lists; figures kept in
-``structured["tools"]`` (busbw by size, the bandwidth matrices). nccl-tests: symptom.slow only when
-the paste's own topo says every pair is NV# and the peak busbw is under a quarter of what one
-NVLink of the oldest generation gives per link (20 GB/s): clearly under what the path gives; symptom.hang
-when the table's column header is the paste's last line (no size ever completed). p2pBandwidthLatencyTest's
+symptom.wrong_results (simpleP2P "Verification error", "Test failed", nvbandwidth's failed pattern check),
+symptom.slow with tool.p2p_slower_than_no_p2p; tool.fewer_than_two_gpus (simpleP2P waiving with one CUDA device);
+gpu.name from the device lists; figures kept in ``structured["tools"]`` (the bandwidth matrices). nccl-tests'
+tables are read in evidence/nccl_tests.py (every layout by its own header). p2pBandwidthLatencyTest's
 latency matrices: P2P=Enabled far above P2P=Disabled is tool.p2p_slower_than_no_p2p too. dcgmi's link
 letters: gpu.nvlink_down per GPU. A tensor on cuda:N printed all zeros (or NaN) beside the same values not
 zero elsewhere in the paste (another device, the CPU, the literal it was built from): symptom.wrong_results.
@@ -27,6 +25,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
+from . import nccl_tests
 from .gpus import classify
 from .paste import Collector, pair_subject
 from .smi import no_nvlink_hardware
@@ -39,13 +38,6 @@ _DQ_COUNT = re.compile(r"Detected (\d+) CUDA Capable device")
 _DQ_DEVICE = re.compile(r'^Device (\d+): "(.+)"\s*$')
 _CAN = re.compile(r"Device\s*=\s*(\d+)\s+(CAN|CANNOT|CAN NOT)\s+Access\s+Peer\s+Device\s*=\s*(\d+)", re.I)
 _DEVICE = re.compile(r"^Device:? (\d+)[,:] (.+?)(?:, pciBusID: ([0-9a-fA-F]+), pciDeviceID: ([0-9a-fA-F]+), pciDomainID:\s*([0-9a-fA-F]+)| \(([0-9A-Fa-f:]+)\))?\s*$")
-_NCCLT_DEV = re.compile(r"#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[(?:0x)?([0-9a-fA-F:.]+)\]\s+(.+?)\s*$")
-#: the first nccl-tests (2017-2018, common.cu): "#   Rank  0 uses device  0 [0x02] Tesla P100-PCIE-16GB"
-_NCCLT_DEV_OLD = re.compile(r"#\s+Rank\s+(\d+)\s+uses\s+device\s+(\d+)\s+\[(?:0x)?([0-9a-fA-F:.]+)\]\s+(.+?)\s*$")
-#: the column header of nccl-tests' result table (common.cu prints it before the first size): "#  bytes  N  type  op
-#  time  algbw  busbw  res" (old) or "#  size  count  type  redop  root  time  algbw  busbw  #wrong" (current)
-_NCCLT_HEADER = re.compile(r"^#\s*(?:bytes|size)\s+(?:N|count)\s+type\b.*\bbusbw\b", re.I)
-_NCCLT_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)")
 
 
 def _matrix(lines: list[str], start: int) -> tuple[dict[tuple[int, int], float], int]:
@@ -130,6 +122,10 @@ def refusals_across_models(c: Collector) -> None:
                   "architectures); pairs of one model are not refused")
 
 
+#: nvbandwidth's data check after a copy failing: v0.7 on "ASSERT in expression h_errorFlag == 0 in void
+#: memcmpPatternHelper(...)" (memcpy.cpp's ASSERT, error_handling.h), v0.4-v0.6 " Invalid value when checking the pattern
+#: at <ADDR>" then " Current offset [ N/SIZE]" (memcpy.cpp memcmpPattern)
+_NVB_VERIFY = re.compile(r"ASSERT in expression h_errorFlag == 0|Invalid value when checking the pattern at <")
 #: nvbandwidth's one-way device-to-device matrices: "memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)", "<-" (not "<->")
 _NVB_ONE_WAY = re.compile(r"^(?:memcpy|memory) (?:CE|SM) GPU\(row\) (?:->|<-) GPU\(column\) bandwidth", re.I)
 #: the least one NVLink gives per direction (NVLink 1.0, P100: 20 GB/s; later generations 25 and more), and PCIe's
@@ -181,6 +177,11 @@ def judge_link(c: Collector, measured: dict, line: int, tool: str) -> None:
                   summary=f"GPU{a} -> GPU{b}: {tool} {v:.1f} GB/s on {link}")
 
 
+def _int_after(line: str) -> Optional[int]:
+    m = re.search(r":\s*(\d+)", line)
+    return int(m.group(1)) if m else None
+
+
 def _gpu_name(c: Collector, idx: int, name: str, line: int) -> None:
     # CUDA's own device order (CUDA_DEVICE_ORDER is FASTEST_FIRST by default): nvidia-smi's index, read first into
     # gpu.name, may name another card in a rig of mixed GPUs
@@ -214,6 +215,7 @@ def parse_cuda_samples(c: Collector) -> bool:
             c.kind("deviceQuery")
             c.tool("deviceQuery", c.paste.first_line("CUDA Device Query", "CUDA Capable device"))
     if "simpleP2P" in text or "access from" in text or "cudaMemcpyPeer / cudaMemcpy" in text:
+        count: Optional[int] = None
         for no, line in enumerate(lines, 1):
             m = _PEER.search(line)
             if m:
@@ -235,9 +237,19 @@ def parse_cuda_samples(c: Collector) -> bool:
             elif line.strip().lower().startswith("test failed"):  # simpleP2P.cu: "Test failed!" after its checks
                 found = True
                 c.add("host", "error.text", line.strip()[:200], no)
+            elif line.startswith("CUDA-capable device count:"):  # simpleP2P.cu: printf("CUDA-capable device count: %i\n")
+                found = True
+                count = _int_after(line)
             elif "Two or more GPUs with Peer-to-Peer access capability are required" in line:
                 found = True
-                c.add("host", "bench.peer_access", "cudaErrorPeerAccessUnsupported", no, severity="problem")
+                if count is not None and count < 2:
+                    # simpleP2P.cu waives before any peer query when CUDA shows it fewer than two devices: no refusal of
+                    # peer access, but GPUs CUDA does not see (CUDA_VISIBLE_DEVICES, a container's device list, MIG: a
+                    # process sees one MIG instance)
+                    c.add("host", "tool.fewer_than_two_gpus", count, no, severity="problem",
+                          summary=f"simpleP2P: CUDA shows {count} device{'s' if count != 1 else ''}, two are needed")
+                else:
+                    c.add("host", "bench.peer_access", "cudaErrorPeerAccessUnsupported", no, severity="problem")
         if found and "deviceQuery" not in c.kinds:
             c.kind("simpleP2P")
             c.tool("simpleP2P", c.paste.first_line("simpleP2P", "Peer access from", "cudaMemcpyPeer / cudaMemcpy"))
@@ -310,7 +322,8 @@ def parse_cuda_samples(c: Collector) -> bool:
             if on:
                 judge_link(c, on["values"], on["line"], "p2pBandwidthLatencyTest P2P=Enabled")
             found = True
-    if "nvbandwidth" in text or "Running device_to_device" in text or "Running host_to_device" in text:
+    if "nvbandwidth" in text or "Running device_to_device" in text or "Running host_to_device" in text \
+            or "checking the pattern at <" in text or "h_errorFlag == 0" in text:
         res: dict[str, Any] = {}
         devices: set[int] = set()
         d2d_waived = 0
@@ -329,6 +342,18 @@ def parse_cuda_samples(c: Collector) -> bool:
                 test = s if "device_to_device" in s else (lines[no - 2] if no >= 2 else "")
                 if "device_to_device" in test:
                     d2d_waived = d2d_waived or no
+            elif _NVB_VERIFY.search(s):
+                # the copy's data check failed: on a device-to-device test wrong data between GPUs, on a host test
+                # wrong data over the GPU's host link
+                test = next((t for t in reversed(lines[max(0, no - 40):no - 1]) if t.strip().startswith("Running ")), "")
+                c.add("host", "tool.verification_error", True, no)
+                c.add("host", "error.text", s[:200], no)
+                if "host" in test and "device_to_device" not in test:
+                    c.add("host", "tool.host_copy_corrupt", True, no,
+                          summary=f"nvbandwidth: {test.strip()[8:].rstrip('.')} returned wrong data (its pattern check failed)")
+                else:
+                    c.add("host", "symptom.wrong_results", True, no,
+                          summary="nvbandwidth: a copy between GPUs returned wrong data (its pattern check failed)")
             elif s.startswith("ERROR") or "mismatch" in s.lower():
                 c.add("host", "tool.verification_error", True, no)
             d = _DEVICE.match(s)
@@ -349,7 +374,7 @@ def parse_cuda_samples(c: Collector) -> bool:
                 for b in sorted(devices):
                     if a < b:
                         _peer(c, a, b, False, d2d_waived)
-        if res or "nvbandwidth Version" in text:
+        if res or "nvbandwidth Version" in text or c.has("host", "tool.verification_error"):
             found = True
             c.kind("nvbandwidth")
             c.tool("nvbandwidth", c.paste.first_line("nvbandwidth", "Running device_to_device", "Running host_to_device"))
@@ -461,82 +486,9 @@ def parse_expected_bandwidth(c: Collector) -> bool:
     return False
 
 
-_OOB = re.compile(r"Out of bounds values\s*:\s*(\d+)\s+FAILED", re.I)
-
-
 def parse_nccl_tests(c: Collector) -> bool:
-    text = c.paste.text
-    if "busbw" not in text and "Avg bus bandwidth" not in text and "# Using devices" not in text \
-            and "Out of bounds values" not in text:
-        return False
-    # nccl-tests' summary (common.cu): "# Out of bounds values : N OK|FAILED"; N > 0 means wrong data
-    oob = next(((no, m) for no, line in enumerate(c.paste.lines, 1) for m in [_OOB.search(line)] if m and int(m.group(1)) > 0), None)
-    if oob:
-        c.kind("nccl-tests")
-        c.add("host", "tool.verification_error", True, oob[0])
-        c.add("host", "symptom.wrong_results", True, oob[0])
-    rows: list[dict[str, Any]] = []
-    wrong_line = None
-    header = 0
-    for no, line in enumerate(c.paste.lines, 1):
-        if line.startswith("#"):
-            o = _NCCLT_DEV_OLD.match(line)
-            if o:
-                _gpu_name(c, int(o.group(2)), o.group(4), no)
-                bus = o.group(3)
-                c.note_bus(f"0000:{int(bus, 16):02x}:00.0" if ":" not in bus else bus, int(o.group(2)))
-                c.kind("nccl-tests")
-                continue
-            if _NCCLT_HEADER.match(line):
-                header = header or no
-            d = _NCCLT_DEV.match(line)
-            if d:
-                _gpu_name(c, int(d.group(3)), d.group(5), no)
-                bus = d.group(4)
-                if ":" not in bus:  # older nccl-tests print the bus number alone: [0x1b]
-                    bus = f"0000:{int(bus, 16):02x}:00.0"
-                elif bus.count(":") == 1 and len(bus.split(":")[0]) > 2:  # [0000:2c:00]
-                    bus = bus + ".0"
-                c.note_bus(bus, int(d.group(3)))
-                c.kind("nccl-tests")
-            continue
-        m = _NCCLT_ROW.match(line)
-        if not m:
-            continue
-        size, busbw, wrong = int(m.group(1)), float(m.group(8)), m.group(9)
-        rows.append({"size": size, "busbw": busbw, "line": no})
-        if wrong not in ("0", "N/A") and wrong_line is None:
-            wrong_line = no
-    if not rows:
-        if header and not oob and not any(l.strip() and not l.lstrip().startswith("#") for l in c.paste.lines[header:]):
-            # the table's header is the paste's last line: nccl-tests prints a row per size as each completes
-            # (8 bytes first, in well under a second), so a run that printed none stopped in its first collective
-            c.kind("nccl-tests")
-            c.tool("nccl-tests", header)
-            c.add("host", "symptom.hang", True, header,
-                  summary="nccl-tests printed its table header and no result: the first collective never completed")
-        return "nccl-tests" in c.kinds
-    c.kind("nccl-tests")
-    c.tool("nccl-tests", rows[0]["line"])
-    c.add("host", "text.framework", "nccl-tests", rows[0]["line"], severity="info")
-    if wrong_line:
-        c.add("host", "tool.verification_error", True, wrong_line)
-        c.add("host", "symptom.wrong_results", True, wrong_line)
-    elif not oob and any(r["busbw"] > 0 for r in rows):
-        # a result table with figures and no wrong element: the collective ran and checked its data (a working state)
-        c.add("host", "nccl.status", "ok", rows[0]["line"], severity="ok",
-              summary="nccl-tests ran its collective over every size with no wrong element")
-    c.structured.setdefault("tools", {})["nccl-tests"] = {"busbw_by_size": {r["size"]: r["busbw"] for r in rows}}
-    topo = c.structured.get("topo")
-    if topo is not None and topo.paths:
-        links = [int(p[2:]) for p in topo.paths.values() if p.startswith("NV") and p[2:].isdigit()]
-        if links and len(links) == len(topo.paths):
-            peak = max(rows, key=lambda r: r["busbw"])
-            limit = 0.25 * 20.0 * min(links)
-            if peak["busbw"] < limit:
-                c.add("host", "symptom.slow", True, peak["line"],
-                      summary=f"nccl-tests peak busbw {peak['busbw']} GB/s on NV{min(links)} pairs (under {limit:.0f} GB/s)")
-    return True
+    """nccl-tests' result tables and summary (every layout since 2017): evidence/nccl_tests.py."""
+    return nccl_tests.parse(c, _gpu_name, link_floor)
 
 
 #: DCGM's own failure messages (dcgmlib/dcgm_errors.h): DCGM_FR_BROKEN_P2P_MEMORY_DEVICE / _WRITER_DEVICE (and the
@@ -587,6 +539,28 @@ def parse_dcgm_link_status(c: Collector) -> bool:
     return found
 
 
+def _dcgm_cells(lines: list[str]):
+    """(line, text) of each right-hand cell of dcgmi's result table with the rows it wraps onto joined: dcgmi cuts a
+    long message at the cell's width, mid-word ("... in a pee" / "r-to-peer test ..."), on rows whose left cell is empty."""
+    cell, first = "", 0
+    for no, line in enumerate(lines, 1):
+        parts = line.rstrip().split("|")
+        if len(parts) != 4 or parts[0].strip() or parts[3].strip():  # "| left | right |"
+            if cell:
+                yield first, cell
+            cell, first = "", 0
+            continue
+        left, right = parts[1].strip(), parts[2][1:].rstrip() if parts[2].startswith(" ") else parts[2].rstrip()
+        if left or not cell:
+            if cell:
+                yield first, cell
+            cell, first = right, no
+        else:
+            cell += right
+    if cell:
+        yield first, cell
+
+
 def parse_dcgm(c: Collector) -> bool:
     """``dcgmi diag`` results and DCGM's messages: a failed P2P copy test is wrong data between GPUs, a
     failed PCIe/NVLink row of the result table an error line, an NVSwitch's NvLink down a link down."""
@@ -619,6 +593,14 @@ def parse_dcgm(c: Collector) -> bool:
         if r:
             found = True
             c.add("host", "error.text", f"dcgmi diag {r.group(1)}: {r.group(2).strip()}"[:200], no)
+    if not c.has("host", "tool.verification_error") and "|" in text:
+        for no, cell in _dcgm_cells(c.paste.lines):
+            if _DCGM_P2P.search(cell):  # a P2P failure message the table wrapped over several rows
+                found = True
+                c.add("host", "tool.verification_error", True, no)
+                c.add("host", "symptom.wrong_results", True, no)
+                c.add("host", "error.text", cell.strip()[:200], no)
+                break
     for g, (links, no) in sorted(down.items()):
         found = True
         c.add(f"gpu:{g}", "gpu.nvlink_down", len(links), no, severity="problem",
