@@ -4,7 +4,7 @@
 # usage: dash_log.sh PY LOGFILE OUTFILE [p2ptop args...]
 PY=$1; LOG=$2; OUTF=$3; shift 3
 tmux kill-session -t p2pd 2>/dev/null
-tmux new-session -d -s p2pd -x 200 -y 50 "$PY -m p2ptop $*"
+tmux new-session -d -s p2pd -x ${DASH_COLS:-200} -y ${DASH_ROWS:-50} "$PY -m p2ptop $*"
 sleep 4
 tmux send-keys -t p2pd C-p; sleep 1
 tmux send-keys -t p2pd -l "NCCL: open a job"; sleep 1
