@@ -106,7 +106,9 @@ def test_a_generation_below_max_on_a_busy_gpu_is_degraded_not_idle():
 def test_simplep2p_with_one_device_is_no_peer_refusal():
     host = facts(probe("simplep2p_one_gpu_visible.txt"))["host"]
     assert host.get("tool.fewer_than_two_gpus") == 1 and "bench.peer_access" not in host
-    assert ranked(probe("smiq_mig_simplep2p.txt"))[0] == ("mig_p2p_unsupported", "likely")
+    # MIG on and a sample seeing one device: the MIG entry first, unsure (the one-device fact supports it, it
+    # does not trigger it: as a trigger it pushed the right class of a real report out of the top 3 on fresh5)
+    assert ranked(probe("smiq_mig_simplep2p.txt"))[0][0] == "mig_p2p_unsupported"
 
 
 def test_smi_q_fields_saying_absent_are_no_setup():
