@@ -1,4 +1,4 @@
-"""How the evaluation corpus is split into parts: dev and holdout by thread hash, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8 and fresh9 by collection date.
+"""How the evaluation corpus is split into parts: dev and holdout by thread hash, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9 and fresh10 by collection date.
 
 dev/ and holdout/: the split was fixed before any case was run through p2ptop. A case's part depends
 only on its thread (the source URL without fragment, query or trailing slash), so every case of one
@@ -45,6 +45,11 @@ part (dev/, holdout/, fresh/ to fresh7/), one case per thread; nobody who writes
 fresh9/: an eleventh part, collected on 2026-11-27 after fresh8/ had been collected, to judge a later round of
 rules. Assigned by collection, like the other fresh parts: every case comes from a thread that is in no other
 part (dev/, holdout/, fresh/ to fresh8/), one case per thread; nobody who writes rules reads it.
+
+fresh10/: a twelfth part, collected on 2026-11-27 after fresh9/ had been collected, to judge a later round of
+rules, favouring pasted errors and tool output (fresh9/ has only descriptions and logs). Assigned by collection,
+like the other fresh parts: every case comes from a thread that is in no other part (dev/, holdout/, fresh/ to
+fresh9/), one case per thread; nobody who writes rules reads it.
 """
 
 from __future__ import annotations
@@ -54,9 +59,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh9/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh10/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
@@ -66,6 +71,7 @@ FRESH6_COLLECTED = "2026-11-24"  # after fresh5/ was measured
 FRESH7_COLLECTED = "2026-11-27"  # after fresh6/ was measured
 FRESH8_COLLECTED = "2026-11-27"  # after fresh7/ was collected
 FRESH9_COLLECTED = "2026-11-27"  # after fresh8/ was collected
+FRESH10_COLLECTED = "2026-11-27"  # after fresh9/ was collected
 MAX_PER_THREAD = 3  # cases of one thread in any fresh part
 
 
