@@ -278,7 +278,9 @@ _SYMPTOMS = (
                         r"\bnvlinks?\b(?:\s+bridges?)?\s+(?:is\s+|are\s+|was\s+|were\s+)?(?:not|n't|never)\s+(?:\w+\s+)?(?:detected|recogni[sz]ed|found|seated)\b|"
                         r"\bnvlink\s+bridges?\b[^.\n]{0,40}?\b(?:loose|not (?:fully |properly )?(?:seated|inserted|plugged)|partial(?:ly)? contact)|"
                         # Chinese: NVLink 断开 / 掉线 / 未激活 / 不活跃 / 没有连上 / 识别不到
-                        r"\bnvlinks?\b[^。，,\n]{0,12}?(?:断开|断了|掉线|未激活|不活跃|没有?激活|没有?连上|连不上|识别不到|检测不到)"),
+                        r"\bnvlinks?\b[^。，,\n]{0,12}?(?:断开|断了|掉线|未激活|不活跃|没有?激活|没有?连上|连不上|识别不到|检测不到)|"
+                        # ... or the verb first: 查不到/找不到/看不到/识别不到/检测不到 NVLink (在工作)
+                        r"(?:查不到|找不到|看不到|识别不到|检测不到)[^。，,\n]{0,6}?\bnvlinks?\b"),
     # a GPU said to vanish from the host (what NVRM's "fallen off the bus" looks like to a user)
     ("gpu.lost", r"\b(?:gpus?|cards?|devices?)\b[^.;,!?\n]{0,24}?\b(?:vanish\w*|disappear\w*|drops? off|dropped off|falls? off the bus|falling off the bus|fell off the bus|goes missing|went missing|"
                  r"is lost|was lost|no longer (?:shows?|visible|detected|appears?))|掉卡|掉了?\s*(?:显卡|gpu|一张卡)|显卡消失|(?:显卡|gpu)\s*(?:不见了|丢失)|"
@@ -517,7 +519,9 @@ _IOMMU_ON = _rx(r"\b(?:intel|amd)_iommu\s*=\s*on\b|" + _IOMMU_WORD + r"\s+(?:is\
 _FIX_AFTER = _rx(_GAP % 80 + r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|goes away|went away|succeed\w*|解决|正常|好了|就好)")
 _FIX_BEFORE = _rx(r"(?:\bfix(?:es|ed)?|\bsolv\w*|\bresolv\w*|\bworks?|\bworked|\bsolution|\bworkaround)\b\W{0,3}"
                   r"(?:(?:is|was|by|after|when|with|once|since)\s+)?(?:(?:simply|just|also)\s+)?\W{0,2}$")
-_FIX_NEXT = _rx(r"\s*(?:this|that|it|which|now)\b,?\s+(?:\w+\s+){0,4}?(?:solved|fixed|resolved|works|worked|helped)\b(?! ?n'?t)")
+_FIX_NEXT = _rx(r"\s*(?:this|that|it|which|now)\b,?\s+(?:\w+\s+){0,4}?(?:solved|fixed|resolved|works|worked|helped)\b(?! ?n'?t)|"
+               # 然后/之后/后来/这样/现在/再 ... 正常/好了/解决/成功 (the next sentence in Chinese: "then, after a restart, all was normal")
+               r"\s*(?:然后|之后|后来|这样|现在|再)[^。！？\n]{0,16}?(?:正常|好了|解决|成功)(?!不)")
 
 
 def _sentence_span(low: str, start: int, end: int) -> tuple[int, int]:
@@ -608,7 +612,7 @@ _FIXED_BY_ACTION = (
      _rx(r"(?:\bdisabl\w*|\bturn\w* off|\bswitch\w* off|\bclear\w*|关闭|禁用|关掉)\s*(?:the\s+|all\s+)?(?:pci(?:e)?\s+)?(?:acs|access control services)\b"),
      "the text says turning ACS off fixed it (ACS redirected peer traffic when the trouble was seen)"),
     ("gpu.nvlink_down", 1,
-     _rx(r"(?:\breseat\w*|\bre-seat\w*|\breplac\w*|\bswapp?\w*|\bre-?insert\w*|重新插|重插|更换)\s*(?:the\s+|an?\s+|both\s+)?(?:nvlink\s+)?(?:bridges?|nvlinks?)\b"),
+     _rx(r"(?:\breseat\w*|\bre-seat\w*|\breplac\w*|\bswapp?\w*|\bre-?insert\w*|重新插(?:了|上)?(?:一次|一下|一遍)?|重插|更换)\s*(?:the\s+|an?\s+|both\s+)?(?:nvlink\s+)?(?:bridges?|nvlinks?)\b"),
      "the text says reseating/replacing the NVLink bridge fixed it (a link was down, at least one)"),
     ("host.fabric_manager", "not running",
      _rx(r"(?:\bstart\w*|\brestart\w*|\benabl\w*|\binstall\w*|启动|重启|安装)\s*(?:the\s+)?(?:nvidia-)?fabric[- _]?manager"),

@@ -1,0 +1,57 @@
+"""Rules written after fresh9 was judged (2026-11-27), each from its own source, none for one paste alone.
+
+1. libnvidia-container's refusal of a device list (src/cli/common.c, select_devices: a device string matching no GPU
+   UUID, PCI bus id, index or MIG device -> "<dev>: unknown device", printed after "device error:"): a container asked
+   for a GPU the host or the allocation does not have (NVIDIA maintainer on nvidia-docker#1283). A device that is a
+   path (the volume-mount way of passing the list, nvidia-container-toolkit#108) is not this.
+2. NVLink not found, in Chinese with the verb first (查不到/找不到/看不到 NVLink), and a bridge re-seated in Chinese
+   with its aspect words (重新插了一次 NVLink), fixed when the next sentence says so (然后 ... 正常了)."""
+
+from __future__ import annotations
+
+import pytest
+
+from p2ptop.commands.explain import explain
+
+from .kbtools import bundled_kb, host_facts
+
+KB = bundled_kb()
+
+
+def first(text: str):
+    ms = [m for m, _ in explain(KB, text, [], 3)]
+    return (ms[0].entry.id, ms[0].confidence) if ms else (None, None)
+
+
+@pytest.mark.parametrize("text", [
+    "docker: Error response from daemon: OCI runtime create failed: ... stderr: nvidia-container-cli: device error: 1: unknown device\\n\"\"\": unknown.",
+    "nvidia-container-cli.real: device error: MIG-GPU-932bfb2c-849a-2a22-1e84-9eff6bc02b39/1/0: unknown device",
+    "enroot start fails: nvidia-container-cli: device error: GPU-6c3a1f0e-2b7d-4a51-9e3c-0d8f7b2a6e11: unknown device",
+])
+def test_container_cli_unknown_device(text):
+    assert first(text) == ("container/visible-devices-unknown-device", "likely")
+
+
+def test_container_cli_unknown_device_path_is_not_it():
+    text = "nvidia-container-cli: device error: /var/run/nvidia-container-devices: unknown device: unknown"
+    entry, confidence = first(text)
+    assert entry != "container/visible-devices-unknown-device" or confidence == "unsure"  # a word lead at most
+
+
+@pytest.mark.parametrize("text", [
+    "装好以后用 nvidia-smi topo -m 查不到 NVLink，两块 3090。",
+    "用检查命令查不到nvlink工作。",
+    "后来断电关机，重新插了一次NVlink，听到咔哒一声。然后再开机，一切正常了。",
+    "I reseated the NVLink bridge and now it works.",
+])
+def test_nvlink_down_read_in_words(text):
+    assert host_facts(text).get("gpu.nvlink_down") == 1
+
+
+@pytest.mark.parametrize("text", [
+    "重新插了一次NVlink，还是不行。",  # re-seated, not fixed: no fact
+    "nvidia-smi nvlink -s 能看到 NVLink 都是 25 GB/s。",
+    "I reseated the NVLink bridge. It still does not work.",
+])
+def test_nvlink_down_not_read(text):
+    assert host_facts(text).get("gpu.nvlink_down") is None
