@@ -55,3 +55,31 @@ def test_nvlink_down_read_in_words(text):
 ])
 def test_nvlink_down_not_read(text):
     assert host_facts(text).get("gpu.nvlink_down") is None
+
+
+# 3. After fresh10 was judged: NCCL's "Failed to open libibverbs.so[.1]" is no failure (misc/ibvwrap.cc: WARN up to 2.10,
+#    INFO from 2.11, then "Using network Socket"); AMD's Threadripper-only chipsets name the CPU vendor; a bare GeForce
+#    number followed by its memory ("3090 24g*2") names the card.
+def test_libibverbs_warn_is_no_symptom():
+    text = ("host:1:1 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n"
+            "host:1:1 [0] NCCL INFO Using network Socket\nNCCL version 2.10.3+cuda11.3\n")
+    facts = host_facts(text)
+    assert "error.text" not in facts and "symptom.fails" not in facts
+    # a real failure WARN beside it still is one
+    bad = text + "host:1:1 [0] misc/shmutils.cc:72 NCCL WARN Error: failed to extend /dev/shm/nccl-x to 9637892 bytes\n"
+    assert "error.text" in host_facts(bad)
+
+
+@pytest.mark.parametrize("text", ["ASUS Pro WS WRX80E-SAGE with two A6000", "Gigabyte X399 board", "a TRX40 workstation"])
+def test_threadripper_chipsets_name_amd(text):
+    assert host_facts(text).get("host.cpu_vendor") == "AMD"
+
+
+@pytest.mark.parametrize("text, name", [("centos 7.9 3090 24g*2", "3090"), ("两台 4090 24GB", "4090")])
+def test_geforce_number_with_its_memory_is_a_card(text, name):
+    f = host_facts(text)
+    assert f.get("gpu.name") == name and f.get("gpu.consumer") is True
+
+
+def test_a_number_without_a_gpu_word_is_no_card():
+    assert "gpu.name" not in host_facts("the service listens on port 3090 for 24 hours")

@@ -31,6 +31,10 @@ P2P_CAPABLE_PATHS = ("NV", "PIX", "PXB")
 _FAILED_WARN = re.compile(r"\b(?:fail\w*|error\w*|cannot|can't|unable|no space|timeout|timed out|abort\w*|"
                           r"invalid|mismatch\w*|denied|not permitted|unhandled|no transport found|not (?:supported|compatible)|"
                           r"not found|duplicate|multiple ranks|missing|exceeds)\b", re.I)
+#: WARNs that report no failure of the job: NCCL looks for libibverbs on every host and, without it, goes on over
+#: sockets ("Failed to open libibverbs.so[.1]" was a WARN in misc/ibvwrap.cc up to 2.10 and an INFO from 2.11 on,
+#: followed by "NCCL INFO Using network Socket" / "NET/Socket"): a host without InfiniBand, not a fault
+BENIGN_WARN = re.compile(r"Failed to open libibverbs\.so", re.I)
 # (WARN texts that refuse a setup without a failure word: init.cc's "Duplicate GPU detected" and "Multiple Ranks are
 #  using the same GPU/Partition", nvls.cc's "... not compatible with NCCL_NVLS_ENABLE=1", cudawrap.cc's "CUDA some PFN
 #  functions not found in the library" / "missing symbol")
@@ -125,7 +129,7 @@ def parse(c: Collector) -> bool:
     # a WARN that says something failed is the symptom even where NCCL names no result (NCCL's WARN() is its
     # error level, src/include/debug.h; "Call to posix_fallocate failed", "Error while creating shared memory")
     if not c.has("host", "error.text"):
-        failed = next((m for m in log.warnings if _FAILED_WARN.search(m.message)), None)
+        failed = next((m for m in log.warnings if _FAILED_WARN.search(m.message) and not BENIGN_WARN.search(m.message)), None)
         if failed is not None:
             c.add("host", "error.text", failed.message[:200], failed.line)
     # NCCL sets up NVLS (transport/nvls.cc) only where the GPUs report multicast, i.e. on an NVSwitch

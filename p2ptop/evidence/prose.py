@@ -58,6 +58,7 @@ from __future__ import annotations
 import re
 
 from .gpus import MODEL_IN_PROSE, classify
+from .nccl import BENIGN_WARN
 from .paste import Collector, Paste
 
 
@@ -621,7 +622,10 @@ _FIXED_BY_ACTION = (
 _BIOS = (("ACS", r"\bacs\b|access control services"), ("IOMMU", r"iommu"), ("VT-d", r"vt-d|\bvtd\b"),
          ("NPS", r"\bnps ?[124]?\b"), ("Above4G", r"above ?4g|4g decoding|above 4 ?gb"),
          ("ReBAR", r"resizable bar|re-?size bar|\brebar\b|\bsam\b"), ("SR-IOV", r"sr-?iov"))
-_CPU = (("AMD", r"(?:amd\s+)?(epyc\s*\w*(?:\s+\d{4}\w*)?|threadripper(?:\s+pro)?\s*\w*|ryzen\s*\d*\s*\w*)"),
+_CPU = (("AMD", r"(?:amd\s+)?(epyc\s*\w*(?:\s+\d{4}\w*)?|threadripper(?:\s+pro)?\s*\w*|ryzen\s*\d*\s*\w*|"
+               # AMD's HEDT/workstation chipsets name the CPU's vendor on a board ("TRX40 Designare", "WRX80E"): AMD's sockets
+               # sTRX4 (TRX40/TRX50), sWRX8 (WRX80/WRX90) and TR4 (X399) take Threadripper CPUs only
+               r"\b(?:trx40|trx50|wrx80e?|wrx90e?|x399)\b)"),
         ("Intel", r"(?:intel\s+)?(xeon(?:\(r\))?\s*(?:platinum|gold|silver|bronze|w|e5|e7)?[-\s]*\w*|core(?:\(tm\))?\s+i[3579]-\w+)"),
         ("ARM", r"(grace\s+(?:hopper|cpu)|neoverse[-\s]\w+|\baarch64\b|ampere altra\w*)"))
 _TOPIC_STRONG = (r"\bp2p\b|peer[- ]to[- ]peer|\bpeer (?:access|memory|copy|copies|device)|gpu ?direct|\bgdr\b|memcpy_?peer|\bcan_?(?:device_)?access_?peer|\bnccl\w*|\bnvlink\w*|\bnvswitch|"
@@ -817,7 +821,8 @@ def parse(c: Collector) -> bool:
     for key, rx in _SYMPTOMS:
         m = _first(c, rx)
         while m and (_SAID_ABSENT.search(low[max(0, m.start() - 24):m.start()])  # "it no longer hangs"
-                     or (key == "symptom.fails" and _ASKED.search(low[max(0, m.start() - 80):m.start()]))):
+                     or (key == "symptom.fails" and _ASKED.search(low[max(0, m.start() - 80):m.start()]))
+                     or BENIGN_WARN.search(c.paste.line(ln(m.start())))):  # NCCL's own no-fault WARN
             nxt = _rx(rx).search(low, m.end())
             m = nxt if nxt and not _LEGEND.search(c.paste.line(ln(nxt.start())).lower()) else None
         if m:
