@@ -48,6 +48,7 @@ FACT_KEYS: dict[str, str] = {
     "gpu.nvlink_replay_recovery": "sum of the NVLink replay and recovery counters of the GPU (link faults, not corrected CRC errors)",
     "gpu.pcie_degraded_under_load": "True when the PCIe link trained below its max while the GPU is busy",
     "gpu.pcie_idle_downclock": "True when the PCIe generation is low only because the GPU is idle",
+    "host.ranks_exceed_gpus": "True when a launch asks for more processes per node (torchrun --nproc-per-node, DeepSpeed --num_gpus, Accelerate num_processes) than the GPUs the text gives the host",
     "gpu.pstate": "performance state the paste shows (P0 busiest .. P12), as nvidia-smi prints it",
     "gpu.utilization": "GPU utilisation in percent the paste shows (nvidia-smi -q Utilization Gpu, utilization.gpu)",
     "gpu.pcie_width_cur": "current PCIe width", "gpu.pcie_width_max": "max PCIe width",

@@ -83,3 +83,35 @@ def test_geforce_number_with_its_memory_is_a_card(text, name):
 
 def test_a_number_without_a_gpu_word_is_no_card():
     assert "gpu.name" not in host_facts("the service listens on port 3090 for 24 hours")
+
+
+# 4. A launch asking for more processes per node than the GPUs the text gives (evidence/launch.py; torchrun's
+#    --nproc-per-node, DeepSpeed's --num_gpus, Accelerate's num_processes, "over 8 workers"): the setup that explains
+#    an invalid device ordinal; MIG's ranks entry (its setup, MIG, unsaid) stays unsure beside it.
+@pytest.mark.parametrize("text", [
+    "2x RTX 3090\ntorchrun --nproc_per_node=8 train.py\nRuntimeError: CUDA error: invalid device ordinal",
+    "I only have one A10G GPU. The script distributes the load over 8 workers and I get "
+    "RuntimeError: CUDA error: invalid device ordinal",
+    "服务器是 4 卡 V100，deepspeed --num_gpus 8 train.py 报错 RuntimeError: CUDA error: invalid device ordinal",
+])
+def test_ranks_past_the_gpus_explain_an_invalid_ordinal(text):
+    assert host_facts(text).get("host.ranks_exceed_gpus") is True
+    ranked = [m for m, _ in explain(KB, text, [], 3)]
+    assert (ranked[0].entry.id, ranked[0].confidence) == ("cuda/invalid-device-ordinal-hidden-gpu", "likely")
+    assert all(m.confidence == "unsure" for m in ranked if m.entry.failure_class == "mig_p2p_unsupported")
+
+
+@pytest.mark.parametrize("text", [
+    "8x A100 node, torchrun --nproc_per_node=8 train.py hangs",       # as many ranks as GPUs
+    "torchrun --nproc_per_node=8 train.py",                          # no GPU count given
+    "one GPU per process, torchrun --nproc_per_node=4 on 4 GPUs",    # "per process" counts no host
+    "DataLoader(num_workers=8) on one GPU",                          # a DataLoader's workers are no launch
+])
+def test_no_excess_read(text):
+    assert "host.ranks_exceed_gpus" not in host_facts(text)
+
+
+def test_mig_ranks_entry_still_likely_with_mig_said():
+    text = "A100 with MIG enabled (3g.40gb x2), torchrun --nproc_per_node=2: RuntimeError: CUDA error: invalid device ordinal"
+    ranked = [m for m, _ in explain(KB, text, [], 3)]
+    assert ranked[0].entry.failure_class == "mig_p2p_unsupported" and ranked[0].confidence in ("likely", "possible")

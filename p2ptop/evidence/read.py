@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..findings import SHM_TRANSPORT_FACTS, Finding
-from . import df, errors, nccl, prose, smi, system, tools, topo
+from . import df, errors, launch, nccl, prose, smi, system, tools, topo
 from .paste import SYMPTOM_PREFIXES, Collector, Paste
 
 #: (name, parser) in the order they run: structured outputs first, so their values win over prose.
@@ -22,6 +22,7 @@ PARSERS = (
     ("env", nccl.parse_env_lines),
     ("errors", errors.parse),
     ("prose", prose.parse),
+    ("launch", launch.parse),
 )
 #: ASCII word boundaries: "禁用p2p和shm", "NCCL报错" name P2P and NCCL (a Chinese character is a Unicode word character).
 #: Also GPU words that name no GPU: "peer access" (CUDA's cudaDeviceEnablePeerAccess/cudaDeviceCanAccessPeer, as servers and

@@ -1101,7 +1101,7 @@ def ranked(matches: list, key=lambda x: x) -> list:
 
 
 #: facts of a setup that is itself the cause of a shared error (217 peer access unsupported, an invalid ordinal ...)
-SETUP_FACTS = ("gpu.consumer", "host.virtualized", "gpu.mig", "pair.cross_socket")
+SETUP_FACTS = ("gpu.consumer", "host.virtualized", "gpu.mig", "pair.cross_socket", "host.ranks_exceed_gpus")
 OTHER_SETUP_FACTOR = 0.5  # such an entry ranks as a lead does: under the candidates whose setup is said
 RETRIEVAL_CAP = 0.2  # a candidate on its words alone scores at most this (far under POSSIBLE)
 FILL_CLASSES = 3  # retrieval adds at most this many entries, each of a class the answer does not hold yet

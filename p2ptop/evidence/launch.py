@@ -1,0 +1,76 @@
+"""A launch that asks for more processes per node than the GPUs the text says the host has.
+
+torchrun starts ``--nproc-per-node N`` workers per node and each one selects the GPU of its ``LOCAL_RANK``
+(PyTorch's DDP and torchrun documentation: https://pytorch.org/docs/stable/elastic/run.html, "--nproc-per-node:
+number of workers per node"; https://pytorch.org/tutorials/intermediate/ddp_tutorial.html, ``torch.cuda.set_device(
+local_rank)``); DeepSpeed's launcher (``--num_gpus N``) and Accelerate (``num_processes: N``, ``--num_processes N``)
+do the same. A worker whose local rank is past the last GPU asks CUDA for an ordinal it does not have: ``invalid device
+ordinal`` (cudaErrorInvalidDevice), or NCCL's ``Duplicate GPU detected`` where a launcher wraps the index. So where a
+text gives both a per-node count and the GPUs of the host, and the count is larger, that is the setup that explains such
+an error: ``host.ranks_exceed_gpus`` (True), from the line of the launch.
+
+The GPUs of the host are read only where the text counts them: "2 GPUs", "two 3090s", "3090 24g*2", "8xA100",
+"4 x H100", "one GPU", "a single GPU", 单卡/双卡/两张卡/8卡. Several counts: the largest is taken (the host has at
+least that many), so a launch is said to exceed them only against every count the text gives.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from .paste import Collector
+
+_WORDS = {"one": 1, "single": 1, "a single": 1, "two": 2, "dual": 2, "three": 3, "four": 4, "quad": 4, "six": 6, "eight": 8,
+          "一": 1, "单": 1, "两": 2, "二": 2, "双": 2, "三": 3, "四": 4, "六": 6, "八": 8}
+
+#: the per-node process count a launcher is given (torchrun/torch.distributed.launch, DeepSpeed, Accelerate)
+_LAUNCH = re.compile(r"--nproc[-_]per[-_]node[= ]+(\d{1,3})\b|--num[-_]gpus[= ]+(\d{1,3})\b|"
+                     r"\bnum[-_]processes\s*[:=]?\s*(\d{1,3})\b|"
+                     # in words: "distributes the load over 8 workers", "launches 8 processes" (not a DataLoader's num_workers)
+                     r"\b(?:over|across|into|launch\w*|spawn\w*|start\w*|with|uses?|runs?)\s+(\d{1,2})\s+(?:workers|processes|ranks)\b", re.I)
+_MODEL = r"(?:rtx\s*)?(?:[2-5]0[6-9]0(?:\s*ti)?|a100|a800|h100|h800|h200|h20|v100|a6000|a40|a10g?|l40s?|l20|l4|t4|p100)"
+#: GPUs counted in words: a number or word before "GPU(s)"/"card(s)" (a model may stand between), a count written
+#: against a model on either side ("8xA100", "3090 24g*2", "A100 * 4"), Chinese counts of cards
+_COUNT = re.compile(
+    r"(?<![\w.-])(\d{1,2}|one|a single|single|two|dual|three|four|quad|six|eight)\s*(?:x\s*)?(?:nvidia\s+)?(?:(?:" + _MODEL +
+    r"\s+)?(?:gpus?|graphics cards?|cards?)\b|" + _MODEL + r"s\b)|"
+    r"(?<![\w.])(\d{1,2})\s*[x×\*]\s*(?:nvidia\s+)?" + _MODEL + r"(?![\w])|"
+    r"(?<![\w])" + _MODEL + r"(?:\s*\d{1,3}\s*g(?:b|ib)?)?\s*[x×\*]\s*(\d{1,2})(?![\d.])|"
+    r"([一二两三四六八单双]|\d{1,2})\s*(?:张|块|个)?\s*(?:显卡|卡|gpu)", re.I)
+_NOT_A_HOST_COUNT = re.compile(r"\s*(?:per|for each|each|in each|a)\s+(?:process|rank|worker|task|container|pod|job)\b|\s*/\s*(?:process|rank)\b|"
+                               r"\s*每", re.I)  # "one GPU per process", "8 GPUs per node" count no host's GPUs (per node: they do)
+
+
+def _number(word: str) -> Optional[int]:
+    word = word.strip().lower()
+    if word.isdigit():
+        return int(word)
+    return _WORDS.get(word)
+
+
+def gpus_said(text: str) -> Optional[int]:
+    """The largest count of the host's GPUs the text gives, None when it gives none."""
+    best = None
+    for m in _COUNT.finditer(text):
+        if _NOT_A_HOST_COUNT.match(text, m.end()):
+            continue
+        n = _number(next(g for g in m.groups() if g))
+        if n and n <= 64:
+            best = n if best is None else max(best, n)
+    return best
+
+
+def parse(c: Collector) -> bool:
+    text = c.paste.text
+    launch = _LAUNCH.search(text)
+    if launch is None:
+        return False
+    ranks = int(next(g for g in launch.groups() if g))
+    gpus = gpus_said(text[:launch.start()] + " " * (launch.end() - launch.start()) + text[launch.end():])
+    if gpus is None or ranks <= gpus:
+        return False
+    line = text.count("\n", 0, launch.start()) + 1
+    return c.add("host", "host.ranks_exceed_gpus", True, line, severity="info",
+                 summary=f"the launch asks for {ranks} processes per node; the text gives the host {gpus} GPU"
+                         f"{'s' if gpus != 1 else ''}: the workers past the last GPU select one that does not exist")
