@@ -35,6 +35,7 @@ async def test_a_log_fills_the_nccl_cells_and_the_pair_panel(tmp_path):
         await settle(app, pilot)
         text = app.export_text()
         assert "SHM" in text and "NCCL" in text and "NCCL_P2P_LEVEL=LOC is below" in text
+        assert "healthy  ✖ 1 problem in the findings" in text  # the link's badge is not read as "nothing wrong"
         assert any(f.id == "nccl.transport_fallback" for f in app.pair_findings(0, 1))
         # the knowledge base names the entry that explain and `nccl --log` name for this log (was "no known
         # problem matches": the entry's condition was on the log's text, which the panel did not pass)

@@ -52,6 +52,12 @@ def pair_text(state: DashboardState, a: int, b: int, result: Optional[BenchResul
     unknown = state.pair_p2p_unknown(a, b) if a != b else None
     if pstate == "unknown" and unknown:
         head.append(f": P2P {clean(unknown)}", style="dim")
+    if a != b and pstate in ("ok", "unknown"):
+        # the link is fine, yet a finding of the pair is a problem (NCCL left P2P for SHM, a copy test's data): say so
+        # beside the badge, so "healthy" is not read as "nothing wrong"
+        problems = sum(1 for f in findings if f.is_problem and f.pair in ((a, b), (b, a)))
+        if problems:
+            head.append(f"  ✖ {problems} problem{'s' if problems > 1 else ''} in the findings", style="bold red")
     t.append_text(head)
     if a == b:
         return host_link_text(state, a, result, progress, findings, t)
