@@ -115,3 +115,12 @@ def test_mig_ranks_entry_still_likely_with_mig_said():
     text = "A100 with MIG enabled (3g.40gb x2), torchrun --nproc_per_node=2: RuntimeError: CUDA error: invalid device ordinal"
     ranked = [m for m, _ in explain(KB, text, [], 3)]
     assert ranked[0].entry.failure_class == "mig_p2p_unsupported" and ranked[0].confidence in ("likely", "possible")
+
+
+def test_ranks_past_the_gpus_nvidia_smi_lists():
+    """The GPUs a pasted `nvidia-smi -L` lists count as the text's (host.gpu_count, read before the launch)."""
+    text = ("$ nvidia-smi -L\nGPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-2c8a6b16-b2c2-3df8-4a46-1c019335308d)\n"
+            "GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-962af040-706b-3db6-21a1-fe9ecdd84ccd)\n"
+            "$ torchrun --standalone --nproc_per_node=4 r.py\n[rank2]: RuntimeError: CUDA error: invalid device ordinal\n")
+    assert host_facts(text).get("host.ranks_exceed_gpus") is True
+    assert host_facts(text.replace("nproc_per_node=4", "nproc_per_node=2")).get("host.ranks_exceed_gpus") is None

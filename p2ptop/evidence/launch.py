@@ -9,7 +9,8 @@ ordinal`` (cudaErrorInvalidDevice), or NCCL's ``Duplicate GPU detected`` where a
 text gives both a per-node count and the GPUs of the host, and the count is larger, that is the setup that explains such
 an error: ``host.ranks_exceed_gpus`` (True), from the line of the launch.
 
-The GPUs of the host are read only where the text counts them: "2 GPUs", "two 3090s", "3090 24g*2", "8xA100",
+The GPUs of the host are read where the text counts them (or a tool's output pasted with it lists them, nvidia-smi's
+``host.gpu_count``): "2 GPUs", "two 3090s", "3090 24g*2", "8xA100",
 "4 x H100", "one GPU", "a single GPU", 单卡/双卡/两张卡/8卡. Several counts: the largest is taken (the host has at
 least that many), so a launch is said to exceed them only against every count the text gives.
 """
@@ -67,7 +68,10 @@ def parse(c: Collector) -> bool:
     if launch is None:
         return False
     ranks = int(next(g for g in launch.groups() if g))
-    gpus = gpus_said(text[:launch.start()] + " " * (launch.end() - launch.start()) + text[launch.end():])
+    counts = [gpus_said(text[:launch.start()] + " " * (launch.end() - launch.start()) + text[launch.end():]),
+              c.get("host", "host.gpu_count")]  # and a tool's list of the GPUs (nvidia-smi -L, its table, -q), read before
+    counts = [n for n in counts if isinstance(n, int) and n > 0]
+    gpus = max(counts) if counts else None
     if gpus is None or ranks <= gpus:
         return False
     line = text.count("\n", 0, launch.start()) + 1
