@@ -124,3 +124,14 @@ def test_ranks_past_the_gpus_nvidia_smi_lists():
             "$ torchrun --standalone --nproc_per_node=4 r.py\n[rank2]: RuntimeError: CUDA error: invalid device ordinal\n")
     assert host_facts(text).get("host.ranks_exceed_gpus") is True
     assert host_facts(text.replace("nproc_per_node=4", "nproc_per_node=2")).get("host.ranks_exceed_gpus") is None
+
+
+def test_real_torchrun_summary_with_more_ranks_than_gpus():
+    """The failure summary torchrun printed on a real 2 x H100 host for --nproc_per_node=4 (its CUDA error is above the
+    last 40 lines): the hidden-GPU entry comes first, unsure (its own text is absent), on the launch against the GPUs."""
+    import pathlib
+
+    text = (pathlib.Path(__file__).parent / "fixtures" / "device" / "h100x2-nccl" / "torchrun-nproc4-on-2-gpus.txt").read_text()
+    assert host_facts(text).get("host.ranks_exceed_gpus") is True
+    ranked = [m for m, _ in explain(KB, text, [], 3)]
+    assert ranked[0].entry.id == "cuda/invalid-device-ordinal-hidden-gpu"
