@@ -135,3 +135,12 @@ def test_real_torchrun_summary_with_more_ranks_than_gpus():
     assert host_facts(text).get("host.ranks_exceed_gpus") is True
     ranked = [m for m, _ in explain(KB, text, [], 3)]
     assert ranked[0].entry.id == "cuda/invalid-device-ordinal-hidden-gpu"
+
+
+def test_verbs_local_protection_error_on_gpu_memory():
+    """The verbs layer's own name of completion status 4 (rdma-core ibv_wc_status_str: IBV_WC_LOC_PROT_ERR ->
+    "local protection error"), as UCX prints it for GPU memory, is the NCCL entry's 'error 4' (ACS and GPUDirect RDMA)."""
+    text = ("osu_bw D D with CUDA device memory over mlx5_0 (GPUDirect RDMA)\n"
+            "mlx5:  got completion with error:\nrc_verbs_iface.c:67   send completion with error: local protection error\n")
+    ranked = [m for m, _ in explain(KB, text, [], 3)]
+    assert ranked and ranked[0].entry.id == "nccl/ib-completion-error-4-acs-gdr"
