@@ -5,6 +5,8 @@ Runs p2ptop's explain logic in process (text only, no host) on every case of the
 
 - top-1 / top-3: the case's class is the failure_class of the first / one of the first three entries
   (over cases with a fault class, i.e. not ``none`` and not ``other``);
+- top-1 offered: the first entry is of the case's class AND marked likely or possible (an answer, not an unsure
+  lead): how often the diagnosis says the right thing with confidence;
 - empty: share of cases whose text mentions GPUs and that got no entry at all (over cases other than
   ``none``: a healthy text may rightly get no failure entry);
 - false alarm: share of ``none`` cases (healthy logs, clean tool runs) answered with any failure entry
@@ -120,6 +122,7 @@ def judge(case: dict[str, Any], answer: list[dict[str, Any]]) -> dict[str, Any]:
     else:
         r["top1"] = classes[:1] == [case["class"]]
         r["top3"] = case["class"] in classes[:3]
+        r["top1_offered"] = r["top1"] and answer[0]["confidence"] in CONFIDENT
     return r
 
 
@@ -142,7 +145,7 @@ def _rate(rs: list[dict[str, Any]], key: str, where=lambda r: True) -> Optional[
 def summarize(rs: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "n": len(rs),
-        "top1": _rate(rs, "top1"), "top3": _rate(rs, "top3"),
+        "top1": _rate(rs, "top1"), "top3": _rate(rs, "top3"), "top1_offered": _rate(rs, "top1_offered"),
         "empty_gpu": _rate(rs, "empty", lambda r: r["mentions_gpu"] and r["class"] != NO_FAULT),
         "false_alarm": _rate(rs, "false_alarm"),
         "other_confident": _rate(rs, "confident"),
@@ -175,10 +178,10 @@ def _fmt(x: Optional[tuple[int, int]]) -> str:
 
 def markdown(part: str, table: dict[str, dict[str, Any]]) -> str:
     lines = [f"**{part}**", "",
-             "| cases | n | top-1 | top-3 | empty (text names GPUs) | false alarm (`none`) | confident on `other` |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
+             "| cases | n | top-1 | top-3 | top-1 offered (likely/possible) | empty (text names GPUs) | false alarm (`none`) | confident on `other` |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name, s in table.items():
-        lines.append(f"| {name} | {s['n']} | {_fmt(s['top1'])} | {_fmt(s['top3'])} | {_fmt(s['empty_gpu'])} "
+        lines.append(f"| {name} | {s['n']} | {_fmt(s['top1'])} | {_fmt(s['top3'])} | {_fmt(s.get('top1_offered'))} | {_fmt(s['empty_gpu'])} "
                      f"| {_fmt(s['false_alarm'])} | {_fmt(s['other_confident'])} |")
     return "\n".join(lines)
 
