@@ -144,3 +144,8 @@ def test_verbs_local_protection_error_on_gpu_memory():
             "mlx5:  got completion with error:\nrc_verbs_iface.c:67   send completion with error: local protection error\n")
     ranked = [m for m, _ in explain(KB, text, [], 3)]
     assert ranked and ranked[0].entry.id == "nccl/ib-completion-error-4-acs-gdr"
+
+
+@pytest.mark.parametrize("text, hang", [("进程会出现阻塞现象", True), ("all_reduce 时通信发生阻塞", True), ("非阻塞通信 isend 的用法", None)])
+def test_blocking_said_in_chinese_is_a_hang(text, hang):
+    assert host_facts(text).get("symptom.hang") is hang

@@ -178,7 +178,7 @@ _SYMPTOMS = (
                      r"\bjust sits? (?:there|idle)|\bnothing (?:happens|is happening|moves|progresses)\b(?!\s+to\b)|"
                      r"\butili[sz]ation\b[^.\n]{0,20}?\b(?:stays?|stuck|remains?|sits?|pinned|locked)\b[^.\n]{0,10}?100 ?%|"
                      r"(?:初始化|启动)(?:时间|过程)?(?:很长|很久|特别久|非常久|非常长)|\btimeouts? (?:in|on|during|at|for|inside) (?:the )?(?:\w+[_.])?(?:all[-_ ]?reduce|all[-_ ]?gather|reduce[-_ ]?scatter|broadcast|barrier|nccl|collective)|"
-                     r"卡住|卡死|挂起|死锁|夯住|停滞|(?<![张块个两二三四六八号的显多单双\d])卡顿|卡着不动|一直不动|(?:一直|被)阻塞|阻塞住|无响应|没有响应|没反应|不动了|停住|停在|无进展|一直等|(?<![张块个两二三四六八号的显多单双\d])卡(?:在|再)|一直等待|超时"),
+                     r"卡住|卡死|挂起|死锁|夯住|停滞|(?<![张块个两二三四六八号的显多单双\d])卡顿|卡着不动|一直不动|(?:一直|被)阻塞|阻塞住|(?:出现|发生|产生)阻塞|阻塞现象|无响应|没有响应|没反应|不动了|停住|停在|无进展|一直等|(?<![张块个两二三四六八号的显多单双\d])卡(?:在|再)|一直等待|超时"),
     ("symptom.wrong_results", r"wrong (?:results?|outputs?|values?|answers?|data|numbers?|gradients?|sums?|tokens?|bytes|predictions?|logits)|"
                               r"incorrect (?:results?|outputs?|values?|data|gradients?|sums?|tokens?|bytes|predictions?|logits)|all zeros?|"
                               r"\bchecksums?\b[^.\n]{0,40}?(?:differ|mismatch|wrong|fail|(?:does|do|did)\s*(?:n'?t|not) match)|\bchecksum (?:error|failure)s?\b|"
