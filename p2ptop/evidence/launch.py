@@ -62,19 +62,27 @@ def gpus_said(text: str) -> Optional[int]:
     return best
 
 
+#: literals one of which a line counting GPUs holds (lower case: the models of _MODEL, "gpu", "card", 卡)
+_GPU_WORDS = ("gpu", "card", "卡", "a100", "a800", "h100", "h800", "h200", "h20", "v100", "a6000", "a40", "a10", "l40", "l20",
+              "l4", "t4", "p100", "090", "080", "070", "060")
+#: literals one of which a launch line holds (lower case): only those lines are searched (a 20 MB log is not)
+_LAUNCH_WORDS = ("nproc", "num_gpus", "num-gpus", "num_processes", "num-processes", "workers", "processes", "ranks")
+
+
 def parse(c: Collector) -> bool:
-    text = c.paste.text
-    launch = _LAUNCH.search(text)
+    view = c.paste.select(_LAUNCH_WORDS, context=0)
+    launch = _LAUNCH.search(view.text)
     if launch is None:
         return False
     ranks = int(next(g for g in launch.groups() if g))
-    counts = [gpus_said(text[:launch.start()] + " " * (launch.end() - launch.start()) + text[launch.end():]),
-              c.get("host", "host.gpu_count")]  # and a tool's list of the GPUs (nvidia-smi -L, its table, -q), read before
-    counts = [n for n in counts if isinstance(n, int) and n > 0]
+    line = view.line_of(launch.start())
+    # the GPUs: the lines that name GPUs or cards (NCCL's INFO lines left out, as the prose reader leaves them), less
+    # the launch itself; and a tool's list of them read before (nvidia-smi -L, its table, -q)
+    said = gpus_said(c.paste.select(_GPU_WORDS, context=0).text.replace(launch.group(0).lower(), " "))
+    counts = [n for n in (said, c.get("host", "host.gpu_count")) if isinstance(n, int) and n > 0]
     gpus = max(counts) if counts else None
     if gpus is None or ranks <= gpus:
         return False
-    line = text.count("\n", 0, launch.start()) + 1
     return c.add("host", "host.ranks_exceed_gpus", True, line, severity="info",
                  summary=f"the launch asks for {ranks} processes per node; the text gives the host {gpus} GPU"
                          f"{'s' if gpus != 1 else ''}: the workers past the last GPU select one that does not exist")
