@@ -149,3 +149,14 @@ def test_verbs_local_protection_error_on_gpu_memory():
 @pytest.mark.parametrize("text, hang", [("进程会出现阻塞现象", True), ("all_reduce 时通信发生阻塞", True), ("非阻塞通信 isend 的用法", None)])
 def test_blocking_said_in_chinese_is_a_hang(text, hang):
     assert host_facts(text).get("symptom.hang") is hang
+
+
+@pytest.mark.parametrize("text", [
+    "intel_iommu=on\nDMAR: [DMA Write] Request device [41:00.0] fault addr 0x7f3c0000 [fault reason 0x05] PTE Write access is not set",
+    "intel_iommu=on\nDMAR:[DMA Read] Request device [  :  :  .  ] fault addr 1e0000\nDMAR:[fault reason 06] PTE Read access is not set",
+])
+def test_vt_d_fault_report_in_both_forms(text):
+    """Intel VT-d's fault report (linux drivers/iommu/intel/dmar.c: one line, or the reason on its own line in older
+    kernels; a bus id masked in a paste) makes the IOMMU entry an answer, not a lead."""
+    ranked = [m for m, _ in explain(KB, text, [], 3)]
+    assert ranked[0].entry.id == "iommu/p2p-hang-or-corruption" and ranked[0].confidence in ("likely", "possible")
