@@ -160,3 +160,19 @@ def test_vt_d_fault_report_in_both_forms(text):
     kernels; a bus id masked in a paste) makes the IOMMU entry an answer, not a lead."""
     ranked = [m for m, _ in explain(KB, text, [], 3)]
     assert ranked[0].entry.id == "iommu/p2p-hang-or-corruption" and ranked[0].confidence in ("likely", "possible")
+
+
+def test_pytorch_watchdog_caveat_is_no_wrong_result():
+    """PyTorch's watchdog says 'subsequent GPU operations might run on corrupted/incomplete data' after every NCCL
+    timeout (ProcessGroupNCCL.cpp): a hang, no wrong result seen."""
+    text = ("[E ProcessGroupNCCL.cpp:474] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, "
+            "OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800108 milliseconds before timing out.\n"
+            "[E ProcessGroupNCCL.cpp:488] Some NCCL operations have failed or timed out. Due to the asynchronous nature of "
+            "CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.\n")
+    facts = host_facts(text)
+    assert facts.get("symptom.hang") is True and "symptom.wrong_results" not in facts
+    assert host_facts("after all_reduce the tensors are corrupted on GPU1").get("symptom.wrong_results") is True
+
+
+def test_shm_exhausted_with_resource_word():
+    assert host_facts("当因共享内存资源不足导致程序错误时").get("symptom.shm_exhausted") is True

@@ -345,7 +345,7 @@ _SHM_GROW = _rx(r"(?:\bincreas\w*|\braise\w*|\braising|\benlarg\w*|\bbump\w*|\be
 _SHM_OUT = _rx(r"\b(?:ran|runs?|running|run)\s+out\s+of\s+(?:the\s+)?(?:shared[- ]memory|shm\b|/dev/shm)|\bout of shared[- ]memory\b|"
                r"(?:/dev/shm|shared[- ]memory|\bshm\b)\s+(?:is\s+|was\s+|gets?\s+|got\s+|became\s+|being\s+)?(?:full|exhausted|filled up)\b|"
                r"(?:exhaust\w*|fill\w* up)\s+(?:the\s+)?(?:/dev/shm|shared[- ]memory)|"
-               r"共享内存\s*(?:不足|不够|耗尽|用完|满了|已满|爆了)")
+               r"共享内存\s*(?:资源|空间)?\s*(?:不足|不够|耗尽|用完|满了|已满|爆了)")
 #: the needed change said outright: "had to", "fixed by", "after ...", "works", "solved"
 _SHM_FIX_WORDS = _rx(r"\bhad to\b|\bneed(?:ed)? to\b|\bfix\w*|\bsolv\w*|\bresolv\w*|\bworks?\b|\bworked\b|\bhelp(?:s|ed)?\b|\bafter\b|"
                      r"went away|goes away|解决|正常|就好|之后|后")
@@ -658,6 +658,10 @@ _REPORT_TROUBLE = _rx(_TROUBLE)
 #: a symptom said to be absent right before its word ("doesn't hang", "no longer hangs", "never saw NaN", "不再卡住")
 #: ("not/never/no longer" may take an adverb between: "does not even hang"; "no/without" only a determiner: "without any
 #: hang", while "setups without NVSwitch hang" says the setups hang)
+#: PyTorch's watchdog prints after every NCCL timeout, whatever the data: "Some NCCL operations have failed or timed out. Due
+#: to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data."
+#: (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp): a caveat of a hang, no wrong result seen
+_WATCHDOG_CAVEAT = _rx(r"might run on corrupted/incomplete data")
 _SAID_ABSENT = _rx(r"(?:(?:\bnot|n't|\bnever|\bno longer)\s+(?:\w+\s+)?|(?:\bno|\bwithout|\bnever (?:saw|see|seen|had))\s+"
                    r"(?:(?:any|a|an|the|more|further|other|real|such)\s+)?)(?:[`'\"“]\s*(?:[\w:/-]+\s+){0,3})?$|不再\s*$|没有\s*$|不会\s*$")
 #: a failure ASKED about, not reported: "I want to know whether nccl does not support such VMs?", "是否不支持"
@@ -822,7 +826,8 @@ def parse(c: Collector) -> bool:
         m = _first(c, rx)
         while m and (_SAID_ABSENT.search(low[max(0, m.start() - 24):m.start()])  # "it no longer hangs"
                      or (key == "symptom.fails" and _ASKED.search(low[max(0, m.start() - 80):m.start()]))
-                     or BENIGN_WARN.search(c.paste.line(ln(m.start())))):  # NCCL's own no-fault WARN
+                     or BENIGN_WARN.search(c.paste.line(ln(m.start())))  # NCCL's own no-fault WARN
+                     or (key == "symptom.wrong_results" and _WATCHDOG_CAVEAT.search(c.paste.line(ln(m.start())).lower()))):
             nxt = _rx(rx).search(low, m.end())
             m = nxt if nxt and not _LEGEND.search(c.paste.line(ln(nxt.start())).lower()) else None
         if m:
