@@ -138,6 +138,9 @@ def test_nccl_log_names_the_entry_explain_names(capsys, name, entry):
     main(["nccl", "--log", str(X2 / f"{name}.log"), "--demo", "dgx-h100", "--json"])
     first = json.loads(capsys.readouterr().out)["knowledge"]["matches"][0]
     assert first["id"] == entry and first["confidence"] == "likely"
+    # the facts the log gave are cited as the log's lines, not as the host's (here the demo's)
+    if name != "shm-64k":
+        assert any("of the NCCL log)" in r for r in first["reasons"]) and not any("nccl.transport" in r and ", demo)" in r for r in first["reasons"])
     main(["explain", str(X2 / f"{name}.log"), "--json"])
     assert entry in capsys.readouterr().out
 

@@ -343,6 +343,23 @@ def finding_origin(f: Finding, host_origin: str) -> tuple[str, str]:
     return HOST, host_origin
 
 
+_LOG_LINE = re.compile(r"line (\d+)(?: of the log)?[:,]")
+
+
+def _log_line_of(f: Finding, key: str) -> Optional[str]:
+    """Where an NCCL log finding's own fact came from: a variable NCCL printed as set by the environment, or the
+    transport it chose, are lines of the opened log, not facts of the host the finding was judged against (its
+    p2p.read and path are the host's)."""
+    if not f.id.startswith("nccl.") or not (key.startswith("env.") or key.startswith("nccl.")):
+        return None
+    name = key[4:] if key.startswith("env.") else None
+    for ev in f.evidence or ():
+        m = _LOG_LINE.match(ev)
+        if m and (name is None or name in ev):
+            return f"line {m.group(1)} of the NCCL log"
+    return None
+
+
 class Facts:
     """What is known: fact -> values (several findings may disagree), where each came from, and the
     facts where the text and the host disagree (the host's values are kept and the answer says so)."""
@@ -366,7 +383,7 @@ class Facts:
                 if v is None:
                     continue
                 if kind == HOST:
-                    self._add(k, v, where)
+                    self._add(k, v, _log_line_of(f, k) or where)
                 else:
                     text.setdefault(k, []).append((v, where))
         if not any(f.id.startswith("text.") for f in findings):
