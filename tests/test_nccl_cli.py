@@ -150,3 +150,25 @@ def test_nccl_log_of_a_healthy_job_offers_no_entry(capsys):
 
     main(["nccl", "--log", str(X2 / "healthy.log"), "--demo", "dgx-h100", "--json"])
     assert json.loads(capsys.readouterr().out)["knowledge"]["matches"] == []
+
+
+def test_digest_keeps_line_numbers_and_drops_repeats():
+    from p2ptop.nccl.log import read_nccl_log
+
+    text = (X2 / "p2p-level-loc.log").read_text()
+    log = read_nccl_log(text)
+    digest = log.digest(text)
+    lines, kept = text.split("\n"), digest.split("\n")
+    assert len(kept) == len(lines)  # line numbers are the log's
+    assert kept[39] == lines[39] and "NCCL_P2P_LEVEL set by environment" in kept[39]  # line 40
+    assert kept[73] == lines[73] and " via SHM" in kept[73]  # the first line of its channel route
+    info = [n for n, line in enumerate(lines) if " NCCL INFO " in line]
+    assert sum(1 for n in info if kept[n]) < len(info)  # repeats of what the log already holds are blanked
+    assert all(kept[n] == lines[n] for n, line in enumerate(lines) if " NCCL INFO " not in line)
+
+
+def test_a_log_over_the_digest_limit_is_matched_on_its_findings_and_says_so(monkeypatch, capsys):
+    monkeypatch.setattr("p2ptop.nccl.log.DIGEST_LIMIT", 1000)
+    main(["nccl", "--log", str(X2 / "p2p-level-loc.log"), "--demo", "dgx-h100"])
+    out = capsys.readouterr().out
+    assert "not read for the knowledge base" in out and "p2p-level-loc-disables-p2p" in out

@@ -13,13 +13,16 @@ import json
 import socket
 import sys
 import threading
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from ..findings import Finding
 from ..host.facts import clean
 from ..model import Snapshot, SnapshotError, save_snapshot
 from .common import EXIT_CANNOT_RUN, EXIT_OK, EXIT_PROBLEM, add_source_options, fail, read_input
 from . import SUMMARIES
+
+if TYPE_CHECKING:
+    from ..nccl.log import NcclLog
 
 LOG_LIMIT = 2 << 30  # bytes of a log read at most
 
@@ -97,12 +100,12 @@ def run_log(args) -> int:
             return status
     if args.json:
         print(json.dumps({"kind": "p2ptop-nccl-log", "source": args.log, "judged": judged, "table": table,
-                          "findings": [dataclasses.asdict(f) for f in findings], "knowledge": _knowledge(findings, args, text)}, indent=1, default=str))
+                          "findings": [dataclasses.asdict(f) for f in findings], "knowledge": _knowledge(findings, args, log, text)}, indent=1, default=str))
     else:
         out = [f"p2ptop nccl --log {args.log}: {log.lines_total} lines, {log.nccl_lines} NCCL lines; {judged}"]
         out += table_lines(table)
         out += finding_lines(findings)
-        out += kb_lines(_knowledge(findings, args, text))
+        out += kb_lines(_knowledge(findings, args, log, text))
         print("\n".join(clean(x) for x in out))
     return EXIT_PROBLEM if any(f.is_problem for f in findings) else EXIT_OK
 
@@ -232,16 +235,21 @@ def _save(snap: Snapshot, path: str) -> int:
     return 0
 
 
-def _knowledge(findings: list[Finding], args, text: Optional[str] = None) -> dict[str, Any]:
-    """The entries that match the problems found; with a log's ``text``, its lines count as explain's do
-    (the same reader), so `nccl --log` and `explain` of one log name the same entries."""
+def _knowledge(findings: list[Finding], args, log: Optional[NcclLog] = None, text: Optional[str] = None) -> dict[str, Any]:
+    """The entries that match the problems found; with the log and the ``text`` it was read from, the log's lines
+    (its digest) count as explain's do (the same reader), so `nccl --log` and `explain` of one log name the same entries."""
+    from ..nccl.log import DIGEST_LIMIT
     from .doctor import _knowledge as kb
 
     wanted = [f for f in findings if f.severity in ("problem", "warning")]
     if not wanted:
         return {"available": None, "why": "nothing to match", "matches": []}
     try:
-        return kb(wanted, getattr(args, "kb", []) or [], text=text)
+        out = kb(wanted, getattr(args, "kb", []) or [], text=log.digest(text) if log is not None and text else None)
+        if log is not None and text and len(text) > DIGEST_LIMIT:
+            out["note"] = (f"the log's lines were not read for the knowledge base (over {DIGEST_LIMIT >> 20} MB): "
+                           "matched on the table's findings; `p2ptop explain` reads them all")
+        return out
     except Exception as e:  # noqa: BLE001 - the knowledge base is a help here, never a reason to fail
         return {"available": False, "why": f"knowledge base: {type(e).__name__}: {e}", "matches": []}
 
@@ -317,7 +325,7 @@ def finding_lines(findings: list[Finding]) -> list[str]:
 def kb_lines(kb: dict) -> list[str]:
     if not kb.get("matches"):
         return []
-    out = ["", "Knowledge base"]
+    out = ["", "Knowledge base"] + ([f"  ({kb['note']})"] if kb.get("note") else [])
     for m in kb["matches"][:5]:
         out.append(f"  {m['confidence']:<8} {m['id']} ({m['score']:.2f}): {m.get('signature', '')}")
     return out

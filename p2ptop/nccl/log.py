@@ -85,6 +85,10 @@ _USING_NET = re.compile(r"Using network (?P<net>\S+)")
 _CUDA_FAILURE = re.compile(r"(?:Cuda failure(?: (?P<num>\d+))? '(?P<msg>[^']*)'|CUDA IPC handle : (?P<num2>\d+) (?P<msg2>.+))")
 
 
+#: the largest log whose lines the knowledge base reads besides its table (the size explain is timed on, 20 MB)
+DIGEST_LIMIT = 24 << 20
+
+
 @dataclass(slots=True)
 class NcclRank:
     host: Optional[str]
@@ -217,6 +221,28 @@ class NcclLog:
     @property
     def warnings(self) -> list[NcclMessage]:
         return [m for m in self.messages if m.level == "WARN"]
+
+    def digest(self, text: str) -> Optional[str]:
+        """``text`` (the one this log was read from) with the NCCL INFO lines that only repeat what this log
+        already holds left blank, line numbers kept: every line outside NCCL's INFO (WARNs, errors, a
+        framework's output), and of the INFO lines each variable set by environment, rank, decision, the
+        version and driver lines and the first line of each distinct channel route. What the knowledge base
+        reads of a log (``nccl --log``, the dashboard's pair panel) is then the size of its meaning, not of
+        its repeats: a 100 MB log is 1.3 million lines, most of them the same channel lines. None for a text over
+        DIGEST_LIMIT: the blank lines keep the line numbers but still cost every reader a pass (a 100 MB log took
+        5.8 s instead of 1.1 s in `nccl --log`), so there only the table's findings are matched."""
+        if len(text) > DIGEST_LIMIT:
+            return None
+        keep = {m.line for m in self.messages} | {d.line for d in self.decisions} | {e.line for e in self.env}
+        keep |= {r.line for r in self.ranks} | {n for n in (self.version_line, self.driver_line) if n}
+        routes: set = set()
+        for c in self.channels:
+            route = (c.host, c.src, c.dst, c.via, c.direction)
+            if route not in routes:
+                routes.add(route)
+                keep.add(c.line)
+        return "\n".join(line if no in keep or " NCCL INFO " not in line else ""
+                         for no, line in enumerate(text.split("\n"), 1))
 
     def env_values(self) -> dict[str, str]:
         """Each variable's last value set by environment."""

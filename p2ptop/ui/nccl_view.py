@@ -49,9 +49,7 @@ class NcclView:
         self.where: dict[tuple[int, int], str] = {}
         self.runs: list = []
         self._cancel: Optional[threading.Event] = None
-        self._log_text: Optional[str] = None  # the opened log, read by the matcher as explain reads it
-        self._log_prepared: Any = None
-        self._log_lock = threading.Lock()
+        self._log_prepared: Any = None  # the opened log's digest, prepared for the matcher (explain's reading)
 
     # -- what the widgets ask --
     def transport(self, a: int, b: int) -> Optional[str]:
@@ -73,17 +71,10 @@ class NcclView:
         return [f for f in self.findings_all if f.pair in ((a, b), (b, a))]
 
     def log_for_matching(self, a: int, b: int) -> Any:
-        """The opened log as the matcher reads text (prepared once, in the match worker that first asks),
-        for a pair NCCL's table has from that log; None otherwise. So the pair panel names the entries that
+        """The opened log as the matcher reads text (its digest, prepared once when the log was read), for a
+        pair NCCL's table has from that log; None otherwise. So the pair panel names the entries that
         `explain` and `nccl --log` name for the same log."""
-        if self._log_text is None or (min(a, b), max(a, b)) not in self.rows:
-            return None
-        with self._log_lock:
-            if self._log_prepared is None:
-                from ..knowledge.matcher import prepare
-
-                self._log_prepared = prepare(self._log_text)
-            return self._log_prepared
+        return self._log_prepared if (min(a, b), max(a, b)) in self.rows else None
 
     def with_pair(self, body: RenderableType, a: int, b: int) -> RenderableType:
         """The pair panel's text with NCCL's view of the pair under it, when there is one."""
@@ -176,8 +167,7 @@ class NcclView:
 
     def _runs_done(self, runs: list, findings: list) -> None:
         self._cancel = None
-        with self._log_lock:
-            self._log_text, self._log_prepared = None, None
+        self._log_prepared = None
         self.app.matrix.border_subtitle = ""
         self.runs = runs
         self._set([(f"NCCL run on GPUs {','.join(map(str, r.gpus))}: {r.status}", r.table) for r in runs if r.table], findings)
@@ -205,6 +195,7 @@ class NcclView:
     def _read_log(self, snap, path: str) -> None:
         import socket
 
+        from ..knowledge.matcher import prepare
         from ..nccl.findings import table_findings
         from ..nccl.log import read_nccl_log
         from ..nccl.table import table_from_log
@@ -225,12 +216,13 @@ class NcclView:
         table = table_from_log(log, bus_to_gpu=bus)
         findings = table_findings(table, snap, same_host=same, origin="log")
         where = f"log {path}" + (f" from {', '.join(log.hosts)}" if log.hosts else "") + ("" if same else ", not this host: not judged against NVML")
-        self.app.call_from_thread(self._log_done, where, table, findings, text)
+        digest = log.digest(text)  # None over DIGEST_LIMIT: the pair panel then matches the table's findings only
+        prepared = prepare(digest) if digest is not None else None  # in this worker, not at every pair shown
+        self.app.call_from_thread(self._log_done, where, table, findings, prepared)
 
-    def _log_done(self, where: str, table: dict, findings: list, text: Optional[str] = None) -> None:
+    def _log_done(self, where: str, table: dict, findings: list, prepared: Any = None) -> None:
         self.runs = []
-        with self._log_lock:
-            self._log_text, self._log_prepared = text, None
+        self._log_prepared = prepared
         self._set([(where, table)], findings)
         n = len(table.get("pairs") or [])
         self.app.notify(clean(f"NCCL log: {n} pairs, NCCL {table.get('version') or '?'} (cells: c → nccl)"), timeout=6)
