@@ -48,6 +48,8 @@ _MODELS: list[tuple[str, str, str, str]] = [
     (r"k80|k40", "K80", "data-centre", "Kepler"),
     (r"quadro", "Quadro", "workstation", ""),
 ]
+#: any model of the table as one pattern (lower-case text), for readers that count GPUs by their model ("8xA100")
+MODEL_NAMES = "(?:" + "|".join(rx for rx, *_ in _MODELS) + ")"
 _COMPILED = [(re.compile(r"(?<![a-z0-9])(?:" + rx + r")(?![a-z0-9])"), name, cls, arch) for rx, name, cls, arch in _MODELS]
 #: a model in free text: needs a GPU word around a bare number ("4090" alone is a year or a port)
 MODEL_IN_PROSE = re.compile(

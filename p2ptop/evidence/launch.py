@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+from .gpus import MODEL_NAMES
 from .paste import Collector
 
 _WORDS = {"one": 1, "single": 1, "a single": 1, "two": 2, "dual": 2, "three": 3, "four": 4, "quad": 4, "six": 6, "eight": 8,
@@ -30,7 +31,7 @@ _LAUNCH = re.compile(r"--nproc[-_]per[-_]node[= ]+(\d{1,3})\b|--num[-_]gpus[= ]+
                      r"\bnum[-_]processes\s*[:=]?\s*(\d{1,3})\b|"
                      # in words: "distributes the load over 8 workers", "launches 8 processes" (not a DataLoader's num_workers)
                      r"\b(?:over|across|into|launch\w*|spawn\w*|start\w*|with|uses?|runs?)\s+(\d{1,2})\s+(?:workers|processes|ranks)\b", re.I)
-_MODEL = r"(?:rtx\s*)?(?:[2-5]0[6-9]0(?:\s*ti)?|a100|a800|h100|h800|h200|h20|v100|a6000|a40|a10g?|l40s?|l20|l4|t4|p100)"
+_MODEL = MODEL_NAMES  # the models p2ptop knows (evidence/gpus.py)
 #: GPUs counted in words: a number or word before "GPU(s)"/"card(s)" (a model may stand between), a count written
 #: against a model on either side ("8xA100", "3090 24g*2", "A100 * 4"), Chinese counts of cards
 _COUNT = re.compile(
@@ -63,8 +64,9 @@ def gpus_said(text: str) -> Optional[int]:
 
 
 #: literals one of which a line counting GPUs holds (lower case: the models of _MODEL, "gpu", "card", 卡)
-_GPU_WORDS = ("gpu", "card", "卡", "a100", "a800", "h100", "h800", "h200", "h20", "v100", "a6000", "a40", "a10", "l40", "l20",
-              "l4", "t4", "p100", "090", "080", "070", "060")
+_GPU_WORDS = ("gpu", "card", "卡", "rtx", "gtx", "titan", "quadro", "a100", "a800", "h100", "h800", "h200", "h20", "b200", "b300",
+              "gb200", "gh200", "v100", "a6000", "a5000", "a4000", "a40", "a30", "a10", "l40", "l20", "l4", "t4", "p100", "p40",
+              "k80", "090", "080", "070", "060")
 #: literals one of which a launch line holds (lower case): only those lines are searched (a 20 MB log is not)
 _LAUNCH_WORDS = ("nproc", "num_gpus", "num-gpus", "num_processes", "num-processes", "workers", "processes", "ranks")
 
