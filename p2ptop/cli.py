@@ -232,6 +232,10 @@ def entry() -> None:
     named = _commands_needed(argv)  # the one command named, as main will find it
     quick = len(named) == 1 and named[0] in QUICK_EXIT and not any(a in ("-h", "--help") for a in argv)
     if quick:
+        if not any(a.split("=", 1)[0] in ("--demo", "--replay") for a in argv):
+            from .sources import nvml_warm
+
+            nvml_warm.start()  # NVML's first calls overlap the imports below (the exit releases NVML)
         from .sources import nvml
 
         nvml.LEAVE_OPEN_FOR_EXIT = True  # the exit below releases NVML: no nvmlShutdown first

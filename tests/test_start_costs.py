@@ -149,3 +149,34 @@ def test_quick_exit_commands_leave_nvml_to_the_exit(monkeypatch):
     except SystemExit:
         pass
     assert seen["flag"] is False and seen["calls"][-1] == "nvmlShutdown"
+
+
+def test_live_topo_warms_nvml_in_a_thread_and_nothing_else_does(monkeypatch):
+    """`p2ptop topo` (live) starts NVML's first calls in a thread while it imports (sources.nvml_warm); with
+    --demo/--replay, or any command that does not end at once, nothing is started (its nvmlInit is never shut
+    down: only a process that ends with os._exit may leave it)."""
+    import sys
+
+    from p2ptop import cli
+    from p2ptop.sources import nvml, nvml_warm
+
+    started = []
+    monkeypatch.setattr(nvml_warm, "start", lambda: started.append(list(sys.argv[1:])))
+    monkeypatch.setattr(cli, "main", lambda argv: 0)
+    monkeypatch.setattr("os._exit", lambda status: (_ for _ in ()).throw(SystemExit(status)))
+    for argv in (["topo"], ["topo", "--json"], ["topo", "--demo", "dgx-h100"], ["topo", "--replay=x.json"],
+                 ["--demo", "dgx-h100", "topo"], ["snapshot"], ["doctor"], ["topo", "--help"]):
+        monkeypatch.setattr(nvml, "LEAVE_OPEN_FOR_EXIT", False)
+        monkeypatch.setattr(sys, "argv", ["p2ptop", *argv])
+        try:
+            cli.entry()
+        except SystemExit:
+            pass
+    assert started == [["topo"], ["topo", "--json"]]
+
+
+def test_the_nvml_warm_up_fails_quietly_without_the_library():
+    from p2ptop.sources import nvml_warm
+
+    assert nvml_warm.warm("libnvidia-ml-not-here.so.1") == 0
+    nvml_warm.start().join(5)  # on this machine: no driver (CI) or a real one; either way no exception escapes

@@ -5,6 +5,7 @@
     python3 benchmarks/device/live_probe.py procs N [--target R] CMD... / CMD...   # process times of two commands, interleaved
     python3 benchmarks/device/live_probe.py phases      # where `p2ptop topo` spends its time, in process
     python3 benchmarks/device/live_probe.py compiled    # whether p2ptop's dependencies have compiled modules
+    python3 benchmarks/device/live_probe.py timeline N  # `p2ptop topo` as a process: when each phase ends, spawn = 0
     python3 benchmarks/device/live_probe.py importtime N ARGS...  # -X importtime of `p2ptop ARGS`, N runs, fastest each
 
 Every figure is printed with its reference; nothing here is simulated.
@@ -322,6 +323,63 @@ def importtime(n: int, args: list[str], top: int = 22) -> None:
         print(f"  {a / 1000:8.2f} {b / 1000:9.2f}  {name}")
 
 
+#: run in the child by timeline(): `p2ptop topo` as cli.entry runs it, with marks on the shared monotonic clock
+_TIMELINE_CHILD = r"""
+import time, sys, json, threading
+marks = {"python started": time.perf_counter()}
+main = threading.main_thread()
+def hook(event, args):
+    if threading.current_thread() is not main:
+        return
+    if event == "import" and "imports done" not in marks:
+        marks["last import"] = time.perf_counter()
+    elif event == "ctypes.call_function" and "imports done" not in marks:
+        marks["imports done"] = marks.get("last import", 0.0)
+        marks["first NVML call, main thread"] = time.perf_counter()
+sys.addaudithook(hook)
+import p2ptop.cli as cli
+from p2ptop.sources import nvml_warm
+real_warm = nvml_warm.warm
+def warm(*a, **k):
+    marks["warm thread began"] = time.perf_counter()
+    n = real_warm(*a, **k)
+    marks["warm thread ended"] = time.perf_counter()
+    return n
+nvml_warm.warm = warm
+import os
+real_exit = os._exit
+def exit_(status):
+    marks["output written, exit"] = time.perf_counter()
+    marks.pop("last import", None)
+    sys.stderr.write("TIMELINE " + json.dumps(marks) + "\n"); sys.stderr.flush()
+    real_exit(status)
+os._exit = exit_
+sys.argv = ["p2ptop", "topo"]
+cli.entry()
+"""
+
+
+def timeline(n: int) -> None:
+    """Where `p2ptop topo`'s time goes as a process: marks on the monotonic clock the parent shares (spawn = 0),
+    medians of n runs; the warm-up thread's span beside the imports it overlaps."""
+    rows: dict[str, list[float]] = {}
+    for _ in range(n + 1):
+        t0 = time.perf_counter()
+        p = subprocess.run([sys.executable, "-c", _TIMELINE_CHILD], capture_output=True, text=True)
+        end = time.perf_counter()
+        line = next((l for l in p.stderr.splitlines() if l.startswith("TIMELINE ")), None)
+        if line is None:
+            print("  ! no timeline:", p.stderr[-300:])
+            return
+        marks = json.loads(line[len("TIMELINE "):])
+        marks["process ended"] = end
+        for k, v in marks.items():
+            rows.setdefault(k, []).append((v - t0) * 1000)
+    for k, v in sorted(rows.items(), key=lambda kv: statistics.median(kv[1][1:])):
+        xs = v[1:]  # the first run warms the page cache
+        print(f"  {k:<28} median {statistics.median(xs):6.1f} ms after spawn (min {min(xs):.1f}, max {max(xs):.1f}, n={len(xs)})")
+
+
 if __name__ == "__main__":
     what = sys.argv[1]
     if what == "inprocess":
@@ -334,6 +392,8 @@ if __name__ == "__main__":
         topocalls()
     elif what == "affinity":
         affinity(sys.argv[2])
+    elif what == "timeline":
+        timeline(int(sys.argv[2]))
     elif what == "compiled":
         compiled()
     elif what == "importtime":

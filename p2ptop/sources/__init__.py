@@ -7,7 +7,9 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up); the anno
 if TYPE_CHECKING:
     from typing import Optional
 
-from ..model import Snapshot, SnapshotError, load_snapshot
+    from ..model import Snapshot
+# the model is imported where used: `p2ptop topo` starts NVML's warm-up (sources.nvml_warm) before it imports
+# the model, so this package's own import must not (~9 ms)
 
 
 class SourceUnavailable(RuntimeError):
@@ -54,6 +56,8 @@ def attach_host(snap: Snapshot, root: str = "/") -> None:
 
 
 def read_replay(path: str) -> Snapshot:
+    from ..model import load_snapshot
+
     snap = load_snapshot(path)
     if snap.source.kind != "replay":
         snap.source.origin_kind = snap.source.kind
@@ -69,6 +73,8 @@ def open_snapshot(demo: Optional[str] = None, replay: Optional[str] = None, host
     """The snapshot a command asked for. Raises SnapshotError or SourceUnavailable with a clear message.
     ``host_facts=False``: a live read leaves the host facts out (for commands that do not show them)."""
     if demo and replay:
+        from ..model import SnapshotError
+
         raise SnapshotError("choose one of --demo and --replay, not both")
     if demo:
         from ..demos import load_demo
