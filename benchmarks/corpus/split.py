@@ -1,4 +1,4 @@
-"""How the evaluation corpus is split into parts: dev and holdout by thread hash, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, fresh10, fresh11 and fresh12 by collection date.
+"""How the evaluation corpus is split into parts: dev and holdout by thread hash, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, fresh10, fresh11, fresh12 and fresh13 by collection date.
 
 dev/ and holdout/: the split was fixed before any case was run through p2ptop. A case's part depends
 only on its thread (the source URL without fragment, query or trailing slash), so every case of one
@@ -62,6 +62,12 @@ of rules, drawn from repositories and phrasings the earlier collectors had used 
 frameworks' trackers, install checks, container setups). Assigned by collection, like the other fresh parts:
 every case comes from a thread that is in no other part (dev/, holdout/, fresh/ to fresh11/), one case per
 thread; nobody who writes rules reads it.
+
+fresh13/: a fifteenth part, collected on 2026-11-27 after fresh12/ had been collected, to judge a later round
+of rules, favouring tool output and repositories the earlier collectors had used little (cluster health
+checks, enthusiast inference forks, MIG set-ups). Assigned by collection, like the other fresh parts: every
+case comes from a thread that is in no other part (dev/, holdout/, fresh/ to fresh12/), one case per thread;
+nobody who writes rules reads it.
 """
 
 from __future__ import annotations
@@ -71,9 +77,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh12/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh13/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
@@ -86,6 +92,7 @@ FRESH9_COLLECTED = "2026-11-27"  # after fresh8/ was collected
 FRESH10_COLLECTED = "2026-11-27"  # after fresh9/ was collected
 FRESH11_COLLECTED = "2026-11-27"  # after fresh10/ was collected
 FRESH12_COLLECTED = "2026-11-27"  # after fresh11/ was collected
+FRESH13_COLLECTED = "2026-11-27"  # after fresh12/ was collected
 MAX_PER_THREAD = 3  # cases of one thread in any fresh part
 
 
