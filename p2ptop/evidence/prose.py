@@ -463,6 +463,17 @@ _SWITCH_SAID = _rx(r"\b(?:behind|under|on|below|beneath|share|sharing|shares|con
 #: NCCL troubleshooting: "...consumer GPUs...")
 _CONSUMER_SAID = _rx(r"\bconsumer[- ](?:grade\s+|level\s+)?(?:nvidia\s+)?(?:gpus?|cards?|graphics cards?|video cards?)\b|\bgeforce\b|"
                      r"\bgaming (?:gpus?|cards?|graphics cards?)\b|消费级\s*(?:显卡|gpu|卡)|游戏(?:显)?卡")
+#: the text says NVIDIA's own driver blocks P2P ("the official driver has disabled P2P", "官方驱动把 p2p 堵死了"): what
+#: NVIDIA's driver does on GeForce cards, whose PCIe P2P it turns off (CUDA's cudaDeviceCanAccessPeer answers 0 there
+#: since the 4000 series; the patched open kernel modules, tinygrad/open-gpu-kernel-modules, exist to turn it back
+#: on), never on data-centre cards, where the stock driver allows it
+_DRIVER_BLOCKS_P2P = _rx(
+    r"\b(?:official|stock|nvidia'?s?|proprietary|closed[- ]source)\s+(?:linux\s+)?drivers?\b[^.\n。]{0,40}?"
+    r"\b(?:disabl|block|lock|remov|crippl|kill|prevent)\w*\s+(?:the\s+)?(?:pcie\s+)?(?:p2p|peer[- ]to[- ]peer)\b|"
+    r"\b(?:p2p|peer[- ]to[- ]peer)\b[^.\n。]{0,30}?\b(?:is|was|has been|have been|got|are|were)\s+(?:disabled|blocked|locked|removed|crippled)\s+"
+    r"(?:by|in)\s+(?:the\s+)?(?:official|stock|nvidia'?s?|proprietary)\s+drivers?\b|"
+    r"(?:官方|英伟达|nvidia|n卡|原版|原厂)\s*驱动[^。\n]{0,30}?p2p[^。\n]{0,10}?(?:堵死|屏蔽|禁用|禁止|锁|封|阉割|关闭|砍)|"
+    r"(?:官方|英伟达|nvidia|n卡|原版|原厂)\s*驱动[^。\n]{0,10}?(?:堵死|屏蔽|禁用|禁止|锁|封|阉割|关闭|砍)[^。\n]{0,10}?p2p")
 #: NCCL's transport said in words ("NCCL goes via SHM instead of P2P", "falls back to NET/Socket", "NCCL 走的是 SHM"):
 #: the names NCCL prints in its "via P2P/SHM/NET" channel lines
 _NCCL_VIA_SAID = _rx(r"\bnccl\b[^.\n。]{0,60}?(?:\bvia|\buses?|\busing|\bgoes (?:via|through|over)|\bwent (?:via|through|over)|"
@@ -889,6 +900,12 @@ def parse(c: Collector) -> bool:
             c.add("host", "gpu.product_class", "consumer", ln(m.start()), severity="info")
             found = c.add("host", "gpu.consumer", True, ln(m.start()), severity="info",
                           summary="the text names GeForce/consumer cards (no P2P on GeForce)") or found
+    if not c.has("host", "gpu.consumer") and not c.has("host", "gpu.product_class"):
+        m = _DRIVER_BLOCKS_P2P.search(low)
+        if m:
+            c.add("host", "gpu.product_class", "consumer", ln(m.start()), severity="info")
+            found = c.add("host", "gpu.consumer", True, ln(m.start()), severity="info",
+                          summary="the text says NVIDIA's own driver blocks P2P, as it does on GeForce cards") or found
     m = _P2P_SHM_OFF.search(low)
     if m:
         c.add("host", "env.NCCL_P2P_DISABLE", "1", ln(m.start()), severity="info")
