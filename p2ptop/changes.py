@@ -40,6 +40,8 @@ KINDS = {
     "gpu.event": "info",
     # from the live path: how this host's NVLink counters are read (a slower round where nothing batched answers)
     "nvml.counters": "info",
+    # from the live path: the static parts are read again less often than every 5 minutes (a full read is long here)
+    "nvml.static": "info",
 }
 
 

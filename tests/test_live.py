@@ -133,6 +133,38 @@ def test_static_parts_are_read_again_every_few_minutes(h200_capture):
     assert p.full and p.why_full == "every 300 s"
 
 
+def test_a_long_full_read_comes_back_less_often_and_says_so(h200_capture, monkeypatch):
+    """At most STATIC_SHARE (1 %) of a core goes to reading the static parts again only because time passed: a full
+    read of 20 s (P2P status at 72 GPUs may take ~48 s on the H200's driver) repeats every 2000 s, not 300 s, and the
+    events log says so once; a change that may move the static parts still reads them at once."""
+    import types
+
+    from p2ptop.live import poll as poll_mod
+
+    ticks = [0.0]
+
+    def perf_counter():
+        ticks[0] += 10.0  # every reading of the wall clock 10 s later: a full read (two readings) takes 10-20 s
+        return ticks[0]
+
+    monkeypatch.setattr(poll_mod, "time", types.SimpleNamespace(perf_counter=perf_counter))
+    now = [0.0]
+    src = source(FakeNvml(h200_capture), static_every=300.0, clock=lambda: now[0])
+    first = src.poll()
+    assert first.full and src.full_seconds == 10.0 and src.static_interval() == 1000.0
+    notes = [c for c in src.log if c.kind == "nvml.static"]
+    assert len(notes) == 1 and "every 17 min rather than every 5 min" in notes[0].text
+    now[0] = 300.0
+    assert not src.poll().full
+    now[0] = 1000.0
+    p = src.poll()
+    assert p.full and p.why_full.startswith("every 1000 s (a full read takes 10.0 s here")
+    assert len([c for c in src.log if c.kind == "nvml.static"]) == 1  # said once
+    h200_capture.smi[0]["pcie_width_cur"] = 8  # a retrain: read in full at once, whatever the interval
+    now[0] = 1001.0
+    assert src.poll().full
+
+
 def test_without_field_values_links_are_read_one_by_one(h200_capture):
     fake = FakeNvml(h200_capture, faults={"nvmlDeviceGetFieldValues": "MISSING"})
     src = source(fake)

@@ -337,3 +337,48 @@ def test_per_link_fields_that_cost_a_query_a_link_are_read_in_the_round_with_the
     assert "GPU1 NVLink 16 replay errors +3 (now 3)" in texts
     assert "a query a link" in src.counter_note and "each link once every" in src.counter_note
     src.close()
+
+
+def test_many_gpus_whose_totals_together_cost_too_much_read_them_in_turn():
+    """Where all GPUs' counter totals asked every refresh would cost more than the host's budget
+    (COUNTERS_EVERY_REFRESH_HOST_S, timed at the full read), each GPU's totals are asked once every ROUND_REFRESHES
+    refreshes, link states still every refresh; a rise is still found (within the round), with the time since that
+    GPU's totals were last read, and the events log says why. Under budget, every refresh asks them."""
+    from p2ptop.demos import load_demo
+    from p2ptop.live import LiveSource
+    from p2ptop.sources.capture import CallLatency
+    from p2ptop.sources.nvlink_fields import COUNTERS_EVERY_REFRESH_HOST_S
+
+    cap = Capture.from_snapshot(load_demo("dgx-h100"))  # 8 GPUs, 18 links each, totals answered
+    # each answered field of a field-values call costs 2 ms: 8 GPUs x 4 totals = 64 ms a refresh, over 20 ms
+    dear = CallLatency(1e-6, origin="test", field_values={"group_s": {"165": 1e-5}, "each_s": {"94": 1e-5},
+                                                          "unanswered_s": 1e-6, "default_field_s": 0.002})
+    src = LiveSource(FakeNvml(cap, latency=dear), "/nonexistent", host_facts=False, events=False, static_every=1e9)
+    src.poll()
+    reader = src._reader
+    assert all(p.totals_in_round for p in reader.plans.values())
+    assert sum(p.totals_cost_s for p in reader.plans.values()) > COUNTERS_EVERY_REFRESH_HOST_S
+    asked = []
+    for _ in range(ROUND_REFRESHES):
+        f0 = len(src._reader.nvml.field_counts)
+        src.poll()
+        asked.append(len(src._reader.nvml.field_counts) - f0)
+    assert all(n == 8 for n in asked)  # one field-values call a GPU every refresh (link states), the totals in turn
+    cap.probe["gpus"][3]["links"][5]["replay_err"] = 7
+    seen = []
+    for _ in range(ROUND_REFRESHES):
+        p = src.poll()
+        seen.append(p.snapshot.gpus[3].nvlinks[5].counters["replay"])
+        if seen[-1] == 7:
+            assert any(c.kind == "nvlink.counter" and c.subject == "gpu:3" for c in p.changes)
+            assert reader.counter_seconds.get((3, 5), 0) > 0
+            break
+    assert seen[-1] == 7 and len(seen) <= ROUND_REFRESHES
+    assert "each GPU's totals once every" in src.counter_note and "budget is 20 ms" in src.counter_note
+    src.close()
+    cheap = CallLatency(1e-6, origin="test")
+    src = LiveSource(FakeNvml(Capture.from_snapshot(load_demo("dgx-h100")), latency=cheap), "/nonexistent",
+                     host_facts=False, events=False, static_every=1e9)
+    src.poll()
+    assert not any(p.totals_in_round for p in src._reader.plans.values())
+    src.close()

@@ -25,6 +25,12 @@ if TYPE_CHECKING:  # imported where a poll compares snapshots: a one-off read (t
 
 #: how often the parts that do not move are read again anyway (seconds)
 STATIC_EVERY_S = 300.0
+#: the share of a core that reading them again anyway may take: where a full read takes longer than
+#: STATIC_EVERY_S x STATIC_SHARE, it repeats every (its own time / STATIC_SHARE) instead. P2P status is 5 calls an
+#: ordered pair (25,560 at 72 GPUs) at ~1.6-1.9 ms a call on the 2 H200s' driver (2026-11-27): a 72-GPU full read
+#: could take ~48 s, 16 % of a core if it came back every 5 minutes. A change that says the static parts may have
+#: moved (RESTATIC_KINDS, RESTATIC_EVENTS) still reads them at once.
+STATIC_SHARE = 0.01
 #: changes after which the static parts may be stale: the next snapshot handed out is a full read
 RESTATIC_KINDS = {"nvlink.down", "nvlink.up", "gpu.lost", "gpu.back", "gpu.added", "pcie.retrain",
                   "nvml.failing", "nvml.recovered"}
@@ -73,6 +79,8 @@ class LiveSource:
         self.counter_note = ""
         self._note_said = ""
         self._polled_at: Optional[float] = None
+        self.full_seconds = 0.0  # what the last full read took (wall time): it sets how often one comes anyway
+        self._static_note_said = False
 
     # -- NVML open/close --
     def _open(self) -> Any:
@@ -126,14 +134,21 @@ class LiveSource:
             return "first read"
         if self._full_wanted:
             return self._full_wanted
-        if now - self._static_at >= self.static_every:
-            return f"every {self.static_every:g} s"
+        every = self.static_interval()
+        if now - self._static_at >= every:
+            return f"every {every:g} s" if every == self.static_every else f"every {every:.0f} s (a full read takes " \
+                   f"{self.full_seconds:.1f} s here: at most {STATIC_SHARE:.0%} of a core)"
         if "gpus" in last.na:
             return "NVML could not list the GPUs"
         for g in last.gpus:
             if "handle" in g.na or any("lost" in why.lower() for why in g.na.values()):
                 return f"GPU{g.index} was lost"
         return ""
+
+    def static_interval(self) -> float:
+        """Seconds between full reads made only because time passed: ``static_every``, or longer where a full read
+        takes more than STATIC_SHARE of that (large hosts)."""
+        return max(self.static_every, self.full_seconds / STATIC_SHARE)
 
     def poll(self) -> Poll:
         """Read once; raises SourceUnavailable when NVML cannot start (the next poll tries again)."""
@@ -161,7 +176,9 @@ class LiveSource:
                 # counters are dynamic: a full read after the first carries them over (the refreshes read them)
                 # (from this refresh's own read where there was one, so that what it read is not lost)
                 before = snap if snap is not None else self.last
+                t_full = time.perf_counter()
                 snap = reader.read_open(what=self.what, carry=before if before is not None and before.gpus else None)
+                self.full_seconds = time.perf_counter() - t_full
                 self._static_at = now
                 if self.host_facts:
                     from ..sources import attach_host
@@ -189,6 +206,15 @@ class LiveSource:
             from ..changes import Change
 
             self._event(Change("nvml.counters", "host", self.counter_note, snap.source.taken_at or ""))
+        if why and not self._static_note_said and self.static_interval() > self.static_every:
+            self._static_note_said = True
+            from ..changes import Change
+
+            self._event(Change("nvml.static", "host", (
+                f"A full read (identity, topology, P2P status of every pair) takes {self.full_seconds:.1f} s here: read "
+                f"again every {self.static_interval() / 60:.0f} min rather than every {self.static_every / 60:g} min "
+                f"(at most {STATIC_SHARE:.0%} of a core); a link going down or up, a GPU lost or back, a PCIe retrain "
+                f"or a driver event still reads it at once"), snap.source.taken_at or ""))
         return Poll(snap, changes, bool(why), why, reader.ncalls - n0, time.perf_counter() - t0, compared)
 
     def read(self) -> Snapshot:
@@ -209,7 +235,17 @@ def counter_note(reader: Any) -> str:
     more than reading them in turn). Empty where every counter is read every refresh."""
     from ..sources.nvlink_fields import ROUND_REFRESHES
 
-    slow = {i: p for i, p in sorted(getattr(reader, "plans", {}).items()) if p.round}
+    plans = sorted(getattr(reader, "plans", {}).items())
+    by_total = {i: p for i, p in plans if p.totals_in_round}
+    if by_total:  # the host's budget put every GPU's counters in the round (many GPUs)
+        from ..sources.nvlink_fields import COUNTERS_EVERY_REFRESH_HOST_S as BUDGET
+
+        ms = sum(p.totals_cost_s + (p.field_cost_s if p.per_link_fields() else 0.0) for p in by_total.values()) * 1000
+        return (f"NVLink error counters of {len(by_total)} GPUs are read in turn, each GPU's totals once every "
+                f"{ROUND_REFRESHES} refreshes; link states every refresh; a counter whose total moved is then read "
+                f"link by link. Why: asking every GPU's counters every refresh would cost {ms:.0f} ms a refresh at the full "
+                f"read's timing (the budget is {BUDGET * 1000:.0f} ms); a rise shows within {ROUND_REFRESHES} refreshes")
+    slow = {i: p for i, p in plans if p.round}
     if not slow:
         return ""
     n = sum(len(p.round) for p in slow.values())

@@ -63,6 +63,10 @@ ROUND_REFRESHES = 12  # 24 s at the dashboard's 2 s (2 H200s: 2 of 18 links a GP
 #: the per-link counter fields are asked every refresh only where the full read's call for them took at most
 #: this long (one GPU); else they join the round (2 H200s: 14-16 ms for 18 links, one query a link)
 FIELDS_EVERY_REFRESH_S = 0.002
+#: and all GPUs' counter fields asked every refresh (the totals, the per-link fields not in the round) may cost at most
+#: this long together (1 % of a core at the dashboard's 2 s); beyond it every GPU's go into the round, its totals
+#: asked once every ROUND_REFRESHES refreshes (at 72 GPUs, four totals at ~0.2 ms a field would be ~58 ms a refresh)
+COUNTERS_EVERY_REFRESH_HOST_S = 0.02
 
 Field = tuple[int, int]  # (field id, scope id); scope 0 for device-level fields
 
@@ -105,6 +109,8 @@ class CounterPlan:
     by_call: dict[int, list[str]] = field(default_factory=dict)  # link -> kinds read by a call, in the round
     fields_in_round: bool = False  # the per-link fields cost too much to ask every refresh: the round asks them
     field_cost_s: float = 0.0  # what the full read's call for the counter fields took (one GPU)
+    totals_in_round: bool = False  # all GPUs' totals every refresh cost too much: this GPU's every ROUND_REFRESHES
+    totals_cost_s: float = 0.0  # what a call for the totals alone took at the full read (one GPU)
     pos: int = 0  # where the round goes on
 
     @property
@@ -119,14 +125,20 @@ class CounterPlan:
     def per_link_fields(self) -> list[Field]:
         return list(self.direct) + [(FI_DL_CRC, link) for link in self.dl_crc]
 
-    def fields(self, links: "Optional[list[int]]" = None) -> list[Field]:
-        """The counter fields a refresh asks (beyond link states and the PCIe replays): the totals, and the
-        per-link fields, of every link or, where they are in the round, of this refresh's ``links``."""
+    def fields(self, links: "Optional[list[int]]" = None, totals: bool = True) -> list[Field]:
+        """The counter fields a refresh asks (beyond link states and the PCIe replays): the totals (unless
+        ``totals`` is False: in the round and not this GPU's turn), and the per-link fields, of every link or,
+        where they are in the round, of this refresh's ``links``."""
         per = self.per_link_fields()
         if self.fields_in_round:
             wanted = set(links or ())
             per = [f for f in per if (self.direct[f][0] if f in self.direct else f[1]) in wanted]
-        return [(fid, 0) for fid in self.totals] + per
+        return ([(fid, 0) for fid in self.totals] if totals else []) + per
+
+    def every_refresh_cost(self) -> float:
+        """What this GPU's counter fields asked every refresh cost, as timed at the full read."""
+        return (self.totals_cost_s if self.totals and not self.totals_in_round else 0.0) + \
+            (self.field_cost_s if self.per_link_fields() and not self.fields_in_round else 0.0)
 
     def covered_by_total(self, kind: str) -> bool:
         return kind in self.totals.values()
@@ -158,6 +170,8 @@ class CounterPlan:
         if self.dl_crc:
             kinds = sorted({k for ks in self.dl_crc.values() for k in ks})
             parts.append(f"{'/'.join(kinds)} through field 163 (NVLink CRC) per link")
+        if self.totals_in_round:
+            parts.append(f"the totals in a round of {ROUND_REFRESHES} refreshes (all GPUs' every refresh cost too much)")
         if self.round:
             parts.append(f"{len(self.round)} of {n} in a round of {ROUND_REFRESHES} refreshes")
         return "; ".join(parts) or "none (no counter answers)"

@@ -44,9 +44,11 @@ from .nvlink_fields import (
     FI_DL_CRC,
     FI_LINK_COUNT,
     FI_NVLINK_GET_STATE,
+    COUNTERS_EVERY_REFRESH_HOST_S,
     FIELDS_EVERY_REFRESH_S,
     FI_PCIE_REPLAY_COUNTER,
     NVLINK_COUNTERS,
+    ROUND_REFRESHES,
     CounterPlan,
     counter_fields,
     dl_crc_follows,
@@ -128,6 +130,8 @@ class NvmlReader:
         self._read_at: dict[tuple[int, int], float] = {}  # (GPU, link) -> monotonic time its counters were last read
         #: (GPU, link) -> seconds its counters' rise this refresh covers, where longer than one refresh (the round)
         self.counter_seconds: dict[tuple[int, int], float] = {}
+        self._refreshes = 0  # dynamic refreshes since the reader opened: whose turn it is in the round of totals
+        self._totals_at: dict[int, float] = {}  # GPU index -> monotonic time its counter totals were last read
 
     # -- one wrapped call ----------------------------------------------------------------
     def call(self, name: str, *args: Any, count: bool = True) -> tuple[Any, Optional[str]]:
@@ -221,6 +225,8 @@ class NvmlReader:
         self.handles = handles
         if what == "topo":
             self._remote_types(snap)
+        else:
+            self._budget_counters()
 
         ancestors: dict[tuple[int, int], tuple[Any, Optional[str]]] = {}
         for a in range(count):
@@ -488,7 +494,7 @@ class NvmlReader:
                         nl.na[f"counters.{cname}"] = why
             gpu.nvlinks.append(nl)
         if not topo and gpu.nvlinks:
-            self._plan(gpu, got, totals, carried=carried is not None, field_cost=field_cost)
+            self._plan(gpu, got, totals, carried=carried is not None, field_cost=field_cost, h=h)
 
     def _check_fields(self, h: Any, links: list[int], got: dict[Any, int]) -> None:
         """A field-value source is used for a link's counter only where it says what the function call says:
@@ -518,8 +524,18 @@ class NvmlReader:
                 elif chosen is None:
                     chosen = {l for _, l in answered}
 
+    def _budget_counters(self) -> None:
+        """Where all GPUs' counter fields asked every refresh would cost more than COUNTERS_EVERY_REFRESH_HOST_S
+        together (as timed at this full read), every GPU's totals and per-link fields go into the round."""
+        plans = list(self.plans.values())
+        if sum(p.every_refresh_cost() for p in plans) <= COUNTERS_EVERY_REFRESH_HOST_S:
+            return
+        for p in plans:
+            p.totals_in_round = bool(p.totals)
+            p.fields_in_round = bool(p.per_link_fields())
+
     def _plan(self, gpu: GPU, got: dict[Any, int], totals: dict[str, Optional[int]], carried: bool = False,
-              field_cost: float = 0.0) -> None:
+              field_cost: float = 0.0, h: Any = None) -> None:
         """Learn how this GPU's counters are read until the next full read (CounterPlan): which batched fields
         answer, and whether asking them every refresh costs more than FIELDS_EVERY_REFRESH_S (the full read's
         call for them, ``field_cost``, timed): then they are read in the round, a slice of links a refresh."""
@@ -544,7 +560,13 @@ class NvmlReader:
                 elif nl.counters.get(cname) is not None:  # answers link by link: the round reads it
                     plan.by_call.setdefault(nl.link, []).append(cname)
         plan.fields_in_round = bool(plan.per_link_fields()) and field_cost > FIELDS_EVERY_REFRESH_S
+        if plan.totals and h is not None:  # what asking the totals alone costs (the host's budget weighs it)
+            t0 = time.perf_counter()
+            again, _ = self._fields(h, [(fid, 0) for fid in plan.totals])
+            plan.totals_cost_s = time.perf_counter() - t0
+            totals = {**totals, **{kind: again[(fid, 0)] for fid, kind in plan.totals.items() if (fid, 0) in again}}
         self._totals[gpu.index] = totals
+        self._totals_at[gpu.index] = time.monotonic()
         self.plans[gpu.index] = plan
         if not carried:  # counters carried over keep the time they were read at
             now = time.monotonic()
@@ -567,6 +589,7 @@ class NvmlReader:
         snap.source = copy.copy(prev.source)
         snap.source.taken_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
         snap.bench, snap.gpus = [], []
+        self._refreshes += 1
         for old in prev.gpus:
             gpu = copy.copy(old)
             gpu.na = {k: v for k, v in old.na.items() if k not in DYNAMIC_GPU_FIELDS}
@@ -598,7 +621,10 @@ class NvmlReader:
         links = gpu.nvlinks
         plan = self.plans.get(gpu.index)
         rounded = plan.slice() if plan is not None else []  # the links whose round counters are read this time
-        asked = plan.fields(rounded) if plan is not None else []  # the counter fields of this refresh
+        # the totals: every refresh, or this GPU's turn in the round where all GPUs' would cost too much
+        totals_now = plan is not None and (not plan.totals_in_round
+                                           or (self._refreshes - gpu.index) % ROUND_REFRESHES == 0)
+        asked = plan.fields(rounded, totals=totals_now) if plan is not None else []  # the counter fields of this refresh
         fields: list[Any] = [(FI_NVLINK_GET_STATE, nl.link) for nl in links] + [FI_PCIE_REPLAY_COUNTER] + asked
         got, why = self._fields(h, fields)
         if why is not None and "lost" in why.lower():
@@ -641,12 +667,19 @@ class NvmlReader:
                 by_link[link].counters[kind] = int(v)
                 by_link[link].na.pop(f"counters.{kind}", None)
         direct = plan.direct_pairs()
-        totals = {kind: got.get((fid, 0)) for fid, kind in plan.totals.items()}
+        totals = {kind: got.get((fid, 0)) for fid, kind in plan.totals.items() if (fid, 0) in asked}
         before = self._totals.get(gpu.index, {})
+        now = time.monotonic()
+        since = now - self._totals_at.get(gpu.index, now)  # a rise a total shows happened since it was last read
+        by_total: set[int] = set()
         for kind, total in totals.items():
             if total is not None and before.get(kind) == total:
                 continue  # no link's counter moved
-            wanted.update((link, kind) for link in plan.links if (link, kind) not in direct)
+            moved = [link for link in plan.links if (link, kind) not in direct]
+            wanted.update((link, kind) for link in moved)
+            by_total.update(moved)
+        if totals:
+            self._totals_at[gpu.index] = now
         for link, kinds in plan.dl_crc.items():
             if (FI_DL_CRC, link) not in asked:
                 continue
@@ -655,8 +688,10 @@ class NvmlReader:
                 wanted.update((link, kind) for kind in kinds)
             self._dl_crc[(gpu.index, link)] = v
         wanted.update((link, kind) for link in rounded for kind in plan.by_call.get(link, ()))
-        now = time.monotonic()
         self.counter_seconds = {k: v for k, v in self.counter_seconds.items() if k[0] != gpu.index}
+        if plan.totals_in_round:  # a rise a total in the round shows covers the time since it was last read
+            for link in by_total:
+                self.counter_seconds[(gpu.index, link)] = since
         for link, kind in sorted(wanted):
             nl = by_link.get(link)
             if nl is None:
