@@ -382,3 +382,32 @@ def test_many_gpus_whose_totals_together_cost_too_much_read_them_in_turn():
     src.poll()
     assert not any(p.totals_in_round for p in src._reader.plans.values())
     src.close()
+
+
+def test_the_round_of_totals_follows_round_refreshes_as_set_at_the_call(monkeypatch):
+    """The reader reads nvlink_fields' tunables when it uses them, not as they were when nvml.py was imported
+    (a benchmark that set ROUND_REFRESHES to 1 while the module was first imported once left every GPU's totals
+    asked every refresh): with the round set to 4, each GPU's totals are asked at one refresh in 4."""
+    from p2ptop.demos import load_demo
+    from p2ptop.live import LiveSource
+    from p2ptop.sources import nvlink_fields
+    from p2ptop.sources import nvml  # noqa: F401  imported before the tunable is set, as in a long-running process
+    from p2ptop.sources.capture import CallLatency
+
+    monkeypatch.setattr(nvlink_fields, "ROUND_REFRESHES", 4)
+    cap = Capture.from_snapshot(load_demo("dgx-h100"))
+    dear = CallLatency(1e-6, origin="test", field_values={"group_s": {"165": 1e-5}, "each_s": {"94": 1e-5},
+                                                          "unanswered_s": 1e-6, "default_field_s": 0.002})
+    fake = FakeNvml(cap, latency=dear)
+    src = LiveSource(fake, "/nonexistent", host_facts=False, events=False, static_every=1e9)
+    src.poll()
+    assert all(p.totals_in_round for p in src._reader.plans.values())
+    with_totals = []
+    for _ in range(8):
+        f0 = len(fake.field_counts)
+        src.poll()
+        base = min(fake.field_counts[f0:])
+        with_totals.append(sum(1 for n in fake.field_counts[f0:] if n >= base + 4))
+    src.close()
+    assert sum(with_totals) == 2 * 8  # each of the 8 GPUs twice in 8 refreshes
+    assert all(n in (2,) for n in with_totals)  # 8 GPUs spread over a round of 4: two a refresh

@@ -38,17 +38,14 @@ from ..model import (
     Snapshot,
     Source,
 )
-from . import sysfs
-from .nvlink_fields import (
+from . import nvlink_fields, sysfs
+from .nvlink_fields import (  # the tunables (ROUND_REFRESHES, ..._S) are read through the module, at the call
     FI_COUNTER_TOTALS,
     FI_DL_CRC,
     FI_LINK_COUNT,
     FI_NVLINK_GET_STATE,
-    COUNTERS_EVERY_REFRESH_HOST_S,
-    FIELDS_EVERY_REFRESH_S,
     FI_PCIE_REPLAY_COUNTER,
     NVLINK_COUNTERS,
-    ROUND_REFRESHES,
     CounterPlan,
     counter_fields,
     dl_crc_follows,
@@ -528,7 +525,7 @@ class NvmlReader:
         """Where all GPUs' counter fields asked every refresh would cost more than COUNTERS_EVERY_REFRESH_HOST_S
         together (as timed at this full read), every GPU's totals and per-link fields go into the round."""
         plans = list(self.plans.values())
-        if sum(p.every_refresh_cost() for p in plans) <= COUNTERS_EVERY_REFRESH_HOST_S:
+        if sum(p.every_refresh_cost() for p in plans) <= nvlink_fields.COUNTERS_EVERY_REFRESH_HOST_S:
             return
         for p in plans:
             p.totals_in_round = bool(p.totals)
@@ -559,7 +556,7 @@ class NvmlReader:
                     continue
                 elif nl.counters.get(cname) is not None:  # answers link by link: the round reads it
                     plan.by_call.setdefault(nl.link, []).append(cname)
-        plan.fields_in_round = bool(plan.per_link_fields()) and field_cost > FIELDS_EVERY_REFRESH_S
+        plan.fields_in_round = bool(plan.per_link_fields()) and field_cost > nvlink_fields.FIELDS_EVERY_REFRESH_S
         if plan.totals and h is not None:  # what asking the totals alone costs (the host's budget weighs it)
             t0 = time.perf_counter()
             again, _ = self._fields(h, [(fid, 0) for fid in plan.totals])
@@ -623,7 +620,7 @@ class NvmlReader:
         rounded = plan.slice() if plan is not None else []  # the links whose round counters are read this time
         # the totals: every refresh, or this GPU's turn in the round where all GPUs' would cost too much
         totals_now = plan is not None and (not plan.totals_in_round
-                                           or (self._refreshes - gpu.index) % ROUND_REFRESHES == 0)
+                                           or (self._refreshes - gpu.index) % nvlink_fields.ROUND_REFRESHES == 0)
         asked = plan.fields(rounded, totals=totals_now) if plan is not None else []  # the counter fields of this refresh
         fields: list[Any] = [(FI_NVLINK_GET_STATE, nl.link) for nl in links] + [FI_PCIE_REPLAY_COUNTER] + asked
         got, why = self._fields(h, fields)
