@@ -1,4 +1,4 @@
-"""How the evaluation corpus is split into parts: dev and holdout by thread hash, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, fresh10, fresh11, fresh12 and fresh13 by collection date.
+"""How the evaluation corpus is split into parts: dev and holdout by thread hash, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, fresh10, fresh11, fresh12, fresh13 and fresh14 by collection date.
 
 dev/ and holdout/: the split was fixed before any case was run through p2ptop. A case's part depends
 only on its thread (the source URL without fragment, query or trailing slash), so every case of one
@@ -68,6 +68,12 @@ of rules, favouring tool output and repositories the earlier collectors had used
 checks, enthusiast inference forks, MIG set-ups). Assigned by collection, like the other fresh parts: every
 case comes from a thread that is in no other part (dev/, holdout/, fresh/ to fresh12/), one case per thread;
 nobody who writes rules reads it.
+
+fresh14/: a sixteenth part, collected on 2026-11-28 by two collectors (GitHub owners a-m and n-z; the two threads
+both took are kept once), to judge the rules written after it; judged once, blind, with the code of 93aa90d
+(benchmarks/results/eval-diagnosis-fresh14-blind-93aa90d.txt) before any rule of that session. Assigned by
+collection, like the other fresh parts: every case comes from a thread that is in no other part (dev/, holdout/,
+fresh/ to fresh13/), one case per thread.
 """
 
 from __future__ import annotations
@@ -77,9 +83,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh13/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh14/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
@@ -93,6 +99,7 @@ FRESH10_COLLECTED = "2026-11-27"  # after fresh9/ was collected
 FRESH11_COLLECTED = "2026-11-27"  # after fresh10/ was collected
 FRESH12_COLLECTED = "2026-11-27"  # after fresh11/ was collected
 FRESH13_COLLECTED = "2026-11-27"  # after fresh12/ was collected
+FRESH14_COLLECTED = "2026-11-28"  # after fresh13/ was judged and opened
 MAX_PER_THREAD = 3  # cases of one thread in any fresh part
 
 
