@@ -4,7 +4,7 @@ Kubernetes, symptoms, "works with NCCL_P2P_DISABLE=1", versions, BIOS words, the
 Facts (subject "host"): gpu.name, gpu.product_class, gpu.consumer, gpu.architecture (a model named
 in the text), host.virtualized, host.hypervisor, gpu.virtualization ("PASSTHROUGH"),
 host.container, host.kubernetes, symptom.hang, symptom.wrong_results, symptom.slow, symptom.crash,
-symptom.fixed_by_p2p_disable, symptom.fails, host.fabric_manager ("not running"/"failed" in words),
+symptom.fixed_by_p2p_disable, symptom.fails, symptom.gpus_missing (fewer GPUs seen than installed), host.fabric_manager ("not running"/"failed" in words),
 gpu.bar1_mb (a BAR size in words), host.nvswitch_present (HGX/DGX named, or "without NVSwitch"), pair.cross_socket (QPI/UPI, different sockets), gpu.mig (MIG in words),
 error.cuda/error.cuda_code (a CUDA error number in a sentence), host.driver_version, host.driver_major, nccl.version,
 host.cuda_runtime_version, host.bios_mentions, host.cpu_vendor, host.cpu_model, text.language;
@@ -416,6 +416,43 @@ _BROKEN_BY_CHANGE = _rx(r"\b(?:after|since|following)\s+(?:the\s+|a\s+|an\s+|my\
                         # performance regression", "a regression in the 545 driver", "从 NCCL 2.19 开始", "驱动 545 回退"):
                         # NCCL's release notes list "Fix ... regression"; NVIDIA's driver release notes "Fixed a regression"
                         + _REGRESSION_SAID)
+#: fewer GPUs seen than the machine holds, said in words: what a process sees is what CUDA_VISIBLE_DEVICES, the
+#: container's device list (NVIDIA_VISIBLE_DEVICES, docker --gpus, a pod's nvidia.com/gpu) or the scheduler passes on
+#: (CUDA C Programming Guide, "CUDA Environment Variables"; NVIDIA Container Toolkit, "Specialized configurations"),
+#: and nvidia-smi itself lists only the GPUs the driver brought up. "can only see 1 GPU", "shows only one GPU", "only 2 of
+#: the 4 GPUs are detected", "the second GPU is not detected", "device_count() returns 1 but ...", 只能识别到两张卡.
+#: (0 GPUs is another symptom: no device at all, cuda/no-device-visible.) A count of what is seen is kept where said.
+_N_GPUS = r"(?:\d+|one|two|three|four|five|six|seven|a single|single)"
+_GPU_NOUN = r"(?:\w+\s+){0,2}?(?:gpus?|cards?|devices?|graphics cards?)\b"
+_GPUS_MISSING = _rx(
+    r"\bonly\s+(?:be\s+able\s+to\s+)?(?:see|sees|saw|seeing|detects?|detected|finds?|found|recogni[sz]es?|recogni[sz]ed|shows?|showed|lists?|listed)\s+"
+    r"(?:the\s+)?(?P<n1>" + _N_GPUS + r")\s+(?:of\s+(?:the|my|our)\s+(?:\d+|two|three|four|eight)\s+)?" + _GPU_NOUN + r"|"
+    r"\b(?:shows?|showing|sees?|seeing|lists?|listing|detects?|detecting|recogni[sz]es?|finds?)\s+only\s+(?P<n2>" + _N_GPUS + r")\s+" + _GPU_NOUN + r"|"
+    r"\bonly\s+(?P<n3>" + _N_GPUS + r")\s+(?:of\s+(?:the|my|our)\s+(?:\d+|two|three|four|eight)\s+)?" + _GPU_NOUN + r"\s+(?:is|are|was|were|gets?|got|being)?\s*"
+    r"(?:visible|detected|recogni[sz]ed|found|listed|shown|seen|show(?:s|ed|ing)?\s+up|enumerated)\b|"
+    r"\b(?:second|other|2nd|3rd|third|fourth|remaining)\s+" + _GPU_NOUN + r"\s+(?:is|are|was|were|does|do|did)?\s*(?:not|n't|never)\s+(?:being\s+)?"
+    r"(?:detected|recogni[sz]ed|found|visible|listed|shown|seen|show(?:s|n)?\s+up)\b|"
+    r"\b(?:does|did|do|can|could|cannot|can't|won't)\s*(?:not|n't)?\s+(?:show|see|list|detect|recogni[sz]e|find)\s+(?:the\s+)?(?:second|other|2nd|both|all\s+(?:\d+|two|three|four|eight)|remaining)\s+" + _GPU_NOUN + r"|"
+    r"(?:只能|只|仅|仅能)(?:识别|检测|看|显示|找|认|读)到?了?\s*(?P<n4>\d+|一|两|二|三|四|五|六|七)\s*(?:张|块|个)|"
+    r"(?:识别|检测|认|读)不(?:到|出)\s*(?:第二张|另一张|其[他它余]的?|剩下的|另外的?)")
+#: the same, through a device count: "torch.cuda.device_count() returns 1" in a sentence that says it should be more
+_COUNT_SAID = _rx(r"device_?count\(\)\W{0,3}\s*(?:only\s+)?(?:returns?|returned|=+|is|was|gives?|gave|shows?|reports?|prints?|outputs?)\s*:?\s*(?:only\s+)?[`'\"]?(?P<n5>[1-9]\d?)\b")
+_COUNT_SHORT = _rx(r"\bonly\b|\bbut\b|\binstead\b|\balthough\b|\beven though\b|\bwhile\b|\bshould\b|只|但")
+_N_WORDS = {"one": 1, "a single": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+            "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7}
+
+
+def _gpus_missing(low: str) -> "re.Match | None":
+    """The first place the text says fewer GPUs are seen than there are (None if it does not)."""
+    m = _GPUS_MISSING.search(low)
+    if m:
+        return m
+    for m in _COUNT_SAID.finditer(low):
+        if _COUNT_SHORT.search(_sentence(low, m.start(), m.end())):
+            return m
+    return None
+
+
 _SYMPTOM_KEYS = ("symptom.hang", "symptom.wrong_results", "symptom.slow", "symptom.fails", "symptom.crash", "symptom.reported")
 #: a driver branch without its minor ("fixed with 570", "driver 560", "R535"), only in a text that says "driver"
 _DRIVER_MAJOR = _rx(r"(?:\bdrivers?\s+(?:version\s+|branch\s+)?|\b(?:with|on|to|from|using)\s+(?:driver\s+)?|\br|"
@@ -846,6 +883,13 @@ def parse(c: Collector) -> bool:
                 found = c.add("host", key, 1, ln(m.start()), summary=_COUNTED[key]) or found
                 continue
             found = c.add("host", key, True, ln(m.start())) or found
+    m = _gpus_missing(low)
+    if m and not _SAID_ABSENT.search(low[max(0, m.start() - 24):m.start()]) and not _LEGEND.search(c.paste.line(ln(m.start())).lower()):
+        n = next((g for g in (m.groupdict().get(k) for k in ("n1", "n2", "n3", "n4", "n5")) if g), None)
+        seen = int(n) if n and n.isdigit() else _N_WORDS.get(n or "")
+        found = c.add("host", "symptom.gpus_missing", True, ln(m.start()), severity="problem",
+                      summary="the text says fewer GPUs are seen than the machine holds"
+                              + (f" ({seen} seen)" if seen else "")) or found
     hit, topic = _reported(c, low, ln)
     if topic is not None:
         found = c.add("host", "text.topic", "gpu communication", topic, severity="info",
