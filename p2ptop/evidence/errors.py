@@ -9,7 +9,9 @@ names, numbers, cudaGetErrorString's messages; the names also as bindings shorte
 on a line that says CUDA) and NCCL's result names and strings; they tolerate
 prefixes ("RuntimeError: CUDA error: ", "CUDARuntimeError: ", "XlaRuntimeError: INTERNAL: "),
 truncation (a message's first words suffice when it is long), and line wraps inside a message.
-A number counts only beside "CUDA error"/"cuda failure"/"error code" on a line that says CUDA.
+A number counts only beside "CUDA error"/"cuda failure"/"error code"/"res=" on a line that says CUDA, or as a driver
+call's "return value:" (Open MPI's help texts: "cuIpcOpenMemHandle return value:  217"). vLLM's and SGLang's
+"CUDART error: <message>" counts as CUDA's own words.
 Generic messages ("out of memory", "invalid argument") count only when the line says CUDA.
 """
 
@@ -30,7 +32,10 @@ _NCCL_CANON = {n.lower(): n for n in ("UnhandledCudaError", "SystemError", "Inte
 #: a number right after "CUDA error"/"cuda failure" ("CUDA error 217 at ggml-cuda.cu", "Cuda failure 101 'x'"), or
 #: "code=802" / "error code 101" on a line naming CUDA; never a number after a file name ("file.cu:217").
 _CUDA_NUMBER = re.compile(r"cuda(?:\s+runtime)?\s+(?:error|failure)\s*[:#(]?\s*(\d{1,3})\b(?![.:])|"
-                          r"cuda[^\n]{0,80}?\b(?:code\s*=\s*|error\s+code\s*:?\s*)(\d{1,3})\b")
+                          r"cuda[^\n]{0,80}?\b(?:code\s*=\s*|error\s+code\s*:?\s*|res\s*=\s*)(\d{1,3})\b")
+#: a driver call's return value as Open MPI's CUDA help texts print it ("cuIpcOpenMemHandle return value:  217",
+#: opal/mca/common/cuda/help-mpi-common-cuda.txt); on lower-cased text
+_DRIVER_RETURN_VALUE = re.compile(r"\bcu[a-z]{3,40} return value\s*:\s*(\d{1,3})\b")
 
 
 def _head(msg: str) -> list[str]:
@@ -89,7 +94,7 @@ WRAP_TEXT = 64_000
 #: CUDA's own message where an NCCL line quotes it (NCCL's CUDACHECK "Cuda failure 1 'invalid argument'", a framework's
 #: "CUDA error: invalid argument"): words there are CUDA's, never one of ncclGetErrorString's texts
 _CUDA_WORDS_QUOTED = re.compile(r"cuda failure(?:\s+\d+)?\s*'[^'\n]*'?|cuda(?:\s+runtime)?\s+error\s*:[^,\n]*|cudaerror\w*:[^,\n]*")
-_GENERIC = re.compile(r"(?:cuda\s*(?:runtime\s*)?(?:error|failure)[^:'\n]{0,40}[:']\s*'?|cudaerror\w*:\s*|cuda_error_\w+:\s*)("
+_GENERIC = re.compile(r"(?:cuda(?:rt)?\s*(?:runtime\s*)?(?:error|failure)[^:'\n]{0,40}[:']\s*'?|cudaerror\w*:\s*|cuda_error_\w+:\s*)("
                       + "|".join(re.escape(m) for m in sorted(GENERIC_CUDA_MESSAGES, key=len, reverse=True)) + ")")
 _FRAMEWORKS = (
     ("vllm", ("vllm",), re.compile(r"vllm")),  # also RayWorkerVllm
@@ -154,6 +159,12 @@ def parse(c: Collector) -> bool:
             if n in CUDA_BY_NUMBER and n not in found_cuda:
                 _add_cuda(c, n, v.line_of(m.start()), found_cuda)
                 found = True
+    v = p.select((" return value",), context=0)
+    for m in _DRIVER_RETURN_VALUE.finditer(v.text):
+        n = int(m.group(1))
+        if n in CUDA_BY_NUMBER and n not in found_cuda:
+            _add_cuda(c, n, v.line_of(m.start()), found_cuda)
+            found = True
     # NCCL results by name, and ncclGetErrorString's texts in framework errors
     v = p.select(("nccl",), context=0)
     for m in _NCCL_NAMES.finditer(v.text):

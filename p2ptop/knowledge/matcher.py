@@ -719,7 +719,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     for cond in m.get("exclude") or []:
         if facts.check(cond):
             return None
-    if ruled_out(entry.failure_class, facts.known):
+    if ruled_out(entry.failure_class, facts.known, entry.id):
         return None
     void = _void_wrapper_codes(entry, facts)
     text_w, reasons = _text_hits(entry, log, codes, void) if log.lines else ([], [])
@@ -1220,7 +1220,7 @@ def retrieved(kb, log: Log, facts: Facts, have: list[Match], on_topic: bool = Fa
         if entry.id in ids or entry.failure_class in classes or entry.benign:
             continue
         cond = entry.data.get("match") or {}
-        if ruled_out(entry.failure_class, facts.known) or any(facts.check(c) for c in cond.get("exclude") or []):
+        if ruled_out(entry.failure_class, facts.known, entry.id) or any(facts.check(c) for c in cond.get("exclude") or []):
             continue
         if _void_wrapper_codes(entry, facts):
             continue  # its NCCL result wraps a CUDA error the text names, and not one of the entry's: its words say nothing
