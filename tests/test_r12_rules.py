@@ -135,3 +135,13 @@ def test_open_mpi_help_text_words_are_not_cuda_error():
 ])
 def test_transformer_engine_multicast_entry_is_no_lead_on_gpu_context_alone(text):
     assert TE not in [g[0] for g in answer(text, 10)]
+
+
+def test_transformer_engine_multicast_entry_stays_ruled_out_on_words_alone():
+    from p2ptop.findings import Finding
+    from p2ptop.knowledge import match
+    host = [Finding("host.facts", "host", "ok", "host", [], {"host.nvswitch_present": False, "host.gpu_count": 2}),
+            Finding("pair.facts", "pair:0-1", "ok", "pair", [], {"pair.nvlink_count": 0, "pair.path": "PHB"})]
+    words = "cudaGetDeviceCount returned error 802: system not yet initialized\n"
+    assert TE not in [m.entry.id for m in match(KB, words, host)]
+    assert TE in [m.entry.id for m in match(KB, TE_MESSAGE, host)][:1]

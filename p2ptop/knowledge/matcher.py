@@ -33,8 +33,8 @@ from ..findings import SHM_TRANSPORT_FACTS, Finding
 from .codes import (CUDA_BY_NUMBER, GATES, GENERIC_CUDA_MESSAGES, codes_in_line, cuda_error, is_generic_cuda_text,
                     key as code_key, unusable_cuda_in_line)
 from .entry import Entry
-from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, NEXT_COMMAND, READ_FROM_OUTPUT, first_look, is_info_line, is_setting_line,
-                         is_symptom, next_command, readable, role, ruled_out)
+from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, MULTICAST_ABSENT_ENTRIES, NEXT_COMMAND, READ_FROM_OUTPUT, first_look,
+                         is_info_line, is_setting_line, is_symptom, next_command, readable, role, ruled_out)
 from .regex_safety import MAX_LINE, compile_pattern, literal_sets, required_literal, required_literals
 from .schema import FINDING_FACT, LOG_FACT
 
@@ -719,10 +719,14 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     for cond in m.get("exclude") or []:
         if facts.check(cond):
             return None
-    if ruled_out(entry.failure_class, facts.known, entry.id):
+    # an entry of MULTICAST_ABSENT_ENTRIES escapes its class's "no multicast here" rules only on its own message
+    exempt = entry.id in MULTICAST_ABSENT_ENTRIES
+    if not exempt and ruled_out(entry.failure_class, facts.known):
         return None
     void = _void_wrapper_codes(entry, facts)
     text_w, reasons = _text_hits(entry, log, codes, void) if log.lines else ([], [])
+    if exempt and ruled_out(entry.failure_class, facts.known, entry.id if text_w else None):
+        return None
     code_hits: set[str] = set()  # the error codes of this entry that the text names
     if entry.error_codes:
         wanted = {code_key(c) for c in entry.error_codes} - void
@@ -1220,7 +1224,7 @@ def retrieved(kb, log: Log, facts: Facts, have: list[Match], on_topic: bool = Fa
         if entry.id in ids or entry.failure_class in classes or entry.benign:
             continue
         cond = entry.data.get("match") or {}
-        if ruled_out(entry.failure_class, facts.known, entry.id) or any(facts.check(c) for c in cond.get("exclude") or []):
+        if ruled_out(entry.failure_class, facts.known) or any(facts.check(c) for c in cond.get("exclude") or []):
             continue
         if _void_wrapper_codes(entry, facts):
             continue  # its NCCL result wraps a CUDA error the text names, and not one of the entry's: its words say nothing
