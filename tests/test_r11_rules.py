@@ -65,3 +65,29 @@ def test_the_count_seen_is_in_the_summary():
     ev = read_text("We can only see 2 GPUs out of eight.")
     said = [f for f in ev.findings if "symptom.gpus_missing" in f.facts]
     assert said and "(2 seen)" in said[0].summary and said[0].severity == "problem"
+
+
+def test_it_fails_read_from_a_line_another_entry_explains_offers_no_setup_entry():
+    """2. "It fails" read from the very line another entry's own text explains is that entry's error: the VM entry,
+    offered only on that weak symptom and the host's VM (a Transformer Engine multicast error read on the 2 x H200 VM,
+    2026-11-28: it came second, possible), stays an unsure candidate. Beside a failure in words of its own it is still
+    offered."""
+    from p2ptop.commands.explain import explain as run
+    from p2ptop.demos import load_demo
+
+    snap = load_demo("h200x2-vm")
+    te = ("[rank3]: RuntimeError: CUDA device, driver and/or toolkit version does not support comm+GEMM overlap with "
+          "CUDA Multicast. Launch app with UB_SKIPMC=1 to try CUDA IPC instead.")
+    got = [(m.entry.id, m.confidence) for m, _ in run(KB, te, host_findings(snap), 3, "demo")]
+    assert got[0] == ("transformer-engine/ub-no-cuda-multicast", "likely")
+    assert all(c == "unsure" for i, c in got[1:] if i.startswith("vm/")), got
+    words = "Inside the VM, P2P does not work between the two GPUs: NCCL all_reduce fails."
+    got = [(m.entry.id, m.confidence) for m, _ in run(KB, words, host_findings(snap), 3, "demo")]
+    assert ("vm/peer-access-unsupported-in-vm", "likely") in got or ("vm/peer-access-unsupported-in-vm", "possible") in got
+
+
+def host_findings(snap):
+    """The host's findings as explain --demo gives them."""
+    from p2ptop.diagnose import findings_for, pair_fact_findings
+
+    return findings_for(snap) + pair_fact_findings(snap)

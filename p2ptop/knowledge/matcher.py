@@ -75,6 +75,7 @@ class Match:
     shared_score: float = 0.0  # its score before one of those two rules capped it: ranks it among the others so capped
     own_signs: int = 0  # its own conditions that hold beyond the error itself (a setup, a measured state; not a weak symptom)
     words_lead: bool = False  # of the entries of a shared line, the one the text's words clearly favour (_one_of_several)
+    weak_offer: bool = False  # offered with its setup held but on no symptom of its own beyond "it fails" (score_entry)
 
     @property
     def confidence(self) -> str:
@@ -876,9 +877,33 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     reasons = list(dict.fromkeys(reasons + held + ["against: " + a for a in against]))
     ctx = _context_held(m, facts)
     return Match(entry, round(score, 4), reasons, deciding, unsure=not offered, context_held=ctx, own_signs=len(own_held),
-                 quiet=quiet_only, shared_score=round(prior, 4) if quiet_only else 0.0,
+                 quiet=quiet_only, weak_offer=offered and not strong, shared_score=round(prior, 4) if quiet_only else 0.0,
                  facts_for=[r for r in reasons if not r.startswith("against: ")], facts_against=against,
                  notes=list(facts.conflicts), own_deciding=list(deciding), basis="lead" if is_lead else "signs")
+
+
+def _fails_explained_elsewhere(out: list[Match], facts: Facts) -> None:
+    """"It fails" read from a line that another offered entry's own text explains is that entry's error (issue 22 point 3:
+    no entry of another class on context alone for an error it does not explain): an entry offered there only on that
+    weak symptom and its setup (a VM, a GeForce card) becomes an unsure candidate, as score_entry does beside an error
+    code it does not list. (A Transformer Engine multicast error on a VM read "does not support" as "P2P fails in the
+    guest" and offered the VM entry as possible.)"""
+    explained = {int(x.group(1)) for m in out if not m.unsure and m.basis == "signs"
+                 for r in m.reasons if r.startswith("regex matched") for x in [_LINE.match(r)] if x}
+    if not explained:
+        return
+    weak_lines = set()
+    for key in WEAK_SYMPTOMS:
+        where = facts.origin.get(key) or ""
+        weak_lines.update(int(n) for n in re.findall(r"\bline (\d+)\b", where))
+    if not weak_lines or not weak_lines <= explained:
+        return
+    for m in out:
+        if m.weak_offer and not m.unsure and not any(r.startswith("regex matched") for r in m.reasons):
+            m.unsure = True
+            m.score = min(m.score, UNSURE_CAP)
+            m.reasons.append("only 'it fails' in words, read from a line another entry's own text explains (line "
+                             + ", ".join(str(n) for n in sorted(weak_lines)) + ")")
 
 
 def _generic_only(entry: Entry, reasons: list[str], log: Log) -> bool:
@@ -941,6 +966,7 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
         m = score_entry(entry, log, log.codes, facts, shared_codes=shared)
         if m is not None:
             out.append(m)
+    _fails_explained_elsewhere(out, facts)
     if len(out) < MIN_CANDIDATES and facts.has_symptom() and not any(m.confidence in ("likely", "possible") for m in out):
         have = {m.entry.id for m in out}
         for entry in kb.entries:
