@@ -1,4 +1,4 @@
-"""How the evaluation corpus is split into parts: dev and holdout by thread hash, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, fresh10, fresh11, fresh12, fresh13 and fresh14 by collection date.
+"""How the evaluation corpus is split into parts: dev and holdout by thread hash, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, fresh10, fresh11, fresh12, fresh13, fresh14 and fresh15 by collection date.
 
 dev/ and holdout/: the split was fixed before any case was run through p2ptop. A case's part depends
 only on its thread (the source URL without fragment, query or trailing slash), so every case of one
@@ -74,6 +74,11 @@ both took are kept once), to judge the rules written after it; judged once, blin
 (benchmarks/results/eval-diagnosis-fresh14-blind-93aa90d.txt) before any rule of that session. Assigned by
 collection, like the other fresh parts: every case comes from a thread that is in no other part (dev/, holdout/,
 fresh/ to fresh13/), one case per thread.
+
+fresh15/: a seventeenth part, collected on 2026-11-28 after fresh14/ had been judged and opened, favouring threads in
+Chinese and repositories of LLM training and serving stacks the earlier collectors used little; judged once, blind,
+with the session's final code (90ff1d5; benchmarks/results/eval-diagnosis-fresh15-blind-90ff1d5.txt). Assigned by
+collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh14/), one case per thread.
 """
 
 from __future__ import annotations
@@ -83,9 +88,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh14/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh15/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
@@ -100,6 +105,7 @@ FRESH11_COLLECTED = "2026-11-27"  # after fresh10/ was collected
 FRESH12_COLLECTED = "2026-11-27"  # after fresh11/ was collected
 FRESH13_COLLECTED = "2026-11-27"  # after fresh12/ was collected
 FRESH14_COLLECTED = "2026-11-28"  # after fresh13/ was judged and opened
+FRESH15_COLLECTED = "2026-11-28"  # after fresh14/ was judged and opened
 MAX_PER_THREAD = 3  # cases of one thread in any fresh part
 
 
