@@ -84,7 +84,7 @@ _VGPU = r"\bv-?gpus?\b|\bgrid (?:driver|license|vgpu)|virtualization mode\s*:?\s
 #: GPU sharing in containers that calls its shares "vGPU" with no hypervisor: HAMi (formerly k8s-vGPU-scheduler; its
 #: HAMi-core is the libvgpu.so preloaded into a pod to enforce nvidia.com/gpumem and gpucores) and Volcano's vGPU device
 #: plugin (volcano.sh/vgpu-number, vgpu-memory). A text naming one says nothing of a VM with its "vgpu".
-_VGPU_SHARING = r"libvgpu|\bhami\b|hami-core|k8s-vgpu|volcano\.sh/vgpu|\bvgpu-(?:number|memory|cores)\b|nvidia\.com/gpu(?:mem|cores)\b"
+_VGPU_SHARING = _rx(r"libvgpu|\bhami\b|hami-core|k8s-vgpu|volcano\.sh/vgpu|\bvgpu-(?:number|memory|cores)\b|nvidia\.com/gpu(?:mem|cores)\b")
 _VM = (r"\bvirtual machines?\b|\b(?:a|an|the|in|inside|my|our|this|each|guest|windows|linux|ubuntu)\s+vms?\b|\bguest os\b|虚拟机|云主机|云服务器|\bec2\b|\bazure\b|\bgcp\b|\bcloud instance|\bcloud vms?\b|"
        r"\b(?:the|a|my|our|linux|windows|ubuntu)\s+guests?\b(?!\s+(?:users?|accounts?|login|wi-?fi|network|access|mode))|"
        r"(?:阿里云|腾讯云|华为云|百度云|火山引擎)(?:(?!裸金属)[^。\n]){0,10}实例|云实例|"
@@ -804,7 +804,7 @@ def parse(c: Collector) -> bool:
         c.add("host", "gpu.virtualization", "PASSTHROUGH", ln(m.start()))
         c.add("host", "host.virtualized", True, ln(m.start()))
         found = True
-    m = _first(c, _VGPU) if not _rx(_VGPU_SHARING).search(low) else None
+    m = _first(c, _VGPU) if not _VGPU_SHARING.search(low) else None
     if m:
         c.add("host", "gpu.virtualization", "VGPU", ln(m.start()))
         found = c.add("host", "host.virtualized", True, ln(m.start())) or found

@@ -431,18 +431,22 @@ class Facts:
         if origin:
             self.origin.setdefault(k, origin)
 
+    def origin_line(self, fact: str) -> Optional[int]:
+        """The line of the text a fact was read from ("line 14 of the paste"), or None (the host's, or not known)."""
+        m = re.match(r"line (\d+) ", self.origin.get(fact, ""))
+        return int(m.group(1)) if m else None
+
     def code_facts(self) -> list[tuple[str, str, Optional[int]]]:
         """(code key, as named, line) for the error facts (error.cuda, error.cuda_code, error.nccl, Xids):
         the text's framework spellings read as the canonical names entries list in error_codes."""
         out = []
         for fact in ("error.cuda", "error.cuda_code", "error.nccl"):
-            where = self.origin.get(fact, "")
-            m = re.match(r"line (\d+) ", where)
+            line = self.origin_line(fact)
             for v in self.values.get(fact, []):
                 if isinstance(v, bool) or v in (None, ""):
                     continue
                 try:
-                    out.append((code_key(v), str(v), self._code_line(v) or (int(m.group(1)) if m else None)))
+                    out.append((code_key(v), str(v), self._code_line(v) or line))
                 except (TypeError, ValueError):
                     continue
         return out
@@ -892,10 +896,7 @@ def _fails_explained_elsewhere(out: list[Match], facts: Facts) -> None:
                  for r in m.reasons if r.startswith("regex matched") for x in [_LINE.match(r)] if x}
     if not explained:
         return
-    weak_lines = set()
-    for key in WEAK_SYMPTOMS:
-        where = facts.origin.get(key) or ""
-        weak_lines.update(int(n) for n in re.findall(r"\bline (\d+)\b", where))
+    weak_lines = {n for n in (facts.origin_line(key) for key in WEAK_SYMPTOMS) if n is not None}
     if not weak_lines or not weak_lines <= explained:
         return
     for m in out:
