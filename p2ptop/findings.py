@@ -109,6 +109,7 @@ FACT_KEYS: dict[str, str] = {
     "symptom.caused_by_env": "an NCCL variable's name (NCCL_P2P_USE_CUDA_MEMCPY ...): the text says the trouble comes when it is set, or went away when it was removed",
     "symptom.shm_exhausted": "True when the text says shared memory (/dev/shm) ran out or is full (共享内存不足)",
     "symptom.fixed_by_shm_increase": "True when the text says a larger /dev/shm (--shm-size, a bigger shm mount; 增大共享内存) was needed or fixed it",
+    "symptom.no_cuda_device": "True: the text says CUDA or the framework sees no GPU at all (torch.cuda.is_available() is False, device_count() returns 0, no GPU detected; GPU设备找不到)",
     "symptom.gpus_missing": "True: the text says fewer GPUs are seen than the machine holds (can only see 1 GPU, the second card is not detected, device_count() returns 1 but ...; 只能识别到两张卡)",
     "symptom.fails": "True: the text says P2P/communication fails, does not work, is broken or unsupported (失败/不支持/无法)",
     "symptom.reported": "True (weak): a sentence of the text names GPU communication (P2P, NCCL, NVLink, peer access, IPC, all-reduce, between GPUs, multi-GPU; 多卡/卡间) and trouble (fails, error, issue, problem, not working, cannot, stuck, slow, wrong, how to fix; 报错/失败/问题/无法): opens leads, never offers an entry",

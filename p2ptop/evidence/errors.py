@@ -222,6 +222,8 @@ def parse(c: Collector) -> bool:
 def _first_error_line(c: Collector) -> Optional[int]:
     for no, line in enumerate(c.paste.lines, 1):
         s = line.strip()
-        if re.match(r"^[\w.]*(Error|Exception)\b.*:", s) and not s.startswith("Traceback"):
+        # an issue title's tag may come first ("[QUESTION] OSError: ...", "[Bug]: RuntimeError: ..."): GitHub's issue
+        # templates put one before the title the reporter writes
+        if re.match(r"^(?:\[[^\]\n]{1,30}\]:?\s*)?[\w.]*(Error|Exception)\b.*:", s) and not s.startswith("Traceback"):
             return no
     return None

@@ -72,6 +72,16 @@ MODEL_IN_PROSE = re.compile(
     r"(?<![a-z0-9])(?P<bare>10[78]0\s*ti)(?![a-z0-9])")
 
 
+#: models NVIDIA builds only into NVSwitch baseboards (HGX H20, HGX/DGX B200 and B300 8-GPU): where a text names one,
+#: its GPUs sit on an NVSwitch fabric, with Fabric Manager's duties (GB200 is left out: its NVL4 board has no NVSwitch)
+_ON_NVSWITCH_BOARD = re.compile(r"(?<![a-z0-9])(?:h20|b200|b300)(?![a-z0-9])")
+
+
+def on_nvswitch_board(name: Optional[str]) -> bool:
+    """True for a model that exists only on NVSwitch baseboards (H20, B200, B300)."""
+    return bool(name) and bool(_ON_NVSWITCH_BOARD.search(name.lower()))
+
+
 def classify(name: Optional[str]) -> tuple[Optional[str], Optional[str]]:
     """(product class, architecture) of a GPU name, (None, None) when unknown."""
     if not name:

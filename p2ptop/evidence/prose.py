@@ -4,7 +4,8 @@ Kubernetes, symptoms, "works with NCCL_P2P_DISABLE=1", versions, BIOS words, the
 Facts (subject "host"): gpu.name, gpu.product_class, gpu.consumer, gpu.architecture (a model named
 in the text), host.virtualized, host.hypervisor, gpu.virtualization ("PASSTHROUGH"),
 host.container, host.kubernetes, symptom.hang, symptom.wrong_results, symptom.slow, symptom.crash,
-symptom.fixed_by_p2p_disable, symptom.fails, symptom.gpus_missing (fewer GPUs seen than installed), host.fabric_manager ("not running"/"failed" in words),
+symptom.fixed_by_p2p_disable, symptom.fails, symptom.gpus_missing (fewer GPUs seen than installed),
+symptom.no_cuda_device (CUDA or the framework sees no GPU: is_available() False, device_count() 0, GPU设备找不到), host.fabric_manager ("not running"/"failed" in words),
 gpu.bar1_mb (a BAR size in words), host.nvswitch_present (HGX/DGX named, or "without NVSwitch"), pair.cross_socket (QPI/UPI, different sockets), gpu.mig (MIG in words),
 error.cuda/error.cuda_code (a CUDA error number in a sentence), host.driver_version, host.driver_major, nccl.version,
 host.cuda_runtime_version, host.bios_mentions, host.cpu_vendor, host.cpu_model, text.language;
@@ -57,7 +58,7 @@ from __future__ import annotations
 
 import re
 
-from .gpus import MODEL_IN_PROSE, classify
+from .gpus import MODEL_IN_PROSE, classify, on_nvswitch_board
 from .nccl import BENIGN_WARN
 from .paste import Collector, Paste
 
@@ -446,6 +447,27 @@ _N_WORDS = {"one": 1, "a single": 1, "single": 1, "two": 2, "three": 3, "four": 
             "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7}
 
 
+#: CUDA (or the framework over it) sees no GPU at all, said in words or as the framework's own query: PyTorch's
+#: torch.cuda.is_available() returning False and device_count() returning 0 (torch/cuda/__init__.py: both are the
+#: visible device count, 0 when CUDA initialisation fails or nothing is visible), TensorFlow's empty
+#: list_physical_devices('GPU') ("Num GPUs Available: 0"), JAX falling back to the CPU, "CUDA cannot find the GPU",
+#: "no GPU detected", GPU设备找不到 / 检测不到显卡 / cuda不可用. CUDA's own causes are few (cudaGetDeviceCount: no device
+#: visible, 100; the driver older than the runtime, 35; on NVSwitch systems the fabric not initialised by Fabric
+#: Manager, 802): entries of those causes answer it. Fewer GPUs than installed is symptom.gpus_missing, not this.
+_NO_CUDA_DEVICE = _rx(
+    r"\bis_available\(\)\W{0,3}\s*(?:(?:always|still|only)\s+)?(?:returns?|returned|returning|is|was|gives?|gave|prints?|printed|outputs?|shows?|=+|->|:|返回(?:的是|值为|值是)?|为|是|显示)\s*:?\s*[`'\"]?false\b|"
+    r"\b(?:cuda\.|torch\.cuda\.)device_count\(\)\W{0,3}\s*(?:(?:always|still)\s+)?(?:returns?|returned|is|was|=+|gives?|gave|prints?|printed|shows?|->|:|返回|为|是)\s*:?\s*[`'\"]?0\b(?!\.\d)|"
+    r"\bnum gpus available:?\s*0\b|\blist_physical_devices\(\W*gpu\W*\)\W{0,3}\s*(?:returns?|returned|is|gives?|gave|shows?|->|:)?\s*(?:an\s+)?(?:\[\]|empty)|"
+    r"\bno gpu/tpu found, falling back to cpu\b|"
+    r"\b(?:cuda|pytorch|torch|tensorflow|jax|vllm|sglang|ollama|docker|the container|containers?|the (?:program|code|application|app|job|process|model|server|service|framework|pod))\s+"
+    r"(?:still\s+)?(?:can(?:not|'t| not)|could(?: not|n't)|does(?: not|n't)|did(?: not|n't)|do(?: not|n't)|won't|is(?: not|n't) able to|fails? to|failed to|unable to)\s+"
+    r"(?:find|see|detect|recogni[sz]e|use|access|locate)\s+(?:the\s+|any\s+|a\s+|my\s+|our\s+)?(?:nvidia\s+)?(?:gpus?|cuda devices?|cuda-capable devices?|graphics cards?)\b(?!\s*\d)|"
+    r"\bno\s+(?:nvidia\s+|cuda\s+)?(?:gpus?|cuda(?:-capable)? devices?)\s+(?:is\s+|are\s+|was\s+|were\s+)?(?:found|detected|available|visible|recogni[sz]ed)\b|"
+    r"(?<!second )(?<!other )(?<!\d )\bgpus?\s+(?:devices?\s+)?(?:is|are|was|were)?\s*not\s+(?:found|detected|recogni[sz]ed|available)\b|"
+    r"(?:找不到|检测不到|识别不到|没有检测到|未检测到|未找到|没找到|无法识别|无法检测到?|无法找到)\s*(?:任何\s*)?(?:gpu|显卡|cuda\s*设备|nvidia\s*设备)|"
+    r"(?:gpu|显卡|cuda)\s*(?:设备)?\s*(?:一直|总是|始终)?\s*(?:找不到|检测不到|识别不到|不可用|用不了|无法使用)")
+
+
 def _gpus_missing(low: str) -> "re.Match | None":
     """The first place the text says fewer GPUs are seen than there are (None if it does not)."""
     m = _GPUS_MISSING.search(low)
@@ -788,6 +810,9 @@ def parse(c: Collector) -> bool:
             c.add("host", "gpu.consumer", cls == "consumer", line)
         if arch:
             c.add("host", "gpu.architecture", arch, line)
+        if on_nvswitch_board(name) and not _first(c, _NO_NVSWITCH):
+            c.add("host", "host.nvswitch_present", True, line, severity="info",
+                  summary=f"{name} is built only into NVSwitch baseboards (HGX)")
     # hypervisor / VM / passthrough
     for name, rx in _HYPERVISORS:
         m = _first(c, rx)
@@ -894,6 +919,13 @@ def parse(c: Collector) -> bool:
         found = c.add("host", "symptom.gpus_missing", True, ln(m.start()), severity="problem",
                       summary="the text says fewer GPUs are seen than the machine holds"
                               + (f" ({seen} seen)" if seen else "")) or found
+    else:
+        m = _first(c, _NO_CUDA_DEVICE)
+        while m and (_SAID_ABSENT.search(low[max(0, m.start() - 24):m.start()]) or _LEGEND.search(c.paste.line(ln(m.start())).lower())):
+            m = _NO_CUDA_DEVICE.search(low, m.end())
+        if m:
+            found = c.add("host", "symptom.no_cuda_device", True, ln(m.start()), severity="problem",
+                          summary="the text says CUDA (or the framework) sees no GPU at all") or found
     hit, topic = _reported(c, low, ln)
     if topic is not None:
         found = c.add("host", "text.topic", "gpu communication", topic, severity="info",

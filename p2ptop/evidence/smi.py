@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from .gpus import classify
+from .gpus import classify, on_nvswitch_board
 from .paste import Collector, norm_bus
 
 _VERSIONS = re.compile(r"(?:Driver Version|KMD Version)\s*:\s*(\d+\.\d+(?:\.\d+)?)|(?:CUDA Version|CUDA UMD Version)\s*:\s*(\d+\.\d+)")
@@ -52,6 +52,9 @@ def _gpu_facts(c: Collector, idx: int, g: dict[str, Any]) -> None:
             c.add(subj, "gpu.product_class", cls, lines.get("name", line))
             c.add(subj, "gpu.consumer", cls == "consumer", lines.get("name", line))
         c.add(subj, "gpu.architecture", g.get("architecture") or arch, lines.get("architecture", lines.get("name", line)))
+        if on_nvswitch_board(name):
+            c.add("host", "host.nvswitch_present", True, lines.get("name", line), severity="info",
+                  summary=f"{name} is built only into NVSwitch baseboards (HGX)")
     for key in ("pcie_gen_cur", "pcie_gen_max", "pcie_width_cur", "pcie_width_max", "fabric_state", "fabric_status", "bar1_mb"):
         if g.get(key) is not None:
             c.add(subj, f"gpu.{key}", g[key], lines.get(key, line))

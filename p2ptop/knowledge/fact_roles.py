@@ -48,6 +48,7 @@ SYMPTOM_KEYS: dict[str, str] = {
     "symptom.caused_by_env": "the trouble comes with an NCCL variable set (said in words)",
     "symptom.fixed_by_nvls_disable": "the job works only with NVLink SHARP disabled (NCCL_NVLS_ENABLE=0)",
     "symptom.gpus_missing": "fewer GPUs seen than the machine holds was described",
+    "symptom.no_cuda_device": "CUDA or the framework sees no GPU at all (described)",
     "symptom.fails": "a failure was described (fails, does not work, not supported)",
     "symptom.reported": "the text reports trouble with GPU communication in general words (weak: opens leads only)",
     "bench.error": "a copy test failed with an error",

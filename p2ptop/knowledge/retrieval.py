@@ -102,6 +102,7 @@ FACT_TERMS: tuple[tuple[str, Any, tuple[str, ...]], ...] = (
     ("symptom.fixed_by_shm_increase", True, ("_shm", "shm")),
     ("symptom.shm_exhausted", True, ("_shm", "shm")),
     ("symptom.gpus_missing", True, ("visibl", "devic")),
+    ("symptom.no_cuda_device", True, ("visibl", "devic", "detect")),
     ("symptom.fixed_by_nvls_disable", True, ("nvls", "multicast")),
     ("symptom.caused_by_env", None, ("environment", "variabl", "set")),
     ("gpu.consumer", True, ("_consumer",)),
