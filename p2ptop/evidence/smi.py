@@ -483,9 +483,12 @@ def parse_nvlink(c: Collector) -> bool:
     return True
 
 
-#: nvidia-smi's own failure messages (what it prints when NVML finds no GPU, cannot reach the driver, or
-#: cannot query a GPU's fields: "ERR!" in the table), each the symptom line of a paste that may hold nothing else
-_SMI_FAILURES = (("No devices were found", "nvidia-smi found no GPU"),
+#: nvidia-smi's own failure messages (what it prints when NVML finds no GPU: "No devices were found", and with -L
+#: "No devices found.", also after a prefix a launcher or an echo puts before it; when it cannot reach the driver; or
+#: when it cannot query a GPU's fields: "ERR!" in the table), each the symptom line of a paste that may hold nothing else
+_NO_DEVICES = "No devices were found"
+_NO_DEVICES_RX = re.compile(r"(?:^|[\s=:])No devices (?:were )?found\b", re.M)
+_SMI_FAILURES = ((_NO_DEVICES, "nvidia-smi found no GPU"),
                  ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver",
                   "nvidia-smi cannot reach the NVIDIA driver"),
                  ("ERR!", "nvidia-smi could not read a GPU's fields (ERR!)"))
@@ -494,14 +497,20 @@ _SMI_FAILURES = (("No devices were found", "nvidia-smi found no GPU"),
 def parse_failures(c: Collector) -> bool:
     found = False
     for marker, summary in _SMI_FAILURES:
-        if marker not in c.paste.text:
+        if marker == _NO_DEVICES:
+            m = _NO_DEVICES_RX.search(c.paste.text)
+            if not m:
+                continue
+            no = c.paste.line_of(m.start())
+        elif marker not in c.paste.text:
             continue
-        no = c.paste.first_line(marker)
+        else:
+            no = c.paste.first_line(marker)
         line = c.paste.line(no).strip()
         if marker == "ERR!" and not line.startswith("|"):
             continue  # ERR! only as nvidia-smi prints it, inside its table
         c.add("host", "error.text", line[:200], no, summary=summary)
-        if marker == "No devices were found":
+        if marker == _NO_DEVICES and _NO_DEVICES_RX.match(line):  # the whole output: no GPU (not one task's of several)
             c.add("host", "host.gpu_count", 0, no, severity="problem", summary=summary)
         c.kind("nvidia-smi")
         found = True
