@@ -1,4 +1,4 @@
-"""How the evaluation corpus is split into parts: dev and holdout by thread hash, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, fresh10, fresh11, fresh12, fresh13, fresh14 and fresh15 by collection date.
+"""How the evaluation corpus is split into parts: dev and holdout by thread hash, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, fresh10, fresh11, fresh12, fresh13, fresh14, fresh15 and fresh16 by collection date.
 
 dev/ and holdout/: the split was fixed before any case was run through p2ptop. A case's part depends
 only on its thread (the source URL without fragment, query or trailing slash), so every case of one
@@ -79,6 +79,12 @@ fresh15/: a seventeenth part, collected on 2026-11-28 after fresh14/ had been ju
 Chinese and repositories of LLM training and serving stacks the earlier collectors used little; judged once, blind,
 with the session's final code (90ff1d5; benchmarks/results/eval-diagnosis-fresh15-blind-90ff1d5.txt). Assigned by
 collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh14/), one case per thread.
+
+fresh16/: an eighteenth part, collected on 2026-11-28 (second session) after fresh15/ had been judged and opened, by
+three helpers with venues kept apart (NVIDIA's driver and infrastructure repositories, training stacks, inference
+stacks); judged once, blind, with c875119 (benchmarks/results/eval-diagnosis-fresh16-blind-c875119.txt), then opened.
+Assigned by collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh15/), one case
+per thread.
 """
 
 from __future__ import annotations
@@ -88,9 +94,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh15/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh16/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
