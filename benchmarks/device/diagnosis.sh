@@ -28,6 +28,10 @@ cases = {
   "cupy-disable-peer-not-enabled": ("import cupy; cupy.cuda.runtime.deviceDisablePeerAccess(0)", {}),
   "cupy-can-access-peer-0-1": ("import cupy; print(cupy.cuda.runtime.deviceCanAccessPeer(0, 1))", {}),
   "cupy-memcpy-peer-to-1": ("import cupy; x = cupy.zeros(4); cupy.cuda.runtime.memcpyPeer(x.data.ptr, 1, x.data.ptr, 0, 16)", {}),
+  "cupy-no-gpu-visible": ("import cupy; print(cupy.cuda.runtime.getDeviceCount())", {"CUDA_VISIBLE_DEVICES": ""}),
+  # what a user prints when CUDA sees no GPU (symptom.no_cuda_device): PyTorch's own queries, hidden GPUs
+  "torch-is-available-none-visible": ("import torch; print('torch.cuda.is_available():', torch.cuda.is_available()); "
+                                      "print('torch.cuda.device_count():', torch.cuda.device_count())", {"CUDA_VISIBLE_DEVICES": ""}),
 }
 for name, (code, env) in cases.items():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=90, env=dict(os.environ, **env))
@@ -52,6 +56,9 @@ NCCL_DEBUG=INFO T=10 timeout 40 python3 "$W/nccl.py" 0 2 29622 > "$W/nccl-peer-n
 NCCL_DEBUG=WARN timeout 40 python3 "$W/nccl.py" 3 2 29623 > "$W/nccl-invalid-rank.txt" 2>&1
 NCCL_DEBUG=INFO timeout 60 python3 "$W/nccl.py" 0 1 29624 > "$W/nccl-healthy-1rank.log" 2>&1
 echo "NCCL cases written"
+# nvidia-smi's own words for a GPU index it does not have (the list and the table), as a user pastes them
+nvidia-smi -L -i 7 > "$W/smi-list-no-such-gpu.txt" 2>&1
+nvidia-smi -i 7 > "$W/smi-no-such-gpu.txt" 2>&1
 
 for f in "$W"/*.txt "$W"/*.log; do
   n=$(basename "$f")
