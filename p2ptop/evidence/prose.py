@@ -140,13 +140,13 @@ _CUDA_NUMBER_WORDS = _rx(r"cuda[^.\n]{0,60}?\b(?:with|error|code)\s+(?:error\s+|
 #: "per container 1 GPU", 每个容器一张卡): CUDA IPC and P2P need the peer GPU visible in the process (CUDA runtime API,
 #: cudaIpcOpenMemHandle; NCCL troubleshooting, "Docker": https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html)
 #: (not "one GPU per process": DDP's usual layout, where every process still sees every GPU)
-_UNIT = r"(?:containers?|pods?|workers?|tasks?|ranks?|process(?:es)?)"
+_UNIT = r"(?:containers?|pods?|workers?)"
 _ONE_GPU_EACH = _rx(r"\b(?:one|1|a single)\s+gpus?\s+(?:per|for each|in each|each)\s+" + _UNIT + r"\b|"
                     r"\b(?:each|every)\s+" + _UNIT + r"\s+(?:has|gets|sees|uses|owns|is given|is assigned|only sees|with|)\s*(?:only\s+|just\s+)?(?:one|1|a single)\s+gpu\b|"
                     r"\b" + _UNIT + r"\s+(?:with|having|of)\s+(?:one|1|a single)\s+gpu\s+each\b|"
                     r"\bper\s+" + _UNIT + r"\s+(?:one|1|a single)\s+gpu\b|"
                     r"\b" + _UNIT + r"\b[^.\n]{0,30}?\bonly\s+(?:one|1|a single)\s+gpu\b|"
-                    r"每(?:个|一个)\s*(?:容器|pod|worker|进程|任务)\s*(?:只)?(?:有|分配|使用|用)?\s*(?:一|1)\s*(?:张|块|个)\s*(?:卡|gpu|显卡)|"
+                    r"每(?:个|一个)\s*(?:容器|pod|worker)\s*(?:只)?(?:有|分配|使用|用)?\s*(?:一|1)\s*(?:张|块|个)\s*(?:卡|gpu|显卡)|"
                     # Slurm binding one GPU to each task: "--gpus-per-task=1" / "--gpus-per-task 1" (srun/sbatch: the
                     # option implies --gpu-bind=per_task, each task's cgroup and CUDA_VISIBLE_DEVICES hold its own GPU
                     # only) and "--gpu-bind=single:1"
