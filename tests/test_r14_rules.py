@@ -51,6 +51,12 @@ def test_cuda_seeing_no_gpu_is_a_symptom(text):
     "The second GPU is not detected by the driver after adding the riser.",
     "CUDA no longer fails to find the GPU after the reboot.",
     "The NVLink bridge is not detected.",
+    "P2P between GPUs is not available on this board",  # the GPUs are not the subject
+    "peer access between the two GPUs is not available",
+    "NVLink between GPUs was not detected",
+    "RDMA to the GPUs is not available",
+    "when torch.cuda.is_available() returns False we fall back to the CPU",  # a condition
+    "device = 'cuda' if torch.cuda.is_available() else 'cpu'",
 ])
 def test_other_sentences_are_not_cuda_seeing_no_gpu(text):
     assert host_facts(text).get("symptom.no_cuda_device") is not True

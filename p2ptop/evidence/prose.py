@@ -470,6 +470,11 @@ _NO_CUDA_DEVICE = _rx(
     r"(?<!second )(?<!other )(?<!\d )\bgpus?\s+(?:devices?\s+)?(?:is|are|was|were)?\s*not\s+(?:found|detected|recogni[sz]ed|available)\b|"
     r"(?:找不到|检测不到|识别不到|没有检测到|未检测到|未找到|没找到|无法识别|无法检测到?|无法找到)\s*(?:任何\s*)?(?:gpu|显卡|cuda\s*设备|nvidia\s*设备)|"
     r"(?:gpu|显卡|cuda)\s*(?:设备)?\s*(?:一直|总是|始终)?\s*(?:找不到|检测不到|识别不到|不可用|用不了|无法使用)")
+#: ... unless the GPUs are not the subject ("P2P between the GPUs is not available", "NVLink between GPUs was not
+#: detected": something between or to them is missing) or the sentence is a condition ("when torch.cuda.is_available()
+#: returns False we fall back to the CPU", "if no GPU is found")
+_NO_CUDA_DEVICE_NOT_SAID = _rx(r"\b(?:between|to|across|among|from|with|over|through|of|and|if|when|whether|unless)\s+"
+                              r"(?:(?:the|two|both|all|my|our|these|those|\d+|multiple|several|other)\s+){0,2}(?:[\w.]*\.)?$")
 
 
 def _gpus_missing(low: str) -> "re.Match | None":
@@ -925,7 +930,8 @@ def parse(c: Collector) -> bool:
                               + (f" ({seen} seen)" if seen else "")) or found
     else:
         m = _first(c, _NO_CUDA_DEVICE)
-        while m and (_SAID_ABSENT.search(low[max(0, m.start() - 24):m.start()]) or _LEGEND.search(c.paste.line(ln(m.start())).lower())):
+        while m and (_SAID_ABSENT.search(low[max(0, m.start() - 24):m.start()]) or _LEGEND.search(c.paste.line(ln(m.start())).lower())
+                     or _NO_CUDA_DEVICE_NOT_SAID.search(low[max(0, m.start() - 40):m.start()])):
             m = _NO_CUDA_DEVICE.search(low, m.end())
         if m:
             found = c.add("host", "symptom.no_cuda_device", True, ln(m.start()), severity="problem",
