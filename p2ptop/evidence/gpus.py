@@ -77,9 +77,12 @@ MODEL_IN_PROSE = re.compile(
 _ON_NVSWITCH_BOARD = re.compile(r"(?<![a-z0-9])(?:h20|b200|b300)(?![a-z0-9])")
 
 
-def on_nvswitch_board(name: Optional[str]) -> bool:
-    """True for a model that exists only on NVSwitch baseboards (H20, B200, B300)."""
-    return bool(name) and bool(_ON_NVSWITCH_BOARD.search(name.lower()))
+def nvswitch_board_note(name: Optional[str]) -> Optional[str]:
+    """Why a model means an NVSwitch host (H20, B200, B300 exist only on NVSwitch baseboards), None for other models:
+    the summary of host.nvswitch_present where a reader takes it from the model alone."""
+    if name and _ON_NVSWITCH_BOARD.search(name.lower()):
+        return f"{name} is built only into NVSwitch baseboards (HGX)"
+    return None
 
 
 def classify(name: Optional[str]) -> tuple[Optional[str], Optional[str]]:

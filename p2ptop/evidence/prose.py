@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import re
 
-from .gpus import MODEL_IN_PROSE, classify, on_nvswitch_board
+from .gpus import MODEL_IN_PROSE, classify, nvswitch_board_note
 from .nccl import BENIGN_WARN
 from .paste import Collector, Paste
 
@@ -795,6 +795,7 @@ def parse(c: Collector) -> bool:
     cjk = len(_CJK.findall(low[:200000]))
     c.add("host", "text.language", "zh" if cjk >= 5 else "en", 1, severity="info")
     # GPU model in a sentence
+    model = None  # the model named first, and its line
     m = MODEL_IN_PROSE.search(low)
     if m:
         bare = m.group("counted") or m.group("bare")
@@ -819,9 +820,7 @@ def parse(c: Collector) -> bool:
             c.add("host", "gpu.consumer", cls == "consumer", line)
         if arch:
             c.add("host", "gpu.architecture", arch, line)
-        if on_nvswitch_board(name) and not _first(c, _NO_NVSWITCH):
-            c.add("host", "host.nvswitch_present", True, line, severity="info",
-                  summary=f"{name} is built only into NVSwitch baseboards (HGX)")
+        model = (name, line)
     # hypervisor / VM / passthrough
     for name, rx in _HYPERVISORS:
         m = _first(c, rx)
@@ -871,8 +870,11 @@ def parse(c: Collector) -> bool:
         found = c.add("host", "host.nvswitch_present", False, ln(m.start()), severity="info") or found
     else:
         m = _first(c, _NVSWITCH)
+        board = nvswitch_board_note(model[0]) if model else None
         if m:
             found = c.add("host", "host.nvswitch_present", True, ln(m.start()), severity="info") or found
+        elif board:
+            c.add("host", "host.nvswitch_present", True, model[1], severity="info", summary=board)
     m = _first(c, _MIG)
     if m:
         found = c.add("host", "gpu.mig", True, ln(m.start())) or found

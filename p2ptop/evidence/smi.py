@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from .gpus import classify, on_nvswitch_board
+from .gpus import classify, nvswitch_board_note
 from .paste import Collector, norm_bus
 
 _VERSIONS = re.compile(r"(?:Driver Version|KMD Version)\s*:\s*(\d+\.\d+(?:\.\d+)?)|(?:CUDA Version|CUDA UMD Version)\s*:\s*(\d+\.\d+)")
@@ -52,9 +52,9 @@ def _gpu_facts(c: Collector, idx: int, g: dict[str, Any]) -> None:
             c.add(subj, "gpu.product_class", cls, lines.get("name", line))
             c.add(subj, "gpu.consumer", cls == "consumer", lines.get("name", line))
         c.add(subj, "gpu.architecture", g.get("architecture") or arch, lines.get("architecture", lines.get("name", line)))
-        if on_nvswitch_board(name):
-            c.add("host", "host.nvswitch_present", True, lines.get("name", line), severity="info",
-                  summary=f"{name} is built only into NVSwitch baseboards (HGX)")
+        board = nvswitch_board_note(name)
+        if board:
+            c.add("host", "host.nvswitch_present", True, lines.get("name", line), severity="info", summary=board)
     for key in ("pcie_gen_cur", "pcie_gen_max", "pcie_width_cur", "pcie_width_max", "fabric_state", "fabric_status", "bar1_mb"):
         if g.get(key) is not None:
             c.add(subj, f"gpu.{key}", g[key], lines.get(key, line))
@@ -486,31 +486,23 @@ def parse_nvlink(c: Collector) -> bool:
 #: nvidia-smi's own failure messages (what it prints when NVML finds no GPU: "No devices were found", and with -L
 #: "No devices found.", also after a prefix a launcher or an echo puts before it; when it cannot reach the driver; or
 #: when it cannot query a GPU's fields: "ERR!" in the table), each the symptom line of a paste that may hold nothing else
-_NO_DEVICES = "No devices were found"
-_NO_DEVICES_RX = re.compile(r"(?:^|[\s=:])No devices (?:were )?found\b", re.M)
+_NO_DEVICES = re.compile(r"(?:^|[\s=:])No devices (?:were )?found\b", re.M)
 _SMI_FAILURES = ((_NO_DEVICES, "nvidia-smi found no GPU"),
-                 ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver",
+                 (re.compile(re.escape("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver")),
                   "nvidia-smi cannot reach the NVIDIA driver"),
-                 ("ERR!", "nvidia-smi could not read a GPU's fields (ERR!)"))
+                 (re.compile(r"^\s*\|.*ERR!", re.M), "nvidia-smi could not read a GPU's fields (ERR!)"))  # inside its table
 
 
 def parse_failures(c: Collector) -> bool:
     found = False
-    for marker, summary in _SMI_FAILURES:
-        if marker == _NO_DEVICES:
-            m = _NO_DEVICES_RX.search(c.paste.text)
-            if not m:
-                continue
-            no = c.paste.line_of(m.start())
-        elif marker not in c.paste.text:
+    for rx, summary in _SMI_FAILURES:
+        m = rx.search(c.paste.text)
+        if not m:
             continue
-        else:
-            no = c.paste.first_line(marker)
+        no = c.paste.line_of(m.start())
         line = c.paste.line(no).strip()
-        if marker == "ERR!" and not line.startswith("|"):
-            continue  # ERR! only as nvidia-smi prints it, inside its table
         c.add("host", "error.text", line[:200], no, summary=summary)
-        if marker == _NO_DEVICES and _NO_DEVICES_RX.match(line):  # the whole output: no GPU (not one task's of several)
+        if rx is _NO_DEVICES and _NO_DEVICES.match(line):  # the whole output: no GPU (not one task's of several)
             c.add("host", "host.gpu_count", 0, no, severity="problem", summary=summary)
         c.kind("nvidia-smi")
         found = True
