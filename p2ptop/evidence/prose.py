@@ -63,6 +63,14 @@ from .nccl import BENIGN_WARN
 from .paste import Collector, Paste
 
 
+def _same_version(a: str, b: str) -> bool:
+    """Two driver versions agree as far as both are written ("535.104" and "535.104.05" agree; "535.104" and
+    "535.129.03" do not)."""
+    pa, pb = a.split("."), b.split(".")
+    n = min(len(pa), len(pb))
+    return [int(x) for x in pa[:n]] == [int(x) for x in pb[:n]]
+
+
 def _rx(pattern: str) -> re.Pattern:
     """A pattern of this reader: ASCII word boundaries, so an English word written against Chinese counts as a
     word ("hang住", "NCCL 2.21.5版本", "出现nan", "p2p不通": Python's Unicode \\b sees no boundary between
@@ -104,11 +112,14 @@ _BARE_METAL = r"(?:on|with) bare[- ]?metal\b[^.\n]{0,40}\b(?:works?|fine|ok|pass
 #: Fabric Manager said to differ in version from the driver (its user guide: the service refuses to start unless its
 #: version matches the driver's: https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/)
 _FM_MISMATCH = _rx(r"fabric[- _]?manager(?:\.service)?(?:[^.\n]|\.\d){0,80}?(?:version\s+mismatch|mismatch\w*|not (?:be\s+)?in sync|out of sync|"
-                   r"(?:does|do|did)\s*(?:n'?t|not)\s+match|different version|(?:requires?|needs?|must)\b[^.\n]{0,40}\b(?:same|matching) version)|"
+                   r"(?:does|do|did)\s*(?:n'?t|not)\s+match|different version|versions?\s+(?:differ\w*|are different|(?:do|does)\s*(?:n'?t|not)\s+match)|(?:requires?|needs?|must)\b[^.\n]{0,40}\b(?:same|matching) version)|"
                    r"(?:version\s+mismatch|mismatch\w*|out of sync)\s+(?:between|of|with)\s+(?:the\s+)?(?:\w+\s+){0,3}fabric[- _]?manager|"
                    # "a mismatched Fabric Manager version to the driver", "mismatching fabricmanager and driver versions"
                    r"\bmismatch\w*\s+(?:\w+\s+){0,2}?fabric[- _]?manager\b[^.\n]{0,40}?\b(?:versions?|drivers?)\b|"
                    r"fabric[- _]?manager[^。\n]{0,30}版本不(?:一致|匹配)")
+#: Fabric Manager's own version, as people quote it or as its package is named ("fabric manager 535.104.05",
+#: "nvidia-fabricmanager-535_535.104.05-1", "fabricmanager version: 550.54.15")
+_FM_VERSION = _rx(r"fabric[- _]?manager\w*(?:-\d{3})?(?:\s+version)?\s*(?:is\s+)?[:=_-]?\s*v?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b")
 _FM_DOWN = _rx(r"(?:nvidia-)?fabric[- _]?manage\w*`?\s*(?:service\s+)?(?:is|was|has)?\s*(?:not (?:installed|running|started)|(?:is|was|were|are)n['’]?t (?:installed|running|started)|"
                       r"missing|inactive|dead|stopped|crash\w*|fail\w*)|(?:failures?|crash\w*|restart\w*) of (?:the )?fabric[- _]?manager|"
                       r"fabric[- _]?manager[^.\n]{0,30}(?:未启动|没有启动|未安装|失败)")
@@ -223,6 +234,8 @@ _SYMPTOMS = (
                      r"bandwidth\b[^.\n]{0,30}\b(?:low|lower|drops?|dropped|degraded)\b|(?:low|lower|reduced|degraded) (?:p2p |nccl |bus ?)?bandwidth|"
                      r"(?:less|lower) than \d+(?:\.\d+)? ?[mg]b/s|(?:much |far |way )?(?:lower|slower|less) than expected|"
                      r"\b(?:extremely |very |really )?low (?:\w+ )?(?:throughput|tok(?:ens)?/s)\b|\bbottleneck\w*|\bunder ?perform\w*|\bhalf (?:of )?(?:the )?(?:expected|bandwidth|speed|throughput)\b|"
+                     # a pair measured against its neighbours ("the bandwidth to GPU 2 is half of the others", "a third of the other pairs")
+                     r"\b(?:bandwidth|speed|throughput|busbw|transfers?|cop(?:y|ies)|gb/s)\b[^.\n]{0,50}?\b(?:only\s+)?(?:half|a third|a quarter|one third|one quarter|a fraction)\s+(?:of\s+)?(?:what\s+)?(?:the\s+)?(?:others?|other\s+(?:gpus?|pairs?|cards?|links?|slots?))\b|"
                      r"带宽不足|性能(?:很|非常)?差|吞吐(?:量)?(?:很|非常)?(?:低|下降)|很慢|变慢|慢了|带宽低|带宽很低|带宽只有|速度慢|速度下降|性能差|性能下降|远低于|(?:只有|仅有?|才)\s*\d+(?:\.\d+)?\s*gb/s|带宽[^。\n]{0,30}(?:降|低|损失|下降)|损失[^。\n]{0,10}带宽|"
                      r"(?:速度|带宽|吞吐)[^。\n]{0,8}?只有[^。\n]{0,10}?(?:一半|\d+\s*%|几分之一)|速度(?:很|非常|特别)?低|比单卡(?:还)?慢|"
                      # the words of scaling reports ("crawls", "sluggish", "doesn't scale", "takes ages"; 龟速, 带宽上不去, 跑不满)
@@ -567,6 +580,13 @@ _SHM_SIZE = _rx(r"(?:shm[- _]size|/dev/shm|shared memory|共享内存)[^\n。.]{
 _WIDTH_DOWN = _rx(r"\bx(\d{1,2})\b[^.\n]{0,24}?(?:\b(?:instead of|rather than|not|below|vs\.?|versus|should be|expected|in an?)\b|(?:应该是|应为|本应|而不是|不是|正常是|理论上是)|"
                   r"\b(?:while|but|whereas|although)\s+(?:the\s+|its\s+)?(?:slot|card|gpu|max\w*|lnkcap|capabilit\w*|link cap\w*)\s+(?:is|supports|can do|allows|says)\b)\s*"
                   r"(?:the\s+|a\s+|an\s+)?(?:full\s+)?(?:(?:pcie\s*)?gen\s?\d\s*)?x(\d{1,2})\b")
+#: the same said in nvidia-smi -q's own words ("Link Width ... Max 16x, Current 8x"; "current width x8, max x16"),
+#: either order; a width is one of PCIe's (1, 2, 4, 8, 16, 32 lanes), written x8 or 8x
+_W = r"(?:x(1|2|4|8|16|32)|(1|2|4|8|16|32)x)\b"
+_WIDTH_CUR_MAX = _rx(r"\bcurrent(?:ly)?\s*(?:link\s*)?(?:width\s*)?(?:is\s*|of\s*|at\s*)?[:=]?\s*" + _W +
+                     r"[^.\n]{0,30}?\bmax(?:imum)?\s*(?:link\s*)?(?:width\s*)?(?:is\s*|of\s*)?[:=]?\s*" + _W + "|"
+                     r"\bmax(?:imum)?\s*(?:link\s*)?(?:width\s*)?(?:is\s*|of\s*)?[:=]?\s*" + _W +
+                     r"[^.\n]{0,30}?\bcurrent(?:ly)?\s*(?:link\s*)?(?:width\s*)?(?:is\s*|of\s*|at\s*)?[:=]?\s*" + _W)
 _GEN_DOWN = _rx(r"\bgen\s?(\d)\b[^.\n]{0,40}?\b(?:instead of|rather than|below|vs\.?|versus|not|although it (?:supports|advertises))\s+(?:the\s+)?(?:pcie\s+)?gen\s?(\d)\b|"
                 r"\b(?:trains?|trained|runs?|running|stuck|links?)\s+(?:at|to|on)\s+gen\s?(\d)\b[^.\n]{0,60}?\b(?:advertis\w*|capab\w*|supports?|max(?:imum)?)\b[^.\n]{0,30}?gen\s?(\d)\b|"
                 r"\b(?:advertis\w*|capab\w*|supports?)\s+gen\s?(\d)\b[^.\n]{0,80}?\b(?:trains?|trained|runs?|running|stuck)\s+(?:at|to)\s+gen\s?(\d)\b")
@@ -846,6 +866,13 @@ def parse(c: Collector) -> bool:
         found = c.add("host", "host.virtualized", True, ln(m.start()),
                       summary="the text contrasts its setup with bare metal (a VM)") or found
     m = _first(c, _FM_MISMATCH)
+    if not m:
+        # both versions given and different: the user guide says Fabric Manager must run the driver's exact version
+        fm = _FM_VERSION.search(low)
+        drivers = {d.group(1) for d in _DRIVER.finditer(low) if not fm or d.start() != fm.start()} if fm else set()
+        drivers.discard(fm.group(1) if fm else None)
+        if fm and drivers and not any(_same_version(fm.group(1), d) for d in drivers):
+            m = fm
     if m:
         found = c.add("host", "host.fabric_manager", "version mismatch", ln(m.start()),
                       summary="the text says Fabric Manager's version does not match the driver's (it refuses to start)") or found
@@ -1007,9 +1034,16 @@ def parse(c: Collector) -> bool:
         size, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         found = c.add("host", "host.shm_mb", int(size) * (1024 if unit == "g" else 1), ln(m.start())) or found
     m = _WIDTH_DOWN.search(low)
-    if m and int(m.group(1)) < int(m.group(2)) <= 16:
+    widths = (int(m.group(1)), int(m.group(2))) if m else None
+    if not (widths and widths[0] < widths[1] <= 16):
+        m = _WIDTH_CUR_MAX.search(low)
+        if m:
+            g = [int(x) if x else None for x in m.groups()]
+            cur, top = (g[0] or g[1], g[2] or g[3]) if g[0] or g[1] else (g[6] or g[7], g[4] or g[5])
+            widths = (cur, top)
+    if m and widths and widths[0] < widths[1] <= 16:
         found = c.add("host", "gpu.pcie_degraded_under_load", True, ln(m.start()),
-                      summary=f"the text says the PCIe link runs at x{m.group(1)} instead of x{m.group(2)} (a width is never lowered when idle)") or found
+                      summary=f"the text says the PCIe link runs at x{widths[0]} instead of x{widths[1]} (a width is never lowered when idle)") or found
     else:
         m = _GEN_DOWN.search(low)
         if m:

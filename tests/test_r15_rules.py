@@ -1,0 +1,79 @@
+"""Rules of 2026-11-28 (third session), each from its own source, none for one paste.
+
+1. A PCIe width said in nvidia-smi -q's own words ("Link Width ... Current 8x, Max 16x", either order, x8 or 8x):
+   a width is never lowered for power saving (nvidia-smi -q documents Current and Max; ASPM lowers the speed, not
+   the lanes), so a current width under the maximum is a degraded link.
+2. A pair measured against its neighbours ("the bandwidth to GPU 2 is half of the others") is slow.
+3. Fabric Manager's version and the driver's, both given and different, are a mismatch (Fabric Manager user guide:
+   the service starts only with the driver's exact version); "the versions differ" said of Fabric Manager too."""
+
+from __future__ import annotations
+
+import pytest
+
+from p2ptop.commands.explain import explain
+
+from .kbtools import bundled_kb, host_facts
+
+KB = bundled_kb()
+
+
+def classes(text: str, n: int = 3):
+    return [m.entry.failure_class for m, _ in explain(KB, text, [], n)]
+
+
+@pytest.mark.parametrize("text", [
+    "nvidia-smi -q shows Link Width Current 8x, Max 16x for GPU 2.",
+    "max link width x16, current link width x4 on GPU 3",
+    "Link width: current x8, maximum x16",
+    "GPU1 current width is 4x while max is 16x",
+])
+def test_width_in_smi_words_is_degraded(text):
+    assert host_facts(text).get("gpu.pcie_degraded_under_load") is True
+
+
+@pytest.mark.parametrize("text", [
+    "Link Width Current 16x, Max 16x",            # at full width
+    "current width x16, max x16 and Gen1 at idle",
+    "We use 2x 3090 instead of 4x 3090 now.",     # counts of cards, not lanes
+    "max width x8, current width x8 (a card with eight lanes)",
+])
+def test_width_not_degraded(text):
+    assert host_facts(text).get("gpu.pcie_degraded_under_load") is not True
+
+
+@pytest.mark.parametrize("text", [
+    "the bandwidth to GPU 2 is half of the others",
+    "copies between GPU0 and GPU3 reach only a third of the other pairs",
+    "P2P throughput on this slot is a quarter of the other slots",
+])
+def test_a_pair_against_its_neighbours_is_slow(text):
+    assert host_facts(text).get("symptom.slow") is True
+
+
+@pytest.mark.parametrize("text", [
+    "half of the other GPUs were idle",            # no measure of speed
+    "the bandwidth test passes on half of the nodes",
+])
+def test_half_without_a_comparison_of_speed_is_not_slow(text):
+    assert host_facts(text).get("symptom.slow") is not True
+
+
+@pytest.mark.parametrize("text", [
+    "nvidia-fabricmanager fails to start after a driver update, the versions differ",
+    "driver 535.129 and fabric manager 535.104, the service fails",
+    "Installed nvidia-fabricmanager-535_535.104.05-1 with driver version 535.129.03 and the service fails.",
+    "fabricmanager version: 550.54.14 / driver version: 550.90.07",
+])
+def test_fabric_manager_version_differs_from_driver(text):
+    assert host_facts(text).get("host.fabric_manager") == "version mismatch"
+    assert "fabric_manager_version_mismatch" in classes(text)
+
+
+@pytest.mark.parametrize("text", [
+    "fabric manager 535.104.05 with driver 535.104.05 and the service fails to start.",
+    "fabric manager 535.104 and driver 535.104.05 on the HGX",        # agree as far as both are written
+    "driver upgraded from 535.104 to 535.129, fabric manager 535.104",  # one of the driver's versions: not told apart
+])
+def test_fabric_manager_version_same_as_a_driver_version(text):
+    assert host_facts(text).get("host.fabric_manager") != "version mismatch"
