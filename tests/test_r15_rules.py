@@ -77,3 +77,39 @@ def test_fabric_manager_version_differs_from_driver(text):
 ])
 def test_fabric_manager_version_same_as_a_driver_version(text):
     assert host_facts(text).get("host.fabric_manager") != "version mismatch"
+
+
+@pytest.mark.parametrize("text", [
+    "One GPU negotiates only x4 because the riser is bad; the slot is wired x16.",
+    "The card runs at x8 although the card supports x16.",
+])
+def test_trained_width_against_the_slot_is_degraded(text):
+    assert host_facts(text).get("gpu.pcie_degraded_under_load") is True
+
+
+def test_full_width_against_the_slot_is_not_degraded():
+    assert host_facts("all GPUs run at x16, the slot supports x16").get("gpu.pcie_degraded_under_load") is not True
+
+
+@pytest.mark.parametrize("text", [
+    "P2P works with driver 525 but hangs with 530 on the same RTX A6000 box.",
+    "驱动 535 正常，550 报错 P2P 失败",
+])
+def test_bare_driver_branches_contrasted(text):
+    assert host_facts(text).get("text.broken_by") == "driver"
+    assert "p2p_driver_regression" in classes(text)
+
+
+@pytest.mark.parametrize("text", [
+    "batch size 500 works but 550 fails with out of memory",       # no driver in the sentence
+    "the 512 run works but 600 W cards fail with the driver",       # not branch numbers
+])
+def test_numbers_that_are_not_driver_branches(text):
+    assert host_facts(text).get("text.broken_by") is None
+
+
+def test_running_at_a_speed_is_not_working():
+    """'runs at 10 GB/s' says how fast, not that P2P off made it work."""
+    text = "NCCL_P2P_DISABLE=1 was left in our .bashrc and all-reduce runs at 10 GB/s on the NVLink machine."
+    assert host_facts(text).get("symptom.fixed_by_p2p_disable") is not True
+    assert "nccl_env_misconfig" in classes(text)[:1]

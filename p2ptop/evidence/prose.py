@@ -322,7 +322,7 @@ _GAP = r"(?:(?!\./|\s-{1,2}[a-z]|[.!?;](?:\s|$)|[。！？；])[^\n]){0,%d}?"  #
 _P2P_OFF = (r"(?:nccl_p2p_disable\s*=\s*1|p2p_disable=1|disabl\w* (?:the )?p2p|p2p (?:is )?disabled|(?:turn\w*|switch\w*) off (?:the )?p2p|"
             r"\bp2p (?:turned |switched )?off\b|(?:禁用|关闭|关掉|关了|禁掉|禁止)\s*(?:nccl\s*的?\s*)?p2p|p2p\s*(?:关闭|禁用|关掉)(?:后|之后|以后)?)")
 #: what says the change worked, after it ("... and it works", "就好了") and before it ("fixed by ...", "works with ...")
-_OFF_WORKED = (r"(?:works?|worked|runs?\b(?!\s+(?:into|out|on\b))|fix\w*|solv\w*|resolv\w*|help\w*|fine|ok\b|no longer|goes away|pass(?:es|ed)?\b|succeed\w*|avoid\w*|"
+_OFF_WORKED = (r"(?:works?|worked|runs?\b(?!\s+(?:into|out|on\b|at\b))|fix\w*|solv\w*|resolv\w*|help\w*|fine|ok\b|no longer|goes away|pass(?:es|ed)?\b|succeed\w*|avoid\w*|"
                r"no (?:issues?|problems?|hangs?|errors?)\b|"
                r"(?:good|the|a|only|simple)\s+(?:solution|workaround|fix)|解决|可以|正常|就好|不卡了|不再卡|不会卡|不hang了|没问题|跑通|成功|"
                r"才能|才(?:可以|行|不会|不再)|能跑|就行)")
@@ -587,6 +587,11 @@ _WIDTH_CUR_MAX = _rx(r"\bcurrent(?:ly)?\s*(?:link\s*)?(?:width\s*)?(?:is\s*|of\s
                      r"[^.\n]{0,30}?\bmax(?:imum)?\s*(?:link\s*)?(?:width\s*)?(?:is\s*|of\s*)?[:=]?\s*" + _W + "|"
                      r"\bmax(?:imum)?\s*(?:link\s*)?(?:width\s*)?(?:is\s*|of\s*)?[:=]?\s*" + _W +
                      r"[^.\n]{0,30}?\bcurrent(?:ly)?\s*(?:link\s*)?(?:width\s*)?(?:is\s*|of\s*|at\s*)?[:=]?\s*" + _W)
+#: a trained width set against what the slot or card offers, in one sentence ("negotiates only x4 ...; the slot is
+#: wired x16", "runs at x8 although the card supports x16")
+_WIDTH_SLOT = _rx(r"\b(?:negotiat\w*|trains?|trained|training|runs?|running|stuck|links? (?:up|at))\s+(?:only\s+)?(?:at\s+|to\s+|with\s+|as\s+)?(?:only\s+)?"
+                  r"(?:pcie\s*)?(?:gen\s?\d\s*)?" + _W + r"(?:(?![.!?](?:\s|$))[^\n]){0,60}?\b(?:slot|wired|capable|capab\w*|supports?|max\w*|lnkcap|electrically)\b"
+                  r"[^.\n]{0,20}?" + _W)
 _GEN_DOWN = _rx(r"\bgen\s?(\d)\b[^.\n]{0,40}?\b(?:instead of|rather than|below|vs\.?|versus|not|although it (?:supports|advertises))\s+(?:the\s+)?(?:pcie\s+)?gen\s?(\d)\b|"
                 r"\b(?:trains?|trained|runs?|running|stuck|links?)\s+(?:at|to|on)\s+gen\s?(\d)\b[^.\n]{0,60}?\b(?:advertis\w*|capab\w*|supports?|max(?:imum)?)\b[^.\n]{0,30}?gen\s?(\d)\b|"
                 r"\b(?:advertis\w*|capab\w*|supports?)\s+gen\s?(\d)\b[^.\n]{0,80}?\b(?:trains?|trained|runs?|running|stuck)\s+(?:at|to)\s+gen\s?(\d)\b")
@@ -605,6 +610,11 @@ _IDLE_LINK = _rx(_LINK_LOW + r"[\s\S]{0,300}?(?:\bidle|low[- ]power|power[- ]sav
                  r"(?:\bidle|low[- ]power|power[- ]saving|resting|no (?:tasks?|work|load|jobs?|processes) (?:on|running))[\s\S]{0,300}?" + _LINK_LOW)
 _DRIVER = _rx(r"(?:driver(?: version)?|nvidia-driver-|驱动(?:版本)?)\s*[:=]?\s*v?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b")
 #: (also as pip pins it, PyTorch's collect_env "[pip3] nvidia-nccl-cu12==2.21.5", and vLLM's "vLLM is using nccl==2.21.5")
+#: a driver branch written bare, as people contrast them ("works with driver 525 but hangs with 530", "535 正常, 550 报错"):
+#: NVIDIA's branches are numbered in steps of five (450 ... 580), so 512 or 600 W are not one; used only for a contrast
+#: in a sentence that names the driver
+_DRIVER_BRANCH = _rx(r"(?<![\w.])(4[5-9][05]|5\d[05])(?:\.\d{1,3}){0,2}(?![\w.]|\.\d)(?!\s*(?:mb|mib|gb|gib|w\b|watts?|mhz|%|gpus?|cores?|steps?|series))")
+_DRIVER_WORD = _rx(r"\bdrivers?\b|驱动")
 _NCCL_VERSION = _rx(r"(?:nccl(?: version)?\s*[:=]{0,2}\s*v?|nvidia-nccl-cu\d+\s*==\s*)(2\.\d{1,2}\.\d{1,2})\b")
 _CUDA_VERSION = _rx(r"(?:cuda(?: toolkit| runtime| version)?\s*[:=]?\s*v?|\+cu)(1[0-3])\.?(\d)(?:\.\d+)?\b")
 #: the IOMMU said to be on / off / in passthrough, in words or as the kernel parameters people quote (kernel
@@ -1041,6 +1051,11 @@ def parse(c: Collector) -> bool:
             g = [int(x) if x else None for x in m.groups()]
             cur, top = (g[0] or g[1], g[2] or g[3]) if g[0] or g[1] else (g[6] or g[7], g[4] or g[5])
             widths = (cur, top)
+    if not (widths and widths[0] < widths[1] <= 16):
+        m = _WIDTH_SLOT.search(low)
+        if m:
+            g = [int(x) if x else None for x in m.groups()]
+            widths = (g[0] or g[1], g[2] or g[3])
     if m and widths and widths[0] < widths[1] <= 16:
         found = c.add("host", "gpu.pcie_degraded_under_load", True, ln(m.start()),
                       summary=f"the text says the PCIe link runs at x{widths[0]} instead of x{widths[1]} (a width is never lowered when idle)") or found
@@ -1087,8 +1102,10 @@ def parse(c: Collector) -> bool:
         found = c.add("host", "text.broken_by", what, ln(m.start()), severity="info",
                       summary=f"the text says the trouble began after changing the {what} version") or found
     if not c.has("host", "text.fixed_by") and not c.has("host", "text.broken_by"):
-        for what, rx in (("driver", _DRIVER), ("nccl", _NCCL_VERSION_ANY if "nccl" in low else _NCCL_VERSION)):
+        for what, rx in (("driver", _DRIVER), ("driver", _DRIVER_BRANCH), ("nccl", _NCCL_VERSION_ANY if "nccl" in low else _NCCL_VERSION)):
             said = _version_contrast(low, rx)
+            if said and rx is _DRIVER_BRANCH and not _DRIVER_WORD.search(_sentence(low, said[1], said[1] + 3)):
+                said = None  # bare branch numbers count only in a sentence about the driver
             if said:
                 key, line_at, good, bad = said
                 found = c.add("host", key, what, ln(line_at), severity="info",
