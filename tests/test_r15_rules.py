@@ -113,3 +113,19 @@ def test_running_at_a_speed_is_not_working():
     text = "NCCL_P2P_DISABLE=1 was left in our .bashrc and all-reduce runs at 10 GB/s on the NVLink machine."
     assert host_facts(text).get("symptom.fixed_by_p2p_disable") is not True
     assert "nccl_env_misconfig" in classes(text)[:1]
+
+
+@pytest.mark.parametrize("text", [
+    'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].',
+    'Error response from daemon: could not select device driver "nvidia" with capabilities: [[gpu]]',
+    "docker: Error response from daemon: unknown or invalid runtime name: nvidia.",
+])
+def test_docker_without_the_nvidia_runtime(text):
+    top = explain(KB, text, [], 1)
+    assert top and top[0][0].entry.id == "container/docker-no-nvidia-runtime"
+
+
+def test_docker_other_device_driver_is_not_the_nvidia_runtime():
+    """Another capability ('[[compute]]' is not asked for by --gpus) or another runtime name is not this entry."""
+    for text in ('could not select device driver "" with capabilities: [[rdma]]', "unknown or invalid runtime name: runsc"):
+        assert all(m.entry.id != "container/docker-no-nvidia-runtime" for m, _ in explain(KB, text, [], 3))
