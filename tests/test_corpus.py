@@ -29,6 +29,7 @@ FRESH13_MIN = 5  # cases collected in fresh13/ (2026-11-27)
 FRESH14_MIN = 16  # cases collected in fresh14/ (2026-11-28)
 FRESH15_MIN = 11  # cases collected in fresh15/ (2026-11-28)
 FRESH16_MIN = 9  # cases collected in fresh16/ (2026-11-28, second session)
+FRESH17_MIN = 7  # cases collected in fresh17/ (2026-11-28, third session)
 CERTAINTIES = {"maintainer", "reporter confirmed", "inferred"}
 
 
@@ -64,7 +65,7 @@ def _known_classes() -> set[str]:
 
 def test_corpus_is_not_empty_and_has_all_parts():
     parts = {p for p, _, _ in CASES}
-    assert parts == {"dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16"}
+    assert parts == set(split.PARTS)
     assert len([c for p, _, c in CASES if p in split.HASHED_PARTS]) >= 150
     assert len([c for p, _, c in CASES if p == "fresh"]) >= 80
     assert len([c for p, _, c in CASES if p == "fresh2"]) >= 80
@@ -82,6 +83,7 @@ def test_corpus_is_not_empty_and_has_all_parts():
     assert len([c for p, _, c in CASES if p == "fresh14"]) >= FRESH14_MIN
     assert len([c for p, _, c in CASES if p == "fresh15"]) >= FRESH15_MIN
     assert len([c for p, _, c in CASES if p == "fresh16"]) >= FRESH16_MIN
+    assert len([c for p, _, c in CASES if p == "fresh17"]) >= FRESH17_MIN
 
 
 @pytest.mark.parametrize("part,path,case", CASES, ids=[os.path.basename(p) for _, p, _ in CASES])
@@ -119,30 +121,15 @@ def test_no_duplicate_ids_or_texts():
 
 def test_parts_share_no_thread():
     threads = {p: {split.thread_of(c["source_url"]) for q, _, c in CASES if q == p} for p in split.PARTS}
-    assert not threads["dev"] & threads["holdout"]
-    assert not threads["fresh"] & (threads["dev"] | threads["holdout"])
-    assert not threads["fresh2"] & (threads["dev"] | threads["holdout"] | threads["fresh"])
-    assert not threads["fresh3"] & (threads["dev"] | threads["holdout"] | threads["fresh"] | threads["fresh2"])
-    assert not threads["fresh4"] & (threads["dev"] | threads["holdout"] | threads["fresh"] | threads["fresh2"] | threads["fresh3"])
-    assert not threads["fresh5"] & (threads["dev"] | threads["holdout"] | threads["fresh"] | threads["fresh2"] | threads["fresh3"] | threads["fresh4"])
-    assert not threads["fresh6"] & (threads["dev"] | threads["holdout"] | threads["fresh"] | threads["fresh2"] | threads["fresh3"] | threads["fresh4"] | threads["fresh5"])
-    assert not threads["fresh7"] & (threads["dev"] | threads["holdout"] | threads["fresh"] | threads["fresh2"] | threads["fresh3"] | threads["fresh4"] | threads["fresh5"] | threads["fresh6"])
-    assert not threads["fresh8"] & (threads["dev"] | threads["holdout"] | threads["fresh"] | threads["fresh2"] | threads["fresh3"] | threads["fresh4"] | threads["fresh5"] | threads["fresh6"] | threads["fresh7"])
-    assert not threads["fresh9"] & (threads["dev"] | threads["holdout"] | threads["fresh"] | threads["fresh2"] | threads["fresh3"] | threads["fresh4"] | threads["fresh5"] | threads["fresh6"] | threads["fresh7"] | threads["fresh8"])
-    assert not threads["fresh10"] & (threads["dev"] | threads["holdout"] | threads["fresh"] | threads["fresh2"] | threads["fresh3"] | threads["fresh4"] | threads["fresh5"] | threads["fresh6"] | threads["fresh7"] | threads["fresh8"] | threads["fresh9"])
-    assert not threads["fresh11"] & (threads["dev"] | threads["holdout"] | threads["fresh"] | threads["fresh2"] | threads["fresh3"] | threads["fresh4"] | threads["fresh5"] | threads["fresh6"] | threads["fresh7"] | threads["fresh8"] | threads["fresh9"] | threads["fresh10"])
-    assert not threads["fresh12"] & (threads["dev"] | threads["holdout"] | threads["fresh"] | threads["fresh2"] | threads["fresh3"] | threads["fresh4"] | threads["fresh5"] | threads["fresh6"] | threads["fresh7"] | threads["fresh8"] | threads["fresh9"] | threads["fresh10"] | threads["fresh11"])
-    assert not threads["fresh13"] & (threads["dev"] | threads["holdout"] | threads["fresh"] | threads["fresh2"] | threads["fresh3"] | threads["fresh4"] | threads["fresh5"] | threads["fresh6"] | threads["fresh7"] | threads["fresh8"] | threads["fresh9"] | threads["fresh10"] | threads["fresh11"] | threads["fresh12"])
-    assert not threads["fresh14"] & (threads["dev"] | threads["holdout"] | threads["fresh"] | threads["fresh2"] | threads["fresh3"] | threads["fresh4"] | threads["fresh5"] | threads["fresh6"] | threads["fresh7"] | threads["fresh8"] | threads["fresh9"] | threads["fresh10"] | threads["fresh11"] | threads["fresh12"] | threads["fresh13"])
-    assert not threads["fresh15"] & (threads["dev"] | threads["holdout"] | threads["fresh"] | threads["fresh2"] | threads["fresh3"] | threads["fresh4"] | threads["fresh5"] | threads["fresh6"] | threads["fresh7"] | threads["fresh8"] | threads["fresh9"] | threads["fresh10"] | threads["fresh11"] | threads["fresh12"] | threads["fresh13"] | threads["fresh14"])
-    assert not threads["fresh16"] & (threads["dev"] | threads["holdout"] | threads["fresh"] | threads["fresh2"] | threads["fresh3"] | threads["fresh4"] | threads["fresh5"] | threads["fresh6"] | threads["fresh7"] | threads["fresh8"] | threads["fresh9"] | threads["fresh10"] | threads["fresh11"] | threads["fresh12"] | threads["fresh13"] | threads["fresh14"] | threads["fresh15"])
+    for i, part in enumerate(split.PARTS):
+        for earlier in split.PARTS[:i]:
+            assert not threads[part] & threads[earlier], f"{part}/ and {earlier}/ share a thread"
 
 
 @pytest.mark.parametrize("collected", split.COLLECTED_PARTS)
 def test_fresh_threads_are_new_and_few_cases_each(collected):
-    """fresh/ (collected 2026-11-24 after the holdout was measured twice), fresh2/ (collected after fresh/
-    was measured), fresh3/ (collected after fresh2/ was measured), fresh4/ (collected after fresh3/ was
-    measured), fresh5/ (collected after fresh4/ was measured) fresh6/ (collected after fresh5/ was measured) fresh7/ (collected after fresh6/ was measured), fresh8/ (collected after fresh7/), fresh9/ (collected after fresh8/), fresh10/ (collected after fresh9/), fresh11/ (collected after fresh10/), fresh12/ (collected after fresh11/), fresh13/ (collected after fresh12/), fresh14/ (collected after fresh13/), fresh15/ (collected after fresh14/) and fresh16/ (collected after fresh15/): no thread of any earlier part (dev/,
+    """Each collected part (split.COLLECTED_PARTS, in the order collected: fresh/ on 2026-11-24 after the holdout was
+    measured twice, each later one after the one before it was measured): no thread of any earlier part (dev/,
     holdout/ and every earlier fresh part), at most split.MAX_PER_THREAD cases per thread, public threads only."""
     earlier = split.HASHED_PARTS + split.COLLECTED_PARTS[: split.COLLECTED_PARTS.index(collected)]
     old = {split.thread_of(c["source_url"]) for p, _, c in CASES if p in earlier}
@@ -196,19 +183,18 @@ def test_evaluation_script_judges_answers():
 
 
 def test_evaluation_script_reports_fresh_as_its_own_part_and_lists_its_cases_only_when_named(tmp_path, capsys):
-    """--split takes fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, fresh10, fresh11, fresh12, fresh13, fresh14, fresh15 and fresh16; --show-cases lists dev's cases by default and another part's only
+    """--split takes every part of split.PARTS; --show-cases lists dev's cases by default and another part's only
     when named. Runs on a temporary corpus built from dev cases, never on the real fresh parts' cases."""
     ev = _load("eval_diagnosis", os.path.join(REPO, "benchmarks", "eval_diagnosis.py"))
-    assert ev.PARTS == ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16")
+    assert ev.PARTS == split.PARTS
     dev = [c for p, _, c in CASES if p == "dev"][:2]
-    for part, case in zip(ev.PARTS, (dev[0], dev[1]) * 9):
+    for part, case in zip(ev.PARTS, (dev[0], dev[1]) * len(ev.PARTS)):
         (tmp_path / part).mkdir()
         (tmp_path / part / f"{case['id']}.json").write_text(json.dumps(case), encoding="utf-8")
     assert ev.main(["--split", "all", "--corpus", str(tmp_path), "--show-cases"]) == 0
     out = capsys.readouterr().out
     assert "**dev**" in out and "**holdout**" in out and "**fresh**" in out and "**fresh2**" in out and "**fresh3**" in out
-    assert "**fresh4**" in out and "**fresh5**" in out and "**fresh6**" in out and "**fresh7**" in out and "**fresh8**" in out and "**fresh9**" in out
-    assert "**fresh10**" in out and "**fresh11**" in out and "**fresh12**" in out and "**fresh13**" in out and "**fresh14**" in out and "**fresh15**" in out and "**fresh16**" in out
+    assert all(f"**{part}**" in out for part in ev.PARTS)
     listed = [line for line in out.splitlines() if line.startswith("  ok ") or line.startswith("  -- ")]
     assert len(listed) == 1, "with --split all only dev's cases are listed"
     assert ev.main(["--split", "fresh", "--corpus", str(tmp_path), "--show-cases"]) == 0

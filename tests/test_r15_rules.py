@@ -129,3 +129,52 @@ def test_docker_other_device_driver_is_not_the_nvidia_runtime():
     """Another capability ('[[compute]]' is not asked for by --gpus) or another runtime name is not this entry."""
     for text in ('could not select device driver "" with capabilities: [[rdma]]', "unknown or invalid runtime name: runsc"):
         assert all(m.entry.id != "container/docker-no-nvidia-runtime" for m, _ in explain(KB, text, [], 3))
+
+
+# --- written after fresh17 was judged blind and opened (each from its own source, tested on texts of our own) ---
+
+PYTORCH_218 = """torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1331, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version {v}
+ncclUnhandledCudaError: Call to CUDA function failed.
+Last error:
+Cuda failure 'invalid argument'"""
+
+
+@pytest.mark.parametrize("text", [
+    PYTORCH_218.format(v="2.18.1"),
+    PYTORCH_218.format(v="2.18.5"),
+    "node3:811:902 [0] NCCL INFO NCCL version 2.18.3+cuda12.2\nnode3:811:902 [0] transport.cc:154 NCCL WARN Cuda failure 'invalid argument'",
+])
+def test_nccl_218_transport_setup_invalid_argument(text):
+    """NVIDIA/nccl#957: 2.18's ncclTransportP2pSetup used an async copy's result too early; fixed in 2.18.6."""
+    assert explain(KB, text, [], 1)[0][0].entry.id == "nccl/2-18-setup-memcpy-invalid-argument"
+
+
+@pytest.mark.parametrize("version", ["2.18.6", "2.19.3"])
+def test_invalid_argument_on_a_fixed_release_is_only_a_lead(version):
+    """Another release named: the regex still points at the entry, but only as an unsure lead with the version
+    against it."""
+    for m, _ in explain(KB, PYTORCH_218.format(v=version), [], 3):
+        if m.entry.id == "nccl/2-18-setup-memcpy-invalid-argument":
+            assert m.confidence == "unsure"
+
+
+@pytest.mark.parametrize("text", [
+    "h100-07:3312:3390 [0] NCCL INFO NCCL version 2.18.3+cuda12.2\n"
+    "h100-07:3312:3390 [0] transport/nvls.cc:120 NCCL WARN Cuda failure 'invalid argument'",  # NVLS set-up, not this bug
+    "transport/p2p.cc:257 NCCL WARN failed to open CUDA IPC handle : 1 invalid argument\nNCCL version 2.18.5",
+])
+def test_other_invalid_arguments_are_not_the_218_bug(text):
+    assert all(m.entry.id != "nccl/2-18-setup-memcpy-invalid-argument" for m, _ in explain(KB, text, [], 3))
+
+
+@pytest.mark.parametrize("gpus", ["4x GTX 1080 Ti", "8 TITAN X (Pascal)", "two Titan Xp", "GTX 980 Ti pair"])
+def test_pre_turing_geforce_hang_is_not_the_geforce_p2p_policy(gpus):
+    """GeForce/TITAN before Turing had PCIe P2P in the stock driver: a hang there is not the RTX 40 policy's."""
+    text = f"NCCL all_reduce hangs forever on {gpus}."
+    assert all(m.entry.id != "consumer/geforce-nccl-p2p-hang" for m, _ in explain(KB, text, [], 3))
+
+
+@pytest.mark.parametrize("gpus", ["4x RTX 4090", "two RTX 3090", "RTX 2080 Ti x4"])
+def test_turing_and_later_geforce_hang_keeps_the_entry(gpus):
+    text = f"NCCL all_reduce hangs forever on {gpus}."
+    assert any(m.entry.id == "consumer/geforce-nccl-p2p-hang" for m, _ in explain(KB, text, [], 3))

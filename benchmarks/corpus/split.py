@@ -85,6 +85,12 @@ three helpers with venues kept apart (NVIDIA's driver and infrastructure reposit
 stacks); judged once, blind, with c875119 (benchmarks/results/eval-diagnosis-fresh16-blind-c875119.txt), then opened.
 Assigned by collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh15/), one case
 per thread.
+
+fresh17/: a nineteenth part, collected on 2026-11-28 (third session) after fresh16/ had been judged and opened, by
+three helpers with venues kept apart (forums and blogs outside GitHub; the NCCL, PyTorch, vLLM/SGLang and framework
+repositories; every other repository); judged once, blind, with e748568
+(benchmarks/results/eval-diagnosis-fresh17-blind-e748568.txt), then opened. Assigned by collection: every case comes
+from a thread in no other part (dev/, holdout/, fresh/ to fresh16/), one case per thread.
 """
 
 from __future__ import annotations
@@ -94,9 +100,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh16/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh17/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
