@@ -94,6 +94,8 @@ def test_full_width_against_the_slot_is_not_degraded():
 @pytest.mark.parametrize("text", [
     "P2P works with driver 525 but hangs with 530 on the same RTX A6000 box.",
     "驱动 535 正常，550 报错 P2P 失败",
+    # the second version written without the word "driver" (tests/test_errlog_families.py kept one version only)
+    "The model runs normally on one card but not on 4 gpus.\nThe error above occurs with driver 550.90.07; with 545.23.08 everything works.",
 ])
 def test_bare_driver_branches_contrasted(text):
     assert host_facts(text).get("text.broken_by") == "driver"
@@ -126,7 +128,7 @@ def test_docker_without_the_nvidia_runtime(text):
 
 
 def test_docker_other_device_driver_is_not_the_nvidia_runtime():
-    """Another capability ('[[compute]]' is not asked for by --gpus) or another runtime name is not this entry."""
+    """Another capability than gpu ('[[rdma]]') or another runtime name ('runsc') is not this entry."""
     for text in ('could not select device driver "" with capabilities: [[rdma]]', "unknown or invalid runtime name: runsc"):
         assert all(m.entry.id != "container/docker-no-nvidia-runtime" for m, _ in explain(KB, text, [], 3))
 

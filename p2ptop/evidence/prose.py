@@ -71,6 +71,25 @@ def _same_version(a: str, b: str) -> bool:
     return [int(x) for x in pa[:n]] == [int(x) for x in pb[:n]]
 
 
+def _width_below_max(low: str) -> tuple[int, int, int] | None:
+    """(offset, current, best) of a PCIe width said to run below what the link or slot offers, in the first of the
+    three ways people say it that holds (_WIDTH_DOWN, _WIDTH_CUR_MAX, _WIDTH_SLOT), or None."""
+    for rx in (_WIDTH_DOWN, _WIDTH_CUR_MAX, _WIDTH_SLOT):
+        m = rx.search(low)
+        if not m:
+            continue
+        g = [int(x) if x else None for x in m.groups()]
+        if rx is _WIDTH_DOWN:
+            cur, top = g[0], g[1]
+        elif rx is _WIDTH_CUR_MAX:  # current first (groups 1-4) or max first (groups 5-8)
+            cur, top = (g[0] or g[1], g[2] or g[3]) if g[0] or g[1] else (g[6] or g[7], g[4] or g[5])
+        else:
+            cur, top = g[0] or g[1], g[2] or g[3]
+        if cur < top <= 16:
+            return m.start(), cur, top
+    return None
+
+
 def _rx(pattern: str) -> re.Pattern:
     """A pattern of this reader: ASCII word boundaries, so an English word written against Chinese counts as a
     word ("hang住", "NCCL 2.21.5版本", "出现nan", "p2p不通": Python's Unicode \\b sees no boundary between
@@ -609,12 +628,12 @@ _LINK_LOW = r"(?:\d(?:\.\d)?\s*gt/s|\bgen\s?[12]\b|\bpcie\s*(?:1\.[01]|2\.0)\b)"
 _IDLE_LINK = _rx(_LINK_LOW + r"[\s\S]{0,300}?(?:\bidle|low[- ]power|power[- ]saving|not (?:being )?used|resting)|"
                  r"(?:\bidle|low[- ]power|power[- ]saving|resting|no (?:tasks?|work|load|jobs?|processes) (?:on|running))[\s\S]{0,300}?" + _LINK_LOW)
 _DRIVER = _rx(r"(?:driver(?: version)?|nvidia-driver-|驱动(?:版本)?)\s*[:=]?\s*v?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b")
-#: (also as pip pins it, PyTorch's collect_env "[pip3] nvidia-nccl-cu12==2.21.5", and vLLM's "vLLM is using nccl==2.21.5")
 #: a driver branch written bare, as people contrast them ("works with driver 525 but hangs with 530", "535 正常, 550 报错"):
 #: NVIDIA's branches are numbered in steps of five (450 ... 580), so 512 or 600 W are not one; used only for a contrast
 #: in a sentence that names the driver
 _DRIVER_BRANCH = _rx(r"(?<![\w.])(4[5-9][05]|5\d[05])(?:\.\d{1,3}){0,2}(?![\w.]|\.\d)(?!\s*(?:mb|mib|gb|gib|w\b|watts?|mhz|%|gpus?|cores?|steps?|series))")
 _DRIVER_WORD = _rx(r"\bdrivers?\b|驱动")
+#: (also as pip pins it, PyTorch's collect_env "[pip3] nvidia-nccl-cu12==2.21.5", and vLLM's "vLLM is using nccl==2.21.5")
 _NCCL_VERSION = _rx(r"(?:nccl(?: version)?\s*[:=]{0,2}\s*v?|nvidia-nccl-cu\d+\s*==\s*)(2\.\d{1,2}\.\d{1,2})\b")
 _CUDA_VERSION = _rx(r"(?:cuda(?: toolkit| runtime| version)?\s*[:=]?\s*v?|\+cu)(1[0-3])\.?(\d)(?:\.\d+)?\b")
 #: the IOMMU said to be on / off / in passthrough, in words or as the kernel parameters people quote (kernel
@@ -876,12 +895,13 @@ def parse(c: Collector) -> bool:
         found = c.add("host", "host.virtualized", True, ln(m.start()),
                       summary="the text contrasts its setup with bare metal (a VM)") or found
     m = _first(c, _FM_MISMATCH)
-    if not m:
+    fm = _FM_VERSION.search(low) if not m else None
+    if fm:
         # both versions given and different: the user guide says Fabric Manager must run the driver's exact version
-        fm = _FM_VERSION.search(low)
-        drivers = {d.group(1) for d in _DRIVER.finditer(low) if not fm or d.start() != fm.start()} if fm else set()
-        drivers.discard(fm.group(1) if fm else None)
-        if fm and drivers and not any(_same_version(fm.group(1), d) for d in drivers):
+        # (any driver version said that agrees with Fabric Manager's, as in an upgrade told from one to the other, is
+        # no mismatch; a driver version inside Fabric Manager's own words is not the driver's)
+        drivers = [d.group(1) for d in _DRIVER.finditer(low) if not fm.start() <= d.start() < fm.end()]
+        if drivers and not any(_same_version(fm.group(1), d) for d in drivers):
             m = fm
     if m:
         found = c.add("host", "host.fabric_manager", "version mismatch", ln(m.start()),
@@ -1043,22 +1063,11 @@ def parse(c: Collector) -> bool:
     if m:
         size, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         found = c.add("host", "host.shm_mb", int(size) * (1024 if unit == "g" else 1), ln(m.start())) or found
-    m = _WIDTH_DOWN.search(low)
-    widths = (int(m.group(1)), int(m.group(2))) if m else None
-    if not (widths and widths[0] < widths[1] <= 16):
-        m = _WIDTH_CUR_MAX.search(low)
-        if m:
-            g = [int(x) if x else None for x in m.groups()]
-            cur, top = (g[0] or g[1], g[2] or g[3]) if g[0] or g[1] else (g[6] or g[7], g[4] or g[5])
-            widths = (cur, top)
-    if not (widths and widths[0] < widths[1] <= 16):
-        m = _WIDTH_SLOT.search(low)
-        if m:
-            g = [int(x) if x else None for x in m.groups()]
-            widths = (g[0] or g[1], g[2] or g[3])
-    if m and widths and widths[0] < widths[1] <= 16:
-        found = c.add("host", "gpu.pcie_degraded_under_load", True, ln(m.start()),
-                      summary=f"the text says the PCIe link runs at x{widths[0]} instead of x{widths[1]} (a width is never lowered when idle)") or found
+    narrow = _width_below_max(low)
+    if narrow:
+        at, cur, top = narrow
+        found = c.add("host", "gpu.pcie_degraded_under_load", True, ln(at),
+                      summary=f"the text says the PCIe link runs at x{cur} instead of x{top} (a width is never lowered when idle)") or found
     else:
         m = _GEN_DOWN.search(low)
         if m:
