@@ -11,7 +11,7 @@ own source; no rule was written for a corpus case.
 3. Transformer Engine's "does not support comm+GEMM overlap with CUDA Multicast" (entry
    transformer-engine/ub-no-cuda-multicast, class nvls_multicast_failure) is printed because the GPU has no
    multicast: fact_roles.ruled_out does not apply the class's pre-Hopper and no-NVSwitch rules to it
-   (MULTICAST_ABSENT_ENTRIES), and still applies them to NCCL's NVLS entries.
+   (the entry's "multicast_absent": true), and still applies them to NCCL's NVLS entries.
 4. Narrower regexes: a Python or C call "cudaIpcOpenMemHandle(" in a traceback is no IPC failure by itself
    (nccl/ipc-peer-gpu-not-visible), and Open MPI's "This is an unrecoverable error" is not CUDA's error
    (cuda-ipc/open-handle-across-containers)."""
@@ -86,15 +86,15 @@ def test_plain_sentences_are_still_not_gpu_text(text):
 def test_multicast_absent_entry_is_kept_on_ampere_and_nccl_nvls_is_not():
     ampere = {"gpu.architecture": ["Ampere"]}.get
     known = lambda k: ampere(k) or []  # noqa: E731
-    assert ruled_out("nvls_multicast_failure", known, TE) is None
-    assert ruled_out("nvls_multicast_failure", known, "nccl/nvls-multicast-setup-failed")
+    assert ruled_out("nvls_multicast_failure", known, KB.get(TE).multicast_absent) is None
+    assert ruled_out("nvls_multicast_failure", known, KB.get("nccl/nvls-multicast-setup-failed").multicast_absent)
     no_switch = {"host.nvswitch_present": [False], "pair.nvlink_count": [0]}
     known2 = lambda k: no_switch.get(k, [])  # noqa: E731
-    assert ruled_out("nvls_multicast_failure", known2, TE) is None
-    assert ruled_out("nvls_multicast_failure", known2, "nccl/nvls-multicast-setup-failed")
+    assert ruled_out("nvls_multicast_failure", known2, KB.get(TE).multicast_absent) is None
+    assert ruled_out("nvls_multicast_failure", known2, KB.get("nccl/nvls-multicast-setup-failed").multicast_absent)
     one_gpu = {"host.gpu_count": [1]}
     known3 = lambda k: one_gpu.get(k, [])  # noqa: E731
-    assert ruled_out("nvls_multicast_failure", known3, TE) == ruled_out("nvls_multicast_failure", known3, None)
+    assert ruled_out("nvls_multicast_failure", known3, KB.get(TE).multicast_absent) == ruled_out("nvls_multicast_failure", known3)
 
 
 @pytest.mark.parametrize("context", [

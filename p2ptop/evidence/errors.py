@@ -149,22 +149,17 @@ def parse(c: Collector) -> bool:
         _add_cuda(c, int(m.lastgroup[1:]), v.line_of(m.start()), found_cuda)
         found = True
     v = p.select(("cuda",), context=0)
-    if v.text:
-        for m in _GENERIC.finditer(v.text):
-            n = next(n for n, _r, _d, msg in CUDA_ERRORS if msg == m.group(1))
-            _add_cuda(c, n, v.line_of(m.start()), found_cuda)
-            found = True
-        for m in _CUDA_NUMBER.finditer(v.text):
-            n = int(m.group(1) or m.group(2))
+    for m in _GENERIC.finditer(v.text):
+        n = next(n for n, _r, _d, msg in CUDA_ERRORS if msg == m.group(1))
+        _add_cuda(c, n, v.line_of(m.start()), found_cuda)
+        found = True
+    # numbers: beside CUDA's words, or as a driver call's return value
+    for v, rx in ((v, _CUDA_NUMBER), (p.select((" return value",), context=0), _DRIVER_RETURN_VALUE)):
+        for m in rx.finditer(v.text):
+            n = int(next(g for g in m.groups() if g))
             if n in CUDA_BY_NUMBER and n not in found_cuda:
                 _add_cuda(c, n, v.line_of(m.start()), found_cuda)
                 found = True
-    v = p.select((" return value",), context=0)
-    for m in _DRIVER_RETURN_VALUE.finditer(v.text):
-        n = int(m.group(1))
-        if n in CUDA_BY_NUMBER and n not in found_cuda:
-            _add_cuda(c, n, v.line_of(m.start()), found_cuda)
-            found = True
     # NCCL results by name, and ncclGetErrorString's texts in framework errors
     v = p.select(("nccl",), context=0)
     for m in _NCCL_NAMES.finditer(v.text):

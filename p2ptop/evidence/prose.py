@@ -980,8 +980,11 @@ def parse(c: Collector) -> bool:
                 found = c.add("host", key, 1, ln(m.start()), summary=_COUNTED[key]) or found
                 continue
             found = c.add("host", key, True, ln(m.start())) or found
+    def unsaid(at: int) -> bool:  # "no longer ...", or a tool's legend line: not the text's own statement
+        return bool(_SAID_ABSENT.search(low[max(0, at - 24):at]) or _LEGEND.search(c.paste.line(ln(at)).lower()))
+
     m = _gpus_missing(low)
-    if m and not _SAID_ABSENT.search(low[max(0, m.start() - 24):m.start()]) and not _LEGEND.search(c.paste.line(ln(m.start())).lower()):
+    if m and not unsaid(m.start()):
         n = next((g for g in (m.groupdict().get(k) for k in ("n1", "n2", "n3", "n4", "n5")) if g), None)
         seen = int(n) if n and n.isdigit() else _N_WORDS.get(n or "")
         found = c.add("host", "symptom.gpus_missing", True, ln(m.start()), severity="problem",
@@ -989,8 +992,7 @@ def parse(c: Collector) -> bool:
                               + (f" ({seen} seen)" if seen else "")) or found
     else:
         m = _first(c, _NO_CUDA_DEVICE)
-        while m and (_SAID_ABSENT.search(low[max(0, m.start() - 24):m.start()]) or _LEGEND.search(c.paste.line(ln(m.start())).lower())
-                     or _NO_CUDA_DEVICE_NOT_SAID.search(low[max(0, m.start() - 40):m.start()])):
+        while m and (unsaid(m.start()) or _NO_CUDA_DEVICE_NOT_SAID.search(low[max(0, m.start() - 40):m.start()])):
             m = _NO_CUDA_DEVICE.search(low, m.end())
         if m:
             found = c.add("host", "symptom.no_cuda_device", True, ln(m.start()), severity="problem",

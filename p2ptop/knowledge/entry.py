@@ -142,6 +142,12 @@ class Entry:
         """No fault: a benign class, or an entry for a message its maintainers call harmless ("benign": true)."""
         return self.failure_class in BENIGN_CLASSES or self.data.get("benign") is True
 
+    @property
+    def multicast_absent(self) -> bool:
+        """An NVLS-class message printed because the GPUs have no CUDA multicast ("multicast_absent": true): the facts
+        that say multicast cannot exist confirm it (fact_roles.ruled_out)."""
+        return self.data.get("multicast_absent") is True
+
     def text(self, name: str, lang: str = "en") -> str:
         """A text field in the language asked for, falling back to English: signature, root_cause."""
         if lang == "zh":

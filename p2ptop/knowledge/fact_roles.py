@@ -196,18 +196,13 @@ def no_mig_gpus(known: Callable[[str], list]) -> bool:
     return bool(archs) and all(v in NO_MIG_ARCHITECTURES for v in archs)
 
 
-#: entries of the NVLS class whose message is printed *because* the GPUs have no CUDA multicast: Transformer Engine's
-#: initialize_ub raises "... does not support comm+GEMM overlap with CUDA Multicast" where
-#: CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED is 0, which every GPU before Hopper and every GPU without NVSwitch answers
-#: (transformer_engine/common/util/cuda_runtime.cpp supports_multicast). There a pre-Hopper GPU or a host without
-#: NVSwitch confirms the entry (its fix: UB_SKIPMC=1) instead of ruling it out.
-MULTICAST_ABSENT_ENTRIES = frozenset({"transformer-engine/ub-no-cuda-multicast"})
-
-
-def ruled_out(failure_class: Optional[str], known: Callable[[str], list], entry_id: Optional[str] = None) -> Optional[str]:
+def ruled_out(failure_class: Optional[str], known: Callable[[str], list], multicast_absent: bool = False) -> Optional[str]:
     """Why facts rule an entry of this class out (None when they do not). ``known(key)`` gives the
-    values the matcher holds for a fact, host facts first; ``entry_id`` exempts the entries of
-    MULTICAST_ABSENT_ENTRIES from the rules that multicast cannot exist."""
+    values the matcher holds for a fact, host facts first. ``multicast_absent``: the entry's message is printed
+    *because* the GPUs have no CUDA multicast (an entry's "multicast_absent": Transformer Engine's initialize_ub raises
+    "... does not support comm+GEMM overlap with CUDA Multicast" where CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED is 0,
+    which every GPU before Hopper and every GPU without NVSwitch answers; transformer_engine/common/util/cuda_runtime.cpp
+    supports_multicast): the rules that say multicast cannot exist then confirm it instead of ruling it out."""
     # one GPU with MIG on holds several instances, and those are what cannot talk P2P (MIG User Guide)
     mig_instances = failure_class == "mig_p2p_unsupported" and any(v is True for v in known("gpu.mig") or [])
     if failure_class in PAIR_CLASSES and known("host.gpu_count") in ([0], [1]) and not mig_instances:
@@ -218,7 +213,7 @@ def ruled_out(failure_class: Optional[str], known: Callable[[str], list], entry_
         return "MIG is off on every GPU"
     if failure_class == "mig_p2p_unsupported" and not any(v is True for v in mig or []) and no_mig_gpus(known):
         return "none of the GPUs can run MIG (a GeForce card, or an architecture before Ampere or without MIG)"
-    if entry_id in MULTICAST_ABSENT_ENTRIES:
+    if multicast_absent:
         return None  # the rules below say multicast cannot exist: the very cause this entry's message reports
     archs = known("gpu.architecture")
     if failure_class == "nvls_multicast_failure" and archs and all(v in NO_NVLS_ARCHITECTURES for v in archs):

@@ -33,8 +33,8 @@ from ..findings import SHM_TRANSPORT_FACTS, Finding
 from .codes import (CUDA_BY_NUMBER, GATES, GENERIC_CUDA_MESSAGES, codes_in_line, cuda_error, is_generic_cuda_text,
                     key as code_key, unusable_cuda_in_line)
 from .entry import Entry
-from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, MULTICAST_ABSENT_ENTRIES, NEXT_COMMAND, READ_FROM_OUTPUT, first_look,
-                         is_info_line, is_setting_line, is_symptom, next_command, readable, role, ruled_out)
+from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, NEXT_COMMAND, READ_FROM_OUTPUT, first_look, is_info_line,
+                         is_setting_line, is_symptom, next_command, readable, role, ruled_out)
 from .regex_safety import MAX_LINE, compile_pattern, literal_sets, required_literal, required_literals
 from .schema import FINDING_FACT, LOG_FACT
 
@@ -724,13 +724,12 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     for cond in m.get("exclude") or []:
         if facts.check(cond):
             return None
-    # an entry of MULTICAST_ABSENT_ENTRIES escapes its class's "no multicast here" rules only on its own message
-    exempt = entry.id in MULTICAST_ABSENT_ENTRIES
-    if not exempt and ruled_out(entry.failure_class, facts.known):
+    # an entry reporting absent multicast escapes its class's "no multicast here" rules, but only on its own message
+    if not entry.multicast_absent and ruled_out(entry.failure_class, facts.known):
         return None
     void = _void_wrapper_codes(entry, facts)
     text_w, reasons = _text_hits(entry, log, codes, void) if log.lines else ([], [])
-    if exempt and ruled_out(entry.failure_class, facts.known, entry.id if text_w else None):
+    if entry.multicast_absent and ruled_out(entry.failure_class, facts.known, multicast_absent=bool(text_w)):
         return None
     code_hits: set[str] = set()  # the error codes of this entry that the text names
     if entry.error_codes:
