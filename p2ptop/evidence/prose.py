@@ -138,7 +138,7 @@ _FM_MISMATCH = _rx(r"fabric[- _]?manager(?:\.service)?(?:[^.\n]|\.\d){0,80}?(?:v
                    r"fabric[- _]?manager[^。\n]{0,30}版本不(?:一致|匹配)")
 #: Fabric Manager's own version, as people quote it or as its package is named ("fabric manager 535.104.05",
 #: "nvidia-fabricmanager-535_535.104.05-1", "fabricmanager version: 550.54.15")
-_FM_VERSION = _rx(r"fabric[- _]?manager\w*(?:-\d{3})?(?:\s+version)?\s*(?:is\s+)?[:=_-]?\s*v?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b")
+_FM_VERSION = _rx(r"fabric[- _]?manager\w*(?:-\d{3})?(?:\s+(?:package|pkg|service|daemon))?(?:\s+version)?\s*(?:(?:is|was)\s+)?(?:(?:still|now|at|on)\s+)?[:=_-]?\s*v?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b")
 _FM_DOWN = _rx(r"(?:nvidia-)?fabric[- _]?manage\w*`?\s*(?:service\s+)?(?:is|was|has)?\s*(?:not (?:installed|running|started)|(?:is|was|were|are)n['’]?t (?:installed|running|started)|"
                       r"missing|inactive|dead|stopped|crash\w*|fail\w*)|(?:failures?|crash\w*|restart\w*) of (?:the )?fabric[- _]?manager|"
                       r"fabric[- _]?manager[^.\n]{0,30}(?:未启动|没有启动|未安装|失败)")
@@ -254,7 +254,7 @@ _SYMPTOMS = (
                      r"(?:less|lower) than \d+(?:\.\d+)? ?[mg]b/s|(?:much |far |way )?(?:lower|slower|less) than expected|"
                      r"\b(?:extremely |very |really )?low (?:\w+ )?(?:throughput|tok(?:ens)?/s)\b|\bbottleneck\w*|\bunder ?perform\w*|\bhalf (?:of )?(?:the )?(?:expected|bandwidth|speed|throughput)\b|"
                      # a pair measured against its neighbours ("the bandwidth to GPU 2 is half of the others", "a third of the other pairs")
-                     r"\b(?:bandwidth|speed|throughput|busbw|transfers?|cop(?:y|ies)|gb/s)\b[^.\n]{0,50}?\b(?:only\s+)?(?:half|a third|a quarter|one third|one quarter|a fraction)\s+(?:of\s+)?(?:what\s+)?(?:the\s+)?(?:others?|other\s+(?:gpus?|pairs?|cards?|links?|slots?))\b|"
+                     r"\b(?:bandwidth|speed|throughput|busbw|transfers?|cop(?:y|ies)|gb/s)\b[^.\n]{0,50}?\b(?:only\s+)?(?:half|a third|a quarter|one third|one quarter|a fraction)\s+(?:of\s+)?(?:what\s+)?(?:the\s+)?(?:others?|rest|other\s+(?:gpus?|pairs?|cards?|links?|slots?))\b|"
                      r"带宽不足|性能(?:很|非常)?差|吞吐(?:量)?(?:很|非常)?(?:低|下降)|很慢|变慢|慢了|带宽低|带宽很低|带宽只有|速度慢|速度下降|性能差|性能下降|远低于|(?:只有|仅有?|才)\s*\d+(?:\.\d+)?\s*gb/s|带宽[^。\n]{0,30}(?:降|低|损失|下降)|损失[^。\n]{0,10}带宽|"
                      r"(?:速度|带宽|吞吐)[^。\n]{0,8}?只有[^。\n]{0,10}?(?:一半|\d+\s*%|几分之一)|速度(?:很|非常|特别)?低|比单卡(?:还)?慢|"
                      # the words of scaling reports ("crawls", "sluggish", "doesn't scale", "takes ages"; 龟速, 带宽上不去, 跑不满)
@@ -611,15 +611,43 @@ _WIDTH_CUR_MAX = _rx(r"\bcurrent(?:ly)?\s*(?:link\s*)?(?:width\s*)?(?:is\s*|of\s
 _WIDTH_SLOT = _rx(r"\b(?:negotiat\w*|trains?|trained|training|runs?|running|stuck|links? (?:up|at))\s+(?:only\s+)?(?:at\s+|to\s+|with\s+|as\s+)?(?:only\s+)?"
                   r"(?:pcie\s*)?(?:gen\s?\d\s*)?" + _W + r"(?:(?![.!?](?:\s|$))[^\n]){0,60}?\b(?:slot|wired|capable|capab\w*|supports?|max\w*|lnkcap|electrically)\b"
                   r"[^.\n]{0,20}?" + _W)
-_GEN_DOWN = _rx(r"\bgen\s?(\d)\b[^.\n]{0,40}?\b(?:instead of|rather than|below|vs\.?|versus|not|although it (?:supports|advertises))\s+(?:the\s+)?(?:pcie\s+)?gen\s?(\d)\b|"
-                r"\b(?:trains?|trained|runs?|running|stuck|links?)\s+(?:at|to|on)\s+gen\s?(\d)\b[^.\n]{0,60}?\b(?:advertis\w*|capab\w*|supports?|max(?:imum)?)\b[^.\n]{0,30}?gen\s?(\d)\b|"
-                r"\b(?:advertis\w*|capab\w*|supports?)\s+gen\s?(\d)\b[^.\n]{0,80}?\b(?:trains?|trained|runs?|running|stuck)\s+(?:at|to)\s+gen\s?(\d)\b")
+#: a PCIe generation said to run below what the link offers, each pattern with (running, best) as its two groups,
+#: or (best, running) where _GEN_BEST_FIRST holds it: "gen1 instead of gen4"; "trains at gen3 ... supports gen4";
+#: nvidia-smi -q's own words ("Link Gen Current 1, Max 4", "current gen 3, max gen 5"; either order); one GPU set against
+#: its neighbours ("gen1 x16 while the others run gen4"). A lower generation is also what an idle link shows
+#: (nvidia-smi's manual), so the reader takes it only with the GPUs busy or the link said to have trained there.
+_G = r"(?:pcie\s*)?gen(?:eration)?\s?"
+_GEN_DOWN = (
+    _rx(r"\bgen\s?(\d)\b[^.\n]{0,40}?\b(?:instead of|rather than|below|vs\.?|versus|not|although it (?:supports|advertises))\s+(?:the\s+)?(?:pcie\s+)?gen\s?(\d)\b"),
+    _rx(r"\b(?:trains?|trained|runs?|running|stuck|links?)\s+(?:at|to|on)\s+gen\s?(\d)\b[^.\n]{0,60}?\b(?:advertis\w*|capab\w*|supports?|max(?:imum)?)\b[^.\n]{0,30}?gen\s?(\d)\b"),
+    _rx(r"\b(?:advertis\w*|capab\w*|supports?)\s+gen\s?(\d)\b[^.\n]{0,80}?\b(?:trains?|trained|runs?|running|stuck)\s+(?:at|to)\s+gen\s?(\d)\b"),
+    _rx(r"\bgen(?:eration)?\b[^.\n]{0,20}?\bcurrent(?:ly)?\s*(?:is\s*|of\s*|at\s*)?[:=]?\s*(?:gen\s?)?([1-6])\b[^.\n]{0,30}?\bmax(?:imum)?\s*(?:is\s*|of\s*)?[:=]?\s*(?:gen\s?)?([1-6])\b|"
+        r"\bcurrent(?:ly)?\s*(?:link\s*)?" + _G + r"(?:is\s*|of\s*|at\s*)?[:=]?\s*([1-6])\b[^.\n]{0,30}?\bmax(?:imum)?\s*(?:link\s*)?(?:" + _G + r")?(?:is\s*|of\s*)?[:=]?\s*([1-6])\b"),
+    _rx(r"\bgen(?:eration)?\b[^.\n]{0,20}?\bmax(?:imum)?\s*(?:is\s*|of\s*)?[:=]?\s*(?:gen\s?)?([1-6])\b[^.\n]{0,30}?\bcurrent(?:ly)?\s*(?:is\s*|of\s*|at\s*)?[:=]?\s*(?:gen\s?)?([1-6])\b|"
+        r"\bmax(?:imum)?\s*(?:link\s*)?" + _G + r"(?:is\s*|of\s*)?[:=]?\s*([1-6])\b[^.\n]{0,30}?\bcurrent(?:ly)?\s*(?:link\s*)?(?:" + _G + r")?(?:is\s*|of\s*|at\s*)?[:=]?\s*([1-6])\b"),
+    _rx(r"\bgen\s?([1-6])\b[^.\n]{0,60}?\b(?:while|but|whereas)\s+(?:all\s+)?(?:the\s+)?(?:others?|rest|other\s+(?:\w+\s+)?(?:gpus?|cards?|slots?|ones?))\b"
+        r"[^.\n]{0,20}?\bgen\s?([1-6])\b"),
+)
+_GEN_BEST_FIRST = (_GEN_DOWN[2], _GEN_DOWN[4])
+
+
+def _gen_below_best(low: str) -> tuple[int, int, int, int] | None:
+    """(offset, end, running, best) of the first PCIe generation said to run below what the link offers (_GEN_DOWN), or None."""
+    for rx in _GEN_DOWN:
+        for m in rx.finditer(low):
+            g = [int(x) for x in m.groups() if x]
+            cur, best = (g[1], g[0]) if rx in _GEN_BEST_FIRST else (g[0], g[1])
+            if cur < best:
+                return m.start(), m.end(), cur, best
+    return None
+
+
 #: the lower generation said to be what the link TRAINED (negotiated) to, or to hold until a retrain: a link-training
 #: outcome, not ASPM's idle down-clock (PCIe base spec, Link Control "Retrain Link" and Link Control 2 "Target Link
 #: Speed"; setpci's LNKCTL2 retrain recipe: https://github.com/amoghmunikote/cmpunlocker/issues/19)
 _TRAINED_LOW = _rx(r"\btrain(?:s|ed|ing)?\s+(?:at|to|on)\b|\bnegotiat\w*|\bretrain\w*|\bre-train\w*|\bstuck\s+at\b")
 _IDLE_WORD = _rx(r"\bidle\b|low[- ]power|power[- ]saving|not (?:being )?used|\bresting\b|空闲")
-_SLOW_GEN = _rx(r"\b(?:2\.5|5(?:\.0)?)\s?gt/s\b|\b(?:(?:runs?|running|stuck|trains?|trained|links?)\s+(?:at|to|on)|at)\s+[*_`]*(?:pcie\s+)?gen\s?[12]\b")
+_SLOW_GEN = _rx(r"\b(?:2\.5|5(?:\.0)?)\s?gt/s\b|\b(?:(?:runs?|running|stuck|trains?|trained|links?)\s+(?:at|to|on)|at|(?:shows?|showing|reports?|reporting)(?:\s+only)?)\s+[*_`]*(?:pcie\s+)?gen\s?[12]\b")
 _BUSY = _rx(r"\b(?:training|under (?:heavy )?load|while (?:busy|running|training)|during (?:training|inference|the run|production)|100 ?% util\w*|in production)\b")
 #: an idle PCIe link in words ("runs at 2.5 GT/s ... when it is not being used", "low power state")
 #: (or with the generation's name: "when the GPU is idle ... lspci shows Gen1"; nvidia-smi's manual: the link generation "may
@@ -627,7 +655,7 @@ _BUSY = _rx(r"\b(?:training|under (?:heavy )?load|while (?:busy|running|training
 _LINK_LOW = r"(?:\d(?:\.\d)?\s*gt/s|\bgen\s?[12]\b|\bpcie\s*(?:1\.[01]|2\.0)\b)"
 _IDLE_LINK = _rx(_LINK_LOW + r"[\s\S]{0,300}?(?:\bidle|low[- ]power|power[- ]saving|not (?:being )?used|resting)|"
                  r"(?:\bidle|low[- ]power|power[- ]saving|resting|no (?:tasks?|work|load|jobs?|processes) (?:on|running))[\s\S]{0,300}?" + _LINK_LOW)
-_DRIVER = _rx(r"(?:driver(?: version)?|nvidia-driver-|驱动(?:版本)?)\s*[:=]?\s*v?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b")
+_DRIVER = _rx(r"(?:driver(?: version)?|nvidia-driver-|驱动(?:版本)?)\s*[:=]?\s*(?:(?:is|was)\s+)?(?:(?:still|now|at|on)\s+)?v?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b")
 #: a driver branch written bare, as people contrast them ("works with driver 525 but hangs with 530", "535 正常, 550 报错"):
 #: NVIDIA's branches are numbered in steps of five (450 ... 580), so 512 or 600 W are not one; used only for a contrast
 #: in a sentence that names the driver
@@ -1071,12 +1099,12 @@ def parse(c: Collector) -> bool:
         found = c.add("host", "gpu.pcie_degraded_under_load", True, ln(at),
                       summary=f"the text says the PCIe link runs at x{cur} instead of x{top} (a width is never lowered when idle)") or found
     else:
-        m = _GEN_DOWN.search(low)
-        if m:
-            g = m.groups()  # (current, best) in the first two forms, (best, current) in the third
-            cur, best = (int(g[0]), int(g[1])) if g[0] else (int(g[2]), int(g[3])) if g[2] else (int(g[5]), int(g[4]))
-            if cur < best and (_BUSY.search(low) or _TRAINED_LOW.search(_sentence(low, m.start(), m.end()))):
-                found = c.add("host", "gpu.pcie_degraded_under_load", True, ln(m.start()),
+        lower = _gen_below_best(low)
+        if lower:
+            at, end, cur, best = lower
+            said = _sentence(low, at, end)
+            if (_BUSY.search(low) or _TRAINED_LOW.search(said)) and not _IDLE_WORD.search(said):
+                found = c.add("host", "gpu.pcie_degraded_under_load", True, ln(at),
                               summary=f"the text says the PCIe link runs at Gen{cur} below Gen{best} while the GPUs are busy") or found
     if not c.has("host", "gpu.pcie_degraded_under_load"):
         # a Gen1/Gen2 speed said while the GPUs are busy: every GPU doing P2P trains Gen3 or faster, and a busy GPU

@@ -1,0 +1,82 @@
+"""Rules of 2026-11-28 (fourth session), each from its own source, none for one paste; written before the fresh18
+part was judged, from sentences of my own.
+
+1. A PCIe generation below the link's best in nvidia-smi -q's own words ("Link Gen Current 1, Max 4", "current gen 3,
+   max gen 5", either order), or one GPU set against its neighbours ("Gen1 while the others run Gen4"), is a degraded
+   link when the GPUs are busy or the link is said to have trained there, and not when the sentence says idle
+   (nvidia-smi's manual: the generation "may be reduced when the GPU is not in use").
+2. "shows/reports Gen1" under load is the Gen1/Gen2-under-load rule's too; "a quarter of the rest" is a pair measured
+   against its neighbours.
+3. "the nvidia-fabricmanager package is still 535.129.03" is Fabric Manager's version, "the driver is 535.161.08" the
+   driver's, so the two differing is a mismatch (Fabric Manager user guide: the exact driver version).
+4. The kernel module's "NVRM: BAR%d is %lluM @ 0x%llx" (open-gpu-kernel-modules kernel-open/nvidia/nv-pci.c, after
+   "This PCI I/O region assigned to your NVIDIA device is invalid:") is read with or without its "NVRM: " prefix, as a
+   paste that joins the two lines has it."""
+
+from __future__ import annotations
+
+import pytest
+
+from p2ptop.commands.explain import explain
+
+from .kbtools import bundled_kb, host_facts
+
+KB = bundled_kb()
+
+
+def classes(text: str, n: int = 3):
+    return [m.entry.failure_class for m, _ in explain(KB, text, [], n)]
+
+
+@pytest.mark.parametrize("text", [
+    "nvidia-smi -q on gpu 3 says Link Gen Current 1, Max 4 while training is running",
+    "under load the PCIe generation max 4, current 2 on GPU 5",
+    "current link gen 3, max gen 5 during training on the fourth card",
+    "One GPU shows PCIe Gen1 x16 under load while the others run Gen4 x16.",
+    "GPU 6 is at gen2 but the other seven cards are at gen4 during the run",
+])
+def test_generation_below_best_under_load_is_degraded(text):
+    assert host_facts(text).get("gpu.pcie_degraded_under_load") is True
+
+
+@pytest.mark.parametrize("text", [
+    "nvidia-smi -q shows Link Gen Current 1, Max 4 when the GPU is idle; under load it goes back to 4.",
+    "Link Gen Current 4, Max 4 during training",                   # at its best
+    "Our GPUs run PCIe gen4 while the others in the cluster run gen5.",  # nothing busy, nothing trained
+    "current gen 1, max gen 4 (the card is idle, in power saving) while training runs on the other node",
+])
+def test_generation_not_degraded(text):
+    assert host_facts(text).get("gpu.pcie_degraded_under_load") is not True
+
+
+def test_shows_gen1_under_load():
+    assert host_facts("lspci shows Gen1 on the busy card under load").get("gpu.pcie_degraded_under_load") is True
+
+
+def test_a_quarter_of_the_rest_is_slow():
+    assert host_facts("the copy bandwidth of this pair is a quarter of the rest").get("symptom.slow") is True
+
+
+def test_fabric_manager_package_version_against_driver_is():
+    text = ("fabricmanager fails to start after the upgrade; the nvidia-fabricmanager package is still 535.129.03 "
+            "while the driver is 535.161.08.")
+    assert host_facts(text).get("host.fabric_manager") == "version mismatch"
+    assert classes(text)[0] == "fabric_manager_version_mismatch"
+
+
+def test_fabric_manager_package_same_as_driver_is_no_mismatch():
+    text = "The fabric manager package is 535.161.08 and the driver is 535.161.08, but CUDA init fails."
+    assert host_facts(text).get("host.fabric_manager") != "version mismatch"
+
+
+@pytest.mark.parametrize("text", [
+    "NVRM: This PCI I/O region assigned to your NVIDIA device is invalid: BAR1 is 0M @ 0x0 (PCI:0000:81:00.0)",
+    "[ 37.01] NVRM: This PCI I/O region assigned to your NVIDIA device is invalid:\n"
+    "               NVRM: BAR1 is 0M @ 0x0 (PCI:0000:56:00.0)",
+])
+def test_bar1_unassigned_by_firmware(text):
+    assert classes(text)[0] == "bar1_too_small"
+
+
+def test_bar0_invalid_is_not_bar1():
+    assert "bar1_too_small" not in classes("NVRM: BAR0 is 0M @ 0x0 (PCI:0000:81:00.0)")
