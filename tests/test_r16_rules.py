@@ -11,7 +11,9 @@ part was judged, from sentences of my own.
    driver's, so the two differing is a mismatch (Fabric Manager user guide: the exact driver version).
 4. The kernel module's "NVRM: BAR%d is %lluM @ 0x%llx" (open-gpu-kernel-modules kernel-open/nvidia/nv-pci.c, after
    "This PCI I/O region assigned to your NVIDIA device is invalid:") is read with or without its "NVRM: " prefix, as a
-   paste that joins the two lines has it."""
+   paste that joins the two lines has it.
+5. lspci's own "Width x8 (downgraded)" (pciutils ls-caps.c, link_compare: LnkSta's width below LnkCap's) is a
+   degraded link wherever it is quoted, its speed's "(downgraded)" alone is not (an idle link shows it)."""
 
 from __future__ import annotations
 
@@ -80,3 +82,16 @@ def test_bar1_unassigned_by_firmware(text):
 
 def test_bar0_invalid_is_not_bar1():
     assert "bar1_too_small" not in classes("NVRM: BAR0 is 0M @ 0x0 (PCI:0000:81:00.0)")
+
+
+@pytest.mark.parametrize("text", [
+    "有一张卡 lspci 显示 LnkSta 是 x8 (downgraded)，其他卡都是 x16",
+    "LnkSta:\tSpeed 16GT/s (ok), Width x4 (downgraded)",
+])
+def test_lspci_marks_the_width_downgraded(text):
+    # pciutils ls-caps.c (link_compare): "(downgraded)" after the width is LnkSta's width below LnkCap's
+    assert host_facts(text).get("gpu.pcie_degraded_under_load") is True
+
+
+def test_lspci_speed_downgraded_alone_is_no_degraded_width():
+    assert host_facts("LnkSta:\tSpeed 2.5GT/s (downgraded), Width x16 (ok)").get("gpu.pcie_degraded_under_load") is not True

@@ -617,6 +617,9 @@ _WIDTH_SLOT = _rx(r"\b(?:negotiat\w*|trains?|trained|training|runs?|running|stuc
 #: its neighbours ("gen1 x16 while the others run gen4"). A lower generation is also what an idle link shows
 #: (nvidia-smi's manual), so the reader takes it only with the GPUs busy or the link said to have trained there.
 _G = r"(?:pcie\s*)?gen(?:eration)?\s?"
+#: lspci's own verdict on a width: pciutils (ls-caps.c, link_compare) writes "Width x8 (downgraded)" where LnkSta's
+#: width is below LnkCap's; its "(downgraded)" after a speed ("2.5GT/s (downgraded)") is what an idle link shows too
+_WIDTH_MARKED_DOWN = _rx(r"\bx(1|2|4|8|16)\s*\(downgraded\)")
 _GEN_DOWN = (
     _rx(r"\bgen\s?(\d)\b[^.\n]{0,40}?\b(?:instead of|rather than|below|vs\.?|versus|not|although it (?:supports|advertises))\s+(?:the\s+)?(?:pcie\s+)?gen\s?(\d)\b"),
     _rx(r"\b(?:trains?|trained|runs?|running|stuck|links?)\s+(?:at|to|on)\s+gen\s?(\d)\b[^.\n]{0,60}?\b(?:advertis\w*|capab\w*|supports?|max(?:imum)?)\b[^.\n]{0,30}?gen\s?(\d)\b"),
@@ -1094,10 +1097,15 @@ def parse(c: Collector) -> bool:
         size, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         found = c.add("host", "host.shm_mb", int(size) * (1024 if unit == "g" else 1), ln(m.start())) or found
     narrow = _width_below_max(low)
+    marked = _WIDTH_MARKED_DOWN.search(low) if not narrow else None
     if narrow:
         at, cur, top = narrow
         found = c.add("host", "gpu.pcie_degraded_under_load", True, ln(at),
                       summary=f"the text says the PCIe link runs at x{cur} instead of x{top} (a width is never lowered when idle)") or found
+    elif marked:
+        found = c.add("host", "gpu.pcie_degraded_under_load", True, ln(marked.start()),
+                      summary=f"lspci marks the link's width x{marked.group(1)} as downgraded (below LnkCap's; a width is "
+                              "never lowered when idle)") or found
     else:
         lower = _gen_below_best(low)
         if lower:
