@@ -95,3 +95,71 @@ def test_lspci_marks_the_width_downgraded(text):
 
 def test_lspci_speed_downgraded_alone_is_no_degraded_width():
     assert host_facts("LnkSta:\tSpeed 2.5GT/s (downgraded), Width x16 (ok)").get("gpu.pcie_degraded_under_load") is not True
+
+
+# 6. A run that works on one or two GPUs and hangs or fails on more is NCCL's NVLink SHARP threshold
+#    (src/transport/nvls.cc: ncclNvlsInit returns before any multicast set-up when gpuCount <= 2); the entry
+#    nccl/nvls-hang-beyond-two-gpus is raised by an NVSwitch named, and ruled out by an older
+#    architecture, a GeForce or workstation card, or "no NVSwitch".
+
+@pytest.mark.parametrize("text", [
+    "./build/all_reduce_perf -b 8 -e 128M -f 2 -g 4 stuck, but it's normal when g=2",
+    "NCCL initialization hangs with 4 GPUs, but works with 2 GPUs",
+    "it always hangs when running on more than 2 GPUs. 2 GPUs work fine.",
+    "2 卡正常，8 卡训练卡住",
+    "with 8 H100 GPUs the job hangs; with two GPUs it works",
+])
+def test_fails_beyond_two_gpus(text):
+    assert host_facts(text).get("symptom.fails_beyond_two_gpus") is True
+
+
+@pytest.mark.parametrize("text", [
+    # the other way round, or a threshold of one
+    "when I run NCCL test with all 4 GPUs (-g 4), it works fine. However when I set -g2 or -g3 it fails with an error",
+    "Inference on a single GPU works fine, but I'm having trouble with two GPUs.",
+    "We have 8 GPUs. The job fails.",                                   # no run that works
+    "8 GPUs work fine and 2 GPUs work fine too",
+])
+def test_not_fails_beyond_two_gpus(text):
+    assert host_facts(text).get("symptom.fails_beyond_two_gpus") is not True
+
+
+def test_nvls_threshold_is_unsure_without_nvswitch_and_possible_with_it():
+    top = explain(KB, "NCCL initialization hangs with 4 GPUs, but works with 2 GPUs on our 8x H100 node.", [], 3)
+    assert top[0][0].entry.id == "nccl/nvls-hang-beyond-two-gpus" and top[0][0].confidence == "unsure"
+    top = explain(KB, "NCCL initialization hangs with 4 GPUs, but works with 2 GPUs on our HGX H100 (NVSwitch).", [], 3)
+    assert top[0][0].entry.id == "nccl/nvls-hang-beyond-two-gpus" and top[0][0].confidence == "possible"
+
+
+@pytest.mark.parametrize("text", [
+    "Training on 2 GPUs works fine - on 3 GPUs training stops randomly. The GPUs are RTX 3090 on risers.",  # no NVLS on GeForce
+    "NCCL hangs with 4 A100 GPUs but works with 2 GPUs",                # Ampere: no NVLS
+    "NCCL hangs with 4 H100 PCIe GPUs but works with 2; there is no NVSwitch in this server",
+])
+def test_nvls_threshold_not_offered_without_nvls_hardware(text):
+    assert "nccl/nvls-hang-beyond-two-gpus" not in [m.entry.id for m, _ in explain(KB, text, [], 5) if m.confidence != "unsure"]
+
+
+# 7. A setting said in its own sentence to make the trouble go away ("Setting NCCL_SHM_DISABLE=1 seems to circumvent
+#    the issue") is no sign that the setting is wrong: an entry that blames a setting (nccl_env_misconfig) does not
+#    take that line as its text; the trouble was seen without the setting.
+
+def _ids(text):
+    return [m.entry.id for m, _ in explain(KB, text, [], 3) if m.confidence != "unsure"]
+
+
+@pytest.mark.parametrize("text", [
+    "Our alltoall hangs in the first steps on four GPUs. Setting `NCCL_SHM_DISABLE=1` seems to circumvent the issue.",
+    "The job hangs; with NCCL_SHM_DISABLE=1 it works (slower).",
+])
+def test_a_setting_said_to_fix_it_is_not_blamed(text):
+    assert "nccl/shm-disable-forces-network" not in _ids(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Setting NCCL_SHM_DISABLE=1 makes the all-reduce slow",
+    "export NCCL_SHM_DISABLE=1 and the job runs at 2 GB/s",
+    "NCCL_SHM_DISABLE=1 did not help, it still hangs and is slow",
+])
+def test_a_setting_not_said_to_fix_it_is_still_read(text):
+    assert "nccl/shm-disable-forces-network" in _ids(text)

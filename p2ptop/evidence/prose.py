@@ -688,6 +688,51 @@ _FIX_NEXT = _rx(r"\s*(?:this|that|it|which|now)\b,?\s+(?:\w+\s+){0,4}?(?:solved|
                r"\s*(?:然后|之后|后来|这样|现在|再)[^。！？\n]{0,16}?(?:正常|好了|解决|成功)(?!不)")
 
 
+#: a number of GPUs in a run, as reporters and launchers write it ("with 4 GPUs", "two cards", "8*GPUs", "-g 4", "g=2",
+#: "--nproc_per_node=8", "more than 2 GPUs" (read as 3), "4 卡", "两张卡")
+_WORD_N = {"one": 1, "single": 1, "a single": 1, "two": 2, "both": 2, "three": 3, "four": 4, "six": 6, "eight": 8, "sixteen": 16,
+           "一": 1, "单": 1, "两": 2, "二": 2, "三": 3, "四": 4, "六": 6, "八": 8}
+_GPU_COUNT = _rx(r"\b(more than |over |>\s?)?(\d{1,2}|one|a single|single|two|three|four|six|eight|sixteen)\s*(?:x\s*|\*\s*|-)?\s*"
+                 r"(?:nvidia\s+)?(?:[a-z]?\d{2,4}\w*\s+)?(?:gpu|card|rank|device)(?:'?s)?\b|"
+                 r"(?<![\w-])-g\s*(\d{1,2})\b|\bg\s*=\s*(\d{1,2})\b|\bnproc[-_]per[-_]node[= ]\s*(\d{1,2})\b|"
+                 r"(\d{1,2}|[一单两二三四六八])\s*(?:张|块|个)?\s*(?:gpu|卡)")
+#: a clause that says it went well, or that it went wrong (one clause: split at sentence ends, commas, "but", "while")
+_RUN_OK = _rx(r"\b(?:works?|worked|working|fine|normal(?:ly)?|ok(?:ay)?|pass(?:es|ed)?|succeed\w*|successful\w*|completes?|no (?:issue|problem)s?)\b|正常|没问题|可以跑|能跑")
+_RUN_BAD = _rx(r"\b(?:hangs?|hung|hanging|stuck|freez\w*|froze|deadlock\w*|fail\w*|crash\w*|errors?|timeouts?|timed out|stops?|stopped|"
+               r"(?:does|do|did)\s*(?:n'?t|not)\s+work|not working)\b|卡住|卡死|报错|失败|挂起|hang住")
+_RUN_CLAUSE_CUT = re.compile(r"[.;!?。；！？，,]\s|\s[-–—]\s|[。；！？，]|\n|\b(?:but|while|whereas|however|though)\b|但是?|而")
+
+
+def _fails_beyond_two(low: str) -> "tuple[int, int, int] | None":
+    """(offset, gpus that work, gpus that fail) where the text says a run works on one or two GPUs and hangs or fails
+    on more (NCCL uses NVLink SHARP only with more than two GPUs: src/transport/nvls.cc, ncclNvlsInit returns before
+    any multicast set-up when gpuCount <= 2), or None."""
+    ok_n, bad = None, None
+    start = 0
+    for cut in [*(_m.start() for _m in _RUN_CLAUSE_CUT.finditer(low)), len(low)]:
+        clause, at = low[start:cut], start
+        start = cut + 1
+        counts = []
+        for m in _GPU_COUNT.finditer(clause):
+            if m.group(2):
+                n = int(m.group(2)) if m.group(2).isdigit() else _WORD_N.get(m.group(2), 0)
+                n = n + 1 if m.group(1) else n  # "more than 2 GPUs"
+            else:
+                g = next(x for x in m.groups()[2:] if x)
+                n = int(g) if g.isdigit() else _WORD_N.get(g, 0)
+            counts.append(n)
+        if not counts:
+            continue
+        said_bad, said_ok = _RUN_BAD.search(clause), _RUN_OK.search(clause)
+        if said_bad and not said_ok and max(counts) >= 3:
+            bad = bad or (at, max(counts))
+        elif said_ok and not said_bad and max(counts) <= 2:
+            ok_n = ok_n or max(counts)
+    if ok_n and bad:
+        return bad[0], ok_n, bad[1]
+    return None
+
+
 def _sentence_span(low: str, start: int, end: int) -> tuple[int, int]:
     """Where the sentence (cut at . ! ? 。！？ and line ends, a version's dots kept) around low[start:end] begins and ends."""
     a = max(low.rfind("\n", 0, start), *(low.rfind(p, 0, start) for p in (". ", "! ", "? ", "。", "！", "？")))
@@ -1175,6 +1220,11 @@ def parse(c: Collector) -> bool:
                   and not _SAID_ABSENT.search(low[max(0, x.start() - 24):x.start()])), None)  # "we don't need to set ..."
         if m:
             found = c.add("host", key, True, ln(m.start()), summary=summary) or found
+    beyond = _fails_beyond_two(low)
+    if beyond:
+        at, ok_n, bad_n = beyond
+        found = c.add("host", "symptom.fails_beyond_two_gpus", True, ln(at),
+                      summary=f"the text says it works on {ok_n} GPU{'s' if ok_n > 1 else ''} and hangs or fails on {bad_n}") or found
     if not c.has("host", "symptom.fixed_by_p2p_disable") and not c.has("host", "symptom.fixed_by_nvls_disable"):
         for m in _ENV_CAUSE.finditer(low):
             var = next(g for g in m.groups() if g)

@@ -649,10 +649,11 @@ def _text_hits(entry: Entry, log: Log, codes: dict[str, list[tuple[int, str]]],
             best[n] = (weight, reason)
 
     listed = None
+    blames_setting = entry.failure_class == "nccl_env_misconfig"
     for i, rx in enumerate(entry.patterns):
         n = log.first_line(rx)
-        if n is not None and _said_absent(log.lines[n - 1], rx):
-            n = _next_unnegated(log, rx, n)
+        if n is not None and (_said_absent(log.lines[n - 1], rx) or (blames_setting and _said_as_fix(log.lines[n - 1], rx))):
+            n = _next_unnegated(log, rx, n, blames_setting)
         if n is not None:
             unusable = unusable_cuda_in_line(log.lines[n - 1]) if n <= len(log.lines) else set()
             if unusable:
@@ -686,10 +687,28 @@ def _said_absent(line: str, rx) -> bool:
     return m is not None and _ABSENT_BEFORE.search(line[max(0, m.start() - 24):m.start()]) is not None
 
 
-def _next_unnegated(log: Log, rx, n: int) -> Optional[int]:
-    """The first line after ``n`` where ``rx`` matches and is not said to be absent (within NEGATED_SCAN lines)."""
+#: a setting said, in its own sentence, to make the trouble go away ("Setting `NCCL_SHM_DISABLE=1` seems to circumvent the
+#: issue", "with NCCL_X=1 it works"): the trouble was seen without it, so the line is no sign that the setting is wrong
+_AS_FIX_AFTER = re.compile(r"^[^.;\n]{0,80}?\b(?:circumvent\w*|work(?:s|ed)? ?around|workaround|fix(?:es|ed)?|solve[sd]?|resolve[sd]?|"
+                           r"helps|helped|avoids?|(?:it |this |that |everything )?works?(?: fine| now| again| well)?|went away|goes away|"
+                           r"no (?:longer )?hangs?)\b", re.I)
+_NOT_AS_FIX = re.compile(r"\b(?:not|n't|no|never|neither|nor)\b[^.;\n]{0,30}\b(?:circumvent|work|fix|solve|resolve|help|avoid)", re.I)
+
+
+def _said_as_fix(line: str, rx) -> bool:
+    """Is the first match of ``rx`` in ``line`` an NCCL setting said to make the trouble go away (_AS_FIX_AFTER)?"""
+    m = rx.search(line)
+    if m is None or "NCCL_" not in m.group(0).upper():
+        return False
+    after = line[m.end():]
+    return _AS_FIX_AFTER.search(after) is not None and not _NOT_AS_FIX.search(after[:90])
+
+
+def _next_unnegated(log: Log, rx, n: int, blames_setting: bool = False) -> Optional[int]:
+    """The first line after ``n`` where ``rx`` matches and is not said to be absent (within NEGATED_SCAN lines), nor,
+    for an entry that blames a setting, a setting said to be the fix."""
     for k in range(n, min(len(log.lines), n + NEGATED_SCAN)):
-        if rx.search(log.lines[k]) and not _said_absent(log.lines[k], rx):
+        if rx.search(log.lines[k]) and not _said_absent(log.lines[k], rx) and not (blames_setting and _said_as_fix(log.lines[k], rx)):
             return k + 1
     return None
 
