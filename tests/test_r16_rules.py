@@ -163,3 +163,54 @@ def test_a_setting_said_to_fix_it_is_not_blamed(text):
 ])
 def test_a_setting_not_said_to_fix_it_is_still_read(text):
     assert "nccl/shm-disable-forces-network" in _ids(text)
+
+
+# 8. Where the host's facts rule out what the text's own lines point at (issue 22 point 2: the host's facts win), the
+#    answer names that text line, the entry and the reason, and says how to explain the text on its own; a healthy
+#    answer then no longer reads "no error ... in the text".
+
+import json as _json
+import os as _os
+
+from p2ptop import cli as _cli
+
+from .conftest import FIXTURES as _FIXTURES
+
+_H100 = _os.path.join(_FIXTURES, "captures", "h100x1-vm", "p2ptop-snapshot.json")
+
+
+def _explain_on_one_gpu(text, tmp_path, capsys, *extra):
+    f = tmp_path / "paste.txt"
+    f.write_text(text)
+    assert _cli.main(["explain", "--replay", _H100, str(f), *extra]) == 0
+    return capsys.readouterr().out
+
+
+def test_a_text_line_the_one_gpu_host_rules_out_is_named(tmp_path, capsys):
+    text = "NVRM: This PCI I/O region assigned to your NVIDIA device is invalid:\nNVRM: BAR1 is 0M @ 0x0 (PCI:0000:81:00.0)"
+    out = _explain_on_one_gpu(text, tmp_path, capsys)
+    assert "line 2 of the text points at pcie/bar1-cannot-assign-no-space" in out
+    assert "one GPU on the host" in out and "--text-only" in out
+    assert "No sign of P2P trouble" not in out
+    doc = _json.loads(_explain_on_one_gpu(text, tmp_path, capsys, "--json"))
+    assert doc["ruled_out_by_host"][0]["entry"] == "pcie/bar1-cannot-assign-no-space"
+    assert doc["ruled_out_by_host"][0]["line"] == 2
+
+
+def test_a_fact_the_host_rules_out_is_named(tmp_path, capsys):
+    out = _explain_on_one_gpu("Installed nvidia-fabricmanager-535_535.104.05-1 with driver version 535.129.03 and the "
+                              "service fails.", tmp_path, capsys)
+    assert "points at fabric-manager/version-mismatch" in out and "no NVSwitch and no NVLink on the host" in out
+
+
+def test_nothing_named_where_the_host_rules_nothing_out(tmp_path, capsys):
+    out = _explain_on_one_gpu("GPU 0: NVIDIA H100 80GB HBM3", tmp_path, capsys)
+    assert "points at" not in out
+
+
+def test_text_only_answers_the_text_itself(tmp_path, capsys):
+    f = tmp_path / "paste.txt"
+    f.write_text("NVRM: BAR1 is 0M @ 0x0 (PCI:0000:81:00.0)")
+    assert _cli.main(["explain", "--text-only", str(f), "--json"]) == 0
+    doc = _json.loads(capsys.readouterr().out)
+    assert doc["matches"][0]["failure_class"] == "bar1_too_small" and doc["ruled_out_by_host"] == []

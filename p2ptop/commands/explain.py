@@ -17,7 +17,7 @@ from ..diagnose import findings_for, pair_fact_findings
 from ..findings import Finding
 from ..knowledge import load_kb
 from ..knowledge.fact_roles import deciding_command, first_look
-from ..knowledge.matcher import POSSIBLE, Match, known_facts, match_grouped, prepare
+from ..knowledge.matcher import POSSIBLE, Match, known_facts, match_grouped, prepare, ruled_out_by_host
 from ..knowledge.render import clean, fact_help, match_text
 from ..model import Snapshot, SnapshotError
 from ..sources import SourceUnavailable, open_snapshot
@@ -127,7 +127,14 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
     if empty_text and kind in ("healthy", "no_gpu_trace"):
         kind = "empty_text"
     conflicts = list(dict.fromkeys(c for m, _ in results for c in m.notes)) or facts.conflicts
-    return {"kind": kind, "results": results, "symptoms": symptoms, "conflicts": conflicts,
+    lost: list[dict] = []
+    if findings and text is not None and kind in ("healthy", "unsure") and evidence.gpu_related:
+        for entry, line, why in ruled_out_by_host(kb, log, everything, origin):
+            lost.append({"entry": entry.id, "failure_class": entry.failure_class, "line": line, "why": why})
+            conflicts = conflicts + [f"line {line} of the text points at {entry.id} ({entry.failure_class}), which the "
+                                     f"host's facts rule out ({why}); if the text comes from another machine, explain "
+                                     "it on its own (--text-only)"]
+    return {"kind": kind, "results": results, "symptoms": symptoms, "conflicts": conflicts, "ruled_out_by_host": lost,
             "deciding_facts": missing, "next_command": {"fact": nc[0], "command": nc[1]} if nc else None,
             "gpu_related": bool(evidence.gpu_related) or bool(findings), "text_kinds": list(getattr(evidence, "kinds", []) or []),
             "text_empty": empty_text, "read": what_was_read(evidence)}
@@ -185,7 +192,7 @@ def _as_json(answer, text, source, note, kb, lang) -> dict:
         out.append(d)
     return {"kind": "p2ptop-explain", "answer": answer["kind"], "text_lines": len(text.splitlines()) if text else 0,
             "source": source, "note": note, "gpu_related": answer["gpu_related"], "text_kinds": answer["text_kinds"],
-            "text_empty": answer["text_empty"], "read": answer.get("read", []), "symptoms": answer["symptoms"], "conflicts": answer["conflicts"], "deciding_facts": answer["deciding_facts"],
+            "text_empty": answer["text_empty"], "read": answer.get("read", []), "symptoms": answer["symptoms"], "conflicts": answer["conflicts"], "ruled_out_by_host": answer.get("ruled_out_by_host", []), "deciding_facts": answer["deciding_facts"],
             "next_command": answer["next_command"], "kb_entries": len(kb.entries),
             "kb_problems": [str(p) for p in kb.problems], "matches": out}
 
@@ -214,6 +221,10 @@ def _as_text(answer, text, source, note, kb, lang) -> str:
     if kind == "no_gpu_trace":
         lines.append("Nothing to explain: the text holds no trace of GPUs or P2P (no GPU, CUDA, NCCL, NVLink or "
                      "peer-access words, error names or tool output), so no entry is offered.")
+        return "\n".join(lines)
+    if kind == "healthy" and answer.get("ruled_out_by_host"):
+        lines.append("No entry applies to this host: the text points at entries that the host's facts rule out "
+                     "(see the notes above), and nothing else in the text or the host's findings points at P2P trouble.")
         return "\n".join(lines)
     if kind == "healthy":
         lines.append("No sign of P2P trouble: no error, hang, slowness, wrong result or failing P2P state in "

@@ -1016,6 +1016,41 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
     return out[:top] if top else out
 
 
+def ruled_out_by_host(kb, text=None, findings: Iterable[Finding] = (), origin: str = "host", limit: int = 3) -> list[tuple[Entry, int, str]]:
+    """Entries offered (likely or possible) on ``text`` alone, on their own regex, error code or facts, that the HOST's
+    facts rule out (the text's facts alone do not): (entry, first line of its evidence, why), at most ``limit``. Where text and host disagree the host's facts win
+    (issue 22 point 2); this says which of the text's own lines lost, so an answer that offers nothing does not read as
+    "nothing in the text", and the text can be explained on its own (--text-only) when it comes from another machine."""
+    log = prepare(text)
+    if not log.lines:
+        return []
+    findings = list(findings)
+    facts = Facts(findings, log, origin)
+    text_facts = Facts([f for f in findings if f.id.startswith("text.")], log, origin)
+    shared = shared_codes(kb)
+    out: list[tuple[Entry, int, str]] = []
+    for entry in kb.entries:
+        if entry.benign or len(out) >= limit:
+            continue
+        cond = entry.data.get("match") or {}
+
+        def why_out(fx: Facts) -> Optional[str]:
+            why = ruled_out(entry.failure_class, fx.known, multicast_absent=entry.multicast_absent)
+            held = [c for c in cond.get("exclude") or [] if fx.check(c)] if why is None else []
+            return why or (_describe(held[0], fx) if held else None)
+
+        why = why_out(facts)
+        if why is None or why_out(text_facts) is not None:
+            continue
+        m = score_entry(entry, log, log.codes, text_facts, shared_codes=shared)
+        if m is None or m.confidence not in ("likely", "possible"):
+            continue  # offered on the text alone only as a lead, or not at all: nothing the host took away
+        lines = [int(x.group(1)) for r in m.reasons for x in [_LINE.match(r)] if x]
+        lines += [int(x.group(1)) for r in m.reasons for x in [re.search(r"\bline (\d+) of the (?:paste|text)", r)] if x]
+        out.append((entry, min(lines) if lines else 1, why))
+    return out
+
+
 #: entries of at least this many classes offered on the very same line(s) and nothing else of their own: the line is a
 #: message that several causes share (CUDA's 217 'peer access is not supported between these two devices' is a GeForce,
 #: a VM, a pair across sockets, hardware without P2P, or a program enabling access it was told is unavailable)
