@@ -611,15 +611,15 @@ _WIDTH_CUR_MAX = _rx(r"\bcurrent(?:ly)?\s*(?:link\s*)?(?:width\s*)?(?:is\s*|of\s
 _WIDTH_SLOT = _rx(r"\b(?:negotiat\w*|trains?|trained|training|runs?|running|stuck|links? (?:up|at))\s+(?:only\s+)?(?:at\s+|to\s+|with\s+|as\s+)?(?:only\s+)?"
                   r"(?:pcie\s*)?(?:gen\s?\d\s*)?" + _W + r"(?:(?![.!?](?:\s|$))[^\n]){0,60}?\b(?:slot|wired|capable|capab\w*|supports?|max\w*|lnkcap|electrically)\b"
                   r"[^.\n]{0,20}?" + _W)
+#: lspci's own verdict on a width: pciutils (ls-caps.c, link_compare) writes "Width x8 (downgraded)" where LnkSta's
+#: width is below LnkCap's; its "(downgraded)" after a speed ("2.5GT/s (downgraded)") is what an idle link shows too
+_WIDTH_MARKED_DOWN = _rx(r"\bx(1|2|4|8|16)\s*\(downgraded\)")
+_G = r"(?:pcie\s*)?gen(?:eration)?\s?"  # a generation's name in nvidia-smi -q's words
 #: a PCIe generation said to run below what the link offers, each pattern with (running, best) as its two groups,
 #: or (best, running) where _GEN_BEST_FIRST holds it: "gen1 instead of gen4"; "trains at gen3 ... supports gen4";
 #: nvidia-smi -q's own words ("Link Gen Current 1, Max 4", "current gen 3, max gen 5"; either order); one GPU set against
 #: its neighbours ("gen1 x16 while the others run gen4"). A lower generation is also what an idle link shows
 #: (nvidia-smi's manual), so the reader takes it only with the GPUs busy or the link said to have trained there.
-_G = r"(?:pcie\s*)?gen(?:eration)?\s?"
-#: lspci's own verdict on a width: pciutils (ls-caps.c, link_compare) writes "Width x8 (downgraded)" where LnkSta's
-#: width is below LnkCap's; its "(downgraded)" after a speed ("2.5GT/s (downgraded)") is what an idle link shows too
-_WIDTH_MARKED_DOWN = _rx(r"\bx(1|2|4|8|16)\s*\(downgraded\)")
 _GEN_DOWN = (
     _rx(r"\bgen\s?(\d)\b[^.\n]{0,40}?\b(?:instead of|rather than|below|vs\.?|versus|not|although it (?:supports|advertises))\s+(?:the\s+)?(?:pcie\s+)?gen\s?(\d)\b"),
     _rx(r"\b(?:trains?|trained|runs?|running|stuck|links?)\s+(?:at|to|on)\s+gen\s?(\d)\b[^.\n]{0,60}?\b(?:advertis\w*|capab\w*|supports?|max(?:imum)?)\b[^.\n]{0,30}?gen\s?(\d)\b"),
@@ -690,9 +690,9 @@ _FIX_NEXT = _rx(r"\s*(?:this|that|it|which|now)\b,?\s+(?:\w+\s+){0,4}?(?:solved|
 
 #: a number of GPUs in a run, as reporters and launchers write it ("with 4 GPUs", "two cards", "8*GPUs", "-g 4", "g=2",
 #: "--nproc_per_node=8", "more than 2 GPUs" (read as 3), "4 卡", "两张卡")
-_WORD_N = {"one": 1, "single": 1, "a single": 1, "two": 2, "both": 2, "three": 3, "four": 4, "six": 6, "eight": 8, "sixteen": 16,
+_WORD_N = {"one": 1, "single": 1, "a single": 1, "two": 2, "three": 3, "four": 4, "six": 6, "eight": 8, "sixteen": 16,
            "一": 1, "单": 1, "两": 2, "二": 2, "三": 3, "四": 4, "六": 6, "八": 8}
-_GPU_COUNT = _rx(r"\b(more than |over |>\s?)?(\d{1,2}|one|a single|single|two|three|four|six|eight|sixteen)\s*(?:x\s*|\*\s*|-)?\s*"
+_GPU_COUNT = _rx(r"\b(more than |over )?(\d{1,2}|one|a single|single|two|three|four|six|eight|sixteen)\s*(?:x\s*|\*\s*|-)?\s*"
                  r"(?:nvidia\s+)?(?:[a-z]?\d{2,4}\w*\s+)?(?:gpu|card|rank|device)(?:'?s)?\b|"
                  r"(?<![\w-])-g\s*(\d{1,2})\b|\bg\s*=\s*(\d{1,2})\b|\bnproc[-_]per[-_]node[= ]\s*(\d{1,2})\b|"
                  r"(\d{1,2}|[一单两二三四六八])\s*(?:张|块|个)?\s*(?:gpu|卡)")

@@ -1018,9 +1018,10 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
 
 def ruled_out_by_host(kb, text=None, findings: Iterable[Finding] = (), origin: str = "host", limit: int = 3) -> list[tuple[Entry, int, str]]:
     """Entries offered (likely or possible) on ``text`` alone, on their own regex, error code or facts, that the HOST's
-    facts rule out (the text's facts alone do not): (entry, first line of its evidence, why), at most ``limit``. Where text and host disagree the host's facts win
-    (issue 22 point 2); this says which of the text's own lines lost, so an answer that offers nothing does not read as
-    "nothing in the text", and the text can be explained on its own (--text-only) when it comes from another machine."""
+    facts rule out (the text's facts alone do not): (entry, first line of its evidence, why), at most ``limit``.
+    Where text and host disagree the host's facts win (issue 22 point 2); this says which of the text's own lines lost,
+    so an answer that offers nothing does not read as "nothing in the text", and the text can be explained on its own
+    (--text-only) when it comes from another machine."""
     log = prepare(text)
     if not log.lines:
         return []
