@@ -50,6 +50,13 @@ def alarms(text):
     return [a for a in answer(text) if a[1] in ("likely", "possible") and not a[2]]
 
 
+def classes(text, n=3):
+    """The classes of ``p2ptop explain``'s first ``n`` entries for a text alone (unsure ones included), best first."""
+    from p2ptop.commands.explain import explain
+
+    return [m.entry.failure_class for m, _ in explain(bundled_kb(), text, [], n)]
+
+
 def top3(text):
     return [a[0] for a in answer(text)[:3]]
 

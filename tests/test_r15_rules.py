@@ -13,13 +13,10 @@ import pytest
 
 from p2ptop.commands.explain import explain
 
-from .kbtools import bundled_kb, host_facts
+from .kbtools import bundled_kb, classes, host_facts
 
 KB = bundled_kb()
 
-
-def classes(text: str, n: int = 3):
-    return [m.entry.failure_class for m, _ in explain(KB, text, [], n)]
 
 
 @pytest.mark.parametrize("text", [

@@ -17,17 +17,19 @@ part was judged, from sentences of my own.
 
 from __future__ import annotations
 
+import json
+import os
+
 import pytest
 
+from p2ptop import cli
 from p2ptop.commands.explain import explain
 
-from .kbtools import bundled_kb, host_facts
+from .conftest import FIXTURES
+from .kbtools import alarms, bundled_kb, classes, host_facts
 
 KB = bundled_kb()
 
-
-def classes(text: str, n: int = 3):
-    return [m.entry.failure_class for m, _ in explain(KB, text, [], n)]
 
 
 @pytest.mark.parametrize("text", [
@@ -145,7 +147,7 @@ def test_nvls_threshold_not_offered_without_nvls_hardware(text):
 #    take that line as its text; the trouble was seen without the setting.
 
 def _ids(text):
-    return [m.entry.id for m, _ in explain(KB, text, [], 3) if m.confidence != "unsure"]
+    return [a[3] for a in alarms(text)]  # the entries offered likely or possible
 
 
 @pytest.mark.parametrize("text", [
@@ -169,20 +171,13 @@ def test_a_setting_not_said_to_fix_it_is_still_read(text):
 #    answer names that text line, the entry and the reason, and says how to explain the text on its own; a healthy
 #    answer then no longer reads "no error ... in the text".
 
-import json as _json
-import os as _os
-
-from p2ptop import cli as _cli
-
-from .conftest import FIXTURES as _FIXTURES
-
-_H100 = _os.path.join(_FIXTURES, "captures", "h100x1-vm", "p2ptop-snapshot.json")
+H100 = os.path.join(FIXTURES, "captures", "h100x1-vm", "p2ptop-snapshot.json")
 
 
 def _explain_on_one_gpu(text, tmp_path, capsys, *extra):
     f = tmp_path / "paste.txt"
     f.write_text(text)
-    assert _cli.main(["explain", "--replay", _H100, str(f), *extra]) == 0
+    assert cli.main(["explain", "--replay", H100, str(f), *extra]) == 0
     return capsys.readouterr().out
 
 
@@ -192,7 +187,7 @@ def test_a_text_line_the_one_gpu_host_rules_out_is_named(tmp_path, capsys):
     assert "line 2 of the text points at pcie/bar1-cannot-assign-no-space" in out
     assert "one GPU on the host" in out and "--text-only" in out
     assert "No sign of P2P trouble" not in out
-    doc = _json.loads(_explain_on_one_gpu(text, tmp_path, capsys, "--json"))
+    doc = json.loads(_explain_on_one_gpu(text, tmp_path, capsys, "--json"))
     assert doc["ruled_out_by_host"][0]["entry"] == "pcie/bar1-cannot-assign-no-space"
     assert doc["ruled_out_by_host"][0]["line"] == 2
 
@@ -211,6 +206,6 @@ def test_nothing_named_where_the_host_rules_nothing_out(tmp_path, capsys):
 def test_text_only_answers_the_text_itself(tmp_path, capsys):
     f = tmp_path / "paste.txt"
     f.write_text("NVRM: BAR1 is 0M @ 0x0 (PCI:0000:81:00.0)")
-    assert _cli.main(["explain", "--text-only", str(f), "--json"]) == 0
-    doc = _json.loads(capsys.readouterr().out)
+    assert cli.main(["explain", "--text-only", str(f), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
     assert doc["matches"][0]["failure_class"] == "bar1_too_small" and doc["ruled_out_by_host"] == []

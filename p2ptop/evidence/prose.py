@@ -616,30 +616,29 @@ _WIDTH_SLOT = _rx(r"\b(?:negotiat\w*|trains?|trained|training|runs?|running|stuc
 _WIDTH_MARKED_DOWN = _rx(r"\bx(1|2|4|8|16)\s*\(downgraded\)")
 _G = r"(?:pcie\s*)?gen(?:eration)?\s?"  # a generation's name in nvidia-smi -q's words
 #: a PCIe generation said to run below what the link offers, each pattern with (running, best) as its two groups,
-#: or (best, running) where _GEN_BEST_FIRST holds it: "gen1 instead of gen4"; "trains at gen3 ... supports gen4";
+#: or (best, running) where its flag says so: "gen1 instead of gen4"; "trains at gen3 ... supports gen4";
 #: nvidia-smi -q's own words ("Link Gen Current 1, Max 4", "current gen 3, max gen 5"; either order); one GPU set against
 #: its neighbours ("gen1 x16 while the others run gen4"). A lower generation is also what an idle link shows
 #: (nvidia-smi's manual), so the reader takes it only with the GPUs busy or the link said to have trained there.
-_GEN_DOWN = (
-    _rx(r"\bgen\s?(\d)\b[^.\n]{0,40}?\b(?:instead of|rather than|below|vs\.?|versus|not|although it (?:supports|advertises))\s+(?:the\s+)?(?:pcie\s+)?gen\s?(\d)\b"),
-    _rx(r"\b(?:trains?|trained|runs?|running|stuck|links?)\s+(?:at|to|on)\s+gen\s?(\d)\b[^.\n]{0,60}?\b(?:advertis\w*|capab\w*|supports?|max(?:imum)?)\b[^.\n]{0,30}?gen\s?(\d)\b"),
-    _rx(r"\b(?:advertis\w*|capab\w*|supports?)\s+gen\s?(\d)\b[^.\n]{0,80}?\b(?:trains?|trained|runs?|running|stuck)\s+(?:at|to)\s+gen\s?(\d)\b"),
-    _rx(r"\bgen(?:eration)?\b[^.\n]{0,20}?\bcurrent(?:ly)?\s*(?:is\s*|of\s*|at\s*)?[:=]?\s*(?:gen\s?)?([1-6])\b[^.\n]{0,30}?\bmax(?:imum)?\s*(?:is\s*|of\s*)?[:=]?\s*(?:gen\s?)?([1-6])\b|"
-        r"\bcurrent(?:ly)?\s*(?:link\s*)?" + _G + r"(?:is\s*|of\s*|at\s*)?[:=]?\s*([1-6])\b[^.\n]{0,30}?\bmax(?:imum)?\s*(?:link\s*)?(?:" + _G + r")?(?:is\s*|of\s*)?[:=]?\s*([1-6])\b"),
-    _rx(r"\bgen(?:eration)?\b[^.\n]{0,20}?\bmax(?:imum)?\s*(?:is\s*|of\s*)?[:=]?\s*(?:gen\s?)?([1-6])\b[^.\n]{0,30}?\bcurrent(?:ly)?\s*(?:is\s*|of\s*|at\s*)?[:=]?\s*(?:gen\s?)?([1-6])\b|"
-        r"\bmax(?:imum)?\s*(?:link\s*)?" + _G + r"(?:is\s*|of\s*)?[:=]?\s*([1-6])\b[^.\n]{0,30}?\bcurrent(?:ly)?\s*(?:link\s*)?(?:" + _G + r")?(?:is\s*|of\s*|at\s*)?[:=]?\s*([1-6])\b"),
-    _rx(r"\bgen\s?([1-6])\b[^.\n]{0,60}?\b(?:while|but|whereas)\s+(?:all\s+)?(?:the\s+)?(?:others?|rest|other\s+(?:\w+\s+)?(?:gpus?|cards?|slots?|ones?))\b"
-        r"[^.\n]{0,20}?\bgen\s?([1-6])\b"),
+_GEN_DOWN = (  # (pattern, True where its first group is the best generation and its second the running one)
+    (_rx(r"\bgen\s?(\d)\b[^.\n]{0,40}?\b(?:instead of|rather than|below|vs\.?|versus|not|although it (?:supports|advertises))\s+(?:the\s+)?(?:pcie\s+)?gen\s?(\d)\b"), False),
+    (_rx(r"\b(?:trains?|trained|runs?|running|stuck|links?)\s+(?:at|to|on)\s+gen\s?(\d)\b[^.\n]{0,60}?\b(?:advertis\w*|capab\w*|supports?|max(?:imum)?)\b[^.\n]{0,30}?gen\s?(\d)\b"), False),
+    (_rx(r"\b(?:advertis\w*|capab\w*|supports?)\s+gen\s?(\d)\b[^.\n]{0,80}?\b(?:trains?|trained|runs?|running|stuck)\s+(?:at|to)\s+gen\s?(\d)\b"), True),
+    (_rx(r"\bgen(?:eration)?\b[^.\n]{0,20}?\bcurrent(?:ly)?\s*(?:is\s*|of\s*|at\s*)?[:=]?\s*(?:gen\s?)?([1-6])\b[^.\n]{0,30}?\bmax(?:imum)?\s*(?:is\s*|of\s*)?[:=]?\s*(?:gen\s?)?([1-6])\b|"
+         r"\bcurrent(?:ly)?\s*(?:link\s*)?" + _G + r"(?:is\s*|of\s*|at\s*)?[:=]?\s*([1-6])\b[^.\n]{0,30}?\bmax(?:imum)?\s*(?:link\s*)?(?:" + _G + r")?(?:is\s*|of\s*)?[:=]?\s*([1-6])\b"), False),
+    (_rx(r"\bgen(?:eration)?\b[^.\n]{0,20}?\bmax(?:imum)?\s*(?:is\s*|of\s*)?[:=]?\s*(?:gen\s?)?([1-6])\b[^.\n]{0,30}?\bcurrent(?:ly)?\s*(?:is\s*|of\s*|at\s*)?[:=]?\s*(?:gen\s?)?([1-6])\b|"
+         r"\bmax(?:imum)?\s*(?:link\s*)?" + _G + r"(?:is\s*|of\s*)?[:=]?\s*([1-6])\b[^.\n]{0,30}?\bcurrent(?:ly)?\s*(?:link\s*)?(?:" + _G + r")?(?:is\s*|of\s*|at\s*)?[:=]?\s*([1-6])\b"), True),
+    (_rx(r"\bgen\s?([1-6])\b[^.\n]{0,60}?\b(?:while|but|whereas)\s+(?:all\s+)?(?:the\s+)?(?:others?|rest|other\s+(?:\w+\s+)?(?:gpus?|cards?|slots?|ones?))\b"
+         r"[^.\n]{0,20}?\bgen\s?([1-6])\b"), False),
 )
-_GEN_BEST_FIRST = (_GEN_DOWN[2], _GEN_DOWN[4])
 
 
 def _gen_below_best(low: str) -> tuple[int, int, int, int] | None:
     """(offset, end, running, best) of the first PCIe generation said to run below what the link offers (_GEN_DOWN), or None."""
-    for rx in _GEN_DOWN:
+    for rx, best_first in _GEN_DOWN:
         for m in rx.finditer(low):
             g = [int(x) for x in m.groups() if x]
-            cur, best = (g[1], g[0]) if rx in _GEN_BEST_FIRST else (g[0], g[1])
+            cur, best = (g[1], g[0]) if best_first else (g[0], g[1])
             if cur < best:
                 return m.start(), m.end(), cur, best
     return None

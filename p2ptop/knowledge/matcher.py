@@ -729,6 +729,16 @@ def _combine(weights: Iterable[float]) -> float:
     return 1.0 - miss
 
 
+def why_excluded(entry: Entry, facts: "Facts", own_text: bool) -> Optional[str]:
+    """Why the facts rule this entry out (None when they do not): one of its own ``exclude`` conditions holds, or a rule
+    of its class does (fact_roles.ruled_out). An entry reporting absent multicast escapes its class's "no multicast
+    here" rules, but only on its own message (``own_text``: its regex or code matched a line)."""
+    for cond in (entry.data.get("match") or {}).get("exclude") or []:
+        if facts.check(cond):
+            return _describe(cond, facts)
+    return ruled_out(entry.failure_class, facts.known, multicast_absent=entry.multicast_absent and own_text)
+
+
 def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
                 shared_codes: Optional[frozenset] = None) -> Optional[Match]:
     """The entry's match on this text and these facts, or None when it is not offered: ruled out
@@ -740,15 +750,11 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     conditions (require, trigger or support) hold, is a *lead*: labelled unsure, ranked after every
     candidate on a symptom of its own, never likely or possible."""
     m = entry.data.get("match") or {}
-    for cond in m.get("exclude") or []:
-        if facts.check(cond):
-            return None
-    # an entry reporting absent multicast escapes its class's "no multicast here" rules, but only on its own message
-    if not entry.multicast_absent and ruled_out(entry.failure_class, facts.known):
+    if why_excluded(entry, facts, own_text=True):
         return None
     void = _void_wrapper_codes(entry, facts)
     text_w, reasons = _text_hits(entry, log, codes, void) if log.lines else ([], [])
-    if entry.multicast_absent and ruled_out(entry.failure_class, facts.known, multicast_absent=bool(text_w)):
+    if entry.multicast_absent and not text_w and why_excluded(entry, facts, own_text=False):
         return None
     code_hits: set[str] = set()  # the error codes of this entry that the text names
     if entry.error_codes:
@@ -1033,15 +1039,8 @@ def ruled_out_by_host(kb, text=None, findings: Iterable[Finding] = (), origin: s
     for entry in kb.entries:
         if entry.benign or len(out) >= limit:
             continue
-        cond = entry.data.get("match") or {}
-
-        def why_out(fx: Facts) -> Optional[str]:
-            why = ruled_out(entry.failure_class, fx.known, multicast_absent=entry.multicast_absent)
-            held = [c for c in cond.get("exclude") or [] if fx.check(c)] if why is None else []
-            return why or (_describe(held[0], fx) if held else None)
-
-        why = why_out(facts)
-        if why is None or why_out(text_facts) is not None:
+        why = why_excluded(entry, facts, own_text=True)
+        if why is None or why_excluded(entry, text_facts, own_text=True) is not None:
             continue
         m = score_entry(entry, log, log.codes, text_facts, shared_codes=shared)
         if m is None or m.confidence not in ("likely", "possible"):
@@ -1305,7 +1304,7 @@ def retrieved(kb, log: Log, facts: Facts, have: list[Match], on_topic: bool = Fa
         if entry.id in ids or entry.failure_class in classes or entry.benign:
             continue
         cond = entry.data.get("match") or {}
-        if ruled_out(entry.failure_class, facts.known) or any(facts.check(c) for c in cond.get("exclude") or []):
+        if why_excluded(entry, facts, own_text=False):
             continue
         if _void_wrapper_codes(entry, facts):
             continue  # its NCCL result wraps a CUDA error the text names, and not one of the entry's: its words say nothing
