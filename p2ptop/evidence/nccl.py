@@ -30,7 +30,7 @@ P2P_CAPABLE_PATHS = ("NV", "PIX", "PXB")
 
 _FAILED_WARN = re.compile(r"\b(?:fail\w*|error\w*|cannot|can't|unable|no space|timeout|timed out|abort\w*|"
                           r"invalid|mismatch\w*|denied|not permitted|unhandled|no transport found|not (?:supported|compatible)|"
-                          r"not found|duplicate|multiple ranks|missing|exceeds)\b", re.I)
+                          r"not found|no (?:\w+ ){0,3}found|duplicate|multiple ranks|missing|exceeds)\b", re.I)
 #: WARNs that report no failure of the job: NCCL looks for libibverbs on every host and, without it, goes on over
 #: sockets ("Failed to open libibverbs.so[.1]" was a WARN in misc/ibvwrap.cc up to 2.10 and an INFO from 2.11 on,
 #: followed by "NCCL INFO Using network Socket" / "NET/Socket"): a host without InfiniBand, not a fault

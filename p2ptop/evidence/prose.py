@@ -420,6 +420,10 @@ _REGRESSION_SAID = (r"\b(?:starting|beginning)\s+(?:from|with|at|in)\s+[`'\"]?" 
                       r"(?:an?\s+|the\s+|some\s+|this\s+)?(?:\w+\s+)?regression"
                     + r"|\bregression\w*\s+(?:\([^)\n]{0,20}\)\s+)?(?:in|with|since|from|of|introduced (?:in|by))\s+(?:the\s+)?(?:newer?\s+|latest\s+|recent\s+)?" + _RELEASE
                     + r"|\b(nccl|driver)\s+(?:\d[\d.]*\s+)?regression"
+                    # a release named as having the bug ("a bug in NCCL 2.20.3", "the NCCL 2.19 bug", "a known issue of
+                    # driver 550"): the words of NCCL's and NVIDIA's release notes ("Fix bug in ...", "Known Issues")
+                    + r"|\b(?:bug|known issue|defect)s?\s+(?:in|of|with)\s+(?:the\s+)?" + _RELEASE
+                    + r"|" + _RELEASE + r"[`'\"]?\s+(?:\w+\s+)?(?:bug|known issue|defect)s?\b"
                     # the change named as the cause ("Upgrading NCCL from 2.22 to 2.24/2.29 causes significant performance regression")
                     + r"|\b" + _CHANGE + r"\s+(?:the\s+|our\s+|my\s+)?(?:nvidia\s+)?(nccl|driver|cuda)\b(?:[^.\n]|\.\d){0,40}?\b(?:caus\w*|introduc\w*|brought|brings?|leads? to|led to|results? in)\b"
                     + r"|从\s*(nccl|cuda|驱动)\s*v?\d[\d.]*\s*(?:版本)?\s*(?:开始|起)"
@@ -437,6 +441,12 @@ _ENV_CAUSE = _rx(r"\b(?:when|whenever|if|once|after|with)\s+(?:i\s+|we\s+|you\s+
                  r"\s*(?:(?:function|variable|option|flag|setting|env(?:ironment variable)?)\s+)?"
                  r"(?:(?:is|was|are|were|gets?|got)\s+)?(?:set|enabled|on|turned on|used|exported|added|applied)?\b|"
                  + _VAR + r"\s+(?:\w+\s+)?(?:causes?|caused|makes?|made|leads? to|led to|results? in|triggers?|triggered|breaks?|broke)\b|"
+                 # named as the reason ("crashed because NCCL_BUFFSIZE was set"), or set and then removed to fix it
+                 # ("NCCL_ALGO=Ring was set in the launcher; unsetting it fixed it")
+                 r"\b(?:because|due to)\s+(?:of\s+)?(?:the\s+|a\s+|an\s+)?(?:env(?:ironment)?\s+(?:variable\s+)?)?" + _VAR + r"\s+(?:(?:is|was|were|being)\s+)?(?:\w+\s+)?(?:set|exported|enabled)\b|"
+                 + _VAR + r"\s+(?:is|was|were|had been|got)\s+(?:\w+\s+){0,2}?(?:set|exported|added|left)\b[^.\n]{0,80}?"
+                 r"\b(?:unset\w*|remov\w*|delet\w*|dropp\w*)\s+(?:it|that|this|the (?:variable|setting|line|export))\b"
+                 r"(?=[^.\n]{0,40}?\b(?:works?|worked|fix\w*|solv\w*|resolv\w*|goes away|went away|fine)\b)|"
                  r"\b(?:unset\w*|remov\w*|delet\w*|dropp?\w*|without)\s+(?:the\s+)?(?:env(?:ironment)?\s+(?:variable\s+)?)?" + _VAR +
                  r"(?=[^.\n]{0,60}?\b(?:works?|worked|fix\w*|solv\w*|resolv\w*|goes away|went away|fine)\b)|"
                  r"(?:去掉|删除|删掉|取消)\s*" + _VAR + r"(?=[^。\n]{0,20}?(?:正常|解决|好了))|"
@@ -450,6 +460,10 @@ _ENV_WORKED = _rx(r"\b(?:works?|worked|working|fine|complet\w*|succeed\w*|pass(?
 _BROKEN_BY_CHANGE = _rx(r"\b(?:after|since|following)\s+(?:the\s+|a\s+|an\s+|my\s+|our\s+|this\s+)?(?:(?:nvidia|gpu)\s+)?"
                         r"(driver|nccl|cuda|kernel|bios|firmware)\s+(?:update|upgrade|downgrade|change|install\w*)|"
                         r"\b(?:after|since)\s+" + _CHANGE + r"\s+" + _PART + "|"
+                        # a driver branch as the change's end ("after upgrading from 535", "since moving to 550.54"): NVIDIA's
+                        # driver branches are three digits, R450-R599 in the CUDA 11-13 era
+                        r"\b(?:after|since)\s+(?:upgrad|updat|downgrad|mov|switch|go)\w*\s+(?:from|to)\s+(?:the\s+)?r?(4[5-9]\d|5\d\d)(?:\.\d{1,3}){0,2}\b"
+                        r"(?!\s*(?:mb|mib|gb|gib|w\b|watts?|mhz|%|gpus?|cores?|steps?|series|rtx|gtx))|"
                         r"(?:升级|更新|降级)了?\s*((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)[^。\n，,]{0,12}?(?:后|之后|以后)|"
                         r"((?:cuda\s*|nvidia\s*|显卡)?驱动|nccl|cuda)(?:版本)?[^。\n，,]{0,16}?(?:升级|更新|降级|换)[^。\n，,]{0,16}?(?:后|之后|以后)|"
                         # a release named as where the trouble starts, or as a regression (the words of release notes and
@@ -526,6 +540,21 @@ _DRIVER_MAJOR = _rx(r"(?:\bdrivers?\s+(?:version\s+|branch\s+)?|\b(?:with|on|to|
                    r"驱动(?:版本)?\s*(?:是|为|:|：)?\s*|驱动\S{0,4}?(?:升级|降级|更新|回退)(?:到|至)\s*)"
                            r"(4[5-9]\d|5\d\d)(?!\d|\.\d)(?!\s*(?:mb|mib|gb|gib|w\b|mhz|%|x\b|gpus?|cores?))")
 #: a bandwidth that fell, in figures ("18 -> 2 BUSBW", "from 20 GB/s to 9 GB/s", "带宽从 300 降到 20")
+#: a measured bandwidth set against what it was or should be, in one sentence: "0.5 GB/s ... with 545 it was 25 GB/s",
+#: "expected ~25 GB/s but got 3 GB/s", "gives 0.8 GB/s instead of 12 GB/s" (what p2pBandwidthLatencyTest, nvbandwidth and
+#: nccl-tests reports compare: a figure against the previous one or the link's rate). Groups: (figure, unit) pairs
+_BW = r"(\d+(?:\.\d+)?)\s*(gb/s|gbps|gib/s|gb/sec|mb/s|mib/s)"
+_BW_THEN = (r"(?:it\s+|that\s+|this\s+|which\s+|bandwidth\s+)?(?:was|were|used to (?:be|get|give|reach)|had been)\s+(?:about\s+|around\s+|~|over\s+)?"
+            r"|(?:before|previously|earlier)\s*[:,]?\s*(?:it\s+was\s+|we\s+(?:got|had|saw)\s+)?(?:about\s+|around\s+|~)?"
+            r"|(?:expect\w*|should (?:be|get|give|reach)|instead of|rather than|down from|theoretical(?:ly)?|nominal|spec(?:ified)?)\s*(?:of\s+|is\s+|to\s+)?(?:about\s+|around\s+|~|over\s+)?")
+_BW_CONTRAST = _rx(_BW + r"[^.\n]{0,80}?\b(?:" + _BW_THEN + r")" + _BW + "|"
+                   r"(?<![\w])(?:" + _BW_THEN + r")" + _BW + r"[^.\n]{0,80}?\b(?:but|now|only|get|gets|got|getting|see|seeing|measur\w*)\b[^.\n]{0,30}?" + _BW)
+
+
+def _bw_gbs(value: str, unit: str) -> float:
+    return float(value) / (1000.0 if unit.startswith("m") else 1.0)
+
+
 _DROP = _rx(r"(\d+(?:\.\d+)?)\s*(?:->|→|=>|to)\s*(\d+(?:\.\d+)?)\s*(?:gb/s|gbps|busbw|algbw|bus ?bandwidth)")
 #: P2P said available in words: "cudaDeviceCanAccessPeer reports 1", "can_device_access_peer returns True",
 #: "`nvidia-smi topo -p2p r` says OK for every pair"
@@ -613,6 +642,13 @@ _WIDTH_SLOT = _rx(r"\b(?:negotiat\w*|trains?|trained|training|runs?|running|stuc
                   r"[^.\n]{0,20}?" + _W)
 #: lspci's own verdict on a width: pciutils (ls-caps.c, link_compare) writes "Width x8 (downgraded)" where LnkSta's
 #: width is below LnkCap's; its "(downgraded)" after a speed ("2.5GT/s (downgraded)") is what an idle link shows too
+#: a GPU's link said to run one or two lanes wide ("running at PCIe x1", "trained to x2", "an x1 link"): NVIDIA's GPUs
+#: are built x16 (a few low-end cards x8; mining-only CMP boards x4), so x1/x2 is below any GPU's LnkCap: a riser, an
+#: x1 slot or a bad seat (lspci would print "Width x1 (downgraded)"). Written with the word PCIe or the word link/lane,
+#: never a bare "x1" ("H100 x1" counts GPUs)
+_WIDTH_NARROW = _rx(r"\b(?:runs?|running|ran|trains?|trained|negotiat\w*|stuck|operat\w*|links?(?:\s+up)?|only)\s+(?:only\s+)?(?:at|to|as|on|in)\s+(?:only\s+)?(?:an?\s+)?"
+                    r"pcie\s*(?:gen\s?\d\s*|\d\.0\s*)?x(1|2)\b(?!\.\d)|\b(?:pcie\s*(?:gen\s?\d\s*|\d\.0\s*)?)?x(1|2)\s+(?:links?|lanes?|width|speed|mode)\b")
+_NOT_A_GPU_LINK = _rx(r"\b(?:nics?|hcas?|nvme|ssds?|network (?:card|adapter)|ethernet|infiniband|mellanox|connectx|usb|sata|sound card)\b")
 _WIDTH_MARKED_DOWN = _rx(r"\bx(1|2|4|8|16)\s*\(downgraded\)")
 _G = r"(?:pcie\s*)?gen(?:eration)?\s?"  # a generation's name in nvidia-smi -q's words
 #: a PCIe generation said to run below what the link offers, each pattern with (running, best) as its two groups,
@@ -1150,6 +1186,10 @@ def parse(c: Collector) -> bool:
         found = c.add("host", "gpu.pcie_degraded_under_load", True, ln(marked.start()),
                       summary=f"lspci marks the link's width x{marked.group(1)} as downgraded (below LnkCap's; a width is "
                               "never lowered when idle)") or found
+    elif (narrow_gpu := _WIDTH_NARROW.search(low)) and not _NOT_A_GPU_LINK.search(_sentence(low, narrow_gpu.start(), narrow_gpu.end())):
+        found = c.add("host", "gpu.pcie_degraded_under_load", True, ln(narrow_gpu.start()),
+                      summary=f"the text says a link runs x{narrow_gpu.group(1) or narrow_gpu.group(2)} wide (NVIDIA GPUs are "
+                              "built x16 or x8; a width is never lowered when idle)") or found
     else:
         lower = _gen_below_best(low)
         if lower:
@@ -1176,6 +1216,14 @@ def parse(c: Collector) -> bool:
                 found = c.add("host", "symptom.slow", True, ln(m.start()),
                               summary=f"a bandwidth fell from {m.group(1)} to {m.group(2)}") or found
                 break
+    if not any(f.facts.get("symptom.slow") for f in c.findings):
+        for m in _BW_CONTRAST.finditer(low):
+            g = m.groups()
+            now, then = (g[0:2], g[2:4]) if g[0] else (g[6:8], g[4:6])  # measured first, or the expected figure first
+            if _bw_gbs(*now) * 2 <= _bw_gbs(*then):
+                found = c.add("host", "symptom.slow", True, ln(m.start()),
+                              summary=f"the text measures {now[0]} {now[1]} against {then[0]} {then[1]} it was or should be") or found
+                break
     m = _FIXED_BY_CHANGE.search(low)
     fixed_by = False
     if m and re.search(r"n'?t\b|\bnot\b|\bno\b|\bnever\b|没有|未", m.group(0)):
@@ -1189,7 +1237,7 @@ def parse(c: Collector) -> bool:
     m = _BROKEN_BY_CHANGE.search(low)
     if m and not fixed_by and any(f.facts.get(k) for f in c.findings for k in _SYMPTOM_KEYS):
         what = next(g for g in m.groups() if g)
-        what = "driver" if what.endswith("驱动") else "cuda" if what.startswith("cuda") else what
+        what = "driver" if what.endswith("驱动") or what.isdigit() else "cuda" if what.startswith("cuda") else what
         found = c.add("host", "text.broken_by", what, ln(m.start()), severity="info",
                       summary=f"the text says the trouble began after changing the {what} version") or found
     if not c.has("host", "text.fixed_by") and not c.has("host", "text.broken_by"):
@@ -1229,9 +1277,14 @@ def parse(c: Collector) -> bool:
             var = next(g for g in m.groups() if g)
             a, b = _sentence_span(low, m.start(), m.end())
             said = low[a:b]
-            removed = not re.match(r"(?:when|whenever|if|once|after|with|设置|开启|启用|加上)", m.group(0)) and not re.search(
+            removed = not re.match(r"(?:when|whenever|if|once|after|with|because|due to|设置|开启|启用|加上)", m.group(0)) and not re.search(
                 r"caus|make|made|lead|led|result|trigger|break|broke", m.group(0))
-            if not removed:
+            if re.match(r"because|due to", m.group(0)):
+                # the reason given for the trouble said before it ("it crashed because X was set"; not "it works because X is set")
+                before = said[:m.start() - a]
+                if _ENV_WORKED.search(before) or not _ENV_TROUBLE.search(before):
+                    continue
+            elif not removed:
                 # the trouble follows the setting: in its sentence, or the next one ("When X=0 is set, NCCL uses TCP. I get very slow ...")
                 after = low[b:b + 200].split("\n", 1)[0] if b < len(low) and low[b:b + 1] != "\n" else ""
                 if (_ENV_WORKED.search(said) or not (_ENV_TROUBLE.search(said[m.end() - a:]) or _ENV_TROUBLE.search(said[:m.start() - a])

@@ -134,6 +134,10 @@ NVLINK_MIN_GBPS = 20.0
 PCIE_LANE_GBPS = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.877}
 FAR_UNDER = 0.25  # measured under a quarter of the link's floor: far under, whatever the generation or overheads
 HEALTHY_SHARE = 0.5  # at least half of that floor: the copy used the link
+#: the narrowest link an NVIDIA GPU is built with since Kepler: PCIe Gen3 x4 (mobile and the smallest cards; the rest
+#: are x8/x16, NVLink above). A copy tool's figure under a quarter of it is far under any GPU's link that trained as
+#: built, whatever the paste leaves unsaid (a slot's x1 riser, a link trained down, or peer traffic stalled on its way)
+ANY_GPU_LINK_GBPS = PCIE_LANE_GBPS[3] * 4
 
 
 def link_floor(c: Collector, a: int, b: int) -> Optional[tuple[float, str]]:
@@ -158,15 +162,16 @@ def link_floor(c: Collector, a: int, b: int) -> Optional[tuple[float, str]]:
 def judge_link(c: Collector, measured: dict, line: int, tool: str) -> None:
     """A copy tool's one-way GB/s per pair against the pair's link in the same paste: far under it (FAR_UNDER) is
     symptom.slow with the pair's bench.verdict "slow"; at least HEALTHY_SHARE is the verdict "healthy" (a working
-    state). Nothing where the paste does not say the link."""
+    state). Where the paste does not say the link, only "slow", against ANY_GPU_LINK_GBPS."""
     for (a, b), v in measured.items():
         if a == b or v is None:
             continue
         floor = link_floor(c, a, b)
-        if floor is None:
-            continue
-        gbps, link = floor
+        said = floor is not None
+        gbps, link = floor if said else (ANY_GPU_LINK_GBPS, "any GPU's PCIe link (Gen3 x4, the narrowest built)")
         subj = pair_subject(a, b)
+        if not said and v >= FAR_UNDER * gbps:
+            continue  # the paste does not say the link: only a figure far under every GPU's link says something
         if v < FAR_UNDER * gbps:
             c.add(subj, "bench.verdict", "slow", line, severity="problem",
                   summary=f"GPU{a} -> GPU{b}: {tool} {v:.1f} GB/s, under a quarter of what {link} gives at the least ({gbps:.0f} GB/s)")

@@ -45,6 +45,9 @@ UNKNOWN_FACTOR, CONTRADICTED_FACTOR = 0.8, 0.3
 LIKELY, POSSIBLE = 0.75, 0.45
 COUNT_SAMPLE = 2_000_000  # characters of a long text its literals are counted on (first and last halves)
 COMMON_LITERAL = 50000  # a literal on more lines than this no longer narrows the search
+#: facts in which the text ties its trouble to a change: a version changed, a variable set (prose.py reads them only beside
+#: a symptom of the text)
+CAUSE_SAID = frozenset({"text.fixed_by", "text.broken_by", "symptom.caused_by_env"})
 UNSURE_CAP = 0.44  # a candidate offered on its symptom alone (a required fact unknown) stays below POSSIBLE
 WEAK_SYMPTOMS = frozenset({"symptom.fails", "symptom.reported"})  # symptoms too generic to make an entry a candidate without its context
 LEAD_FACTOR = 0.5  # a lead (context that fits beside a symptom no entry claims) ranks under every unsure candidate
@@ -854,7 +857,10 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     # "it fails" beside a specific error the text names (a CUDA or NCCL code) is that error: an entry offered on the
     # words alone, with its setup held (a VM, a GeForce), but which neither matches the error's text nor lists its code,
     # does not explain the failure the text shows: unsure (an AWS instance's 802 is Fabric Manager's, not the VM's)
-    if offered and symptom and not strong and not code_hits and facts.code_facts():
+    # (a trigger that ties the trouble itself to a change, "it began after the driver update", "works again without
+    # NCCL_X", is no context: it says what brought the error, whatever the error's code; CAUSE_SAID)
+    if offered and symptom and not strong and not code_hits and facts.code_facts() \
+            and not any(c["fact"] in CAUSE_SAID for c in fired):
         offered = False
         reasons.append("only 'it fails' in words, beside an error this entry does not explain (" +
                        ", ".join(named for _, named, _ in facts.code_facts()[:2]) + ")")
@@ -923,6 +929,8 @@ def _fails_explained_elsewhere(out: list[Match], facts: Facts) -> None:
     if not weak_lines or not weak_lines <= explained:
         return
     for m in out:
+        if any(f"({key} = " in r for key in CAUSE_SAID for r in m.reasons):
+            continue  # the text ties its trouble to this entry's cause (a change of version, a variable): no context
         if m.weak_offer and not m.unsure and not any(r.startswith("regex matched") for r in m.reasons):
             m.unsure = True
             m.score = min(m.score, UNSURE_CAP)
