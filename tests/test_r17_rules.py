@@ -157,3 +157,52 @@ def test_an_error_beside_a_version_merely_named_is_no_regression():
     text = ("NCCL version 2.18.1+cuda12.1\nNCCL WARN Cuda failure 'peer access is not supported between these two devices'\n"
             "Driver Version: 545.23.06")
     assert ("p2p_driver_regression", "possible") not in explained(text)
+
+
+# 8. "gives correct results" is a version said to work (the contrast of two NCCL releases), and NCCL or CUDA said to
+#    "never use P2P" is a failure in words (what the reporter sees: NCCL's log naming SHM or NET for every pair).
+
+def test_correct_results_with_the_older_release_is_a_contrast():
+    text = "The allgather results are wrong only with NCCL 2.19.3; downgrading to 2.18.6 gives correct results."
+    assert host_facts(text).get("text.broken_by") == "nccl"
+
+
+@pytest.mark.parametrize("text, fails", [
+    ("On an AWS g5.12xlarge instance NCCL never uses P2P, it always says via SHM between the four A10G.", True),
+    ("NCCL never enabled NVLink on this box", True),
+    ("NCCL uses P2P between all pairs", None),
+])
+def test_never_uses_p2p_is_a_failure(text, fails):
+    assert host_facts(text).get("symptom.fails") is fails
+
+
+# 9. Where the paste does not say the link, a copy tool's or a one-node nccl-tests run's figure is judged against the
+#    link its GPUs are built with: the architecture's PCIe generation (NVIDIA's data sheets) at x8, the narrowest
+#    desktop or data-centre card; only "slow", under a quarter of it (the link may be wider); laptop parts left out.
+
+NCCL_TESTS_ONE_NODE = """# Using devices
+#  Rank  0 Group  0 Pid  12 on node1 device  0 [0x1b] NVIDIA RTX A5000
+#  Rank  1 Group  0 Pid  12 on node1 device  1 [0xb1] NVIDIA RTX A5000
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+   134217728      33554432     float     sum      -1   110456    {bw}    {bw}      0   110123    {bw}    {bw}      0
+"""
+
+
+def test_one_node_nccl_tests_far_under_the_built_link_is_slow():
+    assert host_facts(NCCL_TESTS_ONE_NODE.format(bw="1.22")).get("symptom.slow") is True
+
+
+def test_one_node_nccl_tests_at_a_fair_figure_is_not_slow():
+    assert host_facts(NCCL_TESTS_ONE_NODE.format(bw="11.50")).get("symptom.slow") is not True
+
+
+def test_two_node_nccl_tests_is_not_judged_on_the_gpu_link():
+    two_nodes = NCCL_TESTS_ONE_NODE.format(bw="1.22").replace("12 on node1 device  1", "12 on node2 device  1")
+    assert host_facts(two_nodes).get("symptom.slow") is not True
+
+
+def test_built_pcie_generation():
+    from p2ptop.evidence.gpus import built_pcie
+
+    assert built_pcie("NVIDIA RTX A5000") == 4 and built_pcie("NVIDIA H100 80GB HBM3") == 5 and built_pcie("Tesla V100") == 3
+    assert built_pcie("NVIDIA GeForce RTX 3080 Laptop GPU") is None and built_pcie("Some GPU") is None

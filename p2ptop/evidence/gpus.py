@@ -85,6 +85,25 @@ def nvswitch_board_note(name: Optional[str]) -> Optional[str]:
     return None
 
 
+#: the PCIe generation each architecture's boards are built with (NVIDIA's data sheets: Kepler K40/K80 to Turing T4
+#: and RTX 20 Gen3; A100, RTX 30/A6000, L40, RTX 40 Gen4; H100 PCIe/SXM, B200, RTX 50 Gen5). With a width of x8, the
+#: narrowest desktop or data-centre card of these families (RTX 4060, A2, RTX 3050), a floor for a link the paste does
+#: not describe; laptop parts (x4, x8) are left out
+PCIE_GEN_BY_ARCH = {"Kepler": 3, "Maxwell": 3, "Pascal": 3, "Volta": 3, "Turing": 3, "Ampere": 4, "Ada": 4, "Hopper": 5,
+                    "Blackwell": 5}
+BUILT_MIN_WIDTH = 8
+_LAPTOP = re.compile(r"laptop|mobile|max-?q|mx\s?\d|jetson|orin|xavier", re.I)
+
+
+def built_pcie(name: Optional[str]) -> Optional[int]:
+    """The PCIe generation a card of this name is built with (PCIE_GEN_BY_ARCH), None for unknown models and laptop
+    or embedded parts."""
+    if not name or _LAPTOP.search(name):
+        return None
+    cls, arch = classify(name)
+    return PCIE_GEN_BY_ARCH.get(arch) if cls in ("consumer", "workstation", "data-centre") else None
+
+
 def classify(name: Optional[str]) -> tuple[Optional[str], Optional[str]]:
     """(product class, architecture) of a GPU name, (None, None) when unknown."""
     if not name:

@@ -70,9 +70,11 @@ def _wrong(value: str, layout: _Layout, dtype: str, nranks: int) -> Optional[boo
     return v > _TYPE_DELTA.get(dtype.lower(), 0.0) * max(1, nranks - 1)
 
 
-def parse(c: Collector, gpu_name, link_floor) -> bool:
+def parse(c: Collector, gpu_name, link_floor, built_floor=None) -> bool:
     """``gpu_name(c, index, name, line)`` records a rank's GPU; ``link_floor(c, a, b)`` is the least GB/s one way the
-    paste shows the pair's link to give (tools.link_floor), None where it does not say."""
+    paste shows the pair's link to give (tools.link_floor), None where it does not say; ``built_floor(c, a, b)`` the
+    least the pair's link gives as its GPUs are built (tools.built_floor), the floor of a run whose ranks are all on
+    one node where the paste does not say the link."""
     text = c.paste.text
     if "busbw" not in text and "Avg bus bandwidth" not in text and "# Using devices" not in text \
             and "Out of bounds values" not in text and "Test timeout" not in text:
@@ -89,6 +91,7 @@ def parse(c: Collector, gpu_name, link_floor) -> bool:
     layout: Optional[_Layout] = None
     ranks = 0
     devices: set[int] = set()
+    nodes: set[str] = set()  # the hosts the ranks say they run on ("# Rank 0 ... on node1 device 0 ...")
     ngpus = next((int(m.group(1)) for m in map(_NGPUS.search, lines[:200]) if m), 0)
     timeout = 0
     for no, line in enumerate(lines, 1):
@@ -104,6 +107,7 @@ def parse(c: Collector, gpu_name, link_floor) -> bool:
                 c.kind("nccl-tests")
             elif d:
                 ranks += 1
+                nodes.add(d.group(2))
                 devices.add(int(d.group(3)))
                 gpu_name(c, int(d.group(3)), d.group(5), no)
                 bus = d.group(4)
@@ -166,6 +170,10 @@ def parse(c: Collector, gpu_name, link_floor) -> bool:
     gpus = sorted(devices) or (sorted(topo.gpus) if topo is not None else [])
     floors = [link_floor(c, a, b) for a in gpus for b in gpus if a < b]
     # (only a run up to 16 MiB and more: smaller messages never fill a link, whatever the path)
+    if not (floors and all(floors)) and built_floor and len(nodes) == 1 and len(devices) >= 2:
+        # every rank on one node: its GPUs talk over their own links (P2P, SHM), at least what they are built with
+        floors = [built_floor(c, a, b) for a in gpus for b in gpus if a < b]
+        floors = [(gbps, link + ", all ranks on one node") for gbps, link in floors]
     if floors and all(floors) and max(r["size"] for r in rows) >= 16 << 20:
         gbps, link = min(floors)
         peak = max(rows, key=lambda r: r["busbw"])

@@ -272,6 +272,7 @@ _SYMPTOMS = (
                       r"\b(?:cannot|can'?t|can not|unable to)\s+access\s+(?:the\s+|its\s+|each\s+)?(?:peer|other\s+gpu|gpu\s*\d)\w*|"
                       r"\b(?:is|are|was|were)\s+not able to\s+(?:communicat\w*|talk|enable|access|use|see|reach)\b|"
                       r"\b(?:cannot|can'?t|can not|could ?n[o']?t|unable to)\s+(?:see|access|reach|talk to|communicate with)\s+each other\b|\bnot working\b|"
+                      r"\bnever (?:uses?|used|enables?|enabled|picks?|selects?|chooses?)\s+(?:the\s+)?(?:p2p|nvlink|peer[- ]to[- ]peer|peer access)\b|"
                       r"\bstopped working\b|\bno longer works?\b|\bbroken\b|\b(?:tests?|training|job|run|init\w*|p2p|nccl)\s+"
                       r"(?:\w+\s+){0,2}fail(?:s|ed|ing)?\b|\bfails?\s+(?:to|with|on)\b|\bfailed\s+(?:to|with|on)\b|"
                       r"(?:p2p|peer|access|nvlink|gpus?|cards?|devices?)\b[^.\n]{0,40}\b(?:not supported|unsupported)\b|"
@@ -784,7 +785,8 @@ def _sentence(low: str, start: int, end: int) -> str:
 #: a version said to work ("when the driver 545.23.08 is installed, all versions work fine", "works with NCCL 2.18.3",
 #: "驱动 535 正常") or to fail ("the error occurs ... with driver 550.90.07", "hangs with 2.19.3", "报错"), in its sentence
 _WORKS_SAID = _rx(r"\b(?:works?|worked|working|runs? (?:fine|normally|well|correctly|ok)|ran (?:fine|normally|well)|(?:is|was|are|were) (?:fine|ok|good)|"
-                  r"no (?:issues?|problems?|errors?|hangs?)|succeed\w*|pass(?:es|ed)?)\b|正常|没问题|没有问题|可以用|能用")
+                  r"no (?:issues?|problems?|errors?|hangs?)|succeed\w*|pass(?:es|ed)?|correct (?:results?|outputs?|values?|data|answers?|sums?))\b|"
+                  r"正常|没问题|没有问题|可以用|能用|结果正确")
 _FAILS_SAID = _rx(r"\berrors?\b|\bfail\w*|\bhang\w*|\bhung\b|\bstuck\b|\bcrash\w*|\bbroken\b|\bbreaks?\b|\bissues?\b|\bproblems?\b|"
                   r"\bwrong\b|\bslow\w*|\bdeadlock\w*|\btime ?outs?\b|\btimed out\b|n'?t work|not work|报错|失败|卡住|卡死|出错|错误|异常|问题")
 

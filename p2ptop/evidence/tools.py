@@ -26,7 +26,7 @@ import re
 from typing import Any, Optional
 
 from . import nccl_tests
-from .gpus import classify
+from .gpus import BUILT_MIN_WIDTH, built_pcie, classify
 from .paste import Collector, pair_subject
 from .smi import no_nvlink_hardware
 
@@ -159,16 +159,27 @@ def link_floor(c: Collector, a: int, b: int) -> Optional[tuple[float, str]]:
     return None
 
 
+def built_floor(c: Collector, a: int, b: int) -> tuple[float, str]:
+    """The least GB/s one way a pair's link gives as its GPUs are built, for a paste that does not say the link: both
+    models known, the older generation at x8 (gpus.built_pcie, BUILT_MIN_WIDTH), else any GPU's link
+    (ANY_GPU_LINK_GBPS). Only a figure far under it says something: the link may be wider."""
+    gens = [built_pcie(c.get(f"gpu:{g}", "gpu.name") or c.get("host", "gpu.name")) for g in (a, b)]
+    if all(gens):
+        gen = min(gens)
+        return PCIE_LANE_GBPS[gen] * BUILT_MIN_WIDTH, f"PCIe Gen{gen}, as its GPUs are built (x{BUILT_MIN_WIDTH} at the least)"
+    return ANY_GPU_LINK_GBPS, "any GPU's PCIe link (Gen3 x4, the narrowest built)"
+
+
 def judge_link(c: Collector, measured: dict, line: int, tool: str) -> None:
     """A copy tool's one-way GB/s per pair against the pair's link in the same paste: far under it (FAR_UNDER) is
     symptom.slow with the pair's bench.verdict "slow"; at least HEALTHY_SHARE is the verdict "healthy" (a working
-    state). Where the paste does not say the link, only "slow", against ANY_GPU_LINK_GBPS."""
+    state). Where the paste does not say the link, only "slow", against the link as the GPUs are built (built_floor)."""
     for (a, b), v in measured.items():
         if a == b or v is None:
             continue
         floor = link_floor(c, a, b)
         said = floor is not None
-        gbps, link = floor if said else (ANY_GPU_LINK_GBPS, "any GPU's PCIe link (Gen3 x4, the narrowest built)")
+        gbps, link = floor if said else built_floor(c, a, b)
         subj = pair_subject(a, b)
         if not said and v >= FAR_UNDER * gbps:
             continue  # the paste does not say the link: only a figure far under every GPU's link says something
@@ -493,7 +504,7 @@ def parse_expected_bandwidth(c: Collector) -> bool:
 
 def parse_nccl_tests(c: Collector) -> bool:
     """nccl-tests' result tables and summary (every layout since 2017): evidence/nccl_tests.py."""
-    return nccl_tests.parse(c, _gpu_name, link_floor)
+    return nccl_tests.parse(c, _gpu_name, link_floor, built_floor)
 
 
 #: DCGM's own failure messages (dcgmlib/dcgm_errors.h): DCGM_FR_BROKEN_P2P_MEMORY_DEVICE / _WRITER_DEVICE (and the
