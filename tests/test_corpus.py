@@ -31,6 +31,7 @@ FRESH15_MIN = 11  # cases collected in fresh15/ (2026-11-28)
 FRESH16_MIN = 9  # cases collected in fresh16/ (2026-11-28, second session)
 FRESH17_MIN = 7  # cases collected in fresh17/ (2026-11-28, third session)
 FRESH18_MIN = 10  # cases collected in fresh18/ (2026-11-28, fourth session)
+FRESH19_MIN = 18  # cases collected in fresh19/ (2026-11-28, fifth session)
 CERTAINTIES = {"maintainer", "reporter confirmed", "inferred"}
 
 
@@ -86,6 +87,7 @@ def test_corpus_is_not_empty_and_has_all_parts():
     assert len([c for p, _, c in CASES if p == "fresh16"]) >= FRESH16_MIN
     assert len([c for p, _, c in CASES if p == "fresh17"]) >= FRESH17_MIN
     assert len([c for p, _, c in CASES if p == "fresh18"]) >= FRESH18_MIN
+    assert len([c for p, _, c in CASES if p == "fresh19"]) >= FRESH19_MIN
 
 
 @pytest.mark.parametrize("part,path,case", CASES, ids=[os.path.basename(p) for _, p, _ in CASES])

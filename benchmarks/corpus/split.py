@@ -98,6 +98,13 @@ infrastructure, containers and clouds; deep-learning frameworks and GPU librarie
 say nothing of their cases in their reports; judged once, blind, with fcad272
 (benchmarks/results/eval-diagnosis-fresh18-blind-fcad272.txt), then opened. Assigned by collection: every case comes
 from a thread in no other part (dev/, holdout/, fresh/ to fresh17/), one case per thread.
+
+fresh19/: a twenty-first part, collected on 2026-11-28 (fifth session) after fresh18/ had been judged and opened, by four
+helpers with venues kept apart (LLM serving and fine-tuning projects other than vLLM/SGLang/TensorRT-LLM; HPC,
+infrastructure, containers and clouds; frameworks and GPU libraries; threads in Chinese and application/research
+repositories), who reported a count only; judged once, blind, with 5bffbaf
+(benchmarks/results/eval-diagnosis-fresh19-blind-5bffbaf.txt), then opened. Assigned by collection: every case comes
+from a thread in no other part (dev/, holdout/, fresh/ to fresh18/), one case per thread.
 """
 
 from __future__ import annotations
@@ -107,9 +114,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh18/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh19/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured

@@ -237,7 +237,12 @@ _SYMPTOMS = (
                               # a mismatch of data, not of versions, types or shapes ("Driver/library version mismatch", "a mismatched
                               # Fabric Manager version", "size mismatch for weight": a setup's error, not wrong results)
                               r"(?<!version )(?<!version-)(?<!library )(?<!type )(?<!shape )(?<!size )(?<!dtype )(?<!abi )(?<!driver )"
-                              r"\bmismatch(?:es|ed)?\b(?![^.\n]{0,40}?\b(?:versions?|drivers?|librar(?:y|ies)|shapes?|dtypes?|types?)\b)|corrupt(?:ed|ion)?|verification (?:error|failed)|"
+                              r"\bmismatch(?:es|ed)?\b(?![^.\n]{0,40}?\b(?:versions?|drivers?|librar(?:y|ies)|shapes?|dtypes?|types?)\b)|"
+                              # corrupted data, not a corrupted object or file: NCCL's own "Error : corrupted comm object
+                              # detected" (init.cc's CommCheck: a communicator handle that is not NCCL's, e.g. from another
+                              # libnccl in the process), a corrupt download, checkpoint or install is no wrong result
+                              r"corrupt(?:ed|ion|s)?\b(?!\s+(?:comm\b|comm object|communicators?|handles?|files?|checkpoints?|zip|archives?|"
+                              r"downloads?|caches?|headers?|packages?|install\w*|state[_ ]dict|weights? files?|elf|image|disk))|verification (?:error|failed)|"
                               r"\b(?:results?|outputs?|values?|data) (?:are|is|were|was) (?:different|inconsistent|off)\b|"
                               r"\binf(?:s| values?)\b|\bresults? (?:differ|diverge)\w*|\bdifferent (?:results|outputs|values) (?:on|from|between)\b|"
                               r"\bwrongs\b|\bwrong[`'\"]?\s+(?:transfers?|elements?|copies)\b|\b(?:non-?zero|high|many)\s+#?wrong\b|#wrong\s+(?:is|are|was|were|column)\b|"
