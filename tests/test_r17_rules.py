@@ -23,10 +23,15 @@ pastes of my own (vocabulary probes), before the fresh19 part was judged.
 
 from __future__ import annotations
 
+import json
+import os
+
 import pytest
 
+from p2ptop import cli
 from p2ptop.evidence import read_text
 
+from .conftest import FIXTURES
 from .kbtools import classes, explained, host_facts
 
 
@@ -206,3 +211,22 @@ def test_built_pcie_generation():
 
     assert built_pcie("NVIDIA RTX A5000") == 4 and built_pcie("NVIDIA H100 80GB HBM3") == 5 and built_pcie("Tesla V100") == 3
     assert built_pcie("NVIDIA GeForce RTX 3080 Laptop GPU") is None and built_pcie("Some GPU") is None
+
+
+# 10. On a host whose facts rule out what the text's own lines give as unsure candidates (a pasted P2P matrix of a pair
+#     on a one-GPU host), the answer names them too, marked unsure; leads on context alone are never named.
+
+H100 = os.path.join(FIXTURES, "captures", "h100x1-vm", "p2ptop-snapshot.json")
+
+
+def test_unsure_pair_candidates_the_one_gpu_host_rules_out_are_named(tmp_path, capsys):
+    f = tmp_path / "paste.txt"
+    f.write_text(P2P_ENABLED_ONLY)
+    assert cli.main(["explain", "--replay", H100, str(f), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    lost = doc["ruled_out_by_host"]
+    assert lost and all(x["confidence_on_text"] == "unsure" for x in lost)
+    assert "pcie/p2p-through-cpu-slow" in [x["entry"] for x in lost]
+    assert all("one GPU on the host" in x["why"] for x in lost)
+    assert cli.main(["explain", "--replay", H100, str(f)]) == 0
+    assert "suggests (unsure) pcie/p2p-through-cpu-slow" in capsys.readouterr().out

@@ -129,9 +129,11 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
     conflicts = list(dict.fromkeys(c for m, _ in results for c in m.notes)) or facts.conflicts
     lost: list[dict] = []
     if findings and text is not None and kind in ("healthy", "unsure") and evidence.gpu_related:
-        for entry, line, why in ruled_out_by_host(kb, log, everything, origin):
-            lost.append({"entry": entry.id, "failure_class": entry.failure_class, "line": line, "why": why})
-            conflicts = conflicts + [f"line {line} of the text points at {entry.id} ({entry.failure_class}), which the "
+        for entry, line, why, confidence in ruled_out_by_host(kb, log, everything, origin):
+            lost.append({"entry": entry.id, "failure_class": entry.failure_class, "line": line, "why": why,
+                         "confidence_on_text": confidence})
+            said = "points at" if confidence in ("likely", "possible") else "suggests (unsure)"
+            conflicts = conflicts + [f"line {line} of the text {said} {entry.id} ({entry.failure_class}), which the "
                                      f"host's facts rule out ({why}); if the text comes from another machine, explain "
                                      "it on its own (--text-only)"]
     return {"kind": kind, "results": results, "symptoms": symptoms, "conflicts": conflicts, "ruled_out_by_host": lost,

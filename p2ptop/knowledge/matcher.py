@@ -1029,9 +1029,12 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
     return out[:top] if top else out
 
 
-def ruled_out_by_host(kb, text=None, findings: Iterable[Finding] = (), origin: str = "host", limit: int = 3) -> list[tuple[Entry, int, str]]:
-    """Entries offered (likely or possible) on ``text`` alone, on their own regex, error code or facts, that the HOST's
-    facts rule out (the text's facts alone do not): (entry, first line of its evidence, why), at most ``limit``.
+def ruled_out_by_host(kb, text=None, findings: Iterable[Finding] = (), origin: str = "host",
+                      limit: int = 3) -> list[tuple[Entry, int, str, str]]:
+    """Entries that ``text`` alone gives on their own regex, error code or facts (offered, likely or possible, or
+    unsure candidates on a symptom of their own; never leads on context) and that the HOST's facts rule out (the
+    text's facts alone do not): (entry, first line of its evidence, why, its confidence on the text alone), offered
+    ones first, at most ``limit``.
     Where text and host disagree the host's facts win (issue 22 point 2); this says which of the text's own lines lost,
     so an answer that offers nothing does not read as "nothing in the text", and the text can be explained on its own
     (--text-only) when it comes from another machine."""
@@ -1042,20 +1045,21 @@ def ruled_out_by_host(kb, text=None, findings: Iterable[Finding] = (), origin: s
     facts = Facts(findings, log, origin)
     text_facts = Facts([f for f in findings if f.id.startswith("text.")], log, origin)
     shared = shared_codes(kb)
-    out: list[tuple[Entry, int, str]] = []
+    out: list[tuple[Match, int, str]] = []
     for entry in kb.entries:
-        if entry.benign or len(out) >= limit:
+        if entry.benign:
             continue
         why = why_excluded(entry, facts, own_text=True)
         if why is None or why_excluded(entry, text_facts, own_text=True) is not None:
             continue
         m = score_entry(entry, log, log.codes, text_facts, shared_codes=shared)
-        if m is None or m.confidence not in ("likely", "possible"):
-            continue  # offered on the text alone only as a lead, or not at all: nothing the host took away
+        if m is None or m.basis != "signs":
+            continue  # given on the text alone only as a lead on context, or not at all: nothing the host took away
         lines = [int(x.group(1)) for r in m.reasons for x in [_LINE.match(r)] if x]
         lines += [int(x.group(1)) for r in m.reasons for x in [re.search(r"\bline (\d+) of the (?:paste|text)", r)] if x]
-        out.append((entry, min(lines) if lines else 1, why))
-    return out
+        out.append((m, min(lines) if lines else 1, why))
+    out = ranked(out, key=lambda x: x[0])[:limit]  # offered first, then the unsure ones, classes apart
+    return [(m.entry, line, why, m.confidence) for m, line, why in out]
 
 
 #: entries of at least this many classes offered on the very same line(s) and nothing else of their own: the line is a
