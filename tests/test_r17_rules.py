@@ -230,3 +230,32 @@ def test_unsure_pair_candidates_the_one_gpu_host_rules_out_are_named(tmp_path, c
     assert all("one GPU on the host" in x["why"] for x in lost)
     assert cli.main(["explain", "--replay", H100, str(f)]) == 0
     assert "suggests (unsure) pcie/p2p-through-cpu-slow" in capsys.readouterr().out
+
+
+# 11. A larger /dev/shm said in Chinese word order ("把 --shm-size 调到 16g 以后正常") or with docker's flag as written
+#     ("raising --shm-size to 16g fixed it") fixed the trouble; "Bus error" (SIGBUS, what touching a /dev/shm file past
+#     tmpfs's size gives; NCCL troubleshooting) is a crash; a count of cards in Chinese ("4 卡", "8 张 4090") is a GPU trace
+#     and names the model counted.
+
+@pytest.mark.parametrize("text", [
+    "在 docker 里用 4 卡训练，报 Bus error，把 --shm-size 调到 16g 以后正常。",
+    "Training with 4 GPUs in docker dies with Bus error; raising --shm-size to 16g fixed it.",
+])
+def test_shm_enlarged_and_bus_error(text):
+    facts = host_facts(text)
+    assert facts.get("symptom.fixed_by_shm_increase") is True and facts.get("symptom.crash") is True
+    assert classes(text)[0] == "shm_exhausted"
+
+
+@pytest.mark.parametrize("text, related", [
+    ("在 docker 里用 4 卡训练，报错了", True),
+    ("两张卡一起跑就报错", True),
+    ("程序卡住了", False),
+])
+def test_a_count_of_cards_in_chinese_is_a_gpu_trace(text, related):
+    assert read_text(text).gpu_related is related
+
+
+def test_a_counted_model_in_chinese():
+    facts = host_facts("8 张 4090 跑 vLLM 张量并行报错 peer access is not supported，换成 A100 没问题。")
+    assert facts.get("gpu.name") == "4090" and facts.get("gpu.consumer") is True

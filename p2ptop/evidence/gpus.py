@@ -66,7 +66,7 @@ MODEL_IN_PROSE = re.compile(
     r"\s+(?:and|with|和)))(?![a-z0-9])|"
     # a bare consumer number after a count ("2x4090", "4*4090 48G", "2 4090s", "two 3090s", "两张4090") or a
     # distinctive bare model ("1080ti", "Gefore 1080Ti"): a count of GPUs is how people write their cards
-    r"(?:(?<![a-z0-9.])\d{1,2}\s*[x×\*]\s*|(?<![a-z0-9.,])(?:\d{1,2}|two|three|four|six|eight|dual|quad)\s+|[两二三四六八]\s*[张块个]?\s*)"
+    r"(?:(?<![a-z0-9.])\d{1,2}\s*[x×\*]\s*|(?<![a-z0-9.,])(?:\d{1,2}|two|three|four|six|eight|dual|quad)\s+|[两二三四六八]\s*[张块个]?\s*|(?<![a-z0-9.])\d{1,2}\s*[张块个]\s*)"
     # (the count's "GPU" written against it: "4*5090GPU")
     r"(?P<counted>(?:50|40|30|20)(?:90|80|70|60)(?:\s*ti|\s*d)?)s?(?![a-z0-9](?<!g(?=pu)))|"
     r"(?<![a-z0-9])(?P<bare>10[78]0\s*ti)(?![a-z0-9])")

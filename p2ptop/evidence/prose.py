@@ -333,7 +333,8 @@ _SYMPTOMS = (
     ("gpu.lost", r"\b(?:gpus?|cards?|devices?)\b[^.;,!?\n]{0,24}?\b(?:vanish\w*|disappear\w*|drops? off|dropped off|falls? off the bus|falling off the bus|fell off the bus|goes missing|went missing|"
                  r"is lost|was lost|no longer (?:shows?|visible|detected|appears?))|掉卡|掉了?\s*(?:显卡|gpu|一张卡)|显卡消失|(?:显卡|gpu)\s*(?:不见了|丢失)|"
                  r"(?:显卡|gpu|卡)[^。，,\n]{0,8}?(?:从总线上?掉|掉线|从总线上?消失)"),
-    ("symptom.crash", r"segfault|segmentation fault|core dumped|sigsegv|sigabrt|\bcrash(?:es|ed|ing)?\b|\bcrash\s?(?:loop\s?)?back\s?off\b|"
+    # (SIGBUS, "Bus error": what a process gets touching a /dev/shm file past what tmpfs holds; NCCL troubleshooting)
+    ("symptom.crash", r"segfault|segmentation fault|core dumped|sigsegv|sigabrt|\bbus error\b|\bsigbus\b|\bcrash(?:es|ed|ing)?\b|\bcrash\s?(?:loop\s?)?back\s?off\b|"
                       r"fallen off the bus|fell off the bus|falls? off the bus|falling off the bus|\bxid\s*:?\s*\d{1,3}\b|崩溃|段错误|掉卡"),
 )
 #: facts that are counts on the live host, said in words here: recorded as 1, "at least one"
@@ -381,9 +382,11 @@ _FIXED_BY_NVLS_OFF = _fixed_by_off(_NVLS_OFF, r"(?:nccl_nvls_enable\s*=\s*0|disa
 #: "--shm-size=16g fixed it", "solved by mounting a bigger /dev/shm", "增大共享内存后正常"): NCCL's SHM transport and its
 #: proxy buffers live in /dev/shm, and Docker's default is 64 MB (NCCL troubleshooting, "Docker: ... increase the shared
 #: memory ... --shm-size=1g": https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#sharing-data)
-_SHM_WORD = r"(?:the\s+|its\s+|a\s+)?(?:(?:docker|container|pod|default)(?:'s)?\s+)?(?:(?:bigger|larger)\s+)?[`'\"]?(?:/dev/shm|shm[- _]?size|\bshm\b|shared memory(?:\s+size)?|共享内存|shm\s*大小)"
+_SHM_WORD = r"(?:the\s+|its\s+|a\s+)?(?:(?:docker|container|pod|default)(?:'s)?\s+)?(?:(?:bigger|larger)\s+)?[`'\"]?(?:--)?(?:/dev/shm|shm[- _]?size|\bshm\b|shared memory(?:\s+size)?|共享内存|shm\s*大小)"
 _SHM_GROW = _rx(r"(?:\bincreas\w*|\braise\w*|\braising|\benlarg\w*|\bbump\w*|\bexpand\w*|\bgrow\w*|\bmount\w*|增大|增加|调大|扩大|加大|设定|设置|挂载)"
                 r"\s*(?:\w+\s+){0,2}?" + _SHM_WORD + r"|" + _SHM_WORD + r"\s*(?:was\s+|is\s+)?(?:increas\w*|enlarg\w*|rais\w*|bump\w*|调大|增大|扩大)|"
+                # the size set to a figure, in Chinese word order ("把 --shm-size 调到 16g", "共享内存改成 8G")
+                + _SHM_WORD + r"\s*(?:调到|调成|改到|改成|改为|设为|设成|设置为|设到|增加到|加到|提高到)\s*\d+\s*[gm]|"
                 r"--shm-size\s*[= ]\s*\d+\s*[gm]\w*" + _GAP % 60 + r"(?:works?|worked|fix\w*|solv\w*|resolv\w*|help\w*|解决|正常)")
 #: shared memory said to have run out ("it runs out of shared memory quickly at /dev/shm", "/dev/shm is full",
 #: "共享内存不足"): NCCL's SHM transport and proxy buffers are files in /dev/shm (src/misc/shmutils.cc: ncclShmOpen,
