@@ -259,3 +259,10 @@ def test_a_count_of_cards_in_chinese_is_a_gpu_trace(text, related):
 def test_a_counted_model_in_chinese():
     facts = host_facts("8 张 4090 跑 vLLM 张量并行报错 peer access is not supported，换成 A100 没问题。")
     assert facts.get("gpu.name") == "4090" and facts.get("gpu.consumer") is True
+
+
+def test_a_mining_board_is_not_judged_on_a_compute_gpu_link():
+    mining = P2P_ENABLED_ONLY.replace("Device=0 CAN", "Device: 0, NVIDIA CMP 30HX, pciBusID: 3, pciDeviceID: 0, pciDomainID:0\n"
+                                      "Device: 1, NVIDIA CMP 30HX, pciBusID: 4, pciDeviceID: 0, pciDomainID:0\nDevice=0 CAN", 1)
+    facts = read_text(mining).facts_by_subject()
+    assert "bench.verdict" not in facts.get("pair:0-1", {})

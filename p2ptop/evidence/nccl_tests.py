@@ -173,7 +173,7 @@ def parse(c: Collector, gpu_name, link_floor, built_floor=None) -> bool:
     if not (floors and all(floors)) and built_floor and len(nodes) == 1 and len(devices) >= 2:
         # every rank on one node: its GPUs talk over their own links (P2P, SHM), at least what they are built with
         floors = [built_floor(c, a, b) for a in gpus for b in gpus if a < b]
-        floors = [(gbps, link + ", all ranks on one node") for gbps, link in floors]
+        floors = [(f[0], f[1] + ", all ranks on one node") if f else None for f in floors]
     if floors and all(floors) and max(r["size"] for r in rows) >= 16 << 20:
         gbps, link = min(floors)
         peak = max(rows, key=lambda r: r["busbw"])

@@ -652,7 +652,7 @@ _WIDTH_SLOT = _rx(r"\b(?:negotiat\w*|trains?|trained|training|runs?|running|stuc
 #: lspci's own verdict on a width: pciutils (ls-caps.c, link_compare) writes "Width x8 (downgraded)" where LnkSta's
 #: width is below LnkCap's; its "(downgraded)" after a speed ("2.5GT/s (downgraded)") is what an idle link shows too
 #: a GPU's link said to run one or two lanes wide ("running at PCIe x1", "trained to x2", "an x1 link"): NVIDIA's GPUs
-#: are built x16 (a few low-end cards x8; mining-only CMP boards x4), so x1/x2 is below any GPU's LnkCap: a riser, an
+#: are built x16 (a few low-end cards x8; mining-only CMP boards Gen1 x4), so x1/x2 is below any GPU's LnkCap: a riser, an
 #: x1 slot or a bad seat (lspci would print "Width x1 (downgraded)"). Written with the word PCIe or the word link/lane,
 #: never a bare "x1" ("H100 x1" counts GPUs)
 _WIDTH_NARROW = _rx(r"\b(?:runs?|running|ran|trains?|trained|negotiat\w*|stuck|operat\w*|links?(?:\s+up)?|only)\s+(?:only\s+)?(?:at|to|as|on|in)\s+(?:only\s+)?(?:an?\s+)?"

@@ -134,10 +134,12 @@ NVLINK_MIN_GBPS = 20.0
 PCIE_LANE_GBPS = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.877}
 FAR_UNDER = 0.25  # measured under a quarter of the link's floor: far under, whatever the generation or overheads
 HEALTHY_SHARE = 0.5  # at least half of that floor: the copy used the link
-#: the narrowest link an NVIDIA GPU is built with since Kepler: PCIe Gen3 x4 (mobile and the smallest cards; the rest
-#: are x8/x16, NVLink above). A copy tool's figure under a quarter of it is far under any GPU's link that trained as
-#: built, whatever the paste leaves unsaid (a slot's x1 riser, a link trained down, or peer traffic stalled on its way)
+#: the narrowest link an NVIDIA GPU for compute is built with since Kepler: PCIe Gen3 x4 (mobile and the smallest cards;
+#: the rest are x8/x16, NVLink above; the mining-only CMP boards, PCIe Gen1 x4, are left out: _MINING). A copy tool's
+#: figure under a quarter of it is far under any GPU's link that trained as built, whatever the paste leaves unsaid (a
+#: slot's x1 riser, a link trained down, or peer traffic stalled on its way)
 ANY_GPU_LINK_GBPS = PCIE_LANE_GBPS[3] * 4
+_MINING = re.compile(r"\bcmp\s*\d", re.I)
 
 
 def link_floor(c: Collector, a: int, b: int) -> Optional[tuple[float, str]]:
@@ -159,11 +161,15 @@ def link_floor(c: Collector, a: int, b: int) -> Optional[tuple[float, str]]:
     return None
 
 
-def built_floor(c: Collector, a: int, b: int) -> tuple[float, str]:
+def built_floor(c: Collector, a: int, b: int) -> Optional[tuple[float, str]]:
     """The least GB/s one way a pair's link gives as its GPUs are built, for a paste that does not say the link: both
     models known, the older generation at x8 (gpus.built_pcie, BUILT_MIN_WIDTH), else any GPU's link
-    (ANY_GPU_LINK_GBPS). Only a figure far under it says something: the link may be wider."""
-    gens = [built_pcie(c.get(f"gpu:{g}", "gpu.name") or c.get("host", "gpu.name")) for g in (a, b)]
+    (ANY_GPU_LINK_GBPS); None for a mining board's Gen1 x4. Only a figure far under it says something: the link may be
+    wider."""
+    names = [c.get(f"gpu:{g}", "gpu.name") or c.get("host", "gpu.name") for g in (a, b)]
+    if any(n and _MINING.search(n) for n in names):
+        return None
+    gens = [built_pcie(n) for n in names]
     if all(gens):
         gen = min(gens)
         return PCIE_LANE_GBPS[gen] * BUILT_MIN_WIDTH, f"PCIe Gen{gen}, as its GPUs are built (x{BUILT_MIN_WIDTH} at the least)"
@@ -179,7 +185,10 @@ def judge_link(c: Collector, measured: dict, line: int, tool: str) -> None:
             continue
         floor = link_floor(c, a, b)
         said = floor is not None
-        gbps, link = floor if said else built_floor(c, a, b)
+        floor = floor if said else built_floor(c, a, b)
+        if floor is None:
+            continue
+        gbps, link = floor
         subj = pair_subject(a, b)
         if not said and v >= FAR_UNDER * gbps:
             continue  # the paste does not say the link: only a figure far under every GPU's link says something

@@ -79,6 +79,7 @@ class Match:
     own_signs: int = 0  # its own conditions that hold beyond the error itself (a setup, a measured state; not a weak symptom)
     words_lead: bool = False  # of the entries of a shared line, the one the text's words clearly favour (_one_of_several)
     weak_offer: bool = False  # offered with its setup held but on no symptom of its own beyond "it fails" (score_entry)
+    cause_said: bool = False  # a trigger of its own on a fact that ties the text's trouble to a change (CAUSE_SAID) held
 
     @property
     def confidence(self) -> str:
@@ -859,8 +860,8 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     # does not explain the failure the text shows: unsure (an AWS instance's 802 is Fabric Manager's, not the VM's)
     # (a trigger that ties the trouble itself to a change, "it began after the driver update", "works again without
     # NCCL_X", is no context: it says what brought the error, whatever the error's code; CAUSE_SAID)
-    if offered and symptom and not strong and not code_hits and facts.code_facts() \
-            and not any(c["fact"] in CAUSE_SAID for c in fired):
+    cause_said = any(c["fact"] in CAUSE_SAID for c in fired)
+    if offered and symptom and not strong and not code_hits and facts.code_facts() and not cause_said:
         offered = False
         reasons.append("only 'it fails' in words, beside an error this entry does not explain (" +
                        ", ".join(named for _, named, _ in facts.code_facts()[:2]) + ")")
@@ -911,6 +912,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     ctx = _context_held(m, facts)
     return Match(entry, round(score, 4), reasons, deciding, unsure=not offered, context_held=ctx, own_signs=len(own_held),
                  quiet=quiet_only, weak_offer=offered and not strong, shared_score=round(prior, 4) if quiet_only else 0.0,
+                 cause_said=cause_said,
                  facts_for=[r for r in reasons if not r.startswith("against: ")], facts_against=against,
                  notes=list(facts.conflicts), own_deciding=list(deciding), basis="lead" if is_lead else "signs")
 
@@ -929,7 +931,7 @@ def _fails_explained_elsewhere(out: list[Match], facts: Facts) -> None:
     if not weak_lines or not weak_lines <= explained:
         return
     for m in out:
-        if any(f"({key} = " in r for key in CAUSE_SAID for r in m.reasons):
+        if m.cause_said:
             continue  # the text ties its trouble to this entry's cause (a change of version, a variable): no context
         if m.weak_offer and not m.unsure and not any(r.startswith("regex matched") for r in m.reasons):
             m.unsure = True
