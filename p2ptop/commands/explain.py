@@ -194,7 +194,7 @@ def _as_json(answer, text, source, note, kb, lang) -> dict:
         out.append(d)
     return {"kind": "p2ptop-explain", "answer": answer["kind"], "text_lines": len(text.splitlines()) if text else 0,
             "source": source, "note": note, "gpu_related": answer["gpu_related"], "text_kinds": answer["text_kinds"],
-            "text_empty": answer["text_empty"], "read": answer.get("read", []), "symptoms": answer["symptoms"], "conflicts": answer["conflicts"], "ruled_out_by_host": answer.get("ruled_out_by_host", []), "deciding_facts": answer["deciding_facts"],
+            "text_empty": answer["text_empty"], "read": answer.get("read", []), "symptoms": answer["symptoms"], "conflicts": answer["conflicts"], "ruled_out_by_host": answer["ruled_out_by_host"], "deciding_facts": answer["deciding_facts"],
             "next_command": answer["next_command"], "kb_entries": len(kb.entries),
             "kb_problems": [str(p) for p in kb.problems], "matches": out}
 
@@ -225,7 +225,7 @@ def _as_text(answer, text, source, note, kb, lang) -> str:
                      "peer-access words, error names or tool output), so no entry is offered.")
         return "\n".join(lines)
     if kind == "healthy" and answer.get("ruled_out_by_host"):
-        lines.append("No entry applies to this host: the text points at entries that the host's facts rule out "
+        lines.append("No entry applies to this host: the text's own lines give entries that the host's facts rule out "
                      "(see the notes above), and nothing else in the text or the host's findings points at P2P trouble.")
         return "\n".join(lines)
     if kind == "healthy":

@@ -72,6 +72,18 @@ MODEL_IN_PROSE = re.compile(
     r"(?<![a-z0-9])(?P<bare>10[78]0\s*ti)(?![a-z0-9])")
 
 
+#: numbers of GPUs as people write them in words, English and Chinese ("two 3090s", "a single GPU", 两张卡, 单卡, 双卡)
+COUNT_WORDS = {"one": 1, "single": 1, "a single": 1, "two": 2, "dual": 2, "three": 3, "four": 4, "quad": 4, "five": 5,
+               "six": 6, "seven": 7, "eight": 8, "sixteen": 16,
+               "一": 1, "单": 1, "两": 2, "二": 2, "双": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8}
+
+
+def count_of(word: Optional[str]) -> Optional[int]:
+    """A count written in figures or in words (COUNT_WORDS), None when it is neither."""
+    word = (word or "").strip().lower()
+    return int(word) if word.isdigit() else COUNT_WORDS.get(word)
+
+
 #: models NVIDIA builds only into NVSwitch baseboards (HGX H20, HGX/DGX B200 and B300 8-GPU): where a text names one,
 #: its GPUs sit on an NVSwitch fabric, with Fabric Manager's duties (GB200 is left out: its NVL4 board has no NVSwitch)
 _ON_NVSWITCH_BOARD = re.compile(r"(?<![a-z0-9])(?:h20|b200|b300)(?![a-z0-9])")

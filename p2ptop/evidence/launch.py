@@ -20,11 +20,9 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from .gpus import MODEL_NAMES
+from .gpus import MODEL_NAMES, count_of
 from .paste import Collector
 
-_WORDS = {"one": 1, "single": 1, "a single": 1, "two": 2, "dual": 2, "three": 3, "four": 4, "quad": 4, "six": 6, "eight": 8,
-          "一": 1, "单": 1, "两": 2, "二": 2, "双": 2, "三": 3, "四": 4, "六": 6, "八": 8}
 
 #: the per-node process count a launcher is given (torchrun/torch.distributed.launch, DeepSpeed, Accelerate)
 _LAUNCH = re.compile(r"--nproc[-_]per[-_]node[= ]+(\d{1,3})\b|--num[-_]gpus[= ]+(\d{1,3})\b|"
@@ -44,20 +42,13 @@ _NOT_A_HOST_COUNT = re.compile(r"\s*(?:per|for each|each|in each|a)\s+(?:process
                                r"\s*每", re.I)  # "one GPU per process", "8 GPUs per node" count no host's GPUs (per node: they do)
 
 
-def _number(word: str) -> Optional[int]:
-    word = word.strip().lower()
-    if word.isdigit():
-        return int(word)
-    return _WORDS.get(word)
-
-
 def gpus_said(text: str) -> Optional[int]:
     """The largest count of the host's GPUs the text gives, None when it gives none."""
     best = None
     for m in _COUNT.finditer(text):
         if _NOT_A_HOST_COUNT.match(text, m.end()):
             continue
-        n = _number(next(g for g in m.groups() if g))
+        n = count_of(next(g for g in m.groups() if g))
         if n and n <= 64:
             best = n if best is None else max(best, n)
     return best

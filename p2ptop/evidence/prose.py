@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import re
 
-from .gpus import MODEL_IN_PROSE, classify, nvswitch_board_note
+from .gpus import MODEL_IN_PROSE, classify, count_of, nvswitch_board_note
 from .nccl import BENIGN_WARN
 from .paste import Collector, Paste
 
@@ -502,8 +502,6 @@ _GPUS_MISSING = _rx(
 #: the same, through a device count: "torch.cuda.device_count() returns 1" in a sentence that says it should be more
 _COUNT_SAID = _rx(r"device_?count\(\)\W{0,3}\s*(?:only\s+)?(?:returns?|returned|=+|is|was|gives?|gave|shows?|reports?|prints?|outputs?)\s*:?\s*(?:only\s+)?[`'\"]?(?P<n5>[1-9]\d?)\b")
 _COUNT_SHORT = _rx(r"\bonly\b|\bbut\b|\binstead\b|\balthough\b|\beven though\b|\bwhile\b|\bshould\b|只|但")
-_N_WORDS = {"one": 1, "a single": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-            "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7}
 
 
 #: CUDA (or the framework over it) sees no GPU at all, said in words or as the framework's own query: PyTorch's
@@ -548,7 +546,6 @@ _SYMPTOM_KEYS = ("symptom.hang", "symptom.wrong_results", "symptom.slow", "sympt
 _DRIVER_MAJOR = _rx(r"(?:\bdrivers?\s+(?:version\s+|branch\s+)?|\b(?:with|on|to|from|using)\s+(?:driver\s+)?|\br|"
                    r"驱动(?:版本)?\s*(?:是|为|:|：)?\s*|驱动\S{0,4}?(?:升级|降级|更新|回退)(?:到|至)\s*)"
                            r"(4[5-9]\d|5\d\d)(?!\d|\.\d)(?!\s*(?:mb|mib|gb|gib|w\b|mhz|%|x\b|gpus?|cores?))")
-#: a bandwidth that fell, in figures ("18 -> 2 BUSBW", "from 20 GB/s to 9 GB/s", "带宽从 300 降到 20")
 #: a measured bandwidth set against what it was or should be, in one sentence: "0.5 GB/s ... with 545 it was 25 GB/s",
 #: "expected ~25 GB/s but got 3 GB/s", "gives 0.8 GB/s instead of 12 GB/s" (what p2pBandwidthLatencyTest, nvbandwidth and
 #: nccl-tests reports compare: a figure against the previous one or the link's rate). Groups: (figure, unit) pairs
@@ -564,7 +561,24 @@ def _bw_gbs(value: str, unit: str) -> float:
     return float(value) / (1000.0 if unit.startswith("m") else 1.0)
 
 
+#: a bandwidth that fell, in figures ("18 -> 2 BUSBW", "from 20 GB/s to 9 GB/s", "带宽从 300 降到 20")
 _DROP = _rx(r"(\d+(?:\.\d+)?)\s*(?:->|→|=>|to)\s*(\d+(?:\.\d+)?)\s*(?:gb/s|gbps|busbw|algbw|bus ?bandwidth)")
+
+
+def _bandwidth_fell(low: str) -> "tuple[int, str] | None":
+    """(offset, summary) of the first bandwidth said in figures to be half or less of what it was or should be: a fall
+    written as one (_DROP), or a figure set against the earlier or expected one (_BW_CONTRAST); None otherwise."""
+    for m in _DROP.finditer(low):
+        if float(m.group(2)) * 2 < float(m.group(1)):
+            return m.start(), f"a bandwidth fell from {m.group(1)} to {m.group(2)}"
+    for m in _BW_CONTRAST.finditer(low):
+        g = m.groups()
+        now, then = (g[0:2], g[2:4]) if g[0] else (g[6:8], g[4:6])  # measured first, or the expected figure first
+        if _bw_gbs(*now) * 2 <= _bw_gbs(*then):
+            return m.start(), f"the text measures {now[0]} {now[1]} against {then[0]} {then[1]} it was or should be"
+    return None
+
+
 #: P2P said available in words: "cudaDeviceCanAccessPeer reports 1", "can_device_access_peer returns True",
 #: "`nvidia-smi topo -p2p r` says OK for every pair"
 #: the peer-access query as CUDA (cudaDeviceCanAccessPeer), PyTorch (can_device_access_peer) and CuPy
@@ -649,8 +663,6 @@ _WIDTH_CUR_MAX = _rx(r"\bcurrent(?:ly)?\s*(?:link\s*)?(?:width\s*)?(?:is\s*|of\s
 _WIDTH_SLOT = _rx(r"\b(?:negotiat\w*|trains?|trained|training|runs?|running|stuck|links? (?:up|at))\s+(?:only\s+)?(?:at\s+|to\s+|with\s+|as\s+)?(?:only\s+)?"
                   r"(?:pcie\s*)?(?:gen\s?\d\s*)?" + _W + r"(?:(?![.!?](?:\s|$))[^\n]){0,60}?\b(?:slot|wired|capable|capab\w*|supports?|max\w*|lnkcap|electrically)\b"
                   r"[^.\n]{0,20}?" + _W)
-#: lspci's own verdict on a width: pciutils (ls-caps.c, link_compare) writes "Width x8 (downgraded)" where LnkSta's
-#: width is below LnkCap's; its "(downgraded)" after a speed ("2.5GT/s (downgraded)") is what an idle link shows too
 #: a GPU's link said to run one or two lanes wide ("running at PCIe x1", "trained to x2", "an x1 link"): NVIDIA's GPUs
 #: are built x16 (a few low-end cards x8; mining-only CMP boards Gen1 x4), so x1/x2 is below any GPU's LnkCap: a riser, an
 #: x1 slot or a bad seat (lspci would print "Width x1 (downgraded)"). Written with the word PCIe or the word link/lane,
@@ -658,6 +670,8 @@ _WIDTH_SLOT = _rx(r"\b(?:negotiat\w*|trains?|trained|training|runs?|running|stuc
 _WIDTH_NARROW = _rx(r"\b(?:runs?|running|ran|trains?|trained|negotiat\w*|stuck|operat\w*|links?(?:\s+up)?|only)\s+(?:only\s+)?(?:at|to|as|on|in)\s+(?:only\s+)?(?:an?\s+)?"
                     r"pcie\s*(?:gen\s?\d\s*|\d\.0\s*)?x(1|2)\b(?!\.\d)|\b(?:pcie\s*(?:gen\s?\d\s*|\d\.0\s*)?)?x(1|2)\s+(?:links?|lanes?|width|speed|mode)\b")
 _NOT_A_GPU_LINK = _rx(r"\b(?:nics?|hcas?|nvme|ssds?|network (?:card|adapter)|ethernet|infiniband|mellanox|connectx|usb|sata|sound card)\b")
+#: lspci's own verdict on a width: pciutils (ls-caps.c, link_compare) writes "Width x8 (downgraded)" where LnkSta's
+#: width is below LnkCap's; its "(downgraded)" after a speed ("2.5GT/s (downgraded)") is what an idle link shows too
 _WIDTH_MARKED_DOWN = _rx(r"\bx(1|2|4|8|16)\s*\(downgraded\)")
 _G = r"(?:pcie\s*)?gen(?:eration)?\s?"  # a generation's name in nvidia-smi -q's words
 #: a PCIe generation said to run below what the link offers, each pattern with (running, best) as its two groups,
@@ -734,8 +748,6 @@ _FIX_NEXT = _rx(r"\s*(?:this|that|it|which|now)\b,?\s+(?:\w+\s+){0,4}?(?:solved|
 
 #: a number of GPUs in a run, as reporters and launchers write it ("with 4 GPUs", "two cards", "8*GPUs", "-g 4", "g=2",
 #: "--nproc_per_node=8", "more than 2 GPUs" (read as 3), "4 卡", "两张卡")
-_WORD_N = {"one": 1, "single": 1, "a single": 1, "two": 2, "three": 3, "four": 4, "six": 6, "eight": 8, "sixteen": 16,
-           "一": 1, "单": 1, "两": 2, "二": 2, "三": 3, "四": 4, "六": 6, "八": 8}
 _GPU_COUNT = _rx(r"\b(more than |over )?(\d{1,2}|one|a single|single|two|three|four|six|eight|sixteen)\s*(?:x\s*|\*\s*|-)?\s*"
                  r"(?:nvidia\s+)?(?:[a-z]?\d{2,4}\w*\s+)?(?:gpu|card|rank|device)(?:'?s)?\b|"
                  r"(?<![\w-])-g\s*(\d{1,2})\b|\bg\s*=\s*(\d{1,2})\b|\bnproc[-_]per[-_]node[= ]\s*(\d{1,2})\b|"
@@ -759,11 +771,11 @@ def _fails_beyond_two(low: str) -> "tuple[int, int, int] | None":
         counts = []
         for m in _GPU_COUNT.finditer(clause):
             if m.group(2):
-                n = int(m.group(2)) if m.group(2).isdigit() else _WORD_N.get(m.group(2), 0)
+                n = count_of(m.group(2)) or 0
                 n = n + 1 if m.group(1) else n  # "more than 2 GPUs"
             else:
                 g = next(x for x in m.groups()[2:] if x)
-                n = int(g) if g.isdigit() else _WORD_N.get(g, 0)
+                n = count_of(g) or 0
             counts.append(n)
         if not counts:
             continue
@@ -1107,7 +1119,7 @@ def parse(c: Collector) -> bool:
     m = _gpus_missing(low)
     if m and not unsaid(m.start()):
         n = next((g for g in (m.groupdict().get(k) for k in ("n1", "n2", "n3", "n4", "n5")) if g), None)
-        seen = int(n) if n and n.isdigit() else _N_WORDS.get(n or "")
+        seen = count_of(n)
         found = c.add("host", "symptom.gpus_missing", True, ln(m.start()), severity="problem",
                       summary="the text says fewer GPUs are seen than the machine holds"
                               + (f" ({seen} seen)" if seen else "")) or found
@@ -1220,20 +1232,9 @@ def parse(c: Collector) -> bool:
     if m:
         found = c.add("host", "gpu.pcie_idle_downclock", True, ln(m.start()),
                       summary="the text says the PCIe link is slow while idle") or found
-    if not any(f.facts.get("symptom.slow") for f in c.findings):
-        for m in _DROP.finditer(low):
-            if float(m.group(2)) * 2 < float(m.group(1)):
-                found = c.add("host", "symptom.slow", True, ln(m.start()),
-                              summary=f"a bandwidth fell from {m.group(1)} to {m.group(2)}") or found
-                break
-    if not any(f.facts.get("symptom.slow") for f in c.findings):
-        for m in _BW_CONTRAST.finditer(low):
-            g = m.groups()
-            now, then = (g[0:2], g[2:4]) if g[0] else (g[6:8], g[4:6])  # measured first, or the expected figure first
-            if _bw_gbs(*now) * 2 <= _bw_gbs(*then):
-                found = c.add("host", "symptom.slow", True, ln(m.start()),
-                              summary=f"the text measures {now[0]} {now[1]} against {then[0]} {then[1]} it was or should be") or found
-                break
+    fell = None if any(f.facts.get("symptom.slow") for f in c.findings) else _bandwidth_fell(low)
+    if fell:
+        found = c.add("host", "symptom.slow", True, ln(fell[0]), summary=fell[1]) or found
     m = _FIXED_BY_CHANGE.search(low)
     fixed_by = False
     if m and re.search(r"n'?t\b|\bnot\b|\bno\b|\bnever\b|没有|未", m.group(0)):

@@ -763,7 +763,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     if entry.error_codes:
         wanted = {code_key(c) for c in entry.error_codes} - void
         code_hits.update(k for k in wanted if codes.get(k))
-        hit_lines = {int(x.group(1)) for r in reasons for x in [_LINE.match(r)] if x}
+        hit_lines = set(_hit_lines(reasons))
         for k, named, n in facts.code_facts():
             if k in wanted:
                 code_hits.add(k)
@@ -923,8 +923,7 @@ def _fails_explained_elsewhere(out: list[Match], facts: Facts) -> None:
     weak symptom and its setup (a VM, a GeForce card) becomes an unsure candidate, as score_entry does beside an error
     code it does not list. (A Transformer Engine multicast error on a VM read "does not support" as "P2P fails in the
     guest" and offered the VM entry as possible.)"""
-    explained = {int(x.group(1)) for m in out if not m.unsure and m.basis == "signs"
-                 for r in m.reasons if r.startswith("regex matched") for x in [_LINE.match(r)] if x}
+    explained = frozenset().union(*(_hit_lines(m.reasons, regex_only=True) for m in out if not m.unsure and m.basis == "signs"))
     if not explained:
         return
     weak_lines = {n for n in (facts.origin_line(key) for key in WEAK_SYMPTOMS) if n is not None}
@@ -943,7 +942,7 @@ def _fails_explained_elsewhere(out: list[Match], facts: Facts) -> None:
 def _generic_only(entry: Entry, reasons: list[str], log: Log) -> bool:
     """Are all this entry's regex hits matches of a generic CUDA error's name or message (codes.is_generic_cuda_text),
     with no error code of the entry's own beside them?"""
-    lines = [int(x.group(1)) for r in reasons if r.startswith("regex matched") for x in [_LINE.match(r)] if x]
+    lines = sorted(_hit_lines(reasons, regex_only=True))
     if not lines or any(r.startswith("error code") and "(read from the text)" not in r for r in reasons):
         return False
     for n in lines:
@@ -957,7 +956,7 @@ def _generic_only(entry: Entry, reasons: list[str], log: Log) -> bool:
 def _quiet_lines(reasons: list[str], log: Log) -> set[int]:
     """The lines of these reasons' text hits when every one is a regex match on a line that only states a setting or
     information (fact_roles.is_setting_line / is_info_line); else the empty set."""
-    lines = {int(x.group(1)) for r in reasons for x in [_LINE.match(r)] if x}
+    lines = set(_hit_lines(reasons))
     if not lines or any(r.startswith("error code") for r in reasons):
         return set()
     ok = all(0 < n <= len(log.lines) and (is_setting_line(log.lines[n - 1]) or is_info_line(log.lines[n - 1])) for n in lines)
@@ -1031,6 +1030,9 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
     return out[:top] if top else out
 
 
+_FACT_LINE = re.compile(r"\bline (\d+) of the (?:paste|text)")  # a fact's origin in a reason ("(..., line 3 of the paste)")
+
+
 def ruled_out_by_host(kb, text=None, findings: Iterable[Finding] = (), origin: str = "host",
                       limit: int = 3) -> list[tuple[Entry, int, str, str]]:
     """Entries that ``text`` alone gives on their own regex, error code or facts (offered, likely or possible, or
@@ -1057,8 +1059,7 @@ def ruled_out_by_host(kb, text=None, findings: Iterable[Finding] = (), origin: s
         m = score_entry(entry, log, log.codes, text_facts, shared_codes=shared)
         if m is None or m.basis != "signs":
             continue  # given on the text alone only as a lead on context, or not at all: nothing the host took away
-        lines = [int(x.group(1)) for r in m.reasons for x in [_LINE.match(r)] if x]
-        lines += [int(x.group(1)) for r in m.reasons for x in [re.search(r"\bline (\d+) of the (?:paste|text)", r)] if x]
+        lines = [*_hit_lines(m.reasons), *(int(x.group(1)) for r in m.reasons for x in [_FACT_LINE.search(r)] if x)]
         out.append((m, min(lines) if lines else 1, why))
     out = ranked(out, key=lambda x: x[0])[:limit]  # offered first, then the unsure ones, classes apart
     return [(m.entry, line, why, m.confidence) for m, line, why in out]
@@ -1081,7 +1082,7 @@ def _one_of_several(out: list[Match]) -> None:
         # an entry the informational-line rule already made unsure (m.quiet) still names a class the line is shared by
         if (m.confidence not in ("likely", "possible") and not m.quiet) or m.entry.benign or m.own_signs or m.basis != "signs":
             continue
-        lines = tuple(sorted({int(x.group(1)) for r in m.reasons if r.startswith("regex matched") for x in [_LINE.match(r)] if x}))
+        lines = tuple(sorted(_hit_lines(m.reasons, regex_only=True)))
         if lines:
             groups.setdefault(lines, []).append(m)
     for ms in groups.values():
@@ -1110,7 +1111,7 @@ _FAILURE_LINE = re.compile(r"\bNCCL WARN\b|\berror\b|\bexception\b|\bcuda failur
 
 def _first_line_of(m: Match) -> Optional[int]:
     # the lines its own regexes or codes matched (not a code read from the text's facts: one origin line for them all)
-    ns = [int(x.group(1)) for r in m.reasons if "(read from the text)" not in r for x in [_LINE.match(r)] if x]
+    ns = _hit_lines(m.reasons, codes_read_from_text=False)
     return min(ns) if ns else None
 
 
@@ -1158,7 +1159,7 @@ def _named_error_over_wrapper(out: list[Match], log: Log) -> None:
     for m in offered:
         if m.own_signs:
             continue
-        lines = {int(x.group(1)) for r in m.reasons if r.startswith("regex matched") for x in [_LINE.match(r)] if x}
+        lines = _hit_lines(m.reasons, regex_only=True)
         if not lines or any(r.startswith("error code") for r in m.reasons):
             continue
         named: set[str] = set()
@@ -1395,12 +1396,22 @@ def known_facts(text=None, findings: Iterable[Finding] = (), origin: str = "host
 _LINE = re.compile(r"^(?:regex matched|error code .*) (?:line|on line) (\d+)")
 
 
+def _hit_lines(reasons: Iterable[str], regex_only: bool = False, codes_read_from_text: bool = True) -> frozenset[int]:
+    """The text's lines an entry's own text hit, from its reasons ("regex matched line N", "error code X on line N"):
+    only its regex hits with ``regex_only``; without the codes read from the text's facts where
+    ``codes_read_from_text`` is False (those share one origin line)."""
+    return frozenset(int(x.group(1)) for r in reasons
+                     if (not regex_only or r.startswith("regex matched"))
+                     and (codes_read_from_text or "(read from the text)" not in r)
+                     for x in [_LINE.match(r)] if x)
+
+
 def _share_deciding_facts(matches: list[Match]) -> None:
     """Entries that explain the same log line compete: each of them names every fact that is
     missing for any of them, since that fact is what would decide between them."""
     groups: dict[frozenset, list[Match]] = {}
     for m in matches:
-        lines = frozenset(int(x.group(1)) for r in m.reasons for x in [_LINE.match(r)] if x)
+        lines = _hit_lines(m.reasons)
         if lines:
             groups.setdefault(lines, []).append(m)
     for group in groups.values():
