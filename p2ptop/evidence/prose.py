@@ -669,7 +669,10 @@ _WIDTH_SLOT = _rx(r"\b(?:negotiat\w*|trains?|trained|training|runs?|running|stuc
 #: never a bare "x1" ("H100 x1" counts GPUs)
 _WIDTH_NARROW = _rx(r"\b(?:runs?|running|ran|trains?|trained|negotiat\w*|stuck|operat\w*|links?(?:\s+up)?|only)\s+(?:only\s+)?(?:at|to|as|on|in)\s+(?:only\s+)?(?:an?\s+)?"
                     r"pcie\s*(?:gen\s?\d\s*|\d\.0\s*)?x(1|2)\b(?!\.\d)|\b(?:pcie\s*(?:gen\s?\d\s*|\d\.0\s*)?)?x(1|2)\s+(?:links?|lanes?|width|speed|mode)\b")
-_NOT_A_GPU_LINK = _rx(r"\b(?:nics?|hcas?|nvme|ssds?|network (?:card|adapter)|ethernet|infiniband|mellanox|connectx|usb|sata|sound card)\b")
+#: a link that is no GPU's: another device named, or the kernel's own link report ("... Gb/s available PCIe bandwidth,
+#: limited by ..."), which system.py reads for NVIDIA functions only
+_NOT_A_GPU_LINK = _rx(r"\b(?:nics?|hcas?|nvme|ssds?|network (?:card|adapter)|ethernet|infiniband|mellanox|connectx|usb|sata|sound card)\b"
+                      r"|available pcie bandwidth")
 #: lspci's own verdict on a width: pciutils (ls-caps.c, link_compare) writes "Width x8 (downgraded)" where LnkSta's
 #: width is below LnkCap's; its "(downgraded)" after a speed ("2.5GT/s (downgraded)") is what an idle link shows too
 _WIDTH_MARKED_DOWN = _rx(r"\bx(1|2|4|8|16)\s*\(downgraded\)")

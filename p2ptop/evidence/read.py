@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..findings import SHM_TRANSPORT_FACTS, Finding
-from . import df, errors, launch, nccl, prose, smi, system, tools, topo
+from . import dcgm, df, errors, launch, nccl, prose, smi, system, tools, topo
 from .paste import SYMPTOM_PREFIXES, Collector, Paste
 
 #: (name, parser) in the order they run: structured outputs first, so their values win over prose.
@@ -18,6 +18,7 @@ PARSERS = (
     ("kernel-log", system.parse_kernel_log),
     ("df", df.parse),
     ("cuda-tools", tools.parse),
+    ("dcgm", dcgm.parse),
     ("nccl", nccl.parse),
     ("env", nccl.parse_env_lines),
     ("errors", errors.parse),

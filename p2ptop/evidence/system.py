@@ -8,7 +8,8 @@ of their block in NVIDIA's layout, ``Region 1`` of ``lspci -vv`` or the first 64
 ``Memory at`` of ``lspci -v``), and the bridges whose link trained below its capability (kept in
 ``structured["lspci"]``).
 
-Kernel log facts: host.xid_codes, host.xid_latest, gpu.lost (Xid 79 / "fallen off the bus"),
+Kernel log facts: gpu.pcie_gen/width_cur/max of NVIDIA GPUs from the PCI core's "available PCIe bandwidth" line,
+host.xid_codes, host.xid_latest, gpu.lost (Xid 79 / "fallen off the bus"),
 symptom.crash (Xid 79, 48, 62, 74, 119 ...), host.iommu_active and host.iommu_fault (AMD-Vi
 IO_PAGE_FAULT, DMAR faults), host.iommu_passthrough, host.kernel_iommu_args (the command line),
 host.driver_version (NVRM's "Kernel Module  535.104.05"), host.nvswitch_present,
@@ -61,6 +62,16 @@ _FM_INACTIVE = re.compile(r"fabric[ -]?manager\b[^.\n]{0,40}\b(?:not active|inac
 #: the IOMMU drivers' start-up lines: Intel "DMAR: IOMMU enabled" (drivers/iommu/intel/dmar.c), AMD "AMD-Vi: Found
 #: IOMMU cap" / "perf/amd_iommu: Detected AMD IOMMU" (drivers/iommu/amd/init.c)
 _IOMMU_ON = re.compile(r"DMAR: IOMMU enabled|AMD-Vi: Found IOMMU|Detected AMD IOMMU")
+#: the PCI core's link report at enumeration (drivers/pci/pci.c __pcie_print_link_status): "<driver> BDF: 63.008 Gb/s
+#: available PCIe bandwidth, limited by 8.0 GT/s PCIe x8 link at 0000:40:01.1 (capable of 252.048 Gb/s with 16.0 GT/s
+#: PCIe x16 link)" where the path trained below the device's capability, "... Gb/s available PCIe bandwidth (16.0 GT/s
+#: PCIe x16 link)" where it did not; journalctl may wrap it after "link at".
+_PCI_BW = re.compile(r"(?:^|[\s\]])(\S+)\s+((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]):\s+[\d.]+ Gb/s available PCIe "
+                     r"bandwidth(?:, limited by ([\d.]+) GT/s PCIe x(\d+) link at \S+\s+\(capable of [\d.]+ Gb/s with "
+                     r"([\d.]+) GT/s PCIe x(\d+) link\)| \(([\d.]+) GT/s PCIe x(\d+) link\))")
+#: the PCI core's line for a function it found: "pci 0000:41:00.0: [10de:2204] type 00 class 0x030000" (vendor 10de is
+#: NVIDIA; class 0x03 a display or 3D controller, a GPU)
+_PCI_NV_GPU = re.compile(r"((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]):\s+\[10de:[0-9a-fA-F]{4}\] type \d+ class 0x03")
 CRASH_XIDS = {13, 31, 43, 45, 48, 61, 62, 63, 64, 68, 69, 74, 79, 92, 94, 95, 109, 119, 120, 140, 144, 145, 149, 154}
 
 
@@ -201,13 +212,51 @@ def parse_lspci(c: Collector) -> bool:
     return True
 
 
+def _kernel_pcie_links(c: Collector) -> bool:
+    """The PCI core's link report of NVIDIA GPUs (the line's driver is nvidia, or the paste's enumeration line gives
+    the function vendor 10de, class display/3D): the link's speed and width as trained against the device's
+    capability, as gpu.pcie_gen/width_cur/max (the facts lspci's LnkSta/LnkCap give)."""
+    if "available PCIe bandwidth" not in c.paste.text:
+        return False
+    lines = c.paste.lines
+    nv = {norm_bus(m.group(1)) for m in _PCI_NV_GPU.finditer(c.paste.text)}
+    found = False
+    for no, line in enumerate(lines, 1):
+        if "available PCIe bandwidth" not in line:
+            continue
+        joined = line + (" " + lines[no].strip() if no < len(lines) and line.rstrip().endswith(("link at", "link")) else "")
+        m = _PCI_BW.search(joined)
+        if not m:
+            continue
+        bus = norm_bus(m.group(2))
+        if m.group(1).rstrip(":") != "nvidia" and bus not in nv and "NVIDIA" not in line:
+            continue  # another device's link (a NIC, an NVMe drive, a bridge)
+        if m.group(3):
+            cur, cap = (_gen(m.group(3)), int(m.group(4))), (_gen(m.group(5)), int(m.group(6)))
+        else:
+            cur = cap = (_gen(m.group(7)), int(m.group(8)))
+        gpu = c.gpu_of_bus(bus)
+        if gpu is None:
+            gpu = len(set(c.bus_to_gpu.values()))  # the next number: the kernel log names GPUs by bus only
+            c.note_bus(bus, gpu)
+        subj = f"gpu:{gpu}"
+        found = True
+        if cur[0]:
+            c.add(subj, "gpu.pcie_gen_cur", cur[0], no)
+        if cap[0]:
+            c.add(subj, "gpu.pcie_gen_max", cap[0], no)
+        c.add(subj, "gpu.pcie_width_cur", cur[1], no)
+        c.add(subj, "gpu.pcie_width_max", cap[1], no)
+    return found
+
+
 def parse_kernel_log(c: Collector) -> bool:
     text = c.paste.text
     keys = ("NVRM", "Xid", "AMD-Vi", "DMAR", "IO_PAGE_FAULT", "Command line:", "fabricmanager", "Fabric Manager", "fabric manager",
-            "nvidia-nvswitch", "iommu", "BOOT_IMAGE=")
+            "nvidia-nvswitch", "iommu", "BOOT_IMAGE=", "available PCIe bandwidth")
     if not any(k in text for k in keys):
         return False
-    found = False
+    found = _kernel_pcie_links(c)
     iommu_on = 0
     xids: list[tuple[int, int, str]] = []
     for no, line in enumerate(c.paste.lines, 1):

@@ -1,12 +1,11 @@
 """The outputs of CUDA's P2P samples and tools: simpleP2P, deviceQuery, p2pBandwidthLatencyTest, nvbandwidth,
-bandwidthTest, nccl-tests' result tables, ``dcgmi diag`` / DCGM's P2P messages and ``dcgmi nvlink
---link-status``, PyTorch tensors printed after a copy between GPUs, and rocm_bandwidth_test's Device Access and Data
+bandwidthTest, nccl-tests' result tables, PyTorch tensors printed after a copy between GPUs, and rocm_bandwidth_test's Device Access and Data
 Path Validation matrices (a FAIL between the CPU and a GPU: tool.host_copy_corrupt; between GPUs: wrong data).
-After every parser, ``refusals_across_models`` says where peer access is refused only between different GPU models.
+(DCGM's output is read in evidence/dcgm.py.) After every parser, ``refusals_across_models`` says where peer access is refused only between different GPU models.
 
 Tolerant of what pastes do: CAN/CANNOT lines in any case and spacing, p2pBandwidthLatencyTest's
 "P2P Connectivity Matrix" (0 = no peer access for the pair), simpleP2P's "Test failed!", nccl-tests'
-"Out of bounds values : N FAILED" without its table, DCGM's DCGM_FR_BROKEN_P2P_* messages.
+"Out of bounds values : N FAILED" without its table.
 
 Facts: text.tool; per pair bench.peer_access ("ok" / "cudaErrorPeerAccessUnsupported" for
 "Peer access ... : No" and "CANNOT Access Peer"), tool.p2p_slower_than_no_p2p (P2P=Enabled below
@@ -15,8 +14,7 @@ symptom.wrong_results (simpleP2P "Verification error", "Test failed", nvbandwidt
 symptom.slow with tool.p2p_slower_than_no_p2p; tool.fewer_than_two_gpus (simpleP2P waiving with one CUDA device);
 gpu.name from the device lists; figures kept in ``structured["tools"]`` (the bandwidth matrices). nccl-tests'
 tables are read in evidence/nccl_tests.py (every layout by its own header). p2pBandwidthLatencyTest's
-latency matrices: P2P=Enabled far above P2P=Disabled is tool.p2p_slower_than_no_p2p too. dcgmi's link
-letters: gpu.nvlink_down per GPU. A tensor on cuda:N printed all zeros (or NaN) beside the same values not
+latency matrices: P2P=Enabled far above P2P=Disabled is tool.p2p_slower_than_no_p2p too. A tensor on cuda:N printed all zeros (or NaN) beside the same values not
 zero elsewhere in the paste (another device, the CPU, the literal it was built from): symptom.wrong_results.
 """
 
@@ -28,7 +26,6 @@ from typing import Any, Optional
 from . import nccl_tests
 from .gpus import BUILT_MIN_WIDTH, built_pcie, classify
 from .paste import Collector, pair_subject
-from .smi import no_nvlink_hardware
 
 #: simpleP2P "> Peer access from NAME (GPU0) -> NAME (GPU1) : Yes"; deviceQuery (and older simpleP2P) "> Peer-to-Peer
 #: (P2P) access from NAME (GPU0) -> NAME (GPU1) : Yes" (cuda-samples deviceQuery.cpp, deviceQueryDrv.cpp)
@@ -516,135 +513,6 @@ def parse_nccl_tests(c: Collector) -> bool:
     return nccl_tests.parse(c, _gpu_name, link_floor, built_floor)
 
 
-#: DCGM's own failure messages (dcgmlib/dcgm_errors.h): DCGM_FR_BROKEN_P2P_MEMORY_DEVICE / _WRITER_DEVICE (and the
-#: NVLink/PCIe variants), DCGM_FR_NVSWITCH_NVLINK_DOWN
-_DCGM_P2P = re.compile(r"GPU (\d+) (?:was unsuccessfully written to(?: by (\d+))?|unsuccessfully wrote data) in a peer-to-peer test", re.I)
-_DCGM_NVLINK_DOWN = re.compile(r"NVSwitch \d+'s NvLink \d+ is down", re.I)
-#: DCGM_FR_NVLINK_DOWN "GPU %u's NvLink link %d is currently down" (also as dcgmi's table wraps it: "GPU 0GPU 0's NvLink
-#: link 1 ..."), DCGM_FR_GPU_EXPECTED_NVLINKS_UP "Only %u NvLinks are up out of the expected %u" (dcgm_errors.h)
-_DCGM_GPU_LINK_DOWN = re.compile(r"GPU (\d+)'s NvLink link (\d+) is currently down", re.I)
-_DCGM_EXPECTED_UP = re.compile(r"Only (\d+) NvLinks? (?:are|is) up out of the expected (\d+)", re.I)
-_DCGM_ROW = re.compile(r"^\|\s*(PCIe|NVLink|Memory Bandwidth|Diagnostic|Targeted Stress|Memtest|Pulse Test)[^|]*\|\s*(Fail\b[^|]*)\|", re.I)
-
-
-#: ``dcgmi nvlink --link-status`` (or ``-s``): "gpuId 0:" then one letter a link, "Key: Up=U, Down=D, Disabled=X,
-#: Not Supported=_" (DCGM's dcgmi/Nvlink.cpp); NVSwitches as "physicalId N:" under "NvSwitches:"
-_DCGM_LINK_OWNER = re.compile(r"^(gpuId|physicalId)\s+(\d+)\s*:\s*$")
-_DCGM_LINK_STATES = re.compile(r"^(?:[UDX_]\s*)+$")
-
-
-def parse_dcgm_link_status(c: Collector) -> bool:
-    """Per GPU the links DCGM says are Down (D) among those it reports (U or D; X is disabled by configuration,
-    _ not supported): gpu.nvlink_down; an NVSwitch's down links as the host's."""
-    if "gpuId" not in c.paste.text and "physicalId" not in c.paste.text:
-        return False
-    lines = c.paste.lines
-    found = False
-    for no, line in enumerate(lines, 1):
-        m = _DCGM_LINK_OWNER.match(line.strip())
-        if not m:
-            continue
-        states: list[str] = []
-        k = no
-        while k < len(lines) and _DCGM_LINK_STATES.match(lines[k].strip() or "-"):  # the letters may wrap
-            states += lines[k].split()
-            k += 1
-        up, down = states.count("U"), states.count("D")
-        if not up and not down:
-            continue
-        found = True
-        if m.group(1) == "gpuId":
-            c.add(f"gpu:{m.group(2)}", "gpu.nvlink_down", down, no + 1, severity="problem" if down else "ok",
-                  summary=f"GPU {m.group(2)}: DCGM says {down} of {up + down} NVLinks down")
-        elif down:
-            c.add("host", "gpu.nvlink_down", down, no + 1, summary=f"NVSwitch {m.group(2)}: DCGM says {down} links down")
-    if found:
-        c.kind("dcgmi")
-        c.tool("dcgmi", c.paste.first_line("NvLink Link Status", "gpuId"))
-    return found
-
-
-def _dcgm_cells(lines: list[str]):
-    """(line, text) of each right-hand cell of dcgmi's result table with the rows it wraps onto joined: dcgmi cuts a
-    long message at the cell's width, mid-word ("... in a pee" / "r-to-peer test ..."), on rows whose left cell is empty."""
-    cell, first = "", 0
-    for no, line in enumerate(lines, 1):
-        parts = line.rstrip().split("|")
-        if len(parts) != 4 or parts[0].strip() or parts[3].strip():  # "| left | right |"
-            if cell:
-                yield first, cell
-            cell, first = "", 0
-            continue
-        left, right = parts[1].strip(), parts[2][1:].rstrip() if parts[2].startswith(" ") else parts[2].rstrip()
-        if left or not cell:
-            if cell:
-                yield first, cell
-            cell, first = right, no
-        else:
-            cell += right
-    if cell:
-        yield first, cell
-
-
-def parse_dcgm(c: Collector) -> bool:
-    """``dcgmi diag`` results and DCGM's messages: a failed P2P copy test is wrong data between GPUs, a
-    failed PCIe/NVLink row of the result table an error line, an NVSwitch's NvLink down a link down."""
-    text = c.paste.text
-    low = text.lower()
-    if "peer-to-peer test" not in low and "dcgm" not in low and "nvlink" not in low:
-        return False
-    found = parse_dcgm_link_status(c)
-    down: dict[int, tuple[set, int]] = {}  # GPU -> (links DCGM says are down, first line)
-    for no, line in enumerate(c.paste.lines, 1):
-        for m in _DCGM_GPU_LINK_DOWN.finditer(line):
-            down.setdefault(int(m.group(1)), (set(), no))[0].add(int(m.group(2)))
-        e = _DCGM_EXPECTED_UP.search(line)
-        if e and int(e.group(2)) > int(e.group(1)):
-            found = True
-            c.add("host", "gpu.nvlink_down", int(e.group(2)) - int(e.group(1)), no, severity="problem",
-                  summary=f"DCGM: only {e.group(1)} NVLinks up of the {e.group(2)} expected")
-        m = _DCGM_P2P.search(line)
-        if m:
-            found = True
-            c.add("host", "tool.verification_error", True, no)
-            c.add("host", "symptom.wrong_results", True, no)
-            c.add("host", "error.text", line.strip()[:200], no)
-            continue
-        if _DCGM_NVLINK_DOWN.search(line):
-            found = True
-            c.add("host", "gpu.nvlink_down", 1, no, summary="DCGM: an NVSwitch's NvLink is down (at least one)")
-            continue
-        r = _DCGM_ROW.match(line.strip())
-        if r:
-            found = True
-            c.add("host", "error.text", f"dcgmi diag {r.group(1)}: {r.group(2).strip()}"[:200], no)
-    if not c.has("host", "tool.verification_error") and "|" in text:
-        for no, cell in _dcgm_cells(c.paste.lines):
-            if _DCGM_P2P.search(cell):  # a P2P failure message the table wrapped over several rows
-                found = True
-                c.add("host", "tool.verification_error", True, no)
-                c.add("host", "symptom.wrong_results", True, no)
-                c.add("host", "error.text", cell.strip()[:200], no)
-                break
-    for g, (links, no) in sorted(down.items()):
-        found = True
-        c.add(f"gpu:{g}", "gpu.nvlink_down", len(links), no, severity="problem",
-              summary=f"GPU {g}: DCGM says NVLink link(s) {', '.join(map(str, sorted(links)))} down")
-    if down and not c.has("host", "host.nvlink_inactive_maybe_by_design"):
-        # DCGM reports every link of a GPU whose NVLinks carry nothing as down, also on PCIe cards without a bridge or
-        # without NVLink at all (NVIDIA/DCGM#49, NVIDIA/NVSentinel#1481): where the paste does not name the GPUs as
-        # parts whose links are always wired (SXM, or a model with NVLink that is no PCIe card), it may be no fault
-        names = [c.get(f"gpu:{g}", "gpu.name") or c.get("host", "gpu.name") for g in down]
-        if any(not n or no_nvlink_hardware(n) or re.search(r"PCIe|\bNVL\b", n, re.I) for n in names):
-            c.add("host", "host.nvlink_inactive_maybe_by_design", True, min(no for _l, no in down.values()), severity="info",
-                  summary="DCGM says NVLinks are down on GPUs the paste does not show to have wired NVLinks "
-                          "(DCGM reports them down on PCIe cards without a bridge)")
-    if found:
-        c.kind("dcgmi")
-        c.tool("dcgmi", c.paste.first_line("peer-to-peer test", "NvLink", "| PCIe", "Fail"))
-    return found
-
-
 #: a PyTorch tensor as ``print`` shows it: "tensor([0.6000, 0.6000], device='cuda:1')" (repr of torch.Tensor: the
 #: values, then ", device='cuda:N'" for a GPU tensor, dtype/grad keywords after them; nested lists for 2-D)
 _TENSOR = re.compile(r"tensor\((\[[\s\d.,eE+\-\[\]naif]*\])((?:\s*,\s*\w+=[^,()]*)*)\)")
@@ -691,8 +559,7 @@ def parse_tensor_copies(c: Collector) -> bool:
 def parse(c: Collector) -> bool:
     a = parse_cuda_samples(c)
     b = parse_nccl_tests(c)
-    d = parse_dcgm(c)
     t = parse_tensor_copies(c)
     r = parse_rocm_bandwidth_test(c)
     e = parse_expected_bandwidth(c)
-    return a or b or d or t or r or e
+    return a or b or t or r or e

@@ -1,0 +1,190 @@
+"""DCGM's output: ``dcgmi diag`` result tables, ``dcgmi health -c``, ``dcgmi nvlink --link-status`` and DCGM's
+failure messages wherever they are pasted (nv-hostengine's log, DCGM exporter, NVSentinel). The messages are
+DCGM's own formats (dcgmlib/dcgm_errors.h, ``DCGM_FR_*_MSG``), read tolerant of dcgmi's table, which cuts a
+long message at the cell's width onto the next rows.
+
+Facts: a failed P2P copy test (DCGM_FR_BROKEN_P2P_*): tool.verification_error, symptom.wrong_results; links down
+(DCGM_FR_NVLINK_DOWN, _GPU_EXPECTED_NVLINKS_UP, _NVSWITCH_NVLINK_DOWN, the link-status letters): gpu.nvlink_down;
+NVLink error counters over DCGM's threshold (DCGM_FR_NVLINK_ERROR_THRESHOLD, _CRC_ERROR_THRESHOLD) gpu.nvlink_errors,
+and a counter that must stay zero (DCGM_FR_NVLINK_ERROR_CRITICAL: replay/recovery) gpu.nvlink_replay_recovery; a PCIe
+link below the generation or width DCGM's PCIe test requires while it loads the link (DCGM_FR_PCIE_GENERATION,
+_PCIE_WIDTH): gpu.pcie_gen_cur / gpu.pcie_width_cur and gpu.pcie_degraded_under_load; an Xid DCGM saw
+(DCGM_FR_XID_ERROR): host.xid_codes / host.xid_latest, gpu.lost for 79, symptom.crash; a failed row of the diag
+table: error.text. The messages with no fact of their own (PCIe replays, NvSwitch fatal errors and SXids) are the
+knowledge base's regexes.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .paste import Collector
+from .smi import no_nvlink_hardware
+from .system import CRASH_XIDS
+
+#: DCGM's own failure messages (dcgmlib/dcgm_errors.h): DCGM_FR_BROKEN_P2P_MEMORY_DEVICE / _WRITER_DEVICE (and the
+#: NVLink/PCIe variants), DCGM_FR_NVSWITCH_NVLINK_DOWN
+_DCGM_P2P = re.compile(r"GPU (\d+) (?:was unsuccessfully written to(?: by (\d+))?|unsuccessfully wrote data) in a peer-to-peer test", re.I)
+_DCGM_NVLINK_DOWN = re.compile(r"NVSwitch \d+'s NvLink \d+ is down", re.I)
+#: DCGM_FR_NVLINK_DOWN "GPU %u's NvLink link %d is currently down" (also as dcgmi's table wraps it: "GPU 0GPU 0's NvLink
+#: link 1 ..."), DCGM_FR_GPU_EXPECTED_NVLINKS_UP "Only %u NvLinks are up out of the expected %u" (dcgm_errors.h)
+_DCGM_GPU_LINK_DOWN = re.compile(r"GPU (\d+)'s NvLink link (\d+) is currently down", re.I)
+_DCGM_EXPECTED_UP = re.compile(r"Only (\d+) NvLinks? (?:are|is) up out of the expected (\d+)", re.I)
+_DCGM_ROW = re.compile(r"^\|\s*(PCIe|NVLink|Memory Bandwidth|Diagnostic|Targeted Stress|Memtest|Pulse Test)[^|]*\|\s*(Fail\b[^|]*)\|", re.I)
+
+
+#: DCGM_FR_NVLINK_ERROR_THRESHOLD "Detected %ld %s NvLink errors on GPU %u's NVLink which exceeds threshold of %u",
+#: DCGM_FR_NVLINK_ERROR_CRITICAL "Detected %ld %s NvLink errors on GPU %u's NVLink (should be 0)",
+#: DCGM_FR_NVLINK_CRC_ERROR_THRESHOLD "%.1f %s NvLink errors found occuring per second on GPU %u, exceeding the limit
+#: of 100 per second." (%s: the counter's name, e.g. "CRC FLIT", "Replay", "Recovery")
+_DCGM_NVLINK_ERRORS = re.compile(r"Detected (\d+) ([\w ]{1,40}?) NvLink errors on GPU (\d+)'s NVLink\s*(\(should be 0\)|which exceeds)"
+                                 r"|([\d.]+) ([\w ]{1,40}?) NvLink errors found occur+ing per second on GPU (\d+)", re.I)
+#: DCGM_FR_PCIE_GENERATION "GPU %u is running at PCI link generation %d, which is below the minimum allowed link
+#: generation of %d (parameter '%s')"; DCGM_FR_PCIE_WIDTH "GPU %u is running at PCI link width %dX, which is below the
+#: minimum allowed link generation of %d" (sic: "generation" in the width message too)
+_DCGM_PCIE_LOW = re.compile(r"GPU (\d+) is running at PCI link (generation|width) (\d+)X?, which is below the minimum allowed", re.I)
+#: DCGM_FR_XID_ERROR "Detected XID %u for GPU %u"
+_DCGM_XID = re.compile(r"Detected XID (\d+) for GPU (\d+)", re.I)
+
+
+#: ``dcgmi nvlink --link-status`` (or ``-s``): "gpuId 0:" then one letter a link, "Key: Up=U, Down=D, Disabled=X,
+#: Not Supported=_" (DCGM's dcgmi/Nvlink.cpp); NVSwitches as "physicalId N:" under "NvSwitches:"
+_DCGM_LINK_OWNER = re.compile(r"^(gpuId|physicalId)\s+(\d+)\s*:\s*$")
+_DCGM_LINK_STATES = re.compile(r"^(?:[UDX_]\s*)+$")
+
+
+def parse_dcgm_link_status(c: Collector) -> bool:
+    """Per GPU the links DCGM says are Down (D) among those it reports (U or D; X is disabled by configuration,
+    _ not supported): gpu.nvlink_down; an NVSwitch's down links as the host's."""
+    if "gpuId" not in c.paste.text and "physicalId" not in c.paste.text:
+        return False
+    lines = c.paste.lines
+    found = False
+    for no, line in enumerate(lines, 1):
+        m = _DCGM_LINK_OWNER.match(line.strip())
+        if not m:
+            continue
+        states: list[str] = []
+        k = no
+        while k < len(lines) and _DCGM_LINK_STATES.match(lines[k].strip() or "-"):  # the letters may wrap
+            states += lines[k].split()
+            k += 1
+        up, down = states.count("U"), states.count("D")
+        if not up and not down:
+            continue
+        found = True
+        if m.group(1) == "gpuId":
+            c.add(f"gpu:{m.group(2)}", "gpu.nvlink_down", down, no + 1, severity="problem" if down else "ok",
+                  summary=f"GPU {m.group(2)}: DCGM says {down} of {up + down} NVLinks down")
+        elif down:
+            c.add("host", "gpu.nvlink_down", down, no + 1, summary=f"NVSwitch {m.group(2)}: DCGM says {down} links down")
+    if found:
+        c.kind("dcgmi")
+        c.tool("dcgmi", c.paste.first_line("NvLink Link Status", "gpuId"))
+    return found
+
+
+def _dcgm_cells(lines: list[str]):
+    """(line, text) of each right-hand cell of dcgmi's result table with the rows it wraps onto joined: dcgmi cuts a
+    long message at the cell's width, mid-word ("... in a pee" / "r-to-peer test ..."), on rows whose left cell is empty."""
+    cell, first = "", 0
+    for no, line in enumerate(lines, 1):
+        parts = line.rstrip().split("|")
+        if len(parts) != 4 or parts[0].strip() or parts[3].strip():  # "| left | right |"
+            if cell:
+                yield first, cell
+            cell, first = "", 0
+            continue
+        left, right = parts[1].strip(), parts[2][1:].rstrip() if parts[2].startswith(" ") else parts[2].rstrip()
+        if left or not cell:
+            if cell:
+                yield first, cell
+            cell, first = right, no
+        else:
+            cell += right
+    if cell:
+        yield first, cell
+
+
+def parse(c: Collector) -> bool:
+    """``dcgmi diag`` results and DCGM's messages: a failed P2P copy test is wrong data between GPUs, a
+    failed PCIe/NVLink row of the result table an error line, an NVSwitch's NvLink down a link down."""
+    text = c.paste.text
+    low = text.lower()
+    if "peer-to-peer test" not in low and "dcgm" not in low and "nvlink" not in low and "pci link" not in low \
+            and "detected xid" not in low:
+        return False
+    found = parse_dcgm_link_status(c)
+    down: dict[int, tuple[set, int]] = {}  # GPU -> (links DCGM says are down, first line)
+    for no, line in enumerate(c.paste.lines, 1):
+        for m in _DCGM_GPU_LINK_DOWN.finditer(line):
+            down.setdefault(int(m.group(1)), (set(), no))[0].add(int(m.group(2)))
+        e = _DCGM_EXPECTED_UP.search(line)
+        if e and int(e.group(2)) > int(e.group(1)):
+            found = True
+            c.add("host", "gpu.nvlink_down", int(e.group(2)) - int(e.group(1)), no, severity="problem",
+                  summary=f"DCGM: only {e.group(1)} NVLinks up of the {e.group(2)} expected")
+        m = _DCGM_P2P.search(line)
+        if m:
+            found = True
+            c.add("host", "tool.verification_error", True, no)
+            c.add("host", "symptom.wrong_results", True, no)
+            c.add("host", "error.text", line.strip()[:200], no)
+            continue
+        if _DCGM_NVLINK_DOWN.search(line):
+            found = True
+            c.add("host", "gpu.nvlink_down", 1, no, summary="DCGM: an NVSwitch's NvLink is down (at least one)")
+            continue
+        for m in _DCGM_NVLINK_ERRORS.finditer(line):
+            found = True
+            count, name, gpu = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(5), m.group(6), m.group(7))
+            n = max(1, round(float(count)))
+            key = "gpu.nvlink_replay_recovery" if m.group(4) and m.group(4).startswith("(") or \
+                re.search(r"replay|recovery", name, re.I) else "gpu.nvlink_errors"
+            c.add(f"gpu:{gpu}", key, n, no, severity="problem",
+                  summary=f"GPU {gpu}: DCGM counted {count} {name.strip()} NvLink errors "
+                          + ("(a counter that must stay zero)" if key.endswith("recovery") else "over its threshold"))
+        for m in _DCGM_PCIE_LOW.finditer(line):
+            found = True
+            gpu, what, value = m.group(1), m.group(2).lower(), int(m.group(3))
+            c.add(f"gpu:{gpu}", "gpu.pcie_gen_cur" if what == "generation" else "gpu.pcie_width_cur", value, no)
+            c.add(f"gpu:{gpu}", "gpu.pcie_degraded_under_load", True, no, severity="problem",
+                  summary=f"GPU {gpu}: DCGM's PCIe test saw link {what} {value}, below its minimum, while loading the link")
+        for m in _DCGM_XID.finditer(line):
+            found = True
+            code, gpu = int(m.group(1)), m.group(2)
+            c.add("host", "host.xid_codes", str(code), no, severity="problem")
+            c.add("host", "host.xid_latest", code, no, severity="problem")
+            if code == 79:
+                c.add(f"gpu:{gpu}", "gpu.lost", True, no, severity="problem")
+            if code in CRASH_XIDS:
+                c.add("host", "symptom.crash", True, no)
+        r = _DCGM_ROW.match(line.strip())
+        if r:
+            found = True
+            c.add("host", "error.text", f"dcgmi diag {r.group(1)}: {r.group(2).strip()}"[:200], no)
+    if not c.has("host", "tool.verification_error") and "|" in text:
+        for no, cell in _dcgm_cells(c.paste.lines):
+            if _DCGM_P2P.search(cell):  # a P2P failure message the table wrapped over several rows
+                found = True
+                c.add("host", "tool.verification_error", True, no)
+                c.add("host", "symptom.wrong_results", True, no)
+                c.add("host", "error.text", cell.strip()[:200], no)
+                break
+    for g, (links, no) in sorted(down.items()):
+        found = True
+        c.add(f"gpu:{g}", "gpu.nvlink_down", len(links), no, severity="problem",
+              summary=f"GPU {g}: DCGM says NVLink link(s) {', '.join(map(str, sorted(links)))} down")
+    if down and not c.has("host", "host.nvlink_inactive_maybe_by_design"):
+        # DCGM reports every link of a GPU whose NVLinks carry nothing as down, also on PCIe cards without a bridge or
+        # without NVLink at all (NVIDIA/DCGM#49, NVIDIA/NVSentinel#1481): where the paste does not name the GPUs as
+        # parts whose links are always wired (SXM, or a model with NVLink that is no PCIe card), it may be no fault
+        names = [c.get(f"gpu:{g}", "gpu.name") or c.get("host", "gpu.name") for g in down]
+        if any(not n or no_nvlink_hardware(n) or re.search(r"PCIe|\bNVL\b", n, re.I) for n in names):
+            c.add("host", "host.nvlink_inactive_maybe_by_design", True, min(no for _l, no in down.values()), severity="info",
+                  summary="DCGM says NVLinks are down on GPUs the paste does not show to have wired NVLinks "
+                          "(DCGM reports them down on PCIe cards without a bridge)")
+    if found:
+        c.kind("dcgmi")
+        c.tool("dcgmi", c.paste.first_line("peer-to-peer test", "NvLink", "| PCIe", "Fail"))
+    return found
