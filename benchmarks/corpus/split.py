@@ -105,6 +105,14 @@ infrastructure, containers and clouds; frameworks and GPU libraries; threads in 
 repositories), who reported a count only; judged once, blind, with 5bffbaf
 (benchmarks/results/eval-diagnosis-fresh19-blind-5bffbaf.txt), then opened. Assigned by collection: every case comes
 from a thread in no other part (dev/, holdout/, fresh/ to fresh18/), one case per thread.
+
+fresh20/: a twenty-second part, collected on 2026-11-28 (sixth session) after fresh19/ had been judged and opened, by four
+helpers with venues kept apart (communication/MoE/kernel libraries and newer training stacks; host level, drivers,
+virtualisation and GPU sharing; image/video generation, speech and benchmark repositories; threads in Chinese and
+Chinese-led repositories), who reported a count only; two of their files repeated threads of earlier parts and were
+dropped unread; judged once, blind, with ae05520 (benchmarks/results/eval-diagnosis-fresh20-blind-ae05520.txt), then
+opened. Assigned by collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh19/),
+one case per thread.
 """
 
 from __future__ import annotations
@@ -114,9 +122,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh19/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh20/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
