@@ -265,6 +265,14 @@ _SYMPTOMS = (
                      # the words of scaling reports ("crawls", "sluggish", "doesn't scale", "takes ages"; 龟速, 带宽上不去, 跑不满)
                      r"\bcrawl(?:s|ing|ed)?\b|\bsluggish\b|\b(?:does|do|did)\s*(?:n'?t|not)\s+scale\b|\bscal\w+ (?:badly|poorly|terribly)\b|"
                      r"\bpoor(?:ly)? scal\w*|\btakes? ages\b|龟速|(?:带宽|速度|吞吐)(?:一直)?上不去|跑不满|"
+                     # a speedup over GPUs below the count ("a 1.6x speedup instead of 2x", "only 1.2x faster with 4 GPUs",
+                     # "sub-linear scaling"; 加速比只有 1.3)
+                     r"\b(?:speed-?ups?|accelerations?|scaling)\b[^.\n]{0,40}?\b\d+(?:\.\d+)?\s*x\b[^.\n]{0,20}?\b(?:instead of|rather than|not|"
+                     r"vs\.?|versus|below|less than|short of)\s+(?:the\s+)?(?:theoretical\s+|expected\s+|ideal\s+|linear\s+)?\d+(?:\.\d+)?\s*x\b|"
+                     r"\b\d+(?:\.\d+)?\s*x\s+(?:speed-?ups?|accelerations?|scaling)\b[^.\n]{0,40}?\b(?:instead of|rather than|not|vs\.?|versus|below|less than|short of)\s+"
+                     r"(?:the\s+)?(?:theoretical\s+|expected\s+|ideal\s+|linear\s+)?\d+(?:\.\d+)?\s*x\b|"
+                     r"\b(?:only|just|merely)\s+(?:(?:about|around|~)\s*)?(?:an?\s+)?\d+(?:\.\d+)?\s*x\s+(?:speed-?ups?|accelerations?|faster|scaling)\b|"
+                     r"\b(?:sub-?linear|not linear(?:ly)?|non-?linear|less than linear) (?:speed-?ups?|scaling)\b|\b(?:speed-?ups?|scaling) (?:is|was|are|were) (?:sub-?linear|not linear)|加速比[^。\n]{0,10}?(?:只有|仅|才|不到|很低|低)|"
                      # a regression of speed, as release notes and bisecting reports say it ("performance regression", 性能回退)
                      r"\b(?:performance|perf|bandwidth|throughput|speed|busbw)\s+regress\w*|性能(?:回退|退化|倒退)"),
     # a failure in words, where no error name is pasted: the phrasings of P2P reports ("P2P does not work",
