@@ -58,6 +58,15 @@ _DELETE = {c: None for c in [*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f] if c 
 _OPS = ("equals", "in", "not_in", "lt", "lte", "gt", "gte", "present", "regex")
 
 
+@dataclass(frozen=True)
+class Hit:
+    """A line of the text an entry's own text hit: "regex" (one of its regexes), "code" (an error code it lists, named on
+    the line), "code_read" (such a code read from the text's facts, "(read from the text)"), "code_origin" (read from the
+    facts with no line of its own: ``line`` is None)."""
+    kind: str
+    line: Optional[int]
+
+
 @dataclass
 class Match:
     entry: Entry
@@ -80,6 +89,7 @@ class Match:
     words_lead: bool = False  # of the entries of a shared line, the one the text's words clearly favour (_one_of_several)
     weak_offer: bool = False  # offered with its setup held but on no symptom of its own beyond "it fails" (score_entry)
     cause_said: bool = False  # a trigger of its own on a fact that ties the text's trouble to a change (CAUSE_SAID) held
+    hits: tuple[Hit, ...] = ()  # the text's lines its own regexes and error codes hit (the reasons say them in words)
 
     @property
     def confidence(self) -> str:
@@ -641,16 +651,16 @@ def _void_wrapper_codes(entry: Entry, facts: "Facts") -> set[str]:
 
 
 def _text_hits(entry: Entry, log: Log, codes: dict[str, list[tuple[int, str]]],
-               void: frozenset = frozenset()) -> tuple[list[float], list[str]]:
+               void: frozenset = frozenset()) -> tuple[list[float], list[str], list[Hit]]:
     """The text evidence for one entry: per log line the strongest hit (regex or error code), so one
-    line counts once however many of the entry's patterns it satisfies. Reasons start "regex matched"
-    or "error code" (the shared-code rule in score_entry tells them apart)."""
+    line counts once however many of the entry's patterns it satisfies: weights, reasons ("regex matched line N: ...",
+    "error code X on line N") and the hits themselves."""
     primary = float(entry.data.get("regex_weight", PRIMARY_REGEX))
-    best: dict[int, tuple[float, str]] = {}
+    best: dict[int, tuple[float, str, str]] = {}
 
-    def hit(n: int, weight: float, reason: str) -> None:
+    def hit(n: int, weight: float, reason: str, kind: str) -> None:
         if n not in best or weight > best[n][0]:
-            best[n] = (weight, reason)
+            best[n] = (weight, reason, kind)
 
     listed = None
     blames_setting = entry.failure_class == "nccl_env_misconfig"
@@ -668,14 +678,14 @@ def _text_hits(entry: Entry, log: Log, codes: dict[str, list[tuple[int, str]]],
                 if not any(code_key(u) in listed for u in unusable):
                     continue
             weight = primary if i == 0 and entry.data.get("regex") else primary - EXTRA_DISCOUNT
-            hit(n, weight, f"regex matched line {n}: {_excerpt(log.lines[n - 1])}")
+            hit(n, weight, f"regex matched line {n}: {_excerpt(log.lines[n - 1])}", "regex")
     for code in entry.error_codes:
         if code_key(code) in void:
             continue
         for n, written in codes.get(code_key(code), [])[:1]:
-            hit(n, CODE, f"error code {written} on line {n}")
+            hit(n, CODE, f"error code {written} on line {n}", "code")
     ordered = sorted(best.items())
-    return [w for _, (w, _r) in ordered], [r for _, (_w, r) in ordered]
+    return [w for _, (w, _r, _k) in ordered], [r for _, (_w, r, _k) in ordered], [Hit(k, n) for n, (_w, _r, k) in ordered]
 
 
 #: a message said to be ABSENT where it is written: a checklist of what was not seen ("No related errors were observed:
@@ -756,20 +766,21 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     if why_excluded(entry, facts, own_text=True):
         return None
     void = _void_wrapper_codes(entry, facts)
-    text_w, reasons = _text_hits(entry, log, codes, void) if log.lines else ([], [])
+    text_w, reasons, hits = _text_hits(entry, log, codes, void) if log.lines else ([], [], [])
     if entry.multicast_absent and not text_w and why_excluded(entry, facts, own_text=False):
         return None
     code_hits: set[str] = set()  # the error codes of this entry that the text names
     if entry.error_codes:
         wanted = {code_key(c) for c in entry.error_codes} - void
         code_hits.update(k for k in wanted if codes.get(k))
-        hit_lines = set(_hit_lines(reasons))
+        hit_lines = set(_hit_lines(hits))
         for k, named, n in facts.code_facts():
             if k in wanted:
                 code_hits.add(k)
             if k in wanted and (n is None or n not in hit_lines):
                 text_w.append(CODE)
                 reasons.append(f"error code {named} on line {n} (read from the text)" if n else f"error code {named} ({facts.origin.get('error.cuda') or facts.origin.get('error.nccl') or 'the text'})")
+                hits.append(Hit("code_read" if n else "code_origin", n))
                 if n:
                     hit_lines.add(n)
     fact_w: list[float] = []
@@ -852,7 +863,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     own_held = [c for c in requires + fired + list(m.get("support") or [])
                 if c["fact"] not in WEAK_SYMPTOMS and not c["fact"].startswith("error.") and facts.check(c)]
     if offered and code_hits and shared_codes is not None and entry.patterns and not own_held \
-            and not any(r.startswith("regex matched") for r in reasons) and code_hits <= shared_codes:
+            and not any(h.kind == "regex" for h in hits) and code_hits <= shared_codes:
         offered = False
         reasons.append("only an error code that entries of several classes share; this entry's own text is absent")
     # "it fails" beside a specific error the text names (a CUDA or NCCL code) is that error: an entry offered on the
@@ -872,14 +883,14 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     # healthy runs too (a variable set on purpose, "P2P is disabled between connected GPUs", "cannot enable peer access")
     quiet_only = False
     if offered and text_w and not code_hits and not fired:
-        quiet = _quiet_lines(reasons, log)
+        quiet = _quiet_lines(hits, log)
         if quiet and not facts.has_complaint(ignore_lines=quiet):
             offered = False
             quiet_only = True
             reasons.append("only lines that state a setting or information; the text shows no failure they cause")
     # a regex that matched only a generic CUDA message (an illegal memory access, a launch failure: codes.CUDA_GENERIC)
     # says what any program bug says: the entry is offered on its own conditions holding, not on the message
-    if offered and text_w and not own_held and _generic_only(entry, reasons, log):
+    if offered and text_w and not own_held and _generic_only(entry, hits, log):
         offered = False
         reasons.append("only a CUDA error that any program bug gives; none of this entry's own conditions holds")
     # the setup that decides between causes of one error (a GeForce, a VM, MIG, a pair across sockets): an entry whose
@@ -912,7 +923,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     ctx = _context_held(m, facts)
     return Match(entry, round(score, 4), reasons, deciding, unsure=not offered, context_held=ctx, own_signs=len(own_held),
                  quiet=quiet_only, weak_offer=offered and not strong, shared_score=round(prior, 4) if quiet_only else 0.0,
-                 cause_said=cause_said,
+                 cause_said=cause_said, hits=tuple(hits),
                  facts_for=[r for r in reasons if not r.startswith("against: ")], facts_against=against,
                  notes=list(facts.conflicts), own_deciding=list(deciding), basis="lead" if is_lead else "signs")
 
@@ -923,7 +934,7 @@ def _fails_explained_elsewhere(out: list[Match], facts: Facts) -> None:
     weak symptom and its setup (a VM, a GeForce card) becomes an unsure candidate, as score_entry does beside an error
     code it does not list. (A Transformer Engine multicast error on a VM read "does not support" as "P2P fails in the
     guest" and offered the VM entry as possible.)"""
-    explained = frozenset().union(*(_hit_lines(m.reasons, regex_only=True) for m in out if not m.unsure and m.basis == "signs"))
+    explained = frozenset().union(*(_hit_lines(m.hits, regex_only=True) for m in out if not m.unsure and m.basis == "signs"))
     if not explained:
         return
     weak_lines = {n for n in (facts.origin_line(key) for key in WEAK_SYMPTOMS) if n is not None}
@@ -932,18 +943,18 @@ def _fails_explained_elsewhere(out: list[Match], facts: Facts) -> None:
     for m in out:
         if m.cause_said:
             continue  # the text ties its trouble to this entry's cause (a change of version, a variable): no context
-        if m.weak_offer and not m.unsure and not any(r.startswith("regex matched") for r in m.reasons):
+        if m.weak_offer and not m.unsure and not any(h.kind == "regex" for h in m.hits):
             m.unsure = True
             m.score = min(m.score, UNSURE_CAP)
             m.reasons.append("only 'it fails' in words, read from a line another entry's own text explains (line "
                              + ", ".join(str(n) for n in sorted(weak_lines)) + ")")
 
 
-def _generic_only(entry: Entry, reasons: list[str], log: Log) -> bool:
+def _generic_only(entry: Entry, hits: Iterable[Hit], log: Log) -> bool:
     """Are all this entry's regex hits matches of a generic CUDA error's name or message (codes.is_generic_cuda_text),
-    with no error code of the entry's own beside them?"""
-    lines = sorted(_hit_lines(reasons, regex_only=True))
-    if not lines or any(r.startswith("error code") and "(read from the text)" not in r for r in reasons):
+    with no error code of the entry's own beside them (one named on a line, or read with no line of its own)?"""
+    lines = sorted(_hit_lines(hits, regex_only=True))
+    if not lines or any(h.kind in ("code", "code_origin") for h in hits):
         return False
     for n in lines:
         line = log.lines[n - 1] if 0 < n <= len(log.lines) else ""
@@ -953,11 +964,11 @@ def _generic_only(entry: Entry, reasons: list[str], log: Log) -> bool:
     return True
 
 
-def _quiet_lines(reasons: list[str], log: Log) -> set[int]:
-    """The lines of these reasons' text hits when every one is a regex match on a line that only states a setting or
+def _quiet_lines(hits: Iterable[Hit], log: Log) -> set[int]:
+    """The lines of these text hits when every one is a regex match on a line that only states a setting or
     information (fact_roles.is_setting_line / is_info_line); else the empty set."""
-    lines = set(_hit_lines(reasons))
-    if not lines or any(r.startswith("error code") for r in reasons):
+    lines = set(_hit_lines(hits))
+    if not lines or any(h.kind != "regex" for h in hits):
         return set()
     ok = all(0 < n <= len(log.lines) and (is_setting_line(log.lines[n - 1]) or is_info_line(log.lines[n - 1])) for n in lines)
     return lines if ok else set()
@@ -1059,7 +1070,7 @@ def ruled_out_by_host(kb, text=None, findings: Iterable[Finding] = (), origin: s
         m = score_entry(entry, log, log.codes, text_facts, shared_codes=shared)
         if m is None or m.basis != "signs":
             continue  # given on the text alone only as a lead on context, or not at all: nothing the host took away
-        lines = [*_hit_lines(m.reasons), *(int(x.group(1)) for r in m.reasons for x in [_FACT_LINE.search(r)] if x)]
+        lines = [*_hit_lines(m.hits), *(int(x.group(1)) for r in m.reasons for x in [_FACT_LINE.search(r)] if x)]
         out.append((m, min(lines) if lines else 1, why))
     out = ranked(out, key=lambda x: x[0])[:limit]  # offered first, then the unsure ones, classes apart
     return [(m.entry, line, why, m.confidence) for m, line, why in out]
@@ -1082,7 +1093,7 @@ def _one_of_several(out: list[Match]) -> None:
         # an entry the informational-line rule already made unsure (m.quiet) still names a class the line is shared by
         if (m.confidence not in ("likely", "possible") and not m.quiet) or m.entry.benign or m.own_signs or m.basis != "signs":
             continue
-        lines = tuple(sorted(_hit_lines(m.reasons, regex_only=True)))
+        lines = tuple(sorted(_hit_lines(m.hits, regex_only=True)))
         if lines:
             groups.setdefault(lines, []).append(m)
     for ms in groups.values():
@@ -1111,7 +1122,7 @@ _FAILURE_LINE = re.compile(r"\bNCCL WARN\b|\berror\b|\bexception\b|\bcuda failur
 
 def _first_line_of(m: Match) -> Optional[int]:
     # the lines its own regexes or codes matched (not a code read from the text's facts: one origin line for them all)
-    ns = _hit_lines(m.reasons, codes_read_from_text=False)
+    ns = _hit_lines(m.hits, codes_read_from_text=False)
     return min(ns) if ns else None
 
 
@@ -1159,8 +1170,8 @@ def _named_error_over_wrapper(out: list[Match], log: Log) -> None:
     for m in offered:
         if m.own_signs:
             continue
-        lines = _hit_lines(m.reasons, regex_only=True)
-        if not lines or any(r.startswith("error code") for r in m.reasons):
+        lines = _hit_lines(m.hits, regex_only=True)
+        if not lines or any(h.kind != "regex" for h in m.hits):
             continue
         named: set[str] = set()
         for n in lines:
@@ -1393,17 +1404,12 @@ def known_facts(text=None, findings: Iterable[Finding] = (), origin: str = "host
     return Facts(list(findings), prepare(text), origin)
 
 
-_LINE = re.compile(r"^(?:regex matched|error code .*) (?:line|on line) (\d+)")
-
-
-def _hit_lines(reasons: Iterable[str], regex_only: bool = False, codes_read_from_text: bool = True) -> frozenset[int]:
-    """The text's lines an entry's own text hit, from its reasons ("regex matched line N", "error code X on line N"):
-    only its regex hits with ``regex_only``; without the codes read from the text's facts where
-    ``codes_read_from_text`` is False (those share one origin line)."""
-    return frozenset(int(x.group(1)) for r in reasons
-                     if (not regex_only or r.startswith("regex matched"))
-                     and (codes_read_from_text or "(read from the text)" not in r)
-                     for x in [_LINE.match(r)] if x)
+def _hit_lines(hits: Iterable[Hit], regex_only: bool = False, codes_read_from_text: bool = True) -> frozenset[int]:
+    """The text's lines an entry's own text hit: only its regex hits with ``regex_only``; without the codes read from
+    the text's facts where ``codes_read_from_text`` is False (those share one origin line)."""
+    return frozenset(h.line for h in hits if h.line is not None
+                     and (not regex_only or h.kind == "regex")
+                     and (codes_read_from_text or h.kind != "code_read"))
 
 
 def _share_deciding_facts(matches: list[Match]) -> None:
@@ -1411,7 +1417,7 @@ def _share_deciding_facts(matches: list[Match]) -> None:
     missing for any of them, since that fact is what would decide between them."""
     groups: dict[frozenset, list[Match]] = {}
     for m in matches:
-        lines = _hit_lines(m.reasons)
+        lines = _hit_lines(m.hits)
         if lines:
             groups.setdefault(lines, []).append(m)
     for group in groups.values():
