@@ -113,6 +113,13 @@ Chinese-led repositories), who reported a count only; two of their files repeate
 dropped unread; judged once, blind, with ae05520 (benchmarks/results/eval-diagnosis-fresh20-blind-ae05520.txt), then
 opened. Assigned by collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh19/),
 one case per thread.
+
+fresh21/: a twenty-third part, collected on 2026-11-28 (sixth session) after fresh20/ had been judged and opened, by four
+helpers kept apart by the family of text rather than by repository (CUDA errors as frameworks print them; NCCL's own
+lines; tool outputs; kernel and system logs), asked for pasted evidence (errors, logs, tool outputs), who reported a
+count only; judged once, blind, with 783bbbc (benchmarks/results/eval-diagnosis-fresh21-blind-783bbbc.txt), then opened.
+Assigned by collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh20/), one case
+per thread.
 """
 
 from __future__ import annotations
@@ -122,9 +129,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh20/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh21/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
