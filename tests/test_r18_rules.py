@@ -13,7 +13,12 @@ After opening fresh20 (labelled so):
    加速比只有) is slow.
 4. The Unix-socket IPC helpers' own failures (cuda-samples helper_multiprocess and NVSHMEM: "IPC failure: Sending data
    over socket failed", NVSHMEM's NVSHMEMI_IPC_CHECK "Fatal IPC Failure") are the CUDA IPC entry's, as NCCL's UDS ones.
-And the matcher keeps the lines an entry's own text hit on the match (Match.hits), not only in its reasons' words."""
+And the matcher keeps the lines an entry's own text hit on the match (Match.hits), not only in its reasons' words.
+After opening fresh21 (labelled so):
+5. "I get an error" where the only warning of the pasted NCCL log is one NCCL prints on healthy hosts ("Failed to open
+   libibverbs.so", a WARN up to 2.10 and an INFO since; NCCL goes on over sockets) is no symptom; explain says why.
+6. An entry whose setup (MIG, a GeForce, a VM, a pair across sockets) is not said, and whose own words are absent from
+   the text (the MIG entry's "MIG"), stays unsure on an error it shares with other classes ("invalid device ordinal")."""
 
 from __future__ import annotations
 
@@ -128,3 +133,34 @@ def test_match_keeps_the_lines_its_own_text_hit():
     assert hit and all(h.line == 2 for m in hit for h in m.hits if h.line is not None)
     assert any(h.kind == "regex" for m in hit for h in m.hits)
     assert isinstance(log, Log)
+
+
+BENIGN = ("host:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>\n"
+          "host:1:1 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n"
+          "host:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>")
+
+
+def test_an_error_that_is_nccls_benign_warning_is_no_symptom():
+    text = "I run all_reduce_perf on two RTX 3090s and get an error:\n" + BENIGN
+    ev = read_text(text)
+    assert "symptom.fails" not in ev.facts_by_subject()["host"]
+    assert any("libibverbs" in n for n in ev.notes)
+    assert not [c for c, conf in explained(text) if conf in ("likely", "possible")]
+
+
+@pytest.mark.parametrize("text", [
+    "I get an error:\n" + BENIGN + "\nhost:1:1 [0] transport/p2p.cc:221 NCCL WARN Cuda failure 'peer access is not "
+    "supported between these two devices'",
+    "Two RTX 3090s: P2P does not work.\n" + BENIGN,
+])
+def test_a_real_failure_beside_the_benign_warning_stays(text):
+    assert read_text(text).facts_by_subject()["host"].get("symptom.fails") is True
+
+
+def test_the_mig_entry_is_unsure_on_an_invalid_ordinal_that_names_no_mig():
+    text = 'i got the error:\n"THCudaCheck FAIL file=torch/csrc/cuda/Module.cpp line=59 error=101 : invalid device ordinal"'
+    got = dict((c, conf) for c, conf in reversed(explained(text)))
+    assert got["device_not_visible"] in ("likely", "possible")
+    assert got.get("mig_p2p_unsupported", "unsure") == "unsure"
+    mig = "MIG instances on an A100: " + text
+    assert "mig_p2p_unsupported" in [c for c, conf in explained(mig) if conf in ("likely", "possible")]

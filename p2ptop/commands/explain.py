@@ -139,7 +139,7 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
     return {"kind": kind, "results": results, "symptoms": symptoms, "conflicts": conflicts, "ruled_out_by_host": lost,
             "deciding_facts": missing, "next_command": {"fact": nc[0], "command": nc[1]} if nc else None,
             "gpu_related": bool(evidence.gpu_related) or bool(findings), "text_kinds": list(getattr(evidence, "kinds", []) or []),
-            "text_empty": empty_text, "read": what_was_read(evidence)}
+            "text_empty": empty_text, "read": what_was_read(evidence), "text_notes": list(getattr(evidence, "notes", []) or [])}
 
 
 def what_was_read(evidence, limit: int = 8) -> list[str]:
@@ -195,7 +195,7 @@ def _as_json(answer, text, source, note, kb, lang) -> dict:
     return {"kind": "p2ptop-explain", "answer": answer["kind"], "text_lines": len(text.splitlines()) if text else 0,
             "source": source, "note": note, "gpu_related": answer["gpu_related"], "text_kinds": answer["text_kinds"],
             "text_empty": answer["text_empty"], "read": answer.get("read", []), "symptoms": answer["symptoms"], "conflicts": answer["conflicts"], "ruled_out_by_host": answer["ruled_out_by_host"], "deciding_facts": answer["deciding_facts"],
-            "next_command": answer["next_command"], "kb_entries": len(kb.entries),
+            "text_notes": answer.get("text_notes", []), "next_command": answer["next_command"], "kb_entries": len(kb.entries),
             "kb_problems": [str(p) for p in kb.problems], "matches": out}
 
 
@@ -213,6 +213,8 @@ def _as_text(answer, text, source, note, kb, lang) -> str:
         lines.append(f"Note: {len(kb.problems)} knowledge-base file(s) skipped as broken (p2ptop kb lint)")
     for c in answer["conflicts"]:
         lines.append(f"Note: {clean(c)}")
+    for n in answer.get("text_notes") or []:  # how the text was read where it could be misread (evidence's notes)
+        lines.append(f"Note: {clean(n)}")
     nc = answer["next_command"]
     kind = answer["kind"]
     if kind == "empty_text":

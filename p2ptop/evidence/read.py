@@ -157,8 +157,36 @@ def _busy(c, subject: str) -> bool:
     return isinstance(util, int) and util >= 50 and (not isinstance(pstate, str) or pstate in ("P0", "P1", "P2"))
 
 
+#: the words of "I get an error" without what fails ("get an error", "got this error", "the following warning")
+_AN_ERROR_SAID = re.compile(r"\b(?:errors?|exceptions?|warnings?)\b", re.I)
+
+
+def _error_is_a_benign_warning(c) -> None:
+    """"I get an error" where the only warning the pasted NCCL log shows is one NCCL prints on healthy hosts
+    (nccl.BENIGN_WARN: "Failed to open libibverbs.so", a WARN up to NCCL 2.10 and an INFO since, after which NCCL goes on
+    over sockets), and the paste names no error, failing call or other symptom: the error the person means is that
+    line, which reports no failure, so "it fails" is not taken as a symptom (a note says why)."""
+    log = c.structured.get("nccl")
+    fails = c.facts.get(("host", "symptom.fails"))
+    if log is None or fails is None or not log.warnings:
+        return
+    if not all(nccl.BENIGN_WARN.search(w.message) for w in log.warnings):
+        return
+    if not _AN_ERROR_SAID.search(c.paste.line(fails.line)):
+        return
+    if any(k.startswith("error.") or (k.startswith(SYMPTOM_PREFIXES) and k not in ("symptom.fails", "symptom.reported"))
+           for (_s, k) in c.facts):
+        return
+    del c.facts[("host", "symptom.fails")]
+    c.findings[:] = [f for f in c.findings if not (f.subject == "host" and "symptom.fails" in f.facts)]
+    first = log.warnings[0]
+    c.notes.append(f"the error the text speaks of (line {fails.line}) is, as far as the paste shows, NCCL's "
+                   f"'{first.message[:60]}' (line {first.line}): it reports no failure (NCCL goes on over sockets)")
+
+
 def derive(c) -> None:
     """Facts that follow from what the parsers read, by the live host's own rules (p2ptop/diagnose.py):
+    "I get an error" where the only warning is one NCCL prints on healthy hosts is no symptom (_error_is_a_benign_warning);
     a GPU whose PCIe link trained narrower than its max (lspci LnkSta below LnkCap, nvidia-smi -q Link
     Width Current below Max) is degraded whatever its load: GPUs lower the link's generation when idle,
     never its width. A generation below max at full width is what an idle GPU shows (nvidia-smi's manual:
@@ -168,6 +196,7 @@ def derive(c) -> None:
     else the generation another GPU of the same model shows at the same width in the same paste (nvtop)."""
     tools.refusals_across_models(c)
     _vm_by_bus_ids(c)
+    _error_is_a_benign_warning(c)
     widths: dict[str, tuple[int, Any]] = {}
     for (subject, key), fact in list(c.facts.items()):
         if key != "gpu.pcie_width_cur" or not subject.startswith("gpu:"):

@@ -894,7 +894,9 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
         offered = False
         reasons.append("only a CUDA error that any program bug gives; none of this entry's own conditions holds")
     # the setup that decides between causes of one error (a GeForce, a VM, MIG, a pair across sockets): an entry whose
-    # own setup is not said, while the text or host says another one, stays unsure (context lowers it, issue 22 point 3)
+    # own setup is not said, while the text or host says another one, stays unsure (context lowers it, issue 22 point 3);
+    # so does one whose setup is not said while the words it requires of the text are absent (the MIG entry's "the
+    # text is about MIG instances" on an "invalid device ordinal" that names no MIG: the error is shared, its setup absent)
     if offered:
         own_setup = {c["fact"] for c in requires if c["fact"] in SETUP_FACTS}
         unsaid = [f for f in own_setup if facts.check({"fact": f, "equals": True}) is None]
@@ -903,6 +905,9 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
             offered = False
             factor *= OTHER_SETUP_FACTOR
             reasons.append(f"its setup ({', '.join(sorted(unsaid))}) is not said, another is ({other[0]} = {facts.shown(other[0])})")
+        elif unsaid and log_unmet:
+            offered = False
+            reasons.append(f"its setup ({', '.join(sorted(unsaid))}) is not said, nor does the text name it")
     # a doubt (match.doubt) is a fact that says the entry's symptom may be by design (NVLinks a board may leave unwired):
     # an entry offered on its own signs while one holds is an unsure candidate, never likely or possible
     if offered:
