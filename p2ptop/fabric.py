@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from typing import Optional
 
 from .model import ANCESTOR_PATH_CLASS, GPU, NVLINK_VERSION_NAMES, Snapshot
+from .pcie import PCIE_GBPS_PER_LANE, pcie_gbps  # noqa: F401 - PCIE_GBPS_PER_LANE is part of this module's face
 
 # --- per-link figures --------------------------------------------------------------------
 #: NVLink bandwidth per link, per direction, in GB/s, by NVML version enum.
@@ -35,26 +36,6 @@ NVLINK_GBPS_PER_LINK: dict[int, Optional[float]] = {
     7: 50.0,  # NVLink 5.0 (B200, GB200): 1800 / 18 / 2
     8: None,  # NVLink 6.0: not cited
 }
-#: PCIe bandwidth per lane, per direction, in GB/s after line encoding, by generation.
-#: Source: PCI-SIG specifications as tabulated in https://en.wikipedia.org/wiki/PCI_Express#Comparison_table
-#: (Gen1/2 8b/10b; Gen3-5 128b/130b; Gen6 64 GT/s PAM4 with 242/256 FLIT; Gen7 128 GT/s).
-PCIE_GBPS_PER_LANE: dict[int, float] = {
-    1: 0.25,
-    2: 0.5,
-    3: 0.985,
-    4: 1.969,
-    5: 3.938,
-    6: 7.563,
-    7: 15.125,
-}
-
-
-def pcie_gbps(gen: Optional[int], width: Optional[int]) -> Optional[float]:
-    if gen is None or width is None or gen not in PCIE_GBPS_PER_LANE:
-        return None
-    return round(PCIE_GBPS_PER_LANE[gen] * width, 1)
-
-
 @dataclass
 class Expectation:
     """What a pair should reach one way over its path."""

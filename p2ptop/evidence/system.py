@@ -23,10 +23,10 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
+from ..pcie import link_gen
 from .paste import Collector, norm_bus
 
 _BLOCK = re.compile(r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+(.+?)\s*$")
-_SPEED_GEN = {"2.5": 1, "5": 2, "8": 3, "16": 4, "32": 5, "64": 6}
 _LNK = re.compile(r"Speed\s+([\d.]+)GT/s[^,]*,\s*Width\s+x(\d+)")
 #: a memory BAR as lspci prints it: "Region 1: Memory at 38000000000 (64-bit, prefetchable) [size=32G]" (-vv) or,
 #: without the region number, "Memory at 10ffc0000000 (64-bit, prefetchable) [size=256M]" (-v). An NVIDIA GPU's BAR0
@@ -84,9 +84,6 @@ def _systemd_active(lines: list[str], header: int) -> Optional[tuple[str, int]]:
             return ("running" if v.startswith("active") else "failed" if v == "failed" else "not running"), k + 1
     return None
 
-
-def _gen(speed: str) -> Optional[int]:
-    return _SPEED_GEN.get(speed.rstrip("0").rstrip(".") if "." in speed else speed)
 
 
 def parse_setpci_acs(c: Collector) -> bool:
@@ -173,11 +170,11 @@ def parse_lspci(c: Collector) -> bool:
         elif s.startswith("LnkCap:"):
             m2 = _LNK.search(s)
             if m2:
-                cur["cap"] = (_gen(m2.group(1)), int(m2.group(2)), no)
+                cur["cap"] = (link_gen(m2.group(1)), int(m2.group(2)), no)
         elif s.startswith("LnkSta:"):
             m2 = _LNK.search(s)
             if m2:
-                cur["sta"] = (_gen(m2.group(1)), int(m2.group(2)), no)
+                cur["sta"] = (link_gen(m2.group(1)), int(m2.group(2)), no)
                 cap = cur.get("cap")
                 if cap and (cur["sta"][0] or 0) < (cap[0] or 0) or cap and cur["sta"][1] < cap[1]:
                     degraded.append({"bdf": cur["bdf"], "desc": cur["desc"], "cap": cap[:2], "sta": cur["sta"][:2], "line": no})
@@ -232,9 +229,9 @@ def _kernel_pcie_links(c: Collector) -> bool:
         if m.group(1).rstrip(":") != "nvidia" and bus not in nv and "NVIDIA" not in line:
             continue  # another device's link (a NIC, an NVMe drive, a bridge)
         if m.group(3):
-            cur, cap = (_gen(m.group(3)), int(m.group(4))), (_gen(m.group(5)), int(m.group(6)))
+            cur, cap = (link_gen(m.group(3)), int(m.group(4))), (link_gen(m.group(5)), int(m.group(6)))
         else:
-            cur = cap = (_gen(m.group(7)), int(m.group(8)))
+            cur = cap = (link_gen(m.group(7)), int(m.group(8)))
         gpu = c.gpu_of_bus(bus)
         if gpu is None:
             gpu = len(set(c.bus_to_gpu.values()))  # the next number: the kernel log names GPUs by bus only

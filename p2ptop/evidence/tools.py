@@ -24,6 +24,7 @@ import re
 from typing import Any, Optional
 
 from . import nccl_tests
+from ..pcie import PCIE_GBPS_PER_LANE
 from .gpus import BUILT_MIN_WIDTH, built_pcie, classify
 from .paste import Collector, pair_subject
 
@@ -125,17 +126,16 @@ def refusals_across_models(c: Collector) -> None:
 _NVB_VERIFY = re.compile(r"ASSERT in expression h_errorFlag == 0|Invalid value when checking the pattern at <")
 #: nvbandwidth's one-way device-to-device matrices: "memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)", "<-" (not "<->")
 _NVB_ONE_WAY = re.compile(r"^(?:memcpy|memory) (?:CE|SM) GPU\(row\) (?:->|<-) GPU\(column\) bandwidth", re.I)
-#: the least one NVLink gives per direction (NVLink 1.0, P100: 20 GB/s; later generations 25 and more), and PCIe's
-#: usable GB/s per lane per generation (8b/10b for Gen1-2, 128b/130b after): what a copy over the pasted link should reach
+#: the least one NVLink gives per direction (NVLink 1.0, P100: 20 GB/s; later generations 25 and more); with PCIe's
+#: usable GB/s per lane per generation (pcie.PCIE_GBPS_PER_LANE), what a copy over the pasted link should reach
 NVLINK_MIN_GBPS = 20.0
-PCIE_LANE_GBPS = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.877}
 FAR_UNDER = 0.25  # measured under a quarter of the link's floor: far under, whatever the generation or overheads
 HEALTHY_SHARE = 0.5  # at least half of that floor: the copy used the link
 #: the narrowest link an NVIDIA GPU for compute is built with since Kepler: PCIe Gen3 x4 (mobile and the smallest cards;
 #: the rest are x8/x16, NVLink above; the mining-only CMP boards, PCIe Gen1 x4, are left out: _MINING). A copy tool's
 #: figure under a quarter of it is far under any GPU's link that trained as built, whatever the paste leaves unsaid (a
 #: slot's x1 riser, a link trained down, or peer traffic stalled on its way)
-ANY_GPU_LINK_GBPS = PCIE_LANE_GBPS[3] * 4
+ANY_GPU_LINK_GBPS = PCIE_GBPS_PER_LANE[3] * 4
 _MINING = re.compile(r"\bcmp\s*\d", re.I)
 
 
@@ -151,8 +151,8 @@ def link_floor(c: Collector, a: int, b: int) -> Optional[tuple[float, str]]:
     links = []
     for g in (a, b):
         gen, width = c.get(f"gpu:{g}", "gpu.pcie_gen_max"), c.get(f"gpu:{g}", "gpu.pcie_width_max")
-        if gen in PCIE_LANE_GBPS and isinstance(width, int) and width > 0:
-            links.append((PCIE_LANE_GBPS[gen] * width, f"PCIe Gen{gen} x{width}"))
+        if gen in PCIE_GBPS_PER_LANE and isinstance(width, int) and width > 0:
+            links.append((PCIE_GBPS_PER_LANE[gen] * width, f"PCIe Gen{gen} x{width}"))
     if len(links) == 2:
         return min(links)
     return None
@@ -169,7 +169,7 @@ def built_floor(c: Collector, a: int, b: int) -> Optional[tuple[float, str]]:
     gens = [built_pcie(n) for n in names]
     if all(gens):
         gen = min(gens)
-        return PCIE_LANE_GBPS[gen] * BUILT_MIN_WIDTH, f"PCIe Gen{gen}, as its GPUs are built (x{BUILT_MIN_WIDTH} at the least)"
+        return PCIE_GBPS_PER_LANE[gen] * BUILT_MIN_WIDTH, f"PCIe Gen{gen}, as its GPUs are built (x{BUILT_MIN_WIDTH} at the least)"
     return ANY_GPU_LINK_GBPS, "any GPU's PCIe link (Gen3 x4, the narrowest built)"
 
 

@@ -13,8 +13,8 @@ if TYPE_CHECKING:
     from typing import Optional
 
 from ..model import CpuSocket, PcieDevice
+from ..pcie import link_gen
 
-_GTS_TO_GEN = {"2.5": 1, "5.0": 2, "5": 2, "8.0": 3, "8": 3, "16.0": 4, "16": 4, "32.0": 5, "32": 5, "64.0": 6, "64": 6, "128.0": 7}
 _BDF = re.compile(r"^[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
 
 
@@ -34,14 +34,6 @@ def _read(path: str) -> tuple[Optional[str], Optional[str]]:
         return None, "needs root"
     except OSError as e:
         return None, f"unreadable ({e.strerror or e})"
-
-
-def link_gen(speed: Optional[str]) -> Optional[int]:
-    """'16.0 GT/s PCIe' -> 4; None when unknown."""
-    if not speed:
-        return None
-    m = re.match(r"([\d.]+)\s*GT/s", speed)
-    return _GTS_TO_GEN.get(m.group(1)) if m else None
 
 
 def _int(text: Optional[str]) -> Optional[int]:
