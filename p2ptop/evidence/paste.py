@@ -254,6 +254,11 @@ class Collector:
             evidence=[("inferred from " if inferred else "") + self.paste.cite(line)], facts={key: value}))
         return True
 
+    def withdraw(self, subject: str, key: str) -> None:
+        """Take back a fact a later rule shows to be no fact (its value and its finding): the rules in read.derive."""
+        self.facts.pop((subject, key), None)
+        self.findings[:] = [f for f in self.findings if not (f.subject == subject and key in f.facts)]
+
     def gpu_of_bus(self, bus: Optional[str]) -> Optional[int]:
         return self.bus_to_gpu.get(norm_bus(bus)) if bus else None
 

@@ -202,6 +202,9 @@ _CONTAINERS = (("kubernetes", r"kubernetes|\bk8s\b|kubectl|\bpods?\b|\bhelm\b|gp
                ("lxc", r"\blxc\b|\blxd\b"))
 #: a container without its runtime's name ("inside the container", "4 containers with 1 GPU each", 容器)
 _CONTAINER_ZH = r"容器|\b(?:in|inside|within|from|into|across|between|among|a|an|the|each|every|my|our|two|several|multiple|different|separate|\d+)\s+(?:\w+\s+)?containers?\b"
+#: a speedup's figure set short of the one expected ("... 1.6x instead of the theoretical 2x", "... 1.2x rather than 2x")
+_SHORT_OF_X = (r"\b(?:instead of|rather than|not|vs\.?|versus|below|less than|short of)\s+"
+               r"(?:the\s+)?(?:theoretical\s+|expected\s+|ideal\s+|linear\s+)?\d+(?:\.\d+)?\s*x\b")
 _SYMPTOMS = (
     ("symptom.hang", r"\bhangs?\b(?!\s+off\b(?!\s+and\b))|\bhanging\b(?!\s+off\b(?!\s+and\b))|\bhung\b|deadlock|\bstuck\b|\bstuck(?:ing|ed)\b|\bfreez(?:e|es|ing)\b|\bfroze(?:n)?\b|"
                      r"never (?:finishes|returns|completes)|no progress|100 ?% (?:gpu[- ]?)?util|watchdog|\btimed out\b|"
@@ -267,10 +270,8 @@ _SYMPTOMS = (
                      r"\bpoor(?:ly)? scal\w*|\btakes? ages\b|龟速|(?:带宽|速度|吞吐)(?:一直)?上不去|跑不满|"
                      # a speedup over GPUs below the count ("a 1.6x speedup instead of 2x", "only 1.2x faster with 4 GPUs",
                      # "sub-linear scaling"; 加速比只有 1.3)
-                     r"\b(?:speed-?ups?|accelerations?|scaling)\b[^.\n]{0,40}?\b\d+(?:\.\d+)?\s*x\b[^.\n]{0,20}?\b(?:instead of|rather than|not|"
-                     r"vs\.?|versus|below|less than|short of)\s+(?:the\s+)?(?:theoretical\s+|expected\s+|ideal\s+|linear\s+)?\d+(?:\.\d+)?\s*x\b|"
-                     r"\b\d+(?:\.\d+)?\s*x\s+(?:speed-?ups?|accelerations?|scaling)\b[^.\n]{0,40}?\b(?:instead of|rather than|not|vs\.?|versus|below|less than|short of)\s+"
-                     r"(?:the\s+)?(?:theoretical\s+|expected\s+|ideal\s+|linear\s+)?\d+(?:\.\d+)?\s*x\b|"
+                     r"\b(?:speed-?ups?|accelerations?|scaling)\b[^.\n]{0,40}?\b\d+(?:\.\d+)?\s*x\b[^.\n]{0,20}?" + _SHORT_OF_X + "|"
+                     r"\b\d+(?:\.\d+)?\s*x\s+(?:speed-?ups?|accelerations?|scaling)\b[^.\n]{0,40}?" + _SHORT_OF_X + "|"
                      r"\b(?:only|just|merely)\s+(?:(?:about|around|~)\s*)?(?:an?\s+)?\d+(?:\.\d+)?\s*x\s+(?:speed-?ups?|accelerations?|faster|scaling)\b|"
                      r"\b(?:sub-?linear|not linear(?:ly)?|non-?linear|less than linear) (?:speed-?ups?|scaling)\b|\b(?:speed-?ups?|scaling) (?:is|was|are|were) (?:sub-?linear|not linear)|加速比[^。\n]{0,10}?(?:只有|仅|才|不到|很低|低)|"
                      # a regression of speed, as release notes and bisecting reports say it ("performance regression", 性能回退)

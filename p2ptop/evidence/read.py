@@ -177,8 +177,7 @@ def _error_is_a_benign_warning(c) -> None:
     if any(k.startswith("error.") or (k.startswith(SYMPTOM_PREFIXES) and k not in ("symptom.fails", "symptom.reported"))
            for (_s, k) in c.facts):
         return
-    del c.facts[("host", "symptom.fails")]
-    c.findings[:] = [f for f in c.findings if not (f.subject == "host" and "symptom.fails" in f.facts)]
+    c.withdraw("host", "symptom.fails")
     first = log.warnings[0]
     c.notes.append(f"the error the text speaks of (line {fails.line}) is, as far as the paste shows, NCCL's "
                    f"'{first.message[:60]}' (line {first.line}): it reports no failure (NCCL goes on over sockets)")
