@@ -90,6 +90,7 @@ class Match:
     weak_offer: bool = False  # offered with its setup held but on no symptom of its own beyond "it fails" (score_entry)
     cause_said: bool = False  # a trigger of its own on a fact that ties the text's trouble to a change (CAUSE_SAID) held
     hits: tuple[Hit, ...] = ()  # the text's lines its own regexes and error codes hit (the reasons say them in words)
+    held_facts: tuple[str, ...] = ()  # the facts of its own conditions that hold (require, trigger, support), in order
 
     @property
     def confidence(self) -> str:
@@ -791,11 +792,13 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     requires = m.get("require") or []
     all_hold = True
     held: list[str] = []
+    held_facts: list[str] = []  # the facts of those conditions (Match.held_facts: where each came from, by Facts.origin_line)
     for cond in requires:
         ok = facts.check(cond)
         if ok:
             fact_w.append(cond.get("weight", REQUIRE_WEIGHT))
             held.append(_describe(cond, facts))
+            held_facts.append(cond["fact"])
             symptom = symptom or facts.symptom(cond)
         else:
             all_hold = False
@@ -817,6 +820,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
             continue
         fact_w.append(cond.get("weight", REQUIRE_WEIGHT))
         held.append(_describe(cond, facts))
+        held_facts.append(cond["fact"])
         # a failure only said in words ("P2P does not work") is the symptom of every entry: it makes an
         # entry a candidate only with its requires held (a consumer GPU, a VM), never on its own
         if cond["fact"] in WEAK_SYMPTOMS and not (all_hold and requires):
@@ -832,6 +836,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
         if facts.check(cond):
             fact_w.append(cond.get("weight", SUPPORT_WEIGHT))
             held.append(_describe(cond, facts))
+            held_facts.append(cond["fact"])
             if cond["fact"] in WEAK_SYMPTOMS:
                 weak_only.append(held[-1])  # "it fails" in support is no context of this entry's: no lead on it
             # a symptom in support counts for an entry its require/trigger offer, but never makes an
@@ -928,7 +933,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     ctx = _context_held(m, facts)
     return Match(entry, round(score, 4), reasons, deciding, unsure=not offered, context_held=ctx, own_signs=len(own_held),
                  quiet=quiet_only, weak_offer=offered and not strong, shared_score=round(prior, 4) if quiet_only else 0.0,
-                 cause_said=cause_said, hits=tuple(hits),
+                 cause_said=cause_said, hits=tuple(hits), held_facts=tuple(dict.fromkeys(held_facts)),
                  facts_for=[r for r in reasons if not r.startswith("against: ")], facts_against=against,
                  notes=list(facts.conflicts), own_deciding=list(deciding), basis="lead" if is_lead else "signs")
 
@@ -1046,9 +1051,6 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
     return out[:top] if top else out
 
 
-_FACT_LINE = re.compile(r"\bline (\d+) of the (?:paste|text)")  # a fact's origin in a reason ("(..., line 3 of the paste)")
-
-
 def ruled_out_by_host(kb, text=None, findings: Iterable[Finding] = (), origin: str = "host",
                       limit: int = 3) -> list[tuple[Entry, int, str, str]]:
     """Entries that ``text`` alone gives on their own regex, error code or facts (offered, likely or possible, or
@@ -1075,7 +1077,7 @@ def ruled_out_by_host(kb, text=None, findings: Iterable[Finding] = (), origin: s
         m = score_entry(entry, log, log.codes, text_facts, shared_codes=shared)
         if m is None or m.basis != "signs":
             continue  # given on the text alone only as a lead on context, or not at all: nothing the host took away
-        lines = [*_hit_lines(m.hits), *(int(x.group(1)) for r in m.reasons for x in [_FACT_LINE.search(r)] if x)]
+        lines = [*_hit_lines(m.hits), *(n for f in m.held_facts for n in [text_facts.origin_line(f)] if n)]
         out.append((m, min(lines) if lines else 1, why))
     out = ranked(out, key=lambda x: x[0])[:limit]  # offered first, then the unsure ones, classes apart
     return [(m.entry, line, why, m.confidence) for m, line, why in out]
