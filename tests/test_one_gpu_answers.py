@@ -115,3 +115,21 @@ def test_next_commands_fit_a_one_gpu_host(capsys):
                 assert c["fact"] not in PAIR_FACTS and "topo -p2p" not in c["command"] and "bench" not in c["command"], (name, c)
         for m in doc["matches"]:
             assert not set(m["deciding_facts"]) & PAIR_FACTS, (name, m["id"], m["deciding_facts"])
+
+
+def test_a_hosts_absence_makes_no_lead(tmp_path, capsys):
+    # "no NVSwitch on this host" holds on nearly every host: read from the one-GPU host it does not make the Fabric
+    # Manager "nothing to do" entry a lead for a text about slow scaling (the fifth/sixth sessions' one-GPU run ranked it 2nd)
+    p = tmp_path / "slow.txt"
+    p.write_text("Training with DDP only gives a 2.5x speedup with 8 GPUs instead of 8x.\n")
+    code = cli.main(["explain", str(p), "--replay", H100, "--json"])
+    assert code == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["matches"], doc  # still answered: unsure candidates on the slow symptom
+    assert "fabric_manager_nothing_to_do" not in [m["failure_class"] for m in doc["matches"]]
+    # the same absence said by the text itself ("deployed without NVSwitch") is the writer's context and still leads
+    p.write_text("Our GH200 was marked unhealthy when deployed without NVSwitch; the fabric state check failed.\n")
+    code = cli.main(["explain", str(p), "--text-only", "--json"])
+    assert code == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert "fabric_manager_nothing_to_do" in [m["failure_class"] for m in doc["matches"]][:3]

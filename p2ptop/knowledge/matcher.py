@@ -845,7 +845,12 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
             strong = strong or (offered and cond["fact"] not in WEAK_SYMPTOMS and facts.symptom(cond))
     is_lead = False
     if not symptom:
-        if not (lead and set(held) - set(weak_only) and facts.has_symptom()):
+        # a host's absence ("no NVSwitch on this host", equals false, read from the host) is true of most hosts: it fits
+        # any text, so it makes no lead on its own (a slow job on a one-GPU host is no sign of Fabric Manager started
+        # without NVSwitch); an absence the text itself says ("deployed without NVSwitch") is the writer's context, and counts
+        absent = {_describe(c, facts) for c in requires + fired + list(m.get("support") or [])
+                  if c.get("equals") is False and facts.check(c) and facts.origin_line(c["fact"]) is None}
+        if not (lead and set(held) - set(weak_only) - absent and facts.has_symptom()):
             return None  # context alone never offers an entry
         is_lead = True  # context that fits, beside a symptom of the text that no entry claims
         offered = False
