@@ -22,10 +22,17 @@ _PROMPT_CMD = re.compile(r"(?:nvidia-smi|lspci|dmesg|journalctl|nvbandwidth|all_
                          r"sudo|cat|grep|NCCL_|CUDA_|export|docker|kubectl|p2ptop)")
 
 
+#: characters a web page or chat puts inside words and a reader never sees: soft hyphen, zero-width space and joiners,
+#: word joiner, byte-order mark ("pe\u200ber access" must still read "peer access")
+_INVISIBLE = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff]")
+
+
 def tidy(text: str) -> str:
     """The text without quote marks, code fences and shell prompts (see ``_QUOTE``), with HTML's escapes read
-    back (a paste copied from a web page or a mail: "&lt;inactive&gt;", "GPU(row) -&gt; GPU(column)"); the same
-    lines otherwise."""
+    back (a paste copied from a web page or a mail: "&lt;inactive&gt;", "GPU(row) -&gt; GPU(column)") and without
+    invisible characters (``_INVISIBLE``); the same lines otherwise."""
+    if _INVISIBLE.search(text):
+        text = _INVISIBLE.sub("", text)
     if "&" in text and ("&lt;" in text or "&gt;" in text or "&amp;" in text or "&quot;" in text or "&#" in text):
         import html
 

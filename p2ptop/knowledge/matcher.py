@@ -54,7 +54,9 @@ LEAD_FACTOR = 0.5  # a lead (context that fits beside a symptom no entry claims)
 MIN_CANDIDATES = 3  # an answer with fewer candidates than this on a symptom is completed with leads
 
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f]")
-_DELETE = {c: None for c in [*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f] if c not in (0x0d,)}
+_DELETE = {c: None for c in [*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f,
+                             0xad, 0x200b, 0x200c, 0x200d, 0x2060, 0xfeff]  # and what a web page hides inside words
+           if c not in (0x0d,)}
 _OPS = ("equals", "in", "not_in", "lt", "lte", "gt", "gte", "present", "regex")
 
 
