@@ -120,6 +120,13 @@ lines; tool outputs; kernel and system logs), asked for pasted evidence (errors,
 count only; judged once, blind, with 783bbbc (benchmarks/results/eval-diagnosis-fresh21-blind-783bbbc.txt), then opened.
 Assigned by collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh20/), one case
 per thread.
+
+fresh22/: a twenty-fourth part, collected on 2026-11-28 (seventh session) after fresh21/ had been judged and opened, by
+five helpers kept apart by venue (forums that are not GitHub, which gave none; HPC and scientific GPU software; local
+inference and application repositories; clusters, clouds and schedulers; frameworks other than PyTorch), who reported a
+count only; judged once, blind, with c7e3a1c (benchmarks/results/eval-diagnosis-fresh22-blind-c7e3a1c.txt), then opened.
+Assigned by collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh21/), one case
+per thread.
 """
 
 from __future__ import annotations
@@ -129,9 +136,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh21/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh22/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
