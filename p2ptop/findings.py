@@ -100,6 +100,8 @@ FACT_KEYS: dict[str, str] = {
     "error.cuda_code": "the CUDA error's number, e.g. 217",
     "error.nccl": "NCCL result name, e.g. 'ncclSystemError', 'ncclUnhandledCudaError', 'ncclInternalError'",
     "error.text": "the error message line as written (short)",
+    "error.cuda_call": "the CUDA API call the paste shows returning its CUDA error, as named (a check macro's statement, "
+                       "a binding's stack frame), e.g. 'cuMemcpyDtoDAsync_v2', 'cudaMemcpyPeerAsync'",
     "symptom.hang": "True: a hang, deadlock, stuck job, watchdog timeout (卡住/卡死/挂起)",
     "symptom.wrong_results": "True: zeros, NaN, garbage, mismatches, verification errors (结果错误/全零)",
     "symptom.slow": "True: slow, low bandwidth, P2P slower than no P2P (很慢/带宽低)",

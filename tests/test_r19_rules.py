@@ -4,6 +4,14 @@ Before the fresh22 part was judged:
 1. Characters a web page or chat hides inside words (soft hyphen, zero-width space and joiners, word joiner, BOM) are
    dropped before reading: "pe\u200ber access is not supported" is CUDA's 217 message.
 2. (tests/test_one_gpu_answers.py) an absence read from the host ("no NVSwitch on this host") makes no lead on its own.
+After opening fresh22 (labelled so):
+3. The CUDA call that returned an error is read where the paste names it (error.cuda_call): a check macro's statement on
+   the error's line ("CUDA error: cudaMemcpyAsync(...): invalid argument", which is also CUDA's message now), or the
+   first CUDA API frame of the stack trace after it (CUDA.jl: "[3] cuMemcpyDtoDAsync_v2(dst::CuPtr{Float32}, ...").
+4. Memory of another GPU used from a context that cannot access it (kb cuda/peer-memory-not-accessible-from-current-
+   context): Triton's launcher message (cuPointerGetAttribute(CU_POINTER_ATTRIBUTE_DEVICE_POINTER) refused) for tensors
+   on cuda:N, and a device-to-device or peer copy refused as an invalid argument (pool / VMM memory follows
+   cudaMemPoolSetAccess / cuMemSetAccess, not peer access); a text showing CPU tensors leaves Triton's message in doubt.
 """
 
 from __future__ import annotations
@@ -13,7 +21,7 @@ import pytest
 from p2ptop.evidence import read_text
 from p2ptop.evidence.paste import tidy
 
-from .kbtools import classes
+from .kbtools import classes, explained
 
 ERR = "RuntimeError: CUDA error: peer access is not supported between these two devices"
 
@@ -37,3 +45,64 @@ def test_a_bom_at_the_start_of_a_paste_does_not_hide_its_first_line():
     ev = read_text(topo)
     assert "nvidia-smi-topo" in ev.kinds
     assert ev.facts_by_subject()["pair:0-1"]["pair.path"] == "SYS"
+
+
+# ---- 3. the failing CUDA call ---------------------------------------------------------------------------------------
+
+def _host(text):
+    return read_text(text).facts_by_subject().get("host", {})
+
+
+def test_a_check_macros_statement_gives_the_call_and_the_message():
+    t = ("CUDA error: cudaMemcpyPeerAsync(dst, 1, src, 0, nbytes, stream): invalid argument\n"
+         "  in function copy_between at kernels.cu:120")
+    h = _host(t)
+    assert h["error.cuda"] == "cudaErrorInvalidValue"
+    assert h["error.cuda_call"] == "cudaMemcpyPeerAsync"
+
+
+def test_a_bindings_stack_frame_gives_the_call():
+    t = ("ERROR: CUDA error: invalid argument (code 1, ERROR_INVALID_VALUE)\n"
+         "Stacktrace:\n"
+         " [1] throw_api_error(res::CUDA.cudaError_enum)\n"
+         "   @ CUDA ~/.julia/packages/CUDA/abcde/lib/cudadrv/libcuda.jl:27\n"
+         " [2] cuMemcpyPeerAsync(dstDevice::CuPtr{Float32}, dstContext::CuContext, srcDevice::CuPtr{Float32})\n")
+    assert _host(t)["error.cuda_call"] == "cuMemcpyPeerAsync"
+
+
+def test_error_helpers_are_no_call_and_an_unrelated_later_line_is_not_read():
+    t = ("CUDA error: cudaGetLastError(): an illegal memory access was encountered\n\n"
+         "later: cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost) is called in the loader\n")
+    h = _host(t)
+    assert h["error.cuda"] == "cudaErrorIllegalAddress"
+    assert "error.cuda_call" not in h  # the helper is not the call; the blank line ends the trace
+
+
+# ---- 4. another GPU's memory from the wrong context -----------------------------------------------------------------
+
+def test_triton_pointer_message_for_a_tensor_on_another_gpu():
+    t = ("x = torch.randn(1024, device='cuda:1')\n"
+         "ValueError: Pointer argument (at 0) cannot be accessed from Triton (cpu tensor?)")
+    answer = explained(t)
+    assert answer[0][0] == "peer_access_not_enabled" and answer[0][1] in ("likely", "possible"), answer
+
+
+def test_triton_pointer_message_for_cpu_tensors_stays_in_doubt():
+    t = ("x = torch.randn(1024, device='cpu')\n"
+         "ValueError: Pointer argument (at 0) cannot be accessed from Triton (cpu tensor?)")
+    assert not [a for a in explained(t) if a[1] in ("likely", "possible")]
+
+
+@pytest.mark.parametrize("line", [
+    "CUDA error: cudaMemcpyPeerAsync(dst, 1, src, 0, nbytes, stream): invalid argument",
+    "CUDA error: cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToDevice, stream): invalid argument",
+    "cuMemcpyDtoDAsync_v2 failed: CUDA_ERROR_INVALID_VALUE",
+])
+def test_a_copy_between_devices_refused_as_invalid(line):
+    answer = explained("2 GPUs, memory from cudaMallocAsync on each\n" + line)
+    assert answer[0][0] == "peer_access_not_enabled", answer
+
+
+def test_a_host_to_device_copy_refused_is_not_peer_memory():
+    t = "CUDA error: cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyHostToDevice, stream): invalid argument"
+    assert "peer_access_not_enabled" not in [a[0] for a in explained(t) if a[1] in ("likely", "possible")]

@@ -1,6 +1,7 @@
 """Errors as PyTorch, TensorFlow, JAX, CuPy, vLLM/SGLang, NCCL and CUDA programs print them.
 
-Facts: error.cuda (the canonical runtime name) with error.cuda_code, error.nccl, error.text (the
+Facts: error.cuda (the canonical runtime name) with error.cuda_code and error.cuda_call (the CUDA call that returned
+it, where the paste names one: on the error's line, or in the stack frames after it), error.nccl, error.text (the
 line as written, short; also compute-sanitizer's memcheck reports), text.framework, and symptom.hang / symptom.crash where the error itself
 says so (NCCL watchdog timeouts, segfaults).
 
@@ -94,7 +95,10 @@ WRAP_TEXT = 64_000
 #: CUDA's own message where an NCCL line quotes it (NCCL's CUDACHECK "Cuda failure 1 'invalid argument'", a framework's
 #: "CUDA error: invalid argument"): words there are CUDA's, never one of ncclGetErrorString's texts
 _CUDA_WORDS_QUOTED = re.compile(r"cuda failure(?:\s+\d+)?\s*'[^'\n]*'?|cuda(?:\s+runtime)?\s+error\s*:[^,\n]*|cudaerror\w*:[^,\n]*")
-_GENERIC = re.compile(r"(?:cuda(?:rt)?\s*(?:runtime\s*)?(?:error|failure)[^:'\n]{0,40}[:']\s*'?|cudaerror\w*:\s*|cuda_error_\w+:\s*)("
+#: (also a check macro's "CUDA error: <the call as written>: <message>", ggml-cuda's CUDA_CHECK of 2023: "CUDA error:
+#: cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice, stream): invalid argument")
+_GENERIC = re.compile(r"(?:cuda(?:rt)?\s*(?:runtime\s*)?(?:error|failure)[^:'\n]{0,40}[:']\s*'?|cudaerror\w*:\s*|cuda_error_\w+:\s*|"
+                      r"cuda(?:rt)?\s*error\s*:\s*[\w:.>-]{3,80}\([^\n]{0,400}\)\s*:\s*'?)("
                       + "|".join(re.escape(m) for m in sorted(GENERIC_CUDA_MESSAGES, key=len, reverse=True)) + ")")
 _FRAMEWORKS = (
     ("vllm", ("vllm",), re.compile(r"vllm")),  # also RayWorkerVllm
@@ -116,6 +120,29 @@ _CRASH = re.compile(r"segmentation fault|sigsegv|sigabrt|signal 11|core dumped|f
                     r"exitcode\s*:\s*-(?:6|9|11)\b|fell off the bus|fallen off the bus")
 
 
+#: a CUDA API function as a check macro or a stack frame names it: the runtime's cudaX and the driver's cuX (with their
+#: _v2/_ptsz suffixes), called ("name(" or Julia's "name(arg::Type"); not the error helpers around every failure
+_CUDA_CALL = re.compile(r"(?<![\w.])(cuda[A-Z][A-Za-z0-9]+|cu[A-Z][A-Za-z0-9]+(?:_v\d|_ptsz|_ptds)*)\s*\(")
+_NOT_A_CALL = re.compile(r"^(?:cudaGetErrorString|cudaGetErrorName|cudaGetLastError|cudaPeekAtLastError|cuGetErrorString|"
+                         r"cuGetErrorName|cudaDeviceSynchronize|cudaStreamSynchronize|cuCtxSynchronize|cudaError\w*|cuError\w*|"
+                         r"cudaCheck\w*|cudaSafeCall\w*|cuCheck\w*)$")
+#: a stack trace's frames after the error line searched for the call (CUDA.jl: "[3] cuMemcpyDtoDAsync_v2(dst::CuPtr...")
+CALL_FRAMES = 12
+
+
+def _cuda_call(c: Collector, line: int) -> Optional[tuple[str, int]]:
+    """The CUDA call the error on ``line`` came from: one named on that line before the message (a check macro's
+    "CUDA error: cudaMemcpyAsync(...): invalid argument"), else the first one in the stack frames that follow."""
+    p = c.paste
+    for no in range(line, min(len(p.lines), line + CALL_FRAMES) + 1):
+        for m in _CUDA_CALL.finditer(p.line(no)):
+            if not _NOT_A_CALL.match(m.group(1)):
+                return m.group(1), no
+        if no > line and not p.line(no).strip():
+            break  # a blank line ends the trace
+    return None
+
+
 def _add_cuda(c: Collector, number: int, line: int, found: list[int]) -> None:
     name = CUDA_BY_NUMBER[number][0]
     again = number not in found
@@ -125,6 +152,10 @@ def _add_cuda(c: Collector, number: int, line: int, found: list[int]) -> None:
     c.add("host", "error.cuda", name, line, again=True, summary=f"CUDA error {name} ({number})")
     c.add("host", "error.cuda_code", number, line, again=True)
     c.add("host", "error.text", " ".join(c.paste.line(line).split())[:200], line)
+    if len(found) == 1:  # the first error's call (a second error's would be a finding of its own, never a fact)
+        call = _cuda_call(c, line)
+        if call:
+            c.add("host", "error.cuda_call", call[0], call[1])
 
 
 def parse(c: Collector) -> bool:

@@ -26,6 +26,7 @@ SYMPTOM_KEYS: dict[str, str] = {
     "error.cuda_code": "a CUDA error number was printed",
     "error.nccl": "an NCCL error result was printed",
     "error.text": "an error line",
+    "error.cuda_call": "the CUDA call that returned the error was named",
     "symptom.hang": "a hang, deadlock or timeout was described",
     "symptom.wrong_results": "wrong results, zeros, NaN or corruption were described",
     "symptom.slow": "slowness or low bandwidth was described",
