@@ -12,6 +12,8 @@ After opening fresh22 (labelled so):
    context): Triton's launcher message (cuPointerGetAttribute(CU_POINTER_ATTRIBUTE_DEVICE_POINTER) refused) for tensors
    on cuda:N, and a device-to-device or peer copy refused as an invalid argument (pool / VMM memory follows
    cudaMemPoolSetAccess / cuMemSetAccess, not peer access); a text showing CPU tensors leaves Triton's message in doubt.
+5. CPython's faulthandler line for SIGBUS ("Fatal Python error: Bus error", Modules/faulthandler.c) is the SIGBUS entry's
+   symptom, and JAX's multi-device execution (pmap, pxla) a multi-device GPU job of its require.
 """
 
 from __future__ import annotations
@@ -106,3 +108,18 @@ def test_a_copy_between_devices_refused_as_invalid(line):
 def test_a_host_to_device_copy_refused_is_not_peer_memory():
     t = "CUDA error: cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyHostToDevice, stream): invalid argument"
     assert "peer_access_not_enabled" not in [a[0] for a in explained(t) if a[1] in ("likely", "possible")]
+
+
+# ---- 5. SIGBUS as CPython's faulthandler prints it, in a multi-device JAX job -----------------------------------------
+
+def test_faulthandler_bus_error_in_a_multi_device_jax_job_is_shm():
+    t = ("Fatal Python error: Bus error\n\n"
+         "Thread 0x00007f0000000000 (most recent call first):\n"
+         '  File "/usr/lib/python3/site-packages/jax/_src/interpreters/pxla.py", line 1100 in __call__\n')
+    answer = explained(t)
+    assert answer[0][0] == "shm_exhausted", answer
+
+
+def test_faulthandler_bus_error_of_a_single_process_without_gpus_words_is_not_shm_offered():
+    t = "Fatal Python error: Bus error\n\nCurrent thread 0x00007f00 (most recent call first):\n  File \"load.py\", line 3\n"
+    assert "shm_exhausted" not in [a[0] for a in explained(t) if a[1] in ("likely", "possible")]
