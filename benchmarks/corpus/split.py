@@ -127,6 +127,12 @@ inference and application repositories; clusters, clouds and schedulers; framewo
 count only; judged once, blind, with c7e3a1c (benchmarks/results/eval-diagnosis-fresh22-blind-c7e3a1c.txt), then opened.
 Assigned by collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh21/), one case
 per thread.
+
+fresh23/: a twenty-fifth part, collected on 2026-11-28 (seventh session) beside fresh22/ (the helpers were started before
+fresh22/ was judged and never saw it), by four helpers kept apart by family (GitHub Discussions; NCCL's own lines in
+threads of 2024-2026; tool outputs, which gave none; threads in Chinese), who reported a count only; judged once, blind,
+with 47d0db9 (benchmarks/results/eval-diagnosis-fresh23-blind-47d0db9.txt), then opened. Assigned by collection: every
+case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh22/), one case per thread.
 """
 
 from __future__ import annotations
@@ -136,9 +142,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh22/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh23/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
