@@ -14,6 +14,9 @@ After opening fresh22 (labelled so):
    cudaMemPoolSetAccess / cuMemSetAccess, not peer access); a text showing CPU tensors leaves Triton's message in doubt.
 5. CPython's faulthandler line for SIGBUS ("Fatal Python error: Bus error", Modules/faulthandler.c) is the SIGBUS entry's
    symptom, and JAX's multi-device execution (pmap, pxla) a multi-device GPU job of its require.
+After opening fresh23 (labelled so):
+6. A bug said to be in a part of an NCCL release named before its version ("a bug in NCCL RAS v2.27.3", "a bug in the
+   NCCL NVLS code of 2.19.3") ties the trouble to that release (text.broken_by nccl), as "a bug in NCCL 2.27.3" did.
 """
 
 from __future__ import annotations
@@ -123,3 +126,18 @@ def test_faulthandler_bus_error_in_a_multi_device_jax_job_is_shm():
 def test_faulthandler_bus_error_of_a_single_process_without_gpus_words_is_not_shm_offered():
     t = "Fatal Python error: Bus error\n\nCurrent thread 0x00007f00 (most recent call first):\n  File \"load.py\", line 3\n"
     assert "shm_exhausted" not in [a[0] for a in explained(t) if a[1] in ("likely", "possible")]
+
+
+# ---- 6. a bug in a part of an NCCL release --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "Possible bug in NCCL RAS v2.27.3: polling RAS crashes the job",
+    "I think there is a bug in the NCCL NVLS code of 2.19.3, all_reduce hangs on H100",
+])
+def test_a_bug_in_a_part_of_an_nccl_release(text):
+    assert _host(text).get("text.broken_by") == "nccl"
+    assert "nccl_version_bug" in classes(text)
+
+
+def test_a_bug_in_nccl_tests_names_no_release():
+    assert "text.broken_by" not in _host("There is a bug in NCCL tests with 2 GPUs, it hangs")
