@@ -133,6 +133,12 @@ fresh22/ was judged and never saw it), by four helpers kept apart by family (Git
 threads of 2024-2026; tool outputs, which gave none; threads in Chinese), who reported a count only; judged once, blind,
 with 47d0db9 (benchmarks/results/eval-diagnosis-fresh23-blind-47d0db9.txt), then opened. Assigned by collection: every
 case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh22/), one case per thread.
+
+fresh24/: a twenty-sixth part, collected on 2026-11-28 (seventh session) after fresh22/ and fresh23/ had been judged and
+opened, by four helpers kept apart by venue (NVIDIA's repositories other than NVIDIA/nccl; reinforcement-learning and
+post-training frameworks; the PyTorch ecosystem; inference servers), who reported a count only; judged once, blind, with
+2cadc1c (benchmarks/results/eval-diagnosis-fresh24-blind-2cadc1c.txt), then opened. Assigned by collection: every case
+comes from a thread in no other part (dev/, holdout/, fresh/ to fresh23/), one case per thread.
 """
 
 from __future__ import annotations
@@ -142,9 +148,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh23/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh24/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
