@@ -17,6 +17,12 @@ After opening fresh22 (labelled so):
 After opening fresh23 (labelled so):
 6. A bug said to be in a part of an NCCL release named before its version ("a bug in NCCL RAS v2.27.3", "a bug in the
    NCCL NVLS code of 2.19.3") ties the trouble to that release (text.broken_by nccl), as "a bug in NCCL 2.27.3" did.
+After opening fresh24 (labelled so):
+7. Too little shared memory said in words ("insufficient shared memory (shm)", PyTorch DataLoader's message on a worker's
+   SIGBUS, torch/utils/data/_utils/signal_handling.py) is shared memory running out.
+8. cudaErrorDevicesUnavailable (46) is CUDA's answer for a GPU in Exclusive_Process/Prohibited compute mode that another
+   context holds (CUDA runtime API's description): kb cuda/devices-busy-exclusive-compute-mode lists it beside the
+   reset-required entry, so the code alone offers neither; the compute mode in the paste ("E. Process") offers it.
 """
 
 from __future__ import annotations
@@ -141,3 +147,36 @@ def test_a_bug_in_a_part_of_an_nccl_release(text):
 
 def test_a_bug_in_nccl_tests_names_no_release():
     assert "text.broken_by" not in _host("There is a bug in NCCL tests with 2 GPUs, it hangs")
+
+
+# ---- 7. too little shared memory, in words --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).",
+    "训练时提示 bus error，insufficient shared memery (shm)",
+    "The container has not enough shared memory for the workers",
+])
+def test_too_little_shared_memory_said(text):
+    assert _host(text).get("symptom.shm_exhausted") is True
+
+
+def test_shared_memory_said_sufficient_is_not_read():
+    assert "symptom.shm_exhausted" not in _host("We gave the container 16 GB of shared memory, which is plenty")
+
+
+# ---- 8. devices busy or unavailable: the compute mode -----------------------------------------------------------------
+
+BUSY = "RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable"
+
+
+def test_devices_unavailable_alone_offers_no_entry():
+    assert not [a for a in explained(BUSY) if a[1] in ("likely", "possible")]
+    assert "device_not_visible" in classes(BUSY)  # still a candidate, unsure
+
+
+def test_devices_unavailable_with_exclusive_process_mode():
+    t = BUSY + "\n| N/A   30C    P0    60W / 400W |      4MiB / 40960MiB |      0%   E. Process |\n"
+    answer = explained(t)
+    assert answer[0] == ("device_not_visible", "likely") or answer[0] == ("device_not_visible", "possible"), answer
+    t = BUSY + "\n    Compute Mode                          : Exclusive_Process\n"
+    assert explained(t)[0][0] == "device_not_visible"

@@ -404,6 +404,9 @@ _SHM_GROW = _rx(r"(?:\bincreas\w*|\braise\w*|\braising|\benlarg\w*|\bbump\w*|\be
 _SHM_OUT = _rx(r"\b(?:ran|runs?|running|run)\s+out\s+of\s+(?:the\s+)?(?:shared[- ]memory|shm\b|/dev/shm)|\bout of shared[- ]memory\b|"
                r"(?:/dev/shm|shared[- ]memory|\bshm\b)\s+(?:is\s+|was\s+|gets?\s+|got\s+|became\s+|being\s+)?(?:full|exhausted|filled up)\b|"
                r"(?:exhaust\w*|fill\w* up)\s+(?:the\s+)?(?:/dev/shm|shared[- ]memory)|"
+               # too little of it (PyTorch's DataLoader on a worker's SIGBUS: "This might be caused by insufficient shared
+               # memory (shm)", torch/utils/data/_utils/signal_handling.py; a typo of "memory" still reads)
+               r"\b(?:insufficient|not enough|too little|lack of)\s+(?:the\s+)?(?:shared[- ]mem\w*|shm\b|/dev/shm)|"
                r"共享内存\s*(?:资源|空间)?\s*(?:不足|不够|耗尽|用完|满了|已满|爆了)")
 #: the needed change said outright: "had to", "fixed by", "after ...", "works", "solved"
 _SHM_FIX_WORDS = _rx(r"\bhad to\b|\bneed(?:ed)? to\b|\bfix\w*|\bsolv\w*|\bresolv\w*|\bworks?\b|\bworked\b|\bhelp(?:s|ed)?\b|\bafter\b|"
