@@ -81,6 +81,11 @@ def test_a_bindings_stack_frame_gives_the_call():
     assert _host(t)["error.cuda_call"] == "cuMemcpyPeerAsync"
 
 
+def test_a_library_name_is_no_call():
+    t = "CUDA error: an illegal memory access was encountered\n  cuBLAS (handle) failed in cublasGemmEx\n  cuDNN(version 8) ok\n"
+    assert "error.cuda_call" not in _host(t)
+
+
 def test_error_helpers_are_no_call_and_an_unrelated_later_line_is_not_read():
     t = ("CUDA error: cudaGetLastError(): an illegal memory access was encountered\n\n"
          "later: cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost) is called in the loader\n")
@@ -147,6 +152,8 @@ def test_a_bug_in_a_part_of_an_nccl_release(text):
 
 def test_a_bug_in_nccl_tests_names_no_release():
     assert "text.broken_by" not in _host("There is a bug in NCCL tests with 2 GPUs, it hangs")
+    # nccl-tests has 2.x versions of its own: a bug in them is no NCCL release's
+    assert "text.broken_by" not in _host("I think there is a bug in NCCL tests 2.13.8, all_reduce_perf hangs")
 
 
 # ---- 7. too little shared memory, in words --------------------------------------------------------------------------

@@ -125,7 +125,8 @@ _CRASH = re.compile(r"segmentation fault|sigsegv|sigabrt|signal 11|core dumped|f
 _CUDA_CALL = re.compile(r"(?<![\w.])(cuda[A-Z][A-Za-z0-9]+|cu[A-Z][A-Za-z0-9]+(?:_v\d|_ptsz|_ptds)*)\s*\(")
 _NOT_A_CALL = re.compile(r"^(?:cudaGetErrorString|cudaGetErrorName|cudaGetLastError|cudaPeekAtLastError|cuGetErrorString|"
                          r"cuGetErrorName|cudaDeviceSynchronize|cudaStreamSynchronize|cuCtxSynchronize|cudaError\w*|cuError\w*|"
-                         r"cudaCheck\w*|cudaSafeCall\w*|cuCheck\w*)$")
+                         r"cudaCheck\w*|cudaSafeCall\w*|cuCheck\w*|"
+                         r"cu(?:DNN|BLAS|FFT|SPARSE|RAND|SOLVER|TENSOR|DSS|PTI)\w*)$")  # the libraries' names, not driver calls
 #: a stack trace's frames after the error line searched for the call (CUDA.jl: "[3] cuMemcpyDtoDAsync_v2(dst::CuPtr...")
 CALL_FRAMES = 12
 

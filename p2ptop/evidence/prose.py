@@ -446,7 +446,7 @@ _REGRESSION_SAID = (r"\b(?:starting|beginning)\s+(?:from|with|at|in)\s+[`'\"]?" 
                     + r"|\b(?:bug|known issue|defect)s?\s+(?:in|of|with)\s+(?:the\s+)?" + _RELEASE
                     # ... or in a part of a release named before its version ("a bug in NCCL RAS v2.27.3", "a bug in the
                     # NCCL NVLS code of 2.19.3"): NCCL's release notes name the part ("Fix RAS ...", "Fix NVLS ...")
-                    + r"|\b(?:bug|known issue|defect)s?\s+(?:in|of|with)\s+(?:the\s+)?(nccl)[- _](?:[a-z][\w/-]{1,15}\s+){1,2}(?:code\s+)?(?:of\s+|in\s+)?v?2\.\d{1,2}(?:\.\d{1,3})?\b"
+                    + r"|\b(?:bug|known issue|defect)s?\s+(?:in|of|with)\s+(?:the\s+)?(nccl)[- _](?!tests?\b)(?:[a-z][\w/-]{1,15}\s+){1,2}(?:code\s+)?(?:of\s+|in\s+)?v?2\.\d{1,2}(?:\.\d{1,3})?\b"
                     + r"|" + _RELEASE + r"[`'\"]?\s+(?:\w+\s+)?(?:bug|known issue|defect)s?\b"
                     # the change named as the cause ("Upgrading NCCL from 2.22 to 2.24/2.29 causes significant performance regression")
                     + r"|\b" + _CHANGE + r"\s+(?:the\s+|our\s+|my\s+)?(?:nvidia\s+)?(nccl|driver|cuda)\b(?:[^.\n]|\.\d){0,40}?\b(?:caus\w*|introduc\w*|brought|brings?|leads? to|led to|results? in)\b"
