@@ -185,8 +185,6 @@ for _key, _what in {
     "nccl.transport": "worst NCCL transport over the pair's channels: P2P/CUMEM, P2P/IPC, P2P/direct pointer, SHM, NET/IB, NET/Socket, ...",
     "nccl.p2p_fallback": "True when NCCL used SHM or NET on a pair that NVML says supports P2P",
     "nccl.version": "NCCL version, e.g. '2.28.9'",
-    "nccl.local_ranks": "the fewest ranks NCCL counted on one rank's node in a communicator of several ranks ('localRanks'; 1: no "
-                        "peer on the same node, so P2P and SHM, which only join ranks of one node, are not used)",
     "nccl.status": "NCCL run status: ok, failed, timeout, crashed, cancelled, unavailable",
     "nccl.busbw": "send/recv bus bandwidth (GB/s, nccl-tests' formula) at the largest size",
     "nccl.busbw_share": "that busbw over the link's raw one-way figure (0..1)",

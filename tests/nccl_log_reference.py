@@ -49,7 +49,6 @@ _TRACE = re.compile(r"^(?P<loc>[\w./+-]+\.(?:cc|cu|cpp|c|h):\d+) -> (?P<code>\d+
 _COULD_NOT = re.compile(r"Could not enable P2P between dev (?P<a>\d+)\(=(?P<abus>[0-9a-fA-F]+)\) and dev (?P<b>\d+)\(=(?P<bbus>[0-9a-fA-F]+)\)")
 _P2P_DISABLED = re.compile(r"P2P is disabled between (?:(?P<link>\w+) )?connected GPUs (?P<a>\d+) and (?P<b>\d+)")
 _USING_NET = re.compile(r"Using network (?P<net>\S+)")
-_LAYOUT = re.compile(r"\bnRanks (?P<n>\d+) nNodes (?P<nodes>\d+) localRanks (?P<local>\d+)")
 _CUDA_FAILURE = re.compile(r"(?:Cuda failure(?: (?P<num>\d+))? '(?P<msg>[^']*)'|CUDA IPC handle : (?P<num2>\d+) (?P<msg2>.+))")
 
 
@@ -383,8 +382,6 @@ def read_nccl_log(text: str) -> NcclLog:
             p = _P2P_DISABLED.search(msg)
             if p is not None:
                 log.decisions.append(NcclDecision(host, "p2p_disabled", msg.strip(), (int(p.group("a")), int(p.group("b"))), no))
-        if "localRanks" in msg and _LAYOUT.search(msg) is not None:  # (added with the fast reader's comm_layout, 2026-11-28)
-            log.decisions.append(NcclDecision(host, "comm_layout", msg.strip(), None, no))
         if "NVLS multicast support is not available" in msg:
             log.decisions.append(NcclDecision(host, "nvls_unavailable", msg.strip(), None, no))
         elif "NET/IB : No device found" in msg:

@@ -23,9 +23,6 @@ After opening fresh24 (labelled so):
 8. cudaErrorDevicesUnavailable (46) is CUDA's answer for a GPU in Exclusive_Process/Prohibited compute mode that another
    context holds (CUDA runtime API's description): kb cuda/devices-busy-exclusive-compute-mode lists it beside the
    reset-required entry, so the code alone offers neither; the compute mode in the paste ("E. Process") offers it.
-9. (after opening fresh23, nccl-2057) NCCL's communicator layout line ("nRanks 2 nNodes 2 localRanks 1", init.cc) is read
-   (nccl.local_ranks): where NCCL counted no other rank on the node, the entries blaming NCCL_P2P_*/NCCL_SHM_* settings
-   are excluded, since P2P and SHM only join ranks of one host (transport/p2p.cc, shm.cc canConnect).
 """
 
 from __future__ import annotations
@@ -190,30 +187,3 @@ def test_devices_unavailable_with_exclusive_process_mode():
     assert answer[0] == ("device_not_visible", "likely") or answer[0] == ("device_not_visible", "possible"), answer
     t = BUSY + "\n    Compute Mode                          : Exclusive_Process\n"
     assert explained(t)[0][0] == "device_not_visible"
-
-
-# ---- 9. NCCL's communicator layout: no peer on the node --------------------------------------------------------------
-
-_LAYOUT_LOG = """h1:100:100 [0] NCCL INFO NCCL version 2.29.2+cuda12.8
-h1:100:100 [0] NCCL INFO NCCL_P2P_DISABLE set by environment to 1
-h1:100:100 [0] NCCL INFO NCCL_SHM_DISABLE set by environment to 1.
-h1:100:100 [0] NCCL INFO comm 0x55eb22a04a50 rank 0 nRanks 2 nNodes {nodes} localRanks {local} localRank 0 MNNVL 0
-h1:100:100 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] [send] via NET/Socket/0
-h1:100:100 [0] NCCL INFO Channel 00/0 : 1[1] -> 0[0] [receive] via NET/Socket/0
-The all_reduce is very slow, much slower than expected.
-"""
-
-
-def test_the_communicator_layout_is_read():
-    from p2ptop.nccl.log import comm_layout, read_nccl_log
-    log = read_nccl_log(_LAYOUT_LOG.format(nodes=2, local=1))
-    assert [comm_layout(d) for d in log.decisions if d.kind == "comm_layout"] == [(2, 2, 1)]
-    assert _host(_LAYOUT_LOG.format(nodes=2, local=1))["nccl.local_ranks"] == 1
-    assert _host(_LAYOUT_LOG.format(nodes=1, local=2))["nccl.local_ranks"] == 2
-
-
-def test_p2p_and_shm_settings_blamed_only_where_a_peer_shares_the_node():
-    one_node = [a for a in explained(_LAYOUT_LOG.format(nodes=1, local=2)) if a[1] in ("likely", "possible")]
-    assert one_node and one_node[0][0] == "nccl_env_misconfig", one_node
-    two_nodes = [a for a in explained(_LAYOUT_LOG.format(nodes=2, local=1)) if a[1] in ("likely", "possible")]
-    assert "nccl_env_misconfig" not in [a[0] for a in two_nodes], two_nodes

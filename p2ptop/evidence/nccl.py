@@ -6,9 +6,7 @@ set on a shell line of the paste), per pair nccl.transport (the worst over the p
 nccl.p2p_fallback (SHM/NET on a pair that the paste says can do P2P: its topo path is NV#/PIX/PXB,
 its topo -p2p read is OK, or NCCL itself said "Could not enable P2P" / "P2P is disabled between
 connected GPUs" for it), error.nccl (result names, torch's "unhandled system error" ...),
-error.text (the first WARN that says something failed, where NCCL names no result), text.tool "nccl-log",
-nccl.local_ranks (the fewest ranks NCCL counted on one rank's node, over communicators of several ranks: 1 means no
-peer on the same node, so P2P/SHM settings did not steer it).
+error.text (the first WARN that says something failed, where NCCL names no result), text.tool "nccl-log".
 
 Ranks map to GPUs by bus id where the paste says which bus id is which GPU, else by the device
 index NCCL prints (the rank's nvmlDev, which is nvidia-smi's index, else its cudaDev, else the index in
@@ -22,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from ..nccl.log import NcclLog, bus_id_from_nccl, comm_layout, read_nccl_log, transport_rank
+from ..nccl.log import NcclLog, bus_id_from_nccl, read_nccl_log, transport_rank
 from .paste import Collector, pair_subject
 
 _SHELL_ENV = re.compile(r"(?:^|[\s;'\"])(?:export\s+)?((?:NCCL|CUDA_VISIBLE|TORCH_NCCL|NVIDIA_VISIBLE)[A-Z0-9_]*)=[\"']?([A-Za-z0-9_.,:/+-]+)")
@@ -134,15 +132,6 @@ def parse(c: Collector) -> bool:
         failed = next((m for m in log.warnings if _FAILED_WARN.search(m.message) and not BENIGN_WARN.search(m.message)), None)
         if failed is not None:
             c.add("host", "error.text", failed.message[:200], failed.line)
-    # a communicator of several ranks in which NCCL counted no other rank on this rank's node ("nRanks 2 nNodes 2
-    # localRanks 1", init.cc): P2P and SHM only ever join ranks of one node (transport/p2p.cc and shm.cc: canConnect
-    # is 0 for peers of another hostHash), so NCCL_P2P_*/NCCL_SHM_* settings did not steer this communicator's traffic
-    layouts = [(lay, d.line) for d in log.decisions for lay in [comm_layout(d)] if lay and lay[0] >= 2]
-    if layouts:
-        (n, nodes, local), line = min(layouts, key=lambda x: (x[0][2], x[1]))
-        c.add("host", "nccl.local_ranks", local, line, severity="info",
-              summary=f"NCCL: {n} ranks on {nodes} node(s), {local} on this rank's node"
-                      + (" (no peer on the same node: P2P/SHM settings do not apply)" if local == 1 else ""))
     # NCCL sets up NVLS (transport/nvls.cc) only where the GPUs report multicast, i.e. on an NVSwitch
     # fabric (NCCL's src/transport/nvls.cc: nvlsSupport from CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED)
     nvls_line = next((m.line for m in log.messages if "nvls.cc" in (m.location or "") or "nvls.cc" in m.message), None)

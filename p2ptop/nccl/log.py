@@ -29,8 +29,7 @@ What NCCL prints, and what is kept (the format strings are NCCL's own, ``src/tra
   (R is an ncclResult_t number), with the NCCL result name where one is given or can be told;
 * P2P/SHM/NET decisions: ``Could not enable P2P between dev A(=bus) and dev B(=bus)``, ``P2P is
   disabled between [NVLINK] connected GPUs A and B``, ``NVLS multicast support is not available``,
-  ``NET/IB : No device found``, ``Using network Socket``, a communicator's layout (``comm 0x.. rank 0 nRanks 2
-  nNodes 2 localRanks 1 ...``) ...
+  ``NET/IB : No device found``, ``Using network Socket`` ...
 
 Nothing here imports the rest of p2ptop: the text evidence reader (p2ptop.evidence), ``p2ptop nccl
 --log`` and the dashboard's NCCL view all use this module.
@@ -45,7 +44,7 @@ from typing import Any, Optional
 
 __all__ = [
     "NcclChannel", "NcclDecision", "NcclEnv", "NcclLog", "NcclMessage", "NcclRank",
-    "NCCL_RESULTS", "TRANSPORT_ORDER", "bus_id_from_nccl", "comm_layout", "normalise_transport", "read_nccl_log",
+    "NCCL_RESULTS", "TRANSPORT_ORDER", "bus_id_from_nccl", "normalise_transport", "read_nccl_log",
     "transport_rank",
 ]
 
@@ -83,8 +82,6 @@ _TRACE = re.compile(r"^(?P<loc>[\w./+-]+\.(?:cc|cu|cpp|c|h):\d+) -> (?P<code>\d+
 _COULD_NOT = re.compile(r"Could not enable P2P between dev (?P<a>\d+)\(=(?P<abus>[0-9a-fA-F]+)\) and dev (?P<b>\d+)\(=(?P<bbus>[0-9a-fA-F]+)\)")
 _P2P_DISABLED = re.compile(r"P2P is disabled between (?:(?P<link>\w+) )?connected GPUs (?P<a>\d+) and (?P<b>\d+)")
 _USING_NET = re.compile(r"Using network (?P<net>\S+)")
-#: a communicator's layout (init.cc since 2.19: "comm 0x.. rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0")
-_LAYOUT = re.compile(r"\bnRanks (?P<n>\d+) nNodes (?P<nodes>\d+) localRanks (?P<local>\d+)")
 _CUDA_FAILURE = re.compile(r"(?:Cuda failure(?: (?P<num>\d+))? '(?P<msg>[^']*)'|CUDA IPC handle : (?P<num2>\d+) (?P<msg2>.+))")
 
 
@@ -149,16 +146,10 @@ class NcclMessage:
 class NcclDecision:
     """A choice NCCL made about a transport, e.g. P2P off between two devices."""
     host: Optional[str]
-    kind: str  # p2p_not_enabled | p2p_disabled | nvls_unavailable | net_ib_missing | net_plugin_failed | network | comm_layout
+    kind: str  # p2p_not_enabled | p2p_disabled | nvls_unavailable | net_ib_missing | net_plugin_failed | network
     detail: str
     devs: Optional[tuple[int, int]]
     line: int
-
-
-def comm_layout(decision: "NcclDecision") -> Optional[tuple[int, int, int]]:
-    """(nRanks, nNodes, localRanks) of a ``comm_layout`` decision, else None."""
-    m = _LAYOUT.search(decision.detail) if decision.kind == "comm_layout" else None
-    return (int(m.group("n")), int(m.group("nodes")), int(m.group("local"))) if m else None
 
 
 def bus_id_from_nccl(raw: str) -> str:
@@ -431,8 +422,6 @@ def _examine(caches: tuple, level: str, loc: Optional[str], msg: str, line: str)
         p = _P2P_DISABLED.search(msg)
         if p is not None:
             emits.append((_DECISIONS, ("p2p_disabled", msg.strip(), (int(p.group("a")), int(p.group("b"))))))
-    if "localRanks" in msg and _LAYOUT.search(msg) is not None:
-        emits.append((_DECISIONS, ("comm_layout", msg.strip(), None)))
     if "NVLS multicast support is not available" in msg:
         emits.append((_DECISIONS, ("nvls_unavailable", msg.strip(), None)))
     elif "NET/IB : No device found" in msg:

@@ -134,7 +134,7 @@ def table_from_log(log: NcclLog, bus_to_gpu: Optional[dict[str, int]] = None, ra
         "env_lines": {e.name: e.line for e in log.env},
         "messages": messages, "messages_total": len(log.messages),
         "decisions": [{"kind": d.kind, "detail": d.detail[:300], "devs": list(d.devs) if d.devs else None, "host": d.host, "line": d.line}
-                      for d in [d for d in log.decisions if d.kind != "comm_layout"][:MAX_MESSAGES]],  # P2P/NET choices only
+                      for d in log.decisions[:MAX_MESSAGES]],
         "lines": log.lines_total, "nccl_lines": log.nccl_lines,
     }
 
