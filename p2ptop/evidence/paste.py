@@ -1,5 +1,6 @@
 """A paste and the facts read from it: the lines (with their numbers) and the collector every
-format parser writes into. Pure: imports nothing of ours but findings."""
+format parser writes into. Pure: imports nothing of ours but findings (and the invisible characters of
+knowledge.regex_safety, which the matcher drops too)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..findings import Finding
+from ..knowledge.regex_safety import INVISIBLE_CHARS
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 #: what a paste carries around the tool's own lines, as people post them: markdown/e-mail quote marks ("> ",
@@ -22,9 +24,7 @@ _PROMPT_CMD = re.compile(r"(?:nvidia-smi|lspci|dmesg|journalctl|nvbandwidth|all_
                          r"sudo|cat|grep|NCCL_|CUDA_|export|docker|kubectl|p2ptop)")
 
 
-#: characters a web page or chat puts inside words and a reader never sees: soft hyphen, zero-width space and joiners,
-#: word joiner, byte-order mark ("pe\u200ber access" must still read "peer access")
-_INVISIBLE = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff]")
+_INVISIBLE = re.compile(f"[{INVISIBLE_CHARS}]")  # what a web page hides inside words (regex_safety.INVISIBLE_CHARS)
 
 
 def tidy(text: str) -> str:

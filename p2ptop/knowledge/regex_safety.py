@@ -19,6 +19,10 @@ except ImportError:  # pragma: no cover - Python 3.10
 FLAGS = re.IGNORECASE | re.MULTILINE
 #: Lines are cut to this many characters before searching, so no regex sees more.
 MAX_LINE = 2000
+#: Characters a web page or chat puts inside words and a reader never sees (soft hyphen, zero-width space, non-joiner and
+#: joiner, word joiner, byte-order mark): both readers of a paste drop them before any pattern runs (the matcher's lines,
+#: evidence.paste.tidy), so "pe\u200ber access" still reads "peer access"
+INVISIBLE_CHARS = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
 #: A regex that needs longer than this on one adversarial line is rejected.
 TIME_LIMIT_S = 0.5
 
