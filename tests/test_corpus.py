@@ -37,6 +37,7 @@ FRESH21_MIN = 18  # cases collected in fresh21/ (2026-11-28, sixth session)
 FRESH22_MIN = 15  # cases collected in fresh22/ (2026-11-28, seventh session)
 FRESH23_MIN = 8  # cases collected in fresh23/ (2026-11-28, seventh session)
 FRESH24_MIN = 13  # cases collected in fresh24/ (2026-11-28, seventh session)
+FRESH25_MIN = 15  # cases collected in fresh25/ (2026-11-29, eighth session)
 CERTAINTIES = {"maintainer", "reporter confirmed", "inferred"}
 
 
@@ -98,6 +99,7 @@ def test_corpus_is_not_empty_and_has_all_parts():
     assert len([c for p, _, c in CASES if p == "fresh22"]) >= FRESH22_MIN
     assert len([c for p, _, c in CASES if p == "fresh23"]) >= FRESH23_MIN
     assert len([c for p, _, c in CASES if p == "fresh24"]) >= FRESH24_MIN
+    assert len([c for p, _, c in CASES if p == "fresh25"]) >= FRESH25_MIN
 
 
 @pytest.mark.parametrize("part,path,case", CASES, ids=[os.path.basename(p) for _, p, _ in CASES])

@@ -139,6 +139,14 @@ opened, by four helpers kept apart by venue (NVIDIA's repositories other than NV
 post-training frameworks; the PyTorch ecosystem; inference servers), who reported a count only; judged once, blind, with
 2cadc1c (benchmarks/results/eval-diagnosis-fresh24-blind-2cadc1c.txt), then opened. Assigned by collection: every case
 comes from a thread in no other part (dev/, holdout/, fresh/ to fresh23/), one case per thread.
+
+fresh25/: a twenty-seventh part, collected on 2026-11-29 (eighth session) after fresh24/ had been judged and opened, by
+eight helpers kept apart by venue (bug trackers that are not GitHub, which gave none; Linux distributions and driver
+packaging; virtualisation and confidential computing; Windows, WSL and desktop apps; the newest hardware; the newest
+threads of the most-mined venues; threads in Chinese; small repositories found by the messages software prints), who
+reported a count only; judged once, blind, with 66ac113 (benchmarks/results/eval-diagnosis-fresh25-blind-66ac113.txt),
+then opened. Assigned by collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh24/),
+one case per thread.
 """
 
 from __future__ import annotations
@@ -148,9 +156,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh24/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh25/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
