@@ -23,7 +23,7 @@ from typing import Optional
 
 from ..knowledge.codes import CUDA_BY_NAME, CUDA_BY_NUMBER, CUDA_ERRORS, GENERIC_CUDA_MESSAGES
 from ..nccl.log import NCCL_RESULT_TEXTS
-from .paste import Collector
+from .paste import Collector, pair_subject
 
 _NAMES = re.compile(r"\b(cudaerror[a-z]+|cuda_error_[a-z_]+)\b")  # on lower-cased text
 _NAME_BY_LOWER = {k.lower(): v for k, v in CUDA_BY_NAME.items()}
@@ -127,6 +127,15 @@ _NOT_A_CALL = re.compile(r"^(?:cudaGetErrorString|cudaGetErrorName|cudaGetLastEr
                          r"cuGetErrorName|cudaDeviceSynchronize|cudaStreamSynchronize|cuCtxSynchronize|cudaError\w*|cuError\w*|"
                          r"cudaCheck\w*|cudaSafeCall\w*|cuCheck\w*|"
                          r"cu(?:DNN|BLAS|FFT|SPARSE|RAND|SOLVER|TENSOR|DSS|PTI)\w*)$")  # the libraries' names, not driver calls
+#: a framework's own words for CUDA's peer-access query answering 0 (cudaDeviceCanAccessPeer): CuPy's kernel launcher
+#: (cupy/_core/_kernel.pyx, _check_peer_access) "The device where the array resides (1) is different from the current
+#: device (0). Peer access is unavailable between these devices."
+_PEER_UNAVAILABLE = re.compile(r"(?:array resides \((\d+)\) is different from the current device \((\d+)\)\.\s*)?"
+                               r"Peer access is unavailable between these devices", re.I)
+#: PyTorch's frames that open another process's CUDA memory: torch.multiprocessing's rebuild_cuda_tensor and
+#: UntypedStorage._new_shared_cuda, which reach cudaIpcOpenMemHandle (CUDACachingAllocator getIpcDevPtr); a CUDA error
+#: under them is that call's
+_IPC_OPEN_FRAMES = re.compile(r"\b(?:rebuild_cuda_tensor|_new_shared_cuda)\b")
 #: a stack trace's frames after the error line searched for the call (CUDA.jl: "[3] cuMemcpyDtoDAsync_v2(dst::CuPtr...")
 CALL_FRAMES = 12
 
@@ -141,6 +150,10 @@ def _cuda_call(c: Collector, line: int) -> Optional[tuple[str, int]]:
                 return m.group(1), no
         if no > line and not p.line(no).strip():
             break  # a blank line ends the trace
+    # Python prints the frames BEFORE the error: the innermost ones just above it that open CUDA IPC memory
+    for no in range(line - 1, max(0, line - CALL_FRAMES), -1):
+        if _IPC_OPEN_FRAMES.search(p.line(no)):
+            return "cudaIpcOpenMemHandle", no
     return None
 
 
@@ -230,6 +243,16 @@ def parse(c: Collector) -> bool:
         c.add("host", "error.text", " ".join(p.line(ln).split())[:200], ln,
               summary="compute-sanitizer: a kernel accessed memory it may not (" + m.group(1) + ")")
         c.tool("compute-sanitizer", ln)
+        found = True
+    v = p.select(("peer access is unavailable",), context=0)
+    m = _PEER_UNAVAILABLE.search(v.text)
+    if m:
+        ln = v.line_of(m.start())
+        a, b = m.group(1), m.group(2)
+        subj = pair_subject(min(int(a), int(b)), max(int(a), int(b))) if a and b and a != b else "host"
+        c.add(subj, "p2p.read", "NOT_SUPPORTED", ln, severity="problem",
+              summary="the framework says CUDA's peer-access query answers no (peer access unavailable)")
+        c.add("host", "error.text", " ".join(p.line(ln).split())[:200], ln)
         found = True
     for fw, words, rx in _FRAMEWORKS:
         v = p.select(words, context=0, cap=50)

@@ -203,6 +203,12 @@ def parse(c: Collector) -> bool:
         if (a, b) not in worst and a != b:
             c.add(pair_subject(a, b), "nccl.p2p_fallback", True, line,
                   summary=f"NCCL could not use P2P between GPU{a} and GPU{b}")
+    for d in log.decisions:
+        # ncclMemAlloc (allocator.cc): CUDA's peer-access query answered 0 for the pair, what topo -p2p r shows as not OK
+        if d.kind == "p2p_unsupported" and d.devs and d.devs[0] != d.devs[1]:
+            a, b = sorted(d.devs)
+            c.add(pair_subject(a, b), "p2p.read", "NOT_SUPPORTED", d.line, severity="problem",
+                  summary=f"NCCL: CUDA's peer-access query says no between GPU{a} and GPU{b}")
     return True
 
 
