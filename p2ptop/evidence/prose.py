@@ -499,7 +499,8 @@ _BROKEN_BY_CHANGE = _rx(r"\b(?:after|since|following)\s+(?:the\s+|a\s+|an\s+|my\
 #: container's device list (NVIDIA_VISIBLE_DEVICES, docker --gpus, a pod's nvidia.com/gpu) or the scheduler passes on
 #: (CUDA C Programming Guide, "CUDA Environment Variables"; NVIDIA Container Toolkit, "Specialized configurations"),
 #: and nvidia-smi itself lists only the GPUs the driver brought up. "can only see 1 GPU", "shows only one GPU", "only 2 of
-#: the 4 GPUs are detected", "the second GPU is not detected", "device_count() returns 1 but ...", 只能识别到两张卡.
+#: the 4 GPUs are detected", "the second GPU is not detected", "device_count() returns 1 but ...", 只能识别到两张卡, and the one
+#: seen named instead of counted ("only the TITAN is seen"), or some said missing ("Some CUDA devices not shown").
 #: (0 GPUs is another symptom: no device at all, cuda/no-device-visible.) A count of what is seen is kept where said.
 _N_GPUS = r"(?:\d+|one|two|three|four|five|six|seven|a single|single)"
 _GPU_NOUN = r"(?:\w+\s+){0,2}?(?:gpus?|cards?|devices?|graphics cards?)\b"
@@ -512,6 +513,12 @@ _GPUS_MISSING = _rx(
     r"\b(?:second|other|2nd|3rd|third|fourth|remaining)\s+" + _GPU_NOUN + r"\s+(?:is|are|was|were|does|do|did)?\s*(?:not|n't|never)\s+(?:being\s+)?"
     r"(?:detected|recogni[sz]ed|found|visible|listed|shown|seen|show(?:s|n)?\s+up)\b|"
     r"\b(?:does|did|do|can|could|cannot|can't|won't)\s*(?:not|n't)?\s+(?:show|see|list|detect|recogni[sz]e|find)\s+(?:the\s+)?(?:second|other|2nd|both|all\s+(?:\d+|two|three|four|eight)|remaining)\s+" + _GPU_NOUN + r"|"
+    # the one seen named instead of counted: "only the TITAN is seen by ComfyUI", "only my smaller device is recognized"
+    r"\bonly\s+(?:the|my|our|one)\s+(?:\w+\s+){0,2}?(?:gpus?|cards?|devices?|titan\w*|rtx\s?\w+|quadro\w*|a\d{3,4}\w*|[ahlvb]\d{2,3}\w*|\d{4}(?:\s?ti)?)\s+"
+    r"(?:is|was|gets?|got)\s+(?:being\s+)?(?:seen|recogni[sz]ed|detected|visible|listed|shown|picked up)\b|"
+    # some of them said missing: "Some CUDA devices not shown", "one of my GPUs is not detected"
+    r"\b(?:some|one of (?:the|my|our))\s+(?:cuda\s+|nvidia\s+)?(?:gpus|devices|cards)\s+(?:(?:is|are|were|was)\s+)?(?:not|n't|never)\s+(?:being\s+)?"
+    r"(?:detected|recogni[sz]ed|found|visible|listed|shown|seen|show(?:s|n)?\s+up)\b|"
     r"(?:只能|只|仅|仅能)(?:识别|检测|看|显示|找|认|读)到?了?\s*(?P<n4>\d+|一|两|二|三|四|五|六|七)\s*(?:张|块|个)|"
     r"(?:识别|检测|认|读)不(?:到|出)\s*(?:第二张|另一张|其[他它余]的?|剩下的|另外的?)")
 #: the same, through a device count: "torch.cuda.device_count() returns 1" in a sentence that says it should be more

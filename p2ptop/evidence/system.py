@@ -247,10 +247,14 @@ def _kernel_pcie_links(c: Collector) -> bool:
     return found
 
 
+#: NVLSM, the NVLink Subnet Manager that Fabric Manager needs on NVLink-5 (Blackwell) switch systems, naming itself
+_NVLSM = re.compile(r"\bnvlsm\b", re.I)
+
+
 def parse_kernel_log(c: Collector) -> bool:
     text = c.paste.text
     keys = ("NVRM", "Xid", "AMD-Vi", "DMAR", "IO_PAGE_FAULT", "Command line:", "fabricmanager", "Fabric Manager", "fabric manager",
-            "nvidia-nvswitch", "iommu", "BOOT_IMAGE=", "available PCIe bandwidth")
+            "nvidia-nvswitch", "iommu", "BOOT_IMAGE=", "available PCIe bandwidth", "nvlsm", "NVLSM")
     if not any(k in text for k in keys):
         return False
     found = _kernel_pcie_links(c)
@@ -300,7 +304,8 @@ def parse_kernel_log(c: Collector) -> bool:
                 found = True
                 c.add("host", "host.driver_version", m.group(1), no)
                 c.add("host", "host.driver_major", int(m.group(1).split(".")[0]), no)
-        if "nvidia-nvswitch" in line or "NVSwitch" in line and "NVRM" in line:
+        if "nvidia-nvswitch" in line or "NVSwitch" in line and "NVRM" in line or _NVLSM.search(line):
+            # NVLSM (the NVLink Subnet Manager) runs only on NVLink-5 switch systems (Fabric Manager user guide)
             found = True
             c.add("host", "host.nvswitch_present", True, no)
         low = line.lower()

@@ -1,0 +1,203 @@
+"""Rules of 2026-11-29 (eighth session), each general, none for one paste. The texts here are written from the
+programs' format strings, not taken from the evaluation corpus.
+
+Before fresh25 was opened, from source probes (tests/data/source_probes.json, round 20):
+1. NCCL's ncclMemAlloc line "P2P not supported between GPU%d and GPU%d" (src/allocator.cc) is a decision of the one NCCL
+   reader and gives that pair p2p.read NOT_SUPPORTED; CuPy's "Peer access is unavailable between these devices"
+   (cupy/_core/_kernel.pyx) likewise, for the two devices it names.
+2. A CUDA error under PyTorch's rebuild_cuda_tensor / _new_shared_cuda frames came from cudaIpcOpenMemHandle
+   (error.cuda_call), which the CUDA-IPC entry triggers on (in doubt when CUDA says 217: the pair, not the boundary).
+3. Further messages of their own entries: symmetric memory's "Failed to send fd" (IPC), NCCL's "Failed to multicast-bind
+   user buffer" (NVLS), CUDA.jl's "was unexpectedly already enabled" (704), gdrcopy's "No address space left for BAR1
+   mapping" (BAR1; gdrdrv/gdrcopy/GPUDirect/BAR1/NVLSM count as GPU words). NCCL 2.29's NVLS out-of-memory is possible
+   without its version, likely with it.
+After opening fresh25 (labelled so):
+4. NVLSM's own failure lines (libibumad's "is ib_umad module loaded?") offer the NVLSM entry; GPUs older than Blackwell
+   exclude it (NVLink 5 and NVLSM come with Blackwell).
+5. Fewer GPUs seen, said by naming the one seen ("only the RTX A6000 is recognized") or as some missing ("some CUDA devices
+   are not shown").
+6. Symmetric memory failing on GPUs without CUDA multicast (kb torch/symmetric-memory-needs-multicast, FlashInfer's
+   SymmDeviceMemory messages); the GeForce symmetric-memory entry is excluded for data-centre GPUs.
+"""
+
+from __future__ import annotations
+
+from p2ptop.evidence import read_text
+
+from .kbtools import answer, explained
+
+PAIR_217 = {"p2p_unsupported_topology", "p2p_unsupported_consumer_gpu", "vm_p2p_unavailable"}
+
+
+def _facts(text):
+    return read_text(text).facts_by_subject()
+
+
+# ---- 1. the peer-access query said no, in NCCL's and CuPy's words ----------------------------------------------------
+
+def test_ncclmemalloc_says_a_pair_has_no_p2p():
+    t = ("node7:3301:3301 [2] NCCL INFO P2P not supported between GPU2 and GPU0\n"
+         "node7:3301:3301 [2] NCCL INFO P2P not supported between GPU2 and GPU3\n")
+    f = _facts(t)
+    assert f["pair:0-2"]["p2p.read"] == "NOT_SUPPORTED"
+    assert f["pair:2-3"]["p2p.read"] == "NOT_SUPPORTED"
+    assert "pair:0-3" not in f
+    assert {c for c, _ in explained(t)[:3]} & PAIR_217
+
+
+def test_the_reference_nccl_reader_reads_the_same_decision():
+    from p2ptop.nccl.log import read_nccl_log
+
+    from .nccl_log_reference import read_nccl_log as reference_read
+
+    t = "h:1:1 [0] NCCL INFO P2P not supported between GPU0 and GPU1\n"
+    ours = [(d.kind, d.devs) for d in read_nccl_log(t).decisions]
+    ref = [(d.kind, d.devs) for d in reference_read(t).decisions]
+    assert ours == ref == [("p2p_unsupported", (0, 1))]
+
+
+def test_cupys_peer_unavailable_names_the_pair():
+    t = ("  File \"cupy/_core/_kernel.pyx\", line 140, in cupy._core._kernel._check_peer_access\n"
+         "ValueError: The device where the array resides (3) is different from the current device (1). "
+         "Peer access is unavailable between these devices.\n")
+    assert _facts(t)["pair:1-3"]["p2p.read"] == "NOT_SUPPORTED"
+    assert {c for c, _ in explained(t)[:3]} & PAIR_217
+
+
+def test_cupys_warning_that_peer_access_was_activated_is_no_fault():
+    t = ("PerformanceWarning: The device where the array resides (1) is different from the current device (0). "
+         "Peer access has been activated automatically.")
+    assert not any(conf in ("likely", "possible") for _c, conf in explained(t))
+    assert all("p2p.read" not in v for v in _facts(t).values())
+
+
+# ---- 2. PyTorch's CUDA-IPC frames name the call -----------------------------------------------------------------------
+
+_IPC_TRACE = ("Traceback (most recent call last):\n"
+              "  File \"/usr/lib/python3.11/multiprocessing/queues.py\", line 122, in get\n"
+              "    return _ForkingPickler.loads(res)\n"
+              "  File \"/opt/venv/lib/python3.11/site-packages/torch/multiprocessing/reductions.py\", line 181, in rebuild_cuda_tensor\n"
+              "    storage = storage_cls._new_shared_cuda(\n"
+              "RuntimeError: CUDA error: {msg}\n")
+
+
+def test_an_error_under_rebuild_cuda_tensor_came_from_cudaipcopenmemhandle():
+    t = _IPC_TRACE.format(msg="invalid resource handle")
+    assert _facts(t)["host"]["error.cuda_call"] == "cudaIpcOpenMemHandle"
+    first = [(c, conf) for c, conf in explained(t) if conf in ("likely", "possible")]
+    assert first and first[0][0] == "cuda_ipc_cross_boundary"
+
+
+def test_217_from_cudaipcopenmemhandle_leaves_the_boundary_in_doubt():
+    t = _IPC_TRACE.format(msg="peer access is not supported between these two devices")
+    offered = [c for c, conf in explained(t) if conf in ("likely", "possible")]
+    assert "cuda_ipc_cross_boundary" not in offered
+    assert {c for c, _ in explained(t)[:3]} & PAIR_217
+
+
+def test_a_python_frame_far_above_the_error_is_not_its_call():
+    t = ("  File \"x.py\", line 3, in rebuild_cuda_tensor\n" + "  File \"y.py\", line 9, in step\n" * 14 +
+         "RuntimeError: CUDA error: invalid argument\n")
+    assert "error.cuda_call" not in _facts(t)["host"]
+
+
+# ---- 3. more messages of their entries ------------------------------------------------------------------------------
+
+def test_symmetric_memorys_fd_exchange_failing_is_an_ipc_boundary():
+    t = ("[rank0]: RuntimeError: Failed to send fd: Connection refused\n"
+         "[rank0]: Exception raised from send_fd at /pytorch/torch/csrc/distributed/c10d/symm_mem/"
+         "CUDASymmetricMemoryUtils.cpp:127 (most recent call first):\n")
+    assert explained(t)[0] == ("cuda_ipc_cross_boundary", "possible")
+
+
+def test_nccls_multicast_bind_of_a_user_buffer():
+    t = "dgx:1:1 [5] NCCL INFO Failed to multicast-bind user buffer: CUDA error 999 'unknown error'"
+    assert explained(t)[0][0] == "nvls_multicast_failure"
+
+
+def test_cuda_jl_words_peer_access_already_enabled():
+    t = "┌ Warning: Peer-to-peer access between CuDevice(2) and CuDevice(3) was unexpectedly already enabled"
+    assert explained(t)[0] == ("peer_access_already_enabled", "likely")
+
+
+def test_gdrcopy_out_of_bar1_space_is_bar1():
+    t = "[  812.4411] gdrdrv:__gdrdrv_pin_buffer:No address space left for BAR1 mapping."
+    assert read_text(t).gpu_related
+    assert explained(t)[0][0] == "bar1_too_small"
+
+
+def test_nccl_229_nvls_out_of_memory_needs_its_version_to_be_likely():
+    line = ("h:1:1 [0] transport/nvls.cc:160 NCCL WARN Failed to bind NVLink SHARP (NVLS) Multicast memory of size "
+            "536870912 : CUDA error 2 'out of memory'.")
+    alone = dict((e, conf) for _c, conf, _b, e in answer(line))
+    with_version = dict((e, conf) for _c, conf, _b, e in answer("h:1:1 [0] NCCL INFO NCCL version 2.29.3+cuda12.9\n" + line))
+    assert alone["nccl/nvls-multicast-slots-exhausted-2-29"] == "possible"
+    assert with_version["nccl/nvls-multicast-slots-exhausted-2-29"] == "likely"
+
+
+# ---- 4. NVLSM (after opening fresh25) ---------------------------------------------------------------------------------
+
+_NVLSM = "node3: nvlsm: ibwarn: [7] umad_init: can't read ABI version from /sys/class/infiniband_mad/abi_version (No such file or directory): is ib_umad module loaded?"
+
+
+def test_nvlsms_own_failure_line_offers_the_nvlsm_entry():
+    ids = [(e, conf) for _c, conf, _b, e in answer(_NVLSM)]
+    assert ids[0] == ("fabric-manager/nvlsm-missing-nvlink5", "likely")
+
+
+def test_an_umad_warning_of_another_tool_is_not_nvlsm():
+    t = "ibwarn: [7] umad_init: can't read ABI version from /sys/class/infiniband_mad/abi_version: is ib_umad module loaded?"
+    assert "fabric-manager/nvlsm-missing-nvlink5" not in [e for *_x, e in answer(t)]
+
+
+def test_hopper_gpus_rule_the_nvlsm_entry_out():
+    t = ("GPU: 8 x NVIDIA H100 80GB HBM3 with 4 NVSwitches\n"
+         "Job for nvidia-fabricmanager.service failed because the control process exited with error code.\n")
+    ids = [e for *_x, e in answer(t)]
+    assert "fabric-manager/not-running-system-not-initialized" in ids
+    assert "fabric-manager/nvlsm-missing-nvlink5" not in ids
+
+
+# ---- 5. fewer GPUs seen, in more words (after opening fresh25) ---------------------------------------------------------
+
+def test_the_one_gpu_seen_named_instead_of_counted():
+    for t in ("nvidia-smi lists two cards but only the RTX A6000 is recognized by the app",
+              "We have two GPUs installed, yet only my second device is detected",
+              "Some CUDA devices are not shown in the settings"):
+        assert _facts(t)["host"].get("symptom.gpus_missing") is True, t
+        assert explained(t)[0][0] == "device_not_visible", t
+
+
+def test_only_the_first_of_something_else_is_not_a_missing_gpu():
+    for t in ("only the first epoch is shown in the log on my GPU", "only the last error is seen on GPU 1"):
+        assert "symptom.gpus_missing" not in _facts(t).get("host", {}), t
+
+
+# ---- 6. symmetric memory without multicast (after opening fresh25) ----------------------------------------------------
+
+def test_flashinfers_multicast_message():
+    t = ("  File \"/usr/lib/python3/dist-packages/flashinfer/comm/mnnvl.py\", line 787, in __init__\n"
+         "    raise RuntimeError(\n"
+         "RuntimeError: [SymmDeviceMemory] Device does not support multicasting.")
+    assert explained(t)[0] == ("nvls_multicast_failure", "likely")
+
+
+_SYMM = ("torch.distributed._symmetric_memory.rendezvous(buf, group)\n"
+         "RuntimeError: CUDA driver error: invalid device ordinal\n")
+
+
+def test_symmetric_memory_on_geforce_cards_is_the_geforce_entry():
+    ids = [(e, conf) for _c, conf, _b, e in answer("2 x NVIDIA GeForce RTX 4090\n" + _SYMM)]
+    assert ids[0] == ("torch/symm-mem-no-p2p-invalid-device", "likely")
+
+
+def test_symmetric_memory_on_data_centre_pcie_cards_is_not_the_geforce_entry():
+    got = [(e, conf) for _c, conf, _b, e in answer("2 x NVIDIA H100 PCIe\n" + _SYMM)]
+    ids = [e for e, _ in got]
+    assert "torch/symm-mem-no-p2p-invalid-device" not in ids
+    assert ("torch/symmetric-memory-needs-multicast", "possible") in got
+
+
+def test_symmetric_memory_words_without_an_error_offer_nothing():
+    t = "We use torch symmetric memory (symm_mem) for the all-reduce on 8 H100 GPUs and it is fast."
+    assert "torch/symmetric-memory-needs-multicast" not in [e for _c, conf, _b, e in answer(t) if conf in ("likely", "possible")]
