@@ -38,6 +38,7 @@ FRESH22_MIN = 15  # cases collected in fresh22/ (2026-11-28, seventh session)
 FRESH23_MIN = 8  # cases collected in fresh23/ (2026-11-28, seventh session)
 FRESH24_MIN = 13  # cases collected in fresh24/ (2026-11-28, seventh session)
 FRESH25_MIN = 15  # cases collected in fresh25/ (2026-11-29, eighth session)
+FRESH26_MIN = 10  # cases collected in fresh26/ (2026-11-29, eighth session)
 CERTAINTIES = {"maintainer", "reporter confirmed", "inferred"}
 
 
@@ -100,6 +101,7 @@ def test_corpus_is_not_empty_and_has_all_parts():
     assert len([c for p, _, c in CASES if p == "fresh23"]) >= FRESH23_MIN
     assert len([c for p, _, c in CASES if p == "fresh24"]) >= FRESH24_MIN
     assert len([c for p, _, c in CASES if p == "fresh25"]) >= FRESH25_MIN
+    assert len([c for p, _, c in CASES if p == "fresh26"]) >= FRESH26_MIN
 
 
 @pytest.mark.parametrize("part,path,case", CASES, ids=[os.path.basename(p) for _, p, _ in CASES])

@@ -147,6 +147,14 @@ threads of the most-mined venues; threads in Chinese; small repositories found b
 reported a count only; judged once, blind, with 66ac113 (benchmarks/results/eval-diagnosis-fresh25-blind-66ac113.txt),
 then opened. Assigned by collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh24/),
 one case per thread.
+
+fresh26/: a twenty-eighth part, collected on 2026-11-29 (eighth session) while fresh25/ was being opened and its rules
+written (the helpers never saw fresh25/ nor the rules), by six helpers kept apart by venue (small repositories found by
+how people describe the trouble; GitHub Discussions and forums, which gave none; HPC and cluster software; research
+training code, which gave none; threads in Chinese; tool output pastes, which gave none), who reported a count only;
+the session's search budget ran out during the round. Judged once, blind, with 3fd55bc
+(benchmarks/results/eval-diagnosis-fresh26-blind-3fd55bc.txt), then opened. Assigned by collection: every case comes
+from a thread in no other part (dev/, holdout/, fresh/ to fresh25/), one case per thread.
 """
 
 from __future__ import annotations
@@ -156,9 +164,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh25/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh26/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
