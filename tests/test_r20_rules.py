@@ -11,6 +11,15 @@ Before fresh25 was opened, from source probes (tests/data/source_probes.json, ro
    user buffer" (NVLS), CUDA.jl's "was unexpectedly already enabled" (704), gdrcopy's "No address space left for BAR1
    mapping" (BAR1; gdrdrv/gdrcopy/GPUDirect/BAR1/NVLSM count as GPU words). NCCL 2.29's NVLS out-of-memory is possible
    without its version, likely with it.
+From source probes, round 21 (MPI/HPC and communication libraries; still before fresh26 was judged):
+7. Open MPI smcuda's "--> ACCESS=0" / "Not sending GPU IPC ACK, no P2P support" is the peer query saying no; a CUDA call
+   "failed with error N" / "returned N" names CUDA's error N (NVSHMEM's "cudaIpcOpenMemHandle failed with error 217");
+   NVSHMEM's "file:function:line:" error lines are errors; userbuffers' socket (/tmp/ub-ipc-socket-*) is a GPU word.
+8. Further messages: UCX's "is in a different pid namespace" and Open MPI's cuIpcOpenEventHandle help text (IPC), MSCCL++'s
+   "NVLS is not supported on this device" (multicast), Userbuffers' C++ "CUDA Error: operation not supported" at
+   create_communicator (TE multicast), DeepSpeed's "Unable to proceed, no GPU resources available" (no device) and "No
+   slot 'N' specified on host" (invalid ordinal); new entry deepep/pcie-gpus-need-nvlink-between-pairs (DeepEP's
+   check_nvlink_connections asserts). A 217 from an IPC open alone makes nccl/ipc-peer-gpu-not-visible possible, not likely.
 After opening fresh25 (labelled so):
 4. NVLSM's own failure lines (libibumad's "is ib_umad module loaded?") offer the NVLSM entry; GPUs older than Blackwell
    exclude it (NVLink 5 and NVLSM come with Blackwell).
@@ -201,3 +210,65 @@ def test_symmetric_memory_on_data_centre_pcie_cards_is_not_the_geforce_entry():
 def test_symmetric_memory_words_without_an_error_offer_nothing():
     t = "We use torch symmetric memory (symm_mem) for the all-reduce on 8 H100 GPUs and it is fast."
     assert "torch/symmetric-memory-needs-multicast" not in [e for _c, conf, _b, e in answer(t) if conf in ("likely", "possible")]
+
+
+# ---- 7. and 8. source probes, round 21 -----------------------------------------------------------------------------
+
+def test_open_mpi_smcuda_says_the_pair_has_no_p2p():
+    t = ("[gpu-ws:04417] Analyzed GPU IPC request: myrank=0, mydev=2, peerrank=1, peerdev=3 --> ACCESS=0\n"
+         "[gpu-ws:04417] Not sending GPU IPC ACK, no P2P support\n")
+    assert _facts(t)["pair:2-3"]["p2p.read"] == "NOT_SUPPORTED"
+
+
+def test_a_cuda_call_failing_with_a_number_names_the_error():
+    assert _facts("mem_heap.cpp:1275: non-zero status: 217 cudaIpcOpenMemHandle failed with error 217")["host"][
+        "error.cuda"] == "cudaErrorPeerAccessUnsupported"
+    assert _facts("horovod: cudaSetDevice returned 101")["host"]["error.cuda"] == "cudaErrorInvalidDevice"
+    assert "error.cuda" not in _facts("the copy failed with error 217 times in a row").get("host", {})
+
+
+def test_217_from_an_ipc_open_alone_is_not_likely_one_gpu_per_process():
+    t = "src/host/mem/mem_heap.cpp:1275: non-zero status: 217 cudaIpcOpenMemHandle failed with error 217"
+    assert not [c for c, conf in explained(t) if conf == "likely"]
+    assert {c for c, _ in explained(t)[:3]} & PAIR_217
+
+
+def test_ucx_and_open_mpi_ipc_messages():
+    for t in ("[1731408112.550913] [trainer-1:88 :0] cuda_ipc_cache.c:479 UCX DEBUG posix_fd import: peer pid=91 is in a "
+              "different pid namespace (remote=4026532812 local=4026532707)",
+              "The call to cuIpcOpenEventHandle failed. This is a unrecoverable error and will\ncause the program to abort.\n"
+              "  cuIpcOpenEventHandle return value:   201\nCheck the cuda.h file for what the return value means."):
+        assert explained(t)[0][0] == "cuda_ipc_cross_boundary", t
+
+
+def test_userbuffers_socket_refused_is_gpu_ipc():
+    t = "UDS: Sending data over socket /tmp/ub-ipc-socket-1-4e2f00aa failed : Connection refused (111)"
+    assert read_text(t).gpu_related
+    assert explained(t)[0][0] == "cuda_ipc_cross_boundary"
+
+
+def test_multicast_lacking_in_mscclpp_and_userbuffers():
+    t1 = ("what():  MSCCLPP ERROR GPU gpu_ipc_mem.cc:377 NVLS is not supported on this device (requires CUDA version >= "
+          "12.3 and Linux kernel version >= 5.6.0) (mscclpp failure: InvalidUsage)")
+    t2 = ("RuntimeError: /opt/te/transformer_engine/common/comm_gemm_overlap/userbuffers/userbuffers-host.cpp:254 in "
+          "function create_communicator_grouped2: CUDA Error: operation not supported")
+    assert explained(t1)[0][0] == "nvls_multicast_failure"
+    assert [e for *_x, e in answer(t2)][0] == "transformer-engine/ub-no-cuda-multicast"
+
+
+def test_deepspeeds_launcher_words_for_missing_gpus():
+    assert explained("RuntimeError: Unable to proceed, no GPU resources available")[0][0] == "device_not_visible"
+    assert explained("ValueError: No slot '6' specified on host 'localhost'")[0][0] == "device_not_visible"
+
+
+def test_deepep_needs_nvlink_between_every_pair_of_pcie_gpus():
+    for t in ("AssertionError: PCIe GPUs only have pairwise NVLink connections",
+              "[rank0]: AssertionError: GPU 0 and GPU 3 are not connected via NVLink"):
+        first = [(e, conf) for _c, conf, _b, e in answer(t)][0]
+        assert first[0] == "deepep/pcie-gpus-need-nvlink-between-pairs" and first[1] in ("likely", "possible"), t
+
+
+def test_an_nvshmem_error_exit_line_gets_an_answer():
+    t = "src/host/comm/putget.cpp:nvshmemi_prepare_and_post_rma:263: [0] rma not supported on transport to pe: 1"
+    assert _facts(t)["host"]["error.text"].startswith("src/host/comm/putget.cpp")
+    assert explained(t)

@@ -37,6 +37,9 @@ _CUDA_NUMBER = re.compile(r"cuda(?:\s+runtime)?\s+(?:error|failure)\s*[:#(]?\s*(
 #: a driver call's return value as Open MPI's CUDA help texts print it ("cuIpcOpenMemHandle return value:  217",
 #: opal/mca/common/cuda/help-mpi-common-cuda.txt); on lower-cased text
 _DRIVER_RETURN_VALUE = re.compile(r"\bcu[a-z]{3,40} return value\s*:\s*(\d{1,3})\b")
+#: a CUDA API call said to fail with a number (NVSHMEM's "cudaIpcOpenMemHandle failed with error 217", "cuMemMap failed with
+#: status 1", "cudaSetDevice returned 101"): the call's CUDA error
+_CALL_FAILED_NUMBER = re.compile(r"\bcu(?:da)?[a-z][a-z0-9_]{2,40}\s+(?:failed\s+with\s+(?:error|status|code|result)|returned(?:\s+error)?)\s*[:=]?\s*(\d{1,3})\b(?![.:]\d)")
 
 
 def _head(msg: str) -> list[str]:
@@ -131,11 +134,17 @@ _NOT_A_CALL = re.compile(r"^(?:cudaGetErrorString|cudaGetErrorName|cudaGetLastEr
 #: (cupy/_core/_kernel.pyx, _check_peer_access) "The device where the array resides (1) is different from the current
 #: device (0). Peer access is unavailable between these devices."
 _PEER_UNAVAILABLE = re.compile(r"(?:array resides \((\d+)\) is different from the current device \((\d+)\)\.\s*)?"
-                               r"Peer access is unavailable between these devices", re.I)
+                               r"Peer access is unavailable between these devices|"
+                               # Open MPI's smcuda BTL (btl_smcuda_component.c, with btl_smcuda_cuda_ipc_verbose): the
+                               # peer query for the two ranks' devices answered 0, so no CUDA IPC between them
+                               r"mydev=(\d+), peerrank=\d+, peerdev=(\d+) --> ACCESS=0\b|Not sending GPU IPC ACK, no P2P support", re.I)
 #: PyTorch's frames that open another process's CUDA memory: torch.multiprocessing's rebuild_cuda_tensor and
 #: UntypedStorage._new_shared_cuda, which reach cudaIpcOpenMemHandle (CUDACachingAllocator getIpcDevPtr); a CUDA error
 #: under them is that call's
 _IPC_OPEN_FRAMES = re.compile(r"\b(?:rebuild_cuda_tensor|_new_shared_cuda)\b")
+#: NVSHMEM's error macros (src/include/internal/common/error_codes_internal.h: fprintf "%s:%s:%d: " file, function, line,
+#: then the message): "src/host/comm/putget.cpp:nvshmemi_prepare_and_post_rma:263: [0] rma not supported on transport to pe: 1"
+_NVSHMEM_ERROR = re.compile(r"^[^\s:]*\.(?:cpp|cu|c|h):\w+:\d+: \S", re.M)
 #: a stack trace's frames after the error line searched for the call (CUDA.jl: "[3] cuMemcpyDtoDAsync_v2(dst::CuPtr...")
 CALL_FRAMES = 12
 
@@ -199,7 +208,8 @@ def parse(c: Collector) -> bool:
         _add_cuda(c, n, v.line_of(m.start()), found_cuda)
         found = True
     # numbers: beside CUDA's words, or as a driver call's return value
-    for v, rx in ((v, _CUDA_NUMBER), (p.select((" return value",), context=0), _DRIVER_RETURN_VALUE)):
+    for v, rx in ((v, _CUDA_NUMBER), (p.select((" return value",), context=0), _DRIVER_RETURN_VALUE),
+                  (p.select((" failed with ", " returned"), context=0), _CALL_FAILED_NUMBER)):
         for m in rx.finditer(v.text):
             n = int(next(g for g in m.groups() if g))
             if n in CUDA_BY_NUMBER and n not in found_cuda:
@@ -244,11 +254,11 @@ def parse(c: Collector) -> bool:
               summary="compute-sanitizer: a kernel accessed memory it may not (" + m.group(1) + ")")
         c.tool("compute-sanitizer", ln)
         found = True
-    v = p.select(("peer access is unavailable",), context=0)
+    v = p.select(("peer access is unavailable", "access=0", "no p2p support"), context=0)
     m = _PEER_UNAVAILABLE.search(v.text)
     if m:
         ln = v.line_of(m.start())
-        a, b = m.group(1), m.group(2)
+        a, b = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         subj = pair_subject(min(int(a), int(b)), max(int(a), int(b))) if a and b and a != b else "host"
         c.add(subj, "p2p.read", "NOT_SUPPORTED", ln, severity="problem",
               summary="the framework says CUDA's peer-access query answers no (peer access unavailable)")
@@ -262,6 +272,13 @@ def parse(c: Collector) -> bool:
             break
     if found:
         c.kind("error")
+    if not c.has("host", "error.text") and "nvshmem" in p.text.lower():
+        # NVSHMEM's NVSHMEMI_ERROR_* macros print "file.cpp:function:line: message" before they exit
+        m = _NVSHMEM_ERROR.search(p.text)
+        if m:
+            ln = p.text.count("\n", 0, m.start()) + 1
+            c.add("host", "error.text", " ".join(p.line(ln).split())[:200], ln)
+            found = True
     if not c.has("host", "error.text") and ("Traceback" in p.text or "Error:" in p.text):
         first = _first_error_line(c)
         if first:

@@ -538,6 +538,8 @@ _NO_CUDA_DEVICE = _rx(
     r"\b(?:cuda\.|torch\.cuda\.)device_count\(\)\W{0,3}\s*(?:(?:always|still)\s+)?(?:returns?|returned|is|was|=+|gives?|gave|prints?|printed|shows?|->|:|返回|为|是)\s*:?\s*[`'\"]?0\b(?!\.\d)|"
     r"\bnum gpus available:?\s*0\b|\blist_physical_devices\(\W*gpu\W*\)\W{0,3}\s*(?:returns?|returned|is|gives?|gave|shows?|->|:)?\s*(?:an\s+)?(?:\[\]|empty)|"
     r"\bno gpu/tpu found, falling back to cpu\b|"
+    # DeepSpeed's launcher when its accelerator counts no device (deepspeed/launcher/runner.py)
+    r"\bunable to proceed, no gpu resources available\b|"
     r"\b(?:cuda|pytorch|torch|tensorflow|jax|vllm|sglang|ollama|docker|the container|containers?|the (?:program|code|application|app|job|process|model|server|service|framework|pod))\s+"
     r"(?:still\s+)?(?:can(?:not|'t| not)|could(?: not|n't)|does(?: not|n't)|did(?: not|n't)|do(?: not|n't)|won't|is(?: not|n't) able to|fails? to|failed to|unable to)\s+"
     r"(?:find|see|detect|recogni[sz]e|use|access|locate)\s+(?:the\s+|any\s+|a\s+|my\s+|our\s+)?(?:nvidia\s+)?(?:gpus?|cuda devices?|cuda-capable devices?|graphics cards?)\b(?!\s*\d)|"
