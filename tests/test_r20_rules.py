@@ -20,6 +20,15 @@ From source probes, round 21 (MPI/HPC and communication libraries; still before 
    create_communicator (TE multicast), DeepSpeed's "Unable to proceed, no GPU resources available" (no device) and "No
    slot 'N' specified on host" (invalid ordinal); new entry deepep/pcie-gpus-need-nvlink-between-pairs (DeepEP's
    check_nvlink_connections asserts). A 217 from an IPC open alone makes nccl/ipc-peer-gpu-not-visible possible, not likely.
+From source probes, round 22 (node tools and the container/cluster GPU stack; after fresh26 was judged):
+9. DCGM: every message also read from dcgmi's wrapped table cells, joined; the P2P test's newer wording ("wrote data to
+   GPU N over NVLink"); the effective BER over threshold; the fabric training and probe state (host.fabric_manager,
+   gpu.fabric_state). NVML's numeric fabric state in a library's line (UCX, the DRA driver). Xids as the device plugin
+   ("Xid=79") and DCGM exporter (err_code="74") print them. nvbandwidth 0.8's bare "Waived: " (peer pairs filter), simpleIPC's
+   "not peer capable", nccl-tests' "Invalid number of GPUs" (fewer GPUs visible). New entry container/toolkit-mode-cdi-
+   or-hook-refused; NVRM's resized-BAR1 and probe-not-called lines; nvbandwidth's multicast CU_ASSERT. The GeForce
+   P2P-verification entry is in doubt on non-GeForce cards; the peer-memory entry is excluded when CUDA names another
+   error for the copy.
 After opening fresh25 (labelled so):
 4. NVLSM's own failure lines (libibumad's "is ib_umad module loaded?") offer the NVLSM entry; GPUs older than Blackwell
    exclude it (NVLink 5 and NVLSM come with Blackwell).
@@ -272,3 +281,82 @@ def test_an_nvshmem_error_exit_line_gets_an_answer():
     t = "src/host/comm/putget.cpp:nvshmemi_prepare_and_post_rma:263: [0] rma not supported on transport to pe: 1"
     assert _facts(t)["host"]["error.text"].startswith("src/host/comm/putget.cpp")
     assert explained(t)
+
+
+# ---- 9. source probes, round 22 -------------------------------------------------------------------------------------
+
+def test_dcgm_messages_wrapped_in_its_table_are_read():
+    t = ("+-----  Integration  -------+------------------------------------------------+\n"
+         "| pcie                      | Fail                                           |\n"
+         "| Warning                   | NvSwitch 1 - Only 10 NvLinks are up out of th  |\n"
+         "|                           | e expected 18 Ensure Fabric Manager is runnin  |\n"
+         "|                           | g.                                             |\n"
+         "+---------------------------+------------------------------------------------+\n")
+    assert _facts(t)["host"]["gpu.nvlink_down"] == 8
+
+
+def test_dcgm_fabric_training_and_state():
+    t1 = "Warning: Fabric Manager (Cluster UUID: 0000, Clique ID: 0, Health Mask: 0): training not started."
+    t2 = "GPU 2: Fabric State is In Progress (2). Fabric Manager training in progress."
+    h1 = _facts(t1)["host"]
+    assert h1["host.fabric_manager"] == "not running" and h1["host.nvswitch_present"] is True
+    assert _facts(t2)["gpu:2"]["gpu.fabric_state"] == "IN_PROGRESS"
+    assert explained(t1)[0][0] == "fabric_manager_not_running"
+
+
+def test_nvml_numeric_fabric_state_in_a_librarys_line():
+    t = ("Error: error creating driver: error getting fabric information from one or more devices: NVLink fabric not "
+         "attached (device 0/GPU-5e6f): state=1, refusing to start")
+    assert _facts(t)["host"]["gpu.fabric_state"] == "NOT_STARTED"
+    assert "gpu.fabric_state" not in _facts("fabric_info: state=0 status=0").get("host", {})
+
+
+def test_xids_as_the_device_plugin_and_dcgm_exporter_print_them():
+    t1 = "I0611 08:14:22.481190 1 health.go:169] XidCriticalError: Xid=79 on Device=GPU-4b1e; marking device as unhealthy."
+    t2 = ('DCGM_FI_DEV_XID_ERRORS{gpu="5",UUID="GPU-8c2d",modelName="NVIDIA A100-SXM4-80GB",err_code="74",'
+          'err_msg="NVLINK Error"} 74')
+    assert explained(t1)[0][0] == "gpu_fallen_off_bus"
+    assert explained(t2)[0][0] == "nvlink_link_failure"
+
+
+def test_nvbandwidth_08_waives_without_naming_the_test():
+    t = ("nvbandwidth Version: v0.8\nDevice 0: NVIDIA A100 80GB PCIe (00000000:17:00)\n"
+         "Device 1: NVIDIA A100 80GB PCIe (00000000:ca:00)\n\nRunning host_to_device_memcpy_ce.\n"
+         "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n          0         1\n 0     24.61     24.58\n\n"
+         "Waived: \nWaived: \n")
+    assert _facts(t)["pair:0-1"]["p2p.read"] != "OK"
+    assert {c for c, _ in explained(t)[:3]} & PAIR_217
+
+
+def test_simpleipc_and_nccl_tests_say_what_the_process_cannot_see():
+    assert _facts("Device 2 is not peer capable with some other selected peers, skipping")["host"]["p2p.read"] == "NOT_SUPPORTED"
+    t = "# Using devices\nInvalid number of GPUs: 8 requested but only 4 were found.\n"
+    assert _facts(t)["host"]["symptom.gpus_missing"] is True
+    assert explained(t)[0][0] == "device_not_visible"
+
+
+def test_the_container_toolkits_mode_and_cdi_refusals():
+    for t in ("stderr: invoking the NVIDIA Container Runtime Hook directly (e.g. specifying the docker --gpus flag) is not "
+              "supported. Please use the NVIDIA Container Runtime (e.g. specify the --runtime=nvidia flag) instead.: unknown.",
+              "error modifying OCI spec: failed to inject CDI devices: unresolvable CDI devices nvidia.com/gpu=all: unknown."):
+        assert [e for *_x, e in answer(t)][0] == "container/toolkit-mode-cdi-or-hook-refused", t
+
+
+def test_nvrm_lines_of_bar1_and_of_gpus_another_driver_holds():
+    assert explained("[    5.12] NVRM: No address space to allocate resized BAR1.")[0][0] == "bar1_too_small"
+    assert explained("[    3.99] NVRM: The NVIDIA probe routine was not called for 2 device(s).")[0][0] == "device_not_visible"
+
+
+def test_simplep2p_wrong_data_on_workstation_cards_is_not_a_likely_driver_regression():
+    t = ("> Peer access from NVIDIA RTX A6000 (GPU0) -> NVIDIA RTX A6000 (GPU1) : Yes\n"
+         "Verification error @ element 1: val = 0.000000, ref = 4.000000\nTest failed!\n")
+    assert not [c for c, conf in explained(t) if conf == "likely"]
+    assert "iommu_acs_p2p_broken" in [c for c, _ in explained(t)[:3]]
+    geforce = t.replace("NVIDIA RTX A6000", "NVIDIA GeForce RTX 4090")
+    assert explained(geforce)[0] == ("p2p_driver_regression", "likely")
+
+
+def test_a_peer_copy_failing_on_an_nvlink_error_is_not_memory_the_context_cannot_access():
+    t = ("GPU 2 unsuccessfully wrote data to GPU 5 over NVLink in a peer-to-peer test: Failed on cudaDeviceSynchronize "
+         "after cudaMemcpyPeer (268435456 bytes): cudaErrorNvlinkUncorrectable")
+    assert explained(t)[0][0] == "nvlink_link_failure"

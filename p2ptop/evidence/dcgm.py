@@ -5,12 +5,14 @@ long message at the cell's width onto the next rows.
 
 Facts: a failed P2P copy test (DCGM_FR_BROKEN_P2P_*): tool.verification_error, symptom.wrong_results; links down
 (DCGM_FR_NVLINK_DOWN, _GPU_EXPECTED_NVLINKS_UP, _NVSWITCH_NVLINK_DOWN, the link-status letters): gpu.nvlink_down;
-NVLink error counters over DCGM's threshold (DCGM_FR_NVLINK_ERROR_THRESHOLD, _CRC_ERROR_THRESHOLD) gpu.nvlink_errors,
+NVLink error counters over DCGM's threshold (DCGM_FR_NVLINK_ERROR_THRESHOLD, _CRC_ERROR_THRESHOLD, _EFFECTIVE_BER_THRESHOLD)
+gpu.nvlink_errors,
 and a counter that must stay zero (DCGM_FR_NVLINK_ERROR_CRITICAL: replay/recovery) gpu.nvlink_replay_recovery; a PCIe
 link below the generation or width DCGM's PCIe test requires while it loads the link (DCGM_FR_PCIE_GENERATION,
 _PCIE_WIDTH): gpu.pcie_gen_cur / gpu.pcie_width_cur and gpu.pcie_degraded_under_load; an Xid DCGM saw
-(DCGM_FR_XID_ERROR): host.xid_codes / host.xid_latest, gpu.lost for 79, symptom.crash; a failed row of the diag
-table: error.text. The messages with no fact of their own (PCIe replays, NvSwitch fatal errors and SXids) are the
+(DCGM_FR_XID_ERROR): host.xid_codes / host.xid_latest, gpu.lost for 79, symptom.crash; the NVLink fabric's training
+(DCGM_FR_FABRIC_MANAGER_TRAINING_ERROR, _FABRIC_PROBE_STATE): host.fabric_manager / gpu.fabric_state, host.nvswitch_present;
+a failed row of the diag table: error.text. Every message is also read from dcgmi's wrapped table cells, joined. The messages with no fact of their own (PCIe replays, NvSwitch fatal errors and SXids) are the
 knowledge base's regexes.
 """
 
@@ -24,7 +26,8 @@ from .system import CRASH_XIDS
 
 #: DCGM's own failure messages (dcgmlib/dcgm_errors.h): DCGM_FR_BROKEN_P2P_MEMORY_DEVICE / _WRITER_DEVICE (and the
 #: NVLink/PCIe variants), DCGM_FR_NVSWITCH_NVLINK_DOWN
-_DCGM_P2P = re.compile(r"GPU (\d+) (?:was unsuccessfully written to(?: by (\d+))?|unsuccessfully wrote data) in a peer-to-peer test", re.I)
+_DCGM_P2P = re.compile(r"GPU (\d+) (?:was unsuccessfully written to(?: by (?:GPU )?(\d+))?(?: over (?:NVLink|PCIe))?|"
+                       r"unsuccessfully wrote data(?: to GPU \d+)?(?: over (?:NVLink|PCIe))?) in a peer-to-peer test", re.I)
 _DCGM_NVLINK_DOWN = re.compile(r"NVSwitch \d+'s NvLink \d+ is down", re.I)
 #: DCGM_FR_NVLINK_DOWN "GPU %u's NvLink link %d is currently down" (also as dcgmi's table wraps it: "GPU 0GPU 0's NvLink
 #: link 1 ..."), DCGM_FR_GPU_EXPECTED_NVLINKS_UP "Only %u NvLinks are up out of the expected %u" (dcgm_errors.h)
@@ -45,6 +48,13 @@ _DCGM_NVLINK_ERRORS = re.compile(r"Detected (\d+) ([\w ]{1,40}?) NvLink errors o
 _DCGM_PCIE_LOW = re.compile(r"GPU (\d+) is running at PCI link (generation|width) (\d+)X?, which is below the minimum allowed", re.I)
 #: DCGM_FR_XID_ERROR "Detected XID %u for GPU %u"
 _DCGM_XID = re.compile(r"Detected XID (\d+) for GPU (\d+)", re.I)
+#: DCGM_FR_NVLINK_EFFECTIVE_BER_THRESHOLD "Detected effective BER %.2e exceeds minimum threshold on GPU %u's NVLink."
+_DCGM_BER = re.compile(r"Detected effective BER ([\d.eE+-]+) exceeds minimum threshold on GPU (\d+)'s NVLink", re.I)
+#: DCGM_FR_FABRIC_MANAGER_TRAINING_ERROR "Fabric Manager (Cluster UUID: %s, Clique ID: %ld, Health Mask: %#lx): %s."
+#: (nvvs Software.cpp: the GPU's fabric probe, "training not started" and the like) and DCGM_FR_FABRIC_PROBE_STATE
+#: "GPU %u: Fabric State is %s (%lld)." (DcgmHealthWatch.cpp: "In Progress", "Not Started", "Failed", ...)
+_DCGM_FM_TRAINING = re.compile(r"Fabric Manager \(Cluster UUID: [^,)]*, Clique ID: [^,)]*, Health Mask: [^)]*\): ([^.]+)\.", re.I)
+_DCGM_FABRIC_STATE = re.compile(r"GPU (\d+): Fabric State is ([A-Za-z ]+?) \((\d+)\)", re.I)
 
 
 #: ``dcgmi nvlink --link-status`` (or ``-s``): "gpuId 0:" then one letter a link, "Key: Up=U, Down=D, Disabled=X,
@@ -112,11 +122,13 @@ def parse(c: Collector) -> bool:
     text = c.paste.text
     low = text.lower()
     if "peer-to-peer test" not in low and "dcgm" not in low and "nvlink" not in low and "pci link" not in low \
-            and "detected xid" not in low:
+            and "detected xid" not in low and "fabric" not in low:
         return False
     found = parse_dcgm_link_status(c)
     down: dict[int, tuple[set, int]] = {}  # GPU -> (links DCGM says are down, first line)
-    for no, line in enumerate(c.paste.lines, 1):
+    # each line, then each right-hand cell of dcgmi's tables with the rows it wraps onto joined (a message cut mid-word)
+    cells = [cell for cell in _dcgm_cells(c.paste.lines) if cell[1] not in c.paste.lines] if "|" in text else []
+    for no, line in [*enumerate(c.paste.lines, 1), *cells]:
         for m in _DCGM_GPU_LINK_DOWN.finditer(line):
             down.setdefault(int(m.group(1)), (set(), no))[0].add(int(m.group(2)))
         e = _DCGM_EXPECTED_UP.search(line)
@@ -159,6 +171,28 @@ def parse(c: Collector) -> bool:
                 c.add(f"gpu:{gpu}", "gpu.lost", True, no, severity="problem")
             if code in CRASH_XIDS:
                 c.add("host", "symptom.crash", True, no)
+        for m in _DCGM_BER.finditer(line):
+            found = True
+            c.add(f"gpu:{m.group(2)}", "gpu.nvlink_errors", 1, no, severity="problem",
+                  summary=f"GPU {m.group(2)}: DCGM measured an NVLink effective bit error rate of {m.group(1)}, over its threshold")
+        m = _DCGM_FM_TRAINING.search(line)
+        if m:
+            found = True
+            state = "not running" if re.search(r"not started", m.group(1), re.I) else "failed"
+            c.add("host", "host.nvswitch_present", True, no, severity="info")
+            c.add("host", "host.fabric_manager", state, no, severity="problem",
+                  summary=f"DCGM: the GPU's NVLink fabric training: {m.group(1).strip()}")
+        m = _DCGM_FABRIC_STATE.search(line)
+        if m:
+            found = True
+            said = m.group(2).strip().lower()
+            c.add("host", "host.nvswitch_present", True, no, severity="info")
+            if said in ("not started", "in progress"):
+                c.add(f"gpu:{m.group(1)}", "gpu.fabric_state", said.upper().replace(" ", "_"), no, severity="problem",
+                      summary=f"GPU {m.group(1)}: DCGM says its fabric state is {m.group(2).strip()}")
+            elif said == "failed":
+                c.add("host", "host.fabric_manager", "failed", no, severity="problem",
+                      summary=f"GPU {m.group(1)}: DCGM says the fabric training failed")
         r = _DCGM_ROW.match(line.strip())
         if r:
             found = True

@@ -70,6 +70,10 @@ def _wrong(value: str, layout: _Layout, dtype: str, nranks: int) -> Optional[boo
     return v > _TYPE_DELTA.get(dtype.lower(), 0.0) * max(1, nranks - 1)
 
 
+#: nccl-tests (src/util.cu): "Invalid number of GPUs: %d requested but only %d were found."
+_TOO_FEW = re.compile(r"Invalid number of GPUs: (\d+) requested but only (\d+) were found")
+
+
 def parse(c: Collector, gpu_name, link_floor, built_floor=None) -> bool:
     """``gpu_name(c, index, name, line)`` records a rank's GPU; ``link_floor(c, a, b)`` is the least GB/s one way the
     paste shows the pair's link to give (tools.link_floor), None where it does not say; ``built_floor(c, a, b)`` the
@@ -77,9 +81,15 @@ def parse(c: Collector, gpu_name, link_floor, built_floor=None) -> bool:
     one node where the paste does not say the link."""
     text = c.paste.text
     if "busbw" not in text and "Avg bus bandwidth" not in text and "# Using devices" not in text \
-            and "Out of bounds values" not in text and "Test timeout" not in text:
+            and "Out of bounds values" not in text and "Test timeout" not in text and "Invalid number of GPUs" not in text:
         return False
     lines = c.paste.lines
+    few = next(((no, m) for no, line in enumerate(lines, 1) for m in [_TOO_FEW.search(line)] if m), None)
+    if few:
+        # nccl-tests' own check (src/util.cu): more GPUs asked for than the process can see
+        c.kind("nccl-tests")
+        c.add("host", "symptom.gpus_missing", True, few[0], severity="problem",
+              summary=f"nccl-tests: {few[1].group(1)} GPUs requested but only {few[1].group(2)} visible to the process")
     oob = next(((no, m) for no, line in enumerate(lines, 1) for m in [_OOB.search(line)] if m and int(m.group(1)) > 0), None)
     if oob:
         c.kind("nccl-tests")

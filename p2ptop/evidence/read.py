@@ -16,6 +16,7 @@ PARSERS = (
     ("topo", topo.parse),
     ("lspci", system.parse_lspci),
     ("kernel-log", system.parse_kernel_log),
+    ("fabric-state", system.parse_nvml_fabric_state),
     ("df", df.parse),
     ("cuda-tools", tools.parse),
     ("dcgm", dcgm.parse),

@@ -251,6 +251,28 @@ def _kernel_pcie_links(c: Collector) -> bool:
 _NVLSM = re.compile(r"\bnvlsm\b", re.I)
 
 
+#: NVML's GPU fabric state as a number in another tool's line (nvmlGpuFabricState_t: 0 not supported, 1 not started,
+#: 2 in progress, 3 completed): UCX's "fabric_info: state=1 status=0" (uct/cuda/cuda_ipc/cuda_ipc_md.c), the DRA driver's
+#: "NVLink fabric not attached (device 0/GPU-...): state=1, refusing to start" (k8s-dra-driver-gpu compute-domain plugin)
+_NVML_FABRIC_STATE = re.compile(r"\bfabric\w*\b[^\n]{0,160}?\bstate\s*[=:]\s*([0-3])\b(?![.\d])", re.I)
+_NVML_FABRIC_NAMES = {1: "NOT_STARTED", 2: "IN_PROGRESS", 3: "COMPLETED"}
+
+
+def parse_nvml_fabric_state(c: Collector) -> bool:
+    """NVML's numeric fabric state printed by a library or plugin: gpu.fabric_state (and NVSwitches present) for 1-3."""
+    if "fabric" not in c.paste.text.lower():
+        return False
+    for no in c.paste.select(("fabric",), context=0).numbers:
+        m = _NVML_FABRIC_STATE.search(c.paste.line(no))
+        if m and int(m.group(1)) in _NVML_FABRIC_NAMES:
+            state = _NVML_FABRIC_NAMES[int(m.group(1))]
+            c.add("host", "gpu.fabric_state", state, no, severity="ok" if state == "COMPLETED" else "problem",
+                  summary=f"NVML's fabric state {m.group(1)} ({state}) in a library's line")
+            c.add("host", "host.nvswitch_present", True, no, severity="info")
+            return True
+    return False
+
+
 def parse_kernel_log(c: Collector) -> bool:
     text = c.paste.text
     keys = ("NVRM", "Xid", "AMD-Vi", "DMAR", "IO_PAGE_FAULT", "Command line:", "fabricmanager", "Fabric Manager", "fabric manager",

@@ -36,7 +36,11 @@ _CUDA_WORDS = ("cuda", "nvrtc", "cublas", "nccl")
 _NUMBER = re.compile(r"\b(?:error|err|code|status|returned|result|failure)\s*(?:code|=|:|#|is|number)?\s*[=:]?\s*\(?\s*(\d{2,3})\b")
 _HEX = re.compile(r"\b(?:error|err|code|status|returned|result)\s*[=:]?\s*\(?\s*0x([0-9a-f]{1,4})\b")  # cuda-gdb: returned (0x2c0)
 _GLOG = re.compile(r"==\s*cudasuccess\s*\((\d{2,3}) vs\.? 0\)")  # glog/Caffe: error == cudaSuccess (35 vs. 0)
-_XID = re.compile(r"\bxid\b\s*(?:\([^)]{0,80}\))?\s*:?\s*(\d{1,3})\b")
+#: an Xid as NVRM prints it ("Xid (PCI:0000:3b:00): 79"), as the device plugin logs it ("XidCriticalError: Xid=79 on
+#: Device=...", NVIDIA/k8s-device-plugin internal/rm/health.go) and as DCGM exporter labels its gauge
+#: (DCGM_FI_DEV_XID_ERRORS{...,err_code="74",...}, dcgm-exporter's xid collector)
+_XID = re.compile(r"\bxid\b\s*(?:\([^)]{0,80}\))?\s*[:=]?\s*(\d{1,3})\b|"
+                  r"\bdcgm_fi_dev_xid_errors\{[^}]{0,400}?\berr_code=\"(\d{1,3})\"")
 
 
 def key(code: Union[str, int]) -> str:
@@ -77,7 +81,7 @@ def codes_in_line(line: str) -> Iterator[tuple[str, str]]:
                 if n in CUDA_NUMBERS:
                     yield CUDA_NUMBERS[n], shown[m.start():m.end()].strip()
     for m in _XID.finditer(low):
-        yield f"xid{int(m.group(1))}", shown[m.start():m.end()].strip()
+        yield f"xid{int(m.group(1) or m.group(2))}", shown[m.start():m.end()].strip()
 
 
 # --- the full CUDA error table --------------------------------------------------------------------
