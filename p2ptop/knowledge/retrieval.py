@@ -45,7 +45,8 @@ hers him his how i if in into is it its itself just me more most my no nor not n
 over own same she should so some such than that the their them then there these they this those through to too under
 until up very was we were what when where which while who whom why will with would you your also via per use used using
 uses one two see get gets got set sets may might must shall yet its
-mib gib kib tib mi gi ki mb gb kb tb gbps mhz ms us ns default off""".split())  # and the units and cells of tool tables
+mib gib kib tib mi gi ki mb gb kb tb gbps mhz ms us ns default off
+http https www com org var usr tmp""".split())  # and the units and cells of tool tables, and the pieces of URLs and paths
 _SUFFIXES = ("ing", "ed", "es", "s", "e")
 #: Chinese function characters: a bigram holding one ("的是", "而不") says nothing of the report
 _ZH_FUNCTION = frozenset("的了是我们这那个吗呢吧啊而和与及就也都还又在把被从对")
