@@ -122,12 +122,15 @@ def parse(c: Collector) -> bool:
     text = c.paste.text
     low = text.lower()
     if "peer-to-peer test" not in low and "dcgm" not in low and "nvlink" not in low and "pci link" not in low \
-            and "detected xid" not in low and "fabric" not in low:
+            and "detected xid" not in low and "fabric state is" not in low and "cluster uuid" not in low:
         return False
     found = parse_dcgm_link_status(c)
     down: dict[int, tuple[set, int]] = {}  # GPU -> (links DCGM says are down, first line)
     # each line, then each right-hand cell of dcgmi's tables with the rows it wraps onto joined (a message cut mid-word)
-    cells = [cell for cell in _dcgm_cells(c.paste.lines) if cell[1] not in c.paste.lines] if "|" in text else []
+    cells: list[tuple[int, str]] = []
+    if "|" in text:
+        as_pasted = set(c.paste.lines)
+        cells = [cell for cell in _dcgm_cells(c.paste.lines) if cell[1] not in as_pasted]
     for no, line in [*enumerate(c.paste.lines, 1), *cells]:
         for m in _DCGM_GPU_LINK_DOWN.finditer(line):
             down.setdefault(int(m.group(1)), (set(), no))[0].add(int(m.group(2)))
@@ -171,18 +174,18 @@ def parse(c: Collector) -> bool:
                 c.add(f"gpu:{gpu}", "gpu.lost", True, no, severity="problem")
             if code in CRASH_XIDS:
                 c.add("host", "symptom.crash", True, no)
-        for m in _DCGM_BER.finditer(line):
+        for m in (_DCGM_BER.finditer(line) if "BER" in line else ()):
             found = True
             c.add(f"gpu:{m.group(2)}", "gpu.nvlink_errors", 1, no, severity="problem",
                   summary=f"GPU {m.group(2)}: DCGM measured an NVLink effective bit error rate of {m.group(1)}, over its threshold")
-        m = _DCGM_FM_TRAINING.search(line)
+        m = _DCGM_FM_TRAINING.search(line) if "Cluster UUID" in line else None
         if m:
             found = True
             state = "not running" if re.search(r"not started", m.group(1), re.I) else "failed"
             c.add("host", "host.nvswitch_present", True, no, severity="info")
             c.add("host", "host.fabric_manager", state, no, severity="problem",
                   summary=f"DCGM: the GPU's NVLink fabric training: {m.group(1).strip()}")
-        m = _DCGM_FABRIC_STATE.search(line)
+        m = _DCGM_FABRIC_STATE.search(line) if "Fabric State" in line else None
         if m:
             found = True
             said = m.group(2).strip().lower()

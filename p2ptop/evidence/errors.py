@@ -1,17 +1,20 @@
 """Errors as PyTorch, TensorFlow, JAX, CuPy, vLLM/SGLang, NCCL and CUDA programs print them.
 
 Facts: error.cuda (the canonical runtime name) with error.cuda_code and error.cuda_call (the CUDA call that returned
-it, where the paste names one: on the error's line, or in the stack frames after it), error.nccl, error.text (the
-line as written, short; also compute-sanitizer's memcheck reports), text.framework, and symptom.hang / symptom.crash where the error itself
-says so (NCCL watchdog timeouts, segfaults).
+it, where the paste names one: on the error's line, in the stack frames after it, or PyTorch's CUDA-IPC frames above
+it), error.nccl, error.text (the line as written, short; also compute-sanitizer's memcheck reports and NVSHMEM's
+"file:function:line:" errors), text.framework, symptom.hang / symptom.crash where the error itself says so (NCCL
+watchdog timeouts, segfaults), and p2p.read NOT_SUPPORTED where a program words CUDA's peer query answering no (CuPy's
+"Peer access is unavailable", Open MPI smcuda's "ACCESS=0"), for the pair it names.
 
 Patterns come from CUDA's own table (p2ptop.knowledge.codes.CUDA_ERRORS: runtime names, driver
 names, numbers, cudaGetErrorString's messages; the names also as bindings shorten them, "ERROR_X", "ErrorX", "XY",
 on a line that says CUDA) and NCCL's result names and strings; they tolerate
 prefixes ("RuntimeError: CUDA error: ", "CUDARuntimeError: ", "XlaRuntimeError: INTERNAL: "),
 truncation (a message's first words suffice when it is long), and line wraps inside a message.
-A number counts only beside "CUDA error"/"cuda failure"/"error code"/"res=" on a line that says CUDA, or as a driver
-call's "return value:" (Open MPI's help texts: "cuIpcOpenMemHandle return value:  217"). vLLM's and SGLang's
+A number counts only beside "CUDA error"/"cuda failure"/"error code"/"res=" on a line that says CUDA, as a driver
+call's "return value:" (Open MPI's help texts: "cuIpcOpenMemHandle return value:  217"), or after a CUDA call said to
+fail with it ("cudaIpcOpenMemHandle failed with error 217", "cudaSetDevice returned 101"). vLLM's and SGLang's
 "CUDART error: <message>" counts as CUDA's own words.
 Generic messages ("out of memory", "invalid argument") count only when the line says CUDA.
 """

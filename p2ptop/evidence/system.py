@@ -12,10 +12,13 @@ Kernel log facts: gpu.pcie_gen/width_cur/max of NVIDIA GPUs from the PCI core's 
 host.xid_codes, host.xid_latest, gpu.lost (Xid 79 / "fallen off the bus"),
 symptom.crash (Xid 79, 48, 62, 74, 119 ...), host.iommu_active and host.iommu_fault (AMD-Vi
 IO_PAGE_FAULT, DMAR faults), host.iommu_passthrough, host.kernel_iommu_args (the command line),
-host.driver_version (NVRM's "Kernel Module  535.104.05"), host.nvswitch_present,
-host.fabric_manager / host.fabric_manager_version (Fabric Manager's messages, ``systemctl status
-nvidia-fabricmanager``: its "Active:" line, or systemd's "Unit ... could not be found" when it is not
-installed; a health checker's "fabric manager ... not active").
+host.driver_version (NVRM's "Kernel Module  535.104.05"), host.nvswitch_present (also where NVLSM, the NVLink Subnet
+Manager of NVLink-5 switch systems, names itself), host.fabric_manager / host.fabric_manager_version (Fabric Manager's
+messages, ``systemctl status nvidia-fabricmanager``: its "Active:" line, or systemd's "Unit ... could not be found" when
+it is not installed; a health checker's "fabric manager ... not active").
+
+NVML's numeric fabric state in a library's or plugin's line (UCX, the DRA driver: "state=1"): gpu.fabric_state
+(``parse_nvml_fabric_state``).
 """
 
 from __future__ import annotations

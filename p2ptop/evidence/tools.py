@@ -407,7 +407,7 @@ def parse_cuda_samples(c: Collector) -> bool:
             c.kind("nvbandwidth")
             c.tool("nvbandwidth", c.paste.first_line("nvbandwidth", "Running device_to_device", "Running host_to_device"))
             tools["nvbandwidth"] = res
-    for no, line in enumerate(lines, 1):
+    for no, line in enumerate(lines if "not peer capable" in text else (), 1):
         m = _SIMPLEIPC_NOT_PEER.search(line)
         if m:
             # simpleIPC (cuda-samples): cudaDeviceCanAccessPeer said no between this device and one already selected
