@@ -29,6 +29,11 @@ From source probes, round 22 (node tools and the container/cluster GPU stack; af
    or-hook-refused; NVRM's resized-BAR1 and probe-not-called lines; nvbandwidth's multicast CU_ASSERT. The GeForce
    P2P-verification entry is in doubt on non-GeForce cards; the peer-memory entry is excluded when CUDA names another
    error for the copy.
+From source probes, round 23 (training and serving frameworks):
+10. More GPUs asked for than the process sees, in the frameworks' own checks (Lightning, TGI, exllamav2, LMDeploy's
+    parallel config where tp exceeds the devices): fewer GPUs; none visible (Lightning, ollama's discovery): no device.
+    ollama's driver/library mismatch (803) and "NVIDIA driver too old"; Accelerate's RTX 4000 old-driver P2P warning;
+    Megatron's multimem "requires a Hopper+ GPU with NVLink"; SGLang's POSIX-fd exchange and Apex's peer_memory IPC.
 After opening fresh25 (labelled so):
 4. NVLSM's own failure lines (libibumad's "is ib_umad module loaded?") offer the NVLSM entry; GPUs older than Blackwell
    exclude it (NVLink 5 and NVLSM come with Blackwell).
@@ -360,3 +365,46 @@ def test_a_peer_copy_failing_on_an_nvlink_error_is_not_memory_the_context_cannot
     t = ("GPU 2 unsuccessfully wrote data to GPU 5 over NVLink in a peer-to-peer test: Failed on cudaDeviceSynchronize "
          "after cudaMemcpyPeer (268435456 bytes): cudaErrorNvlinkUncorrectable")
     assert explained(t)[0][0] == "nvlink_link_failure"
+
+
+# ---- 10. source probes, round 23 ------------------------------------------------------------------------------------
+
+def test_frameworks_asking_for_more_gpus_than_the_process_sees():
+    for t in ("lightning.fabric.utilities.exceptions.MisconfigurationException: You requested gpu: [0, 1, 2]\n But your machine only has: [0]",
+              "ValueError: You requested to find 4 devices but this machine only has 2 GPUs.",
+              'Error: NotEnoughCUDADevices("`sharded` is true but only found 1 CUDA devices")',
+              "AssertionError: Each process is one gpu",
+              " ## Error: Too many entries in gpu_split. 1 CUDA devices are available.",
+              "AssertionError: no valid parallel config: dp=1, tp=4, ep=1, cp=1, device_num=None, available_devices=2"):
+        assert _facts(t)["host"].get("symptom.gpus_missing") is True, t
+        assert explained(t)[0][0] == "device_not_visible", t
+    t = "AssertionError: no valid parallel config: dp=2, tp=2, ep=1, cp=1, device_num=None, available_devices=8"
+    assert "symptom.gpus_missing" not in _facts(t).get("host", {})
+
+
+def test_frameworks_seeing_no_gpu_at_all():
+    for t in ("MisconfigurationException: GPUs requested but none are available.",
+              "ValueError: You requested to find 2 devices but there are no visible CUDA devices on this machine.",
+              'level=INFO source=gpu.go:602 msg="no nvidia devices detected by library /usr/lib/x86_64-linux-gnu/libcuda.so.550.127.05"'):
+        assert _facts(t)["host"].get("symptom.no_cuda_device") is True, t
+        assert explained(t)[0][0] == "device_not_visible", t
+
+
+def test_ollamas_driver_messages():
+    t1 = ('level=WARN source=gpu.go:599 msg="version mismatch between driver and cuda driver library - reboot or upgrade may '
+          'be required: library /usr/lib/x86_64-linux-gnu/libcuda.so.570.133.20"')
+    t2 = 'level=WARN source=cuda_compat.go:65 msg="NVIDIA driver too old" device="NVIDIA RTX A5000" driver=535 required_driver="550 or newer"'
+    assert explained(t1)[0][0] == "driver_too_old_for_cuda"
+    assert explained(t2)[0][0] == "driver_too_old_for_cuda"
+
+
+def test_accelerate_megatron_sglang_and_apex_messages():
+    assert explained("We've detected an older driver with an RTX 4000 series GPU. These drivers have issues with P2P. "
+                     "This can affect the multi-gpu inference when using accelerate device_map.")[0][0] == "p2p_driver_regression"
+    assert explained("AssertionError: multimem_reduce_scatter_v requires a Hopper+ GPU with NVLink (SM >= 9).")[0][0] == \
+        "nvls_multicast_failure"
+    t = ('  File "/usr/local/lib/python3.11/dist-packages/sglang/srt/utils/cuda_vmm_utils.py", line 844, in exchange_posix_fds\n'
+         "    sock.connect(peer_path)\nFileNotFoundError: [Errno 2] No such file or directory")
+    assert explained(t)[0][0] == "cuda_ipc_cross_boundary"
+    t = "worker-1: CUDA failure /opt/apex/apex/contrib/csrc/peer_memory/peer_memory_cuda.cu:347 'invalid device context'"
+    assert explained(t)[0][0] == "cuda_ipc_cross_boundary"

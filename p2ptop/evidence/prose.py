@@ -513,6 +513,15 @@ _GPUS_MISSING = _rx(
     r"\b(?:second|other|2nd|3rd|third|fourth|remaining)\s+" + _GPU_NOUN + r"\s+(?:is|are|was|were|does|do|did)?\s*(?:not|n't|never)\s+(?:being\s+)?"
     r"(?:detected|recogni[sz]ed|found|visible|listed|shown|seen|show(?:s|n)?\s+up)\b|"
     r"\b(?:does|did|do|can|could|cannot|can't|won't)\s*(?:not|n't)?\s+(?:show|see|list|detect|recogni[sz]e|find)\s+(?:the\s+)?(?:second|other|2nd|both|all\s+(?:\d+|two|three|four|eight)|remaining)\s+" + _GPU_NOUN + r"|"
+    # frameworks' own checks that more GPUs were asked for than the process sees: Lightning (fabric/utilities/
+    # device_parser.py "You requested gpu: [..]\n But your machine only has: [..]"; fabric/accelerators/cuda.py "You
+    # requested to find %d devices but this machine only has %d GPUs"), TGI (launcher "`sharded` is true but only found %d
+    # CUDA devices"; server utils/dist.py assert "Each process is one gpu"), exllamav2 (model_init.py "Too many entries in
+    # gpu_split. %d CUDA devices are available")
+    r"\byou requested gpus?:?\s*\[[^\]\n]*\]\s*but your machine only has\b|"
+    r"\brequested to find \d+ devices but this machine only has \d+ gpus\b|"
+    r"\bbut only found \d+ cuda devices\b|\bassertionerror: each process is one gpu\b|"
+    r"\btoo many entries in gpu_split\. \d+ cuda devices are available\b|"
     # the one seen named instead of counted: "only the TITAN is seen by ComfyUI", "only my smaller device is recognized"
     r"\bonly\s+(?:the|my|our|one)\s+(?:\w+\s+){0,2}?(?:gpus?|cards?|devices?|titan\w*|rtx\s?\w+|quadro\w*|a\d{3,4}\w*|[ahlvb]\d{2,3}\w*|\d{4}(?:\s?ti)?)\s+"
     r"(?:is|was|gets?|got)\s+(?:being\s+)?(?:seen|recogni[sz]ed|detected|visible|listed|shown|picked up)\b|"
@@ -538,6 +547,11 @@ _NO_CUDA_DEVICE = _rx(
     r"\b(?:cuda\.|torch\.cuda\.)device_count\(\)\W{0,3}\s*(?:(?:always|still)\s+)?(?:returns?|returned|is|was|=+|gives?|gave|prints?|printed|shows?|->|:|返回|为|是)\s*:?\s*[`'\"]?0\b(?!\.\d)|"
     r"\bnum gpus available:?\s*0\b|\blist_physical_devices\(\W*gpu\W*\)\W{0,3}\s*(?:returns?|returned|is|gives?|gave|shows?|->|:)?\s*(?:an\s+)?(?:\[\]|empty)|"
     r"\bno gpu/tpu found, falling back to cpu\b|"
+    # Lightning (fabric/utilities/device_parser.py, fabric/accelerators/cuda.py, the accelerator connector) and ollama's
+    # GPU discovery (discover/gpu.go, cuInit's CUDA_ERROR_NO_DEVICE)
+    r"\bgpus requested but none are available\b|\bthere are no visible cuda devices on this machine\b|"
+    r"\bcudaaccelerator\W{0,2} can not run on your system since the accelerator is not available\b|"
+    r"\bno nvidia devices detected by library\b|"
     # DeepSpeed's launcher when its accelerator counts no device (deepspeed/launcher/runner.py)
     r"\bunable to proceed, no gpu resources available\b|"
     r"\b(?:cuda|pytorch|torch|tensorflow|jax|vllm|sglang|ollama|docker|the container|containers?|the (?:program|code|application|app|job|process|model|server|service|framework|pod))\s+"
@@ -554,10 +568,18 @@ _NO_CUDA_DEVICE_NOT_SAID = _rx(r"\b(?:between|to|across|among|from|with|over|thr
                               r"(?:(?:the|two|both|all|my|our|these|those|\d+|multiple|several|other)\s+){0,2}(?:[\w.]*\.)?$")
 
 
+#: LMDeploy's TurboMind (lmdeploy/turbomind/parallel_config.py): "no valid parallel config: dp=1, tp=2, ..., available_devices=1"
+#: where available_devices is torch.cuda.device_count() times the nodes: fewer GPUs visible than tp asks where tp exceeds it
+_LMDEPLOY_CONFIG = re.compile(r"\bno valid parallel config: [^\n]*?\btp=(\d+)[^\n]*?\bavailable_devices=(\d+)")
+
+
 def _gpus_missing(low: str) -> "re.Match | None":
     """The first place the text says fewer GPUs are seen than there are (None if it does not)."""
     m = _GPUS_MISSING.search(low)
     if m:
+        return m
+    m = _LMDEPLOY_CONFIG.search(low) if "no valid parallel config" in low else None
+    if m and int(m.group(1)) > int(m.group(2)):
         return m
     for m in _COUNT_SAID.finditer(low):
         if _COUNT_SHORT.search(_sentence(low, m.start(), m.end())):
