@@ -45,7 +45,9 @@ _RANK = re.compile(
     r" busId (?P<busId>[0-9a-fA-F]+)(?: commId (?P<commId>0x[0-9a-fA-F]+))?"
 )
 _ENV = re.compile(r"\b(?P<name>[A-Z][A-Z0-9_]+) set by environment to (?P<value>.*?)\.?\s*$")
-_TRACE = re.compile(r"^(?P<loc>[\w./+-]+\.(?:cc|cu|cpp|c|h):\d+) -> (?P<code>\d+)")
+#: NCCL 2.30 puts the function after the location (src/debug.cc: "%s:%d (%s) NCCL WARN", INFO_LOC "%s:%d (%s) "):
+#: "transport/p2p.cc:309 (p2pSendConnect) NCCL WARN ...", "init.cc:1400 (ncclCommInitRank) -> 1"
+_TRACE = re.compile(r"^(?P<loc>[\w./+-]+\.(?:cc|cu|cpp|c|h):\d+)(?: \([\w:~<>]+\))? -> (?P<code>\d+)")
 _COULD_NOT = re.compile(r"Could not enable P2P between dev (?P<a>\d+)\(=(?P<abus>[0-9a-fA-F]+)\) and dev (?P<b>\d+)\(=(?P<bbus>[0-9a-fA-F]+)\)")
 _P2P_DISABLED = re.compile(r"P2P is disabled between (?:(?P<link>\w+) )?connected GPUs (?P<a>\d+) and (?P<b>\d+)")
 #: ncclMemAlloc (src/allocator.cc): cudaDeviceCanAccessPeer answered 0 for the pair, so the buffer is not mapped for it
@@ -266,6 +268,10 @@ def _split_prefix(line: str, cache: dict) -> Optional[tuple[Optional[str], Optio
     head = raw_head.rstrip(" ")
     loc = None
     if head and not head.endswith("]"):
+        if head.endswith(")") and " (" in head:  # NCCL 2.30: "file.cc:309 (function)" before the level
+            fn = head.rfind(" (")
+            if _LOC.match(head[head.rfind(" ", 0, fn) + 1:fn]):
+                head = head[:fn]
         sp = head.rfind(" ")
         cand = head[sp + 1:]
         if _LOC.match(cand):

@@ -34,6 +34,15 @@ From source probes, round 23 (training and serving frameworks):
     parallel config where tp exceeds the devices): fewer GPUs; none visible (Lightning, ollama's discovery): no device.
     ollama's driver/library mismatch (803) and "NVIDIA driver too old"; Accelerate's RTX 4000 old-driver P2P warning;
     Megatron's multimem "requires a Hopper+ GPU with NVLink"; SGLang's POSIX-fd exchange and Apex's peer_memory IPC.
+From source probes, round 24 (a sweep of NCCL's own WARN and fallback lines, 2.18 to 2.30):
+11. NCCL 2.30 prints the function after the location ("transport/p2p.cc:309 (p2pSendConnect) NCCL WARN", "file:line
+    (func) -> N"): both NCCL readers and the KB's location regexes take it. New entries nccl/mnnvl-imex-not-working
+    (IMEX channel or daemon, src/mnnvl.cc) and nccl/setting-not-usable (an invalid value, SHM locality, a topology or
+    graph file NCCL cannot use). NCCL's symmetric-memory multicast lines join the multicast entry, which says multicast
+    is absent (so GPUs before Hopper confirm it); NCCL's driver-too-old lines (one-sided RMA, symmetric kernels skipped);
+    NVML's "Driver Not Loaded"; "Mismatched NCCL version detected" (the duplicate-GPU entry in doubt on it); the shm.cc
+    217 entry no longer likely on the codes alone; WARNs of no transport/path and unsatisfied registration are failures,
+    "falling back to simple order" is not.
 After opening fresh25 (labelled so):
 4. NVLSM's own failure lines (libibumad's "is ib_umad module loaded?") offer the NVLSM entry; GPUs older than Blackwell
    exclude it (NVLink 5 and NVLSM come with Blackwell).
@@ -408,3 +417,71 @@ def test_accelerate_megatron_sglang_and_apex_messages():
     assert explained(t)[0][0] == "cuda_ipc_cross_boundary"
     t = "worker-1: CUDA failure /opt/apex/apex/contrib/csrc/peer_memory/peer_memory_cuda.cu:347 'invalid device context'"
     assert explained(t)[0][0] == "cuda_ipc_cross_boundary"
+
+
+# ---- 11. source probes, round 24 (NCCL) -----------------------------------------------------------------------------
+
+def test_nccl_230_function_after_the_location():
+    from p2ptop.nccl.log import read_nccl_log
+
+    from .nccl_log_reference import read_nccl_log as reference_read
+
+    t = ("n1:9:9 [1] transport/nvls.cc:254 (nvlsGroupBindMem) NCCL WARN Cuda failure 1 'invalid argument'\n"
+         "n1:9:9 [1] NCCL INFO transport/nvls.cc:300 (nvlsSetup) -> 1\n")
+    log = read_nccl_log(t)
+    assert [(m.host, m.location) for m in log.messages] == [("n1", "transport/nvls.cc:254"), ("n1", "transport/nvls.cc:300")]
+    assert log.messages[1].result == "ncclUnhandledCudaError"  # the "(func) -> 1" trace line
+    assert log.to_dict() == reference_read(t).to_dict()
+    assert explained(t)[0][0] == "nvls_multicast_failure"
+
+
+def test_imex_not_working_for_multi_node_nvlink():
+    for t in ("gb:1:2 [1] mnnvl.cc:74 (ncclMnnvlCheck) NCCL WARN MNNVL (cliqueSize 72) is available but not working on this "
+              "system. Check the IMEX channel configuration (/dev/nvidia-caps-imex-channels). Set NCCL_MNNVL_ENABLE=0 to ignore this issue.",
+              "gb:1:2 [1] mnnvl.cc:69 NCCL WARN MNNVL (cliqueSize 72) is available but not supported on this system. Check the IMEX configuration."):
+        first = [(e, c) for _c, c, _b, e in answer(t)][0]
+        assert first[0] == "nccl/mnnvl-imex-not-working" and first[1] in ("likely", "possible"), t
+
+
+def test_nccl_settings_it_cannot_use():
+    for t in ("n:1:1 [0] NCCL INFO Invalid value 4x for NCCL_NCHANNELS_PER_NET_PEER, using default 2.",
+              "n:1:1 [0] transport/shm.cc:298 NCCL WARN Ignoring SHM locality, must be 1 (sender side) or 2 (receiver side, default)",
+              "n:1:1 [0] NCCL INFO NCCL_TOPO_FILE set by environment to /opt/topo.xml\n"
+              "n:1:1 [0] NCCL INFO Could not open XML topology file /opt/topo.xml : No such file or directory",
+              "n:1:1 [0] graph/search.cc:919 NCCL WARN XML Import Channel : dev 6 not found."):
+        assert [e for *_x, e in answer(t)][0] == "nccl/setting-not-usable", t
+
+
+def test_nccls_symmetric_multicast_lines_on_gpus_without_multicast():
+    t = ("l40s:1:1 [0] NCCL INFO NVLS multicast support is not available on dev 0\n"
+         "l40s:1:1 [0] dev_runtime.cc:401 (symTeamObtain) NCCL WARN Multicast support requested for team but none available on system.")
+    assert explained(t)[0][0] == "nvls_multicast_failure"
+
+
+def test_nccl_and_nvml_on_drivers():
+    assert explained("n:1:1 [0] enqueue.cc:2820 (rmaTaskAppend) NCCL WARN One-sided RMA requires CUDA driver 12.5 or later "
+                     "(found 12.2).")[0][0] == "driver_too_old_for_cuda"
+    assert explained("c:1:1 [0] misc/nvmlwrap.cc:142 (ncclNvmlEnsureInitialized) NCCL WARN nvmlInit_v2() failed: Driver Not "
+                     "Loaded")[0][0] == "device_not_visible"
+
+
+def test_ranks_with_different_nccl_versions():
+    t = ("Mismatched NCCL version detected : rank 4 version 22105 rank 0 version 22703\n"
+         "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, invalid usage, NCCL version 2.27.3")
+    got = explained(t)
+    assert got[0][0] == "nccl_version_bug"
+    assert ("device_not_visible", "possible") not in got and ("device_not_visible", "likely") not in got
+
+
+def test_a_217_elsewhere_in_nccl_is_not_the_shm_cc_entry():
+    t = ("n:1:2 [1] transport/net.cc:476 (sendConnect) NCCL WARN failed to peer with device 0: 217 peer access is not "
+         "supported between these two devices\nncclUnhandledCudaError: Call to CUDA function failed.")
+    assert "nccl/cumem-host-shm-217" not in [e for _c, conf, _b, e in answer(t) if conf in ("likely", "possible")]
+    assert {c for c, _ in explained(t)[:3]} & PAIR_217
+
+
+def test_nccl_warns_that_fail_and_one_that_goes_on():
+    assert _facts("n:1:1 [0] proxy.cc:585 (SaveProxy) NCCL WARN Rank 0 has no transport for send peer 1 on channel 0/0")[
+        "host"].get("error.text")
+    t = "n:1:1 [0] graph/search.cc:1036 NCCL WARN Could not find a path for pattern 4, falling back to simple order"
+    assert "error.text" not in _facts(t).get("host", {})

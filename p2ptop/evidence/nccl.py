@@ -30,11 +30,17 @@ P2P_CAPABLE_PATHS = ("NV", "PIX", "PXB")
 
 _FAILED_WARN = re.compile(r"\b(?:fail\w*|error\w*|cannot|can't|unable|no space|timeout|timed out|abort\w*|"
                           r"invalid|mismatch\w*|denied|not permitted|unhandled|no transport found|not (?:supported|compatible)|"
-                          r"not found|no (?:\w+ ){0,3}found|duplicate|multiple ranks|missing|exceeds)\b", re.I)
+                          r"not found|no (?:\w+ ){0,3}found|duplicate|multiple ranks|missing|exceeds|"
+                          # proxy.cc "Rank %d has no transport for send peer %d", search.cc "No path computed to go from",
+                          # "Could not find a path for pattern", register.cc "does not satisfy symmetric registration
+                          # requirements", dev_runtime.cc "system does not support multimem"
+                          r"no (?:transport|path)|could not find|does not (?:satisfy|support))\b", re.I)
 #: WARNs that report no failure of the job: NCCL looks for libibverbs on every host and, without it, goes on over
 #: sockets ("Failed to open libibverbs.so[.1]" was a WARN in misc/ibvwrap.cc up to 2.10 and an INFO from 2.11 on,
 #: followed by "NCCL INFO Using network Socket" / "NET/Socket"): a host without InfiniBand, not a fault
-BENIGN_WARN = re.compile(r"Failed to open libibverbs\.so", re.I)
+#: Likewise graph/search.cc's "Could not find a path for pattern %d, falling back to simple order": the search goes on with
+#: a plain order of the GPUs (a WARN NCCL prints and continues past)
+BENIGN_WARN = re.compile(r"Failed to open libibverbs\.so|falling back to simple order", re.I)
 # (WARN texts that refuse a setup without a failure word: init.cc's "Duplicate GPU detected" and "Multiple Ranks are
 #  using the same GPU/Partition", nvls.cc's "... not compatible with NCCL_NVLS_ENABLE=1", cudawrap.cc's "CUDA some PFN
 #  functions not found in the library" / "missing symbol")
