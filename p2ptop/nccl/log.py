@@ -11,7 +11,8 @@ results equal those of the plain reader it replaced).
 What NCCL prints, and what is kept (the format strings are NCCL's own, ``src/transport/*.cc``,
 ``src/init.cc``, ``src/misc/param.cc``, ``src/debug.cc``):
 
-* the prefix ``host:pid:tid [cudaDev] NCCL INFO|WARN``, with ``file.cc:line`` before ``NCCL WARN`` (NCCL 2.1/2.2:
+* the prefix ``host:pid:tid [cudaDev] NCCL INFO|WARN``, with ``file.cc:line`` before ``NCCL WARN`` (NCCL 2.30 adds the
+  function: ``file.cc:line (func) NCCL WARN``, and ``file.cc:line (func) -> N`` in its traces) (NCCL 2.1/2.2:
   the same without "NCCL", ``host:pid:tid [0] INFO ...``, and ring connections ``1 -> 0 via P2P/IPC``);
   anything before the host (a timestamp, Ray's ``(Worker pid=..)``, torchrun's ``[rank0]:``) is
   skipped. Several nodes in one log are kept apart by that host name.
