@@ -43,6 +43,11 @@ From source probes, round 24 (a sweep of NCCL's own WARN and fallback lines, 2.1
     NVML's "Driver Not Loaded"; "Mismatched NCCL version detected" (the duplicate-GPU entry in doubt on it); the shm.cc
     217 entry no longer likely on the codes alone; WARNs of no transport/path and unsatisfied registration are failures,
     "falling back to simple order" is not.
+From source probes, round 25 (vLLM, SGLang and PyTorch's distributed Python, from their wheels):
+12. The serving frameworks' symmetric-memory and MNNVL multicast messages join the multicast entry; vLLM's /dev/shm check
+    and SGLang's fallback join the /dev/shm entry; more GPUs asked for than seen (vLLM's placement group and DP rank,
+    PyTorch elastic's virtual local rank, init_process_group's device_id); symmetric memory, MNNVL, NVLS and VLLM_*/SGLANG_*
+    variables are GPU words; torchrun's path form (torch/distributed/...) is a multi-process job of the SIGBUS entry.
 After opening fresh25 (labelled so):
 4. NVLSM's own failure lines (libibumad's "is ib_umad module loaded?") offer the NVLSM entry; GPUs older than Blackwell
    exclude it (NVLink 5 and NVLSM come with Blackwell).
@@ -485,3 +490,37 @@ def test_nccl_warns_that_fail_and_one_that_goes_on():
         "host"].get("error.text")
     t = "n:1:1 [0] graph/search.cc:1036 NCCL WARN Could not find a path for pattern 4, falling back to simple order"
     assert "error.text" not in _facts(t).get("host", {})
+
+
+# ---- 12. source probes, round 25 ------------------------------------------------------------------------------------
+
+def test_serving_frameworks_without_multicast():
+    for t in ("(Worker_TP0 pid=1) WARNING [symm_mem.py:107] SymmMemCommunicator: symmetric memory multicast operations are not supported.",
+              "[2026-06-11 10:20:03 TP0] TorchSymmMemCommunicator: torch symmetric memory multicast operations are not supported.",
+              "WARNING [custom_all_reduce.py:350] Custom collectives are disabled because this multi-node group does not support MNNVL multicast.",
+              "RuntimeError: CUTLASS GEMM-RS requires NVSwitch multicast mapping"):
+        assert read_text(t).gpu_related, t
+        assert explained(t)[0][0] == "nvls_multicast_failure", t
+
+
+def test_vllms_dev_shm_check():
+    t = ("RuntimeError: Insufficient space in /dev/shm for shared-memory allocation: 160 MiB required, 63 MiB free. "
+         "Increase /dev/shm (e.g. --shm-size or --ipc=host).")
+    assert explained(t)[0][0] == "shm_exhausted"
+
+
+def test_more_gpus_asked_for_in_vllm_and_pytorch():
+    for t in ("ValueError: The number of required GPUs exceeds the total number of available GPUs in the placement group. "
+              "Required number of devices: 8. Total number of devices: 4.",
+              "AssertionError: DP adjusted local rank 2 is out of bounds for 2 devices.",
+              "ValueError: local_rank 2 exceeds available GPUs in CUDA_VISIBLE_DEVICES=0,1",
+              "ValueError: device_id cuda:5 is out of range. Please use a device index less than the number of accelerators available: 4."):
+        assert _facts(t)["host"].get("symptom.gpus_missing") is True, t
+        assert explained(t)[0][0] == "device_not_visible", t
+
+
+def test_torchrun_sigbus_named_by_path():
+    t = ("E0611 14:05:12 torch/distributed/elastic/multiprocessing/api.py:836] torch.multiprocessing.spawn."
+         "ProcessExitedException: process 2 terminated with signal SIGBUS")
+    assert read_text(t).gpu_related
+    assert "shm_exhausted" in [c for c, _ in explained(t)[:3]]

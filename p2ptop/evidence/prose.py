@@ -522,6 +522,14 @@ _GPUS_MISSING = _rx(
     r"\brequested to find \d+ devices but this machine only has \d+ gpus\b|"
     r"\bbut only found \d+ cuda devices\b|\bassertionerror: each process is one gpu\b|"
     r"\btoo many entries in gpu_split\. \d+ cuda devices are available\b|"
+    # vLLM (v1/executor/ray_utils.py: "The number of required GPUs exceeds the total number of available GPUs in the placement
+    # group", "Tensor parallel size may exceed available GPUs"; v1/worker/gpu_worker.py "DP adjusted local rank %d is out of
+    # bounds for %d devices") and PyTorch (elastic local_elastic_agent.py "local_rank %d exceeds available GPUs in
+    # CUDA_VISIBLE_DEVICES"; distributed_c10d.py "device_id cuda:%d is out of range. Please use a device index less than the
+    # number of accelerators available")
+    r"\bthe number of required gpus exceeds the total number of available gpus\b|\btensor parallel size may exceed available gpus\b|"
+    r"\bdp adjusted local rank \d+ is out of bounds for \d+ devices\b|\blocal_rank \d+ exceeds available gpus in cuda_visible_devices\b|"
+    r"\bdevice_id \S+ is out of range\. please use a device index less than the number of accelerators available\b|"
     # the one seen named instead of counted: "only the TITAN is seen by ComfyUI", "only my smaller device is recognized"
     r"\bonly\s+(?:the|my|our|one)\s+(?:\w+\s+){0,2}?(?:gpus?|cards?|devices?|titan\w*|rtx\s?\w+|quadro\w*|a\d{3,4}\w*|[ahlvb]\d{2,3}\w*|\d{4}(?:\s?ti)?)\s+"
     r"(?:is|was|gets?|got)\s+(?:being\s+)?(?:seen|recogni[sz]ed|detected|visible|listed|shown|picked up)\b|"

@@ -32,14 +32,16 @@ PARSERS = (
 #: firmware log gives it as an id ("vendor_id: 0x10de", "[10de:2330]", "10de:20b5"), and the peer-memory modules
 #: (nvidia-peermem, nv_peer_mem) and GPUDirect's others (gdrcopy's gdrdrv/gdrapi, a GPU's BAR1 aperture), and NVLSM (the
 #: NVLink Subnet Manager of NVLink-5 switch systems), Transformer Engine userbuffers' socket (/tmp/ub-ipc-socket-*): each says
-#: a GPU of NVIDIA's is the subject.
+#: a GPU of NVIDIA's is the subject. So do symmetric memory (PyTorch's symm_mem, the frameworks' SymmMemCommunicator), MNNVL
+#: and NVLS, and the serving frameworks' own variables (VLLM_*, SGLANG_*).
 #: Also the GPU communication libraries whose own lines may name no GPU word (NVSHMEM, DeepEP, MSCCL++, TensorRT-LLM,
 #: Transformer Engine's userbuffers): "team_internal.cpp:782: ... Create multicast groups for UC heap failed" is NVSHMEM's.
 #: And the launchers of multi-GPU jobs, whose failure lines name no GPU (torchrun / torch.distributed.elastic's "failed
 #: (exitcode: -7)", DeepSpeed's launcher "exits with return code = -7"): the job they ran is the GPU communication.
 _GPU_WORDS = re.compile(
     r"\b(?:gpus?|cuda\w*|nccl\w*|nvidia\w*|nvlink|nvswitch|p2p|peer[- ]to[- ]peer|geforce|tesla|quadro|rtx|gtx|cudnn|"
-    r"nvml|nvrm|xid|cupy|vllm|sglang|nvshmem\w*|deep_?ep|mscclpp|tensorrt[-_]llm|trt[-_]llm|userbuffers|nvbandwidth|simplep2p|tensor[-_]parallel[-_]size|torchrun|torch\.distributed\w*|deepspeed|[ahlvbt]\d{2,3}0?s?|[1-5]0[5-9]0(?:\s*ti)?s?|"
+    r"nvml|nvrm|xid|cupy|vllm\w*|sglang\w*|nvshmem\w*|deep_?ep|mscclpp|tensorrt[-_]llm|trt[-_]llm|userbuffers|nvbandwidth|simplep2p|tensor[-_]parallel[-_]size|torchrun|torch[./]distributed\w*|deepspeed|"
+    r"\w*symm_?mem\w*|symmetric memory|mnnvl|nvls|[ahlvbt]\d{2,3}0?s?|[1-5]0[5-9]0(?:\s*ti)?s?|"
     r"(?:enable|enabling|disable|disabling|can(?:not)?|no)[ _]peer[ _]access|peer[ _]access[ _](?:is[ _])?(?:not|already|unsupported|enabled|disabled|fail\w*|error\w*)|"
     r"peer[ _]?mem\w*|nv_peer_mem|gdr(?:drv|api|copy)|gpudirect|bar1|nvlsm|ub-ipc-socket)\b|(?:vendor[ _]?id\W{1,3}|\[|\b)(?:0x)?10de(?=[:\]]|\b(?![.:]\d))|显卡|显存|多卡|单卡|gpu|"
     # a count of cards in Chinese ("4 卡训练", "8卡", "两张卡"): 卡 after a count is a card, not 卡住 (stuck)
