@@ -133,3 +133,16 @@ def test_a_hosts_absence_makes_no_lead(tmp_path, capsys):
     assert code == 0
     doc = json.loads(capsys.readouterr().out)
     assert "fabric_manager_nothing_to_do" in [m["failure_class"] for m in doc["matches"]][:3]
+
+
+def test_gpudirect_bar1_is_not_ruled_out_by_one_gpu(tmp_path, capsys):
+    # a NIC reaching GPU memory (gdrcopy, GPUDirect RDMA) needs one GPU, not a pair: the eighth session's one-GPU H200
+    # ruled gdrcopy's BAR1 message out as "no pair to talk between" ("nic_peer" on the entry since)
+    p = tmp_path / "gdr.txt"
+    p.write_text("[  812.4411] gdrdrv:__gdrdrv_pin_buffer:No address space left for BAR1 mapping.\n")
+    code = cli.main(["explain", str(p), "--replay", H100, "--json"])
+    assert code == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["matches"] and doc["matches"][0]["failure_class"] == "bar1_too_small"
+    assert doc["matches"][0]["confidence"] in ("likely", "possible")
+    assert not doc["ruled_out_by_host"]

@@ -148,6 +148,12 @@ class Entry:
         that say multicast cannot exist confirm it (fact_roles.ruled_out)."""
         return self.data.get("multicast_absent") is True
 
+    @property
+    def nic_peer(self) -> bool:
+        """A message about GPU memory a NIC (or another PCIe device) reaches, GPUDirect RDMA ("nic_peer": true): one GPU
+        is enough for it, so the one-GPU host's "no pair to talk between" rule does not rule it out (fact_roles.ruled_out)."""
+        return self.data.get("nic_peer") is True
+
     def text(self, name: str, lang: str = "en") -> str:
         """A text field in the language asked for, falling back to English: signature, root_cause."""
         if lang == "zh":

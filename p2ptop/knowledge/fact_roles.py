@@ -198,16 +198,20 @@ def no_mig_gpus(known: Callable[[str], list]) -> bool:
     return bool(archs) and all(v in NO_MIG_ARCHITECTURES for v in archs)
 
 
-def ruled_out(failure_class: Optional[str], known: Callable[[str], list], multicast_absent: bool = False) -> Optional[str]:
+def ruled_out(failure_class: Optional[str], known: Callable[[str], list], multicast_absent: bool = False,
+              nic_peer: bool = False) -> Optional[str]:
     """Why facts rule an entry of this class out (None when they do not). ``known(key)`` gives the
     values the matcher holds for a fact, host facts first. ``multicast_absent``: the entry's message is printed
     *because* the GPUs have no CUDA multicast (an entry's "multicast_absent": Transformer Engine's initialize_ub raises
     "... does not support comm+GEMM overlap with CUDA Multicast" where CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED is 0,
     which every GPU before Hopper and every GPU without NVSwitch answers; transformer_engine/common/util/cuda_runtime.cpp
-    supports_multicast): the rules that say multicast cannot exist then confirm it instead of ruling it out."""
+    supports_multicast): the rules that say multicast cannot exist then confirm it instead of ruling it out.
+    ``nic_peer``: the entry's peer is a NIC or another PCIe device reaching GPU memory (GPUDirect RDMA), so one GPU on the
+    host does not rule it out."""
     # one GPU with MIG on holds several instances, and those are what cannot talk P2P (MIG User Guide)
     mig_instances = failure_class == "mig_p2p_unsupported" and any(v is True for v in known("gpu.mig") or [])
-    if failure_class in PAIR_CLASSES and known("host.gpu_count") in ([0], [1]) and not mig_instances:
+    if failure_class in PAIR_CLASSES and known("host.gpu_count") in ([0], [1]) and not mig_instances \
+            and not (nic_peer and known("host.gpu_count") == [1]):  # GPUDirect RDMA needs one GPU and a NIC, no GPU pair
         return ("no GPU found on the host" if known("host.gpu_count") == [0] else "one GPU on the host") + \
             ": no pair to talk between"
     mig = known("gpu.mig")

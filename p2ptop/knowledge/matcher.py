@@ -748,7 +748,8 @@ def why_excluded(entry: Entry, facts: "Facts", own_text: bool) -> Optional[str]:
     """Why the facts rule this entry out (None when they do not): a rule of its class (fact_roles.ruled_out, said in
     words), or one of its own ``exclude`` conditions. An entry reporting absent multicast escapes its class's "no
     multicast here" rules, but only on its own message (``own_text``: its regex or code matched a line)."""
-    why = ruled_out(entry.failure_class, facts.known, multicast_absent=entry.multicast_absent and own_text)
+    why = ruled_out(entry.failure_class, facts.known, multicast_absent=entry.multicast_absent and own_text,
+                    nic_peer=entry.nic_peer)
     held = why or next((c for c in (entry.data.get("match") or {}).get("exclude") or [] if facts.check(c)), None)
     return held if held is None or isinstance(held, str) else _describe(held, facts)
 
