@@ -48,6 +48,10 @@ From source probes, round 25 (vLLM, SGLang and PyTorch's distributed Python, fro
     and SGLang's fallback join the /dev/shm entry; more GPUs asked for than seen (vLLM's placement group and DP rank,
     PyTorch elastic's virtual local rank, init_process_group's device_id); symmetric memory, MNNVL, NVLS and VLLM_*/SGLANG_*
     variables are GPU words; torchrun's path form (torch/distributed/...) is a multi-process job of the SIGBUS entry.
+From source probes, round 26 (GPUDirect RDMA: NCCL's network side, aws-ofi-nccl, peer-memory modules, gdrcopy, UCX):
+13. NVRM's "dma-buf attach failed: PCI topology not supported" is the platform refusing peer access; UCX's ERROR lines,
+    and its WARN and gdrcopy's kernel lines that say something failed, are errors; an NCCL WARN "not compiled with"
+    support is a failure. The BAR1 entry says its peer may be a NIC (one GPU does not rule it out).
 After opening fresh25 (labelled so):
 4. NVLSM's own failure lines (libibumad's "is ib_umad module loaded?") offer the NVLSM entry; GPUs older than Blackwell
    exclude it (NVLink 5 and NVLSM come with Blackwell).
@@ -524,3 +528,20 @@ def test_torchrun_sigbus_named_by_path():
          "ProcessExitedException: process 2 terminated with signal SIGBUS")
     assert read_text(t).gpu_related
     assert "shm_exhausted" in [c for c, _ in explained(t)[:3]]
+
+
+# ---- 13. source probes, round 26 (GPUDirect RDMA) ------------------------------------------------------------------
+
+def test_nvrm_dma_buf_attach_refused_for_the_topology():
+    t = "[ 6604.181120] NVRM: dma-buf attach failed: PCI topology not supported for dma-buf"
+    assert explained(t)[0][0] == "p2p_unsupported_topology"
+
+
+def test_ucx_and_gdrcopy_lines_that_fail_are_errors():
+    t1 = ("[1731502300.550219] [cn-31:61077:0]  ib_md.c:316  UCX  ERROR ibv_reg_dmabuf_mr(address=0x7fa2c0000000, "
+          "length=33554432, access=0x10000f) failed: Bad address")
+    t2 = "[ 8801.220415] gdrdrv:__gdrdrv_pin_buffer:incompatible page table version 0x00020000"
+    t3 = "[ 1402.663108] gdrdrv:gdrdrv_init:loading gdrdrv version 2.5"
+    assert _facts(t1)["host"]["error.text"].startswith("[1731502300.550219]")
+    assert _facts(t2)["host"]["error.text"]
+    assert "error.text" not in _facts(t3).get("host", {})

@@ -145,6 +145,9 @@ _PEER_UNAVAILABLE = re.compile(r"(?:array resides \((\d+)\) is different from th
 #: UntypedStorage._new_shared_cuda, which reach cudaIpcOpenMemHandle (CUDACachingAllocator getIpcDevPtr); a CUDA error
 #: under them is that call's
 _IPC_OPEN_FRAMES = re.compile(r"\b(?:rebuild_cuda_tensor|_new_shared_cuda)\b")
+#: a library's warning that says something failed (UCX's WARN lines, gdrcopy's kernel messages)
+_LIB_FAILED = re.compile(r"\b(?:fail\w*|error\w*|could not|cannot|can't|unable|incompatible|mismatch\w*|did not have|"
+                         r"not supported|no address space|denied)\b", re.I)
 #: NVSHMEM's error macros (src/include/internal/common/error_codes_internal.h: fprintf "%s:%s:%d: " file, function, line,
 #: then the message): "src/host/comm/putget.cpp:nvshmemi_prepare_and_post_rma:263: [0] rma not supported on transport to pe: 1"
 _NVSHMEM_ERROR = re.compile(r"^[^\s:]*\.(?:cpp|cu|c|h):\w+:\d+: \S", re.M)
@@ -275,6 +278,15 @@ def parse(c: Collector) -> bool:
             break
     if found:
         c.kind("error")
+    if not c.has("host", "error.text") and ("UCX  " in p.text or "gdrdrv:" in p.text):
+        # UCX's log (src/ucs/debug/log.c: "[time] [host:pid:thread] file.c:line UCX  ERROR message") and gdrcopy's kernel
+        # module (gdrdrv.c: "gdrdrv:function:message"): an ERROR line, or a WARN / gdrdrv line that says something failed
+        for no in p.select(("ucx  ", "gdrdrv:"), context=0).numbers:
+            line = p.line(no)
+            if "UCX  ERROR" in line or (("UCX  WARN" in line or "gdrdrv:" in line) and _LIB_FAILED.search(line)):
+                c.add("host", "error.text", " ".join(line.split())[:200], no)
+                found = True
+                break
     if not c.has("host", "error.text") and "nvshmem" in p.text.lower():
         # NVSHMEM's NVSHMEMI_ERROR_* macros print "file.cpp:function:line: message" before they exit
         m = _NVSHMEM_ERROR.search(p.text)

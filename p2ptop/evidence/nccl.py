@@ -34,7 +34,7 @@ _FAILED_WARN = re.compile(r"\b(?:fail\w*|error\w*|cannot|can't|unable|no space|t
                           # proxy.cc "Rank %d has no transport for send peer %d", search.cc "No path computed to go from",
                           # "Could not find a path for pattern", register.cc "does not satisfy symmetric registration
                           # requirements", dev_runtime.cc "system does not support multimem"
-                          r"no (?:transport|path)|could not find|does not (?:satisfy|support))\b", re.I)
+                          r"no (?:transport|path)|could not find|does not (?:satisfy|support)|not compiled with)\b", re.I)
 #: WARNs that report no failure of the job: NCCL looks for libibverbs on every host and, without it, goes on over
 #: sockets ("Failed to open libibverbs.so[.1]" was a WARN in misc/ibvwrap.cc up to 2.10 and an INFO from 2.11 on,
 #: followed by "NCCL INFO Using network Socket" / "NET/Socket"): a host without InfiniBand, not a fault
