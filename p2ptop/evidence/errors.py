@@ -2,8 +2,8 @@
 
 Facts: error.cuda (the canonical runtime name) with error.cuda_code and error.cuda_call (the CUDA call that returned
 it, where the paste names one: on the error's line, in the stack frames after it, or PyTorch's CUDA-IPC frames above
-it), error.nccl, error.text (the line as written, short; also compute-sanitizer's memcheck reports and NVSHMEM's
-"file:function:line:" errors), text.framework, symptom.hang / symptom.crash where the error itself says so (NCCL
+it), error.nccl, error.text (the line as written, short; also compute-sanitizer's memcheck reports, NVSHMEM's
+"file:function:line:" errors, UCX's ERROR lines and its WARN and gdrcopy's gdrdrv lines that say something failed), text.framework, symptom.hang / symptom.crash where the error itself says so (NCCL
 watchdog timeouts, segfaults), and p2p.read NOT_SUPPORTED where a program words CUDA's peer query answering no (CuPy's
 "Peer access is unavailable", Open MPI smcuda's "ACCESS=0"), for the pair it names.
 
