@@ -52,6 +52,12 @@ From source probes, round 26 (GPUDirect RDMA: NCCL's network side, aws-ofi-nccl,
 13. NVRM's "dma-buf attach failed: PCI topology not supported" is the platform refusing peer access; UCX's ERROR lines,
     and its WARN and gdrcopy's kernel lines that say something failed, are errors; an NCCL WARN "not compiled with"
     support is a failure. The BAR1 entry says its peer may be a NIC (one GPU does not rule it out).
+From source probes, round 27 (Ray, JAX, TensorFlow, Paddle, cuda-python, pynvml, from their wheels):
+14. More "fewer GPUs" checks (Ray's collective tensor list and raylet, TensorFlow's visible device index and
+    tf.distribute, Paddle's launcher) and "none visible" (JAX's unknown 'gpu' backend, Ray's NCCL actor, RLlib's "Found 0
+    GPUs"); pynvml's DriverNotLoaded / LibRmVersionMismatch / Unknown exceptions join their entries (pynvml is a GPU
+    word); cuda-python's driver-major warning is a driver too old; Paddle's NCCL >= 2.8.4 check ties trouble to NCCL's
+    release.
 After opening fresh25 (labelled so):
 4. NVLSM's own failure lines (libibumad's "is ib_umad module loaded?") offer the NVLSM entry; GPUs older than Blackwell
    exclude it (NVLink 5 and NVLSM come with Blackwell).
@@ -545,3 +551,28 @@ def test_ucx_and_gdrcopy_lines_that_fail_are_errors():
     assert _facts(t1)["host"]["error.text"].startswith("[1731502300.550219]")
     assert _facts(t2)["host"]["error.text"]
     assert "error.text" not in _facts(t3).get("host", {})
+
+
+# ---- 14. source probes, round 27 ------------------------------------------------------------------------------------
+
+def test_more_gpus_asked_for_in_ray_tensorflow_and_paddle():
+    for t in ("RuntimeError: Tensor list cannot be larger than the numberof available GPUs. Got 4 > 2.",
+              "ValueError: Attempting to start raylet with 8 GPU, but CUDA_VISIBLE_DEVICES contains ['0', '1', '2', '3'].",
+              "ValueError: Invalid visible device index: 3",
+              "AssertionError: Can't find your gpus 4 in CUDA_VISIBLE_DEVICES[0,1,2,3]."):
+        assert _facts(t)["host"].get("symptom.gpus_missing") is True, t
+
+
+def test_pynvml_exceptions():
+    assert explained("pynvml.NVMLError_DriverNotLoaded: Driver Not Loaded")[0][0] == "device_not_visible"
+    assert explained("pynvml.NVMLError_LibRmVersionMismatch: RM has detected an NVML/RM version mismatch.")[0][0] == \
+        "driver_too_old_for_cuda"
+    t = "pynvml.NVMLError_Unknown: Unknown Error"
+    assert read_text(t).gpu_related
+    assert explained(t)[0][0] == "device_not_visible"
+
+
+def test_cuda_python_says_the_driver_is_older_than_its_build():
+    t = ("UserWarning: cuda-bindings was built for CUDA major version 13, but the NVIDIA driver only supports up to CUDA 12. "
+         "Some cuda-bindings features may not work correctly.")
+    assert explained(t)[0][0] == "driver_too_old_for_cuda"

@@ -530,6 +530,13 @@ _GPUS_MISSING = _rx(
     r"\bthe number of required gpus exceeds the total number of available gpus\b|\btensor parallel size may exceed available gpus\b|"
     r"\bdp adjusted local rank \d+ is out of bounds for \d+ devices\b|\blocal_rank \d+ exceeds available gpus in cuda_visible_devices\b|"
     r"\bdevice_id \S+ is out of range\. please use a device index less than the number of accelerators available\b|"
+    # Ray (util/collective nccl_collective_group.py "Tensor list cannot be larger than the numberof available GPUs"; the
+    # raylet's "Attempting to start raylet with %d GPU, but CUDA_VISIBLE_DEVICES contains"), TensorFlow (eager/context.py
+    # "Invalid visible device index"; tf.distribute "Some requested devices ... are not visible to TensorFlow"), Paddle
+    # (distributed/fleet/launch_utils.py "Can't find your gpus %s in CUDA_VISIBLE_DEVICES")
+    r"\btensor list cannot be larger than the number ?of available gpus\b|\battempting to start raylet with \d+ gpus?, but cuda_visible_devices contains\b|"
+    r"\binvalid visible device index\b|\bsome requested devices in `?tf\.distribute\.strategy`? are not visible to tensorflow\b|"
+    r"\bcan't find your gpus \S+ in cuda_visible_devices\b|"
     # the one seen named instead of counted: "only the TITAN is seen by ComfyUI", "only my smaller device is recognized"
     r"\bonly\s+(?:the|my|our|one)\s+(?:\w+\s+){0,2}?(?:gpus?|cards?|devices?|titan\w*|rtx\s?\w+|quadro\w*|a\d{3,4}\w*|[ahlvb]\d{2,3}\w*|\d{4}(?:\s?ti)?)\s+"
     r"(?:is|was|gets?|got)\s+(?:being\s+)?(?:seen|recogni[sz]ed|detected|visible|listed|shown|picked up)\b|"
@@ -560,6 +567,10 @@ _NO_CUDA_DEVICE = _rx(
     r"\bgpus requested but none are available\b|\bthere are no visible cuda devices on this machine\b|"
     r"\bcudaaccelerator\W{0,2} can not run on your system since the accelerator is not available\b|"
     r"\bno nvidia devices detected by library\b|"
+    # JAX (_src/xla_bridge.py "Unknown backend: 'gpu' requested, but no platforms that are instances of gpu are present"),
+    # Ray (experimental/channel/nccl_group.py "NCCL actor has no GPUs assigned"; RLlib "Found 0 GPUs on your machine")
+    r"\bunknown backend: \W{0,2}gpu\W{0,2} requested, but no platforms that are instances of gpu are present\b|"
+    r"\bnccl actor has no gpus assigned\b|\bfound 0 gpus on your machine\b|"
     # DeepSpeed's launcher when its accelerator counts no device (deepspeed/launcher/runner.py)
     r"\bunable to proceed, no gpu resources available\b|"
     r"\b(?:cuda|pytorch|torch|tensorflow|jax|vllm|sglang|ollama|docker|the container|containers?|the (?:program|code|application|app|job|process|model|server|service|framework|pod))\s+"
