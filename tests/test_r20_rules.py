@@ -576,3 +576,8 @@ def test_cuda_python_says_the_driver_is_older_than_its_build():
     t = ("UserWarning: cuda-bindings was built for CUDA major version 13, but the NVIDIA driver only supports up to CUDA 12. "
          "Some cuda-bindings features may not work correctly.")
     assert explained(t)[0][0] == "driver_too_old_for_cuda"
+
+
+def test_jax_unknown_gpu_backend_alone_is_no_device():
+    t = "RuntimeError: Unknown backend: 'gpu' requested, but no platforms that are instances of gpu are present. Platforms present are: cpu"
+    assert _facts(t)["host"].get("symptom.no_cuda_device") is True
