@@ -58,6 +58,9 @@ From source probes, round 27 (Ray, JAX, TensorFlow, Paddle, cuda-python, pynvml,
     GPUs"); pynvml's DriverNotLoaded / LibRmVersionMismatch / Unknown exceptions join their entries (pynvml is a GPU
     word); cuda-python's driver-major warning is a driver too old; Paddle's NCCL >= 2.8.4 check ties trouble to NCCL's
     release.
+From source probes, round 28 (Slurm, HAMi, Volcano, the device plugin): Slurm's "gres/gpu count too low" and kin are fewer
+    GPUs; HAMi-core's "cuInit failed:100" names CUDA's 100; the device plugin's "unknown device" allocation refusal and
+    NVML's GPU_IS_LOST join their entries; HAMi's asymmetric-NVLink warning the links-inactive entry.
 After opening fresh25 (labelled so):
 4. NVLSM's own failure lines (libibumad's "is ib_umad module loaded?") offer the NVLSM entry; GPUs older than Blackwell
    exclude it (NVLink 5 and NVLSM come with Blackwell).
@@ -581,3 +584,15 @@ def test_cuda_python_says_the_driver_is_older_than_its_build():
 def test_jax_unknown_gpu_backend_alone_is_no_device():
     t = "RuntimeError: Unknown backend: 'gpu' requested, but no platforms that are instances of gpu are present. Platforms present are: cpu"
     assert _facts(t)["host"].get("symptom.no_cuda_device") is True
+
+
+# ---- source probes, round 28 ----------------------------------------------------------------------------------------
+
+def test_schedulers_that_see_fewer_or_lost_gpus():
+    t = "[2025-03-11T09:14:02.512] error: Setting node gpu-a07 state to INVAL with reason:gres/gpu count too low (6 < 8)"
+    assert _facts(t)["host"].get("symptom.gpus_missing") is True
+    assert _facts("[HAMI-core ERROR (pid:57 libvgpu.c:940)]: cuInit failed:100")["host"]["error.cuda"] == "cudaErrorNoDevice"
+    assert explained("I0312 02:11:48 health.go:143] Error waiting for event: ERROR_GPU_IS_LOST")[0][0] == "gpu_fallen_off_bus"
+    t = ('Allocate failed due to rpc error: code = Unknown desc = invalid allocation request for "nvidia.com/gpu": invalid '
+         "request: unknown device: GPU-2b3c4d5e")
+    assert explained(t)[0][0] == "device_not_visible"

@@ -41,8 +41,9 @@ _CUDA_NUMBER = re.compile(r"cuda(?:\s+runtime)?\s+(?:error|failure)\s*[:#(]?\s*(
 #: opal/mca/common/cuda/help-mpi-common-cuda.txt); on lower-cased text
 _DRIVER_RETURN_VALUE = re.compile(r"\bcu[a-z]{3,40} return value\s*:\s*(\d{1,3})\b")
 #: a CUDA API call said to fail with a number (NVSHMEM's "cudaIpcOpenMemHandle failed with error 217", "cuMemMap failed with
-#: status 1", "cudaSetDevice returned 101"): the call's CUDA error
-_CALL_FAILED_NUMBER = re.compile(r"\bcu(?:da)?[a-z][a-z0-9_]{2,40}\s+(?:failed\s+with\s+(?:error|status|code|result)|returned(?:\s+error)?)\s*[:=]?\s*(\d{1,3})\b(?![.:]\d)")
+#: status 1", "cudaSetDevice returned 101", HAMi-core's "cuInit failed:100"): the call's CUDA error
+_CALL_FAILED_NUMBER = re.compile(r"\bcu(?:da)?[a-z][a-z0-9_]{2,40}\s+(?:failed\s+with\s+(?:error|status|code|result)|returned(?:\s+error)?|failed(?=\s*:))"
+                                 r"\s*[:=]?\s*(\d{1,3})\b(?![.:]\d)")
 
 
 def _head(msg: str) -> list[str]:
@@ -215,7 +216,7 @@ def parse(c: Collector) -> bool:
         found = True
     # numbers: beside CUDA's words, or as a driver call's return value
     for v, rx in ((v, _CUDA_NUMBER), (p.select((" return value",), context=0), _DRIVER_RETURN_VALUE),
-                  (p.select((" failed with ", " returned"), context=0), _CALL_FAILED_NUMBER)):
+                  (p.select((" failed with ", " returned", " failed:"), context=0), _CALL_FAILED_NUMBER)):
         for m in rx.finditer(v.text):
             n = int(next(g for g in m.groups() if g))
             if n in CUDA_BY_NUMBER and n not in found_cuda:

@@ -537,6 +537,10 @@ _GPUS_MISSING = _rx(
     r"\btensor list cannot be larger than the number ?of available gpus\b|\battempting to start raylet with \d+ gpus?, but cuda_visible_devices contains\b|"
     r"\binvalid visible device index\b|\bsome requested devices in `?tf\.distribute\.strategy`? are not visible to tensorflow\b|"
     r"\bcan't find your gpus \S+ in cuda_visible_devices\b|"
+    # Slurm (src/common/gres.c, node_config_validate / _validate_job_gres_cnt): a node reporting fewer GPUs than gres.conf
+    # names ("gres/gpu count too low (6 < 8)", "gres/gpu count reported lower than configured", "gpu:h100 count too low",
+    # "gres/gpu count mismatch on node")
+    r"\bgres/gpu count (?:too low|reported lower than configured|mismatch on node)\b|\bgpu:\w+ count too low \(\d+ < \d+\)|"
     # the one seen named instead of counted: "only the TITAN is seen by ComfyUI", "only my smaller device is recognized"
     r"\bonly\s+(?:the|my|our|one)\s+(?:\w+\s+){0,2}?(?:gpus?|cards?|devices?|titan\w*|rtx\s?\w+|quadro\w*|a\d{3,4}\w*|[ahlvb]\d{2,3}\w*|\d{4}(?:\s?ti)?)\s+"
     r"(?:is|was|gets?|got)\s+(?:being\s+)?(?:seen|recogni[sz]ed|detected|visible|listed|shown|picked up)\b|"
