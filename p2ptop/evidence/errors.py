@@ -26,6 +26,7 @@ from typing import Optional
 
 from ..knowledge.codes import CUDA_BY_NAME, CUDA_BY_NUMBER, CUDA_ERRORS, GENERIC_CUDA_MESSAGES
 from ..nccl.log import NCCL_RESULT_TEXTS
+from .nccl import FAILED_WORDS
 from .paste import Collector, pair_subject
 
 _NAMES = re.compile(r"\b(cudaerror[a-z]+|cuda_error_[a-z_]+)\b")  # on lower-cased text
@@ -146,9 +147,6 @@ _PEER_UNAVAILABLE = re.compile(r"(?:array resides \((\d+)\) is different from th
 #: UntypedStorage._new_shared_cuda, which reach cudaIpcOpenMemHandle (CUDACachingAllocator getIpcDevPtr); a CUDA error
 #: under them is that call's
 _IPC_OPEN_FRAMES = re.compile(r"\b(?:rebuild_cuda_tensor|_new_shared_cuda)\b")
-#: a library's warning that says something failed (UCX's WARN lines, gdrcopy's kernel messages)
-_LIB_FAILED = re.compile(r"\b(?:fail\w*|error\w*|could not|cannot|can't|unable|incompatible|mismatch\w*|did not have|"
-                         r"not supported|no address space|denied)\b", re.I)
 #: NVSHMEM's error macros (src/include/internal/common/error_codes_internal.h: fprintf "%s:%s:%d: " file, function, line,
 #: then the message): "src/host/comm/putget.cpp:nvshmemi_prepare_and_post_rma:263: [0] rma not supported on transport to pe: 1"
 _NVSHMEM_ERROR = re.compile(r"^[^\s:]*\.(?:cpp|cu|c|h):\w+:\d+: \S", re.M)
@@ -284,7 +282,7 @@ def parse(c: Collector) -> bool:
         # module (gdrdrv.c: "gdrdrv:function:message"): an ERROR line, or a WARN / gdrdrv line that says something failed
         for no in p.select(("ucx  ", "gdrdrv:"), context=0).numbers:
             line = p.line(no)
-            if "UCX  ERROR" in line or (("UCX  WARN" in line or "gdrdrv:" in line) and _LIB_FAILED.search(line)):
+            if "UCX  ERROR" in line or (("UCX  WARN" in line or "gdrdrv:" in line) and FAILED_WORDS.search(line)):
                 c.add("host", "error.text", " ".join(line.split())[:200], no)
                 found = True
                 break

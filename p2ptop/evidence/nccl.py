@@ -28,13 +28,15 @@ _DEV_BUS = re.compile(r"dev (\d+)\(=([0-9a-fA-F]+)\)")
 P2P_CAPABLE_PATHS = ("NV", "PIX", "PXB")
 
 
-_FAILED_WARN = re.compile(r"\b(?:fail\w*|error\w*|cannot|can't|unable|no space|timeout|timed out|abort\w*|"
+FAILED_WORDS = re.compile(r"\b(?:fail\w*|error\w*|cannot|can't|unable|no space|timeout|timed out|abort\w*|"
                           r"invalid|mismatch\w*|denied|not permitted|unhandled|no transport found|not (?:supported|compatible)|"
                           r"not found|no (?:\w+ ){0,3}found|duplicate|multiple ranks|missing|exceeds|"
                           # proxy.cc "Rank %d has no transport for send peer %d", search.cc "No path computed to go from",
                           # "Could not find a path for pattern", register.cc "does not satisfy symmetric registration
                           # requirements", dev_runtime.cc "system does not support multimem"
-                          r"no (?:transport|path)|could not find|does not (?:satisfy|support)|not compiled with)\b", re.I)
+                          r"no (?:transport|path)|could not find|does not (?:satisfy|support)|not compiled with|"
+                          # (also what UCX's WARN lines and gdrcopy's kernel lines say when something failed: errors.py)
+                          r"could not|incompatible|did not have|no address space)\b", re.I)
 #: WARNs that report no failure of the job: NCCL looks for libibverbs on every host and, without it, goes on over
 #: sockets ("Failed to open libibverbs.so[.1]" was a WARN in misc/ibvwrap.cc up to 2.10 and an INFO from 2.11 on,
 #: followed by "NCCL INFO Using network Socket" / "NET/Socket"): a host without InfiniBand, not a fault
@@ -135,7 +137,7 @@ def parse(c: Collector) -> bool:
     # a WARN that says something failed is the symptom even where NCCL names no result (NCCL's WARN() is its
     # error level, src/include/debug.h; "Call to posix_fallocate failed", "Error while creating shared memory")
     if not c.has("host", "error.text"):
-        failed = next((m for m in log.warnings if _FAILED_WARN.search(m.message) and not BENIGN_WARN.search(m.message)), None)
+        failed = next((m for m in log.warnings if FAILED_WORDS.search(m.message) and not BENIGN_WARN.search(m.message)), None)
         if failed is not None:
             c.add("host", "error.text", failed.message[:200], failed.line)
     # NCCL sets up NVLS (transport/nvls.cc) only where the GPUs report multicast, i.e. on an NVSwitch

@@ -263,8 +263,6 @@ _NVML_FABRIC_NAMES = {1: "NOT_STARTED", 2: "IN_PROGRESS", 3: "COMPLETED"}
 
 def parse_nvml_fabric_state(c: Collector) -> bool:
     """NVML's numeric fabric state printed by a library or plugin: gpu.fabric_state (and NVSwitches present) for 1-3."""
-    if "fabric" not in c.paste.text.lower():
-        return False
     for no in c.paste.select(("fabric",), context=0).numbers:
         m = _NVML_FABRIC_STATE.search(c.paste.line(no))
         if m and int(m.group(1)) in _NVML_FABRIC_NAMES:

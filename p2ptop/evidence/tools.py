@@ -407,15 +407,14 @@ def parse_cuda_samples(c: Collector) -> bool:
             c.kind("nvbandwidth")
             c.tool("nvbandwidth", c.paste.first_line("nvbandwidth", "Running device_to_device", "Running host_to_device"))
             tools["nvbandwidth"] = res
-    for no, line in enumerate(lines if "not peer capable" in text else (), 1):
-        m = _SIMPLEIPC_NOT_PEER.search(line)
-        if m:
-            # simpleIPC (cuda-samples): cudaDeviceCanAccessPeer said no between this device and one already selected
-            found = True
-            c.tool("simpleIPC", no)
-            c.add("host", "p2p.read", "NOT_SUPPORTED", no, severity="problem",
-                  summary=f"simpleIPC: device {m.group(1)} cannot access a selected peer (skipped)")
-            break
+    m = _SIMPLEIPC_NOT_PEER.search(text) if "not peer capable" in text else None
+    if m:
+        # simpleIPC (cuda-samples): cudaDeviceCanAccessPeer said no between this device and one already selected
+        no = text.count("\n", 0, m.start()) + 1
+        found = True
+        c.tool("simpleIPC", no)
+        c.add("host", "p2p.read", "NOT_SUPPORTED", no, severity="problem",
+              summary=f"simpleIPC: device {m.group(1)} cannot access a selected peer (skipped)")
     if "[CUDA Bandwidth Test]" in text or "Device to Device Bandwidth" in text:
         found = True
         c.kind("bandwidthTest")
