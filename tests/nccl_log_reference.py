@@ -52,6 +52,7 @@ _COULD_NOT = re.compile(r"Could not enable P2P between dev (?P<a>\d+)\(=(?P<abus
 _P2P_DISABLED = re.compile(r"P2P is disabled between (?:(?P<link>\w+) )?connected GPUs (?P<a>\d+) and (?P<b>\d+)")
 #: ncclMemAlloc (src/allocator.cc): cudaDeviceCanAccessPeer answered 0 for the pair, so the buffer is not mapped for it
 _P2P_UNSUPPORTED = re.compile(r"^P2P not supported between GPU(?P<a>\d+) and GPU(?P<b>\d+)")
+_ALL_CUDA_P2P_NO = re.compile(r"^Check P2P Type .*\bisAllCudaP2p 0\b")
 _USING_NET = re.compile(r"Using network (?P<net>\S+)")
 _CUDA_FAILURE = re.compile(r"(?:Cuda failure(?: (?P<num>\d+))? '(?P<msg>[^']*)'|CUDA IPC handle : (?P<num2>\d+) (?P<msg2>.+))")
 
@@ -113,7 +114,7 @@ class NcclMessage:
 class NcclDecision:
     """A choice NCCL made about a transport, e.g. P2P off between two devices."""
     host: Optional[str]
-    kind: str  # p2p_not_enabled | p2p_disabled | p2p_unsupported | nvls_unavailable | net_ib_missing | net_plugin_failed | network
+    kind: str  # p2p_not_enabled | p2p_disabled | p2p_unsupported | cuda_p2p_not_all | nvls_unavailable | net_ib_missing | net_plugin_failed | network
     detail: str
     devs: Optional[tuple[int, int]]
     line: int
@@ -393,6 +394,8 @@ def read_nccl_log(text: str) -> NcclLog:
             p = _P2P_UNSUPPORTED.match(msg)
             if p is not None:
                 log.decisions.append(NcclDecision(host, "p2p_unsupported", msg.strip(), (int(p.group("a")), int(p.group("b"))), no))
+            if _ALL_CUDA_P2P_NO.match(msg):
+                log.decisions.append(NcclDecision(host, "cuda_p2p_not_all", msg.strip(), None, no))
         if "NVLS multicast support is not available" in msg:
             log.decisions.append(NcclDecision(host, "nvls_unavailable", msg.strip(), None, no))
         elif "NET/IB : No device found" in msg:

@@ -217,6 +217,12 @@ def parse(c: Collector) -> bool:
             a, b = sorted(d.devs)
             c.add(pair_subject(a, b), "p2p.read", "NOT_SUPPORTED", d.line, severity="problem",
                   summary=f"NCCL: CUDA's peer-access query says no between GPU{a} and GPU{b}")
+        # "Check P2P Type ... isAllCudaP2p 0" (NCCL >= 2.28.9): NVML's P2P status is not OK for some pair of the
+        # node's GPUs; the pair is not named, so the fact is the host's
+        elif d.kind == "cuda_p2p_not_all" and not c.has("host", "p2p.read"):
+            c.add("host", "p2p.read", "NOT_SUPPORTED", d.line, severity="problem",
+                  summary="NCCL: NVML reports P2P not supported between some pair of this node's GPUs (isAllCudaP2p 0; "
+                          "or the ranks are in containers with separate /dev/shm)")
     return True
 
 

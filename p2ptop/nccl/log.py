@@ -87,6 +87,10 @@ _P2P_DISABLED = re.compile(r"P2P is disabled between (?:(?P<link>\w+) )?connecte
 #: ncclMemAlloc (src/allocator.cc): cudaDeviceCanAccessPeer answered 0 for the pair, so the buffer is not mapped for it
 _P2P_UNSUPPORTED = re.compile(r"^P2P not supported between GPU(?P<a>\d+) and GPU(?P<b>\d+)")
 _USING_NET = re.compile(r"Using network (?P<net>\S+)")
+# NCCL >= 2.28.9 (src/transport.cc, ncclTransportCheckP2pType): isAllCudaP2p is 0 where NVML's P2P read or write
+# status is not OK for some pair of the node's local ranks (graph/paths.cc ncclTopoCheckP2p), or the two ranks see
+# different /dev/shm (isolated containers); isAllDirectP2p also follows NCCL_P2P_LEVEL, so it alone says nothing
+_CHECK_P2P_TYPE = re.compile(r"Check P2P Type isAllDirectP2p (?P<direct>\d) directMode (?P<mode>\d) isAllCudaP2p (?P<cuda>\d)")
 _CUDA_FAILURE = re.compile(r"(?:Cuda failure(?: (?P<num>\d+))? '(?P<msg>[^']*)'|CUDA IPC handle : (?P<num2>\d+) (?P<msg2>.+))")
 
 
@@ -151,7 +155,7 @@ class NcclMessage:
 class NcclDecision:
     """A choice NCCL made about a transport, e.g. P2P off between two devices."""
     host: Optional[str]
-    kind: str  # p2p_not_enabled | p2p_disabled | p2p_unsupported | nvls_unavailable | net_ib_missing | net_plugin_failed | network
+    kind: str  # p2p_not_enabled | p2p_disabled | p2p_unsupported | cuda_p2p_not_all | nvls_unavailable | net_ib_missing | net_plugin_failed | network
     detail: str
     devs: Optional[tuple[int, int]]
     line: int
@@ -434,6 +438,9 @@ def _examine(caches: tuple, level: str, loc: Optional[str], msg: str, line: str)
         p = _P2P_UNSUPPORTED.match(msg)
         if p is not None:
             emits.append((_DECISIONS, ("p2p_unsupported", msg.strip(), (int(p.group("a")), int(p.group("b"))))))
+        p = _CHECK_P2P_TYPE.search(msg) if msg.startswith("Check P2P Type") else None
+        if p is not None and p.group("cuda") == "0":
+            emits.append((_DECISIONS, ("cuda_p2p_not_all", msg.strip(), None)))
     if "NVLS multicast support is not available" in msg:
         emits.append((_DECISIONS, ("nvls_unavailable", msg.strip(), None)))
     elif "NET/IB : No device found" in msg:
