@@ -129,7 +129,7 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
     conflicts = list(dict.fromkeys(c for m, _ in results for c in m.notes)) or facts.conflicts
     lost: list[dict] = []
     if findings and text is not None and kind in ("healthy", "unsure") and evidence.gpu_related:
-        for entry, line, why, confidence in ruled_out_by_host(kb, log, everything, origin):
+        for entry, line, why, confidence in ruled_out_by_host(kb, log, everything, origin, facts=facts):
             lost.append({"entry": entry.id, "failure_class": entry.failure_class, "line": line, "why": why,
                          "confidence_on_text": confidence})
             said = "points at" if confidence in ("likely", "possible") else "suggests (unsure)"

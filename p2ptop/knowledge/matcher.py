@@ -1058,19 +1058,20 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
 
 
 def ruled_out_by_host(kb, text=None, findings: Iterable[Finding] = (), origin: str = "host",
-                      limit: int = 3) -> list[tuple[Entry, int, str, str]]:
+                      limit: int = 3, facts: Optional[Facts] = None) -> list[tuple[Entry, int, str, str]]:
     """Entries that ``text`` alone gives on their own regex, error code or facts (offered, likely or possible, or
     unsure candidates on a symptom of their own; never leads on context) and that the HOST's facts rule out (the
     text's facts alone do not): (entry, first line of its evidence, why, its confidence on the text alone), offered
     ones first, at most ``limit``.
     Where text and host disagree the host's facts win (issue 22 point 2); this says which of the text's own lines lost,
     so an answer that offers nothing does not read as "nothing in the text", and the text can be explained on its own
-    (--text-only) when it comes from another machine."""
+    (--text-only) when it comes from another machine. ``facts``: the facts of these findings and text where the caller
+    holds them already (known_facts), so they are not gathered twice."""
     log = prepare(text)
     if not log.lines:
         return []
     findings = list(findings)
-    facts = Facts(findings, log, origin)
+    facts = facts if facts is not None else Facts(findings, log, origin)
     text_facts = Facts([f for f in findings if f.id.startswith("text.")], log, origin)
     shared = shared_codes(kb)
     out: list[tuple[Match, int, str]] = []
