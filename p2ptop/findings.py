@@ -130,6 +130,7 @@ FACT_KEYS: dict[str, str] = {
     "nccl.version": "NCCL version, e.g. '2.18.3'",
     "gpu.mig": "True when MIG mode is enabled on the GPU",
     "gpu.bar1_mb": "BAR1 aperture total in MiB",
+    "host.bar1_reassigned": "True when the kernel log shows every BAR 1 it failed to assign ('no space for') assigned on its next pass",
     "text.framework": "pytorch, tensorflow, jax, cupy, vllm, sglang, nccl-tests, deepspeed, ray or megatron",
     "text.tool": "nvidia-smi-topo, nvidia-smi-q, simpleP2P, p2pBandwidthLatencyTest, nvbandwidth, bandwidthTest, nccl-tests, lspci, dmesg, nccl-log",
     "text.language": "en or zh",

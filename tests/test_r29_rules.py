@@ -7,6 +7,14 @@ Before fresh27 was judged:
    GPUs (graph/paths.cc ncclTopoCheckP2p), or the ranks see different /dev/shm. It is a decision of the one NCCL reader
    (and of the reference reader) and gives the host p2p.read NOT_SUPPORTED; isAllDirectP2p 0 alone follows
    NCCL_P2P_LEVEL too and gives nothing, nor does 2.26's intraNodeP2pSupport 0 (also 0 with one local rank).
+From source probes, round 29 (the Linux kernel's PCI, IOMMU and AER lines; QEMU, libvirt, Proxmox and Xen passthrough):
+2. The kernel's "BAR 1: no space for / failed to assign [mem size ... 64bit pref]" (drivers/pci/setup-res.c) of a device
+   whose BAR 1 is itself 64-bit prefetchable (a 32-bit BAR 0 before it: NVIDIA's GPU layout) is a BAR1 that got no
+   address: gpu.bar1_mb 0, unless a later "BAR 1: assigned" for the device follows. "Unable to change power state from
+   D3cold to D0, device inaccessible" (drivers/pci/pci.c) on the GPU's own function (driver "nvidia") is a GPU that no
+   longer answers on the bus (gpu.lost), not on a GeForce's USB-C function ("nvidia-gpu"). p2pdma's "ACS redirect is set
+   between the client and provider" (drivers/pci/p2pdma.c) is host.acs_redirect. The AER entry reads Linux 6.8's
+   "Uncorrectable (Fatal)" as well as the older "Uncorrected (Fatal)".
 """
 
 from __future__ import annotations
@@ -54,3 +62,44 @@ def test_the_status_leads_to_a_pair_cause_not_only_the_p2p_level():
     top = {c for c, _ in explained(CHECK_NO + SHM)[:3]}
     assert top & {"p2p_unsupported_topology", "p2p_unsupported_consumer_gpu", "vm_p2p_unavailable",
                   "mig_p2p_unsupported"}
+
+
+# ---- 2. the kernel's PCI lines ------------------------------------------------------------------------------------------
+
+BAR1_FAIL = ("[    1.882301] pci 0000:41:00.0: BAR 1: no space for [mem size 0x2000000000 64bit pref]\n"
+             "[    1.882305] pci 0000:41:00.0: BAR 1: failed to assign [mem size 0x2000000000 64bit pref]\n")
+
+
+def test_a_64bit_bar1_without_address_space_is_bar1_trouble():
+    assert _facts(BAR1_FAIL)["host"]["gpu.bar1_mb"] == 0
+    assert explained(BAR1_FAIL)[0][0] == "bar1_too_small"
+
+
+def test_a_bar1_assigned_later_undoes_it():
+    t = BAR1_FAIL + "[    1.990112] pci 0000:41:00.0: BAR 1: assigned [mem 0x38000000000-0x39fffffffff 64bit pref]\n"
+    assert "gpu.bar1_mb" not in _facts(t).get("host", {})
+    assert not any(conf in ("likely", "possible") for _c, conf in explained(t))
+
+
+def test_the_gpu_that_cannot_be_woken_has_left_the_bus():
+    t = "[ 6120.445210] nvidia 0000:41:00.0: Unable to change power state from D3cold to D0, device inaccessible\n"
+    assert _facts(t)["host"]["gpu.lost"] is True
+    assert explained(t)[0][0] == "gpu_fallen_off_bus"
+    usb_c = "[ 9426.768449] nvidia-gpu 0000:0b:00.3: Unable to change power state from D3hot to D0, device inaccessible\n"
+    assert "gpu.lost" not in _facts(usb_c).get("host", {})
+
+
+def test_p2pdma_says_acs_redirect_is_set():
+    t = ("[ 1450.220318] mlx5_core 0000:42:00.0: ACS redirect is set between the client and provider (0000:41:00.0)\n"
+         "[ 1450.220324] mlx5_core 0000:42:00.0: to disable ACS redirect for this path, add the kernel parameter: "
+         "pci=disable_acs_redir=0000:40:01.1\n")
+    assert _facts(t)["host"]["host.acs_redirect"] is True
+    assert "iommu_acs_p2p_broken" in {c for c, _ in explained(t)[:3]}
+
+
+def test_aer_fatal_in_both_kernel_wordings():
+    for sev in ("Uncorrected (Fatal)", "Uncorrectable (Fatal)"):
+        t = (f"[ 9902.551390] pcieport 0000:40:01.1: AER: PCIe Bus Error: severity={sev}, type=Transaction Layer, (Receiver ID)\n"
+             "[ 9902.551398] NVRM: Xid (PCI:0000:41:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n")
+        from .kbtools import answer
+        assert "pcie/aer-uncorrected-fatal" in {a[3] for a in answer(t)}, sev

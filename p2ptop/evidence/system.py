@@ -274,15 +274,25 @@ def parse_nvml_fabric_state(c: Collector) -> bool:
     return False
 
 
+_INACCESSIBLE = re.compile(r"\bnvidia ((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d): Unable to change power state from \w+ to D0, "
+                           r"device inaccessible")
+_BAR1_FAILED = re.compile(r"\b((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d): BAR 1: (?:no space for|failed to assign) "
+                          r"\[mem size 0x[0-9a-fA-F]+ 64bit pref\]")
+_BAR1_ASSIGNED = re.compile(r"\b((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d): BAR 1: assigned \[mem ")
+
+
 def parse_kernel_log(c: Collector) -> bool:
     text = c.paste.text
     keys = ("NVRM", "Xid", "AMD-Vi", "DMAR", "IO_PAGE_FAULT", "Command line:", "fabricmanager", "Fabric Manager", "fabric manager",
-            "nvidia-nvswitch", "iommu", "BOOT_IMAGE=", "available PCIe bandwidth", "nvlsm", "NVLSM")
+            "nvidia-nvswitch", "iommu", "BOOT_IMAGE=", "available PCIe bandwidth", "nvlsm", "NVLSM", "ACS redirect is set",
+            "device inaccessible", "BAR 1: ")
     if not any(k in text for k in keys):
         return False
     found = _kernel_pcie_links(c)
     iommu_on = 0
     xids: list[tuple[int, int, str]] = []
+    bar1_failed: dict[str, int] = {}  # device -> line of its BAR 1 assignment failure
+    bar1_retried = 0  # line of a BAR 1 assigned after it had failed (the kernel's second pass, windows reallocated)
     for no, line in enumerate(c.paste.lines, 1):
         if "Xid" in line:
             m = _XID.search(line)
@@ -298,6 +308,32 @@ def parse_kernel_log(c: Collector) -> bool:
             found = True
             c.add("host", "gpu.lost", True, no, severity="problem")
             c.add("host", "symptom.crash", True, no)
+        if "ACS redirect is set between" in line:
+            # drivers/pci/p2pdma.c (calc_map_type_and_dist): the kernel found ACS redirect on the path between a P2PDMA
+            # client and provider, so their peer traffic goes up through the root complex
+            found = True
+            c.add("host", "host.acs_redirect", True, no, severity="problem",
+                  summary="the kernel (p2pdma) says ACS redirect is set on the path between two devices")
+        if "device inaccessible" in line:
+            # drivers/pci/pci.c (pci_power_up): config space reads back all-ones, the device no longer answers on the bus;
+            # on the GPU's own function (driver "nvidia"; "nvidia-gpu" is the USB-C controller's function of a GeForce)
+            m = _INACCESSIBLE.search(line)
+            if m:
+                found = True
+                gpu = c.gpu_of_bus(m.group(1))
+                c.add(f"gpu:{gpu}" if gpu is not None else "host", "gpu.lost", True, no, severity="problem",
+                      summary="the kernel cannot wake the GPU: it no longer answers on the PCIe bus")
+        if "BAR 1: " in line:
+            # drivers/pci/setup-res.c (pci_assign_resource): "BAR %d: no space for %pR" / "failed to assign"; a BAR 1 that is
+            # itself 64-bit prefetchable follows a 32-bit BAR 0: the layout of NVIDIA's GPUs (BAR0 registers, BAR1 the
+            # aperture peer traffic goes through); a later "BAR 1: assigned" for the device undoes it
+            m = _BAR1_FAILED.search(line)
+            if m:
+                found = True
+                bar1_failed[m.group(1)] = no
+            m = _BAR1_ASSIGNED.search(line)
+            if m and bar1_failed.pop(m.group(1), None) is not None:
+                bar1_retried = no
         if "IO_PAGE_FAULT" in line or ("DMAR" in line and ("fault" in line.lower() or "DRHD" in line)):
             found = True
             c.add("host", "host.iommu_active", True, no)
@@ -355,6 +391,13 @@ def parse_kernel_log(c: Collector) -> bool:
                 c.add("host", "host.fabric_manager", "failed", no, severity="problem")
             elif _FM_INACTIVE.search(low):
                 c.add("host", "host.fabric_manager", "not running", no, severity="problem")
+    if bar1_retried and not bar1_failed:
+        c.add("host", "host.bar1_reassigned", True, bar1_retried, severity="ok",
+              summary="every BAR 1 the kernel failed to assign was assigned on its next pass")
+    for bdf, no in bar1_failed.items():
+        gpu = c.gpu_of_bus(bdf)
+        c.add(f"gpu:{gpu}" if gpu is not None else "host", "gpu.bar1_mb", 0, no, severity="problem",
+              summary=f"the kernel could not assign {bdf}'s 64-bit prefetchable BAR 1 (no address space for it)")
     if iommu_on and not c.has("host", "host.iommu_passthrough") and not c.has("host", "host.iommu_active"):
         # the IOMMU driver says it is on, and nothing in the paste says passthrough: DMA is translated (the default
         # domain of the Intel and AMD IOMMU drivers unless iommu=pt / iommu.passthrough=1)
