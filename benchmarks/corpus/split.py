@@ -155,6 +155,14 @@ training code, which gave none; threads in Chinese; tool output pastes, which ga
 the session's search budget ran out during the round. Judged once, blind, with 3fd55bc
 (benchmarks/results/eval-diagnosis-fresh26-blind-3fd55bc.txt), then opened. Assigned by collection: every case comes
 from a thread in no other part (dev/, holdout/, fresh/ to fresh25/), one case per thread.
+
+fresh27/: a twenty-ninth part, collected on 2026-11-29 (ninth session) by nine helpers kept apart by venue (forums that
+are not GitHub; descriptions in the reporter's own words; threads in Chinese; tool output pastes; inference servers,
+which gave none; threads opened before 2021; clusters and clouds; threads opened in 2026; GPU rendering and simulation
+software), who reported a count only. One file was left out before the part was judged, on scope alone: a ROCm (AMD)
+thread. Judged once, blind, with a1440d3 (benchmarks/results/eval-diagnosis-fresh27-blind-a1440d3.txt), then opened.
+Assigned by collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh26/), one case
+per thread.
 """
 
 from __future__ import annotations
@@ -164,9 +172,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh26/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh27/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
