@@ -15,6 +15,16 @@ From source probes, round 29 (the Linux kernel's PCI, IOMMU and AER lines; QEMU,
    longer answers on the bus (gpu.lost), not on a GeForce's USB-C function ("nvidia-gpu"). p2pdma's "ACS redirect is set
    between the client and provider" (drivers/pci/p2pdma.c) is host.acs_redirect. The AER entry reads Linux 6.8's
    "Uncorrectable (Fatal)" as well as the older "Uncorrected (Fatal)".
+After fresh27 was judged blind and opened (each rule general; the texts below are written here, not the corpus's):
+3. KB regexes are compiled ASCII-only (regex_safety.FLAGS): a word boundary (\b) sits between a Chinese character and a
+   Latin word ("退出return code=-7"), as it does for the GPU-word gate.
+4. "pass through" in two words is GPU passthrough only with a device as its object or subject, or a VM as where to ("the
+   workers pass through the barrier" is no VM); "passthrough", "pass-through", vfio and 直通 as before.
+5. P2P said unsupported in the reporter's words ("P2P is not supported", "do not support peer access", "non-peer
+   accessible", "not P2P capable", 不支持P2P) is p2p.read NOT_SUPPORTED, not in a condition ("if P2P is not available")
+   and not on CUDA's own 217 message (read as the error).
+6. The SIGBUS entry's multi-GPU job also reads DeepSpeed's launcher line "[launch.py:N:sigkill_handler]" and a text that
+   says two or more GPUs; its "-7" also as "exits with return -7". "only ever sees one of the GPUs" is fewer GPUs seen.
 """
 
 from __future__ import annotations
@@ -103,3 +113,40 @@ def test_aer_fatal_in_both_kernel_wordings():
              "[ 9902.551398] NVRM: Xid (PCI:0000:41:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n")
         from .kbtools import answer
         assert "pcie/aer-uncorrected-fatal" in {a[3] for a in answer(t)}, sev
+
+
+# ---- 3.-6. after fresh27 ---------------------------------------------------------------------------------------------
+
+def test_kb_regexes_find_words_next_to_chinese():
+    t = "8卡训练，容器里跑 deepspeed，退出return code=-7"
+    assert "shm_exhausted" in {c for c, _ in explained(t)[:3]}
+
+
+def test_passing_through_a_barrier_is_no_vm():
+    t = "All ranks start but the workers never pass through the barrier with NCCL; with gloo they do."
+    assert "gpu.virtualization" not in _facts(t).get("host", {})
+    for t in ("We pass through the two RTX 3090 cards to the VM.", "The GPUs are passed through to the guest.",
+              "GPU pass-through on Proxmox"):
+        assert _facts(t)["host"]["gpu.virtualization"] == "PASSTHROUGH", t
+
+
+def test_p2p_unsupported_said_in_words():
+    for t in ("P2P is not supported between my two cards.", "The GPUs do not support peer access.",
+              "Crash on non-peer accessible multi-GPU setups", "两张卡之间不支持P2P"):
+        assert _facts(t)["host"]["p2p.read"] == "NOT_SUPPORTED", t
+    for t in ("If P2P is not available, NCCL falls back to shared memory.",
+              "RuntimeError: CUDA error: peer access is not supported between these two devices"):
+        assert _facts(t).get("host", {}).get("p2p.read") is None, t
+
+
+def test_deepspeed_launcher_and_a_count_of_gpus_are_a_multi_gpu_job():
+    for t in ("[ERROR] [launch.py:325:sigkill_handler] ['python', 'train.py'] exits with return -7",
+              "Fine-tuning on 2 A10 cards, the run exits with return code = -7"):
+        assert "shm_exhausted" in {c for c, _ in explained(t)[:3]}, t
+    # one GPU said, and no launcher: no multi-GPU job, so the entry is no more than an unsure lead
+    assert not any(conf in ("likely", "possible") for _c, conf in explained("On a single GPU the script exits with return code = -7"))
+    assert any(conf in ("likely", "possible") for _c, conf in explained("On 2 GPUs the script exits with return code = -7"))
+
+
+def test_only_ever_sees_one_of_the_gpus():
+    assert _facts("PyTorch only ever sees one of the GPUs in each task.")["host"]["symptom.gpus_missing"] is True

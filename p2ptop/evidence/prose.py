@@ -124,7 +124,14 @@ _VM = (r"\bvirtual machines?\b|\b(?:a|an|the|in|inside|my|our|this|each|guest|wi
        r"\b(?:p[2-6][a-z]*|g[3-6][a-z]*)\.\d*x?large\b|\b(?:a[234]|g2)-(?:highgpu|megagpu|ultragpu|edgegpu|standard)-\d+g?\b|"
        r"\bkaggle\b|\bcolab\b|\bsagemaker\b")
 #: (the IOMMU's own passthrough, "Default domain type: Passthrough", "iommu.passthrough=1", is no GPU passthrough)
-_PASSTHROUGH = r"(?<!domain type: )(?<!iommu\.)(?<!iommu )pass(?:ing|ed|es)?[- ]?through|\bvfio\b|直通|gpudirect[-_ ]?clique"  # x-nv-gpudirect-clique: QEMU vfio-pci's P2P hint
+#: The verb in two words ("pass through") is passthrough only with a device as its object or subject, or a VM as where
+#: to ("pass through the two GPUs", "the GPU is passed through to the VM"): "the workers pass through the barrier" is not.
+_PASSTHROUGH = (r"(?<!domain type: )(?<!iommu\.)(?<!iommu )pass(?:ing|ed|es)?-?through|"
+                r"pass(?:ing|ed|es)?\s+through\s+(?:(?:the|a|an|my|our|both|all|two|three|four|eight|\d+)\s+)?(?:[\w-]+\s+){0,2}?"
+                r"(?:gpus?|cards?|devices?|nvidia|geforce|rtx|tesla|quadro|[ahlv]\d{2,3}s?|pcie?)\b|"
+                r"(?:gpus?|cards?|devices?|pcie?)\s+(?:(?:is|are|was|were|being|been|get|gets|got)\s+)?pass(?:ed|ing)?\s+through|"
+                r"pass(?:ing|ed|es)?\s+(?:\w+\s+){0,3}?through\s+to\s+(?:the\s+|a\s+|my\s+)?(?:vms?|guests?|virtual|kvm|qemu|proxmox|esxi|lxc)\b|"
+                r"\bvfio\b|直通|gpudirect[-_ ]?clique")  # x-nv-gpudirect-clique: QEMU vfio-pci's P2P hint
 #: a setup contrasted with bare metal ("on bare metal, this works") is a VM's
 _BARE_METAL = r"(?:on|with) bare[- ]?metal\b[^.\n]{0,40}\b(?:works?|fine|ok|passes)|works? (?:fine |well )?on bare[- ]?metal|裸机(?:上)?(?:正常|可以)"
 #: Fabric Manager said to be absent, stopped or failing, in words (NVIDIA Fabric Manager user guide's service names)
@@ -505,8 +512,8 @@ _BROKEN_BY_CHANGE = _rx(r"\b(?:after|since|following)\s+(?:the\s+|a\s+|an\s+|my\
 _N_GPUS = r"(?:\d+|one|two|three|four|five|six|seven|a single|single)"
 _GPU_NOUN = r"(?:\w+\s+){0,2}?(?:gpus?|cards?|devices?|graphics cards?)\b"
 _GPUS_MISSING = _rx(
-    r"\bonly\s+(?:be\s+able\s+to\s+)?(?:see|sees|saw|seeing|detects?|detected|finds?|found|recogni[sz]es?|recogni[sz]ed|shows?|showed|lists?|listed)\s+"
-    r"(?:the\s+)?(?P<n1>" + _N_GPUS + r")\s+(?:of\s+(?:the|my|our)\s+(?:\d+|two|three|four|eight)\s+)?" + _GPU_NOUN + r"|"
+    r"\bonly\s+(?:ever\s+|really\s+|actually\s+)?(?:be\s+able\s+to\s+)?(?:see|sees|saw|seeing|detects?|detected|finds?|found|recogni[sz]es?|recogni[sz]ed|shows?|showed|lists?|listed)\s+"
+    r"(?:the\s+)?(?P<n1>" + _N_GPUS + r")\s+(?:of\s+(?:the|my|our)\s+(?:(?:\d+|two|three|four|eight)\s+)?)?" + _GPU_NOUN + r"|"
     r"\b(?:shows?|showing|sees?|seeing|lists?|listing|detects?|detecting|recogni[sz]es?|finds?)\s+only\s+(?P<n2>" + _N_GPUS + r")\s+" + _GPU_NOUN + r"|"
     r"\bonly\s+(?P<n3>" + _N_GPUS + r")\s+(?:of\s+(?:the|my|our)\s+(?:\d+|two|three|four|eight)\s+)?" + _GPU_NOUN + r"\s+(?:is|are|was|were|gets?|got|being)?\s*"
     r"(?:visible|detected|recogni[sz]ed|found|listed|shown|seen|show(?:s|ed|ing)?\s+up|enumerated)\b|"
@@ -666,6 +673,17 @@ _P2P_NO_VALUE = {"cns": "CHIPSET_NOT_SUPPORTED", "chipset not supported": "CHIPS
 #: torch.cuda.can_device_access_peer / cupy's deviceCanAccessPeer returning False or 0
 _P2P_CAN_NO = _rx(_PEER_QUERY + r"\W{0,3}\s*(?:\([^)\n]{0,20}\)\s*)?(?:\w+\s+){0,2}(?:reports?|returns?|returned|says?|gives?|gave|is|was)\s+"
                          r"[`'\"]?(?:0|false)\b")
+#: P2P said unsupported between the GPUs in the reporter's words, as CUDA words it (cudaErrorPeerAccessUnsupported, 217:
+#: "peer access is not supported between these two devices"; cudaDeviceCanAccessPeer's "peer capable"): "P2P is not
+#: supported", "the GPUs don't support peer access", "non-peer accessible GPUs", "not P2P capable", "不支持P2P". Not in a
+#: condition ("if P2P is not available, NCCL falls back"), nor CUDA's own message (errors.py reads it as error 217).
+_P2P_WORDS_NO = _rx(r"\b(?:p2p|peer[- ]to[- ]peer|peer access)(?: access| communication| transfers?)?\s+(?:is|was|are|were)\s*(?:not|n't)\s+(?:supported|possible|available)\b|"
+                    r"\b(?:p2p|peer[- ]to[- ]peer|peer access)(?: access| communication)?\s+(?:isn't|wasn't|aren't)\s+(?:supported|possible|available)\b|"
+                    r"\bnon[- ]?peer[- ]accessible\b|\bnot\s+peer[- ]accessible\b|\bnot\s+(?:p2p|peer)[- ]capable\b|"
+                    r"\b(?:do|does|did)\s*(?:not|n't)\s+support\s+(?:p2p|peer[- ]to[- ]peer|peer access)\b|"
+                    r"\bno\s+(?:p2p|peer[- ]to[- ]peer|peer access)\s+support\b|"
+                    r"不支持\s*(?:p2p|点对点)|(?:p2p|点对点)\s*(?:通信|访问)?\s*(?:是)?不支持")
+_P2P_WORDS_NO_NOT_SAID = _rx(r"(?:\bif|\bwhen|\bwhenever|\bin case|\bwhether|\bunless|如果|若)\b[^.\n]{0,30}$")
 #: MXNet's kvstore (src/kvstore/comm.h, EnableP2P) after cudaDeviceEnablePeerAccess on every ordered pair: "only E out of
 #: N GPU pairs are enabled direct access. It may affect the performance. You can set MXNET_ENABLE_GPU_P2P=0 ..."
 _MXNET_P2P = _rx(r"\bonly (\d+) out of (\d+) gpu pairs are enabled direct access")
@@ -1227,6 +1245,14 @@ def parse(c: Collector) -> bool:
     if m:
         found = c.add("host", "p2p.read", _P2P_NO_VALUE[m.group(1)], ln(m.start()), severity="problem",
                       summary="the text says nvidia-smi reports P2P unsupported") or found
+    if not said_ok and not c.has("host", "p2p.read"):
+        for m in _P2P_WORDS_NO.finditer(low):
+            a, b = _sentence_span(low, m.start(), m.end())
+            if "these two devices" in low[a:b] or _P2P_WORDS_NO_NOT_SAID.search(low[max(a, m.start() - 40):m.start()]):
+                continue
+            found = c.add("host", "p2p.read", "NOT_SUPPORTED", ln(m.start()), severity="problem",
+                          summary="the text says P2P (peer access) is not supported between the GPUs") or found
+            break
     m = _MXNET_P2P.search(low)
     if m and int(m.group(1)) < int(m.group(2)) and not said_ok:
         found = c.add("host", "p2p.read", "NOT_SUPPORTED", ln(m.start()), severity="problem",

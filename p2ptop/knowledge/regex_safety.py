@@ -16,7 +16,7 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _sre_parse  # type: ignore[no-redef]
     from sre_constants import MAXREPEAT  # type: ignore[no-redef]
 
-FLAGS = re.IGNORECASE | re.MULTILINE
+FLAGS = re.IGNORECASE | re.MULTILINE | re.ASCII
 #: Lines are cut to this many characters before searching, so no regex sees more.
 MAX_LINE = 2000
 #: Characters a web page or chat puts inside words and a reader never sees (soft hyphen, zero-width space, non-joiner and
