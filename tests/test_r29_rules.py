@@ -25,6 +25,10 @@ After fresh27 was judged blind and opened (each rule general; the texts below ar
    and not on CUDA's own 217 message (read as the error).
 6. The SIGBUS entry's multi-GPU job also reads DeepSpeed's launcher line "[launch.py:N:sigkill_handler]" and a text that
    says two or more GPUs; its "-7" also as "exits with return -7". "only ever sees one of the GPUs" is fewer GPUs seen.
+7. The cloud machines built on the 8-GPU HGX board (AWS p4d/p5, GCP a2/a3 -8g, Azure ND96) are NVSwitch hosts; a driver
+   change said to have broken the job is a trigger of the Fabric Manager version-mismatch entry (its user guide: Fabric
+   Manager must be upgraded with the driver to the same version), excluded where the text says no NVSwitch or names
+   GeForce cards. Eight SXM GPUs alone are not taken as NVSwitch (tried: it made two earlier cases worse).
 """
 
 from __future__ import annotations
@@ -150,3 +154,17 @@ def test_deepspeed_launcher_and_a_count_of_gpus_are_a_multi_gpu_job():
 
 def test_only_ever_sees_one_of_the_gpus():
     assert _facts("PyTorch only ever sees one of the GPUs in each task.")["host"]["symptom.gpus_missing"] is True
+
+
+def test_hgx_cloud_machines_are_nvswitch_hosts():
+    for t in ("Running on a p5.48xlarge", "on a P5 instance", "GCP a3-highgpu-8g VM", "Azure Standard_ND96asr_v4"):
+        assert _facts(t)["host"]["host.nvswitch_present"] is True, t
+    assert "host.nvswitch_present" not in _facts("on a p3.8xlarge with four V100").get("host", {})
+
+
+def test_a_driver_change_on_an_nvswitch_host_points_at_fabric_manager_too():
+    t = ("NCCL all_reduce hangs on our p5.48xlarge. Driver 535.161.08 works, after upgrading to driver 550.54.15 "
+         "it doesn't work anymore.")
+    assert "fabric_manager_version_mismatch" in {c for c, _ in explained(t)[:3]}
+    geforce = "NCCL all_reduce hangs on two RTX 4090. Driver 535 works, after upgrading to driver 550 it doesn't work anymore."
+    assert "fabric_manager_version_mismatch" not in {c for c, _ in explained(geforce)}

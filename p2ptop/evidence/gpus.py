@@ -89,6 +89,14 @@ def count_of(word: Optional[str]) -> Optional[int]:
 _ON_NVSWITCH_BOARD = re.compile(r"(?<![a-z0-9])(?:h20|b200|b300)(?![a-z0-9])")
 
 
+#: the cloud machines built on the 8-GPU HGX baseboard, whose GPUs meet in NVSwitch chips (NVIDIA's HGX A100/H100/H200
+#: data sheets; the providers' instance pages): AWS p4d/p4de/p5/p5e/p5en, GCP a2-highgpu-8g/a2-ultragpu-8g/a3-*-8g,
+#: Azure ND96* (ND A100 v4, ND H100 v5). Eight SXM GPUs alone are not taken as NVSwitch: a model may be named for its
+#: PCIe form too
+EIGHT_GPU_BOARD_MACHINE = re.compile(r"\bp4de?\.24xlarge\b|\bp5e?n?\.48xlarge\b|\bp(?:4de?|5(?:en?)?)\s+instances?\b|"
+                                     r"\ba2-(?:highgpu|ultragpu|megagpu)-8g\b|\ba3-(?:highgpu|megagpu|ultragpu)-8g\b|(?:\b|_)nd96\w*")
+
+
 def nvswitch_board_note(name: Optional[str]) -> Optional[str]:
     """Why a model means an NVSwitch host (H20, B200, B300 exist only on NVSwitch baseboards), None for other models:
     the summary of host.nvswitch_present where a reader takes it from the model alone."""

@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import re
 
-from .gpus import MODEL_IN_PROSE, classify, count_of, nvswitch_board_note
+from .gpus import EIGHT_GPU_BOARD_MACHINE, MODEL_IN_PROSE, classify, count_of, nvswitch_board_note
 from .nccl import BENIGN_WARN
 from .paste import Collector, Paste
 
@@ -1155,6 +1155,12 @@ def parse(c: Collector) -> bool:
             found = c.add("host", "host.nvswitch_present", True, ln(m.start()), severity="info") or found
         elif board:
             c.add("host", "host.nvswitch_present", True, model[1], severity="info", summary=board)
+        else:
+            # a cloud machine built on the 8-GPU HGX board: an NVSwitch host (gpus.EIGHT_GPU_BOARD_MACHINE)
+            machine = EIGHT_GPU_BOARD_MACHINE.search(low)
+            if machine:
+                c.add("host", "host.nvswitch_present", True, ln(machine.start()), severity="info",
+                      summary=f"{machine.group(0)} is built on the 8-GPU HGX baseboard, which joins its GPUs through NVSwitch chips")
     m = _first(c, _MIG)
     if m:
         found = c.add("host", "gpu.mig", True, ln(m.start())) or found
