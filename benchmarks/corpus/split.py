@@ -163,6 +163,13 @@ software), who reported a count only. One file was left out before the part was 
 thread. Judged once, blind, with a1440d3 (benchmarks/results/eval-diagnosis-fresh27-blind-a1440d3.txt), then opened.
 Assigned by collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh26/), one case
 per thread.
+
+fresh28/: a thirtieth part, collected on 2026-11-29 (ninth session) while fresh27/ was being opened and its rules
+written (the helpers never saw fresh27/ nor the rules), by four helpers kept apart by what they looked for (rare
+classes; descriptions; logs; threads in Chinese, which gave none), who reported a count only; the search budget ran out
+during the round. One file was left out before the part was judged, on scope alone: an AMD (RCCL) thread. Judged once,
+blind, with 6dc4abf (benchmarks/results/eval-diagnosis-fresh28-blind-6dc4abf.txt), then opened. Assigned by collection:
+every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh27/), one case per thread.
 """
 
 from __future__ import annotations
@@ -172,9 +179,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh27/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh28/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
