@@ -109,6 +109,7 @@ FACT_KEYS: dict[str, str] = {
     "symptom.fixed_by_p2p_disable": "True when the text says the job works with P2P disabled (NCCL_P2P_DISABLE=1)",
     "symptom.fixed_by_nvls_disable": "True when the text says the job works with NVLink SHARP disabled (NCCL_NVLS_ENABLE=0)",
     "symptom.fails_beyond_two_gpus": "True when the text says a run works on one or two GPUs and hangs or fails on more",
+    "symptom.fails_beyond_nine_gpus": "True when the text gives the host ten or more GPUs and says the job works on nine or fewer",
     "symptom.caused_by_env": "an NCCL variable's name (NCCL_P2P_USE_CUDA_MEMCPY ...): the text says the trouble comes when it is set, or went away when it was removed",
     "symptom.shm_exhausted": "True when the text says shared memory (/dev/shm) ran out or is full (共享内存不足)",
     "symptom.fixed_by_shm_increase": "True when the text says a larger /dev/shm (--shm-size, a bigger shm mount; 增大共享内存) was needed or fixed it",

@@ -29,6 +29,13 @@ After fresh27 was judged blind and opened (each rule general; the texts below ar
    change said to have broken the job is a trigger of the Fabric Manager version-mismatch entry (its user guide: Fabric
    Manager must be upgraded with the driver to the same version), excluded where the text says no NVSwitch or names
    GeForce cards. Eight SXM GPUs alone are not taken as NVSwitch (tried: it made two earlier cases worse).
+After fresh28 was judged blind and opened (fresh27's CNTK thread and fresh28's Legion thread say the same):
+8. A text that gives the host ten or more GPUs and says the job works on nine or fewer ("9 or fewer GPUs, the error does
+   not occur", "less than 10 instances, everything is fine") is symptom.fails_beyond_nine_gpus, the too-many-peers
+   entry's trigger (cudaDeviceEnablePeerAccess: each device supports at most eight peer connections). A model's digits
+   are no count of GPUs ("H20 GPU * 8" is eight, not twenty).
+9. A hang on MIG instances is a trigger of the MIG P2P entry where MIG is said (with_setup; the MIG user guide: no P2P or
+   CUDA IPC across GPU instances).
 """
 
 from __future__ import annotations
@@ -168,3 +175,26 @@ def test_a_driver_change_on_an_nvswitch_host_points_at_fabric_manager_too():
     assert "fabric_manager_version_mismatch" in {c for c, _ in explained(t)[:3]}
     geforce = "NCCL all_reduce hangs on two RTX 4090. Driver 535 works, after upgrading to driver 550 it doesn't work anymore."
     assert "fabric_manager_version_mismatch" not in {c for c, _ in explained(geforce)}
+
+
+def test_works_on_nine_fails_on_ten_is_the_peer_limit():
+    t = ("Our server has 12 GPUs. The job aborts when all of them are visible; with any 8 or fewer GPUs the error does "
+         "not occur.")
+    assert _facts(t)["host"]["symptom.fails_beyond_nine_gpus"] is True
+    assert explained(t)[0][0] == "too_many_peers"
+    # eight GPUs on the host: within the limit, no such fact
+    t8 = "Our server has 8 GPUs. The job hangs with all 8; with 4 or fewer GPUs everything is fine."
+    assert "symptom.fails_beyond_nine_gpus" not in _facts(t8).get("host", {})
+
+
+def test_a_models_digits_are_no_count():
+    from p2ptop.evidence.launch import gpus_said
+
+    assert gpus_said("a guest os with h20 gpu * 8") == 8
+    assert gpus_said("两张4090显卡") == 2
+    assert gpus_said("用8卡训练") == 8
+
+
+def test_a_hang_on_mig_instances():
+    t = "HPL hangs forever in its first step on an A100 MIG 7g.40gb instance inside docker."
+    assert "mig_p2p_unsupported" in {c for c, _ in explained(t)[:3]}

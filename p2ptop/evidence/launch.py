@@ -36,8 +36,10 @@ _COUNT = re.compile(
     r"(?<![\w.-])(\d{1,2}|one|a single|single|two|dual|three|four|quad|six|eight)\s*(?:x\s*)?(?:nvidia\s+)?(?:(?:" + _MODEL +
     r"\s+)?(?:gpus?|graphics cards?|cards?)\b|" + _MODEL + r"s\b)|"
     r"(?<![\w.])(\d{1,2})\s*[x×\*]\s*(?:nvidia\s+)?" + _MODEL + r"(?![\w])|"
-    r"(?<![\w])" + _MODEL + r"(?:\s*\d{1,3}\s*g(?:b|ib)?)?\s*[x×\*]\s*(\d{1,2})(?![\d.])|"
-    r"([一二两三四六八单双]|\d{1,2})\s*(?:张|块|个)?\s*(?:显卡|卡|gpu)", re.I)
+    r"(?<![\w])" + _MODEL + r"(?:\s+gpus?)?(?:\s*\d{1,3}\s*g(?:b|ib)?)?\s*[x×\*]\s*(\d{1,2})(?![\d.])|"
+    # (a model's digits are no count: "H20 GPU" is not "20 GPU")
+    r"([一二两三四六八单双]|(?<![A-Za-z0-9.])\d{1,2})\s*(?:张|块|个)?\s*(?:显卡|卡|gpu)|"
+    r"([一二两三四六八]|(?<![A-Za-z0-9.])\d{1,2})\s*(?:张|块)\s*(?:nvidia\s*)?" + _MODEL + r"\s*(?:显卡|卡|gpu)", re.I)
 _NOT_A_HOST_COUNT = re.compile(r"\s*(?:per|for each|each|in each|a)\s+(?:process|rank|worker|task|container|pod|job)\b|\s*/\s*(?:process|rank)\b|"
                                r"\s*每", re.I)  # "one GPU per process", "8 GPUs per node" count no host's GPUs (per node: they do)
 

@@ -59,6 +59,7 @@ from __future__ import annotations
 import re
 
 from .gpus import EIGHT_GPU_BOARD_MACHINE, MODEL_IN_PROSE, classify, count_of, nvswitch_board_note
+from .launch import gpus_said
 from .nccl import BENIGN_WARN
 from .paste import Collector, Paste
 
@@ -879,6 +880,30 @@ def _fails_beyond_two(low: str) -> "tuple[int, int, int] | None":
     return None
 
 
+#: a count of GPUs (or of the processes, ranks or instances a job puts one per GPU) that still works: "9 or fewer GPUs",
+#: "less than 10 instances" (9), "up to 8 GPUs"; and a clause that says the fault is absent ("the error does not occur")
+_FEWER_COUNT = _rx(r"(?:(?:less|fewer) th[ae]n\s+(\d{1,2})|(\d{1,2})\s+or\s+(?:fewer|less)|up to\s+(\d{1,2})|(\d{1,2}))\s+"
+                   r"(?:\w+\s+)?(?:gpus|devices|cards|instances|processes|ranks|workers)\b")
+_FAULT_ABSENT = _rx(r"\b(?:error|problem|issue|crash|hang|failure)s?\s+(?:does|did|do)\s*(?:not|n't)\s+(?:occur|happen|appear|show up|reproduce)\b")
+
+
+def _fails_beyond_nine(low: str) -> "tuple[int, int, int] | None":
+    """(offset, gpus that work, gpus the host has) where the text gives the host ten or more GPUs and says the job works
+    on nine or fewer: CUDA's limit of peers (cudaDeviceEnablePeerAccess: "each device can support a system-wide maximum
+    of eight peer connections", so nine GPUs are the most that all reach each other), or None."""
+    host = gpus_said(low)
+    if not host or host < 10:
+        return None
+    for m in _FEWER_COUNT.finditer(low):
+        n = int(m.group(1)) - 1 if m.group(1) else int(next(g for g in m.groups()[1:] if g))
+        if not 2 <= n <= 9:
+            continue
+        sentence = _sentence(low, m.start(), m.end())
+        if _FAULT_ABSENT.search(sentence) or (_RUN_OK.search(sentence) and not _RUN_BAD.search(sentence)):
+            return m.start(), n, host
+    return None
+
+
 def _sentence_span(low: str, start: int, end: int) -> tuple[int, int]:
     """Where the sentence (cut at . ! ? 。！？ and line ends, a version's dots kept) around low[start:end] begins and ends."""
     a = max(low.rfind("\n", 0, start), *(low.rfind(p, 0, start) for p in (". ", "! ", "? ", "。", "！", "？")))
@@ -1382,6 +1407,11 @@ def parse(c: Collector) -> bool:
                   and not _SAID_ABSENT.search(low[max(0, x.start() - 24):x.start()])), None)  # "we don't need to set ..."
         if m:
             found = c.add("host", key, True, ln(m.start()), summary=summary) or found
+    nine = _fails_beyond_nine(low)
+    if nine:
+        at, ok_n, host_n = nine
+        found = c.add("host", "symptom.fails_beyond_nine_gpus", True, ln(at),
+                      summary=f"the text says it works on {ok_n} GPUs and fails with all {host_n} (CUDA: at most eight peers per GPU)") or found
     beyond = _fails_beyond_two(low)
     if beyond:
         at, ok_n, bad_n = beyond

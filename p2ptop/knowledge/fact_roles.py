@@ -49,6 +49,7 @@ SYMPTOM_KEYS: dict[str, str] = {
     "symptom.caused_by_env": "the trouble comes with an NCCL variable set (said in words)",
     "symptom.fixed_by_nvls_disable": "the job works only with NVLink SHARP disabled (NCCL_NVLS_ENABLE=0)",
     "symptom.fails_beyond_two_gpus": "the job works on one or two GPUs and hangs or fails on more",
+    "symptom.fails_beyond_nine_gpus": "the job works on nine or fewer GPUs and fails on the host's ten or more",
     "symptom.gpus_missing": "fewer GPUs seen than the machine holds was described",
     "symptom.no_cuda_device": "CUDA or the framework sees no GPU at all (described)",
     "symptom.fails": "a failure was described (fails, does not work, not supported)",
