@@ -36,6 +36,12 @@ After fresh28 was judged blind and opened (fresh27's CNTK thread and fresh28's L
    are no count of GPUs ("H20 GPU * 8" is eight, not twenty).
 9. A hang on MIG instances is a trigger of the MIG P2P entry where MIG is said (with_setup; the MIG user guide: no P2P or
    CUDA IPC across GPU instances).
+From source probes, round 31 (node health checkers: Azure's NHC, gpud, AWS's and GCP's health checks):
+10. A checker's GPU count below the one it expects ("Expected to see 8 but found 7", "gpu count mismatch (found 7,
+    expected 8)", "expected=8, detected=7") is fewer GPUs seen; NVML's fabric state by name ("state=In Progress") is
+    gpu.fabric_state; "ACS is enabled on ..." / "acs enabled devices" is host.acs_redirect (not "if ACS is enabled"), and
+    ACS said on is a trace of P2P for the gate; gpud's "SXID %d(%s) detected on", its quoted "GPU lost" and "fabric
+    manager has nothing to do" reach their entries.
 """
 
 from __future__ import annotations
@@ -198,3 +204,33 @@ def test_a_models_digits_are_no_count():
 def test_a_hang_on_mig_instances():
     t = "HPL hangs forever in its first step on an A100 MIG 7g.40gb instance inside docker."
     assert "mig_p2p_unsupported" in {c for c, _ in explained(t)[:3]}
+
+
+# ---- 10. node health checkers ----------------------------------------------------------------------------------------
+
+def test_health_checks_count_fewer_gpus():
+    for t in ("ERROR:  nhc:  Health check failed:  check_gpu_count: Expected to see 8 but found 7. FaultCode: NHC2009",
+              "x nvidia gpu count mismatch (found 7, expected 8)",
+              "[FAIL] 0-nvidia-smi: GPU count mismatch: expected=8, detected=7 (severity: ISOLATE)"):
+        assert _facts(t)["host"]["symptom.gpus_missing"] is True, t
+    assert "symptom.gpus_missing" not in _facts("check_gpu_count: Expected to see 8 but found 8.").get("host", {})
+
+
+def test_fabric_state_by_name():
+    t = "NVIDIA GB200 with unhealthy fabric state: GPU GPU-8a2d4f61: state=In Progress"
+    assert _facts(t)["host"]["gpu.fabric_state"] == "IN_PROGRESS"
+
+
+def test_acs_said_enabled():
+    t = "host virt env is none, ACS is enabled on the following PCI devices: 0000:15:01.0, 0000:15:02.0 (needs to be disabled)"
+    assert _facts(t)["host"]["host.acs_redirect"] is True
+    assert "iommu_acs_p2p_broken" in {c for c, _ in explained(t)[:3]}
+    assert "host.acs_redirect" not in _facts("If ACS is enabled on the bridges, NCCL may hang.").get("host", {})
+
+
+def test_gpud_lines_reach_their_entries():
+    from .kbtools import answer
+
+    assert "nvlink/uncorrectable-nvlink-error" in {a[3] for a in answer(
+        '{"component":"accelerator-nvidia-error-sxid","reason":"SXID 20034(LTSSM Fault Up) detected on PCI:0000:89:00.0"}')}
+    assert "nvml/gpu-is-lost" in {a[3] for a in answer('{"component":"accelerator-nvidia-nvlink","reason":"GPU lost"}')}

@@ -604,11 +604,22 @@ _NO_CUDA_DEVICE_NOT_SAID = _rx(r"\b(?:between|to|across|among|from|with|over|thr
 _LMDEPLOY_CONFIG = re.compile(r"\bno valid parallel config: [^\n]*?\btp=(\d+)[^\n]*?\bavailable_devices=(\d+)")
 
 
+#: a node health check's count of GPUs against the one it expects (Azure's NHC check_gpu_count "Expected to see 8 but
+#: found 7", gpud's "nvidia gpu count mismatch (found 7, expected 8)", AWS's health check "GPU count mismatch: expected=8,
+#: detected=7"): fewer GPUs seen where the second is smaller
+_COUNT_CHECK = _rx(r"(?<![a-z0-9])gpu[_ ]count\b[^\n]{0,60}?\bexpected(?: to see)?\s*[=:]?\s*(\d{1,3})\b[^\n]{0,20}?\b(?:but )?(?:found|detected|got|saw|seen)\s*[=:]?\s*(\d{1,3})\b|"
+                   r"\bgpu count mismatch \(found (\d{1,3}), expected (\d{1,3})\)")
+
+
 def _gpus_missing(low: str) -> "re.Match | None":
     """The first place the text says fewer GPUs are seen than there are (None if it does not)."""
     m = _GPUS_MISSING.search(low)
     if m:
         return m
+    for m in _COUNT_CHECK.finditer(low) if "count" in low else ():
+        expected, found = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        if int(found) < int(expected):
+            return m
     m = _LMDEPLOY_CONFIG.search(low) if "no valid parallel config" in low else None
     if m and int(m.group(1)) > int(m.group(2)):
         return m
@@ -984,6 +995,12 @@ def _fixed_near(low: str, m: re.Match) -> bool:
     return bool(end and _FIX_NEXT.match(low, end.end()))
 
 
+#: ACS said to be on where GPUs sit ("ACS is enabled on the following PCI devices", a checker's "found some acs enabled
+#: devices (needs to be disabled)"): NCCL's troubleshooting asks for it off, since it redirects peer traffic up to the root
+#: complex; not in a condition or an instruction ("if ACS is enabled", "make sure ACS is enabled"), not of turning it on
+_ACS_SAID_ON = _rx(r"\bacs\s+(?:is|was|are|were)\s+(?:still\s+)?(?:enabled|turned on|on)\b|\bacs[- ]enabled\s+(?:devices|bridges|ports|switch\w*)\b|"
+                   r"\bacs\s*(?:是)?(?:开启|启用|打开)(?:的|了|状态)")
+_ACS_SAID_ON_NOT = _rx(r"(?:\bif|\bwhen|\bwhether|\bunless|\bmake sure|\bensure|\bcheck|如果|确保)\b[^.\n]{0,30}$")
 #: a change said to have FIXED the trouble says what was wrong when it was seen (as for the IOMMU above): ACS turned
 #: off -> ACS redirected peer traffic (NCCL troubleshooting, "PCI Access Control Services (ACS)"); the NVLink bridge
 #: reseated/replaced -> a link was down; Fabric Manager started/installed -> it was not running (its user guide: the
@@ -1283,6 +1300,13 @@ def parse(c: Collector) -> bool:
                 continue
             found = c.add("host", "p2p.read", "NOT_SUPPORTED", ln(m.start()), severity="problem",
                           summary="the text says P2P (peer access) is not supported between the GPUs") or found
+            break
+    if not c.has("host", "host.acs_redirect"):
+        for m in _ACS_SAID_ON.finditer(low):
+            if _ACS_SAID_ON_NOT.search(low[max(0, m.start() - 40):m.start()]):
+                continue
+            found = c.add("host", "host.acs_redirect", True, ln(m.start()), severity="problem",
+                          summary="the text says ACS is enabled (it redirects PCIe peer traffic up to the root complex)") or found
             break
     m = _MXNET_P2P.search(low)
     if m and int(m.group(1)) < int(m.group(2)) and not said_ok:

@@ -258,13 +258,24 @@ _NVLSM = re.compile(r"\bnvlsm\b", re.I)
 #: 2 in progress, 3 completed): UCX's "fabric_info: state=1 status=0" (uct/cuda/cuda_ipc/cuda_ipc_md.c), the DRA driver's
 #: "NVLink fabric not attached (device 0/GPU-...): state=1, refusing to start" (k8s-dra-driver-gpu compute-domain plugin)
 _NVML_FABRIC_STATE = re.compile(r"\bfabric\w*\b[^\n]{0,160}?\bstate\s*[=:]\s*([0-3])\b(?![.\d])", re.I)
+#: the same state by its name, as a health checker prints NVML's fabric info (gpud's "unhealthy fabric state: GPU ...:
+#: state=In Progress"; NVML's NVML_GPU_FABRIC_STATE_NOT_STARTED / IN_PROGRESS / COMPLETED)
+_NVML_FABRIC_STATE_NAMED = re.compile(r"\bfabric\w*\b[^\n]{0,240}?\bstate\s*=\s*(not started|in progress|completed)\b", re.I)
 _NVML_FABRIC_NAMES = {1: "NOT_STARTED", 2: "IN_PROGRESS", 3: "COMPLETED"}
 
 
 def parse_nvml_fabric_state(c: Collector) -> bool:
     """NVML's numeric fabric state printed by a library or plugin: gpu.fabric_state (and NVSwitches present) for 1-3."""
     for no in c.paste.select(("fabric",), context=0).numbers:
-        m = _NVML_FABRIC_STATE.search(c.paste.line(no))
+        line = c.paste.line(no)
+        m = _NVML_FABRIC_STATE.search(line)
+        named = _NVML_FABRIC_STATE_NAMED.search(line) if m is None else None
+        if named:
+            state = named.group(1).upper().replace(" ", "_")
+            c.add("host", "gpu.fabric_state", state, no, severity="ok" if state == "COMPLETED" else "problem",
+                  summary=f"NVML's fabric state {named.group(1)} in a health checker's line")
+            c.add("host", "host.nvswitch_present", True, no, severity="info")
+            return True
         if m and int(m.group(1)) in _NVML_FABRIC_NAMES:
             state = _NVML_FABRIC_NAMES[int(m.group(1))]
             c.add("host", "gpu.fabric_state", state, no, severity="ok" if state == "COMPLETED" else "problem",
