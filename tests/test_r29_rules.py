@@ -42,6 +42,12 @@ From source probes, round 31 (node health checkers: Azure's NHC, gpud, AWS's and
     gpu.fabric_state; "ACS is enabled on ..." / "acs enabled devices" is host.acs_redirect (not "if ACS is enabled"), and
     ACS said on is a trace of P2P for the gate; gpud's "SXID %d(%s) detected on", its quoted "GPU lost" and "fabric
     manager has nothing to do" reach their entries.
+From source probes, round 30 (transfer engines: Mooncake, NIXL, Triton's CUDA shared memory, UCCL, flux):
+11. "device N cannot p2p access device M" and "(device N) -> rank R (device M): canAccessPeer=0" are the pair's p2p.read;
+    "failed to open IPC handle" names cudaIpcOpenMemHandle as the failing call; CUDA's message followed by its own number
+    ("operation not supported(801)") is that CUDA error; Triton's "specifies invalid or unsupported gpu id" and UCCL's
+    "GPU index N out of range (visible devices: M)" are fewer GPUs seen; a name with cuda between underscores
+    (register_cuda_shared_memory) is a GPU word.
 """
 
 from __future__ import annotations
@@ -234,3 +240,33 @@ def test_gpud_lines_reach_their_entries():
     assert "nvlink/uncorrectable-nvlink-error" in {a[3] for a in answer(
         '{"component":"accelerator-nvidia-error-sxid","reason":"SXID 20034(LTSSM Fault Up) detected on PCI:0000:89:00.0"}')}
     assert "nvml/gpu-is-lost" in {a[3] for a in answer('{"component":"accelerator-nvidia-nvlink","reason":"GPU lost"}')}
+
+
+# ---- 11. transfer engines ----------------------------------------------------------------------------------------------
+
+def test_transfer_engines_say_the_peer_query_answered_no():
+    t = "E1129 10:14:02.318842 48211 nvlink_transport.cpp:607] NvlinkTransport: device 0 cannot p2p access device 1"
+    assert _facts(t)["pair:0-1"]["p2p.read"] == "NOT_SUPPORTED"
+    t = ("I1129 12:40:05.118230 60412 p2p_device_transport.cpp:602] [EP P2P] rank 0 (device 0) -> rank 2 (device 2): "
+         "canAccessPeer=0")
+    assert _facts(t)["pair:0-2"]["p2p.read"] == "NOT_SUPPORTED"
+
+
+def test_failed_to_open_ipc_handle_is_the_ipc_open_call():
+    t = ("W1129 12:40:05.131877 60412 p2p_device_transport.cpp:683] [EP P2P] rank 1 failed to open IPC handle for "
+         "rank 0: invalid device context")
+    assert _facts(t)["host"]["error.cuda_call"] == "cudaIpcOpenMemHandle"
+
+
+def test_cuda_message_with_its_number():
+    t = "Got bad cuda status: operation not supported(801) at: cudaIpcGetMemHandle(&handle, ptr)"
+    assert _facts(t)["host"]["error.cuda_code"] == 801
+    # a number that is not the message's own is no CUDA error
+    assert "error.cuda_code" not in _facts("cuda copy: operation not supported(3) in step 3").get("host", {})
+
+
+def test_serving_engines_name_a_gpu_they_cannot_see():
+    for t in ('E1129 model_lifecycle.cc:654] "failed to load \'llama_tp\' version 1: Invalid argument: instance group '
+              'llama_tp_0 of model llama_tp specifies invalid or unsupported gpu id 2."',
+              "[FATAL gpu-node-3 48211 Endpoint engine.cc:220] CHECK failed: GPU index 3 out of range (visible devices: 1)"):
+        assert _facts(t)["host"]["symptom.gpus_missing"] is True, t

@@ -47,6 +47,12 @@ _CALL_FAILED_NUMBER = re.compile(r"\bcu(?:da)?[a-z][a-z0-9_]{2,40}\s+(?:failed\s
                                  r"\s*[:=]?\s*(\d{1,3})\b(?![.:]\d)")
 
 
+#: CUDA's message with its number right after it, as programs print cudaGetErrorString(err) << "(" << err << ")"
+#: (ByteDance flux's CUDA_CHECK: "Got bad cuda status: operation not supported(801)"): the number names the error when
+#: the words before it are that number's own message in CUDA's table (so a generic message counts here too)
+_MESSAGE_THEN_NUMBER = re.compile(r"([a-z][a-z0-9 '/-]{2,120}?)\s?\((\d{1,3})\)")
+
+
 def _head(msg: str) -> list[str]:
     words = msg.lower().split()
     # a long message may be cut off or wrapped: its first five words name it
@@ -142,7 +148,16 @@ _PEER_UNAVAILABLE = re.compile(r"(?:array resides \((\d+)\) is different from th
                                r"Peer access is unavailable between these devices|"
                                # Open MPI's smcuda BTL (btl_smcuda_component.c, with btl_smcuda_cuda_ipc_verbose): the
                                # peer query for the two ranks' devices answered 0, so no CUDA IPC between them
-                               r"mydev=(\d+), peerrank=\d+, peerdev=(\d+) --> ACCESS=0\b|Not sending GPU IPC ACK, no P2P support", re.I)
+                               r"mydev=(\d+), peerrank=\d+, peerdev=(\d+) --> ACCESS=0\b|Not sending GPU IPC ACK, no P2P support|"
+                               # Mooncake's transfer engine (nvlink_transport.cpp, intranode_nvlink_transport.cpp):
+                               # "NvlinkTransport: device 0 cannot p2p access device 1" after cudaDeviceCanAccessPeer
+                               r"\bdevice (\d+) cannot p2p access device (\d+)|"
+                               # the query's own name and answer printed as a pair ("(device 0) -> rank 1 (device 1):
+                               # canAccessPeer=0", Mooncake's EP transport)
+                               r"\(device (\d+)\) -> rank \d+ \(device (\d+)\): canAccessPeer\s*=\s*0\b", re.I)
+#: a library's own words for a failed cudaIpcOpenMemHandle ("failed to open IPC handle for rank 0: invalid device context",
+#: Mooncake's EP transport; "Failed to open CUDA IPC handle", "unable to open ipc mem handle"): the error is that call's
+_IPC_OPEN_WORDS = re.compile(r"\b(?:fail(?:ed|s|ure)?|unable|could not|cannot|can't)\s+(?:to\s+)?open(?:ing)?\s+(?:the\s+|a\s+)?(?:cuda\s+)?ipc\s+(?:mem(?:ory)?\s+)?handle", re.I)
 #: PyTorch's frames that open another process's CUDA memory: torch.multiprocessing's rebuild_cuda_tensor and
 #: UntypedStorage._new_shared_cuda, which reach cudaIpcOpenMemHandle (CUDACachingAllocator getIpcDevPtr); a CUDA error
 #: under them is that call's
@@ -164,6 +179,8 @@ def _cuda_call(c: Collector, line: int) -> Optional[tuple[str, int]]:
                 return m.group(1), no
         if no > line and not p.line(no).strip():
             break  # a blank line ends the trace
+    if _IPC_OPEN_WORDS.search(p.line(line)):
+        return "cudaIpcOpenMemHandle", line
     # Python prints the frames BEFORE the error: the innermost ones just above it that open CUDA IPC memory
     for no in range(line - 1, max(0, line - CALL_FRAMES), -1):
         if _IPC_OPEN_FRAMES.search(p.line(no)):
@@ -212,6 +229,14 @@ def parse(c: Collector) -> bool:
         n = next(n for n, _r, _d, msg in CUDA_ERRORS if msg == m.group(1))
         _add_cuda(c, n, v.line_of(m.start()), found_cuda)
         found = True
+    for no in p.select(("(",), context=0).numbers if "cuda" in p.text.lower() else ():
+        line = p.line(no).lower()
+        for m in _MESSAGE_THEN_NUMBER.finditer(line):
+            n = int(m.group(2))
+            own = CUDA_BY_NUMBER.get(n)
+            if own and m.group(1).endswith(own[2].lower()) and n not in found_cuda:
+                _add_cuda(c, n, no, found_cuda)
+                found = True
     # numbers: beside CUDA's words, or as a driver call's return value
     for v, rx in ((v, _CUDA_NUMBER), (p.select((" return value",), context=0), _DRIVER_RETURN_VALUE),
                   (p.select((" failed with ", " returned", " failed:"), context=0), _CALL_FAILED_NUMBER)):
@@ -259,11 +284,12 @@ def parse(c: Collector) -> bool:
               summary="compute-sanitizer: a kernel accessed memory it may not (" + m.group(1) + ")")
         c.tool("compute-sanitizer", ln)
         found = True
-    v = p.select(("peer access is unavailable", "access=0", "no p2p support"), context=0)
+    v = p.select(("peer access is unavailable", "access=0", "no p2p support", "cannot p2p access", "canaccesspeer"), context=0)
     m = _PEER_UNAVAILABLE.search(v.text)
     if m:
         ln = v.line_of(m.start())
-        a, b = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        pairs = [g for g in (m.group(1, 2), m.group(3, 4), m.group(5, 6), m.group(7, 8)) if g[0]]
+        a, b = pairs[0] if pairs else (None, None)
         subj = pair_subject(min(int(a), int(b)), max(int(a), int(b))) if a and b and a != b else "host"
         c.add(subj, "p2p.read", "NOT_SUPPORTED", ln, severity="problem",
               summary="the framework says CUDA's peer-access query answers no (peer access unavailable)")

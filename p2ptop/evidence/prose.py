@@ -545,6 +545,10 @@ _GPUS_MISSING = _rx(
     r"\btensor list cannot be larger than the number ?of available gpus\b|\battempting to start raylet with \d+ gpus?, but cuda_visible_devices contains\b|"
     r"\binvalid visible device index\b|\bsome requested devices in `?tf\.distribute\.strategy`? are not visible to tensorflow\b|"
     r"\bcan't find your gpus \S+ in cuda_visible_devices\b|"
+    # Triton's model config check (core model_config_utils.cc: "instance group %s of model %s specifies invalid or
+    # unsupported gpu id %d. GPUs with at least the minimum required CUDA compute compatibility of %f are: ..."), UCCL's
+    # P2P engine (p2p/engine.cc: "GPU index %d out of range (visible devices: %d)")
+    r"\bspecifies invalid or unsupported gpu id \d+\b|\bgpu index \d+ out of range \(visible devices: \d+\)|"
     # Slurm (src/common/gres.c, node_config_validate / _validate_job_gres_cnt): a node reporting fewer GPUs than gres.conf
     # names ("gres/gpu count too low (6 < 8)", "gres/gpu count reported lower than configured", "gpu:h100 count too low",
     # "gres/gpu count mismatch on node")
