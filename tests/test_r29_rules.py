@@ -48,6 +48,12 @@ From source probes, round 30 (transfer engines: Mooncake, NIXL, Triton's CUDA sh
     ("operation not supported(801)") is that CUDA error; Triton's "specifies invalid or unsupported gpu id" and UCCL's
     "GPU index N out of range (visible devices: M)" are fewer GPUs seen; a name with cuda between underscores
     (register_cuda_shared_memory) is a GPU word.
+From source probes, round 32 (LightLLM, BytePS, MegEngine, OneFlow, InternEvo, Xinference):
+12. MegEngine's "P2P copy (a => b) check failed; consider disabling Access Control Services" reaches the IOMMU/ACS entry;
+    its "request gpuN out of valid range [0, M)" and Xinference's "cannot use the GPUs with these indexes" / "Requested GPUs
+    exceed the number of available devices" are fewer GPUs seen; OneFlow's "Can't construct placement with "cuda" type
+    because there is no device" and Xinference's "n_gpu ... not greater than the number of GPUs: 0" are no device; a
+    shared-memory call's "No space left on device" is /dev/shm running out; BytePS is a GPU word.
 """
 
 from __future__ import annotations
@@ -270,3 +276,19 @@ def test_serving_engines_name_a_gpu_they_cannot_see():
               'llama_tp_0 of model llama_tp specifies invalid or unsupported gpu id 2."',
               "[FATAL gpu-node-3 48211 Endpoint engine.cc:220] CHECK failed: GPU index 3 out of range (visible devices: 1)"):
         assert _facts(t)["host"]["symptom.gpus_missing"] is True, t
+
+
+# ---- 12. more frameworks' own checks ---------------------------------------------------------------------------------
+
+def test_frameworks_own_checks():
+    t = ("RuntimeError: P2P copy (0 => 1) check failed; consider disabling Access Control Services(ACS) for the PCI "
+         "device")
+    assert "iommu_acs_p2p_broken" in {c for c, _ in explained(t)[:3]}
+    for t in ("extra message: request gpu2 out of valid range [0, 2)",
+              "Worker 0.0.0.0:38711 cannot use the GPUs with these indexes: [2, 3]. Worker can only see these GPUs: [0, 1].",
+              "RuntimeError: Failed to launch model, detail: Requested GPUs exceed the number of available devices"):
+        assert _facts(t)["host"]["symptom.gpus_missing"] is True, t
+    t = 'oneflow._oneflow_internal.exception.RuntimeError: Error: Can\'t construct placement with "cuda" type because there is no device!'
+    assert _facts(t)["host"]["symptom.no_cuda_device"] is True
+    t = "[F byteps/common/shared_memory.cc:36] Check failed: (ftruncate(shm_fd, size)) >= (0) No space left on device"
+    assert _facts(t)["host"]["symptom.shm_exhausted"] is True

@@ -415,7 +415,10 @@ _SHM_OUT = _rx(r"\b(?:ran|runs?|running|run)\s+out\s+of\s+(?:the\s+)?(?:shared[-
                # too little of it (PyTorch's DataLoader on a worker's SIGBUS: "This might be caused by insufficient shared
                # memory (shm)", torch/utils/data/_utils/signal_handling.py; a typo of "memory" still reads)
                r"\b(?:insufficient|not enough|too little|lack of)\s+(?:the\s+)?(?:shared[- ]mem\w*|shm\b|/dev/shm)|"
-               r"共享内存\s*(?:资源|空间)?\s*(?:不足|不够|耗尽|用完|满了|已满|爆了)")
+               r"共享内存\s*(?:资源|空间)?\s*(?:不足|不够|耗尽|用完|满了|已满|爆了)|"
+               # a shared-memory call that ran out of room, on one line (BytePS's shared_memory.cc: "Check failed:
+               # (ftruncate(shm_fd, size)) >= (0) No space left on device"; a path under /dev/shm)
+               r"(?:shared_memory|shm_open|shm_fd|/dev/shm/)[^\n]{0,120}?\bno space left on device\b")
 #: the needed change said outright: "had to", "fixed by", "after ...", "works", "solved"
 _SHM_FIX_WORDS = _rx(r"\bhad to\b|\bneed(?:ed)? to\b|\bfix\w*|\bsolv\w*|\bresolv\w*|\bworks?\b|\bworked\b|\bhelp(?:s|ed)?\b|\bafter\b|"
                      r"went away|goes away|解决|正常|就好|之后|后")
@@ -549,6 +552,10 @@ _GPUS_MISSING = _rx(
     # unsupported gpu id %d. GPUs with at least the minimum required CUDA compute compatibility of %f are: ..."), UCCL's
     # P2P engine (p2p/engine.cc: "GPU index %d out of range (visible devices: %d)")
     r"\bspecifies invalid or unsupported gpu id \d+\b|\bgpu index \d+ out of range \(visible devices: \d+\)|"
+    # MegEngine (comp_node.cpp: "request gpu%d out of valid range [0, %d)"), Xinference's worker (core/worker.py: "cannot use
+    # the GPUs with these indexes: ... can only see these GPUs", "Requested GPUs exceed the number of available devices")
+    r"\brequest gpu\d+ out of valid range \[0, \d+\)|\bcannot use the gpus with these indexes\b|"
+    r"\brequested gpus exceed the number of available devices\b|"
     # Slurm (src/common/gres.c, node_config_validate / _validate_job_gres_cnt): a node reporting fewer GPUs than gres.conf
     # names ("gres/gpu count too low (6 < 8)", "gres/gpu count reported lower than configured", "gpu:h100 count too low",
     # "gres/gpu count mismatch on node")
@@ -574,6 +581,11 @@ _COUNT_SHORT = _rx(r"\bonly\b|\bbut\b|\binstead\b|\balthough\b|\beven though\b|\
 #: visible, 100; the driver older than the runtime, 35; on NVSwitch systems the fabric not initialised by Fabric
 #: Manager, 802): entries of those causes answer it. Fewer GPUs than installed is symptom.gpus_missing, not this.
 _NO_CUDA_DEVICE = _rx(
+    # OneFlow (placement_symbol.cpp: "Can't construct placement with \"cuda\" type because there is no device!"),
+    # Xinference's worker (core/worker.py: "`n_gpu` must be greater than 0 and not greater than the number of GPUs: 0 on
+    # the machine")
+    r"\bcan't construct placement with \W?cuda\W? type because there is no device\b|"
+    r"\bmust be greater than 0 and not greater than the number of gpus: 0 on the machine\b|"
     r"\bis_available\(\)\W{0,3}\s*(?:(?:always|still|only)\s+)?(?:returns?|returned|returning|is|was|gives?|gave|prints?|printed|outputs?|shows?|=+|->|:|返回(?:的是|值为|值是)?|为|是|显示)\s*:?\s*[`'\"]?false\b|"
     r"\b(?:cuda\.|torch\.cuda\.)device_count\(\)\W{0,3}\s*(?:(?:always|still)\s+)?(?:returns?|returned|is|was|=+|gives?|gave|prints?|printed|shows?|->|:|返回|为|是)\s*:?\s*[`'\"]?0\b(?!\.\d)|"
     r"\bnum gpus available:?\s*0\b|\blist_physical_devices\(\W*gpu\W*\)\W{0,3}\s*(?:returns?|returned|is|gives?|gave|shows?|->|:)?\s*(?:an\s+)?(?:\[\]|empty)|"
