@@ -1,0 +1,117 @@
+"""What programs print when a process sees fewer GPUs than it was given, or none: the frameworks' and tools' own checks
+(Lightning, TGI, exllamav2, vLLM, PyTorch, Ray, TensorFlow, Paddle, Triton, UCCL, MegEngine, Xinference, Slurm, LMDeploy,
+OneFlow, ollama, JAX, DeepSpeed, node health checkers), each pattern written from its source's format string.
+
+``parse(c)`` adds ``symptom.gpus_missing`` (fewer GPUs seen than asked for or installed) or, failing that,
+``symptom.no_cuda_device`` (none seen), on the first line that says so. They are messages, not sentences: no negation or
+condition is looked for around them (the prose reader's words for the same symptoms are in prose.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .paste import Collector
+
+#: more GPUs asked for than the process sees, in the programs' own words (lower-cased text)
+FEWER_GPUS = re.compile(
+    # frameworks' own checks that more GPUs were asked for than the process sees: Lightning (fabric/utilities/
+    # device_parser.py "You requested gpu: [..]\n But your machine only has: [..]"; fabric/accelerators/cuda.py "You
+    # requested to find %d devices but this machine only has %d GPUs"), TGI (launcher "`sharded` is true but only found %d
+    # CUDA devices"; server utils/dist.py assert "Each process is one gpu"), exllamav2 (model_init.py "Too many entries in
+    # gpu_split. %d CUDA devices are available")
+    r"\byou requested gpus?:?\s*\[[^\]\n]*\]\s*but your machine only has\b|"
+    r"\brequested to find \d+ devices but this machine only has \d+ gpus\b|"
+    r"\bbut only found \d+ cuda devices\b|\bassertionerror: each process is one gpu\b|"
+    r"\btoo many entries in gpu_split\. \d+ cuda devices are available\b|"
+    # vLLM (v1/executor/ray_utils.py: "The number of required GPUs exceeds the total number of available GPUs in the placement
+    # group", "Tensor parallel size may exceed available GPUs"; v1/worker/gpu_worker.py "DP adjusted local rank %d is out of
+    # bounds for %d devices") and PyTorch (elastic local_elastic_agent.py "local_rank %d exceeds available GPUs in
+    # CUDA_VISIBLE_DEVICES"; distributed_c10d.py "device_id cuda:%d is out of range. Please use a device index less than the
+    # number of accelerators available")
+    r"\bthe number of required gpus exceeds the total number of available gpus\b|\btensor parallel size may exceed available gpus\b|"
+    r"\bdp adjusted local rank \d+ is out of bounds for \d+ devices\b|\blocal_rank \d+ exceeds available gpus in cuda_visible_devices\b|"
+    r"\bdevice_id \S+ is out of range\. please use a device index less than the number of accelerators available\b|"
+    # Ray (util/collective nccl_collective_group.py "Tensor list cannot be larger than the numberof available GPUs"; the
+    # raylet's "Attempting to start raylet with %d GPU, but CUDA_VISIBLE_DEVICES contains"), TensorFlow (eager/context.py
+    # "Invalid visible device index"; tf.distribute "Some requested devices ... are not visible to TensorFlow"), Paddle
+    # (distributed/fleet/launch_utils.py "Can't find your gpus %s in CUDA_VISIBLE_DEVICES")
+    r"\btensor list cannot be larger than the number ?of available gpus\b|\battempting to start raylet with \d+ gpus?, but cuda_visible_devices contains\b|"
+    r"\binvalid visible device index\b|\bsome requested devices in `?tf\.distribute\.strategy`? are not visible to tensorflow\b|"
+    r"\bcan't find your gpus \S+ in cuda_visible_devices\b|"
+    # Triton's model config check (core model_config_utils.cc: "instance group %s of model %s specifies invalid or
+    # unsupported gpu id %d. GPUs with at least the minimum required CUDA compute compatibility of %f are: ..."), UCCL's
+    # P2P engine (p2p/engine.cc: "GPU index %d out of range (visible devices: %d)")
+    r"\bspecifies invalid or unsupported gpu id \d+\b|\bgpu index \d+ out of range \(visible devices: \d+\)|"
+    # MegEngine (comp_node.cpp: "request gpu%d out of valid range [0, %d)"), Xinference's worker (core/worker.py: "cannot use
+    # the GPUs with these indexes: ... can only see these GPUs", "Requested GPUs exceed the number of available devices")
+    r"\brequest gpu\d+ out of valid range \[0, \d+\)|\bcannot use the gpus with these indexes\b|"
+    r"\brequested gpus exceed the number of available devices\b|"
+    # Slurm (src/common/gres.c, node_config_validate / _validate_job_gres_cnt): a node reporting fewer GPUs than gres.conf
+    # names ("gres/gpu count too low (6 < 8)", "gres/gpu count reported lower than configured", "gpu:h100 count too low",
+    # "gres/gpu count mismatch on node")
+    r"\bgres/gpu count (?:too low|reported lower than configured|mismatch on node)\b|\bgpu:\w+ count too low \(\d+ < \d+\)", re.ASCII)
+#: no GPU at all, in the programs' own words (lower-cased text)
+NO_DEVICE = re.compile(
+    # OneFlow (placement_symbol.cpp: "Can't construct placement with \"cuda\" type because there is no device!"),
+    # Xinference's worker (core/worker.py: "`n_gpu` must be greater than 0 and not greater than the number of GPUs: 0 on
+    # the machine")
+    r"\bcan't construct placement with \W?cuda\W? type because there is no device\b|"
+    r"\bmust be greater than 0 and not greater than the number of gpus: 0 on the machine\b|"
+    # Lightning (fabric/utilities/device_parser.py, fabric/accelerators/cuda.py, the accelerator connector) and ollama's
+    # GPU discovery (discover/gpu.go, cuInit's CUDA_ERROR_NO_DEVICE)
+    r"\bgpus requested but none are available\b|\bthere are no visible cuda devices on this machine\b|"
+    r"\bcudaaccelerator\W{0,2} can not run on your system since the accelerator is not available\b|"
+    r"\bno nvidia devices detected by library\b|"
+    # JAX (_src/xla_bridge.py "Unknown backend: 'gpu' requested, but no platforms that are instances of gpu are present"),
+    # Ray (experimental/channel/nccl_group.py "NCCL actor has no GPUs assigned"; RLlib "Found 0 GPUs on your machine")
+    r"\bunknown backend: \W{0,2}gpu\W{0,2} requested, but no platforms that are instances of gpu are present\b|"
+    r"\bnccl actor has no gpus assigned\b|\bfound 0 gpus on your machine\b|"
+    # DeepSpeed's launcher when its accelerator counts no device (deepspeed/launcher/runner.py)
+    r"\bunable to proceed, no gpu resources available\b", re.ASCII)
+#: a node health check's count of GPUs against the one it expects (Azure's NHC check_gpu_count "Expected to see 8 but
+#: found 7", gpud's "nvidia gpu count mismatch (found 7, expected 8)", AWS's health check "GPU count mismatch: expected=8,
+#: detected=7"): fewer GPUs seen where the second is smaller
+COUNT_CHECK = re.compile(r"(?<![a-z0-9])gpu[_ ]count\b[^\n]{0,60}?\bexpected(?: to see)?\s*[=:]?\s*(\d{1,3})\b[^\n]{0,20}?\b(?:but )?(?:found|detected|got|saw|seen)\s*[=:]?\s*(\d{1,3})\b|"
+                         r"\bgpu count mismatch \(found (\d{1,3}), expected (\d{1,3})\)", re.ASCII)
+#: LMDeploy's TurboMind (lmdeploy/turbomind/parallel_config.py): "no valid parallel config: dp=1, tp=2, ...,
+#: available_devices=1", where available_devices is torch.cuda.device_count() times the nodes: fewer GPUs visible than tp
+#: asks where tp exceeds it
+LMDEPLOY_CONFIG = re.compile(r"\bno valid parallel config: [^\n]*?\btp=(\d+)[^\n]*?\bavailable_devices=(\d+)")
+
+
+def _fewer(low: str) -> "re.Match | None":
+    m = FEWER_GPUS.search(low)
+    if m:
+        return m
+    for m in COUNT_CHECK.finditer(low) if "count" in low else ():
+        expected, found = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        if int(found) < int(expected):
+            return m
+    m = LMDEPLOY_CONFIG.search(low) if "no valid parallel config" in low else None
+    if m and int(m.group(1)) > int(m.group(2)):
+        return m
+    return None
+
+
+#: the part of a long paste read (as prose reads it: the messages stand at the end of a job's output, or are quoted
+#: around it)
+HEAD, TAIL = 96_000, 32_000
+
+
+def parse(c: Collector) -> bool:
+    view = c.paste.sample(HEAD, TAIL)
+    low = view.text.lower()
+    m = _fewer(low)
+    if m:
+        line = view.line_of(m.start())
+        c.add("host", "symptom.gpus_missing", True, line, severity="problem",
+              summary="the program says it sees fewer GPUs than it was asked to use or the machine holds")
+        return True
+    m = NO_DEVICE.search(low)
+    if m:
+        line = view.line_of(m.start())
+        c.add("host", "symptom.no_cuda_device", True, line, severity="problem",
+              summary="the program says it sees no GPU")
+        return True
+    return False
