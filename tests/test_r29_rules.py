@@ -54,6 +54,16 @@ From source probes, round 32 (LightLLM, BytePS, MegEngine, OneFlow, InternEvo, X
     exceed the number of available devices" are fewer GPUs seen; OneFlow's "Can't construct placement with "cuda" type
     because there is no device" and Xinference's "n_gpu ... not greater than the number of GPUs: 0" are no device; a
     shared-memory call's "No space left on device" is /dev/shm running out; BytePS is a GPU word.
+The programs' own "fewer GPUs" / "no GPU" messages live in evidence/checks.py (a review moved them out of prose's words).
+From source probes, rounds 33 and 34 (NVIDIA's node utilities; Rust and Go CUDA bindings):
+13. nvidia-persistenced's "Failed to query NVIDIA devices" / "Unable to find any NVIDIA devices", modprobe-utils' "no
+    NVIDIA devices found" and cudarc's "Unable to dynamically load the "cuda" shared library" are no device; NVML's init
+    failure as Go prints it ("Unable to initialize NVML: Driver Not Loaded", ERROR_LIBRARY_NOT_FOUND) and nvidia-settings'
+    "ERROR: NVIDIA driver is not loaded" reach the no-device entry, its cgroup refusal the container NVML entry;
+    persistenced's "the NVLink fabric is not ready: 0x81" is gpu.fabric_state NOT_STARTED; mistral.rs's "CUDA peer access
+    unavailable from cuda:0 to cuda:1" is the pair's p2p.read, its missing ordinal and rank/ordinal mismatch fewer GPUs;
+    "libcuda.so: undefined symbol: cuXxx" and "built with CUDA 12.8, but the NVIDIA driver supports CUDA 12.2" are a
+    driver too old.
 """
 
 from __future__ import annotations
@@ -292,3 +302,24 @@ def test_frameworks_own_checks():
     assert _facts(t)["host"]["symptom.no_cuda_device"] is True
     t = "[F byteps/common/shared_memory.cc:36] Check failed: (ftruncate(shm_fd, size)) >= (0) No space left on device"
     assert _facts(t)["host"]["symptom.shm_exhausted"] is True
+
+
+# ---- 13. node utilities and Rust bindings ----------------------------------------------------------------------------
+
+def test_node_utilities_and_bindings():
+    for t in ("Nov 29 02:41:07 gpu-node-07 nvidia-persistenced: Failed to query NVIDIA devices. Please ensure that the "
+              "NVIDIA device files (/dev/nvidia*) exist, and that user 0 has read and write permissions for those files.",
+              'thread \'main\' panicked at src/lib.rs:161:5:\nUnable to dynamically load the "cuda" shared library - '
+              'searched for library names: ["libcuda.so"]'):
+        assert _facts(t)["host"]["symptom.no_cuda_device"] is True, t
+    t = "2026/11/29 02:41:07 Unable to initialize NVML: Driver Not Loaded"
+    assert explained(t)[0][0] == "device_not_visible"
+    t = ("Nov 29 02:42:01 hgx-h100-04 nvidia-persistenced: device 0000:18:00.0 - Could not Enable UVM Persistence mode "
+         "becausethe NVLink fabric is not ready: 0x81")
+    assert _facts(t)["host"]["gpu.fabric_state"] == "NOT_STARTED"
+    t = ("2026-08-23T09:14:02Z  WARN mistralrs_core::device_map::peer: CUDA peer access unavailable from cuda:0 to "
+         "cuda:1; staging cross-GPU layer transfers through CPU.")
+    assert _facts(t)["pair:0-1"]["p2p.read"] == "NOT_SUPPORTED"
+    t = ('Expected symbol in library: DlSym { desc: "/usr/lib/x86_64-linux-gnu/libcuda.so: undefined symbol: '
+         'cuDeviceGetDevResource" }')
+    assert explained(t)[0][0] == "driver_too_old_for_cuda"

@@ -15,6 +15,9 @@ from .paste import Collector
 
 #: more GPUs asked for than the process sees, in the programs' own words (lower-cased text)
 FEWER_GPUS = re.compile(
+    # mistral.rs (device_map: "Could not find cuda device with ordinal %d"; distributed: "NCCL rank %d must match device
+    # ordinal, but device ordinal is %d. Ensure GPUs are visible in the correct order")
+    r"\bcould not find cuda device with ordinal \d+\b|\bnccl rank \d+ must match device ordinal, but device ordinal is \d+\b|"
     # frameworks' own checks that more GPUs were asked for than the process sees: Lightning (fabric/utilities/
     # device_parser.py "You requested gpu: [..]\n But your machine only has: [..]"; fabric/accelerators/cuda.py "You
     # requested to find %d devices but this machine only has %d GPUs"), TGI (launcher "`sharded` is true but only found %d
@@ -53,6 +56,11 @@ FEWER_GPUS = re.compile(
     r"\bgres/gpu count (?:too low|reported lower than configured|mismatch on node)\b|\bgpu:\w+ count too low \(\d+ < \d+\)", re.ASCII)
 #: no GPU at all, in the programs' own words (lower-cased text)
 NO_DEVICE = re.compile(
+    # nvidia-persistenced (its syslog: "Failed to query NVIDIA devices. Please ensure that the NVIDIA device files
+    # (/dev/nvidia*) exist", "Unable to find any NVIDIA devices"), modprobe-utils ("NVIDIA: no NVIDIA devices found"),
+    # cudarc ("Unable to dynamically load the \"cuda\" shared library": no libcuda in the process)
+    r"\bfailed to query nvidia devices\. please ensure that the nvidia device files\b|\bunable to find any nvidia devices\b|"
+    r"\bnvidia: no nvidia devices found\b|\bunable to dynamically load the \W?cuda\W? shared library\b|"
     # OneFlow (placement_symbol.cpp: "Can't construct placement with \"cuda\" type because there is no device!"),
     # Xinference's worker (core/worker.py: "`n_gpu` must be greater than 0 and not greater than the number of GPUs: 0 on
     # the machine")

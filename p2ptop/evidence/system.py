@@ -265,9 +265,15 @@ _NVML_FABRIC_NAMES = {1: "NOT_STARTED", 2: "IN_PROGRESS", 3: "COMPLETED"}
 
 
 def parse_nvml_fabric_state(c: Collector) -> bool:
-    """NVML's numeric fabric state printed by a library or plugin: gpu.fabric_state (and NVSwitches present) for 1-3."""
+    """NVML's numeric fabric state printed by a library or plugin: gpu.fabric_state (and NVSwitches present) for 1-3;
+    the driver's NV_ERR_NVLINK_FABRIC_NOT_READY as nvidia-persistenced words it ("the NVLink fabric is not ready: 0x81")."""
     for no in c.paste.select(("fabric",), context=0).numbers:
         line = c.paste.line(no)
+        if "NVLink fabric is not ready" in line:
+            c.add("host", "gpu.fabric_state", "NOT_STARTED", no, severity="problem",
+                  summary="the driver says the NVLink fabric is not ready (NV_ERR_NVLINK_FABRIC_NOT_READY)")
+            c.add("host", "host.nvswitch_present", True, no, severity="info")
+            return True
         m = _NVML_FABRIC_STATE.search(line)
         named = _NVML_FABRIC_STATE_NAMED.search(line) if m is None else None
         if named:
