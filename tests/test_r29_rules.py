@@ -64,6 +64,11 @@ From source probes, rounds 33 and 34 (NVIDIA's node utilities; Rust and Go CUDA 
     unavailable from cuda:0 to cuda:1" is the pair's p2p.read, its missing ordinal and rank/ordinal mismatch fewer GPUs;
     "libcuda.so: undefined symbol: cuXxx" and "built with CUDA 12.8, but the NVIDIA driver supports CUDA 12.2" are a
     driver too old.
+From source probes, rounds 35 and 36 (RAPIDS; GPU passthrough managers, whose configuration refusals stay known gaps):
+14. UCX's "pidfd_open(N) failed: No such process" (cuda_ipc_cache.c) reaches the pidfd CUDA-IPC entry; UCX's POSIX
+    transport's "Not enough memory to write total of N bytes. Please check that /dev/shm" is /dev/shm running out;
+    dask-cuda's "Can not scale beyond visible devices", "Invalid device index or UUID", "Cannot get CPU affinity for device
+    with index N" and its CUDA_VISIBLE_DEVICES format refusal are fewer GPUs seen.
 """
 
 from __future__ import annotations
@@ -323,3 +328,15 @@ def test_node_utilities_and_bindings():
     t = ('Expected symbol in library: DlSym { desc: "/usr/lib/x86_64-linux-gnu/libcuda.so: undefined symbol: '
          'cuDeviceGetDevResource" }')
     assert explained(t)[0][0] == "driver_too_old_for_cuda"
+
+
+# ---- 14. RAPIDS --------------------------------------------------------------------------------------------------------
+
+def test_rapids_stack():
+    t = "[1741685310.773014] [trainer-2:88   :0]  cuda_ipc_cache.c:487  UCX  ERROR pidfd_open(91) failed: No such process"
+    assert explained(t)[0][0] == "cuda_ipc_cross_boundary"
+    t = ("[1741687001.300415] [dask-worker-0:61   :0]        mm_posix.c:206  UCX  ERROR Not enough memory to write total of "
+         "134217728 bytes. Please check that /dev/shm or the directory you specified has more available memory.")
+    assert _facts(t)["host"]["symptom.shm_exhausted"] is True
+    t = "ValueError: ('Can not scale beyond visible devices', [0, 1])"
+    assert _facts(t)["host"]["symptom.gpus_missing"] is True

@@ -18,6 +18,11 @@ FEWER_GPUS = re.compile(
     # mistral.rs (device_map: "Could not find cuda device with ordinal %d"; distributed: "NCCL rank %d must match device
     # ordinal, but device ordinal is %d. Ensure GPUs are visible in the correct order")
     r"\bcould not find cuda device with ordinal \d+\b|\bnccl rank \d+ must match device ordinal, but device ordinal is \d+\b|"
+    # dask-cuda (local_cuda_cluster.py "Can not scale beyond visible devices"; utils.py "Invalid device index or UUID: %s",
+    # "Cannot get CPU affinity for device with index %d", "Devices in CUDA_VISIBLE_DEVICES must be comma-separated
+    # integers or strings beginning with 'GPU-' or 'MIG-' prefixes")
+    r"\bcan not scale beyond visible devices\b|\binvalid device index or uuid: \S+|\bcannot get cpu affinity for device with index \d+\b|"
+    r"\bdevices in cuda_visible_devices must be comma-separated integers\b|"
     # frameworks' own checks that more GPUs were asked for than the process sees: Lightning (fabric/utilities/
     # device_parser.py "You requested gpu: [..]\n But your machine only has: [..]"; fabric/accelerators/cuda.py "You
     # requested to find %d devices but this machine only has %d GPUs"), TGI (launcher "`sharded` is true but only found %d

@@ -418,7 +418,10 @@ _SHM_OUT = _rx(r"\b(?:ran|runs?|running|run)\s+out\s+of\s+(?:the\s+)?(?:shared[-
                r"共享内存\s*(?:资源|空间)?\s*(?:不足|不够|耗尽|用完|满了|已满|爆了)|"
                # a shared-memory call that ran out of room, on one line (BytePS's shared_memory.cc: "Check failed:
                # (ftruncate(shm_fd, size)) >= (0) No space left on device"; a path under /dev/shm)
-               r"(?:shared_memory|shm_open|shm_fd|/dev/shm/)[^\n]{0,120}?\bno space left on device\b")
+               r"(?:shared_memory|shm_open|shm_fd|/dev/shm/)[^\n]{0,120}?\bno space left on device\b|"
+               # UCX's POSIX shared-memory transport (src/uct/sm/mm/posix/mm_posix.c): "Not enough memory to write total of
+               # %zu bytes. Please check that /dev/shm or the directory you specified has more available memory."
+               r"\bnot enough memory to write total of \d+ bytes\. please check that /dev/shm\b")
 #: the needed change said outright: "had to", "fixed by", "after ...", "works", "solved"
 _SHM_FIX_WORDS = _rx(r"\bhad to\b|\bneed(?:ed)? to\b|\bfix\w*|\bsolv\w*|\bresolv\w*|\bworks?\b|\bworked\b|\bhelp(?:s|ed)?\b|\bafter\b|"
                      r"went away|goes away|解决|正常|就好|之后|后")
