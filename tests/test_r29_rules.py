@@ -69,6 +69,10 @@ From source probes, rounds 35 and 36 (RAPIDS; GPU passthrough managers, whose co
     transport's "Not enough memory to write total of N bytes. Please check that /dev/shm" is /dev/shm running out;
     dask-cuda's "Can not scale beyond visible devices", "Invalid device index or UUID", "Cannot get CPU affinity for device
     with index N" and its CUDA_VISIBLE_DEVICES format refusal are fewer GPUs seen.
+From source probes, round 38 (diagnostic tools):
+15. NVIDIA's gpu-admin-tools: "GPU <bdf> [broken, cfg space working 0 bars configured 0]" reaches the Xid 79 entry; an
+    NVLink "-> NVSwitch_N:M fault shutdown" and a Blackwell state count with training_failure or down reach the
+    links-inactive entry.
 """
 
 from __future__ import annotations
@@ -340,3 +344,16 @@ def test_rapids_stack():
     assert _facts(t)["host"]["symptom.shm_exhausted"] is True
     t = "ValueError: ('Can not scale beyond visible devices', [0, 1])"
     assert _facts(t)["host"]["symptom.gpus_missing"] is True
+
+
+# ---- 15. diagnostic tools ----------------------------------------------------------------------------------------------
+
+def test_gpu_admin_tools():
+    t = ("2025-11-03,14:22:07.415 ERROR    GPU 0000:c3:00.0 [broken, cfg space working 0 bars configured 0] is broken and "
+         "--recover-broken-gpu was not specified, returning failure.")
+    assert explained(t)[0][0] == "gpu_fallen_off_bus"
+    t = "2025-11-03,14:22:07.882 INFO     GPU 0000:4b:00.0 H100 0x2330 BAR0 0xa4000000 SXM_3 link 4 -> NVSwitch_3:57 fault shutdown"
+    assert explained(t)[0][0] == "nvlink_link_failure"
+    ok = ("2025-11-03,14:22:07.881 INFO     GPU 0000:4b:00.0 H100 0x2330 BAR0 0xa4000000 SXM_3 link 0 -> NVSwitch_3:61 "
+          "active active")
+    assert not any(conf in ("likely", "possible") for _c, conf in explained(ok))
