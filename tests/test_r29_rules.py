@@ -73,6 +73,9 @@ From source probes, round 38 (diagnostic tools):
 15. NVIDIA's gpu-admin-tools: "GPU <bdf> [broken, cfg space working 0 bars configured 0]" reaches the Xid 79 entry; an
     NVLink "-> NVSwitch_N:M fault shutdown" and a Blackwell state count with training_failure or down reach the
     links-inactive entry.
+From source probes, round 37 (schedulers): Flux's "missing resources: gpu[2-3]" (a node drained for GPUs its hardware
+    lacks) and OpenPBS's cgroups hook's "GPUs discovered but could not be successfully mapped to devices" are fewer GPUs
+    seen; the other scheduler messages stay known gaps or were dropped.
 """
 
 from __future__ import annotations
@@ -357,3 +360,9 @@ def test_gpu_admin_tools():
     ok = ("2025-11-03,14:22:07.881 INFO     GPU 0000:4b:00.0 H100 0x2330 BAR0 0xa4000000 SXM_3 link 0 -> NVSwitch_3:61 "
           "active active")
     assert not any(conf in ("likely", "possible") for _c, conf in explained(ok))
+
+
+def test_schedulers_drain_nodes_missing_gpus():
+    t = "2026-08-18T23:52:11.402217Z resource.err[3]: draining: rank 3 (gpu03) missing resources: gpu[2-3]"
+    assert _facts(t)["host"]["symptom.gpus_missing"] is True
+    assert "symptom.gpus_missing" not in _facts("draining: rank 3 (n03) missing resources: core[0-3]").get("host", {})

@@ -58,7 +58,11 @@ FEWER_GPUS = re.compile(
     # Slurm (src/common/gres.c, node_config_validate / _validate_job_gres_cnt): a node reporting fewer GPUs than gres.conf
     # names ("gres/gpu count too low (6 < 8)", "gres/gpu count reported lower than configured", "gpu:h100 count too low",
     # "gres/gpu count mismatch on node")
-    r"\bgres/gpu count (?:too low|reported lower than configured|mismatch on node)\b|\bgpu:\w+ count too low \(\d+ < \d+\)", re.ASCII)
+    r"\bgres/gpu count (?:too low|reported lower than configured|mismatch on node)\b|\bgpu:\w+ count too low \(\d+ < \d+\)|"
+    # Flux (flux-core resource/topo.c, draining a node whose hardware lacks what its configuration lists: "rank %d (%s)
+    # missing resources: %s", e.g. gpu[2-3]); OpenPBS's cgroups hook ("GPUs discovered but could not be successfully
+    # mapped to devices")
+    r"\bmissing resources: (?:[\w,\[\]-]*,)?gpu\[?\d|\bgpus discovered but could not be successfully mapped to devices\b", re.ASCII)
 #: no GPU at all, in the programs' own words (lower-cased text)
 NO_DEVICE = re.compile(
     # nvidia-persistenced (its syslog: "Failed to query NVIDIA devices. Please ensure that the NVIDIA device files
