@@ -76,6 +76,11 @@ From source probes, round 38 (diagnostic tools):
 From source probes, round 37 (schedulers): Flux's "missing resources: gpu[2-3]" (a node drained for GPUs its hardware
     lacks) and OpenPBS's cgroups hook's "GPUs discovered but could not be successfully mapped to devices" are fewer GPUs
     seen; the other scheduler messages stay known gaps or were dropped.
+From source probes, round 40 (scientific codes): GROMACS's "Some of the requested GPUs do not exist", QUDA's "Too few GPUs
+    available", Kokkos's "Requested GPU with id 'N' but only M GPU(s) available" and OpenMM's "Illegal value for
+    DeviceIndex" are fewer GPUs seen, OpenMM's "No compatible CUDA device is available" no device; QUDA's "Intra-node (non
+    peer-to-peer) enabled for rank .. (gpu=a) with neighbor .. (gpu=b)" is the pair's p2p.read; "not supported on pre CUDA
+    12.1 driver" is a driver too old.
 """
 
 from __future__ import annotations
@@ -366,3 +371,12 @@ def test_schedulers_drain_nodes_missing_gpus():
     t = "2026-08-18T23:52:11.402217Z resource.err[3]: draining: rank 3 (gpu03) missing resources: gpu[2-3]"
     assert _facts(t)["host"]["symptom.gpus_missing"] is True
     assert "symptom.gpus_missing" not in _facts("draining: rank 3 (n03) missing resources: core[0-3]").get("host", {})
+
+
+def test_scientific_codes():
+    assert _facts("Error: Requested GPU with id '1' but only 1GPU(s) available! Raised by Kokkos::initialize().")["host"]["symptom.gpus_missing"]
+    assert _facts("openmm.OpenMMException: No compatible CUDA device is available")["host"]["symptom.no_cuda_device"]
+    t = "Intra-node (non peer-to-peer) enabled for rank   0 (gpu=0) with neighbor   1 (gpu=1) dir=0, dim=3"
+    assert _facts(t)["pair:0-1"]["p2p.read"] == "NOT_SUPPORTED"
+    t = "ERROR: Large kernel arguments not supported on pre CUDA 12.1 driver (rank 0, host gpu-a01, device.cpp:52)"
+    assert explained(t)[0][0] == "driver_too_old_for_cuda"

@@ -18,6 +18,11 @@ FEWER_GPUS = re.compile(
     # mistral.rs (device_map: "Could not find cuda device with ordinal %d"; distributed: "NCCL rank %d must match device
     # ordinal, but device ordinal is %d. Ensure GPUs are visible in the correct order")
     r"\bcould not find cuda device with ordinal \d+\b|\bnccl rank \d+ must match device ordinal, but device ordinal is \d+\b|"
+    # GROMACS ("Some of the requested GPUs do not exist, behave strangely, or are not compatible"), QUDA ("Too few GPUs
+    # available on %s"), Kokkos ("Requested GPU with id '%d' but only %dGPU(s) available"), OpenMM ("Illegal value for
+    # DeviceIndex: %d")
+    r"\bsome of the requested gpus do not exist\b|\btoo few gpus available on \S+|"
+    r"\brequested gpu with id '\d+' but only \d+ ?gpu\(s\) available\b|\billegal value for deviceindex: \d+|"
     # dask-cuda (local_cuda_cluster.py "Can not scale beyond visible devices"; utils.py "Invalid device index or UUID: %s",
     # "Cannot get CPU affinity for device with index %d", "Devices in CUDA_VISIBLE_DEVICES must be comma-separated
     # integers or strings beginning with 'GPU-' or 'MIG-' prefixes")
@@ -70,6 +75,8 @@ NO_DEVICE = re.compile(
     # cudarc ("Unable to dynamically load the \"cuda\" shared library": no libcuda in the process)
     r"\bfailed to query nvidia devices\. please ensure that the nvidia device files\b|\bunable to find any nvidia devices\b|"
     r"\bnvidia: no nvidia devices found\b|\bunable to dynamically load the \W?cuda\W? shared library\b|"
+    # OpenMM's CUDA platform ("No compatible CUDA device is available")
+    r"\bno compatible cuda device is available\b|"
     # OneFlow (placement_symbol.cpp: "Can't construct placement with \"cuda\" type because there is no device!"),
     # Xinference's worker (core/worker.py: "`n_gpu` must be greater than 0 and not greater than the number of GPUs: 0 on
     # the machine")

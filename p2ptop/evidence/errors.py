@@ -156,7 +156,10 @@ _PEER_UNAVAILABLE = re.compile(r"(?:array resides \((\d+)\) is different from th
                                # canAccessPeer=0", Mooncake's EP transport)
                                r"\(device (\d+)\) -> rank \d+ \(device (\d+)\): canAccessPeer\s*=\s*0\b|"
                                # mistral.rs (device_map/peer.rs): "CUDA peer access unavailable from cuda:0 to cuda:1"
-                               r"\bcuda peer access (?:unavailable|unsupported) from cuda:(\d+) to cuda:(\d+)", re.I)
+                               r"\bcuda peer access (?:unavailable|unsupported) from cuda:(\d+) to cuda:(\d+)|"
+                               # QUDA (comm_common.cpp): "Intra-node (non peer-to-peer) enabled for rank %3d (gpu=%d) with
+                               # neighbor %3d (gpu=%d)", printed where cudaDeviceCanAccessPeer says no
+                               r"\bintra-node \(non peer-to-peer\) enabled for rank +\d+ \(gpu=(\d+)\) with neighbor +\d+ \(gpu=(\d+)\)", re.I)
 #: a library's own words for a failed cudaIpcOpenMemHandle ("failed to open IPC handle for rank 0: invalid device context",
 #: Mooncake's EP transport; "Failed to open CUDA IPC handle", "unable to open ipc mem handle"): the error is that call's
 _IPC_OPEN_WORDS = re.compile(r"\b(?:fail(?:ed|s|ure)?|unable|could not|cannot|can't)\s+(?:to\s+)?open(?:ing)?\s+(?:the\s+|a\s+)?(?:cuda\s+)?ipc\s+(?:mem(?:ory)?\s+)?handle", re.I)
@@ -287,11 +290,11 @@ def parse(c: Collector) -> bool:
         c.tool("compute-sanitizer", ln)
         found = True
     v = p.select(("peer access is unavailable", "access=0", "no p2p support", "cannot p2p access", "canaccesspeer",
-                  "cuda peer access un"), context=0)
+                  "cuda peer access un", "non peer-to-peer"), context=0)
     m = _PEER_UNAVAILABLE.search(v.text)
     if m:
         ln = v.line_of(m.start())
-        pairs = [g for g in (m.group(1, 2), m.group(3, 4), m.group(5, 6), m.group(7, 8), m.group(9, 10)) if g[0]]
+        pairs = [g for g in (m.group(1, 2), m.group(3, 4), m.group(5, 6), m.group(7, 8), m.group(9, 10), m.group(11, 12)) if g[0]]
         a, b = pairs[0] if pairs else (None, None)
         subj = pair_subject(min(int(a), int(b)), max(int(a), int(b))) if a and b and a != b else "host"
         c.add(subj, "p2p.read", "NOT_SUPPORTED", ln, severity="problem",
