@@ -81,6 +81,10 @@ From source probes, round 40 (scientific codes): GROMACS's "Some of the requeste
     DeviceIndex" are fewer GPUs seen, OpenMM's "No compatible CUDA device is available" no device; QUDA's "Intra-node (non
     peer-to-peer) enabled for rank .. (gpu=a) with neighbor .. (gpu=b)" is the pair's p2p.read; "not supported on pre CUDA
     12.1 driver" is a driver too old.
+From source probes, round 41 (container runtimes and HPC container tools): nvidia-container-cli's "requirement error:
+    unsatisfied condition: cuda>=12.8, please update your driver" is a driver too old; apptainer's "Could not find any nv
+    files on this host", enroot's "Command not found: nvidia-container-cli" and "Kernel module nvidia_uvm is not loaded",
+    podman's "stat /dev/nvidia-uvm: no such file or directory" are no device.
 """
 
 from __future__ import annotations
@@ -380,3 +384,14 @@ def test_scientific_codes():
     assert _facts(t)["pair:0-1"]["p2p.read"] == "NOT_SUPPORTED"
     t = "ERROR: Large kernel arguments not supported on pre CUDA 12.1 driver (rank 0, host gpu-a01, device.cpp:52)"
     assert explained(t)[0][0] == "driver_too_old_for_cuda"
+
+
+def test_container_tools():
+    t = ("FATAL:   container creation failed: nvidia-container-cli failed with exit status 1: nvidia-container-cli: "
+         "requirement error: unsatisfied condition: cuda>=12.8, please update your driver to a newer version, or use an "
+         "earlier cuda container")
+    assert explained(t)[0][0] == "driver_too_old_for_cuda"
+    for t in ("WARNING: Could not find any nv files on this host!",
+              "[ERROR] Command not found: nvidia-container-cli, see https://github.com/NVIDIA/libnvidia-container",
+              "Error: stat /dev/nvidia-uvm: no such file or directory"):
+        assert _facts(t)["host"]["symptom.no_cuda_device"] is True, t

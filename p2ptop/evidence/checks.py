@@ -77,6 +77,11 @@ NO_DEVICE = re.compile(
     r"\bnvidia: no nvidia devices found\b|\bunable to dynamically load the \W?cuda\W? shared library\b|"
     # OpenMM's CUDA platform ("No compatible CUDA device is available")
     r"\bno compatible cuda device is available\b|"
+    # the container GPU hooks and runtimes: apptainer --nv ("Could not find any nv files on this host!" / "... nv
+    # libraries ..."), enroot's hook ("Command not found: nvidia-container-cli"; "Kernel module nvidia_uvm is not loaded"),
+    # podman --device ("stat /dev/nvidia-uvm: no such file or directory"): the container gets no usable GPU
+    r"\bcould not find any nv (?:files|libraries) on this host\b|\bcommand not found: nvidia-container-cli\b|"
+    r"\bkernel module nvidia_uvm is not loaded\b|\bstat /dev/nvidia(?:-uvm|ctl|\d+): no such file or directory\b|"
     # OneFlow (placement_symbol.cpp: "Can't construct placement with \"cuda\" type because there is no device!"),
     # Xinference's worker (core/worker.py: "`n_gpu` must be greater than 0 and not greater than the number of GPUs: 0 on
     # the machine")
