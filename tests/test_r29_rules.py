@@ -85,6 +85,14 @@ From source probes, round 41 (container runtimes and HPC container tools): nvidi
     unsatisfied condition: cuda>=12.8, please update your driver" is a driver too old; apptainer's "Could not find any nv
     files on this host", enroot's "Command not found: nvidia-container-cli" and "Kernel module nvidia_uvm is not loaded",
     podman's "stat /dev/nvidia-uvm: no such file or directory" are no device.
+From source probes, round 42 (NVIDIA's Warp, multi-gpu-programming-models, CUTLASS, CCCL): "Device cuda:1 cannot access
+    device cuda:0", "Device 0 can't access device 4", "P2P access required from 0 to 1", "[DEV 0] cannot enable peer
+    access with device 1" and "Cannot enable peer access between devices 2 and 0" are the pair's p2p.read; Warp's banner
+    "CUDA peer access: / Not supported" and "CUDA P2P access not available" the host's; "Number of visible devices (4) is
+    less than number of ranks on the node (8)", "but found only 4 devices" and "Invalid device identifier: cuda:1" fewer
+    GPUs seen (a program's fewer-GPUs / no-GPU message is a GPU trace for the gate); Warp's missing driver and "cuda"
+    unsupported are no device, its "requires CUDA driver 12.0 or higher" a driver too old; "Creating Multicast Objects is
+    not supported on device N" reaches the multicast entry.
 """
 
 from __future__ import annotations
@@ -395,3 +403,18 @@ def test_container_tools():
               "[ERROR] Command not found: nvidia-container-cli, see https://github.com/NVIDIA/libnvidia-container",
               "Error: stat /dev/nvidia-uvm: no such file or directory"):
         assert _facts(t)["host"]["symptom.no_cuda_device"] is True, t
+
+
+# ---- round 42: NVIDIA's multi-GPU libraries -------------------------------------------------------------------------
+
+def test_nvidia_libraries_peer_words():
+    for t, pair in (("RuntimeError: Device cuda:1 cannot access device cuda:0", "pair:0-1"),
+                    ("FAILURE: Device 0 can't access device 4.", "pair:0-4"),
+                    ("P2P access required from 1 to 2", "pair:1-2"),
+                    ("[DEV 0] cannot enable peer access with device 1", "pair:0-1"),
+                    ("Warning : Cannot enable peer access between devices 2 and 0", "pair:0-2")):
+        assert _facts(t)[pair]["p2p.read"] == "NOT_SUPPORTED", t
+    assert _facts("ERROR Number of visible devices (4) is less than number of ranks on the node (8)!")["host"]["symptom.gpus_missing"]
+    assert explained("ERROR Number of visible devices (4) is less than number of ranks on the node (8)!")
+    t = "Warp CUDA error: Warp requires CUDA driver 12.0 or higher, but the current driver only supports CUDA 11.4"
+    assert explained(t)[0][0] == "driver_too_old_for_cuda"

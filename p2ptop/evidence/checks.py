@@ -18,6 +18,11 @@ FEWER_GPUS = re.compile(
     # mistral.rs (device_map: "Could not find cuda device with ordinal %d"; distributed: "NCCL rank %d must match device
     # ordinal, but device ordinal is %d. Ensure GPUs are visible in the correct order")
     r"\bcould not find cuda device with ordinal \d+\b|\bnccl rank \d+ must match device ordinal, but device ordinal is \d+\b|"
+    # multi-gpu-programming-models ("Number of visible devices (%d) is less than number of ranks on the node (%d)!"),
+    # CUTLASS's distributed GEMM ("... compiled with TP = %d, but found only %d devices"), Warp ("Invalid device
+    # identifier: cuda:%d")
+    r"\bnumber of visible devices \(\d+\) is less than number of ranks on the node\b|\bbut found only \d+ devices\b|"
+    r"\binvalid device identifier: cuda:\d+|"
     # GROMACS ("Some of the requested GPUs do not exist, behave strangely, or are not compatible"), QUDA ("Too few GPUs
     # available on %s"), Kokkos ("Requested GPU with id '%d' but only %dGPU(s) available"), OpenMM ("Illegal value for
     # DeviceIndex: %d")
@@ -75,6 +80,9 @@ NO_DEVICE = re.compile(
     # cudarc ("Unable to dynamically load the \"cuda\" shared library": no libcuda in the process)
     r"\bfailed to query nvidia devices\. please ensure that the nvidia device files\b|\bunable to find any nvidia devices\b|"
     r"\bnvidia: no nvidia devices found\b|\bunable to dynamically load the \W?cuda\W? shared library\b|"
+    # Warp ("Could not find or load the NVIDIA CUDA driver. GPU execution will not be available."; '"cuda" device
+    # requested but CUDA is not supported by the hardware or driver')
+    r"\bcould not find or load the nvidia cuda driver\b|\bdevice requested but cuda is not supported by the hardware or driver\b|"
     # OpenMM's CUDA platform ("No compatible CUDA device is available")
     r"\bno compatible cuda device is available\b|"
     # the container GPU hooks and runtimes: apptainer --nv ("Could not find any nv files on this host!" / "... nv

@@ -159,7 +159,15 @@ _PEER_UNAVAILABLE = re.compile(r"(?:array resides \((\d+)\) is different from th
                                r"\bcuda peer access (?:unavailable|unsupported) from cuda:(\d+) to cuda:(\d+)|"
                                # QUDA (comm_common.cpp): "Intra-node (non peer-to-peer) enabled for rank %3d (gpu=%d) with
                                # neighbor %3d (gpu=%d)", printed where cudaDeviceCanAccessPeer says no
-                               r"\bintra-node \(non peer-to-peer\) enabled for rank +\d+ \(gpu=(\d+)\) with neighbor +\d+ \(gpu=(\d+)\)", re.I)
+                               r"\bintra-node \(non peer-to-peer\) enabled for rank +\d+ \(gpu=(\d+)\) with neighbor +\d+ \(gpu=(\d+)\)|"
+                               # NVIDIA Warp (set_peer_access_enabled: "Device cuda:1 cannot access device cuda:0"), CUTLASS's
+                               # distributed GEMM examples ("Device 0 can't access device 4"), multi-gpu-programming-models
+                               # ("P2P access required from 0 to 1"), CCCL's CUDASTF ("[DEV 0] cannot enable peer access with
+                               # device 1", "Cannot enable peer access between devices 2 and 0")
+                               r"\bdevice (?:cuda:)?(\d+) (?:cannot|can't|can not) access device (?:cuda:)?(\d+)|"
+                               r"\bp2p access required from (\d+) to (\d+)|"
+                               r"\[dev (\d+)\] cannot enable peer access with device (\d+)|"
+                               r"\bcannot enable peer access between devices (\d+) and (\d+)", re.I)
 #: a library's own words for a failed cudaIpcOpenMemHandle ("failed to open IPC handle for rank 0: invalid device context",
 #: Mooncake's EP transport; "Failed to open CUDA IPC handle", "unable to open ipc mem handle"): the error is that call's
 _IPC_OPEN_WORDS = re.compile(r"\b(?:fail(?:ed|s|ure)?|unable|could not|cannot|can't)\s+(?:to\s+)?open(?:ing)?\s+(?:the\s+|a\s+)?(?:cuda\s+)?ipc\s+(?:mem(?:ory)?\s+)?handle", re.I)
@@ -290,11 +298,12 @@ def parse(c: Collector) -> bool:
         c.tool("compute-sanitizer", ln)
         found = True
     v = p.select(("peer access is unavailable", "access=0", "no p2p support", "cannot p2p access", "canaccesspeer",
-                  "cuda peer access un", "non peer-to-peer"), context=0)
+                  "cuda peer access un", "non peer-to-peer", "access device", "p2p access required",
+                  "enable peer access"), context=0)
     m = _PEER_UNAVAILABLE.search(v.text)
     if m:
         ln = v.line_of(m.start())
-        pairs = [g for g in (m.group(1, 2), m.group(3, 4), m.group(5, 6), m.group(7, 8), m.group(9, 10), m.group(11, 12)) if g[0]]
+        pairs = [g for g in (m.group(k, k + 1) for k in range(1, 20, 2)) if g[0]]
         a, b = pairs[0] if pairs else (None, None)
         subj = pair_subject(min(int(a), int(b)), max(int(a), int(b))) if a and b and a != b else "host"
         c.add(subj, "p2p.read", "NOT_SUPPORTED", ln, severity="problem",

@@ -638,6 +638,10 @@ _P2P_CAN_NO = _rx(_PEER_QUERY + r"\W{0,3}\s*(?:\([^)\n]{0,20}\)\s*)?(?:\w+\s+){0
 #: supported", "the GPUs don't support peer access", "non-peer accessible GPUs", "not P2P capable", "不支持P2P". Not in a
 #: condition ("if P2P is not available, NCCL falls back"), nor CUDA's own message (errors.py reads it as error 217).
 _P2P_WORDS_NO = _rx(r"\b(?:p2p|peer[- ]to[- ]peer|peer access)(?: access| communication| transfers?)?\s+(?:is|was|are|were)\s*(?:not|n't)\s+(?:supported|possible|available)\b|"
+                    # CUTLASS's CuTe DSL examples: "CUDA P2P access not available"
+                    r"\bcuda p2p access not available\b|"
+                    # NVIDIA Warp's start-up banner: "CUDA peer access:" then "Not supported" on the next line
+                    r"\bcuda peer access:\s*\n\s*not supported\b|"
                     r"\b(?:p2p|peer[- ]to[- ]peer|peer access)(?: access| communication)?\s+(?:isn't|wasn't|aren't)\s+(?:supported|possible|available)\b|"
                     r"\bnon[- ]?peer[- ]accessible\b|\bnot\s+peer[- ]accessible\b|\bnot\s+(?:p2p|peer)[- ]capable\b|"
                     r"\b(?:do|does|did)\s*(?:not|n't)\s+support\s+(?:p2p|peer[- ]to[- ]peer|peer access)\b|"

@@ -256,7 +256,8 @@ def read_text(text: str) -> Evidence:
     except Exception as exc:  # noqa: BLE001
         failed.append(f"derive: {type(exc).__name__}: {exc}")
     gpu_related = bool(set(c.kinds) - {"prose"}) or any(
-        f.facts and next(iter(f.facts)).startswith(("error.", "gpu.", "nccl.", "p2p.", "pair.", "host.acs_redirect") + SHM_TRANSPORT_FACTS)
+        f.facts and next(iter(f.facts)).startswith(("error.", "gpu.", "nccl.", "p2p.", "pair.", "host.acs_redirect",
+                                                     "symptom.gpus_missing", "symptom.no_cuda_device") + SHM_TRANSPORT_FACTS)
         for f in c.findings)
     if not gpu_related:
         gpu_related = _GPU_WORDS.search(paste.sample(500_000, 100_000).text) is not None
