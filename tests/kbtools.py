@@ -31,11 +31,16 @@ def bundled_kb():
     return load_kb()
 
 
-def host_facts(text):
-    """The host-level facts read from a pasted text."""
+def text_facts(text):
+    """The facts read from a pasted text, by subject ("host", "gpu:N", "pair:A-B")."""
     from p2ptop.evidence import read_text
 
-    return read_text(text).facts_by_subject().get("host", {})
+    return read_text(text).facts_by_subject()
+
+
+def host_facts(text):
+    """The host-level facts read from a pasted text."""
+    return text_facts(text).get("host", {})
 
 
 def answer(text, findings=()):

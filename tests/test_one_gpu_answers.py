@@ -23,7 +23,8 @@ DEVICE = os.path.join(FIXTURES, "device", "h100x1-diagnosis")
 
 
 def explain_json(name, capsys, *extra):
-    code = cli.main(["explain", os.path.join(DEVICE, name), *extra, "--json"])
+    """``p2ptop explain --json`` on a file: a name under DEVICE, or a path."""
+    code = cli.main(["explain", os.path.join(DEVICE, str(name)), *extra, "--json"])
     assert code == 0
     return json.loads(capsys.readouterr().out)
 
@@ -122,16 +123,12 @@ def test_a_hosts_absence_makes_no_lead(tmp_path, capsys):
     # Manager "nothing to do" entry a lead for a text about slow scaling (the fifth/sixth sessions' one-GPU run ranked it 2nd)
     p = tmp_path / "slow.txt"
     p.write_text("Training with DDP only gives a 2.5x speedup with 8 GPUs instead of 8x.\n")
-    code = cli.main(["explain", str(p), "--replay", H100, "--json"])
-    assert code == 0
-    doc = json.loads(capsys.readouterr().out)
+    doc = explain_json(p, capsys, "--replay", H100)
     assert doc["matches"], doc  # still answered: unsure candidates on the slow symptom
     assert "fabric_manager_nothing_to_do" not in [m["failure_class"] for m in doc["matches"]]
     # the same absence said by the text itself ("deployed without NVSwitch") is the writer's context and still leads
     p.write_text("Our GH200 was marked unhealthy when deployed without NVSwitch; the fabric state check failed.\n")
-    code = cli.main(["explain", str(p), "--text-only", "--json"])
-    assert code == 0
-    doc = json.loads(capsys.readouterr().out)
+    doc = explain_json(p, capsys, "--text-only")
     assert "fabric_manager_nothing_to_do" in [m["failure_class"] for m in doc["matches"]][:3]
 
 
@@ -140,9 +137,7 @@ def test_gpudirect_bar1_is_not_ruled_out_by_one_gpu(tmp_path, capsys):
     # ruled gdrcopy's BAR1 message out as "no pair to talk between" ("nic_peer" on the entry since)
     p = tmp_path / "gdr.txt"
     p.write_text("[  812.4411] gdrdrv:__gdrdrv_pin_buffer:No address space left for BAR1 mapping.\n")
-    code = cli.main(["explain", str(p), "--replay", H100, "--json"])
-    assert code == 0
-    doc = json.loads(capsys.readouterr().out)
+    doc = explain_json(p, capsys, "--replay", H100)
     assert doc["matches"] and doc["matches"][0]["failure_class"] == "bar1_too_small"
     assert doc["matches"][0]["confidence"] in ("likely", "possible")
     assert not doc["ruled_out_by_host"]

@@ -75,12 +75,9 @@ from __future__ import annotations
 from p2ptop.evidence import read_text
 
 from .kbtools import answer, explained
+from .kbtools import text_facts as _facts
 
 PAIR_217 = {"p2p_unsupported_topology", "p2p_unsupported_consumer_gpu", "vm_p2p_unavailable"}
-
-
-def _facts(text):
-    return read_text(text).facts_by_subject()
 
 
 # ---- 1. the peer-access query said no, in NCCL's and CuPy's words ----------------------------------------------------

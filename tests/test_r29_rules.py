@@ -97,13 +97,8 @@ From source probes, round 42 (NVIDIA's Warp, multi-gpu-programming-models, CUTLA
 
 from __future__ import annotations
 
-from p2ptop.evidence import read_text
-
 from .kbtools import explained
-
-
-def _facts(text):
-    return read_text(text).facts_by_subject()
+from .kbtools import text_facts as _facts
 
 
 # ---- 1. NCCL's own summary of the node's CUDA P2P ----------------------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .paste import Collector
+from .paste import SAMPLE_HEAD, SAMPLE_TAIL, Collector
 
 #: more GPUs asked for than the process sees, in the programs' own words (lower-cased text)
 FEWER_GPUS = re.compile(
@@ -131,14 +131,9 @@ def _fewer(low: str) -> "re.Match | None":
     return None
 
 
-#: the part of a long paste read (as prose reads it: the messages stand at the end of a job's output, or are quoted
-#: around it)
-HEAD, TAIL = 96_000, 32_000
-
-
 def parse(c: Collector) -> bool:
-    view = c.paste.sample(HEAD, TAIL)
-    low = view.text.lower()
+    view = c.paste.sample(SAMPLE_HEAD, SAMPLE_TAIL)  # the same sample prose reads (kept by the paste), lower-cased
+    low = view.text
     m = _fewer(low)
     if m:
         line = view.line_of(m.start())

@@ -242,7 +242,7 @@ def parse(c: Collector) -> bool:
         n = next(n for n, _r, _d, msg in CUDA_ERRORS if msg == m.group(1))
         _add_cuda(c, n, v.line_of(m.start()), found_cuda)
         found = True
-    for no in p.select(("(",), context=0).numbers if "cuda" in p.text.lower() else ():
+    for no in p.select(("(",), context=0).numbers if "cuda" in p.lower else ():
         line = p.line(no).lower()
         for m in _MESSAGE_THEN_NUMBER.finditer(line):
             n = int(m.group(2))

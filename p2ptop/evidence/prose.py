@@ -61,7 +61,7 @@ import re
 from .gpus import EIGHT_GPU_BOARD_MACHINE, MODEL_IN_PROSE, classify, count_of, nvswitch_board_note
 from .launch import gpus_said
 from .nccl import BENIGN_WARN
-from .paste import Collector, Paste
+from .paste import SAMPLE_HEAD, SAMPLE_TAIL, Collector, Paste
 
 
 def _same_version(a: str, b: str) -> bool:
@@ -1035,14 +1035,8 @@ _LEGEND = _rx(r"legend|^\s*(?:x|sys|node|phb|pxb|pix|nv#|nv\d+|[cgt]?ns|ok|u)\s*
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-#: what prose reads of a long paste: its first and last characters (whole lines; NCCL INFO lines blanked). People
-#: write their sentences before or after what they paste; 96 + 32 KB is pages of prose, and the prose patterns cost
-#: about 3 ms per KB (a 320 KB sample took 1 s of a 20 MB log's explain)
-PROSE_HEAD, PROSE_TAIL = 96_000, 32_000
-
-
 def parse(c: Collector) -> bool:
-    view = c.paste.sample(PROSE_HEAD, PROSE_TAIL)
+    view = c.paste.sample(SAMPLE_HEAD, SAMPLE_TAIL)
     low = view.text
     found = False
     ln = view.line_of
