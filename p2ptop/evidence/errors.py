@@ -167,7 +167,11 @@ _PEER_UNAVAILABLE = re.compile(r"(?:array resides \((\d+)\) is different from th
                                r"\bdevice (?:cuda:)?(\d+) (?:cannot|can't|can not) access device (?:cuda:)?(\d+)|"
                                r"\bp2p access required from (\d+) to (\d+)|"
                                r"\[dev (\d+)\] cannot enable peer access with device (\d+)|"
-                               r"\bcannot enable peer access between devices (\d+) and (\d+)", re.I)
+                               r"\bcannot enable peer access between devices (\d+) and (\d+)|"
+                               # FlashInfer's Ulysses topology check (flashinfer/comm/ulysses_topology.py): "no P2P access
+                               # from rank 0 (GPU-uuid) to rank 1 (GPU-uuid)" after torch.cuda.can_device_access_peer says
+                               # no; ranks, not device numbers, so the pair is not named
+                               r"\bno p2p access from rank \d+ \(GPU-[0-9a-f-]+\) to rank \d+\b", re.I)
 #: a library's own words for a failed cudaIpcOpenMemHandle ("failed to open IPC handle for rank 0: invalid device context",
 #: Mooncake's EP transport; "Failed to open CUDA IPC handle", "unable to open ipc mem handle"): the error is that call's
 _IPC_OPEN_WORDS = re.compile(r"\b(?:fail(?:ed|s|ure)?|unable|could not|cannot|can't)\s+(?:to\s+)?open(?:ing)?\s+(?:the\s+|a\s+)?(?:cuda\s+)?ipc\s+(?:mem(?:ory)?\s+)?handle", re.I)
@@ -299,7 +303,7 @@ def parse(c: Collector) -> bool:
         found = True
     v = p.select(("peer access is unavailable", "access=0", "no p2p support", "cannot p2p access", "canaccesspeer",
                   "cuda peer access un", "non peer-to-peer", "access device", "p2p access required",
-                  "enable peer access"), context=0)
+                  "enable peer access", "no p2p access from"), context=0)
     m = _PEER_UNAVAILABLE.search(v.text)
     if m:
         ln = v.line_of(m.start())
