@@ -170,6 +170,13 @@ classes; descriptions; logs; threads in Chinese, which gave none), who reported 
 during the round. One file was left out before the part was judged, on scope alone: an AMD (RCCL) thread. Judged once,
 blind, with 6dc4abf (benchmarks/results/eval-diagnosis-fresh28-blind-6dc4abf.txt), then opened. Assigned by collection:
 every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh27/), one case per thread.
+fresh29/: a thirty-first part, collected on 2026-11-29 (tenth session) by thirteen helpers kept apart by venue or by
+what they looked for (descriptions in training frameworks; local-LLM communities; system software; forums that are not
+GitHub, which gave none; threads in Chinese, which gave none; GPU-aware MPI and HPC; RL and distributed stacks; rare
+classes; example and research code; then tool outputs; logs; errors by CUDA's and NCCL's own texts; other language
+ecosystems), who reported a count only; 682 threads checked. Judged once, blind, with a26a06d
+(benchmarks/results/eval-diagnosis-fresh29-blind-a26a06d.txt), then opened. Assigned by collection: every case comes
+from a thread in no other part (dev/, holdout/, fresh/ to fresh28/), one case per thread.
 """
 
 from __future__ import annotations
@@ -179,9 +186,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh28/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh29/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
