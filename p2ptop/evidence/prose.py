@@ -526,7 +526,11 @@ _GPUS_MISSING = _rx(
     r"(?:visible|detected|recogni[sz]ed|found|listed|shown|seen|show(?:s|ed|ing)?\s+up|enumerated)\b|"
     r"\b(?:second|other|2nd|3rd|third|fourth|remaining)\s+" + _GPU_NOUN + r"\s+(?:is|are|was|were|does|do|did)?\s*(?:not|n't|never)\s+(?:being\s+)?"
     r"(?:detected|recogni[sz]ed|found|visible|listed|shown|seen|show(?:s|n)?\s+up)\b|"
-    r"\b(?:does|did|do|can|could|cannot|can't|won't)\s*(?:not|n't)?\s+(?:show|see|list|detect|recogni[sz]e|find)\s+(?:the\s+)?(?:second|other|2nd|both|all\s+(?:\d+|two|three|four|eight)|remaining)\s+" + _GPU_NOUN + r"|"
+    r"\b(?:does|did|do|can|could|cannot|can't|won't)\s*(?:not|n't)?\s+(?:show|see|list|detect|recogni[sz]e|find|report|enumerate)\s+(?:the\s+)?(?:second|other|2nd|both|all\s+(?:\d+|two|three|four|eight)|remaining)\s+" + _GPU_NOUN + r"|"
+    # a GPU past the first named by its index as not shown ("doesn't report `GPU 1 ...` when I call nvidia-smi": nvidia-smi
+    # and CUDA number GPUs from 0), or the second one said ignored ("the open driver ignores the second GPU installed")
+    r"\b(?:does|did|do)\s*(?:not|n't)\s+(?:show|see|list|detect|recogni[sz]e|find|report|enumerate)\s+[`'\"]?gpu\s?[1-9]\b|"
+    r"\b(?:ignores?|ignored|ignoring)\s+(?:the\s+|my\s+|our\s+)?(?:second|other|2nd)\s+" + _GPU_NOUN + r"|"
     # the one seen named instead of counted: "only the TITAN is seen by ComfyUI", "only my smaller device is recognized"
     r"\bonly\s+(?:the|my|our|one)\s+(?:\w+\s+){0,2}?(?:gpus?|cards?|devices?|titan\w*|rtx\s?\w+|quadro\w*|a\d{3,4}\w*|[ahlvb]\d{2,3}\w*|\d{4}(?:\s?ti)?)\s+"
     r"(?:is|was|gets?|got)\s+(?:being\s+)?(?:seen|recogni[sz]ed|detected|visible|listed|shown|picked up)\b|"
@@ -564,6 +568,19 @@ _NO_CUDA_DEVICE = _rx(
 #: returns False we fall back to the CPU", "if no GPU is found")
 _NO_CUDA_DEVICE_NOT_SAID = _rx(r"\b(?:between|to|across|among|from|with|over|through|of|and|if|when|whether|unless)\s+"
                               r"(?:(?:the|two|both|all|my|our|these|those|\d+|multiple|several|other)\s+){0,2}(?:[\w.]*\.)?$")
+
+
+#: the driver itself sees the GPUs, said beside a program that finds none: "nvidia-smi works correctly", "nvidia-smi
+#: shows both cards", "GPU support works for other invocations (PyTorch, Jupyter)", nvidia-smi 正常. cudaGetDeviceCount
+#: then fails in that program's CUDA runtime, not in the driver: the runtime newer than the driver (35,
+#: cudaErrorInsufficientDriver, CUDA's compatibility rule: each toolkit needs a minimum driver; frameworks that ship an
+#: older runtime still work) is one cause among the others (a hidden device, 100; the fabric not initialised, 802)
+_DRIVER_SEES_GPUS = _rx(
+    r"\bnvidia-smi`?\s+(?:command\s+)?(?:works|is working|worked|runs|ran|shows|showed|lists|listed|displays|detects|sees|"
+    r"recogni[sz]es|reports)\b(?!\s+(?:no\b|nothing|an?\s+error|errors?\b|fail))|"
+    r"\bnvidia-smi`?\s+(?:output\s+)?(?:is|looks)\s+(?:fine|ok|normal|correct)\b|"
+    r"\b(?:gpu support|the gpu|gpus|cuda)\s+works?\s+(?:fine\s+|correctly\s+|well\s+)?(?:for|with|in|under|via)\s+(?:other|pytorch|torch|tensorflow|jupyter)\b|"
+    r"nvidia-smi\s*(?:命令)?\s*(?:正常|能看到|可以看到|显示正常)")
 
 
 def _gpus_missing(low: str) -> "re.Match | None":
@@ -1214,6 +1231,12 @@ def parse(c: Collector) -> bool:
         if m:
             found = c.add("host", "symptom.no_cuda_device", True, ln(m.start()), severity="problem",
                           summary="the text says CUDA (or the framework) sees no GPU at all") or found
+    if c.has("host", "symptom.no_cuda_device"):
+        m = _DRIVER_SEES_GPUS.search(low)
+        if m and not unsaid(m.start()):
+            found = c.add("host", "symptom.no_cuda_device_driver_sees_gpus", True, ln(m.start()), severity="problem",
+                          summary="a program sees no GPU while the text says the driver (nvidia-smi) or another "
+                                  "framework sees them") or found
     hit, topic = _reported(c, low, ln)
     if topic is not None:
         found = c.add("host", "text.topic", "gpu communication", topic, severity="info",
