@@ -11,6 +11,18 @@ From source probes, round 43 (the C++ runtimes of TensorRT-LLM, FlashInfer's com
    duplicate-GPU entry, as NCCL's "Duplicate GPU detected" does.
 3. FlashInfer's "no P2P access from rank R (GPU-uuid) to rank S" is CUDA's peer query answering no (the host's p2p.read;
    ranks, not device numbers, so no pair is named).
+From source probes, round 44 (Caffe, MXNet, CUDALibrarySamples, DGL, FBGEMM) and round 45 (whole outputs of cuda-samples,
+nvbandwidth, nccl-tests, gpu-burn):
+7. Caffe's "GPU 1 does not have p2p access to GPU 0" and FBGEMM's "Failed to init p2p access for node 0,1" are the pair's
+   p2p.read; MXNet's "No cuda driver detected" and cudaOpenMP's "no CUDA capable devices were detected" are no device;
+   cuBLASMp's "not enough visible CUDA devices" and FBGEMM's "target_device_index=3, num_gpus=2" are fewer GPUs seen.
+8. The tools' figures are judged as p2pBandwidthLatencyTest's already were: simpleP2P's "cudaMemcpyPeer / cudaMemcpy between
+   GPU0 and GPU1: X GB/s" against the pair's link (said, or as its GPUs are built); topologyQuery's pairs (a pair of the
+   listed devices that is not listed has no peer access); nvbandwidth's device-to-device cells printed N/A off the diagonal
+   (the pair's peer access failed); pinned copies between the CPU and a GPU (bandwidthTest, nvbandwidth's CPU(row)
+   matrices) under a quarter of the GPU's link or of a sibling of the same model: tool.host_copy_slow, a trigger of the
+   PCIe-link-degraded entry; simpleIPC's "Verification mismatch" is wrong data; conjugateGradientMultiDeviceCG waiving
+   with one suitable device listed is fewer than two GPUs; nccl-tests' "Avg bus bandwidth : X FAILED" is slow.
 After fresh29 was judged blind and opened:
 4. A pasted program that selects two or more GPUs by number (torch.cuda.set_device, cudaSetDevice, CUDA.device!,
    cupy.cuda.Device, .to("cuda:N"), tf.device("/gpu:N")) and fails with an illegal memory access (700) is the CUDA
@@ -145,3 +157,98 @@ def test_no_device_while_nvidia_smi_works_puts_the_driver_among_the_causes():
 def test_no_device_alone_or_nvidia_smi_failing_is_not_read_so():
     for t in (NO_DEV, NO_DEV + "nvidia-smi shows no devices either.\n", NO_DEV + "nvidia-smi reports an error.\n"):
         assert "symptom.no_cuda_device_driver_sees_gpus" not in _facts(t).get("host", {}), t
+
+
+# ---- 7. the libraries' own peer and device messages ------------------------------------------------------------------------
+
+def test_caffe_and_fbgemm_peer_lines_are_the_pairs_p2p_status():
+    for t in ("I1129 10:20:41.602913 24871 parallel.cpp:234] GPU 1 does not have p2p access to GPU 0\n",
+              "RuntimeError: at::cuda::get_p2p_access(i, j) INTERNAL ASSERT FAILED at \"merge_pooled_embedding_ops_gpu.cpp\":661, "
+              "please report a bug to PyTorch. Failed to init p2p access for node 0,1\n"):
+        assert _facts(t)["pair:0-1"]["p2p.read"] == "NOT_SUPPORTED", t
+
+
+def test_the_libraries_no_device_and_fewer_gpu_messages():
+    for t in ("[11:05:40] src/base.cc:46: Please install cuda driver for GPU use.  No cuda driver detected.\n",
+              "./cudaOpenMP Starting...\n\nno CUDA capable devices were detected\n"):
+        assert _facts(t)["host"].get("symptom.no_cuda_device") is True, t
+    for t in ("Error: not enough visible CUDA devices for requested SPMG placement\n",
+              "RuntimeError: target_device_index=3, num_gpus=2\n"):
+        assert _facts(t)["host"].get("symptom.gpus_missing") is True, t
+
+
+# ---- 8. the tools' figures ---------------------------------------------------------------------------------------------------
+
+def _simplep2p(rate):
+    return ("[./simpleP2P] - Starting...\nChecking for multiple GPUs...\nCUDA-capable device count: 2\n"
+            "> Peer access from NVIDIA A100 80GB PCIe (GPU0) -> NVIDIA A100 80GB PCIe (GPU1) : Yes\n"
+            "> Peer access from NVIDIA A100 80GB PCIe (GPU1) -> NVIDIA A100 80GB PCIe (GPU0) : Yes\n"
+            "Enabling peer access between GPU0 and GPU1...\n"
+            f"cudaMemcpyPeer / cudaMemcpy between GPU0 and GPU1: {rate}GB/s\nTest passed\n")
+
+
+def test_simplep2p_rate_is_judged_against_the_pairs_link():
+    slow = _facts(_simplep2p("0.91"))
+    assert slow["pair:0-1"]["bench.verdict"] == "slow" and slow["host"]["symptom.slow"] is True
+    ok = _facts(_simplep2p("24.87"))
+    # (the paste does not say the link: only a figure far under what the GPUs are built with says something)
+    assert ok.get("pair:0-1", {}).get("bench.verdict") != "slow" and "symptom.slow" not in ok["host"]
+
+
+_TQ_CPU = "".join(f"GPU{g} <-> CPU:\n  * Atomic Supported: no\n" for g in range(4))
+
+
+def _tq(pairs):
+    return "".join(f"GPU{a} <-> GPU{b}:\n  * Atomic Supported: no\n  * Perf Rank: 0\n" for a, b in pairs) + _TQ_CPU
+
+
+def test_topologyquery_pairs_not_listed_have_no_peer_access():
+    f = _facts(_tq([(0, 1), (1, 0), (2, 3), (3, 2)]))
+    assert f["pair:0-1"]["p2p.read"] == "OK" and f["pair:2-3"]["p2p.read"] == "OK"
+    assert all(f[p]["p2p.read"] == "NOT_SUPPORTED" for p in ("pair:0-2", "pair:0-3", "pair:1-2", "pair:1-3"))
+    full = _facts(_tq([(a, b) for a in range(4) for b in range(4) if a != b]))
+    assert all(v.get("p2p.read", "OK") == "OK" for k, v in full.items() if k.startswith("pair:"))
+
+
+_NVB_HEAD = ("nvbandwidth Version: v0.8\n\nDevice 0: NVIDIA A100 80GB PCIe (00000000:17:00)\n"
+             "Device 1: NVIDIA A100 80GB PCIe (00000000:31:00)\nDevice 2: NVIDIA A100 80GB PCIe (00000000:b1:00)\n\n")
+
+
+def test_nvbandwidth_na_cells_and_host_matrices():
+    d2d = (_NVB_HEAD + "Running device_to_device_memcpy_write_ce.\nmemcpy CE GPU(row) <- GPU(column) bandwidth (GB/s)\n"
+           "           0         1         2\n 0       N/A     25.21       N/A\n 1     25.21       N/A       N/A\n"
+           " 2       N/A       N/A       N/A\n\nSUM device_to_device_memcpy_write_ce 50.42\n")
+    f = _facts(d2d)
+    assert f.get("pair:0-1", {}).get("p2p.read") != "NOT_SUPPORTED"
+    assert f["pair:0-2"]["p2p.read"] == "NOT_SUPPORTED" and f["pair:1-2"]["p2p.read"] == "NOT_SUPPORTED"
+    h2d = (_NVB_HEAD + "Running host_to_device_memcpy_ce.\nmemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+           "           0         1         2\n 0     24.62     24.58      3.08\n\nSUM host_to_device_memcpy_ce 52.28\n")
+    f = _facts(h2d)
+    assert f["gpu:2"]["tool.host_copy_slow"] is True
+    assert "tool.host_copy_slow" not in f["gpu:0"] and "tool.host_copy_slow" not in f["gpu:1"]
+    assert _top(h2d, 1) == ["pcie_link_degraded"]
+
+
+def _bwt(kind, rate):
+    return ("[CUDA Bandwidth Test] - Starting...\nRunning on...\n\n Device 0: NVIDIA A100 80GB PCIe\n Quick Mode\n\n"
+            f" Host to Device Bandwidth, 1 Device(s)\n {kind} Memory Transfers\n   Transfer Size (Bytes)\tBandwidth(GB/s)\n"
+            f"   32000000\t\t\t{rate}\n\nResult = PASS\n")
+
+
+def test_bandwidthtest_pinned_host_copies_far_under_the_link():
+    assert _facts(_bwt("PINNED", "3.1"))["gpu:0"]["tool.host_copy_slow"] is True
+    for t in (_bwt("PINNED", "24.9"), _bwt("PAGEABLE", "3.1")):
+        assert "tool.host_copy_slow" not in _facts(t).get("gpu:0", {}), t
+
+
+def test_simpleipc_mismatch_cg_waive_and_nccl_tests_verdict():
+    ipc = "Process 0: verifying...\nProcess 0: Verification mismatch at 0: 0 != 1\n"
+    assert _facts(ipc)["host"]["symptom.wrong_results"] is True
+    cg = ("Starting [conjugateGradientMultiDeviceCG]...\nGPU Device 0: \"NVIDIA A100-SXM4-80GB\" with compute capability 8.0\n"
+          "No two or more GPUs with same architecture capable of concurrentManagedAccess found. \nWaiving the sample\n")
+    assert _facts(cg)["host"]["tool.fewer_than_two_gpus"] == 1
+    two = cg.replace("No two", "GPU Device 1: \"NVIDIA V100-SXM2-32GB\" with compute capability 7.0\nNo two")
+    assert "tool.fewer_than_two_gpus" not in _facts(two).get("host", {})  # two GPUs of different architectures
+    avg = "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 76.3898 FAILED\n#\n"
+    assert _facts(avg)["host"]["symptom.slow"] is True
+    assert "symptom.slow" not in _facts(avg.replace("FAILED", "OK")).get("host", {})

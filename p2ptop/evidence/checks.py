@@ -1,6 +1,7 @@
 """What programs print when a process sees fewer GPUs than it was given, or none: the frameworks' and tools' own checks
 (Lightning, TGI, exllamav2, vLLM, PyTorch, Ray, TensorFlow, Paddle, Triton, UCCL, MegEngine, Xinference, Slurm, LMDeploy,
-OneFlow, ollama, JAX, DeepSpeed, node health checkers), each pattern written from its source's format string.
+OneFlow, ollama, JAX, DeepSpeed, MXNet, cuBLASMp, FBGEMM, cuda-samples' cudaOpenMP, node health checkers), each pattern
+written from its source's format string.
 
 ``parse(c)`` adds ``symptom.gpus_missing`` (fewer GPUs seen than asked for or installed) or, failing that,
 ``symptom.no_cuda_device`` (none seen), on the first line that says so. They are messages, not sentences: no negation or
@@ -72,7 +73,11 @@ FEWER_GPUS = re.compile(
     # Flux (flux-core resource/topo.c, draining a node whose hardware lacks what its configuration lists: "rank %d (%s)
     # missing resources: %s", e.g. gpu[2-3]); OpenPBS's cgroups hook ("GPUs discovered but could not be successfully
     # mapped to devices")
-    r"\bmissing resources: (?:[\w,\[\]-]*,)?gpu\[?\d|\bgpus discovered but could not be successfully mapped to devices\b", re.ASCII)
+    r"\bmissing resources: (?:[\w,\[\]-]*,)?gpu\[?\d|\bgpus discovered but could not be successfully mapped to devices\b|"
+    # cuBLASMp's samples (helpers.h: "Error: not enough visible CUDA devices for requested SPMG placement"), FBGEMM's
+    # merge_pooled_embeddings check (TORCH_CHECK "target_device_index=%d, num_gpus=%d", printed only when the index is
+    # past the GPUs the process sees)
+    r"\bnot enough visible cuda devices for requested\b|\btarget_device_index=-?\d+, num_gpus=\d+\b", re.ASCII)
 #: no GPU at all, in the programs' own words (lower-cased text)
 NO_DEVICE = re.compile(
     # nvidia-persistenced (its syslog: "Failed to query NVIDIA devices. Please ensure that the NVIDIA device files
@@ -83,8 +88,11 @@ NO_DEVICE = re.compile(
     # Warp ("Could not find or load the NVIDIA CUDA driver. GPU execution will not be available."; '"cuda" device
     # requested but CUDA is not supported by the hardware or driver')
     r"\bcould not find or load the nvidia cuda driver\b|\bdevice requested but cuda is not supported by the hardware or driver\b|"
-    # OpenMM's CUDA platform ("No compatible CUDA device is available")
-    r"\bno compatible cuda device is available\b|"
+    # OpenMM's CUDA platform ("No compatible CUDA device is available"); cuda-samples' cudaOpenMP, which ignores
+    # cudaGetDeviceCount's error and prints "no CUDA capable devices were detected" for a count under one
+    r"\bno compatible cuda device is available\b|\bno cuda[- ]capable devices were detected\b|"
+    # MXNet (src/base.cc: "Please install cuda driver for GPU use.  No cuda driver detected.": libcuda not found)
+    r"\bno cuda driver detected\b|"
     # the container GPU hooks and runtimes: apptainer --nv ("Could not find any nv files on this host!" / "... nv
     # libraries ..."), enroot's hook ("Command not found: nvidia-container-cli"; "Kernel module nvidia_uvm is not loaded"),
     # podman --device ("stat /dev/nvidia-uvm: no such file or directory"): the container gets no usable GPU

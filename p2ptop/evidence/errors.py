@@ -171,7 +171,12 @@ _PEER_UNAVAILABLE = re.compile(r"(?:array resides \((\d+)\) is different from th
                                # FlashInfer's Ulysses topology check (flashinfer/comm/ulysses_topology.py): "no P2P access
                                # from rank 0 (GPU-uuid) to rank 1 (GPU-uuid)" after torch.cuda.can_device_access_peer says
                                # no; ranks, not device numbers, so the pair is not named
-                               r"\bno p2p access from rank \d+ \(GPU-[0-9a-f-]+\) to rank \d+\b", re.I)
+                               r"\bno p2p access from rank \d+ \(GPU-[0-9a-f-]+\) to rank \d+\b|"
+                               # Caffe's P2PSync (parallel.cpp: LOG(INFO) << "GPU " << self << " does not have p2p access to
+                               # GPU " << peer, after cudaDeviceCanAccessPeer said no); FBGEMM's merge_pooled_embeddings
+                               # ("Failed to init p2p access for node %d,%d", at::cuda::get_p2p_access false)
+                               r"\bGPU (\d+) does not have p2p access to GPU (\d+)|"
+                               r"\bfailed to init p2p access for node (\d+),\s*(\d+)", re.I)
 #: a library's own words for a failed cudaIpcOpenMemHandle ("failed to open IPC handle for rank 0: invalid device context",
 #: Mooncake's EP transport; "Failed to open CUDA IPC handle", "unable to open ipc mem handle"): the error is that call's
 _IPC_OPEN_WORDS = re.compile(r"\b(?:fail(?:ed|s|ure)?|unable|could not|cannot|can't)\s+(?:to\s+)?open(?:ing)?\s+(?:the\s+|a\s+)?(?:cuda\s+)?ipc\s+(?:mem(?:ory)?\s+)?handle", re.I)
@@ -303,11 +308,11 @@ def parse(c: Collector) -> bool:
         found = True
     v = p.select(("peer access is unavailable", "access=0", "no p2p support", "cannot p2p access", "canaccesspeer",
                   "cuda peer access un", "non peer-to-peer", "access device", "p2p access required",
-                  "enable peer access", "no p2p access from"), context=0)
+                  "enable peer access", "no p2p access from", "p2p access to", "init p2p access"), context=0)
     m = _PEER_UNAVAILABLE.search(v.text)
     if m:
         ln = v.line_of(m.start())
-        pairs = [g for g in (m.group(k, k + 1) for k in range(1, 20, 2)) if g[0]]
+        pairs = [g for g in (m.group(k, k + 1) for k in range(1, _PEER_UNAVAILABLE.groups, 2)) if g[0]]
         a, b = pairs[0] if pairs else (None, None)
         subj = pair_subject(min(int(a), int(b)), max(int(a), int(b))) if a and b and a != b else "host"
         c.add(subj, "p2p.read", "NOT_SUPPORTED", ln, severity="problem",

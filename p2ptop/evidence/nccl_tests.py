@@ -33,6 +33,7 @@ _HEADER = re.compile(r"^#\s*(?:bytes|size)\s+(?:N|count)\s+type\b.*\bbusbw\b", r
 _TYPE_DELTA = {"half": 1e-2, "float16": 1e-2, "bfloat16": 1e-2, "float": 1e-5, "float32": 1e-5, "double": 1e-12,
                "float64": 1e-12}
 _OOB = re.compile(r"Out of bounds values\s*:\s*(\d+)\s+FAILED", re.I)
+_AVG_FAILED = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*[\d.]+\s+FAILED\b")
 _TIMEOUT = re.compile(r"^\S+: Test timeout \((\d+)s\) \S+:\d+\s*$")
 _NGPUS = re.compile(r"\bnGpus (\d+)\b")
 _NUM = re.compile(r"^-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?$")
@@ -91,6 +92,13 @@ def parse(c: Collector, gpu_name, link_floor, built_floor=None) -> bool:
         c.add("host", "symptom.gpus_missing", True, few[0], severity="problem",
               summary=f"nccl-tests: {few[1].group(1)} GPUs requested but only {few[1].group(2)} visible to the process")
     oob = next(((no, m) for no, line in enumerate(lines, 1) for m in [_OOB.search(line)] if m and int(m.group(1)) > 0), None)
+    low_bw = next((no for no, line in enumerate(lines, 1) if _AVG_FAILED.search(line)), None)
+    if low_bw:
+        # nccl-tests' own verdict (src/common.cu): with NCCL_TESTS_MIN_BW set, "Avg bus bandwidth : %g FAILED" when the
+        # average is under 90 % of that minimum
+        c.kind("nccl-tests")
+        c.add("host", "symptom.slow", True, low_bw,
+              summary="nccl-tests: the average bus bandwidth is under the minimum it was given (NCCL_TESTS_MIN_BW): FAILED")
     if oob:
         c.kind("nccl-tests")
         c.add("host", "tool.verification_error", True, oob[0])

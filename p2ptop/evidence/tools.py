@@ -1,5 +1,5 @@
-"""The outputs of CUDA's P2P samples and tools: simpleP2P, deviceQuery, p2pBandwidthLatencyTest, nvbandwidth,
-bandwidthTest, nccl-tests' result tables, PyTorch tensors printed after a copy between GPUs, and rocm_bandwidth_test's Device Access and Data
+"""The outputs of CUDA's P2P samples and tools: simpleP2P, deviceQuery, p2pBandwidthLatencyTest, topologyQuery, simpleIPC,
+conjugateGradientMultiDeviceCG, nvbandwidth, bandwidthTest, nccl-tests' result tables, PyTorch tensors printed after a copy between GPUs, and rocm_bandwidth_test's Device Access and Data
 Path Validation matrices (a FAIL between the CPU and a GPU: tool.host_copy_corrupt; between GPUs: wrong data).
 (DCGM's output is read in evidence/dcgm.py.) After every parser, ``refusals_across_models`` says where peer access is refused only between different GPU models.
 
@@ -11,7 +11,9 @@ Facts: text.tool; per pair bench.peer_access ("ok" / "cudaErrorPeerAccessUnsuppo
 "Peer access ... : No" and "CANNOT Access Peer"), tool.p2p_slower_than_no_p2p (P2P=Enabled below
 P2P=Disabled in p2pBandwidthLatencyTest's unidirectional matrices); tool.verification_error and
 symptom.wrong_results (simpleP2P "Verification error", "Test failed", nvbandwidth's failed pattern check),
-symptom.slow with tool.p2p_slower_than_no_p2p; tool.fewer_than_two_gpus (simpleP2P waiving with one CUDA device);
+symptom.slow with tool.p2p_slower_than_no_p2p; per GPU tool.host_copy_slow (pinned copies between the CPU and the GPU,
+bandwidthTest and nvbandwidth, far under its link or a sibling of the same model); simpleP2P's cudaMemcpyPeer rate judged
+against the pair's link; topologyQuery's missing pairs and nvbandwidth's N/A cells as no peer access; tool.fewer_than_two_gpus (simpleP2P waiving with one CUDA device);
 gpu.name from the device lists; figures kept in ``structured["tools"]`` (the bandwidth matrices). nccl-tests'
 tables are read in evidence/nccl_tests.py (every layout by its own header). p2pBandwidthLatencyTest's
 latency matrices: P2P=Enabled far above P2P=Disabled is tool.p2p_slower_than_no_p2p too. A tensor on cuda:N printed all zeros (or NaN) beside the same values not
@@ -61,6 +63,23 @@ def _matrix(lines: list[str], start: int) -> tuple[dict[tuple[int, int], float],
                 pass
         i += 1
     return out, i
+
+
+def _na_cells(lines: list[str], start: int) -> list[tuple[int, int]]:
+    """The (row, column) cells printed "N/A" in the "D\\D"-style matrix after ``start`` (as _matrix reads it)."""
+    out: list[tuple[int, int]] = []
+    cols: list[int] = []
+    for line in lines[start + 1:]:
+        t = line.split()
+        if not t:
+            break
+        if not cols and all(x.isdigit() for x in t):
+            cols = [int(x) for x in t]
+            continue
+        if not t[0].isdigit() or not cols:
+            break
+        out.extend((int(t[0]), b) for b, v in zip(cols, t[1:]) if v == "N/A")
+    return out
 
 
 def _peer(c: Collector, a: int, b: int, ok: bool, line: int) -> None:
@@ -199,6 +218,29 @@ def judge_link(c: Collector, measured: dict, line: int, tool: str) -> None:
                   summary=f"GPU{a} -> GPU{b}: {tool} {v:.1f} GB/s on {link}")
 
 
+def judge_host_links(c: Collector, measured: dict[int, float], line: int, tool: str) -> None:
+    """A copy tool's GB/s between the CPU and each GPU (pinned memory, one direction) against the GPU's own link: the
+    PCIe generation and width the paste gives it, else as its model is built (built_floor, a GPU paired with itself);
+    and against its siblings of the same model in the same run. Under a quarter of either is gpu tool.host_copy_slow
+    (the copy keeps the link busy, so an idle link's power saving does not explain it) and symptom.slow."""
+    best: dict[str, float] = {}
+    for g, v in measured.items():
+        model = _model(c.get(f"gpu:{g}", "gpu.name") or c.get("host", "gpu.name") or "")
+        best[model] = max(best.get(model, 0.0), v)
+    for g, v in sorted(measured.items()):
+        floor = link_floor(c, g, g) or built_floor(c, g, g)
+        model = _model(c.get(f"gpu:{g}", "gpu.name") or c.get("host", "gpu.name") or "")
+        why = None
+        if floor is not None and v < FAR_UNDER * floor[0]:
+            why = f"under a quarter of what {floor[1]} gives at the least ({floor[0]:.0f} GB/s)"
+        elif model and best.get(model, 0.0) > 0 and v < FAR_UNDER * best[model]:
+            why = f"under a quarter of what another GPU of the same model gets in the same run ({best[model]:.1f} GB/s)"
+        if why:
+            c.add(f"gpu:{g}", "tool.host_copy_slow", True, line, severity="problem",
+                  summary=f"GPU{g}: {tool} {v:.1f} GB/s between the CPU and the GPU, {why}")
+            c.add("host", "symptom.slow", True, line, summary=f"{tool}: GPU{g} {v:.1f} GB/s to or from the CPU")
+
+
 def _int_after(line: str) -> Optional[int]:
     m = re.search(r":\s*(\d+)", line)
     return int(m.group(1)) if m else None
@@ -217,6 +259,19 @@ def _gpu_name(c: Collector, idx: int, name: str, line: int) -> None:
         c.add(f"gpu:{idx}", "gpu.architecture", arch, line)
 
 
+#: bandwidthTest (cuda-samples bandwidthTest.cu): " Device 0: NAME", " Host to Device Bandwidth, 1 Device(s)"
+_BWT_DEVICE = re.compile(r"^\s*Device (\d+): (\S.*?)\s*$")
+_BWT_DIRECTION = re.compile(r"^(Host to Device|Device to Host|Device to Device) Bandwidth, (\d+) Device\(s\)")
+#: cuda-samples topologyQuery: std::cout << "GPU" << device1 << " <-> GPU" << device2 << ":" (a pair with peer access),
+#: "GPU" << device << " <-> CPU:" (every device)
+_TQ_PAIR = re.compile(r"^GPU(\d+) <-> GPU(\d+):$")
+_TQ_CPU = re.compile(r"^GPU(\d+) <-> CPU:$")
+#: nvbandwidth's one-way host copy matrices: "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)", "<-" (not "<->")
+_NVB_HOST = re.compile(r"^(?:memcpy|memory) (?:CE|SM) CPU\(row\) (?:->|<-) GPU\(column\) bandwidth", re.I)
+#: conjugateGradientMultiDeviceCG: printf("GPU Device %d: \"%s\" with compute capability %d.%d\n")
+_CG_DEVICE = re.compile(r'^GPU Device (\d+): "(.+)" with compute capability \d+\.\d+$')
+#: cuda-samples simpleIPC: printf("Process %d: Verification mismatch at %lld: %d != %d\n")
+_SIMPLEIPC_MISMATCH = re.compile(r"^Process \d+: Verification mismatch at \d+: -?\d+ != -?\d+")
 #: cuda-samples simpleIPC: printf("Device %d is not peer capable with some other selected peers, skipping\n", i)
 _SIMPLEIPC_NOT_PEER = re.compile(r"Device (\d+) is not peer capable with some other selected peers")
 
@@ -257,9 +312,12 @@ def parse_cuda_samples(c: Collector) -> bool:
                 c.add("host", "symptom.wrong_results", True, no)
             elif "cudaMemcpyPeer / cudaMemcpy between" in line:
                 found = True
-                bw = re.search(r"([\d.]+)\s*GB/s", line)
+                # simpleP2P.cu: printf("cudaMemcpyPeer / cudaMemcpy between GPU%d and GPU%d: %.2fGB/s\n"): 100 copies of
+                # 64 MB, alternating direction, timed together: the pair's one-way rate over its link
+                bw = re.search(r"between GPU(\d+) and GPU(\d+):\s*([\d.]+)\s*GB/s", line)
                 if bw:
-                    tools.setdefault("simpleP2P", {})["GB/s"] = float(bw.group(1))
+                    tools.setdefault("simpleP2P", {})["GB/s"] = float(bw.group(3))
+                    judge_link(c, {(int(bw.group(1)), int(bw.group(2))): float(bw.group(3))}, no, "simpleP2P cudaMemcpyPeer")
             elif line.strip().lower().startswith("test failed"):  # simpleP2P.cu: "Test failed!" after its checks
                 found = True
                 c.add("host", "error.text", line.strip()[:200], no)
@@ -279,6 +337,20 @@ def parse_cuda_samples(c: Collector) -> bool:
         if found and "deviceQuery" not in c.kinds:
             c.kind("simpleP2P")
             c.tool("simpleP2P", c.paste.first_line("simpleP2P", "Peer access from", "cudaMemcpyPeer / cudaMemcpy"))
+    if " <-> CPU:" in text and "Atomic Supported:" in text:
+        # topologyQuery (cuda-samples): "GPU%d <-> GPU%d:" for each ordered pair whose cudaDevP2PAttrAccessSupported is 1,
+        # then "GPU%d <-> CPU:" for every device: a pair of the listed devices that is not listed has no peer access
+        cpus = {int(m.group(1)): no for no, line in enumerate(lines, 1) for m in [_TQ_CPU.match(line.strip())] if m}
+        pairs = {(int(m.group(1)), int(m.group(2))): no for no, line in enumerate(lines, 1) for m in [_TQ_PAIR.match(line.strip())] if m}
+        if len(cpus) >= 2:
+            found = True
+            c.tool("topologyQuery", min(list(cpus.values()) + list(pairs.values())))
+            c.add("host", "host.gpu_count", len(cpus), min(cpus.values()), severity="info")
+            for a in sorted(cpus):
+                for b in sorted(cpus):
+                    if a < b:
+                        listed = pairs.get((a, b)) or pairs.get((b, a))
+                        _peer(c, a, b, bool(listed), listed or min(cpus.values()))
     low = text.lower()
     if "p2p connectivity matrix" in low or "access peer device" in low or "p2p=enabled" in low:
         found_p = False
@@ -395,6 +467,14 @@ def parse_cuda_samples(c: Collector) -> bool:
             if _NVB_ONE_WAY.match(s) and "device_to_device" in (lines[no - 2] if no >= 2 else "") + lines[max(0, no - 3)]:
                 mat, _ = _matrix(lines, no - 1)  # one direction of a device-to-device copy, per pair (N/A on the diagonal)
                 judge_link(c, mat, no, "nvbandwidth " + s.split(" bandwidth")[0])
+                # a pair off the diagonal printed N/A was skipped: its enablePeerAcess failed (testcases_ce.cpp,
+                # cuDeviceCanAccessPeer 0); the diagonal is N/A by design
+                for a, b in _na_cells(lines, no - 1):
+                    if a != b:
+                        _peer(c, min(a, b), max(a, b), False, no)
+            elif _NVB_HOST.match(s):
+                mat, _ = _matrix(lines, no - 1)  # one row (the CPU), a column per GPU
+                judge_host_links(c, {g: v for (_cpu, g), v in mat.items()}, no, "nvbandwidth " + s.split(" bandwidth")[0])
         if d2d_waived and len(devices) >= 2:
             # nvbandwidth waives a device-to-device test when no pair of its GPUs can access each other
             # (Testcase::filterHasAccessiblePeerPairs: cuDeviceCanAccessPeer 0 for every ordered pair)
@@ -407,11 +487,38 @@ def parse_cuda_samples(c: Collector) -> bool:
             c.kind("nvbandwidth")
             c.tool("nvbandwidth", c.paste.first_line("nvbandwidth", "Running device_to_device", "Running host_to_device"))
             tools["nvbandwidth"] = res
+    if "No two or more GPUs with same architecture capable of" in text:
+        # conjugateGradientMultiDeviceCG (cuda-samples): printf("GPU Device %d: \"%s\" with compute capability %d.%d\n")
+        # for each device that can take part, then "No two or more GPUs with same architecture capable of
+        # concurrentManagedAccess found." when fewer than two of one architecture did: one listed (or none) is one seen
+        listed = [(no, m) for no, line in enumerate(lines, 1) for m in [_CG_DEVICE.match(line.strip())] if m]
+        if len(listed) <= 1:
+            found = True
+            no = next(n for n, line in enumerate(lines, 1) if "No two or more GPUs with same architecture" in line)
+            for dno, m in listed:
+                _gpu_name(c, int(m.group(1)), m.group(2), dno)
+            c.kind("conjugateGradientMultiDeviceCG")
+            c.tool("conjugateGradientMultiDeviceCG", no)
+            c.add("host", "tool.fewer_than_two_gpus", len(listed), no, severity="problem",
+                  summary=f"conjugateGradientMultiDeviceCG: {len(listed)} suitable device{'s' if len(listed) != 1 else ''}, two are needed")
+    if "Verification mismatch at" in text:
+        # simpleIPC (cuda-samples): printf("Process %d: Verification mismatch at %lld: %d != %d\n"): a buffer the other
+        # processes' kernels wrote through CUDA IPC peer mappings does not hold what they wrote
+        for no, line in enumerate(lines, 1):
+            if _SIMPLEIPC_MISMATCH.search(line):
+                found = True
+                c.kind("simpleIPC")
+                c.tool("simpleIPC", no)
+                c.add("host", "tool.verification_error", True, no)
+                c.add("host", "symptom.wrong_results", True, no,
+                      summary="simpleIPC: data written by another process's GPU through CUDA IPC did not arrive")
+                break
     m = _SIMPLEIPC_NOT_PEER.search(text) if "not peer capable" in text else None
     if m:
         # simpleIPC (cuda-samples): cudaDeviceCanAccessPeer said no between this device and one already selected
         no = text.count("\n", 0, m.start()) + 1
         found = True
+        c.kind("simpleIPC")
         c.tool("simpleIPC", no)
         c.add("host", "p2p.read", "NOT_SUPPORTED", no, severity="problem",
               summary=f"simpleIPC: device {m.group(1)} cannot access a selected peer (skipped)")
@@ -419,9 +526,36 @@ def parse_cuda_samples(c: Collector) -> bool:
         found = True
         c.kind("bandwidthTest")
         c.tool("bandwidthTest", c.paste.first_line("[CUDA Bandwidth Test]", "Device to Device Bandwidth"))
+        direction, pinned, devices, measured = None, False, 0, {}
+        gpu = 0
+        for no, line in enumerate(lines, 1):
+            m = _BWT_DEVICE.match(line)
+            if m:
+                gpu = int(m.group(1))
+                _gpu_name(c, gpu, m.group(2), no)
+                break
         for no, line in enumerate(lines, 1):
             if "Result = FAIL" in line:
                 c.add("host", "tool.verification_error", True, no)
+            m = _BWT_DIRECTION.match(line.strip())
+            if m:
+                direction, devices, pinned = m.group(1), int(m.group(2)), False
+                continue
+            if line.strip().startswith("PINNED Memory Transfers"):
+                pinned = True
+                continue
+            if line.strip().startswith("PAGEABLE Memory Transfers"):
+                pinned = False
+                continue
+            t = line.split()
+            if direction in ("Host to Device", "Device to Host") and pinned and devices == 1 and len(t) == 2 and t[0].isdigit():
+                try:
+                    # bandwidthTest.cu: printf("   %u\t\t\t%s%.1f\n", size, ..., bandwidth) per transfer size
+                    measured.setdefault(direction, (float(t[1]), no))
+                except ValueError:
+                    pass
+        for direction, (v, no) in measured.items():
+            judge_host_links(c, {gpu: v}, no, f"bandwidthTest {direction.lower()} (pinned)")
     return found
 
 

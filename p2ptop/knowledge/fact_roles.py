@@ -34,6 +34,7 @@ SYMPTOM_KEYS: dict[str, str] = {
     "nccl.p2p_fallback": "NCCL used SHM or NET on a pair that supports P2P",
     "tool.p2p_slower_than_no_p2p": "a copy tool measured P2P slower than without it",
     "tool.verification_error": "a copy tool found wrong data",
+    "tool.host_copy_slow": "a copy tool measured the GPU's copies to or from the CPU far under its link",
     "gpu.nvlink_down": "NVLinks measured down",
     "gpu.nvlink_replay_recovery": "NVLink replay or recovery counted",
     "gpu.pcie_degraded_under_load": "PCIe link measured below its max under load",
