@@ -23,6 +23,17 @@ nvbandwidth, nccl-tests, gpu-burn):
    matrices) under a quarter of the GPU's link or of a sibling of the same model: tool.host_copy_slow, a trigger of the
    PCIe-link-degraded entry; simpleIPC's "Verification mismatch" is wrong data; conjugateGradientMultiDeviceCG waiving
    with one suitable device listed is fewer than two GPUs; nccl-tests' "Avg bus bandwidth : X FAILED" is slow.
+From source probes, round 46 (the NVIDIA kernel modules' own lines) and round 47 (NVML's and DCGM's failure paths):
+9. A GPU the module did not bring up (the probe failing, "RmInitAdapter failed!", a GPU not supported by the open module or
+   the release, its registers claimed, no IRQ or interrupts, bound to vfio-pci, excluded) is fewer GPUs seen, in doubt where
+   the text shows the BAR without an address that made the probe fail; "No NVIDIA GPU found" and nvidia-smi's "couldn't
+   communicate with the NVIDIA driver", DCGM's "NVML doesn't exist on this system" / "Cannot load NVML", an NVML init
+   failing with ERROR_LIBRARY_NOT_FOUND are no device; GSP's "may need to be reset" and NVML's / DCGM's "GPU requires
+   reset" reach the reset entry; "API mismatch: the client" and the modules' "Version mismatch" reach the driver-mismatch
+   entry; RM's BAR resize and BAR1-full lines the BAR1 entry; "no peer IDs available" the peer limit; its IOMMU peer-mapping
+   failures the IOMMU entry; Xid 136 and "Links failed to train" the NVLink entry; "P2P is Disabled, cannot create
+   mappings" is the host's p2p.read; dcgmi discovery's "Status: LOST" a lost GPU. dcgm-exporter's DCGM_EXP_P2P_STATUS is
+   the NVLink P2P status: TopologyNotSupported on a PCIe pair is no fault.
 After fresh29 was judged blind and opened:
 4. A pasted program that selects two or more GPUs by number (torch.cuda.set_device, cudaSetDevice, CUDA.device!,
    cupy.cuda.Device, .to("cuda:N"), tf.device("/gpu:N")) and fails with an illegal memory access (700) is the CUDA
@@ -252,3 +263,61 @@ def test_simpleipc_mismatch_cg_waive_and_nccl_tests_verdict():
     avg = "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 76.3898 FAILED\n#\n"
     assert _facts(avg)["host"]["symptom.slow"] is True
     assert "symptom.slow" not in _facts(avg.replace("FAILED", "OK")).get("host", {})
+
+
+# ---- 9. the kernel module's lines, NVML's and DCGM's failures ------------------------------------------------------------------
+
+def test_gpus_the_module_did_not_bring_up_are_fewer_gpus_seen():
+    for t in ("[  212.421204] NVRM: GPU 0000:41:00.0: RmInitAdapter failed! (0x62:0x40:2168)\n",
+              "[    6.118339] NVRM: The NVIDIA probe routine failed for 1 device(s).\n"
+              "[    6.118342] NVRM: None of the NVIDIA devices were initialized.\n",
+              "[    4.772102] NVRM: GPU 0000:81:00.0 is already bound to vfio-pci.\n",
+              "[    4.937880] NVRM: The NVIDIA GPU 0000:02:00.0 (PCI ID: 10de:1b06)\n"
+              "               NVRM: installed in this system is not supported by open\n"
+              "               NVRM: nvidia.ko because it does not include the required GPU\n"):
+        assert _entries(t, 1) == ["gpu/fewer-gpus-visible-than-installed"], t
+
+
+def test_a_bar_without_address_before_the_probe_failure_is_the_cause():
+    t = ("[   10.120430] NVRM: This PCI I/O region assigned to your NVIDIA device is invalid:\n"
+         "[   10.120430] NVRM: BAR1 is 0M @ 0x0 (PCI:0000:03:00.0)\n"
+         "NVRM: The NVIDIA probe routine failed for 4 device(s).\nNVRM: None of the NVIDIA devices were initialized.\n")
+    assert explained(t)[0][0] == "bar1_too_small"
+
+
+def test_driver_unreachable_reset_and_mismatch_lines():
+    for t in ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA "
+              "driver is installed and running.\n",
+              "2026/11/29 05:41:07 failed to init NVML: ERROR_LIBRARY_NOT_FOUND\n",
+              "Error: Unable to complete diagnostic for group 0. Return: (-56) : Cannot perform the requested operation because "
+              "NVML doesn't exist on this system.\n",
+              "[  911.204501] NVRM: No NVIDIA GPU found.\n"):
+        assert _entries(t, 1) == ["cuda/no-device-visible"], t
+    for t in ("Error: Unable to complete diagnostic for group 0. Return: (-19) : GPU requires reset\n",
+              "NVRM: GPU2 _kgspBootGspRm: (the GPU is likely in a bad state and may need to be reset)\n"):
+        assert "gpu/reset-required-after-fault" in _entries(t), t
+    for t in ("[ 1893.202214] NVRM: API mismatch: the client has the version 570.133.20, but\n",
+              "[  402.771903] nvidia-modeset: Version mismatch: nvidia.ko(580.95.05) nvidia-modeset.ko(580.105.08)\n"):
+        assert _entries(t, 1) == ["cuda/system-driver-mismatch"], t
+
+
+def test_rm_p2p_bar_peer_iommu_and_nvlink_lines():
+    cases = {
+        "[    5.201774] NVRM: BAR resizing failed with error `-22`.\n": "pcie/bar1-cannot-assign-no-space",
+        "NVRM: GPU2 RmThirdPartyP2PBAR1GetPages: no space for BAR1 mappings, length: 0x4000000\n": "pcie/bar1-cannot-assign-no-space",
+        "NVRM: GPU0 kbusCreateP2PMappingForMailbox_GM200: no peer IDs available\n": "cuda/too-many-peers",
+        "NVRM: GPU0 _kbusCreateStaticBar1IOMMUMappingForGpuPair: IOMMU mapping failed from GPU0 to GPU3\n": "iommu/p2p-hang-or-corruption",
+        "NVRM: Xid (PCI:0000:4e:00): 136, pid=30117, name=python3, NVLink: Link training failed for link 6(0x1, 0x0)\n":
+            "nvlink/links-inactive",
+    }
+    for t, entry in cases.items():
+        assert entry in _entries(t), (t, _entries(t))
+    f = _facts("[ 3301.772015] NVRM: GPU1 p2papiConstruct_IMPL: ERROR: P2P is Disabled, cannot create mappings\n")
+    assert f["host"]["p2p.read"] == "NOT_SUPPORTED"
+
+
+def test_dcgm_discovery_lost_and_the_exporters_nvlink_p2p_status():
+    lost = ("| 1      | Status: LOST                                                         |\n"
+            "|        | Name: NVIDIA H100 80GB HBM3 (last known)                             |\n")
+    assert _entries(lost, 1) == ["xid/79-gpu-fallen-off-bus"]
+    assert "xid/79-gpu-fallen-off-bus" not in _entries("The connection status: lost, retrying the NVIDIA H100 node\n")
