@@ -114,7 +114,7 @@ class NcclMessage:
 class NcclDecision:
     """A choice NCCL made about a transport, e.g. P2P off between two devices."""
     host: Optional[str]
-    kind: str  # p2p_not_enabled | p2p_disabled | p2p_unsupported | cuda_p2p_not_all | nvls_unavailable | net_ib_missing | net_plugin_failed | network
+    kind: str  # p2p_not_enabled | p2p_disabled | p2p_unsupported | cuda_p2p_not_all | nvls_unavailable | net_ib_missing | net_plugin_failed | network | ras_peer_dead
     detail: str
     devs: Optional[tuple[int, int]]
     line: int
@@ -402,6 +402,8 @@ def read_nccl_log(text: str) -> NcclLog:
             log.decisions.append(NcclDecision(host, "net_ib_missing", msg.strip(), None, no))
         elif "Failed to initialize NET plugin" in msg:
             log.decisions.append(NcclDecision(host, "net_plugin_failed", msg.strip(), None, no))
+        elif msg.startswith("RAS declaring peer ") and " as DEAD" in msg:
+            log.decisions.append(NcclDecision(host, "ras_peer_dead", msg.strip(), None, no))
         elif msg.startswith("Using network "):
             u = _USING_NET.match(msg)
             if u is not None:

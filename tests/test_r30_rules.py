@@ -34,6 +34,14 @@ From source probes, round 46 (the NVIDIA kernel modules' own lines) and round 47
    failures the IOMMU entry; Xid 136 and "Links failed to train" the NVLink entry; "P2P is Disabled, cannot create
    mappings" is the host's p2p.read; dcgmi discovery's "Status: LOST" a lost GPU. dcgm-exporter's DCGM_EXP_P2P_STATUS is
    the NVLink P2P status: TopologyNotSupported on a PCIe pair is no fault.
+From source probes, round 48 (DeepSpeed, Megatron-LM, ColossalAI, Accelerate, Lightning, Horovod, a second pass) and
+round 49 (NCCL's RAS, cuMem, proxy, symmetric-memory and topology lines):
+10. DeepSpeed's ds_report line "shared memory (/dev/shm) size .... 64.00 MB" is host.shm_mb; "Megatron requires CUDA.",
+    Lightning's "No supported gpu backend found!" and Accelerate's "- PyTorch accelerator: N/A" are no device; Lightning's
+    "devices ... are occupied by other processes" fewer GPUs; Megatron's sniff test with a communication measurement's
+    ranks at half their median or less is slow. NCCL's RAS "declaring peer ... as DEAD" is a decision of both NCCL readers
+    and symptom.crash. ncclInvalidUsage alone (NCCL returns it from many API checks) no longer offers the duplicate-GPU
+    entry: it answers its own messages.
 After fresh29 was judged blind and opened:
 4. A pasted program that selects two or more GPUs by number (torch.cuda.set_device, cudaSetDevice, CUDA.device!,
    cupy.cuda.Device, .to("cuda:N"), tf.device("/gpu:N")) and fails with an illegal memory access (700) is the CUDA
@@ -321,3 +329,51 @@ def test_dcgm_discovery_lost_and_the_exporters_nvlink_p2p_status():
             "|        | Name: NVIDIA H100 80GB HBM3 (last known)                             |\n")
     assert _entries(lost, 1) == ["xid/79-gpu-fallen-off-bus"]
     assert "xid/79-gpu-fallen-off-bus" not in _entries("The connection status: lost, retrying the NVIDIA H100 node\n")
+
+
+# ---- 10. the training frameworks' and NCCL's newer lines ------------------------------------------------------------------------
+
+def test_ds_report_shm_and_the_frameworks_no_device_lines():
+    f = _facts("DeepSpeed general environment info:\nshared memory (/dev/shm) size .... 64.00 MB\n")
+    assert f["host"]["host.shm_mb"] == 64
+    assert _facts("shared memory (/dev/shm) size .... 1.50 GB\n")["host"]["host.shm_mb"] == 1536
+    for t in ("AssertionError: Megatron requires CUDA.\n", "RuntimeError: No supported gpu backend found!\n",
+              "- PyTorch version: 2.6.0+cu124\n- PyTorch accelerator: N/A\n- System RAM: 1007.53 GB\n"):
+        assert _facts(t)["host"].get("symptom.no_cuda_device") is True, t
+    t = ("RuntimeError: You requested to find 4 devices but only 2 are currently available. The devices [0, 1] are occupied "
+         "by other processes and can't be used at the moment.\n")
+    assert _facts(t)["host"].get("symptom.gpus_missing") is True
+
+
+_SNIFF = ("CUDA device: NVIDIA H100 80GB HBM3\n"
+          "  GEMM throughput (8192x8192x8192, bf16) [TFLOP/s/GPU]: median=711.80, mean=710.52, min=699.47, max=718.93\n"
+          "  All-to-all busbw (EP PG, size=8, 268 MB) [GB/s]: median=330.95, mean=256.37, min=31.72, max=335.40\n"
+          "    OUTLIER rank 16 (node-17): 32.08 (-90.3%)\n  Result: OUTLIERS DETECTED\n")
+
+
+def test_megatron_sniff_test_communication_outliers_are_slow():
+    assert _facts(_SNIFF)["host"]["symptom.slow"] is True
+    gemm = _SNIFF.replace("  All-to-all busbw (EP PG, size=8, 268 MB) [GB/s]: median=330.95, mean=256.37, min=31.72, max=335.40\n", "")
+    assert "symptom.slow" not in _facts(gemm).get("host", {})  # a slow GEMM is no communication
+    mild = _SNIFF.replace("32.08 (-90.3%)", "290.10 (-12.3%)")
+    assert "symptom.slow" not in _facts(mild).get("host", {})
+
+
+_RAS = "dgx07:61204:61291 [0] NCCL INFO RAS declaring peer 10.40.0.7<52311> as DEAD; rasDeadPeersHash 0x9c1e44d07a2b3f65\n"
+
+
+def test_ras_dead_peer_is_a_decision_of_both_readers_and_a_crash():
+    from p2ptop.nccl.log import read_nccl_log
+
+    from .nccl_log_reference import read_nccl_log as reference_read
+
+    assert [d.kind for d in read_nccl_log(_RAS).decisions] == [d.kind for d in reference_read(_RAS).decisions] == ["ras_peer_dead"]
+    assert _facts(_RAS)["host"]["symptom.crash"] is True
+
+
+def test_nccl_invalid_usage_alone_offers_no_duplicate_gpu():
+    t = ("h100x8:5120:5120 [0] scheduler/symmetric_sched.cc:83 NCCL WARN Error: no symmetric kernel available for function "
+         "AllReduce. NCCL_SYM_KERNEL was set to AllReduce_RSxLDMC_AGxSTMC\nh100x8:5120:5120 [0] NCCL INFO enqueue.cc:361 -> 5\n")
+    assert not [a for a in answer(t) if a[3] == "nccl/duplicate-gpu-detected" and a[1] in ("likely", "possible")]
+    dup = "init.cc:904 NCCL WARN Duplicate GPU detected : rank 15 and rank 7 both on CUDA device e4000\n"
+    assert _entries(dup, 1) == ["nccl/duplicate-gpu-detected"]

@@ -77,7 +77,7 @@ FEWER_GPUS = re.compile(
     # cuBLASMp's samples (helpers.h: "Error: not enough visible CUDA devices for requested SPMG placement"), FBGEMM's
     # merge_pooled_embeddings check (TORCH_CHECK "target_device_index=%d, num_gpus=%d", printed only when the index is
     # past the GPUs the process sees)
-    r"\bnot enough visible cuda devices for requested\b|\btarget_device_index=-?\d+, num_gpus=\d+\b", re.ASCII)
+    r"\bnot enough visible cuda devices for requested\b|\bare occupied by other processes and can't be used at the moment\b|\btarget_device_index=-?\d+, num_gpus=\d+\b", re.ASCII)
 #: no GPU at all, in the programs' own words (lower-cased text)
 NO_DEVICE = re.compile(
     # nvidia-persistenced (its syslog: "Failed to query NVIDIA devices. Please ensure that the NVIDIA device files
@@ -93,6 +93,10 @@ NO_DEVICE = re.compile(
     r"\bno compatible cuda device is available\b|\bno cuda[- ]capable devices were detected\b|"
     # MXNet (src/base.cc: "Please install cuda driver for GPU use.  No cuda driver detected.": libcuda not found)
     r"\bno cuda driver detected\b|"
+    # Megatron-LM (initialize.py: assert torch.cuda.is_available(), "Megatron requires CUDA."), Lightning Fabric
+    # (connector.py: "No supported gpu backend found!" for accelerator="gpu" without CUDA or MPS), Accelerate's env report
+    # ("- PyTorch accelerator: N/A" where torch sees no accelerator)
+    r"\bmegatron requires cuda\b|\bno supported gpu backend found\b|^- pytorch accelerator: n/a\s*$|"
     # the container GPU hooks and runtimes: apptainer --nv ("Could not find any nv files on this host!" / "... nv
     # libraries ..."), enroot's hook ("Command not found: nvidia-container-cli"; "Kernel module nvidia_uvm is not loaded"),
     # podman --device ("stat /dev/nvidia-uvm: no such file or directory"): the container gets no usable GPU
@@ -113,7 +117,7 @@ NO_DEVICE = re.compile(
     r"\bunknown backend: \W{0,2}gpu\W{0,2} requested, but no platforms that are instances of gpu are present\b|"
     r"\bnccl actor has no gpus assigned\b|\bfound 0 gpus on your machine\b|"
     # DeepSpeed's launcher when its accelerator counts no device (deepspeed/launcher/runner.py)
-    r"\bunable to proceed, no gpu resources available\b", re.ASCII)
+    r"\bunable to proceed, no gpu resources available\b", re.ASCII | re.M)
 #: a node health check's count of GPUs against the one it expects (Azure's NHC check_gpu_count "Expected to see 8 but
 #: found 7", gpud's "nvidia gpu count mismatch (found 7, expected 8)", AWS's health check "GPU count mismatch: expected=8,
 #: detected=7"): fewer GPUs seen where the second is smaller

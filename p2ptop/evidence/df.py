@@ -1,4 +1,4 @@
-"""``df`` (coreutils) on /dev/shm: host.shm_mb, the size of the shared-memory file system NCCL's SHM transport and
+"""``df`` (coreutils) on /dev/shm, and DeepSpeed's ds_report line for it: host.shm_mb, the size of the shared-memory file system NCCL's SHM transport and
 PyTorch's DataLoader workers allocate in (a container's default is 64 MB). It is what fact_roles.NEXT_COMMAND asks
 for (``df -h /dev/shm``), so its answer is read: the data line whose last column is ``/dev/shm``, its second column
 the size, in ``df -h``'s units (K, M, G, T: powers of 1024), in ``df -H``'s (powers of 1000) where the command line
@@ -17,8 +17,21 @@ _SI = re.compile(r"\bdf\b[^\n|;]*\s(?:-\w*H\w*|--si)\b")
 _UNIT = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50}
 
 
+#: DeepSpeed's ds_report (deepspeed/env_report.py: ("shared memory (/dev/shm) size", human_readable_size(f_frsize *
+#: f_blocks)), printed "shared memory (/dev/shm) size .... 64.00 MB", powers of 1024)
+_DS_REPORT = re.compile(r"^\s*shared memory \(/dev/shm\) size \.+ (\d+(?:\.\d+)?) (B|KB|MB|GB|TB)\s*$", re.M)
+_DS_UNIT = {"B": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40}
+
+
 def parse(c: Collector) -> bool:
     text = c.paste.text
+    m = _DS_REPORT.search(text) if "shared memory (/dev/shm) size" in text else None
+    if m:
+        no = c.paste.line_of(m.start())
+        c.tool("ds_report", no)
+        c.add("host", "host.shm_mb", int(round(float(m.group(1)) * _DS_UNIT[m.group(2)] / (1 << 20))), no, severity="info",
+              summary=f"/dev/shm is {m.group(1)} {m.group(2)} (DeepSpeed's ds_report)")
+        return True
     if "/dev/shm" not in text or "%" not in text:
         return False
     si = _SI.search(text) is not None

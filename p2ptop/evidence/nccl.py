@@ -219,6 +219,10 @@ def parse(c: Collector) -> bool:
                   summary=f"NCCL: CUDA's peer-access query says no between GPU{a} and GPU{b}")
         # "Check P2P Type ... isAllCudaP2p 0" (NCCL >= 2.28.9): NVML's P2P status is not OK for some pair of the
         # node's GPUs; the pair is not named, so the fact is the host's
+        elif d.kind == "ras_peer_dead" and not c.has("host", "symptom.crash"):
+            # NCCL's RAS (src/ras/rasnet.cc): a process of the job stopped answering its keep-alives and was declared dead
+            c.add("host", "symptom.crash", True, d.line, severity="problem",
+                  summary="NCCL RAS: a process of the job stopped answering and was declared dead")
         elif d.kind == "cuda_p2p_not_all" and not c.has("host", "p2p.read"):
             c.add("host", "p2p.read", "NOT_SUPPORTED", d.line, severity="problem",
                   summary="NCCL: NVML reports P2P not supported between some pair of this node's GPUs (isAllCudaP2p 0; "

@@ -704,10 +704,38 @@ def parse_tensor_copies(c: Collector) -> bool:
     return False
 
 
+#: Megatron-LM's GPU sniff test (megatron/training/gpu_sniff_test.py): "  {name}: median=%.2f, mean=%.2f, min=..., max=..."
+#: for each measurement, then "    OUTLIER rank {i} ({host}): {value:.2f} ({deviation:+.1%})" for each rank off the median
+_SNIFF_NAME = re.compile(r"^\s+(.+?): median=[\d.]+, mean=[\d.]+")
+_SNIFF_OUTLIER = re.compile(r"^\s*OUTLIER rank \d+(?: \([^)]*\))?: [\d.]+ \((-\d+(?:\.\d+)?)%\)")
+_SNIFF_COMM = re.compile(r"busbw|all-to-all|send/recv|bandwidth", re.I)
+
+
+def parse_sniff_test(c: Collector) -> bool:
+    """A communication measurement of Megatron's sniff test (all-to-all busbw, send/recv bandwidth) with ranks at half their
+    median or less: those ranks' GPUs talk far slower than their peers (symptom.slow)."""
+    if "OUTLIER rank" not in c.paste.text:
+        return False
+    name = None
+    for no, line in enumerate(c.paste.lines, 1):
+        m = _SNIFF_NAME.match(line)
+        if m:
+            name = m.group(1)
+            continue
+        o = _SNIFF_OUTLIER.match(line)
+        if o and name and _SNIFF_COMM.search(name) and float(o.group(1)) <= -50:
+            c.tool("Megatron GPU sniff test", no)
+            c.add("host", "symptom.slow", True, no,
+                  summary=f"Megatron's sniff test: a rank's {name.split(' [')[0]} {o.group(1)} % off the median")
+            return True
+    return False
+
+
 def parse(c: Collector) -> bool:
     a = parse_cuda_samples(c)
     b = parse_nccl_tests(c)
     t = parse_tensor_copies(c)
     r = parse_rocm_bandwidth_test(c)
     e = parse_expected_bandwidth(c)
-    return a or b or t or r or e
+    s = parse_sniff_test(c)
+    return a or b or t or r or e or s

@@ -155,7 +155,7 @@ class NcclMessage:
 class NcclDecision:
     """A choice NCCL made about a transport, e.g. P2P off between two devices."""
     host: Optional[str]
-    kind: str  # p2p_not_enabled | p2p_disabled | p2p_unsupported | cuda_p2p_not_all | nvls_unavailable | net_ib_missing | net_plugin_failed | network
+    kind: str  # p2p_not_enabled | p2p_disabled | p2p_unsupported | cuda_p2p_not_all | nvls_unavailable | net_ib_missing | net_plugin_failed | network | ras_peer_dead
     detail: str
     devs: Optional[tuple[int, int]]
     line: int
@@ -447,6 +447,9 @@ def _examine(caches: tuple, level: str, loc: Optional[str], msg: str, line: str)
         emits.append((_DECISIONS, ("net_ib_missing", msg.strip(), None)))
     elif "Failed to initialize NET plugin" in msg:
         emits.append((_DECISIONS, ("net_plugin_failed", msg.strip(), None)))
+    elif msg.startswith("RAS declaring peer ") and " as DEAD" in msg:
+        # NCCL's RAS thread (src/ras/rasnet.cc, 2.24+): a peer process stopped answering its keep-alives
+        emits.append((_DECISIONS, ("ras_peer_dead", msg.strip(), None)))
     elif msg.startswith("Using network "):
         u = _USING_NET.match(msg)
         if u is not None:
