@@ -42,6 +42,16 @@ round 49 (NCCL's RAS, cuMem, proxy, symmetric-memory and topology lines):
     ranks at half their median or less is slow. NCCL's RAS "declaring peer ... as DEAD" is a decision of both NCCL readers
     and symptom.crash. ncclInvalidUsage alone (NCCL returns it from many API checks) no longer offers the duplicate-GPU
     entry: it answers its own messages.
+From source probes, round 50 (the NVIDIA driver failing to build or load) and round 51 (PyTorch's shared memory,
+DataLoader, multiprocessing and CUDA IPC):
+11. The driver that does not load is part of the no-device entry: nvidia-installer's "Unable to load the kernel module
+    'nvidia.ko'", its Secure Boot and nouveau lines, modprobe's "could not insert 'nvidia': ..." whatever the errno text,
+    "Module nvidia not found in directory", DKMS's build and header failures, the kernel's lockdown refusal; a
+    nvidia-peermem that cannot load for ib_register_peer_memory_client reaches the no-peer-memory entry. A line that
+    names no GPU and no NVIDIA module still gets no answer.
+12. PyTorch's "unable to write to file </torch_...>: No space left on device" is /dev/shm full; "device N is not visible
+    (CUDA_VISIBLE_DEVICES=...)" fewer GPUs seen; a CUDA error under Event.from_ipc_handle is cudaIpcOpenEventHandle's,
+    a trigger of the CUDA IPC entry like the memory handle's.
 After fresh29 was judged blind and opened:
 4. A pasted program that selects two or more GPUs by number (torch.cuda.set_device, cudaSetDevice, CUDA.device!,
    cupy.cuda.Device, .to("cuda:N"), tf.device("/gpu:N")) and fails with an illegal memory access (700) is the CUDA
@@ -377,3 +387,34 @@ def test_nccl_invalid_usage_alone_offers_no_duplicate_gpu():
     assert not [a for a in answer(t) if a[3] == "nccl/duplicate-gpu-detected" and a[1] in ("likely", "possible")]
     dup = "init.cc:904 NCCL WARN Duplicate GPU detected : rank 15 and rank 7 both on CUDA device e4000\n"
     assert _entries(dup, 1) == ["nccl/duplicate-gpu-detected"]
+
+
+# ---- 11. the driver that does not load ------------------------------------------------------------------------------------------
+
+def test_a_driver_that_does_not_load_is_no_device():
+    for t in ("$ sudo modprobe nvidia\nmodprobe: ERROR: could not insert 'nvidia': Key was rejected by service\n",
+              "modprobe: FATAL: Module nvidia not found in directory /lib/modules/6.8.0-51-generic\n",
+              "ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most\n",
+              "WARNING: The Nouveau kernel driver is currently in use by your system.  This\n",
+              "Error! Bad return status for module build on kernel: 6.11.0-9-generic (x86_64)\n"
+              "Consult /var/lib/dkms/nvidia/550.127.05/build/make.log for more information.\n",
+              "$ sudo modprobe nvidia\n[   41.207713] Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7\n"):
+        assert _entries(t, 1) == ["cuda/no-device-visible"], t
+    assert _entries("depmod: WARNING: /lib/modules/5.15.0-125-generic/kernel/drivers/video/nvidia-peermem.ko needs unknown "
+                    "symbol ib_register_peer_memory_client\n", 1) == ["nccl/gdr-disabled-no-peer-memory-module"]
+    # (explain's gate: the line names no GPU and no NVIDIA module, so nothing is offered)
+    assert explained("Error! Your kernel headers for kernel 6.8.0-51-generic cannot be found at /lib/modules/6.8.0-51-generic/build\n") == []
+
+
+# ---- 12. PyTorch's shared memory and CUDA IPC --------------------------------------------------------------------------------------
+
+def test_pytorch_shm_full_hidden_device_and_ipc_event():
+    t = "RuntimeError: unable to write to file </torch_3321_2875193601_17>: No space left on device (28)\n"
+    assert _facts(t)["host"].get("symptom.shm_exhausted") is True
+    assert "symptom.shm_exhausted" not in _facts("RuntimeError: unable to write to file </data/ckpt.pt>: No space left on "
+                                                 "device (28)\n").get("host", {})
+    assert _facts("RuntimeError: device 2 is not visible (CUDA_VISIBLE_DEVICES=[4, 5])\n")["host"]["symptom.gpus_missing"] is True
+    ev = ('  File "/usr/local/lib/python3.11/site-packages/torch/cuda/streams.py", line 181, in from_ipc_handle\n'
+          "    return super().from_ipc_handle(device, handle)\nRuntimeError: CUDA error: invalid resource handle\n")
+    assert _facts(ev)["host"]["error.cuda_call"] == "cudaIpcOpenEventHandle"
+    assert "cuda_ipc_cross_boundary" in _top(ev)

@@ -77,7 +77,10 @@ FEWER_GPUS = re.compile(
     # cuBLASMp's samples (helpers.h: "Error: not enough visible CUDA devices for requested SPMG placement"), FBGEMM's
     # merge_pooled_embeddings check (TORCH_CHECK "target_device_index=%d, num_gpus=%d", printed only when the index is
     # past the GPUs the process sees)
-    r"\bnot enough visible cuda devices for requested\b|\bare occupied by other processes and can't be used at the moment\b|\btarget_device_index=-?\d+, num_gpus=\d+\b", re.ASCII)
+    r"\bnot enough visible cuda devices for requested\b|\bare occupied by other processes and can't be used at the moment\b|"
+    # PyTorch's NVML helpers (torch/cuda/__init__.py _get_nvml_device_index: "device %d is not visible
+    # (CUDA_VISIBLE_DEVICES=%s)")
+    r"\bdevice \d+ is not visible \(cuda_visible_devices=|\btarget_device_index=-?\d+, num_gpus=\d+\b", re.ASCII)
 #: no GPU at all, in the programs' own words (lower-cased text)
 NO_DEVICE = re.compile(
     # nvidia-persistenced (its syslog: "Failed to query NVIDIA devices. Please ensure that the NVIDIA device files

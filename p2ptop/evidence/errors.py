@@ -187,6 +187,9 @@ _IPC_OPEN_WORDS = re.compile(r"\b(?:fail(?:ed|s|ure)?|unable|could not|cannot|ca
 #: UntypedStorage._new_shared_cuda, which reach cudaIpcOpenMemHandle (CUDACachingAllocator getIpcDevPtr); a CUDA error
 #: under them is that call's
 _IPC_OPEN_FRAMES = re.compile(r"\b(?:rebuild_cuda_tensor|_new_shared_cuda)\b")
+#: torch.cuda.Event.from_ipc_handle (torch/cuda/streams.py), which reaches cudaIpcOpenEventHandle (aten CUDAEvent's
+#: constructor from an IPC handle): a CUDA error under it is that call's
+_IPC_EVENT_FRAMES = re.compile(r"\bfrom_ipc_handle\b")
 #: NVSHMEM's error macros (src/include/internal/common/error_codes_internal.h: fprintf "%s:%s:%d: " file, function, line,
 #: then the message): "src/host/comm/putget.cpp:nvshmemi_prepare_and_post_rma:263: [0] rma not supported on transport to pe: 1"
 _NVSHMEM_ERROR = re.compile(r"^[^\s:]*\.(?:cpp|cu|c|h):\w+:\d+: \S", re.M)
@@ -210,6 +213,8 @@ def _cuda_call(c: Collector, line: int) -> Optional[tuple[str, int]]:
     for no in range(line - 1, max(0, line - CALL_FRAMES), -1):
         if _IPC_OPEN_FRAMES.search(p.line(no)):
             return "cudaIpcOpenMemHandle", no
+        if _IPC_EVENT_FRAMES.search(p.line(no)):
+            return "cudaIpcOpenEventHandle", no
     return None
 
 

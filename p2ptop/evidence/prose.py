@@ -419,6 +419,9 @@ _SHM_OUT = _rx(r"\b(?:ran|runs?|running|run)\s+out\s+of\s+(?:the\s+)?(?:shared[-
                # a shared-memory call that ran out of room, on one line (BytePS's shared_memory.cc: "Check failed:
                # (ftruncate(shm_fd, size)) >= (0) No space left on device"; a path under /dev/shm)
                r"(?:shared_memory|shm_open|shm_fd|/dev/shm/)[^\n]{0,120}?\bno space left on device\b|"
+               # PyTorch's shared-memory files (aten MapAllocator: shm_open("/torch_<pid>_<rand>_<n>"), so they live in
+               # /dev/shm): "unable to write to file </torch_3321_2875193601_17>: No space left on device (28)"
+               r"\bunable to write to file </torch_\d+_\d+(?:_\d+)?>: no space left on device\b|"
                # UCX's POSIX shared-memory transport (src/uct/sm/mm/posix/mm_posix.c): "Not enough memory to write total of
                # %zu bytes. Please check that /dev/shm or the directory you specified has more available memory."
                r"\bnot enough memory to write total of \d+ bytes\. please check that /dev/shm\b")
