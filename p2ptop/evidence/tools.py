@@ -40,8 +40,9 @@ _CAN = re.compile(r"Device\s*=\s*(\d+)\s+(CAN|CANNOT|CAN NOT)\s+Access\s+Peer\s+
 _DEVICE = re.compile(r"^Device:? (\d+)[,:] (.+?)(?:, pciBusID: ([0-9a-fA-F]+), pciDeviceID: ([0-9a-fA-F]+), pciDomainID:\s*([0-9a-fA-F]+)| \(([0-9A-Fa-f:]+)\))?\s*$")
 
 
-def _matrix(lines: list[str], start: int) -> tuple[dict[tuple[int, int], float], int]:
-    """A "D\\D 0 1" matrix of figures after ``start`` (0-based index of its title)."""
+def _matrix(lines: list[str], start: int, na: Optional[list[tuple[int, int]]] = None) -> tuple[dict[tuple[int, int], float], int]:
+    """A "D\\D 0 1" matrix of figures after ``start`` (0-based index of its title); the (row, column) cells printed
+    "N/A" are appended to ``na`` where one is given."""
     out: dict[tuple[int, int], float] = {}
     i = start + 1
     cols: list[int] = []
@@ -60,26 +61,10 @@ def _matrix(lines: list[str], start: int) -> tuple[dict[tuple[int, int], float],
             try:
                 out[(a, b)] = float(v)
             except ValueError:
-                pass
+                if na is not None and v == "N/A":
+                    na.append((a, b))
         i += 1
     return out, i
-
-
-def _na_cells(lines: list[str], start: int) -> list[tuple[int, int]]:
-    """The (row, column) cells printed "N/A" in the "D\\D"-style matrix after ``start`` (as _matrix reads it)."""
-    out: list[tuple[int, int]] = []
-    cols: list[int] = []
-    for line in lines[start + 1:]:
-        t = line.split()
-        if not t:
-            break
-        if not cols and all(x.isdigit() for x in t):
-            cols = [int(x) for x in t]
-            continue
-        if not t[0].isdigit() or not cols:
-            break
-        out.extend((int(t[0]), b) for b, v in zip(cols, t[1:]) if v == "N/A")
-    return out
 
 
 def _peer(c: Collector, a: int, b: int, ok: bool, line: int) -> None:
@@ -465,11 +450,12 @@ def parse_cuda_samples(c: Collector) -> bool:
             if d:
                 devices.add(int(d.group(1)))
             if _NVB_ONE_WAY.match(s) and "device_to_device" in (lines[no - 2] if no >= 2 else "") + lines[max(0, no - 3)]:
-                mat, _ = _matrix(lines, no - 1)  # one direction of a device-to-device copy, per pair (N/A on the diagonal)
+                na: list[tuple[int, int]] = []
+                mat, _ = _matrix(lines, no - 1, na)  # one direction of a device-to-device copy, per pair (N/A on the diagonal)
                 judge_link(c, mat, no, "nvbandwidth " + s.split(" bandwidth")[0])
                 # a pair off the diagonal printed N/A was skipped: its enablePeerAcess failed (testcases_ce.cpp,
                 # cuDeviceCanAccessPeer 0); the diagonal is N/A by design
-                for a, b in _na_cells(lines, no - 1):
+                for a, b in na:
                     if a != b:
                         _peer(c, min(a, b), max(a, b), False, no)
             elif _NVB_HOST.match(s):
