@@ -52,6 +52,15 @@ DataLoader, multiprocessing and CUDA IPC):
 12. PyTorch's "unable to write to file </torch_...>: No space left on device" is /dev/shm full; "device N is not visible
     (CUDA_VISIBLE_DEVICES=...)" fewer GPUs seen; a CUDA error under Event.from_ipc_handle is cudaIpcOpenEventHandle's,
     a trigger of the CUDA IPC entry like the memory handle's.
+From source probes, round 52 (TensorFlow, XLA, JAX, a second pass) and round 53 (vLLM, SGLang, a second pass):
+13. TensorFlow's "Device interconnect StreamExecutor with strength 1 edge matrix" is read (an N between two devices: no
+    peer access; a Y: peer access); XLA's "Allowed device set contains N devices, but platform only sees M", TF's
+    "Ignoring visible gpu device" and its invalid visible_device_list, vLLM's visible-ordinal and physical-device refusals
+    are fewer GPUs seen; JAX's "Backend 'cuda' provides no devices", TF's "Could not find cuda drivers on your machine" and
+    vLLM's "Failed to infer device type" are no device; CUDA 804 (forward compatibility on unsupported hardware) is an
+    error code of the insufficient-driver entry; "Insufficient space in /dev/shm" and "shared memory ... No space left on
+    device" are /dev/shm full; "MNNVL / NVLink multicast is unavailable" and SGLang's multimem fallback reach the
+    multicast entry, and "multimem" is a GPU word.
 After fresh29 was judged blind and opened:
 4. A pasted program that selects two or more GPUs by number (torch.cuda.set_device, cudaSetDevice, CUDA.device!,
    cupy.cuda.Device, .to("cuda:N"), tf.device("/gpu:N")) and fails with an illegal memory access (700) is the CUDA
@@ -418,3 +427,40 @@ def test_pytorch_shm_full_hidden_device_and_ipc_event():
           "    return super().from_ipc_handle(device, handle)\nRuntimeError: CUDA error: invalid resource handle\n")
     assert _facts(ev)["host"]["error.cuda_call"] == "cudaIpcOpenEventHandle"
     assert "cuda_ipc_cross_boundary" in _top(ev)
+
+
+# ---- 13. TensorFlow's peer matrix, the frameworks' device lines ------------------------------------------------------------------
+
+def _tf(rows):
+    head = "2019-06-12 10:20:31.880102: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1045] "
+    out = head + "Device interconnect StreamExecutor with strength 1 edge matrix:\n" + head + "     0 1 2 \n"
+    return out + "".join(f"{head}{i}:   {r} \n" for i, r in enumerate(rows))
+
+
+def test_tensorflow_interconnect_matrix_is_the_pairs_peer_access():
+    f = _facts(_tf(["N Y N", "Y N N", "N N N"]))
+    assert f["pair:0-1"]["p2p.read"] == "OK"
+    assert f["pair:0-2"]["p2p.read"] == "NOT_SUPPORTED" and f["pair:1-2"]["p2p.read"] == "NOT_SUPPORTED"
+    assert not [a for a in answer(_tf(["N Y Y", "Y N Y", "Y Y N"])) if a[1] in ("likely", "possible") and not a[2]]
+
+
+def test_the_frameworks_device_lines():
+    for t in ("W1129 10:20:30.001944  620412 platform_util.cc:155] Allowed device set contains 4 devices, but platform only sees 2\n",
+              "tensorflow.python.framework.errors_impl.InvalidArgumentError: 'visible_device_list' listed an invalid Device id '3' "
+              "but visible device count is 2\n",
+              "IndexError: visible device ordinal 2 is out of range for CUDA_VISIBLE_DEVICES=0,1\n"):
+        assert _facts(t)["host"].get("symptom.gpus_missing") is True, t
+    for t in ("RuntimeError: Unable to initialize backend 'cuda': Backend 'cuda' provides no devices.\n",
+              "I external/xla/xla/tsl/cuda/cudart_stub.cc:31] Could not find cuda drivers on your machine, GPU will not be used.\n"):
+        assert _facts(t)["host"].get("symptom.no_cuda_device") is True, t
+    t804 = ("RuntimeError: Unable to initialize backend 'cuda': INTERNAL: CUDA error: Failed call to cuInit: "
+            "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: forward compatibility was attempted on non supported HW\n")
+    assert _entries(t804, 1) == ["cuda/insufficient-driver"]
+
+
+def test_shm_and_multicast_fallback_wordings():
+    for t in ("RuntimeError: Insufficient space in /dev/shm for Engram tables: 18944 MiB required, 64 MiB free.\n",
+              "Failed to allocate shared memory for multimodal feature transport ([Errno 28] No space left on device)\n"):
+        assert _facts(t)["host"].get("symptom.shm_exhausted") is True, t
+    t = "[2026-06-12 15:02:11 TP0] multimem all-gather disabled (no multicast for world_size=8)\n"
+    assert _entries(t, 1) == ["torch/symmetric-memory-needs-multicast"]

@@ -80,7 +80,18 @@ FEWER_GPUS = re.compile(
     r"\bnot enough visible cuda devices for requested\b|\bare occupied by other processes and can't be used at the moment\b|"
     # PyTorch's NVML helpers (torch/cuda/__init__.py _get_nvml_device_index: "device %d is not visible
     # (CUDA_VISIBLE_DEVICES=%s)")
-    r"\bdevice \d+ is not visible \(cuda_visible_devices=|\btarget_device_index=-?\d+, num_gpus=\d+\b", re.ASCII)
+    r"\bdevice \d+ is not visible \(cuda_visible_devices=|"
+    # vLLM's platform interface (visible_device_id_to_physical_device_id / logical_device_id_to_visible_device_id:
+    # "visible device ordinal %d is out of range for CUDA_VISIBLE_DEVICES=%s", "Physical device %d for logical device %d
+    # is not visible in CUDA_VISIBLE_DEVICES=%s")
+    r"\bvisible device ordinal \d+ is out of range for cuda_visible_devices=|"
+    r"\bphysical device \d+ for logical device \d+ is not visible in cuda_visible_devices=|"
+    # XLA (platform_util.cc: "Allowed device set contains %d devices, but platform only sees %d"), TensorFlow
+    # (gpu_device.cc: "Ignoring visible gpu device (...) with core count: %d. The minimum required count is %d";
+    # "'visible_device_list' listed an invalid Device id '%s' but visible device count is %d")
+    r"\ballowed device set contains \d+ devices, but platform only sees \d+\b|\bignoring visible gpu device \(device: \d+|"
+    r"\bvisible_device_list' listed an invalid device id '\d+' but visible device count is \d+\b|"
+    r"\btarget_device_index=-?\d+, num_gpus=\d+\b", re.ASCII)
 #: no GPU at all, in the programs' own words (lower-cased text)
 NO_DEVICE = re.compile(
     # nvidia-persistenced (its syslog: "Failed to query NVIDIA devices. Please ensure that the NVIDIA device files
@@ -100,6 +111,12 @@ NO_DEVICE = re.compile(
     # (connector.py: "No supported gpu backend found!" for accelerator="gpu" without CUDA or MPS), Accelerate's env report
     # ("- PyTorch accelerator: N/A" where torch sees no accelerator)
     r"\bmegatron requires cuda\b|\bno supported gpu backend found\b|^- pytorch accelerator: n/a\s*$|"
+    # vLLM's DeviceConfig when no platform is detected ("Failed to infer device type, please set the environment variable
+    # `VLLM_LOGGING_LEVEL=DEBUG` ...")
+    r"\bfailed to infer device type, please set the environment variable\b|"
+    # JAX ("Unable to initialize backend 'cuda': Backend 'cuda' provides no devices"), TensorFlow / XLA's cudart stub
+    # ("Could not find cuda drivers on your machine, GPU will not be used.")
+    r"\bbackend '(?:cuda|gpu)' provides no devices\b|\bcould not find cuda drivers on your machine, gpu will not be used\b|"
     # the container GPU hooks and runtimes: apptainer --nv ("Could not find any nv files on this host!" / "... nv
     # libraries ..."), enroot's hook ("Command not found: nvidia-container-cli"; "Kernel module nvidia_uvm is not loaded"),
     # podman --device ("stat /dev/nvidia-uvm: no such file or directory"): the container gets no usable GPU

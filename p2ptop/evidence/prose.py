@@ -422,6 +422,10 @@ _SHM_OUT = _rx(r"\b(?:ran|runs?|running|run)\s+out\s+of\s+(?:the\s+)?(?:shared[-
                # PyTorch's shared-memory files (aten MapAllocator: shm_open("/torch_<pid>_<rand>_<n>"), so they live in
                # /dev/shm): "unable to write to file </torch_3321_2875193601_17>: No space left on device (28)"
                r"\bunable to write to file </torch_\d+_\d+(?:_\d+)?>: no space left on device\b|"
+               # vLLM's shared-memory checks ("Insufficient space in /dev/shm for Engram tables: ... required, 64 MiB free")
+               # and SGLang's multimodal transport ("Failed to allocate shared memory for ... ([Errno 28] No space left on
+               # device)")
+               r"\binsufficient space in /dev/shm\b|\bshared memory\b[^\n]{0,120}?\bno space left on device\b|"
                # UCX's POSIX shared-memory transport (src/uct/sm/mm/posix/mm_posix.c): "Not enough memory to write total of
                # %zu bytes. Please check that /dev/shm or the directory you specified has more available memory."
                r"\bnot enough memory to write total of \d+ bytes\. please check that /dev/shm\b")

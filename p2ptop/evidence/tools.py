@@ -13,7 +13,8 @@ P2P=Disabled in p2pBandwidthLatencyTest's unidirectional matrices); tool.verific
 symptom.wrong_results (simpleP2P "Verification error", "Test failed", nvbandwidth's failed pattern check),
 symptom.slow with tool.p2p_slower_than_no_p2p; per GPU tool.host_copy_slow (pinned copies between the CPU and the GPU,
 bandwidthTest and nvbandwidth, far under its link or a sibling of the same model); simpleP2P's cudaMemcpyPeer rate judged
-against the pair's link; topologyQuery's missing pairs and nvbandwidth's N/A cells as no peer access; tool.fewer_than_two_gpus (simpleP2P waiving with one CUDA device);
+against the pair's link; topologyQuery's missing pairs, nvbandwidth's N/A cells and TensorFlow's interconnect matrix as peer
+access per pair; Megatron's sniff-test communication outliers as slow; tool.fewer_than_two_gpus (simpleP2P waiving with one CUDA device);
 gpu.name from the device lists; figures kept in ``structured["tools"]`` (the bandwidth matrices). nccl-tests'
 tables are read in evidence/nccl_tests.py (every layout by its own header). p2pBandwidthLatencyTest's
 latency matrices: P2P=Enabled far above P2P=Disabled is tool.p2p_slower_than_no_p2p too. A tensor on cuda:N printed all zeros (or NaN) beside the same values not
@@ -717,6 +718,35 @@ def parse_sniff_test(c: Collector) -> bool:
     return False
 
 
+#: TensorFlow's GPU device setup (core/common_runtime/gpu/gpu_device.cc): "Device interconnect StreamExecutor with strength 1
+#: edge matrix:", a header of device ids, then per device "0:   N Y " (Y where peer access between the two can be enabled;
+#: the diagonal is N), each a log line of its own ("2019-.. I tensorflow/.../gpu_device.cc:1064] 0:   N Y ")
+_TF_INTERCONNECT = "Device interconnect StreamExecutor with strength 1 edge matrix"
+_TF_ROW = re.compile(r"(?:\]|^)\s*(\d+):\s+((?:[YN]\s*)+)$")
+
+
+def parse_tf_interconnect(c: Collector) -> bool:
+    """TensorFlow's peer matrix: an N between two of its devices is no peer access for the pair, a Y peer access."""
+    if _TF_INTERCONNECT not in c.paste.text:
+        return False
+    lines = c.paste.lines
+    start = next(no for no, line in enumerate(lines, 1) if _TF_INTERCONNECT in line)
+    rows: dict[int, tuple[list[str], int]] = {}
+    for no in range(start + 2, min(len(lines), start + 66) + 1):  # the id header, then a row per device
+        m = _TF_ROW.search(lines[no - 1].rstrip())
+        if not m:
+            break
+        rows[int(m.group(1))] = (m.group(2).split(), no)
+    if len(rows) < 2:
+        return False
+    c.tool("TensorFlow device interconnect", start)
+    for a, (cells, no) in rows.items():
+        for b, cell in enumerate(cells):
+            if a < b and b in rows:
+                _peer(c, a, b, cell == "Y" and rows[b][0][a:a + 1] != ["N"], no)
+    return True
+
+
 def parse(c: Collector) -> bool:
     a = parse_cuda_samples(c)
     b = parse_nccl_tests(c)
@@ -724,4 +754,5 @@ def parse(c: Collector) -> bool:
     r = parse_rocm_bandwidth_test(c)
     e = parse_expected_bandwidth(c)
     s = parse_sniff_test(c)
-    return a or b or t or r or e or s
+    f = parse_tf_interconnect(c)
+    return a or b or t or r or e or s or f
