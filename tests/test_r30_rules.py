@@ -61,6 +61,12 @@ From source probes, round 52 (TensorFlow, XLA, JAX, a second pass) and round 53 
     error code of the insufficient-driver entry; "Insufficient space in /dev/shm" and "shared memory ... No space left on
     device" are /dev/shm full; "MNNVL / NVLink multicast is unavailable" and SGLang's multimem fallback reach the
     multicast entry, and "multimem" is a GPU word.
+From source probes, round 54 (Ray, KubeRay, a second pass) and round 55 (llama.cpp, ik_llama.cpp, ollama, exllama):
+14. Ray's resource waits where the GPUs asked for exceed those the cluster has, "Accelerator 'GPU' is not available on all
+    workers", "CUDA_VISIBLE_DEVICES set incorrectly. expected to include N", llama.cpp's "invalid value for main_gpu" are
+    fewer GPUs seen; ollama's "no compatible GPUs were discovered" and a llama.cpp "compiled without CUDA" are no device;
+    Ray's "/dev/shm has only N bytes available" is host.shm_mb; Ray Direct Transport's "CUDA IPC transport only supports
+    tensors on the same node" reaches the CUDA IPC entry.
 After fresh29 was judged blind and opened:
 4. A pasted program that selects two or more GPUs by number (torch.cuda.set_device, cudaSetDevice, CUDA.device!,
    cupy.cuda.Device, .to("cuda:N"), tf.device("/gpu:N")) and fails with an illegal memory access (700) is the CUDA
@@ -464,3 +470,29 @@ def test_shm_and_multicast_fallback_wordings():
         assert _facts(t)["host"].get("symptom.shm_exhausted") is True, t
     t = "[2026-06-12 15:02:11 TP0] multimem all-gather disabled (no multicast for world_size=8)\n"
     assert _entries(t, 1) == ["torch/symmetric-memory-needs-multicast"]
+
+
+# ---- 14. Ray and the local-LLM runtimes ----------------------------------------------------------------------------------------------
+
+def test_ray_and_llama_cpp_gpu_counts():
+    fewer = ("(autoscaler) WARNING insufficient_resources_manager.py:163 -- Training has not started in the last 60 seconds. "
+             "You asked for 5.0 CPUs and 4.0 GPUs, but the cluster only has 48.0 CPUs and 2.0 GPUs available.\n")
+    assert _facts(fewer)["host"].get("symptom.gpus_missing") is True
+    enough = fewer.replace("4.0 GPUs, but", "2.0 GPUs, but").replace("48.0 CPUs and 2.0 GPUs", "4.0 CPUs and 2.0 GPUs")
+    assert "symptom.gpus_missing" not in _facts(enough).get("host", {})  # short of CPUs, not of GPUs
+    v2 = ('InsufficientClusterResourcesError: The worker group requires {"GPU": 8.0} but the cluster only has a maximum of '
+          '{"GPU": 4.0} resources.\n')
+    assert _facts(v2)["host"].get("symptom.gpus_missing") is True
+    assert _facts("llama_model_load_from_file_impl: invalid value for main_gpu: 1 (available devices: 1)\n")["host"].get(
+        "symptom.gpus_missing") is True
+    assert _facts('time=2025-08-07T12:20:11.702Z level=INFO source=gpu.go:377 msg="no compatible GPUs were discovered"\n')[
+        "host"].get("symptom.no_cuda_device") is True
+
+
+def test_ray_shm_size_and_cross_node_ipc():
+    t = ("WARNING services.py:2248 -- WARNING: The object store is using /tmp instead of /dev/shm because /dev/shm has only "
+         "67108864 bytes available.\n")
+    assert _facts(t)["host"]["host.shm_mb"] == 64
+    ipc = ("ValueError: CUDA IPC transport only supports tensors on the same node, but the current node ID: 3f9a and the "
+           "sender node ID: 8e2c are different.\n")
+    assert _entries(ipc, 1) == ["cuda-ipc/open-handle-across-containers"]

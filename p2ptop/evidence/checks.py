@@ -91,6 +91,11 @@ FEWER_GPUS = re.compile(
     # "'visible_device_list' listed an invalid Device id '%s' but visible device count is %d")
     r"\ballowed device set contains \d+ devices, but platform only sees \d+\b|\bignoring visible gpu device \(device: \d+|"
     r"\bvisible_device_list' listed an invalid device id '\d+' but visible device count is \d+\b|"
+    # Ray Train ("Accelerator 'GPU' is not available on all workers"), Ray's compiled graphs ("CUDA_VISIBLE_DEVICES set
+    # incorrectly. expected to include %d")
+    # llama.cpp (llama.cpp: "invalid value for main_gpu: %d (available devices: %zu)")
+    r"\binvalid value for main_gpu: \d+ \(available devices: \d+\)|"
+    r"\baccelerator 'gpu' is not available on all workers\b|\bcuda_visible_devices set incorrectly\. (?:got [^\n]{0,40}, )?expected to include \d+|"
     r"\btarget_device_index=-?\d+, num_gpus=\d+\b", re.ASCII)
 #: no GPU at all, in the programs' own words (lower-cased text)
 NO_DEVICE = re.compile(
@@ -116,6 +121,9 @@ NO_DEVICE = re.compile(
     r"\bfailed to infer device type, please set the environment variable\b|"
     # JAX ("Unable to initialize backend 'cuda': Backend 'cuda' provides no devices"), TensorFlow / XLA's cudart stub
     # ("Could not find cuda drivers on your machine, GPU will not be used.")
+    # ollama's GPU discovery ("no compatible GPUs were discovered"), llama.cpp built without a GPU backend ("llama.cpp was
+    # compiled without CUDA/SYCL/Vulkan. Setting the split mode has no effect.")
+    r"\bno compatible gpus were discovered\b|\bwas compiled without cuda\b|"
     r"\bbackend '(?:cuda|gpu)' provides no devices\b|\bcould not find cuda drivers on your machine, gpu will not be used\b|"
     # the container GPU hooks and runtimes: apptainer --nv ("Could not find any nv files on this host!" / "... nv
     # libraries ..."), enroot's hook ("Command not found: nvidia-container-cli"; "Kernel module nvidia_uvm is not loaded"),
@@ -149,6 +157,13 @@ COUNT_CHECK = re.compile(r"(?<![a-z0-9])gpu[_ ]count\b[^\n]{0,60}?\bexpected(?: 
 LMDEPLOY_CONFIG = re.compile(r"\bno valid parallel config: [^\n]*?\btp=(\d+)[^\n]*?\bavailable_devices=(\d+)")
 
 
+#: Ray's resource waits: Tune / Train v1 ("You asked for %s CPUs and %s GPUs [per trial], but the cluster only has %s CPUs and
+#: %s GPUs available"), Train v2 ("The worker group requires {"GPU": 8.0} but the cluster only has a maximum of {"GPU": 4.0}
+#: resources"): fewer GPUs where the GPUs asked for exceed those the cluster has
+RAY_RESOURCES = re.compile(r"\byou asked for [\d.]+ cpus and ([\d.]+) gpus(?: per trial)?, but the cluster only has [\d.]+ cpus and ([\d.]+) gpus available\b|"
+                           r"\brequires \{[^}]*\"gpu\": ([\d.]+)[^}]*\} but the cluster only has a maximum of \{[^}]*\"gpu\": ([\d.]+)", re.ASCII)
+
+
 def _fewer(low: str) -> "re.Match | None":
     m = FEWER_GPUS.search(low)
     if m:
@@ -160,6 +175,10 @@ def _fewer(low: str) -> "re.Match | None":
     m = LMDEPLOY_CONFIG.search(low) if "no valid parallel config" in low else None
     if m and int(m.group(1)) > int(m.group(2)):
         return m
+    for m in RAY_RESOURCES.finditer(low) if "but the cluster only has" in low else ():
+        asked, have = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        if float(asked) > float(have):
+            return m
     return None
 
 

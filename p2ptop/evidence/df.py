@@ -1,4 +1,4 @@
-"""``df`` (coreutils) on /dev/shm, and DeepSpeed's ds_report line for it: host.shm_mb, the size of the shared-memory file system NCCL's SHM transport and
+"""``df`` (coreutils) on /dev/shm, and DeepSpeed's ds_report and Ray's object-store lines for it: host.shm_mb, the size of the shared-memory file system NCCL's SHM transport and
 PyTorch's DataLoader workers allocate in (a container's default is 64 MB). It is what fact_roles.NEXT_COMMAND asks
 for (``df -h /dev/shm``), so its answer is read: the data line whose last column is ``/dev/shm``, its second column
 the size, in ``df -h``'s units (K, M, G, T: powers of 1024), in ``df -H``'s (powers of 1000) where the command line
@@ -23,8 +23,21 @@ _DS_REPORT = re.compile(r"^\s*shared memory \(/dev/shm\) size \.+ (\d+(?:\.\d+)?
 _DS_UNIT = {"B": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40}
 
 
+#: Ray's object store (ray/_private/services.py): "the object store is using /tmp instead of /dev/shm because /dev/shm has
+#: only %d bytes available", "exceeds /dev/shm size (%s GB)" (bytes / 10**9)
+_RAY_SHM = re.compile(r"/dev/shm has only (\d+) bytes available|exceeds /dev/shm size \(([\d.]+) GB\)")
+
+
 def parse(c: Collector) -> bool:
     text = c.paste.text
+    r = _RAY_SHM.search(text) if "/dev/shm" in text and ("bytes available" in text or "/dev/shm size (" in text) else None
+    if r:
+        size = int(r.group(1)) if r.group(1) else float(r.group(2)) * 1e9
+        no = c.paste.line_of(r.start())
+        c.tool("ray", no)
+        c.add("host", "host.shm_mb", int(round(size / (1 << 20))), no, severity="info",
+              summary=f"/dev/shm has {int(round(size / (1 << 20)))} MiB (Ray's object store)")
+        return True
     m = _DS_REPORT.search(text) if "shared memory (/dev/shm) size" in text else None
     if m:
         no = c.paste.line_of(m.start())
