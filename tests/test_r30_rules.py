@@ -67,6 +67,11 @@ From source probes, round 54 (Ray, KubeRay, a second pass) and round 55 (llama.c
     fewer GPUs seen; ollama's "no compatible GPUs were discovered" and a llama.cpp "compiled without CUDA" are no device;
     Ray's "/dev/shm has only N bytes available" is host.shm_mb; Ray Direct Transport's "CUDA IPC transport only supports
     tensors on the same node" reaches the CUDA IPC entry.
+From source probes, round 56 (containers and Kubernetes, a second pass: their configuration refusals stay known gaps, as
+rounds 36-37's did) and round 57 (WSL 2 and Windows):
+15. nvidia-ctk's WSL driver discoverer failing (dxcore, the driver store, libcuda.so.1.1) leaves no driver, so no device;
+    xoscar's "no CUDA device will be enabled" is no device. Native Windows' WDDM/TCC driver-model lines have no entry yet
+    (their probes were dropped: a new entry needs threads to cite).
 After fresh29 was judged blind and opened:
 4. A pasted program that selects two or more GPUs by number (torch.cuda.set_device, cudaSetDevice, CUDA.device!,
    cupy.cuda.Device, .to("cuda:N"), tf.device("/gpu:N")) and fails with an illegal memory access (700) is the CUDA
@@ -496,3 +501,14 @@ def test_ray_shm_size_and_cross_node_ipc():
     ipc = ("ValueError: CUDA IPC transport only supports tensors on the same node, but the current node ID: 3f9a and the "
            "sender node ID: 8e2c are different.\n")
     assert _entries(ipc, 1) == ["cuda-ipc/open-handle-across-containers"]
+
+
+# ---- 15. WSL 2 ------------------------------------------------------------------------------------------------------------------------
+
+def test_wsl_driver_discovery_failing_is_no_device():
+    t = ("$ sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml\nINFO[0000] Auto-detected mode as 'wsl'\n"
+         "ERRO[0000] failed to generate CDI spec: failed to create edits common for entities: failed to create discoverer for "
+         "WSL driver: failed to initialize dxcore: failed to initialize dxcore context\n")
+    assert explained(t)[0][0] == "device_not_visible"
+    x = "2025-01-18 09:41:22,517 xoscar.nvutils 1873 WARNING  Failed to load libnvidia-ml: Driver Not Loaded, no CUDA device will be enabled\n"
+    assert _facts(x)["host"].get("symptom.no_cuda_device") is True

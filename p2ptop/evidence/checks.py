@@ -124,6 +124,8 @@ NO_DEVICE = re.compile(
     # ollama's GPU discovery ("no compatible GPUs were discovered"), llama.cpp built without a GPU backend ("llama.cpp was
     # compiled without CUDA/SYCL/Vulkan. Setting the split mode has no effect.")
     r"\bno compatible gpus were discovered\b|\bwas compiled without cuda\b|"
+    # xoscar (Xinference's actor runtime, nvutils.py: "Failed to load libnvidia-ml: %s, no CUDA device will be enabled")
+    r"\bno cuda device will be enabled\b|"
     r"\bbackend '(?:cuda|gpu)' provides no devices\b|\bcould not find cuda drivers on your machine, gpu will not be used\b|"
     # the container GPU hooks and runtimes: apptainer --nv ("Could not find any nv files on this host!" / "... nv
     # libraries ..."), enroot's hook ("Command not found: nvidia-container-cli"; "Kernel module nvidia_uvm is not loaded"),
