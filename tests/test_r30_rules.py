@@ -72,6 +72,11 @@ rounds 36-37's did) and round 57 (WSL 2 and Windows):
 15. nvidia-ctk's WSL driver discoverer failing (dxcore, the driver store, libcuda.so.1.1) leaves no driver, so no device;
     xoscar's "no CUDA device will be enabled" is no device. Native Windows' WDDM/TCC driver-model lines have no entry yet
     (their probes were dropped: a new entry needs threads to cite).
+From source probes, round 58 (DCGM's tool outputs, a second pass) and round 59 (lspci, setpci, lstopo):
+16. DCGM's "Detected %ld %s for GPU %u which is above the threshold %ld" for an NVLink counter (its wrapped cell joined)
+    is gpu.nvlink_replay_recovery or gpu.nvlink_errors; lspci's "(rev ff)" on an NVIDIA function and "!!! Unknown header
+    type 7f" (configuration space read as all ones) reach the fallen-off-the-bus entry. DCGM's other table layouts (health
+    trees, nvlink -e counters, PCIe replays) and setpci's raw registers, lstopo's link figures stay known gaps.
 After fresh29 was judged blind and opened:
 4. A pasted program that selects two or more GPUs by number (torch.cuda.set_device, cudaSetDevice, CUDA.device!,
    cupy.cuda.Device, .to("cuda:N"), tf.device("/gpu:N")) and fails with an illegal memory access (700) is the CUDA
@@ -512,3 +517,16 @@ def test_wsl_driver_discovery_failing_is_no_device():
     assert explained(t)[0][0] == "device_not_visible"
     x = "2025-01-18 09:41:22,517 xoscar.nvutils 1873 WARNING  Failed to load libnvidia-ml: Driver Not Loaded, no CUDA device will be enabled\n"
     assert _facts(x)["host"].get("symptom.no_cuda_device") is True
+
+
+# ---- 16. DCGM's NVLink counters, lspci's all-ones configuration space -------------------------------------------------------------------
+
+def test_dcgm_nvlink_field_threshold_and_lspci_rev_ff():
+    t = ("| Warning: GPU5             | Detected 3 nvlink_recovery_error_count_total   |\n"
+         "|                           | for GPU 5 which is above the threshold 0 Chec  |\n")
+    assert _facts(t)["gpu:5"]["gpu.nvlink_replay_recovery"] == 3
+    ff = ("41:00.0 3D controller: NVIDIA Corporation GA100 [A100 PCIe 80GB] (rev ff) (prog-if ff)\n"
+          "\t!!! Unknown header type 7f\n")
+    assert _entries(ff, 1) == ["xid/79-gpu-fallen-off-bus"]
+    ok = "41:00.0 3D controller: NVIDIA Corporation GA100 [A100 PCIe 80GB] (rev a1)\n\tSubsystem: NVIDIA Corporation Device 1463\n"
+    assert "xid/79-gpu-fallen-off-bus" not in _entries(ok)

@@ -42,6 +42,11 @@ _DCGM_ROW = re.compile(r"^\|\s*(PCIe|NVLink|Memory Bandwidth|Diagnostic|Targeted
 #: of 100 per second." (%s: the counter's name, e.g. "CRC FLIT", "Replay", "Recovery")
 _DCGM_NVLINK_ERRORS = re.compile(r"Detected (\d+) ([\w ]{1,40}?) NvLink errors on GPU (\d+)'s NVLink\s*(\(should be 0\)|which exceeds)"
                                  r"|([\d.]+) ([\w ]{1,40}?) NvLink errors found occur+ing per second on GPU (\d+)", re.I)
+#: DCGM_FR_FIELD_THRESHOLD / DCGM_FR_PCIE_REPLAY_THRESHOLD_VIOLATION "Detected %ld %s for GPU %u which is above the
+#: threshold %ld" (%s: the watched field's tag, dcgm_fields.cpp: "nvlink_recovery_error_count_total",
+#: "nvlink_crc_flit_error_count_total", "pcie_replay_counter", ...): the NVLink counters are read here, the PCIe ones stay
+#: the knowledge base's
+_DCGM_FIELD = re.compile(r"Detected (\d+) (nvlink_\w+?)\s*for\s*GPU (\d+) which\s*is\s*above\s*the\s*threshold (\d+)", re.I)
 #: DCGM_FR_PCIE_GENERATION "GPU %u is running at PCI link generation %d, which is below the minimum allowed link
 #: generation of %d (parameter '%s')"; DCGM_FR_PCIE_WIDTH "GPU %u is running at PCI link width %dX, which is below the
 #: minimum allowed link generation of %d" (sic: "generation" in the width message too)
@@ -159,6 +164,12 @@ def parse(c: Collector) -> bool:
             c.add(f"gpu:{gpu}", key, n, no, severity="problem",
                   summary=f"GPU {gpu}: DCGM counted {count} {name.strip()} NvLink errors "
                           + ("(a counter that must stay zero)" if key.endswith("recovery") else "over its threshold"))
+        for m in (_DCGM_FIELD.finditer(line) if "nvlink_" in line.lower() else ()):
+            found = True
+            count, tag, gpu = m.group(1), m.group(2), m.group(3)
+            key = "gpu.nvlink_replay_recovery" if re.search(r"replay|recovery", tag, re.I) else "gpu.nvlink_errors"
+            c.add(f"gpu:{gpu}", key, max(1, int(count)), no, severity="problem",
+                  summary=f"GPU {gpu}: DCGM counted {count} {tag}, above its threshold {m.group(4)}")
         for m in _DCGM_PCIE_LOW.finditer(line):
             found = True
             gpu, what, value = m.group(1), m.group(2).lower(), int(m.group(3))
