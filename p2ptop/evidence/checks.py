@@ -1,7 +1,7 @@
 """What programs print when a process sees fewer GPUs than it was given, or none: the frameworks' and tools' own checks
-(Lightning, TGI, exllamav2, vLLM, PyTorch, Ray, TensorFlow, Paddle, Triton, UCCL, MegEngine, Xinference, Slurm, LMDeploy,
-OneFlow, ollama, JAX, DeepSpeed, MXNet, cuBLASMp, FBGEMM, cuda-samples' cudaOpenMP, node health checkers), each pattern
-written from its source's format string.
+(Lightning, TGI, exllamav2, vLLM, PyTorch, Ray, TensorFlow, XLA, Paddle, Triton, UCCL, MegEngine, Xinference, xoscar,
+Slurm, LMDeploy, OneFlow, ollama, llama.cpp, JAX, DeepSpeed, Megatron-LM, Accelerate, MXNet, cuBLASMp, FBGEMM,
+cuda-samples' cudaOpenMP, node health checkers), each pattern written from its source's format string.
 
 ``parse(c)`` adds ``symptom.gpus_missing`` (fewer GPUs seen than asked for or installed) or, failing that,
 ``symptom.no_cuda_device`` (none seen), on the first line that says so. They are messages, not sentences: no negation or
@@ -91,10 +91,10 @@ FEWER_GPUS = re.compile(
     # "'visible_device_list' listed an invalid Device id '%s' but visible device count is %d")
     r"\ballowed device set contains \d+ devices, but platform only sees \d+\b|\bignoring visible gpu device \(device: \d+|"
     r"\bvisible_device_list' listed an invalid device id '\d+' but visible device count is \d+\b|"
-    # Ray Train ("Accelerator 'GPU' is not available on all workers"), Ray's compiled graphs ("CUDA_VISIBLE_DEVICES set
-    # incorrectly. expected to include %d")
     # llama.cpp (llama.cpp: "invalid value for main_gpu: %d (available devices: %zu)")
     r"\binvalid value for main_gpu: \d+ \(available devices: \d+\)|"
+    # Ray Train ("Accelerator 'GPU' is not available on all workers"), Ray's compiled graphs ("CUDA_VISIBLE_DEVICES set
+    # incorrectly. expected to include %d")
     r"\baccelerator 'gpu' is not available on all workers\b|\bcuda_visible_devices set incorrectly\. (?:got [^\n]{0,40}, )?expected to include \d+|"
     r"\btarget_device_index=-?\d+, num_gpus=\d+\b", re.ASCII)
 #: no GPU at all, in the programs' own words (lower-cased text)
@@ -121,12 +121,12 @@ NO_DEVICE = re.compile(
     r"\bfailed to infer device type, please set the environment variable\b|"
     # JAX ("Unable to initialize backend 'cuda': Backend 'cuda' provides no devices"), TensorFlow / XLA's cudart stub
     # ("Could not find cuda drivers on your machine, GPU will not be used.")
+    r"\bbackend '(?:cuda|gpu)' provides no devices\b|\bcould not find cuda drivers on your machine, gpu will not be used\b|"
     # ollama's GPU discovery ("no compatible GPUs were discovered"), llama.cpp built without a GPU backend ("llama.cpp was
     # compiled without CUDA/SYCL/Vulkan. Setting the split mode has no effect.")
     r"\bno compatible gpus were discovered\b|\bwas compiled without cuda\b|"
     # xoscar (Xinference's actor runtime, nvutils.py: "Failed to load libnvidia-ml: %s, no CUDA device will be enabled")
     r"\bno cuda device will be enabled\b|"
-    r"\bbackend '(?:cuda|gpu)' provides no devices\b|\bcould not find cuda drivers on your machine, gpu will not be used\b|"
     # the container GPU hooks and runtimes: apptainer --nv ("Could not find any nv files on this host!" / "... nv
     # libraries ..."), enroot's hook ("Command not found: nvidia-container-cli"; "Kernel module nvidia_uvm is not loaded"),
     # podman --device ("stat /dev/nvidia-uvm: no such file or directory"): the container gets no usable GPU

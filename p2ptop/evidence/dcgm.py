@@ -62,6 +62,12 @@ _DCGM_FM_TRAINING = re.compile(r"Fabric Manager \(Cluster UUID: [^,)]*, Clique I
 _DCGM_FABRIC_STATE = re.compile(r"GPU (\d+): Fabric State is ([A-Za-z ]+?) \((\d+)\)", re.I)
 
 
+def _nvlink_counter_key(name: str) -> str:
+    """The fact of an NVLink counter DCGM names: replays and recoveries must stay zero (gpu.nvlink_replay_recovery), the
+    others are errors over a threshold (gpu.nvlink_errors)."""
+    return "gpu.nvlink_replay_recovery" if re.search(r"replay|recovery", name, re.I) else "gpu.nvlink_errors"
+
+
 #: ``dcgmi nvlink --link-status`` (or ``-s``): "gpuId 0:" then one letter a link, "Key: Up=U, Down=D, Disabled=X,
 #: Not Supported=_" (DCGM's dcgmi/Nvlink.cpp); NVSwitches as "physicalId N:" under "NvSwitches:"
 _DCGM_LINK_OWNER = re.compile(r"^(gpuId|physicalId)\s+(\d+)\s*:\s*$")
@@ -159,15 +165,14 @@ def parse(c: Collector) -> bool:
             found = True
             count, name, gpu = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(5), m.group(6), m.group(7))
             n = max(1, round(float(count)))
-            key = "gpu.nvlink_replay_recovery" if m.group(4) and m.group(4).startswith("(") or \
-                re.search(r"replay|recovery", name, re.I) else "gpu.nvlink_errors"
+            key = "gpu.nvlink_replay_recovery" if m.group(4) and m.group(4).startswith("(") else _nvlink_counter_key(name)
             c.add(f"gpu:{gpu}", key, n, no, severity="problem",
                   summary=f"GPU {gpu}: DCGM counted {count} {name.strip()} NvLink errors "
                           + ("(a counter that must stay zero)" if key.endswith("recovery") else "over its threshold"))
         for m in (_DCGM_FIELD.finditer(line) if "nvlink_" in line.lower() else ()):
             found = True
             count, tag, gpu = m.group(1), m.group(2), m.group(3)
-            key = "gpu.nvlink_replay_recovery" if re.search(r"replay|recovery", tag, re.I) else "gpu.nvlink_errors"
+            key = _nvlink_counter_key(tag)
             c.add(f"gpu:{gpu}", key, max(1, int(count)), no, severity="problem",
                   summary=f"GPU {gpu}: DCGM counted {count} {tag}, above its threshold {m.group(4)}")
         for m in _DCGM_PCIE_LOW.finditer(line):

@@ -19,8 +19,7 @@ _UNIT = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 <
 
 #: DeepSpeed's ds_report (deepspeed/env_report.py: ("shared memory (/dev/shm) size", human_readable_size(f_frsize *
 #: f_blocks)), printed "shared memory (/dev/shm) size .... 64.00 MB", powers of 1024)
-_DS_REPORT = re.compile(r"^\s*shared memory \(/dev/shm\) size \.+ (\d+(?:\.\d+)?) (B|KB|MB|GB|TB)\s*$", re.M)
-_DS_UNIT = {"B": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40}
+_DS_REPORT = re.compile(r"^\s*shared memory \(/dev/shm\) size \.+ (\d+(?:\.\d+)?) ([KMGT]?)B\s*$", re.M)
 
 
 #: Ray's object store (ray/_private/services.py): "the object store is using /tmp instead of /dev/shm because /dev/shm has
@@ -28,23 +27,22 @@ _DS_UNIT = {"B": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40}
 _RAY_SHM = re.compile(r"/dev/shm has only (\d+) bytes available|exceeds /dev/shm size \(([\d.]+) GB\)")
 
 
+def _shm_size(c: Collector, size: float, no: int, tool: str, said: str) -> bool:
+    """host.shm_mb from a size in bytes that ``tool`` printed on line ``no`` (as ``said``)."""
+    c.tool(tool, no)
+    return c.add("host", "host.shm_mb", int(round(size / (1 << 20))), no, severity="info", summary=f"/dev/shm is {said} ({tool})")
+
+
 def parse(c: Collector) -> bool:
     text = c.paste.text
     r = _RAY_SHM.search(text) if "/dev/shm" in text and ("bytes available" in text or "/dev/shm size (" in text) else None
     if r:
         size = int(r.group(1)) if r.group(1) else float(r.group(2)) * 1e9
-        no = c.paste.line_of(r.start())
-        c.tool("ray", no)
-        c.add("host", "host.shm_mb", int(round(size / (1 << 20))), no, severity="info",
-              summary=f"/dev/shm has {int(round(size / (1 << 20)))} MiB (Ray's object store)")
-        return True
+        return _shm_size(c, size, c.paste.line_of(r.start()), "ray", f"{int(round(size / (1 << 20)))} MiB") or True
     m = _DS_REPORT.search(text) if "shared memory (/dev/shm) size" in text else None
     if m:
-        no = c.paste.line_of(m.start())
-        c.tool("ds_report", no)
-        c.add("host", "host.shm_mb", int(round(float(m.group(1)) * _DS_UNIT[m.group(2)] / (1 << 20))), no, severity="info",
-              summary=f"/dev/shm is {m.group(1)} {m.group(2)} (DeepSpeed's ds_report)")
-        return True
+        return _shm_size(c, float(m.group(1)) * _UNIT[m.group(2)], c.paste.line_of(m.start()), "ds_report",
+                         f"{m.group(1)} {m.group(2)}B") or True
     if "/dev/shm" not in text or "%" not in text:
         return False
     si = _SI.search(text) is not None
@@ -67,8 +65,6 @@ def parse(c: Collector) -> bool:
         else:
             continue  # a bare number with no header saying its unit
         c.kind("df")
-        c.tool("df", no)
-        c.add("host", "host.shm_mb", int(round(size / (1 << 20))), no, severity="info",
-              summary=f"/dev/shm is {m.group(2)}{unit or ' blocks'} (df)")
+        _shm_size(c, size, no, "df", f"{m.group(2)}{unit or ' blocks'}")
         return True
     return False

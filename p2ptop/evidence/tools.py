@@ -514,16 +514,15 @@ def parse_cuda_samples(c: Collector) -> bool:
         c.kind("bandwidthTest")
         c.tool("bandwidthTest", c.paste.first_line("[CUDA Bandwidth Test]", "Device to Device Bandwidth"))
         direction, pinned, devices, measured = None, False, 0, {}
-        gpu = 0
-        for no, line in enumerate(lines, 1):
-            m = _BWT_DEVICE.match(line)
-            if m:
-                gpu = int(m.group(1))
-                _gpu_name(c, gpu, m.group(2), no)
-                break
+        gpu: Optional[int] = None  # the device of " Device 0: NAME" (bandwidthTest measures one unless --device=all)
         for no, line in enumerate(lines, 1):
             if "Result = FAIL" in line:
                 c.add("host", "tool.verification_error", True, no)
+            m = _BWT_DEVICE.match(line) if gpu is None else None
+            if m:
+                gpu = int(m.group(1))
+                _gpu_name(c, gpu, m.group(2), no)
+                continue
             m = _BWT_DIRECTION.match(line.strip())
             if m:
                 direction, devices, pinned = m.group(1), int(m.group(2)), False
@@ -542,7 +541,7 @@ def parse_cuda_samples(c: Collector) -> bool:
                 except ValueError:
                     pass
         for direction, (v, no) in measured.items():
-            judge_host_links(c, {gpu: v}, no, f"bandwidthTest {direction.lower()} (pinned)")
+            judge_host_links(c, {gpu or 0: v}, no, f"bandwidthTest {direction.lower()} (pinned)")
     return found
 
 
