@@ -111,6 +111,25 @@ class NcclMessage:
 
 
 @dataclass(slots=True)
+class NcclPath:
+    host: Optional[str]
+    src_bus: str
+    dst_bus: str
+    hops: int
+    bw: float
+    type: str
+    line: int
+
+
+@dataclass(slots=True)
+class NcclTopoGpu:
+    host: Optional[str]
+    bus: str
+    rank: int
+    line: int
+
+
+@dataclass(slots=True)
 class NcclDecision:
     """A choice NCCL made about a transport, e.g. P2P off between two devices."""
     host: Optional[str]
@@ -167,6 +186,8 @@ class NcclLog:
     env: list[NcclEnv] = field(default_factory=list)
     messages: list[NcclMessage] = field(default_factory=list)
     decisions: list[NcclDecision] = field(default_factory=list)
+    paths: list[NcclPath] = field(default_factory=list)
+    topo_gpus: list[NcclTopoGpu] = field(default_factory=list)
     version_line: Optional[int] = None
     driver_line: Optional[int] = None
     lines_total: int = 0
@@ -292,6 +313,16 @@ def _split_prefix(line: str, cache: dict) -> Optional[tuple[Optional[str], Optio
     return host, pid, level, loc, msg
 
 
+def _topo_bus(raw: str) -> str:
+    # "0-1b000" (NCCL >= 2.19) or "1B000"; the rank's index on the device above bit 40 (NCCL >= 2.27)
+    return bus_id_from_nccl("%x" % (int(raw.split("-")[-1], 16) % (1 << 40)))
+
+
+_TOPO_PATH = re.compile(r"^GPU/([0-9a-fA-F-]+) :(.*)$")
+_TOPO_CELL = re.compile(r"(GPU|NVS|CPU|NIC|NET|PCI|GIN|RMA)/([0-9a-fA-F-]+) \((\d+)/([\d.]+)/([A-Z][A-Z][A-Z])\)")
+_TOPO_TREE_GPU = re.compile(r"^(?:\+ .*\] - )?GPU/([0-9a-fA-F-]+) \((-?\d+)\)")
+
+
 def read_nccl_log(text: str) -> NcclLog:
     """Read NCCL's debug output out of ``text`` (any paste: other lines are skipped)."""
     log = NcclLog()
@@ -354,6 +385,23 @@ def read_nccl_log(text: str) -> NcclLog:
                 log.channels.append(NcclChannel(host, 0, None, int(src), int(dst), sb[0], db[0], sb[1], db[1],
                                                 normalise_transport(via), via, "/read" in via, direction, no))
                 continue
+        if msg.startswith("GPU/"):
+            m = _TOPO_PATH.match(msg)
+            if m is not None:
+                src = _topo_bus(m.group(1))
+                for node, nid, hops, bw, typ in _TOPO_CELL.findall(m.group(2)):
+                    if node == "GPU" and _topo_bus(nid) != src:
+                        log.paths.append(NcclPath(host, src, _topo_bus(nid), int(hops), float(bw), typ, no))
+                    elif node == "NVS" and typ == "NVL":
+                        log.decisions.append(NcclDecision(host, "nvswitch", msg.strip()[:200], None, no))
+                continue
+        tree = _TOPO_TREE_GPU.match(msg.lstrip())
+        if tree is not None:
+            log.topo_gpus.append(NcclTopoGpu(host, _topo_bus(tree.group(1)), int(tree.group(2)), no))
+            continue
+        if msg.lstrip().startswith("+ NVL[") and "- NVS/" in msg:
+            log.decisions.append(NcclDecision(host, "nvswitch", msg.strip(), None, no))
+            continue
         if "set by environment" in msg:
             e = _ENV.search(msg)
             if e is not None:

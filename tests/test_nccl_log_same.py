@@ -37,6 +37,13 @@ TEXTS = _texts()
 #: Lines that stress the cache: the same text under hosts with and without "nccl" in their name, after a
 #: framework's prefix, as INFO and WARN and ABORT, state lines (version, driver, ranks) repeated.
 TRICKY = """\
+gpu-a:100:200 [0] NCCL INFO GPU/0-1a000 :GPU/0-1a000 (0/5000.0/LOC) GPU/0-1b000 (1/240.0/NVL) NVS/0-0 (1/240.0/NVL) CPU/0-0 (1/24.0/PHB)
+nccl-node1:100:200 [0] NCCL INFO GPU/0-1a000 :GPU/0-1a000 (0/5000.0/LOC) GPU/0-1b000 (1/240.0/NVL) NVS/0-0 (1/240.0/NVL) CPU/0-0 (1/24.0/PHB)
+gpu-a:100:200 [0] NCCL INFO GPU/1B000 :GPU/1A000 (2/24.000000/PHB) GPU/1B000 (0/5000.000000/LOC)
+gpu-a:100:200 [0] NCCL INFO + PCI[24.0] - GPU/0-1a000 (0)
+gpu-a:100:200 [0] NCCL INFO               + NVL[240.0] - NVS/0-0
+gpu-a:100:200 [0] NCCL INFO               + NVL[240.0] - GPU/0-1b000
+gpu-a:100:200 [0] NCCL INFO GPU/0-1a000 (0)
 nccl-node1:100:200 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read
 gpu-a:100:200 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read
 nccl-node1:100:200 [0] NCCL INFO comm 0x55 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1a000 commId 0x11 - Init START

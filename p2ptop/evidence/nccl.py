@@ -3,6 +3,8 @@
 Facts: nccl.version, host.container (a Docker or Kubernetes default host name), host.virtualized (WSL2: Windows' default host name), host.cuda_runtime_version (NCCL's "+cudaX.Y"), host.cuda_driver_version
 (cudaDriverVersion), env.<VARIABLE> for every "set by environment" (and for NCCL_*/CUDA_VISIBLE_DEVICES
 set on a shell line of the paste), per pair nccl.transport (the worst over the pair's channels) and
+per pair pair.path from NCCL's own topology print (NCCL_DEBUG_SUBSYS=GRAPH: NVL as "NV", NCCL's PIX, PXB, PHB, SYS as
+nvidia-smi's; host.nvswitch_present where an NVSwitch is among its nodes),
 nccl.p2p_fallback (SHM/NET on a pair that the paste says can do P2P: its topo path is NV#/PIX/PXB,
 its topo -p2p read is OK, or NCCL itself said "Could not enable P2P" / "P2P is disabled between
 connected GPUs" for it), error.nccl (result names, torch's "unhandled system error" ...),
@@ -20,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from ..nccl.log import NcclLog, bus_id_from_nccl, read_nccl_log, transport_rank
+from ..nccl.log import SMI_PATH_OF_NCCL, NcclLog, bus_id_from_nccl, read_nccl_log, transport_rank
 from .paste import Collector, pair_subject
 
 _SHELL_ENV = re.compile(r"(?:^|[\s;'\"])(?:export\s+)?((?:NCCL|CUDA_VISIBLE|TORCH_NCCL|NVIDIA_VISIBLE)[A-Z0-9_]*)=[\"']?([A-Za-z0-9_.,:/+-]+)")
@@ -90,6 +92,42 @@ def _rank_gpus(c: Collector, log: NcclLog) -> dict[tuple[Optional[str], int], in
             out.setdefault((ch.host, ch.src), ch.src)
             out.setdefault((ch.host, ch.dst), ch.dst)
     return out
+
+
+def _topology(c: Collector, log: NcclLog, gpus: dict[tuple[Optional[str], int], int]) -> None:
+    """NCCL's topology print (NCCL_DEBUG_SUBSYS=GRAPH): each pair's path class, and an NVSwitch among the nodes. A GPU
+    of the print is known by its bus id: the paste's own (nvidia-smi), a rank line's device, or the tree's rank."""
+    nvs = next((d.line for d in log.decisions if d.kind == "nvswitch"), None)
+    if nvs is not None:
+        c.add("host", "host.nvswitch_present", True, nvs, severity="info",
+              summary="NCCL's topology holds an NVSwitch (NVS) joined to the GPUs by NVLink")
+    if not log.paths:
+        return
+    gpu_of: dict[tuple[Optional[str], str], int] = {}
+    for r in log.ranks:
+        g = c.gpu_of_bus(r.bus_id)
+        gpu_of.setdefault((r.host, r.bus_id), g if g is not None else r.nvml_dev if r.nvml_dev is not None else r.cuda_dev)
+    for t in log.topo_gpus:
+        g = c.gpu_of_bus(t.bus)
+        if g is None:
+            g = gpus.get((t.host, t.rank))
+        if g is not None:
+            gpu_of.setdefault((t.host, t.bus), g)
+    for p in log.paths:
+        cls = SMI_PATH_OF_NCCL.get(p.type)
+        ga = c.gpu_of_bus(p.src_bus)
+        ga = ga if ga is not None else gpu_of.get((p.host, p.src_bus))
+        gb = c.gpu_of_bus(p.dst_bus)
+        gb = gb if gb is not None else gpu_of.get((p.host, p.dst_bus))
+        if cls is None or ga is None or gb is None or ga == gb:
+            continue
+        a, b = min(ga, gb), max(ga, gb)
+        subj = pair_subject(a, b)
+        if not c.has(subj, "pair.path"):
+            c.add(subj, "pair.path", cls, p.line, severity="info",
+                  summary=f"NCCL's topology: GPU{a} <-> GPU{b} {p.type} ({p.bw:g} GB/s, {p.hops} hops)")
+            if cls == "SYS":
+                c.add(subj, "pair.cross_socket", True, p.line, severity="info")
 
 
 _DOCKER_HOST = re.compile(r"[0-9a-f]{12}")
@@ -167,6 +205,7 @@ def parse(c: Collector) -> bool:
         c.add("host", "host.hypervisor", "Hyper-V (WSL2)", line, severity="info")
     # pair facts, for ranks on one host
     gpus = _rank_gpus(c, log)
+    _topology(c, log, gpus)
     rank_host: dict[int, Optional[str]] = {}
     for r in log.ranks:
         rank_host.setdefault(r.rank, r.host)

@@ -555,7 +555,7 @@ class Facts:
         'key = value (origin)': what the text shows working."""
         return [f"{k} = {v} ({self.origin.get(k, '?')})" for k, vals in self.values.items() for v in vals
                 if (role(k) == "state" and v not in (None, "", False) and str(v).upper() != "UNKNOWN" and not is_symptom(k, v))
-                or (k == "pair.path" and re.fullmatch(r"NV\d+", str(v).upper()))]  # GPUs joined by NVLink
+                or (k == "pair.path" and re.fullmatch(r"NV\d*", str(v).upper()))]  # GPUs joined by NVLink ("NV": NCCL names no count)
 
     def symptoms(self) -> list[str]:
         """Every symptom fact known, as 'key = value (origin)'."""

@@ -18,6 +18,7 @@ from typing import Any, Optional
 
 from ..findings import Finding, gpu_subject, pair_subject
 from ..model import Snapshot
+from .log import SMI_PATH_OF_NCCL
 
 #: NCCL_P2P_LEVEL values in NCCL's order (src/graph/paths.cc topoPathTypeStr; NVB/PXN between them
 #: are NCCL-internal). P2P is used when the pair's path is at or below the level.
@@ -133,7 +134,8 @@ def table_findings(table: dict, snapshot: Optional[Snapshot] = None, same_host: 
         facts: dict[str, Any] = {"nccl.transport": worst}
         if table.get("version"):
             facts["nccl.version"] = table["version"]
-        path = path_of.get((a, b))
+        # the host's path wins; else NCCL's own, where the log holds its topology print
+        path = path_of.get((a, b)) or SMI_PATH_OF_NCCL.get(p.get("nccl_path") or "")
         if path:
             facts["pair.path"] = path
         if head not in ("SHM", "NET", "COLLNET"):
@@ -154,6 +156,8 @@ def table_findings(table: dict, snapshot: Optional[Snapshot] = None, same_host: 
             sev = "problem"
         else:
             summary = f"NCCL used {worst} between GPU{a} and GPU{b} (whether P2P works on that host is not known here: no NVML for it)"
+            if p.get("nccl_path") and not path_of:
+                summary += f"; NCCL's own topology puts the pair on {p['nccl_path']} (line {p.get('nccl_path_line')})"
             sev = "warning"
         if not reasons:
             reasons = ["NCCL gave no reason in this log (run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,SHM,ENV to see it)"]

@@ -28,6 +28,11 @@ What NCCL prints, and what is kept (the format strings are NCCL's own, ``src/tra
 * ``NCCL_X set by environment to Y`` (every variable, with its line);
 * WARN lines (with the ``transport/p2p.cc:275`` location) and error traces ``file.cc:N -> R``
   (R is an ncclResult_t number), with the NCCL result name where one is given or can be told;
+* the topology NCCL detected, where ``NCCL_DEBUG_SUBSYS`` holds GRAPH (``src/graph/paths.cc`` printNodePaths,
+  ``src/graph/topo.cc`` ncclTopoPrintRec): each GPU's paths, ``GPU/0-1b000 :GPU/0-1b000 (0/5000.0/LOC) GPU/0-1c000
+  (1/240.0/NVL) NVS/0-0 (1/240.0/NVL) CPU/0-0 (2/24.0/PHB)`` (NCCL 2.7-2.18: ``GPU/1B000 :GPU/1B000 (0/5000.000000/LOC)
+  ...``; the id of a GPU is its bus id, with the rank's index on the device above bit 40 from 2.27 on), and the tree
+  ``+ PCI[24.0] - GPU/0-1b000 (3)`` that gives each GPU's rank; an NVSwitch (``NVS/``) among them is kept as a decision;
 * P2P/SHM/NET decisions: ``Could not enable P2P between dev A(=bus) and dev B(=bus)``, ``P2P is
   disabled between [NVLINK] connected GPUs A and B``, ``NVLS multicast support is not available``,
   ``NET/IB : No device found``, ``Using network Socket`` ...
@@ -44,8 +49,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
 
 __all__ = [
-    "NcclChannel", "NcclDecision", "NcclEnv", "NcclLog", "NcclMessage", "NcclRank",
-    "NCCL_RESULTS", "TRANSPORT_ORDER", "bus_id_from_nccl", "normalise_transport", "read_nccl_log",
+    "NcclChannel", "NcclDecision", "NcclEnv", "NcclLog", "NcclMessage", "NcclPath", "NcclRank", "NcclTopoGpu",
+    "NCCL_RESULTS", "SMI_PATH_OF_NCCL", "TRANSPORT_ORDER", "bus_id_from_nccl", "bus_id_from_topo", "normalise_transport", "read_nccl_log",
     "transport_rank",
 ]
 
@@ -64,6 +69,11 @@ NCCL_RESULT_TEXTS: tuple[tuple[str, str], ...] = (
     ("remote process exited or there was a network error", "ncclRemoteError"),
 )
 _RESULT_NAME = re.compile(r"\bnccl(UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|RemoteError|InProgress)\b")
+
+#: NCCL's path classes (graph/topo.h PATH_*) -> nvidia-smi's: NVL is an NVLink (direct, or through NVSwitches; NCCL names no
+#: link count, so "NV"), PIX/PXB/PHB/SYS mean what nvidia-smi's do (NCCL's PHB also covers nvidia-smi's NODE: both cross a
+#: host bridge). NVB (NVLink through another GPU), C2C, P2C, PXN, NET and DIS say nothing of the PCIe path nvidia-smi prints.
+SMI_PATH_OF_NCCL = {"NVL": "NV", "PIX": "PIX", "PXB": "PXB", "PHB": "PHB", "SYS": "SYS"}
 
 #: Worse transports rank higher: a pair's worst transport is the max over its channels.
 TRANSPORT_ORDER = ("P2P", "SHM", "NET", "COLLNET")
@@ -91,6 +101,14 @@ _USING_NET = re.compile(r"Using network (?P<net>\S+)")
 # status is not OK for some pair of the node's local ranks (graph/paths.cc ncclTopoCheckP2p), or the two ranks see
 # different /dev/shm (isolated containers); isAllDirectP2p also follows NCCL_P2P_LEVEL, so it alone says nothing
 _CHECK_P2P_TYPE = re.compile(r"Check P2P Type isAllDirectP2p (?P<direct>\d) directMode (?P<mode>\d) isAllCudaP2p (?P<cuda>\d)")
+#: NCCL's path print (graph/paths.cc printNodePaths): "GPU/<id> :" then "<TYPE>/<id> (hops/bw/PATH) " for every node. The id
+#: is "<system id>-<local id>" from NCCL 2.19 on ("%lx-%lx"), the bare local id in capitals before ("%lX"); NCCL 2.5 printed
+#: the path type as a number (not read: its numbers were link types, not path classes).
+_TOPO_ID = r"[0-9a-fA-F]+(?:-[0-9a-fA-F]+)?"
+_PATH_HEAD = re.compile(rf"^GPU/(?P<id>{_TOPO_ID}) :")
+_PATH_CELL = re.compile(rf"\b(?P<node>GPU|NVS|CPU|NIC|NET|PCI|GIN|RMA)/(?P<id>{_TOPO_ID}) \((?P<hops>\d+)/(?P<bw>[\d.]+)/(?P<type>[A-Z]{{3}})\)")
+#: ... and its tree (graph/topo.cc ncclTopoPrintRec): a GPU with its rank, "+ PCI[24.0] - GPU/0-1b000 (3)", "GPU/1B000 (0)"
+_TREE_GPU = re.compile(rf"(?:^|\] - )GPU/(?P<id>{_TOPO_ID}) \((?P<rank>-?\d+)\)")
 _CUDA_FAILURE = re.compile(r"(?:Cuda failure(?: (?P<num>\d+))? '(?P<msg>[^']*)'|CUDA IPC handle : (?P<num2>\d+) (?P<msg2>.+))")
 
 
@@ -152,10 +170,31 @@ class NcclMessage:
 
 
 @dataclass(slots=True)
+class NcclPath:
+    """The path NCCL found from one GPU to another (NCCL_DEBUG_SUBSYS=GRAPH, graph/paths.cc printNodePaths)."""
+    host: Optional[str]
+    src_bus: str  # normalised "0000:1b:00.0"
+    dst_bus: str
+    hops: int
+    bw: float  # GB/s, NCCL's figure for the path
+    type: str  # NCCL's path class: NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB, SYS, NET, DIS
+    line: int
+
+
+@dataclass(slots=True)
+class NcclTopoGpu:
+    """A GPU of NCCL's topology tree with its rank (graph/topo.cc ncclTopoPrintRec: "+ PCI[24.0] - GPU/0-1b000 (3)")."""
+    host: Optional[str]
+    bus: str
+    rank: int
+    line: int
+
+
+@dataclass(slots=True)
 class NcclDecision:
     """A choice NCCL made about a transport, e.g. P2P off between two devices."""
     host: Optional[str]
-    kind: str  # p2p_not_enabled | p2p_disabled | p2p_unsupported | cuda_p2p_not_all | nvls_unavailable | net_ib_missing | net_plugin_failed | network | ras_peer_dead
+    kind: str  # p2p_not_enabled | p2p_disabled | p2p_unsupported | cuda_p2p_not_all | nvls_unavailable | net_ib_missing | net_plugin_failed | network | ras_peer_dead | nvswitch
     detail: str
     devs: Optional[tuple[int, int]]
     line: int
@@ -166,6 +205,13 @@ def bus_id_from_nccl(raw: str) -> str:
     h = raw.lower().removeprefix("0x").rjust(9, "0")
     dom, bus, dev, fn = h[:-5], h[-5:-3], h[-3:-1], h[-1]
     return f"{dom[-4:].rjust(4, '0')}:{bus}:{dev}.{fn}"
+
+
+def bus_id_from_topo(raw: str) -> str:
+    """The bus id of a GPU's id in NCCL's topology print: "0-1b000" (system id - local id, NCCL >= 2.19), "1B000"
+    (before); from NCCL 2.27 the local id holds the rank's index on the device above bit 40."""
+    local = raw.rsplit("-", 1)[-1]
+    return bus_id_from_nccl(format(int(local, 16) & ((1 << 40) - 1), "x"))
 
 
 def normalise_transport(via: str) -> str:
@@ -217,6 +263,8 @@ class NcclLog:
     env: list[NcclEnv] = field(default_factory=list)
     messages: list[NcclMessage] = field(default_factory=list)
     decisions: list[NcclDecision] = field(default_factory=list)
+    paths: list[NcclPath] = field(default_factory=list)  # GPU -> GPU, from NCCL's path print (GRAPH)
+    topo_gpus: list[NcclTopoGpu] = field(default_factory=list)  # GPU -> rank, from NCCL's topology tree (GRAPH)
     version_line: Optional[int] = None
     driver_line: Optional[int] = None
     lines_total: int = 0
@@ -244,6 +292,7 @@ class NcclLog:
             return None
         keep = {m.line for m in self.messages} | {d.line for d in self.decisions} | {e.line for e in self.env}
         keep |= {r.line for r in self.ranks} | {n for n in (self.version_line, self.driver_line) if n}
+        keep |= {p.line for p in self.paths} | {g.line for g in self.topo_gpus}
         routes: set = set()
         for c in self.channels:
             route = (c.host, c.src, c.dst, c.via, c.direction)
@@ -285,6 +334,15 @@ class NcclLog:
         """(low rank, high rank) -> the worst transport seen on the pair (P2P < SHM < NET); with
         ``host`` only the channels that host printed."""
         return {k: max(sorted(v), key=transport_rank) for k, v in self.pair_transports(host).items()}
+
+    def path_between(self, bus_a: Optional[str], bus_b: Optional[str], host: Optional[str] = ...) -> Optional[NcclPath]:  # type: ignore[assignment]
+        """NCCL's path between two GPUs by bus id (its topology print), None where the log has none."""
+        if not bus_a or not bus_b:
+            return None
+        for p in self.paths:
+            if {p.src_bus, p.dst_bus} == {bus_a, bus_b} and (host is ... or p.host == host):
+                return p
+        return None
 
     def first_channel(self, a: int, b: int, transport: Optional[str] = None) -> Optional[NcclChannel]:
         for c in self.channels:
@@ -372,9 +430,10 @@ def _split_prefix(line: str, cache: dict) -> Optional[tuple[Optional[str], Optio
     return host, pid, level, loc, msg, start
 
 
-# What a line gives, by kind: 0-3 index the lists of NcclLog (and the class built); 4-6 change the
+# What a line gives, by kind: 0-5 index the lists of NcclLog (and the class built); 6-8 change the
 # log's state (first version and driver, the ranks seen), applied by _apply_state.
-_CHANNELS, _ENVS, _DECISIONS, _MESSAGES, _VERSION_SEEN, _DRIVER_SEEN, _RANK_SEEN = range(7)
+_CHANNELS, _ENVS, _DECISIONS, _MESSAGES, _PATHS, _TOPO_GPUS, _VERSION_SEEN, _DRIVER_SEEN, _RANK_SEEN = range(9)
+_LISTS = 6
 #: A cache of what each distinct line gives holds at most this many entries (a log repeats its lines:
 #: every rank, every communicator and every run prints the same "Channel .. via .." lines).
 _PLAN_LIMIT = 200000
@@ -415,6 +474,10 @@ def _examine(caches: tuple, level: str, loc: Optional[str], msg: str, line: str)
         if e is not None:
             return ((_ENVS, (e.group("name"), e.group("value").strip())),)
     emits: list = []
+    if "GPU/" in msg or "NVS/" in msg:
+        _topology(msg, emits)
+        if emits:
+            return tuple(emits)
     if "version" in msg or "Version" in msg:
         v = _VERSION.search(msg)
         if v is not None:
@@ -487,6 +550,27 @@ def _examine(caches: tuple, level: str, loc: Optional[str], msg: str, line: str)
     return tuple(emits)
 
 
+def _topology(msg: str, emits: list) -> None:
+    """NCCL's topology print (NCCL_DEBUG_SUBSYS=GRAPH): a GPU's paths to the other GPUs, a GPU of the tree with its rank,
+    an NVSwitch among the nodes."""
+    head = _PATH_HEAD.match(msg)
+    if head is not None:
+        src = bus_id_from_topo(head.group("id"))
+        for cell in _PATH_CELL.finditer(msg, head.end()):
+            if cell.group("node") == "GPU":
+                dst = bus_id_from_topo(cell.group("id"))
+                if dst != src:
+                    emits.append((_PATHS, (src, dst, int(cell.group("hops")), float(cell.group("bw")), cell.group("type"))))
+            elif cell.group("node") == "NVS" and cell.group("type") == "NVL":
+                emits.append((_DECISIONS, ("nvswitch", msg.strip()[:200], None)))
+        return
+    g = _TREE_GPU.search(msg)
+    if g is not None and msg.lstrip().startswith(("+ ", "GPU/")):
+        emits.append((_TOPO_GPUS, (bus_id_from_topo(g.group("id")), int(g.group("rank")))))
+    elif msg.lstrip().startswith("+ NVL[") and "- NVS/" in msg:
+        emits.append((_DECISIONS, ("nvswitch", msg.strip(), None)))
+
+
 def _apply_state(log: NcclLog, versions: dict, seen_ranks: dict, kind: int, f: tuple,
                  host: Optional[str], pid: Optional[str], no: int) -> None:
     """A version, driver or rank line: the first version and driver are the log's; a rank is kept once
@@ -538,8 +622,8 @@ def _read(text: str) -> NcclLog:
     plans: dict = {}  # (level, loc, raw text after the level) -> emits, for prefixes without "nccl"
     text_plans: dict = {}  # a line outside NCCL's format -> emits
     whole: dict = {}  # a whole line seen before, its host known -> (host, pid, emits)
-    appends = tuple(x.append for x in (log.channels, log.env, log.decisions, log.messages))
-    classes = (NcclChannel, NcclEnv, NcclDecision, NcclMessage)
+    appends = tuple(x.append for x in (log.channels, log.env, log.decisions, log.messages, log.paths, log.topo_gpus))
+    classes = (NcclChannel, NcclEnv, NcclDecision, NcclMessage, NcclPath, NcclTopoGpu)
     lines = text.split("\n")
     log.lines_total = len(lines)
     nccl_lines = 0
@@ -608,7 +692,7 @@ def _read(text: str) -> NcclLog:
                     if len(text_plans) < _PLAN_LIMIT:
                         text_plans[line] = emits
         for kind, fields in emits:
-            if kind < 4:
+            if kind < _LISTS:
                 appends[kind](classes[kind](host, *fields, no))
             else:
                 _apply_state(log, versions, seen_ranks, kind, fields, host, pid, no)

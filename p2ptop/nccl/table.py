@@ -113,6 +113,12 @@ def table_from_log(log: NcclLog, bus_to_gpu: Optional[dict[str, int]] = None, ra
                 c.transport == p["worst"] and c.line < p["worst_line"]):
             p["worst"], p["worst_line"], p["worst_via"] = c.transport, c.line, c.via
     out_pairs = sorted(pairs.values(), key=lambda p: (p["cross_node"], str(p["host"]), p["gpus"] or [1 << 30], p["ranks"]))
+    if log.paths:  # NCCL's own path for the pair (its topology print, NCCL_DEBUG_SUBSYS=GRAPH), by the ranks' bus ids
+        for p in out_pairs:
+            ra, rb = (ranks.get(r) for r in p["ranks"])
+            hit = log.path_between(ra and ra["bus_id"], rb and rb["bus_id"]) if not p["cross_node"] else None
+            if hit is not None:
+                p["nccl_path"], p["nccl_path_bw"], p["nccl_path_line"] = hit.type, hit.bw, hit.line
     several = len({p["host"] for p in out_pairs if not p["cross_node"]}) > 1
     for p in out_pairs:
         who = f"GPU{p['gpus'][0]}-GPU{p['gpus'][1]}" if p["gpus"] else f"rank {p['ranks'][0]}-rank {p['ranks'][1]}"
