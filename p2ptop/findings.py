@@ -47,6 +47,7 @@ FACT_KEYS: dict[str, str] = {
     "gpu.nvlink_errors": "sum of NVLink error counters of the GPU (CRC included)",
     "gpu.nvlink_replay_recovery": "sum of the NVLink replay and recovery counters of the GPU (link faults, not corrected CRC errors)",
     "gpu.pcie_degraded_under_load": "True when the PCIe link trained below its max while the GPU is busy",
+    "gpu.pcie_link_errors": "PCIe link-level errors of the GPU that a tool counted over its limit (DCGM's pcie_replay_counter, pcie_count_correctable_errors)",
     "gpu.pcie_idle_downclock": "True when the PCIe generation is low only because the GPU is idle",
     "host.ranks_exceed_gpus": "True when a launch asks for more processes per node (torchrun --nproc-per-node, DeepSpeed --num_gpus, Accelerate num_processes) than the GPUs the text gives the host",
     "gpu.pstate": "performance state the paste shows (P0 busiest .. P12), as nvidia-smi prints it",

@@ -45,8 +45,14 @@ _DCGM_NVLINK_ERRORS = re.compile(r"Detected (\d+) ([\w ]{1,40}?) NvLink errors o
 #: DCGM_FR_FIELD_THRESHOLD / DCGM_FR_PCIE_REPLAY_THRESHOLD_VIOLATION "Detected %ld %s for GPU %u which is above the
 #: threshold %ld" (%s: the watched field's tag, dcgm_fields.cpp: "nvlink_recovery_error_count_total",
 #: "nvlink_crc_flit_error_count_total", "pcie_replay_counter", ...): the NVLink counters are read here, the PCIe ones stay
-#: the knowledge base's
+#: gpu.pcie_link_errors (below)
 _DCGM_FIELD = re.compile(r"Detected (\d+) (nvlink_\w+?)\s*for\s*GPU (\d+) which\s*is\s*above\s*the\s*threshold (\d+)", re.I)
+#: ... and the PCIe counters of the same messages: DCGM_FR_PCIE_REPLAY_THRESHOLD_VIOLATION / DCGM_FR_FIELD_THRESHOLD on
+#: "pcie_replay_counter" (DCGM_FI_DEV_PCIE_REPLAY_TOTAL) or "pcie_count_correctable_errors", and DCGM_FR_PCIE_REPLAY_VIOLATION
+#: "Detected %ld %s for GPU %u" (nvvs DcgmRecorder.cpp: replays counted while a plugin ran, where none are allowed): link-level
+#: retries of the GPU's PCIe link, what DCGM's own next step sends to a field diagnostic
+_DCGM_PCIE_FIELD = re.compile(r"Detected (\d+) (pcie_replay_counter|pcie_count_correctable_errors)\s*for\s*GPU (\d+)"
+                              r"(?:\s*which\s*is\s*above\s*the\s*threshold (\d+))?", re.I)
 #: DCGM_FR_PCIE_GENERATION "GPU %u is running at PCI link generation %d, which is below the minimum allowed link
 #: generation of %d (parameter '%s')"; DCGM_FR_PCIE_WIDTH "GPU %u is running at PCI link width %dX, which is below the
 #: minimum allowed link generation of %d" (sic: "generation" in the width message too)
@@ -133,7 +139,8 @@ def parse(c: Collector) -> bool:
     text = c.paste.text
     low = text.lower()
     if "peer-to-peer test" not in low and "dcgm" not in low and "nvlink" not in low and "pci link" not in low \
-            and "detected xid" not in low and "fabric state is" not in low and "cluster uuid" not in low:
+            and "detected xid" not in low and "fabric state is" not in low and "cluster uuid" not in low \
+            and "pcie_replay_counter" not in low and "pcie_count_correctable" not in low:
         return False
     found = parse_dcgm_link_status(c)
     down: dict[int, tuple[set, int]] = {}  # GPU -> (links DCGM says are down, first line)
@@ -175,6 +182,12 @@ def parse(c: Collector) -> bool:
             key = _nvlink_counter_key(tag)
             c.add(f"gpu:{gpu}", key, max(1, int(count)), no, severity="problem",
                   summary=f"GPU {gpu}: DCGM counted {count} {tag}, above its threshold {m.group(4)}")
+        for m in (_DCGM_PCIE_FIELD.finditer(line) if "pcie_" in line.lower() else ()):
+            found = True
+            count, tag, gpu, limit = m.groups()
+            if int(count) > 0:
+                c.add(f"gpu:{gpu}", "gpu.pcie_link_errors", int(count), no, severity="problem",
+                      summary=f"GPU {gpu}: DCGM counted {count} {tag}" + (f", above its threshold {limit}" if limit else " during the test"))
         for m in _DCGM_PCIE_LOW.finditer(line):
             found = True
             gpu, what, value = m.group(1), m.group(2).lower(), int(m.group(3))

@@ -1,0 +1,54 @@
+"""Rules of the eleventh session (2026-11-29, second), each written from a tool's or library's own source, never from one
+case: DCGM's PCIe counters over their threshold (nvvs/src/DcgmRecorder.cpp with dcgmlib/dcgm_errors.h:
+DCGM_FR_PCIE_REPLAY_THRESHOLD_VIOLATION / DCGM_FR_FIELD_THRESHOLD "Detected %ld %s for GPU %u which is above the threshold
+%ld" and DCGM_FR_PCIE_REPLAY_VIOLATION "Detected %ld %s for GPU %u", the field tags from dcgmlib/src/dcgm_fields.cpp).
+(NCCL's topology print has its own file, tests/test_nccl_topology_print.py.)
+"""
+
+from __future__ import annotations
+
+from .kbtools import answer, explained
+from .kbtools import text_facts as _facts
+
+
+def _top(text, n=3):
+    return [c for c, _ in explained(text)[:n]]
+
+
+# ---- 1. DCGM's PCIe counters over their threshold --------------------------------------------------------------------
+
+def _diag(rows):
+    head = ("+---------------------------+------------------------------------------------+\n"
+            "| Diagnostic                | Result                                         |\n"
+            "+===========================+================================================+\n"
+            "+-----  Integration  -------+------------------------------------------------+\n"
+            "| pcie                      | Fail                                           |\n")
+    return head + "".join(f"| {l:<25} | {r:<46} |\n" for l, r in rows) + \
+        "+---------------------------+------------------------------------------------+\n"
+
+
+def test_dcgm_pcie_replays_over_threshold_even_when_the_table_wraps_the_message():
+    text = _diag([("", "GPU0: Fail"), ("Warning: GPU0", "Detected 97 pcie_replay_counter for GPU 0 wh"),
+                  ("", "ich is above the threshold 80 Run a field dia"), ("", "gnostic on the GPU.")])
+    assert _facts(text)["gpu:0"]["gpu.pcie_link_errors"] == 97
+    assert _top(text, 1) == ["pcie_link_degraded"]
+
+
+def test_dcgm_correctable_errors_and_the_plain_violation_message():
+    one = "Detected 27 pcie_count_correctable_errors for GPU 2 which is above the threshold 0"
+    assert _facts("dcgmi diag -r 2\n" + one)["gpu:2"]["gpu.pcie_link_errors"] == 27
+    plain = "dcgmi diag -r 3\nError: Detected 12 pcie_replay_counter for GPU 1"
+    assert _facts(plain)["gpu:1"]["gpu.pcie_link_errors"] == 12
+    assert "pcie_link_degraded" in _top(plain)
+
+
+def test_no_pcie_errors_from_zero_counts_other_fields_or_nvlink_counters():
+    zero = "dcgmi diag -r 2\nDetected 0 pcie_replay_counter for GPU 0 which is above the threshold 0"
+    assert "gpu.pcie_link_errors" not in _facts(zero).get("gpu:0", {})
+    nvl = "dcgmi diag -r 2\nDetected 400 nvlink_crc_flit_error_count_total for GPU 0 which is above the threshold 100"
+    assert "gpu.pcie_link_errors" not in _facts(nvl).get("gpu:0", {})
+    tput = "dcgmi dmon\nDetected 400 pcie_tx_throughput for GPU 0 which is above the threshold 100"
+    assert "gpu.pcie_link_errors" not in _facts(tput).get("gpu:0", {})
+    # a healthy diag offers no failure entry
+    ok = _diag([("", "GPU0: Pass"), ("", "GPU1: Pass")]).replace("| Fail ", "| Pass ")
+    assert not [a for a in answer(ok) if a[1] in ("likely", "possible") and not a[2]]
