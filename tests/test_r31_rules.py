@@ -52,3 +52,33 @@ def test_no_pcie_errors_from_zero_counts_other_fields_or_nvlink_counters():
     # a healthy diag offers no failure entry
     ok = _diag([("", "GPU0: Pass"), ("", "GPU1: Pass")]).replace("| Fail ", "| Pass ")
     assert not [a for a in answer(ok) if a[1] in ("likely", "possible") and not a[2]]
+
+
+# ---- 2. dcgmi nvlink -e: the per-link counters summed per GPU ------------------------------------------------------
+
+def _nvlink_e(gpu, counts):
+    rows = ["+-----------------------------+------------------------------------------------+",
+            "| NVLINK Error Counts                                                          |",
+            f"| GPU {gpu:<73}|",
+            "+=============================+================================================+"]
+    for link, (flit, data, replay, recovery) in enumerate(counts):
+        rows.append(f"| Link {link:<23}|                                                |")
+        for name, n in (("CRC FLIT Error", flit), ("CRC Data Error", data), ("Replay Error", replay), ("Recovery Error", recovery)):
+            rows.append(f"| -> {name:<25}| {n:<47}|")
+    rows.append("+-----------------------------+------------------------------------------------+")
+    return "$ dcgmi nvlink -e -g %d\n" % gpu + "\n".join(rows) + "\n"
+
+
+def test_dcgmi_nvlink_e_replays_and_recoveries_are_link_faults():
+    text = _nvlink_e(2, [(0, 0, 0, 0), (812, 40, 37, 2), (0, 0, 0, 0)])
+    f = _facts(text)["gpu:2"]
+    assert f["gpu.nvlink_replay_recovery"] == 39 and f["gpu.nvlink_errors"] == 891
+    assert _top(text, 1) == ["nvlink_link_failure"]
+
+
+def test_dcgmi_nvlink_e_crc_only_or_all_zero_is_no_link_fault():
+    crc = _facts(_nvlink_e(0, [(5, 1, 0, 0), (0, 0, 0, 0)]))["gpu:0"]
+    assert crc["gpu.nvlink_replay_recovery"] == 0 and crc["gpu.nvlink_errors"] == 6
+    zero = _nvlink_e(1, [(0, 0, 0, 0)] * 4)
+    assert _facts(zero)["gpu:1"]["gpu.nvlink_replay_recovery"] == 0
+    assert not [a for a in answer(zero) if a[1] in ("likely", "possible") and not a[2]]

@@ -1,4 +1,4 @@
-"""DCGM's output: ``dcgmi diag`` result tables, ``dcgmi health -c``, ``dcgmi nvlink --link-status`` and DCGM's
+"""DCGM's output: ``dcgmi diag`` result tables, ``dcgmi health -c``, ``dcgmi nvlink --link-status`` and ``-e`` and DCGM's
 failure messages wherever they are pasted (nv-hostengine's log, DCGM exporter, NVSentinel). The messages are
 DCGM's own formats (dcgmlib/dcgm_errors.h, ``DCGM_FR_*_MSG``), read tolerant of dcgmi's table, which cuts a
 long message at the cell's width onto the next rows.
@@ -7,18 +7,21 @@ Facts: a failed P2P copy test (DCGM_FR_BROKEN_P2P_*): tool.verification_error, s
 (DCGM_FR_NVLINK_DOWN, _GPU_EXPECTED_NVLINKS_UP, _NVSWITCH_NVLINK_DOWN, the link-status letters): gpu.nvlink_down;
 NVLink error counters over DCGM's threshold (DCGM_FR_NVLINK_ERROR_THRESHOLD, _CRC_ERROR_THRESHOLD, _EFFECTIVE_BER_THRESHOLD)
 gpu.nvlink_errors,
-and a counter that must stay zero (DCGM_FR_NVLINK_ERROR_CRITICAL: replay/recovery) gpu.nvlink_replay_recovery; a PCIe
+and a counter that must stay zero (DCGM_FR_NVLINK_ERROR_CRITICAL: replay/recovery) gpu.nvlink_replay_recovery (both also
+summed per GPU from ``dcgmi nvlink -e``'s counters); PCIe replays or corrected errors over DCGM's threshold
+(DCGM_FR_PCIE_REPLAY_THRESHOLD_VIOLATION, _FIELD_THRESHOLD on the PCIe fields): gpu.pcie_link_errors; a PCIe
 link below the generation or width DCGM's PCIe test requires while it loads the link (DCGM_FR_PCIE_GENERATION,
 _PCIE_WIDTH): gpu.pcie_gen_cur / gpu.pcie_width_cur and gpu.pcie_degraded_under_load; an Xid DCGM saw
 (DCGM_FR_XID_ERROR): host.xid_codes / host.xid_latest, gpu.lost for 79, symptom.crash; the NVLink fabric's training
 (DCGM_FR_FABRIC_MANAGER_TRAINING_ERROR, _FABRIC_PROBE_STATE): host.fabric_manager / gpu.fabric_state, host.nvswitch_present;
-a failed row of the diag table: error.text. Every message is also read from dcgmi's wrapped table cells, joined. The messages with no fact of their own (PCIe replays, NvSwitch fatal errors and SXids) are the
-knowledge base's regexes.
+a failed row of the diag table: error.text. Every message is also read from dcgmi's wrapped table cells, joined. The messages with no fact of their own (DCGM health's PCIe replay
+rate, NvSwitch fatal errors and SXids) are the knowledge base's regexes.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 from .paste import Collector
 from .smi import no_nvlink_hardware
@@ -111,6 +114,43 @@ def parse_dcgm_link_status(c: Collector) -> bool:
     return found
 
 
+#: ``dcgmi nvlink -e -g N`` (dcgmi/Nvlink.cpp, GPUs before Blackwell): a box "NVLINK Error Counts" / "GPU N", then per link
+#: "Link N" and its counters "-> CRC FLIT Error", "-> CRC Data Error", "-> Replay Error", "-> Recovery Error" (NvlinkDetail's
+#: GetErrorCountType names). (Blackwell's "Error Detail" box of symbol and effective errors is not read here: DCGM judges
+#: those by BER, whose own message is read above.)
+_DCGM_NVLINK_E_GPU = re.compile(r"^\|\s*GPU (\d+)\s*\|\s*$")
+_DCGM_NVLINK_E_ROW = re.compile(r"^\|\s*->\s*(CRC FLIT|CRC Data|Replay|Recovery) Error\s*\|\s*(\d+)\s*\|\s*$", re.I)
+
+
+def parse_dcgm_nvlink_errors(c: Collector) -> bool:
+    """``dcgmi nvlink -e``: per GPU the sum of its NVLink counters (gpu.nvlink_errors) and of those that must stay zero,
+    replays and recoveries (gpu.nvlink_replay_recovery), as ``nvidia-smi nvlink -e`` gives them."""
+    if "NVLINK Error Counts" not in c.paste.text:
+        return False
+    sums: dict[int, list[int]] = {}  # GPU -> [all counters, replay + recovery, first line]
+    cur: Optional[int] = None
+    for no, line in enumerate(c.paste.lines, 1):
+        g = _DCGM_NVLINK_E_GPU.match(line.strip())
+        if g is not None:
+            cur = int(g.group(1))
+            sums.setdefault(cur, [0, 0, no])
+            continue
+        r = _DCGM_NVLINK_E_ROW.match(line.strip()) if cur is not None else None
+        if r is not None:
+            n = int(r.group(2))
+            sums[cur][0] += n
+            if r.group(1).lower() in ("replay", "recovery"):
+                sums[cur][1] += n
+    for gpu, (total, faults, line) in sums.items():
+        c.add(f"gpu:{gpu}", "gpu.nvlink_errors", total, line)
+        c.add(f"gpu:{gpu}", "gpu.nvlink_replay_recovery", faults, line, severity="problem" if faults else "ok",
+              summary=f"GPU {gpu}: DCGM counts {faults} NVLink replay/recovery errors" if faults else None)
+    if sums:
+        c.kind("dcgmi")
+        c.tool("dcgmi", c.paste.first_line("NVLINK Error Counts"))
+    return bool(sums)
+
+
 def _dcgm_cells(lines: list[str]):
     """(line, text) of each right-hand cell of dcgmi's result table with the rows it wraps onto joined: dcgmi cuts a
     long message at the cell's width, mid-word ("... in a pee" / "r-to-peer test ..."), on rows whose left cell is empty."""
@@ -143,6 +183,7 @@ def parse(c: Collector) -> bool:
             and "pcie_replay_counter" not in low and "pcie_count_correctable" not in low:
         return False
     found = parse_dcgm_link_status(c)
+    found = parse_dcgm_nvlink_errors(c) or found
     down: dict[int, tuple[set, int]] = {}  # GPU -> (links DCGM says are down, first line)
     # each line, then each right-hand cell of dcgmi's tables with the rows it wraps onto joined (a message cut mid-word)
     cells: list[tuple[int, str]] = []
