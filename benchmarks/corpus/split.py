@@ -177,6 +177,13 @@ classes; example and research code; then tool outputs; logs; errors by CUDA's an
 ecosystems), who reported a count only; 682 threads checked. Judged once, blind, with a26a06d
 (benchmarks/results/eval-diagnosis-fresh29-blind-a26a06d.txt), then opened. Assigned by collection: every case comes
 from a thread in no other part (dev/, holdout/, fresh/ to fresh28/), one case per thread.
+fresh30/: a thirty-second part, collected on 2026-11-29 (eleventh session) by sixteen helpers kept apart by venue or by
+what they looked for (inference servers; science codes; compilers and comm libraries; cloud and cluster infrastructure;
+large-scale training codebases; older threads of 2014-2020; pull requests and discussions; rare classes; then new
+hardware; the P2P-patched driver world; then a third wave that the search budget cut short after a few look-ups), who
+reported a count only; 589 threads checked. Judged once, blind, with the commit named in
+benchmarks/results/eval-diagnosis-fresh30-blind-*.txt, then opened. Assigned by collection: every case comes from a
+thread in no other part (dev/, holdout/, fresh/ to fresh29/), one case per thread.
 """
 
 from __future__ import annotations
@@ -186,9 +193,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh29/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh30/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
