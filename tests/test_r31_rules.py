@@ -82,3 +82,50 @@ def test_dcgmi_nvlink_e_crc_only_or_all_zero_is_no_link_fault():
     zero = _nvlink_e(1, [(0, 0, 0, 0)] * 4)
     assert _facts(zero)["gpu:1"]["gpu.nvlink_replay_recovery"] == 0
     assert not [a for a in answer(zero) if a[1] in ("likely", "possible") and not a[2]]
+
+
+# ---- 3. (after opening fresh30) Caffe2's failed operator reading another GPU's blob -----------------------------------
+# Caffe2's core/operator.h prints "Error from operator: " and the op's definition; data_parallel_model puts each GPU's blobs
+# under NameScope("gpu_N"); caffe2.proto's device_type 1 is CUDA; core/context_gpu.cu enables peer access at start-up for
+# every pair cudaDeviceCanAccessPeer allows. A kernel fault on a cross-device read there is a pair without peer access.
+
+def _c2(fault, inputs=("gpu_2/fc_w_grad", "gpu_3/fc_w_grad"), gpu=2, device_type=1):
+    ins = " ".join(f'input: "{i}"' for i in inputs)
+    return (f"E0301 11:02:03.000001  9120 context_gpu.h:126] Encountered CUDA error: {fault}\n"
+            f"F0301 11:02:03.000002  9120 operator.h:200] Computation on device returned error in operator\n"
+            f'{ins} output: "{inputs[0]}" name: "" type: "Sum" device_option {{ device_type: {device_type} cuda_gpu_id: {gpu} }}\n')
+
+
+def test_caffe2_cross_device_operator_with_a_kernel_fault_is_a_pair_without_peer_access():
+    for fault in ("an illegal memory access was encountered", "unspecified launch failure"):
+        f = _facts(_c2(fault))["host"]
+        assert f["code.cross_device_read"] is True and f["code.devices_selected"] == 2
+        assert f["symptom.illegal_address_across_devices"] is True
+        top = _top(_c2(fault))
+        assert top[0] == "p2p_unsupported_topology" and "peer_access_not_enabled" in top
+
+
+def test_caffe2_same_device_cpu_or_no_fault_is_no_such_symptom():
+    same = _facts(_c2("an illegal memory access was encountered", inputs=("gpu_2/a", "gpu_2/b")))["host"]
+    assert "code.cross_device_read" not in same and "symptom.illegal_address_across_devices" not in same
+    cpu = _facts(_c2("an illegal memory access was encountered", device_type=0))["host"]
+    assert "code.cross_device_read" not in cpu
+    other = _facts(_c2("out of memory"))["host"]
+    assert other["code.cross_device_read"] is True and "symptom.illegal_address_across_devices" not in other
+
+
+def test_a_plain_two_gpu_program_with_an_illegal_address_keeps_both_causes():
+    text = ("x = torch.ones(4, device='cuda:0')\ny = x.to('cuda:1')\n"
+            "RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    top = _top(text)
+    assert top[0] == "peer_access_not_enabled" and "p2p_unsupported_topology" in top
+
+
+# ---- 4. (after opening fresh30) a scaling efficiency reported short is slowness ---------------------------------------
+
+def test_scaling_efficiency_short_is_slow_and_a_good_one_is_not():
+    for t in ("Scaling efficiency only 73% on 16 GPUs", "we get a scaling efficiency of 55% with 8 GPUs",
+              "the scaling efficiency is poor", "low scaling efficiency on two nodes", "8卡扩展效率只有60%"):
+        assert _facts(t)["host"].get("symptom.slow") is True, t
+    for t in ("scaling efficiency of 95% on 8 GPUs", "scaling efficiency is 92%", "we measure scaling efficiency"):
+        assert "symptom.slow" not in _facts(t).get("host", {}), t

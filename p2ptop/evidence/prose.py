@@ -276,6 +276,11 @@ _SYMPTOMS = (
                      # the words of scaling reports ("crawls", "sluggish", "doesn't scale", "takes ages"; 龟速, 带宽上不去, 跑不满)
                      r"\bcrawl(?:s|ing|ed)?\b|\bsluggish\b|\b(?:does|do|did)\s*(?:n'?t|not)\s+scale\b|\bscal\w+ (?:badly|poorly|terribly)\b|"
                      r"\bpoor(?:ly)? scal\w*|\btakes? ages\b|龟速|(?:带宽|速度|吞吐)(?:一直)?上不去|跑不满|"
+                     # a scaling efficiency reported short ("scaling efficiency only 73%", "scaling efficiency of 55%", "poor
+                     # scaling efficiency"): the throughput over N GPUs against N times one GPU's; 扩展效率只有 60%
+                     r"\bscaling efficiency\b[^.\n]{0,25}?(?:\b(?:only|just|merely|barely)\s+(?:about |around |~)?\d{1,2}(?:\.\d+)?\s*%|"
+                     r"\b(?:of|is|was|at|drops? to|dropped to|around|about)\s+~?[1-7]?\d(?:\.\d+)?\s*%|\b(?:is|was)\s+(?:very |really |quite )?(?:low|poor|bad))|"
+                     r"\b(?:low|poor|bad)\s+scaling efficiency\b|扩展效率[^。\n]{0,10}?(?:只有|仅|才|不到|很低|低)|"
                      # a speedup over GPUs below the count ("a 1.6x speedup instead of 2x", "only 1.2x faster with 4 GPUs",
                      # "sub-linear scaling"; 加速比只有 1.3)
                      r"\b(?:speed-?ups?|accelerations?|scaling)\b[^.\n]{0,40}?\b\d+(?:\.\d+)?\s*x\b[^.\n]{0,20}?" + _SHORT_OF_X + "|"
