@@ -181,8 +181,8 @@ fresh30/: a thirty-second part, collected on 2026-11-29 (eleventh session) by si
 what they looked for (inference servers; science codes; compilers and comm libraries; cloud and cluster infrastructure;
 large-scale training codebases; older threads of 2014-2020; pull requests and discussions; rare classes; then new
 hardware; the P2P-patched driver world; then a third wave that the search budget cut short after a few look-ups), who
-reported a count only; 589 threads checked. Judged once, blind, with the commit named in
-benchmarks/results/eval-diagnosis-fresh30-blind-*.txt, then opened. Assigned by collection: every case comes from a
+reported a count only; 589 threads checked. Judged once, blind, with 5fc7564
+(benchmarks/results/eval-diagnosis-fresh30-blind-5fc7564.txt), then opened. Assigned by collection: every case comes from a
 thread in no other part (dev/, holdout/, fresh/ to fresh29/), one case per thread.
 """
 
