@@ -129,3 +129,14 @@ def test_scaling_efficiency_short_is_slow_and_a_good_one_is_not():
         assert _facts(t)["host"].get("symptom.slow") is True, t
     for t in ("scaling efficiency of 95% on 8 GPUs", "scaling efficiency is 92%", "we measure scaling efficiency"):
         assert "symptom.slow" not in _facts(t).get("host", {}), t
+
+
+# ---- 5. round 62 (HPC applications): their own no-driver and bad-ordinal lines ---------------------------------------
+
+def test_gromacs_no_cuda_driver_and_quda_bad_ordinal():
+    gmx = ("Detection of GPUs failed. The API reported:\nNo valid CUDA driver found\n\n"
+           "Running on 1 node with total 32 cores, 64 processing units (GPU detection failed: No valid CUDA driver found)\n")
+    assert _facts(gmx)["host"].get("symptom.no_cuda_device") is True
+    assert _top(gmx, 1) == ["device_not_visible"]
+    quda = "ERROR: Cannot blacklist invalid GPU device ordinal 2 (rank 0, host node01, communicator_quda.h:487 in comm_gdr_blacklist())\n"
+    assert "device_not_visible" in _top(quda)

@@ -96,7 +96,10 @@ FEWER_GPUS = re.compile(
     # Ray Train ("Accelerator 'GPU' is not available on all workers"), Ray's compiled graphs ("CUDA_VISIBLE_DEVICES set
     # incorrectly. expected to include %d")
     r"\baccelerator 'gpu' is not available on all workers\b|\bcuda_visible_devices set incorrectly\. (?:got [^\n]{0,40}, )?expected to include \d+|"
-    r"\btarget_device_index=-?\d+, num_gpus=\d+\b", re.ASCII)
+    r"\btarget_device_index=-?\d+, num_gpus=\d+\b|"
+    # QUDA (include/communicator_quda.h: "Cannot blacklist invalid GPU device ordinal %d", an index past the GPUs the
+    # process sees)
+    r"\bcannot blacklist invalid gpu device ordinal \d+\b", re.ASCII)
 #: no GPU at all, in the programs' own words (lower-cased text)
 NO_DEVICE = re.compile(
     # nvidia-persistenced (its syslog: "Failed to query NVIDIA devices. Please ensure that the NVIDIA device files
@@ -147,7 +150,10 @@ NO_DEVICE = re.compile(
     r"\bunknown backend: \W{0,2}gpu\W{0,2} requested, but no platforms that are instances of gpu are present\b|"
     r"\bnccl actor has no gpus assigned\b|\bfound 0 gpus on your machine\b|"
     # DeepSpeed's launcher when its accelerator counts no device (deepspeed/launcher/runner.py)
-    r"\bunable to proceed, no gpu resources available\b", re.ASCII | re.M)
+    r"\bunable to proceed, no gpu resources available\b|"
+    # GROMACS (hardware/device_management.cu: cudaDriverGetVersion gave 0, "No valid CUDA driver found", printed after
+    # "Detection of GPUs failed. The API reported:" and as "(GPU detection failed: ...)")
+    r"\bno valid cuda driver found\b", re.ASCII | re.M)
 #: a node health check's count of GPUs against the one it expects (Azure's NHC check_gpu_count "Expected to see 8 but
 #: found 7", gpud's "nvidia gpu count mismatch (found 7, expected 8)", AWS's health check "GPU count mismatch: expected=8,
 #: detected=7"): fewer GPUs seen where the second is smaller
