@@ -140,3 +140,26 @@ def test_gromacs_no_cuda_driver_and_quda_bad_ordinal():
     assert _top(gmx, 1) == ["device_not_visible"]
     quda = "ERROR: Cannot blacklist invalid GPU device ordinal 2 (rank 0, host node01, communicator_quda.h:487 in comm_gdr_blacklist())\n"
     assert "device_not_visible" in _top(quda)
+
+
+# ---- 6. round 61 (older frameworks): their own peer-refusal, fewer-GPU and driver lines --------------------------------
+
+def test_cutorch_and_convnet2_peer_refusals_are_the_pairs_p2p_status():
+    cut = "/home/u/torch/install/bin/luajit: p2p access not supported for 0 accessing 2 at /tmp/cutorch/lib/THC/THCGeneral.c:261\n"
+    assert _facts(cut)["pair:0-2"]["p2p.read"] == "NOT_SUPPORTED"
+    conv = "Enabling peer access GPU 0 --> GPU 1\nNo peer access GPU 0 -->  GPU 3\n"
+    assert _facts(conv)["pair:0-3"]["p2p.read"] == "NOT_SUPPORTED"
+    assert "pair:0-1" not in _facts(conv)
+
+
+def test_caffe2_and_cutorch_fewer_gpus_no_device_and_old_driver():
+    assert "device_not_visible" in _top("WARNING:data_parallel_model:** Only 2 GPUs available, GPUs [0, 1, 2, 3] requested\n")
+    assert "device_not_visible" in _top("luajit: 4 is not a device at /tmp/cutorch/lib/THC/THCGeneral.c:220\n")
+    zero = ("E1129 10:12:03.551270  2310 common_gpu.cc:55] Found an unknown error - this may be due to an incorrectly set up "
+            "environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. I will set the available "
+            "devices to be zero.\n")
+    assert _top(zero, 1) == ["device_not_visible"]
+    old = "W1129 10:05:12.880170  2201 common_gpu.cc:46] Insufficient cuda driver. Cannot use cuda.\n"
+    assert _top(old, 1) == ["driver_too_old_for_cuda"]
+    # the words alone, elsewhere, are no such fact
+    assert "symptom.gpus_missing" not in _facts("the number 4 is not a device id we use").get("host", {})

@@ -99,7 +99,10 @@ FEWER_GPUS = re.compile(
     r"\btarget_device_index=-?\d+, num_gpus=\d+\b|"
     # QUDA (include/communicator_quda.h: "Cannot blacklist invalid GPU device ordinal %d", an index past the GPUs the
     # process sees)
-    r"\bcannot blacklist invalid gpu device ordinal \d+\b", re.ASCII)
+    r"\bcannot blacklist invalid gpu device ordinal \d+\b|"
+    # cutorch (lib/THC/THCGeneral.c: THError("%d is not a device") for an index past the GPUs the process sees, printed
+    # with " at <file>:<line>"), Caffe2's data_parallel_model ("** Only {} GPUs available, GPUs {} requested")
+    r"\b\d+ is not a device at \S*thc\w*\.c:\d+|\bonly \d+ gpus available, gpus \[[\d, ]+\] requested\b", re.ASCII)
 #: no GPU at all, in the programs' own words (lower-cased text)
 NO_DEVICE = re.compile(
     # nvidia-persistenced (its syslog: "Failed to query NVIDIA devices. Please ensure that the NVIDIA device files
@@ -153,7 +156,9 @@ NO_DEVICE = re.compile(
     r"\bunable to proceed, no gpu resources available\b|"
     # GROMACS (hardware/device_management.cu: cudaDriverGetVersion gave 0, "No valid CUDA driver found", printed after
     # "Detection of GPUs failed. The API reported:" and as "(GPU detection failed: ...)")
-    r"\bno valid cuda driver found\b", re.ASCII | re.M)
+    r"\bno valid cuda driver found\b|"
+    # Caffe2 (core/common_gpu.cc, cudaErrorUnknown from cudaGetDeviceCount: "... I will set the available devices to be zero.")
+    r"\bi will set the available devices to be zero\b", re.ASCII | re.M)
 #: a node health check's count of GPUs against the one it expects (Azure's NHC check_gpu_count "Expected to see 8 but
 #: found 7", gpud's "nvidia gpu count mismatch (found 7, expected 8)", AWS's health check "GPU count mismatch: expected=8,
 #: detected=7"): fewer GPUs seen where the second is smaller
