@@ -163,3 +163,58 @@ def test_caffe2_and_cutorch_fewer_gpus_no_device_and_old_driver():
     assert _top(old, 1) == ["driver_too_old_for_cuda"]
     # the words alone, elsewhere, are no such fact
     assert "symptom.gpus_missing" not in _facts("the number 4 is not a device id we use").get("host", {})
+
+
+# ---- 7. round 60 (NCCL's topology print): a pair NCCL keeps off P2P because its path crosses the CPU ------------------
+# graph/paths.cc ncclTopoCheckP2p: NCCL's default P2P level is PXB on Intel x86 (PATH_SYS elsewhere); a pair further apart
+# goes via SHM without any setting. That is NCCL's choice for a path through the CPU, the through-CPU entry's subject.
+
+Q = "srv:10:10 [0] NCCL INFO "
+
+
+def _sys_log(via="SHM/direct/direct", extra=""):
+    return "\n".join([
+        Q + "NCCL version 2.21.5+cuda12.4", extra,
+        Q + "comm 0x1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 3b000 commId 0x7 - Init START",
+        Q + "GPU/0-3b000 :GPU/0-3b000 (0/5000.0/LOC) GPU/0-86000 (3/10.0/SYS) CPU/0-0 (1/24.0/PHB) ",
+        Q + "+ PCI[24.0] - GPU/0-86000 (1)",
+        Q + f"Channel 00/0 : 0[0] -> 1[1] via {via}",
+        "srv:10:11 [1] NCCL INFO " + f"Channel 00/0 : 1[1] -> 0[0] via {via}",
+    ])
+
+
+def test_a_pair_across_sockets_via_shm_with_no_setting_is_nccls_default_through_the_cpu():
+    f = _facts(_sys_log())["pair:0-1"]
+    assert f["pair.path"] == "SYS" and f["nccl.p2p_off_by_path"] is True
+    assert "p2p_through_cpu_slow" in _top(_sys_log())
+    # not where a setting decides, nor where NCCL went via P2P
+    set_ = _facts(_sys_log(extra=Q + "NCCL_P2P_DISABLE set by environment to 1"))["pair:0-1"]
+    assert "nccl.p2p_off_by_path" not in set_
+    assert "nccl.p2p_off_by_path" not in _facts(_sys_log(via="P2P/CUMEM/read"))["pair:0-1"]
+    assert not [a for a in answer(_sys_log(via="P2P/CUMEM/read")) if a[1] in ("likely", "possible") and not a[2]]
+
+
+def test_a_rank_without_its_rank_line_is_the_gpu_of_its_number_on_one_host():
+    # rank 1's own rank line is not in the paste and the brackets hold bus ids (NCCL before 2.19), which nothing else names;
+    # rank 0 is on GPU 0: rank 1 is taken as GPU 1
+    old = _sys_log().replace("0[0] -> 1[1]", "0[3b000] -> 1[86000]").replace("1[1] -> 0[0]", "1[86000] -> 0[3b000]")
+    assert "pair:0-1" in _facts(old)
+    # a rank 0 on GPU 3 breaks the default: nothing is guessed
+    other = old.replace("cudaDev 0 nvmlDev 0", "cudaDev 3 nvmlDev 3")
+    assert "pair:0-1" not in _facts(other) and "pair:1-3" not in _facts(other)
+
+
+def test_nccl_topology_xml_gpus_under_different_cpus_are_a_sys_pair():
+    xml = ('<system version="1">\n'
+           '  <cpu host_hash="0x1" numaid="0" arch="x86_64" vendor="GenuineIntel">\n'
+           '    <pci busid="0000:17:00.0" class="0x030200" link_speed="16.0 GT/s PCIe" link_width="16">\n'
+           '      <gpu dev="0" sm="80" rank="0" gdr="1"/>\n    </pci>\n  </cpu>\n'
+           '  <cpu host_hash="0x1" numaid="1" arch="x86_64" vendor="GenuineIntel">\n'
+           '    <pci busid="0000:ca:00.0" class="0x030200" link_speed="16.0 GT/s PCIe" link_width="16">\n'
+           '      <gpu dev="1" sm="80" rank="1" gdr="1"/>\n    </pci>\n  </cpu>\n</system>\n')
+    f = _facts(xml)["pair:0-1"]
+    assert f["pair.path"] == "SYS" and f["pair.cross_socket"] is True
+    two_hosts = xml.replace('host_hash="0x1" numaid="1"', 'host_hash="0x2" numaid="1"')
+    assert "pair:0-1" not in _facts(two_hosts)
+    one_cpu = xml.replace('numaid="1"', 'numaid="0"')
+    assert "pair:0-1" not in _facts(one_cpu)

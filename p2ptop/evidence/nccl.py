@@ -7,7 +7,8 @@ per pair pair.path from NCCL's own topology print (NCCL_DEBUG_SUBSYS=GRAPH: NVL 
 nvidia-smi's; host.nvswitch_present where an NVSwitch is among its nodes),
 nccl.p2p_fallback (SHM/NET on a pair that the paste says can do P2P: its topo path is NV#/PIX/PXB,
 its topo -p2p read is OK, or NCCL itself said "Could not enable P2P" / "P2P is disabled between
-connected GPUs" for it), error.nccl (result names, torch's "unhandled system error" ...),
+connected GPUs" for it), nccl.p2p_off_by_path (SHM/NET on a pair whose path crosses the CPU, PHB/NODE/SYS, with no NCCL_P2P_*
+setting in the text: NCCL's default P2P level left P2P off there), error.nccl (result names, torch's "unhandled system error" ...),
 error.text (the first WARN that says something failed, where NCCL names no result), text.tool "nccl-log".
 
 Ranks map to GPUs by bus id where the paste says which bus id is which GPU, else by the device
@@ -59,6 +60,21 @@ def is_p2p_fallback(transport: Optional[str], path: Optional[str] = None, p2p_re
     return (path is not None and str(path).startswith(P2P_CAPABLE_PATHS)) or p2p_read == "OK"
 
 
+#: the paths that cross the CPU (nvidia-smi's PHB, NODE, SYS): NCCL's default P2P level stops short of them on Intel CPUs
+#: (graph/paths.cc ncclTopoCheckP2p: p2pLevel PATH_PXB for x86 Intel, PATH_SYS elsewhere, unless NCCL_P2P_LEVEL says)
+CPU_PATHS = ("PHB", "NODE", "SYS")
+#: the variables that decide P2P themselves: with one of them set, NCCL's choice is the setting's, not the path's
+P2P_SETTINGS = ("NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL", "NCCL_P2P_READ_ENABLE", "NCCL_IGNORE_DISABLED_P2P")
+
+
+def is_p2p_off_by_path(transport: Optional[str], path: Optional[str], settings: "dict[str, object] | set[str]" = ()) -> bool:
+    """NCCL went via SHM or NET on a pair whose path crosses the CPU, with no P2P setting of its own: NCCL's default left
+    P2P off there (the pair's traffic goes through host memory). The rule behind ``nccl.p2p_off_by_path``."""
+    if not transport or transport.startswith("P2P") or path is None or str(path).upper() not in CPU_PATHS:
+        return False
+    return not any(k in settings for k in P2P_SETTINGS)
+
+
 def _rank_gpus(c: Collector, log: NcclLog) -> dict[tuple[Optional[str], int], int]:
     """(host, rank) -> GPU index."""
     out: dict[tuple[Optional[str], int], int] = {}
@@ -91,6 +107,15 @@ def _rank_gpus(c: Collector, log: NcclLog) -> dict[tuple[Optional[str], int], in
         for ch in log.channels:
             out.setdefault((ch.host, ch.src), ch.src)
             out.setdefault((ch.host, ch.dst), ch.dst)
+    # a rank whose GPU nothing names (its rank line not in the paste, a bus id in its brackets that nothing else gives), on a
+    # log of one host where every rank known is on the GPU of its own number: rank N on GPU N, the same default
+    hosts = {ch.host for ch in log.channels}
+    if len(hosts) == 1 and out and all(g == r for (_h, r), g in out.items()) \
+            and max(max(ch.src, ch.dst) for ch in log.channels) < 8:
+        for ch in log.channels:
+            for r in (ch.src, ch.dst):
+                if (ch.host, r) not in out and r not in out.values():
+                    out[(ch.host, r)] = r
     return out
 
 
@@ -246,6 +271,10 @@ def parse(c: Collector) -> bool:
             c.add(subj, "nccl.p2p_fallback", True, why_line or line,
                   summary=f"NCCL went via {tr} between GPU{a} and GPU{b} although P2P is possible there "
                           f"({'path ' + str(path) if path else 'topo -p2p read OK' if read == 'OK' else 'NCCL tried P2P'})")
+        elif is_p2p_off_by_path(tr, path, {k for k in P2P_SETTINGS if k in c.paste.text}):
+            c.add(subj, "nccl.p2p_off_by_path", True, line,
+                  summary=f"NCCL went via {tr} between GPU{a} and GPU{b}, whose path ({path}) crosses the CPU: NCCL's default "
+                          f"leaves P2P off there (no NCCL_P2P_* setting in the text)")
     for (a, b), line in refused.items():
         if (a, b) not in worst and a != b:
             c.add(pair_subject(a, b), "nccl.p2p_fallback", True, line,

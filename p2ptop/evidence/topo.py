@@ -201,12 +201,18 @@ def parse_nccl_xml(c: Collector) -> bool:
         return False
     gpus: list[tuple[dict, dict, int]] = []
     last_pci: dict = {}
-    for m in re.finditer(r"<pci\b[^>]*>|<gpu\b[^>]*>", text):
+    cpu_of: dict[int, str] = {}  # GPU -> the <cpu> (NUMA node) it hangs under
+    last_cpu = ""
+    for m in re.finditer(r"<cpu\b[^>]*>|<pci\b[^>]*>|<gpu\b[^>]*>", text):
         attrs = dict(_XML_ATTR.findall(m.group(0)))
-        if m.group(0).startswith("<pci"):
+        if m.group(0).startswith("<cpu"):
+            last_cpu = attrs.get("numaid", "") + "/" + attrs.get("host_hash", "")
+        elif m.group(0).startswith("<pci"):
             last_pci = attrs
         elif "dev" in attrs:
             gpus.append((attrs, last_pci, c.paste.line_of(m.start())))
+            if attrs["dev"].isdigit() and last_cpu:
+                cpu_of.setdefault(int(attrs["dev"]), last_cpu)
     if not gpus:
         return False
     c.kind("nccl-topo-xml")
@@ -221,6 +227,17 @@ def parse_nccl_xml(c: Collector) -> bool:
         arch = next((a for floor, a in _SM_ARCH if sm.isdigit() and int(sm) >= floor), None)
         if arch:
             c.add(f"gpu:{g['dev']}", "gpu.architecture", arch, line)
+    # two GPUs under different CPUs (NUMA nodes) of one host: their path crosses the CPUs' interconnect, NCCL's SYS
+    # (graph/topo.cc: each <cpu> is a node; GPUs of different CPU nodes reach each other through the SYS link); a
+    # different host_hash is another host, no pair
+    by_gpu = sorted(cpu_of.items())
+    for i, (a, ca) in enumerate(by_gpu):
+        for b, cb in by_gpu[i + 1:]:
+            if ca != cb and ca.split("/")[1] == cb.split("/")[1] and a != b:
+                line = next(ln for g, _, ln in gpus if g.get("dev") == str(b))
+                c.add(pair_subject(a, b), "pair.path", "SYS", line, severity="info",
+                      summary=f"NCCL's topology: GPU{a} and GPU{b} hang under different CPUs (SYS)")
+                c.add(pair_subject(a, b), "pair.cross_socket", True, line, severity="info")
     if NVSWITCH_CLASS in text and "<nvlink" in text:
         c.add("host", "host.nvswitch_present", True, c.paste.first_line(NVSWITCH_CLASS), severity="info")
     if all(p and p.get("link_width", "") in ("0", "") and not p.get("link_speed", "").strip() for _, p, _ in gpus):

@@ -427,9 +427,9 @@ class Facts:
     def _derive(self) -> None:
         """Facts that only the text and the host together give: NCCL left P2P (SHM, NET) on a pair
         that the host (or the text) says can do P2P."""
-        if "nccl.p2p_fallback" in self.values:
+        if "nccl.p2p_fallback" in self.values or "nccl.p2p_off_by_path" in self.values:
             return
-        from ..evidence import is_p2p_fallback  # the one rule (evidence applies it within a paste)
+        from ..evidence import is_p2p_fallback, is_p2p_off_by_path  # the rules (evidence applies them within a paste)
 
         reads = [str(v).upper() for v in self.values.get("p2p.read", [])] or [None]
         paths = [str(v) for v in self.values.get("pair.path", [])] or [None]
@@ -438,6 +438,11 @@ class Facts:
         if worse:
             where = [self.origin.get(k) for k in ("nccl.transport", "p2p.read" if "p2p.read" in self.values else "pair.nvlink_count")]
             self._add("nccl.p2p_fallback", True, " and ".join(dict.fromkeys(w for w in where if w)))
+            return
+        settings = {k[4:] for k in self.values if k.startswith("env.")}
+        if any(is_p2p_off_by_path(str(t), p, settings) for t in self.values.get("nccl.transport", []) for p in paths):
+            where = [self.origin.get(k) for k in ("nccl.transport", "pair.path")]
+            self._add("nccl.p2p_off_by_path", True, " and ".join(dict.fromkeys(w for w in where if w)))
 
     def _add(self, k: str, v: Any, origin: str) -> None:
         vals = self.values.setdefault(k, [])
