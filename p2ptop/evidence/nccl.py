@@ -2,9 +2,9 @@
 
 Facts: nccl.version, host.container (a Docker or Kubernetes default host name), host.virtualized (WSL2: Windows' default host name), host.cuda_runtime_version (NCCL's "+cudaX.Y"), host.cuda_driver_version
 (cudaDriverVersion), env.<VARIABLE> for every "set by environment" (and for NCCL_*/CUDA_VISIBLE_DEVICES
-set on a shell line of the paste), per pair nccl.transport (the worst over the pair's channels) and
-per pair pair.path from NCCL's own topology print (NCCL_DEBUG_SUBSYS=GRAPH: NVL as "NV", NCCL's PIX, PXB, PHB, SYS as
-nvidia-smi's; host.nvswitch_present where an NVSwitch is among its nodes),
+set on a shell line of the paste), per pair pair.path from NCCL's own topology print (NCCL_DEBUG_SUBSYS=GRAPH: NVL as
+"NV", NCCL's PIX, PXB, PHB, SYS as nvidia-smi's; host.nvswitch_present where an NVSwitch is among its nodes), per pair
+nccl.transport (the worst over the pair's channels) and
 nccl.p2p_fallback (SHM/NET on a pair that the paste says can do P2P: its topo path is NV#/PIX/PXB,
 its topo -p2p read is OK, or NCCL itself said "Could not enable P2P" / "P2P is disabled between
 connected GPUs" for it), nccl.p2p_off_by_path (SHM/NET on a pair whose path crosses the CPU, PHB/NODE/SYS, with no NCCL_P2P_*
@@ -21,7 +21,7 @@ different hosts are not GPU pairs and give no pair facts.
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Collection, Optional
 
 from ..nccl.log import SMI_PATH_OF_NCCL, NcclLog, bus_id_from_nccl, read_nccl_log, transport_rank
 from .paste import Collector, pair_subject
@@ -67,7 +67,7 @@ CPU_PATHS = ("PHB", "NODE", "SYS")
 P2P_SETTINGS = ("NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL", "NCCL_P2P_READ_ENABLE", "NCCL_IGNORE_DISABLED_P2P")
 
 
-def is_p2p_off_by_path(transport: Optional[str], path: Optional[str], settings: "dict[str, object] | set[str]" = ()) -> bool:
+def is_p2p_off_by_path(transport: Optional[str], path: Optional[str], settings: Collection[str] = ()) -> bool:
     """NCCL went via SHM or NET on a pair whose path crosses the CPU, with no P2P setting of its own: NCCL's default left
     P2P off there (the pair's traffic goes through host memory). The rule behind ``nccl.p2p_off_by_path``."""
     if not transport or transport.startswith("P2P") or path is None or str(path).upper() not in CPU_PATHS:

@@ -426,7 +426,8 @@ class Facts:
 
     def _derive(self) -> None:
         """Facts that only the text and the host together give: NCCL left P2P (SHM, NET) on a pair
-        that the host (or the text) says can do P2P."""
+        that the host (or the text) says can do P2P (nccl.p2p_fallback), or, with no NCCL_P2P_* setting, on a pair
+        whose path crosses the CPU (nccl.p2p_off_by_path, NCCL's default P2P level)."""
         if "nccl.p2p_fallback" in self.values or "nccl.p2p_off_by_path" in self.values:
             return
         from ..evidence import is_p2p_fallback, is_p2p_off_by_path  # the rules (evidence applies them within a paste)
