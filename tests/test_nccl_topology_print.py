@@ -104,3 +104,16 @@ def test_explain_names_the_p2p_level_entry_on_the_topology_and_shm():
     text = NEW.replace(P + "=== System", P + "NCCL_P2P_LEVEL set by environment to LOC\n" + P + "=== System") + \
         "\n" + P + "Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct\n"
     assert explained(text)[0][0] == "nccl_env_misconfig"
+
+
+def test_nccl_log_command_shows_nccls_path_column_only_when_the_log_has_it():
+    from p2ptop.commands.nccl import table_lines
+
+    with_print = table_lines(table_from_text(NEW + "\n" + P + "Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct\n"))
+    head = next(x for x in with_print if "lower->higher" in x)
+    row = next(x for x in with_print if x.strip().startswith("GPU0-GPU1"))
+    assert head.rstrip().endswith("path (NCCL's)") and row.rstrip().endswith("NVL")
+    assert head.index("path") == row.index("NVL")
+    bare = "\n".join(x for x in NEW.split("\n") if "GPU/" not in x and "NVL[" not in x)
+    without = table_lines(table_from_text(bare + "\n" + P + "Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct\n"))
+    assert not any("path (NCCL's)" in x for x in without)

@@ -273,10 +273,13 @@ def table_lines(table: dict) -> list[str]:
         hows = sorted({r["how"] for r in table["ranks"]})
         out.append(f"  ranks mapped to GPUs by: {', '.join(hows)}")
     if table.get("pairs"):
-        out.append(f"  {'pair':<28} {'worst':<20} {'lower->higher':<26} {'higher->lower':<26} channels")
+        paths = any(p.get("nccl_path") for p in table["pairs"])  # NCCL's own topology print was in the log
+        out.append(f"  {'pair':<28} {'worst':<20} {'lower->higher':<26} {'higher->lower':<26} channels"
+                   + ("  path (NCCL's)" if paths else ""))
         for p in table["pairs"]:
             out.append(f"  {p['label']:<28} {(p['worst'] or '-') + (' read' if p.get('read') else ''):<20} {_counts(p['forward']):<26} "
-                       f"{_counts(p['reverse']):<26} {p['channels']}")
+                       + (f"{_counts(p['reverse']):<26} {p['channels']:<8}  {p.get('nccl_path') or '-'}" if paths
+                          else f"{_counts(p['reverse']):<26} {p['channels']}"))
     elif not table.get("self"):
         out.append("  no channel lines (NCCL prints them with NCCL_DEBUG=INFO once a communicator connects)")
     for me in table.get("self") or []:
