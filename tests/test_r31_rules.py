@@ -218,3 +218,39 @@ def test_nccl_topology_xml_gpus_under_different_cpus_are_a_sys_pair():
     assert "pair:0-1" not in _facts(two_hosts)
     one_cpu = xml.replace('numaid="1"', 'numaid="0"')
     assert "pair:0-1" not in _facts(one_cpu)
+
+
+# ---- 8. PyTorch's and vLLM's environment report (collect_env) ---------------------------------------------------------
+# torch/utils/collect_env.py and vllm/collect_env.py: "Is CUDA available: {str(torch.cuda.is_available())}", "CUDA used
+# to build PyTorch: {torch.version.cuda}" ('None' for CPU builds), "Nvidia driver version: ..."; CUDA's compatibility guide:
+# 11.x needs a driver >= 450.80.02, 12.x >= 525.60.13, 13.x >= 580.65.06.
+
+TORCH_ENV = ("PyTorch version: 2.1.0+cu121\nIs debug build: False\nCUDA used to build PyTorch: {build}\n"
+             "Is CUDA available: {avail}\nCUDA runtime version: 12.1.105\n"
+             "GPU models and configuration: GPU 0: NVIDIA A100-SXM4-80GB\nNvidia driver version: {driver}\n")
+VLLM_ENV = ("==============================\n       PyTorch Info\n==============================\n"
+            "PyTorch version              : 2.7.0+cu128\nCUDA used to build PyTorch   : {build}\n\n"
+            "==============================\n       CUDA / GPU Info\n==============================\n"
+            "Is CUDA available            : {avail}\nCUDA runtime version         : 12.8.93\n"
+            "GPU models and configuration : \nGPU 0: NVIDIA H100 80GB HBM3\nGPU 1: NVIDIA H100 80GB HBM3\n\n"
+            "Nvidia driver version        : {driver}\n")
+
+
+def test_collect_env_cuda_not_available_on_an_old_driver_is_the_driver():
+    for fmt, build, driver in ((TORCH_ENV, "12.1", "470.82.01"), (VLLM_ENV, "12.8", "520.61.05"), (TORCH_ENV, "11.8", "440.33.01")):
+        text = fmt.format(build=build, avail="False", driver=driver)
+        f = _facts(text)["host"]
+        assert f["symptom.no_cuda_device"] is True and f["host.driver_below_cuda_build"] is True, (build, driver)
+        assert _top(text, 1) == ["driver_too_old_for_cuda"]
+
+
+def test_collect_env_new_enough_driver_cpu_build_or_cuda_available_is_no_driver_fault():
+    ok = _facts(TORCH_ENV.format(build="12.1", avail="False", driver="535.104.05"))["host"]
+    assert ok["symptom.no_cuda_device"] is True and "host.driver_below_cuda_build" not in ok
+    cpu = _facts(TORCH_ENV.format(build="None", avail="False", driver="535.104.05"))["host"]
+    assert cpu["code.torch_cuda_build"] == "none" and "symptom.no_cuda_device" not in cpu
+    # forward compatibility: a newer CUDA available on an older data-centre driver is no fault
+    fwd = _facts(VLLM_ENV.format(build="12.8", avail="True", driver="470.256.02"))["host"]
+    assert "host.driver_below_cuda_build" not in fwd and "symptom.no_cuda_device" not in fwd
+    healthy = VLLM_ENV.format(build="12.8", avail="True", driver="570.133.20")
+    assert not [a for a in answer(healthy) if a[1] in ("likely", "possible") and not a[2]]
