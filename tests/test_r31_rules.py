@@ -254,3 +254,32 @@ def test_collect_env_new_enough_driver_cpu_build_or_cuda_available_is_no_driver_
     assert "host.driver_below_cuda_build" not in fwd and "symptom.no_cuda_device" not in fwd
     healthy = VLLM_ENV.format(build="12.8", avail="True", driver="570.133.20")
     assert not [a for a in answer(healthy) if a[1] in ("likely", "possible") and not a[2]]
+
+
+# ---- 9. a Python console's answers about the GPUs (evidence/console.py) -----------------------------------------------
+
+def test_console_answers_no_gpu_in_each_prompt_form():
+    for t in (">>> import torch\n>>> torch.cuda.is_available()\nFalse\n", "In [2]: torch.cuda.is_available()\nOut[2]: False\n",
+              "$ python -c 'import torch; print(torch.cuda.is_available())'\nFalse\n", ">>> torch.cuda.device_count()\n0\n",
+              ">>> tf.config.list_physical_devices('GPU')\n[]\n", ">>> cupy.cuda.runtime.getDeviceCount()\n0\n",
+              "In [3]: jax.devices()\nOut[3]: [CpuDevice(id=0)]\n"):
+        assert _facts(t)["host"].get("symptom.no_cuda_device") is True, t
+        assert _top(t, 1) == ["device_not_visible"], t
+
+
+def test_console_peer_query_is_the_pairs_p2p_status():
+    no = ">>> torch.cuda.can_device_access_peer(0, 1)\nFalse\n"
+    assert _facts(no)["pair:0-1"]["p2p.read"] == "NOT_SUPPORTED"
+    assert {"p2p_unsupported_consumer_gpu", "p2p_unsupported_topology", "vm_p2p_unavailable"} <= set(_top(no))
+    yes = ">>> cupy.cuda.runtime.deviceCanAccessPeer(1, 0)\n1\n"
+    assert _facts(yes)["pair:0-1"]["p2p.read"] == "OK"
+
+
+def test_console_answers_that_see_gpus_or_are_not_answers_say_nothing():
+    for t in (">>> torch.cuda.is_available()\nTrue\n", ">>> torch.cuda.device_count()\n2\n",
+              ">>> jax.devices()\n[CudaDevice(id=0), CudaDevice(id=1)]\n", ">>> torch.cuda.is_available()\n>>> x = 0\n",
+              "if torch.cuda.is_available():\n    model.cuda()\n", ">>> tf.config.list_physical_devices('CPU')\n[]\n",
+              ">>> print(torch.cuda.is_available(), torch.cuda.device_count())\nFalse 0\n",
+              ">>> torch.cuda.can_device_access_peer(1, 1)\nFalse\n"):
+        f = _facts(t)
+        assert "symptom.no_cuda_device" not in f.get("host", {}) and not any("p2p.read" in d for d in f.values()), t

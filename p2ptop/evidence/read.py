@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..findings import SHM_TRANSPORT_FACTS, Finding
-from . import checks, collect_env, dcgm, device_use, df, errors, launch, nccl, prose, smi, system, tools, topo
+from . import checks, collect_env, console, dcgm, device_use, df, errors, launch, nccl, prose, smi, system, tools, topo
 from .paste import SYMPTOM_PREFIXES, Collector, Paste
 
 #: (name, parser) in the order they run: structured outputs first, so their values win over prose.
@@ -24,6 +24,7 @@ PARSERS = (
     ("env", nccl.parse_env_lines),
     ("errors", errors.parse),
     ("device-use", device_use.parse),
+    ("console", console.parse),
     ("gpu-checks", checks.parse),
     ("collect-env", collect_env.parse),
     ("prose", prose.parse),
