@@ -283,3 +283,17 @@ def test_console_answers_that_see_gpus_or_are_not_answers_say_nothing():
               ">>> torch.cuda.can_device_access_peer(1, 1)\nFalse\n"):
         f = _facts(t)
         assert "symptom.no_cuda_device" not in f.get("host", {}) and not any("p2p.read" in d for d in f.values()), t
+
+
+# ---- 10. the driver's own proc file and the device nodes ---------------------------------------------------------------
+# open-gpu-kernel-modules kernel-open/nvidia/nv-procfs.c: "NVRM version: %s" (the module's id string, as its load banner);
+# coreutils' ls: "ls: cannot access '%s': No such file or directory"
+
+def test_proc_driver_version_and_missing_device_nodes():
+    proc = ("$ cat /proc/driver/nvidia/version\n"
+            "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.133.20  Release Build  (dvs-builder@U16-I3-B03-4-3)\n")
+    assert _facts(proc)["host"]["host.driver_version"] == "570.133.20"
+    nodes = "$ ls /dev/nvidia*\nls: cannot access '/dev/nvidia*': No such file or directory\n"
+    assert _facts(nodes)["host"]["symptom.no_cuda_device"] is True
+    assert _top(nodes, 1) == ["device_not_visible"]
+    assert "symptom.no_cuda_device" not in _facts("ls: cannot access '/data/ckpt': No such file or directory\n").get("host", {})

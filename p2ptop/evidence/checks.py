@@ -157,6 +157,9 @@ NO_DEVICE = re.compile(
     # GROMACS (hardware/device_management.cu: cudaDriverGetVersion gave 0, "No valid CUDA driver found", printed after
     # "Detection of GPUs failed. The API reported:" and as "(GPU detection failed: ...)")
     r"\bno valid cuda driver found\b|"
+    # coreutils' ls on the device nodes ("ls: cannot access '/dev/nvidia*': No such file or directory"): no NVIDIA device
+    # node in this host or container
+    r"\bls: cannot access '?/dev/nvidia[\w*?-]*'?: no such file or directory\b|"
     # Caffe2 (core/common_gpu.cc, cudaErrorUnknown from cudaGetDeviceCount: "... I will set the available devices to be zero.")
     r"\bi will set the available devices to be zero\b", re.ASCII | re.M)
 #: a node health check's count of GPUs against the one it expects (Azure's NHC check_gpu_count "Expected to see 8 but

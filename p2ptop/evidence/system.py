@@ -12,7 +12,7 @@ Kernel log facts: gpu.pcie_gen/width_cur/max of NVIDIA GPUs from the PCI core's 
 host.xid_codes, host.xid_latest, gpu.lost (Xid 79 / "fallen off the bus"),
 symptom.crash (Xid 79, 48, 62, 74, 119 ...), host.iommu_active and host.iommu_fault (AMD-Vi
 IO_PAGE_FAULT, DMAR faults), host.iommu_passthrough, host.kernel_iommu_args (the command line),
-host.driver_version (NVRM's "Kernel Module  535.104.05"), host.nvswitch_present (also where NVLSM, the NVLink Subnet
+host.driver_version (NVRM's "Kernel Module  535.104.05", in the kernel log or /proc/driver/nvidia/version), host.nvswitch_present (also where NVLSM, the NVLink Subnet
 Manager of NVLink-5 switch systems, names itself), host.fabric_manager / host.fabric_manager_version (Fabric Manager's
 messages, ``systemctl status nvidia-fabricmanager``: its "Active:" line, or systemd's "Unit ... could not be found" when
 it is not installed; a health checker's "fabric manager ... not active").
@@ -53,7 +53,9 @@ ACS_REDIRECT_BITS = 0x4 | 0x8
 _XID = re.compile(r"NVRM: Xid \((?:PCI:)?([0-9a-fA-F:.]+)\):\s*(\d+)")
 _IOMMU_ARGS = re.compile(r"\b(intel_iommu=\S+|amd_iommu=\S+|iommu=\S+|iommu\.passthrough=\S+|pcie_acs_override=\S+|vfio[-_]pci\.ids=\S+)")
 _FM_VERSION = re.compile(r"Fabric ?Manager(?: version)?(?: is)?\s*:?\s*v?(\d+\.\d+\.\d+)", re.I)
-_DRIVER = re.compile(r"NVRM: loading NVIDIA UNIX (?:Open )?[\w-]+ Kernel Module(?: for \w+)?\s+(\d+\.\d+(?:\.\d+)?)")
+#: the module's banner as the kernel log prints it at load ("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.104.05 ...")
+#: and as /proc/driver/nvidia/version gives it (nv-procfs.c: "NVRM version: %s" with the same id string)
+_DRIVER = re.compile(r"NVRM(?: version)?: (?:loading )?NVIDIA UNIX (?:Open )?[\w-]+ Kernel Module(?: for \w+)?\s+(\d+\.\d+(?:\.\d+)?)")
 #: systemd's answers about a unit (systemctl status): its header line "● nvidia-fabricmanager.service - ...", then
 #: "Active: active (running)" / "inactive (dead)" / "failed (Result: ...)"; "Unit X.service could not be found."
 _UNIT_HEADER = re.compile(r"(?:nvidia-)?fabricmanager(?:\.service)? - ", re.I)
@@ -374,7 +376,7 @@ def parse_kernel_log(c: Collector) -> bool:
                 c.add("host", "host.iommu_passthrough", True, no)
             elif "Translated" in line:
                 c.add("host", "host.iommu_active", True, no)
-        if "NVRM: loading NVIDIA" in line:
+        if "NVRM: loading NVIDIA" in line or "NVRM version: NVIDIA" in line:
             m = _DRIVER.search(line)
             if m:
                 found = True
