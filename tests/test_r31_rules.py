@@ -297,3 +297,29 @@ def test_proc_driver_version_and_missing_device_nodes():
     assert _facts(nodes)["host"]["symptom.no_cuda_device"] is True
     assert _top(nodes, 1) == ["device_not_visible"]
     assert "symptom.no_cuda_device" not in _facts("ls: cannot access '/data/ckpt': No such file or directory\n").get("host", {})
+
+
+# ---- 11. sysfs's PCI link attributes (drivers/pci/pci-sysfs.c) ----------------------------------------------------------
+
+NV_LINE = "41:00.0 VGA compatible controller: NVIDIA Corporation GA102 [GeForce RTX 3090] (rev a1)\n"
+
+
+def test_sysfs_link_width_below_max_is_a_degraded_link_and_gen_below_max_idle():
+    cat = NV_LINE + ("$ cat /sys/bus/pci/devices/0000:41:00.0/current_link_width\n4\n"
+                     "$ cat /sys/bus/pci/devices/0000:41:00.0/max_link_width\n16\n")
+    f = _facts(cat)["gpu:0"]
+    assert (f["gpu.pcie_width_cur"], f["gpu.pcie_width_max"]) == (4, 16) and f["gpu.pcie_degraded_under_load"] is True
+    grep = NV_LINE + ("/sys/bus/pci/devices/0000:41:00.0/current_link_speed:2.5 GT/s PCIe\n"
+                      "/sys/bus/pci/devices/0000:41:00.0/current_link_width:16\n"
+                      "/sys/bus/pci/devices/0000:41:00.0/max_link_speed:16.0 GT/s PCIe\n"
+                      "/sys/bus/pci/devices/0000:41:00.0/max_link_width:16\n")
+    g = _facts(grep)["gpu:0"]
+    assert (g["gpu.pcie_gen_cur"], g["gpu.pcie_gen_max"]) == (1, 4) and g.get("gpu.pcie_idle_downclock") is True
+
+
+def test_sysfs_links_of_devices_not_shown_as_nvidia_are_not_read():
+    nic = ("01:00.0 Ethernet controller: Mellanox Technologies MT28908 Family [ConnectX-6]\n"
+           "$ cat /sys/bus/pci/devices/0000:01:00.0/current_link_width\n8\n")
+    assert not any(k.startswith("gpu.pcie") for d in _facts(nic).values() for k in d)
+    bare = "$ cat /sys/bus/pci/devices/0000:81:00.0/current_link_width\n4\n"
+    assert not any(k.startswith("gpu.pcie") for d in _facts(bare).values() for k in d)

@@ -15,6 +15,7 @@ PARSERS = (
     ("nvidia-smi", smi.parse),
     ("topo", topo.parse),
     ("lspci", system.parse_lspci),
+    ("sysfs-links", system.parse_sysfs_links),
     ("kernel-log", system.parse_kernel_log),
     ("fabric-state", system.parse_nvml_fabric_state),
     ("df", df.parse),

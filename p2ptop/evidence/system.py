@@ -252,6 +252,50 @@ def _kernel_pcie_links(c: Collector) -> bool:
     return found
 
 
+#: sysfs's PCI link attributes (drivers/pci/pci-sysfs.c: current_link_speed / max_link_speed "%s" as "16.0 GT/s PCIe",
+#: current_link_width / max_link_width "%u"), as `cat /sys/bus/pci/devices/<bdf>/<attr>` then the value on the next line, or
+#: `grep . /sys/bus/pci/devices/*/current_link_*` as "<path>:<value>"
+_SYSFS_LINK = re.compile(r"/sys/(?:bus/pci/devices|devices/pci[0-9a-f:]+(?:/[0-9a-f:.]+)*)/((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:"
+                         r"[0-9a-fA-F]{2}\.[0-7])/(current|max)_link_(speed|width)\b(?::\s*(\S[^\n]*))?")
+
+
+def parse_sysfs_links(c: Collector) -> bool:
+    """sysfs's link attributes of NVIDIA GPUs (a function the paste shows as NVIDIA's: its lspci line, the kernel's
+    enumeration line, or a bus id another reader gave a GPU): gpu.pcie_gen_cur/max and gpu.pcie_width_cur/max, as
+    lspci's LnkSta/LnkCap give them."""
+    text = c.paste.text
+    if "_link_" not in text or "/sys/" not in text:
+        return False
+    lines = c.paste.lines
+    nv = {norm_bus(m.group(1)) for m in _PCI_NV_GPU.finditer(text)}
+    nv |= {norm_bus(m.group(1)) for m in re.finditer(r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) "
+                                                      r"(?:VGA compatible|3D) controller: NVIDIA", text, re.M)}
+    found = False
+    for no, line in enumerate(lines, 1):
+        if "_link_" not in line:
+            continue
+        m = _SYSFS_LINK.search(line)
+        if m is None:
+            continue
+        bus = norm_bus(m.group(1))
+        gpu = c.gpu_of_bus(bus)
+        if gpu is None and bus not in nv:
+            continue  # another device's link (a NIC, an NVMe drive, a bridge)
+        value, at = (m.group(4), no) if m.group(4) else ((lines[no].strip(), no + 1) if no < len(lines) else ("", no))
+        if m.group(3) == "speed":
+            v = link_gen(value)
+        else:
+            v = int(value) if value.isdigit() else None
+        if not v:
+            continue
+        if gpu is None:
+            gpu = len(set(c.bus_to_gpu.values()))  # named by bus only: the next number
+            c.note_bus(bus, gpu)
+        key = f"gpu.pcie_{'gen' if m.group(3) == 'speed' else 'width'}_{'cur' if m.group(2) == 'current' else 'max'}"
+        found = c.add(f"gpu:{gpu}", key, v, at) or found
+    return found
+
+
 #: NVLSM, the NVLink Subnet Manager that Fabric Manager needs on NVLink-5 (Blackwell) switch systems, naming itself
 _NVLSM = re.compile(r"\bnvlsm\b", re.I)
 
