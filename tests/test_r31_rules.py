@@ -323,3 +323,14 @@ def test_sysfs_links_of_devices_not_shown_as_nvidia_are_not_read():
     assert not any(k.startswith("gpu.pcie") for d in _facts(nic).values() for k in d)
     bare = "$ cat /sys/bus/pci/devices/0000:81:00.0/current_link_width\n4\n"
     assert not any(k.startswith("gpu.pcie") for d in _facts(bare).values() for k in d)
+
+
+# ---- 12. the NCCL version as the package managers and PyTorch print it ------------------------------------------------
+
+def test_nccl_version_from_pip_dpkg_rpm_and_torch():
+    for t, v in (("$ pip list | grep nccl\nnvidia-nccl-cu12          2.20.5\n", "2.20.5"),
+                 ("ii  libnccl2       2.18.3-1+cuda12.2   amd64   NVIDIA Collective Communication Library (NCCL) Runtime\n", "2.18.3"),
+                 ("$ rpm -qa | grep nccl\nlibnccl-2.21.5-1+cuda12.4.x86_64\n", "2.21.5"),
+                 ("$ python -c 'import torch; print(torch.cuda.nccl.version())'\n(2, 19, 3)\n", "2.19.3")):
+        assert _facts(t)["host"]["nccl.version"] == v, t
+    assert "nccl.version" not in _facts("\tlibnccl.so.2 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libnccl.so.2\n").get("host", {})

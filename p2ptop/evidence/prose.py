@@ -805,8 +805,11 @@ _DRIVER = _rx(r"(?:driver(?: version)?|nvidia-driver-|驱动(?:版本)?)\s*[:=]?
 #: in a sentence that names the driver
 _DRIVER_BRANCH = _rx(r"(?<![\w.])(4[5-9][05]|5\d[05])(?:\.\d{1,3}){0,2}(?![\w.]|\.\d)(?!\s*(?:mb|mib|gb|gib|w\b|watts?|mhz|%|gpus?|cores?|steps?|series))")
 _DRIVER_WORD = _rx(r"\bdrivers?\b|驱动")
-#: (also as pip pins it, PyTorch's collect_env "[pip3] nvidia-nccl-cu12==2.21.5", and vLLM's "vLLM is using nccl==2.21.5")
-_NCCL_VERSION = _rx(r"(?:nccl(?: version)?\s*[:=]{0,2}\s*v?|nvidia-nccl-cu\d+\s*==\s*)(2\.\d{1,2}\.\d{1,2})\b")
+#: (also as pip pins it, PyTorch's collect_env "[pip3] nvidia-nccl-cu12==2.21.5", and vLLM's "vLLM is using nccl==2.21.5";
+#: as the package managers list it: pip list's "nvidia-nccl-cu12   2.20.5", dpkg -l's "libnccl2   2.18.3-1+cuda12.2",
+#: rpm -qa's "libnccl-2.21.5-1+cuda12.4.x86_64"; and torch.cuda.nccl.version()'s tuple "(2, 19, 3)" printed after the call)
+_NCCL_VERSION = _rx(r"(?:nccl(?: version)?\s*[:=]{0,2}\s*v?|nvidia-nccl-cu\d+\s*(?:==\s*|[ \t]+)|\blibnccl(?:2|-dev)?[ \t-]+)(2\.\d{1,2}\.\d{1,2})\b")
+_NCCL_VERSION_TUPLE = _rx(r"\bnccl\.version\(\)\W{0,4}\s*\((2),\s*(\d{1,2}),\s*(\d{1,2})\)")
 _CUDA_VERSION = _rx(r"(?:cuda(?: toolkit| runtime| version)?\s*[:=]?\s*v?|\+cu)(1[0-3])\.?(\d)(?:\.\d+)?\b")
 #: the IOMMU said to be on / off / in passthrough, in words or as the kernel parameters people quote (kernel
 #: parameters: https://docs.kernel.org/admin-guide/kernel-parameters.html intel_iommu=, amd_iommu=, iommu=pt/soft;
@@ -1460,6 +1463,10 @@ def parse(c: Collector) -> bool:
     m = _NCCL_VERSION.search(low)
     if m:
         found = c.add("host", "nccl.version", m.group(1), ln(m.start())) or found
+    elif "nccl.version()" in low:
+        m = _NCCL_VERSION_TUPLE.search(low)
+        if m:
+            found = c.add("host", "nccl.version", ".".join(m.groups()), ln(m.start())) or found
     m = _CUDA_VERSION.search(low)
     if m:
         found = c.add("host", "host.cuda_runtime_version", f"{m.group(1)}.{m.group(2)}", ln(m.start())) or found
