@@ -334,3 +334,17 @@ def test_nccl_version_from_pip_dpkg_rpm_and_torch():
                  ("$ python -c 'import torch; print(torch.cuda.nccl.version())'\n(2, 19, 3)\n", "2.19.3")):
         assert _facts(t)["host"]["nccl.version"] == v, t
     assert "nccl.version" not in _facts("\tlibnccl.so.2 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libnccl.so.2\n").get("host", {})
+
+
+# ---- 13. Hugging Face's env reports (accelerate/commands/env.py; transformers' env command the same way) --------------
+
+def test_hugging_face_env_reports_cuda_not_available_on_a_cuda_build():
+    old = "- `Accelerate` version: 0.25.0\n- Python version: 3.10.12\n- PyTorch version (GPU?): 2.1.0+cu121 (False)\n"
+    new = "- `Accelerate` version: 1.7.0\n- PyTorch version: 2.7.0+cu126\n- PyTorch accelerator: N/A\n"
+    for t in (old, new):
+        assert _facts(t)["host"]["symptom.no_cuda_device"] is True
+        assert _top(t, 1) == ["device_not_visible"]
+    for t in ("- PyTorch version (GPU?): 2.1.2+cpu (False)\n", "- PyTorch version (GPU?): 2.1.0+cu121 (True)\n",
+              "- PyTorch version: 2.7.0+cu126\n- PyTorch accelerator: CUDA\n- GPU type: NVIDIA A100-SXM4-80GB\n",
+              "- PyTorch version: 2.7.0+cpu\n- PyTorch accelerator: N/A\n"):
+        assert "symptom.no_cuda_device" not in _facts(t).get("host", {}), t

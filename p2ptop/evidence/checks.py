@@ -119,9 +119,9 @@ NO_DEVICE = re.compile(
     # MXNet (src/base.cc: "Please install cuda driver for GPU use.  No cuda driver detected.": libcuda not found)
     r"\bno cuda driver detected\b|"
     # Megatron-LM (initialize.py: assert torch.cuda.is_available(), "Megatron requires CUDA."), Lightning Fabric
-    # (connector.py: "No supported gpu backend found!" for accelerator="gpu" without CUDA or MPS), Accelerate's env report
-    # ("- PyTorch accelerator: N/A" where torch sees no accelerator)
-    r"\bmegatron requires cuda\b|\bno supported gpu backend found\b|^- pytorch accelerator: n/a\s*$|"
+    # (connector.py: "No supported gpu backend found!" for accelerator="gpu" without CUDA or MPS); (Accelerate's env report,
+    # "- PyTorch accelerator: N/A", is collect_env.py's, with the other environment reports)
+    r"\bmegatron requires cuda\b|\bno supported gpu backend found\b|"
     # vLLM's DeviceConfig when no platform is detected ("Failed to infer device type, please set the environment variable
     # `VLLM_LOGGING_LEVEL=DEBUG` ...")
     r"\bfailed to infer device type, please set the environment variable\b|"

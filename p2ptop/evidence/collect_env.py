@@ -6,7 +6,10 @@
     GPU models and configuration: GPU 0: ...      (nvidia-smi -L without the UUIDs: the prose reader reads the models)
     Nvidia driver version: 470.82.01              (nvidia-smi's "Driver Version: (.*?) ")
 
-"Is CUDA available" is ``str(torch.cuda.is_available())``. Facts:
+"Is CUDA available" is ``str(torch.cuda.is_available())``. Hugging Face's reports say the same in their own words
+(accelerate/commands/env.py, and transformers' env command the same way: ``- PyTorch version (GPU?): 2.1.0+cu121 (False)``,
+the second value ``torch.cuda.is_available()``; accelerate since May 2025: ``- PyTorch version: 2.7.0+cu126`` and
+``- PyTorch accelerator: N/A`` where neither CUDA nor another accelerator is available). Facts:
 
 * ``symptom.no_cuda_device`` where a CUDA build of PyTorch reports CUDA not available: it finds no usable GPU;
 * ``code.torch_cuda_build``: the CUDA version PyTorch was built with ("none" for a CPU-only build, whose "not available"
@@ -42,8 +45,41 @@ def driver_below_cuda(driver: tuple[int, int, int], cuda_major: int) -> Optional
     return None if floor is None else driver < floor
 
 
+#: Hugging Face's env reports (lower-cased): the PyTorch version with CUDA's availability, or the accelerator it found
+_HF_GPU = re.compile(r"^\W{0,3}pytorch version \(gpu\?\)\s*:\s*(\S+)\s*\((true|false)\)", re.M)
+_HF_VERSION = re.compile(r"^\W{0,3}pytorch version\s*:\s*(\S+)", re.M)
+_HF_ACCEL = re.compile(r"^\W{0,3}pytorch accelerator\s*:\s*(\S+)", re.M)
+
+
+def _cuda_build_of(version: str) -> Optional[bool]:
+    """A PyTorch version string's build: True for a CUDA wheel ("+cu121"), False for a CPU one ("+cpu"), None unsaid."""
+    return True if "+cu" in version else False if "+cpu" in version else None
+
+
+def _hugging_face(c: Collector) -> bool:
+    v = c.paste.select(("pytorch version", "pytorch accelerator"), context=0)
+    gpu, accel = _HF_GPU.search(v.text), _HF_ACCEL.search(v.text)
+    if gpu is not None:
+        c.tool("hf-env", v.line_of(gpu.start()))
+        if gpu.group(2) == "false" and _cuda_build_of(gpu.group(1)) is not False:
+            c.add("host", "symptom.no_cuda_device", True, v.line_of(gpu.start()), severity="problem",
+                  summary="Hugging Face's env report: PyTorch reports CUDA not available (it finds no usable GPU)")
+        return True
+    version = _HF_VERSION.search(v.text)
+    if accel is not None:
+        c.tool("hf-env", v.line_of(accel.start()))
+        if accel.group(1) == "n/a" and (version is None or _cuda_build_of(version.group(1)) is not False):
+            c.add("host", "symptom.no_cuda_device", True, v.line_of(accel.start()), severity="problem",
+                  summary="accelerate's env report: a CUDA build of PyTorch finds no accelerator (no usable GPU)")
+        return True
+    return False
+
+
 def parse(c: Collector) -> bool:
     low = c.paste.plain
+    if "pytorch version (gpu?)" in low or "pytorch accelerator" in low:
+        if _hugging_face(c):
+            return True
     if "is cuda available" not in low and "cuda used to build pytorch" not in low:
         return False
     v = c.paste.select(("is cuda available", "cuda used to build pytorch", "nvidia driver version"), context=0)
