@@ -348,3 +348,12 @@ def test_hugging_face_env_reports_cuda_not_available_on_a_cuda_build():
               "- PyTorch version: 2.7.0+cu126\n- PyTorch accelerator: CUDA\n- GPU type: NVIDIA A100-SXM4-80GB\n",
               "- PyTorch version: 2.7.0+cpu\n- PyTorch accelerator: N/A\n"):
         assert "symptom.no_cuda_device" not in _facts(t).get("host", {}), t
+
+
+def test_sglang_check_env_cuda_not_available():
+    t = "Python: 3.10.14\nCUDA available: False\nPyTorch: 2.4.0+cu121\nsglang: 0.4.6\n"
+    assert _facts(t)["host"]["symptom.no_cuda_device"] is True
+    cpu = "Python: 3.10.14\nCUDA available: False\nPyTorch: 2.4.0+cpu\n"
+    assert "symptom.no_cuda_device" not in _facts(cpu)["host"]
+    ok = "CUDA available: True\nGPU 0,1: NVIDIA A100-SXM4-80GB\nPyTorch: 2.4.0+cu121\n"
+    assert "symptom.no_cuda_device" not in _facts(ok)["host"]

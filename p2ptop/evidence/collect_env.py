@@ -6,7 +6,7 @@
     GPU models and configuration: GPU 0: ...      (nvidia-smi -L without the UUIDs: the prose reader reads the models)
     Nvidia driver version: 470.82.01              (nvidia-smi's "Driver Version: (.*?) ")
 
-"Is CUDA available" is ``str(torch.cuda.is_available())``. Hugging Face's reports say the same in their own words
+"Is CUDA available" is ``str(torch.cuda.is_available())``. SGLang's check_env prints "CUDA available: False" and "PyTorch: 2.4.0+cu121"; Hugging Face's reports say the same in their own words
 (accelerate/commands/env.py, and transformers' env command the same way: ``- PyTorch version (GPU?): 2.1.0+cu121 (False)``,
 the second value ``torch.cuda.is_available()``; accelerate since May 2025: ``- PyTorch version: 2.7.0+cu126`` and
 ``- PyTorch accelerator: N/A`` where neither CUDA nor another accelerator is available). Facts:
@@ -31,7 +31,8 @@ from typing import Optional
 from .paste import Collector
 
 #: the report's lines (lower-cased text; "key: value" in PyTorch's report, "key <spaces>: value" in vLLM's)
-_AVAILABLE = re.compile(r"^is cuda available\s*:\s*(true|false)\s*$", re.M)
+_AVAILABLE = re.compile(r"^(?:is )?cuda available\s*:\s*(true|false)\s*$", re.M)  # (SGLang's check_env: "CUDA available: False")
+_SGL_TORCH = re.compile(r"^pytorch\s*:\s*(\S+)", re.M)  # SGLang's check_env: "PyTorch: 2.4.0+cu121"
 _BUILD = re.compile(r"^cuda used to build pytorch\s*:\s*(none|n/a|\d+\.\d+)\b", re.M)
 _DRIVER = re.compile(r"^nvidia driver version\s*:\s*(\d{3})\.(\d{1,3})(?:\.(\d{1,3}))?\b", re.M)
 #: CUDA major version -> the oldest Linux driver that runs any of its minor versions (CUDA compatibility guide, minor
@@ -80,20 +81,23 @@ def parse(c: Collector) -> bool:
     if "pytorch version (gpu?)" in low or "pytorch accelerator" in low:
         if _hugging_face(c):
             return True
-    if "is cuda available" not in low and "cuda used to build pytorch" not in low:
+    if "cuda available" not in low and "cuda used to build pytorch" not in low:
         return False
-    v = c.paste.select(("is cuda available", "cuda used to build pytorch", "nvidia driver version"), context=0)
+    v = c.paste.select(("cuda available", "cuda used to build pytorch", "nvidia driver version", "pytorch:"), context=0)
     avail = _AVAILABLE.search(v.text)
     build = _BUILD.search(v.text)
+    sgl = _SGL_TORCH.search(v.text) if build is None else None
+    if sgl is not None and "+cpu" in sgl.group(1):
+        build = sgl  # a CPU build: "none" below
     driver = _DRIVER.search(v.text)
     if not (avail or build):
         return False
     line = v.line_of
     c.tool("collect_env", line((avail or build).start()))
-    cpu_only = build is not None and build.group(1) in ("none", "n/a")
+    cpu_only = build is not None and (build.group(1) in ("none", "n/a") or "+cpu" in build.group(1))
     if build is not None:
         c.add("host", "code.torch_cuda_build", "none" if cpu_only else build.group(1), line(build.start()), severity="info",
-              summary="PyTorch is a CPU-only build (CUDA used to build PyTorch: None)" if cpu_only
+              summary="PyTorch is a CPU-only build" if cpu_only
               else f"PyTorch was built with CUDA {build.group(1)}")
     if avail is not None and avail.group(1) == "false" and not cpu_only:
         c.add("host", "symptom.no_cuda_device", True, line(avail.start()), severity="problem",
