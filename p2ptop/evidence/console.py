@@ -55,6 +55,9 @@ def parse(c: Collector) -> bool:
     if not view.text:
         return False
     lines = view.text.split("\n")
+    starts = [0]  # each view line's offset in view.text, for view.line_of
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
     found = False
     for i, line in enumerate(lines):
         calls = list(_CALL.finditer(line))
@@ -65,7 +68,7 @@ def parse(c: Collector) -> bool:
             continue
         value, j = got
         q, args = calls[0].group("q"), calls[0].group("args")
-        no = view.line_of(sum(len(x) + 1 for x in lines[:j]))
+        no = view.line_of(starts[j])
         if q.endswith(("can_device_access_peer", "devicecanaccesspeer")):
             pair = _PAIR_ARGS.match(args)
             if pair is None or value not in ("true", "false", "1", "0") or pair.group(1) == pair.group(2):

@@ -128,16 +128,12 @@ def _topology(c: Collector, log: NcclLog, gpus: dict[tuple[Optional[str], int], 
               summary="NCCL's topology holds an NVSwitch (NVS) joined to the GPUs by NVLink")
     if not log.paths:
         return
+    # (host, bus id) -> GPU: the ranks' GPUs as _rank_gpus placed them, by the rank lines' and the tree's bus ids
     gpu_of: dict[tuple[Optional[str], str], int] = {}
-    for r in log.ranks:
-        g = c.gpu_of_bus(r.bus_id)
-        gpu_of.setdefault((r.host, r.bus_id), g if g is not None else r.nvml_dev if r.nvml_dev is not None else r.cuda_dev)
-    for t in log.topo_gpus:
-        g = c.gpu_of_bus(t.bus)
-        if g is None:
-            g = gpus.get((t.host, t.rank))
+    for host, rank, bus in [(r.host, r.rank, r.bus_id) for r in log.ranks] + [(t.host, t.rank, t.bus) for t in log.topo_gpus]:
+        g = gpus.get((host, rank))
         if g is not None:
-            gpu_of.setdefault((t.host, t.bus), g)
+            gpu_of.setdefault((host, bus), g)
     for p in log.paths:
         cls = SMI_PATH_OF_NCCL.get(p.type)
         ga = c.gpu_of_bus(p.src_bus)

@@ -124,6 +124,22 @@ def parse_setpci_acs(c: Collector) -> bool:
     return True
 
 
+def _is_nvidia_gpu(desc: str) -> bool:
+    """An lspci function line's description is an NVIDIA GPU's (a VGA or 3D controller of NVIDIA's)."""
+    return "NVIDIA" in desc and ("VGA" in desc or "3D controller" in desc)
+
+
+def _nvidia_gpu_buses(c: Collector) -> set[str]:
+    """The bus ids the paste shows as NVIDIA GPUs: lspci's function lines and the kernel's enumeration lines."""
+    out = {norm_bus(m.group(1)) for m in _PCI_NV_GPU.finditer(c.paste.text)}
+    for line in c.paste.lines:
+        if line[:1] not in (" ", "\t", "") and "NVIDIA" in line:
+            m = _BLOCK.match(line.strip())
+            if m and _is_nvidia_gpu(m.group(2)):
+                out.add(norm_bus(m.group(1)))
+    return out
+
+
 def parse_lspci(c: Collector) -> bool:
     found = parse_setpci_acs(c)
     text = c.paste.text
@@ -145,7 +161,7 @@ def parse_lspci(c: Collector) -> bool:
                 desc = m.group(2)
                 cur = {"bdf": norm_bus(m.group(1)), "desc": desc, "line": no,
                        "bridge": "bridge" in desc.lower(),
-                       "nvidia_gpu": "NVIDIA" in desc and ("VGA" in desc or "3D controller" in desc)}
+                       "nvidia_gpu": _is_nvidia_gpu(desc)}
                 if cur["nvidia_gpu"]:
                     nv_funcs.append(cur)
                 continue
@@ -214,6 +230,15 @@ def parse_lspci(c: Collector) -> bool:
     return True
 
 
+def _gpu_of_bus_or_next(c: Collector, bus: str) -> int:
+    """The GPU a bus id is, or, for a GPU the paste names by bus only (the kernel log, sysfs), the next number."""
+    gpu = c.gpu_of_bus(bus)
+    if gpu is None:
+        gpu = len(set(c.bus_to_gpu.values()))
+        c.note_bus(bus, gpu)
+    return gpu
+
+
 def _kernel_pcie_links(c: Collector) -> bool:
     """The PCI core's link report of NVIDIA GPUs (the line's driver is nvidia, or the paste's enumeration line gives
     the function vendor 10de, class display/3D): the link's speed and width as trained against the device's
@@ -221,7 +246,7 @@ def _kernel_pcie_links(c: Collector) -> bool:
     if "available PCIe bandwidth" not in c.paste.text:
         return False
     lines = c.paste.lines
-    nv = {norm_bus(m.group(1)) for m in _PCI_NV_GPU.finditer(c.paste.text)}
+    nv = _nvidia_gpu_buses(c)
     found = False
     for no, line in enumerate(lines, 1):
         if "available PCIe bandwidth" not in line:
@@ -237,11 +262,7 @@ def _kernel_pcie_links(c: Collector) -> bool:
             cur, cap = (link_gen(m.group(3)), int(m.group(4))), (link_gen(m.group(5)), int(m.group(6)))
         else:
             cur = cap = (link_gen(m.group(7)), int(m.group(8)))
-        gpu = c.gpu_of_bus(bus)
-        if gpu is None:
-            gpu = len(set(c.bus_to_gpu.values()))  # the next number: the kernel log names GPUs by bus only
-            c.note_bus(bus, gpu)
-        subj = f"gpu:{gpu}"
+        subj = f"gpu:{_gpu_of_bus_or_next(c, bus)}"
         found = True
         if cur[0]:
             c.add(subj, "gpu.pcie_gen_cur", cur[0], no)
@@ -267,9 +288,7 @@ def parse_sysfs_links(c: Collector) -> bool:
     if "_link_" not in text or "/sys/" not in text:
         return False
     lines = c.paste.lines
-    nv = {norm_bus(m.group(1)) for m in _PCI_NV_GPU.finditer(text)}
-    nv |= {norm_bus(m.group(1)) for m in re.finditer(r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) "
-                                                      r"(?:VGA compatible|3D) controller: NVIDIA", text, re.M)}
+    nv = _nvidia_gpu_buses(c)
     found = False
     for no, line in enumerate(lines, 1):
         if "_link_" not in line:
@@ -288,9 +307,7 @@ def parse_sysfs_links(c: Collector) -> bool:
             v = int(value) if value.isdigit() else None
         if not v:
             continue
-        if gpu is None:
-            gpu = len(set(c.bus_to_gpu.values()))  # named by bus only: the next number
-            c.note_bus(bus, gpu)
+        gpu = _gpu_of_bus_or_next(c, bus)
         key = f"gpu.pcie_{'gen' if m.group(3) == 'speed' else 'width'}_{'cur' if m.group(2) == 'current' else 'max'}"
         found = c.add(f"gpu:{gpu}", key, v, at) or found
     return found

@@ -209,13 +209,13 @@ def judge_host_links(c: Collector, measured: dict[int, float], line: int, tool: 
     PCIe generation and width the paste gives it, else as its model is built (built_floor, a GPU paired with itself);
     and against its siblings of the same model in the same run. Under a quarter of either is gpu tool.host_copy_slow
     (the copy keeps the link busy, so an idle link's power saving does not explain it) and symptom.slow."""
+    model_of = {g: _model(c.get(f"gpu:{g}", "gpu.name") or c.get("host", "gpu.name") or "") for g in measured}
     best: dict[str, float] = {}
     for g, v in measured.items():
-        model = _model(c.get(f"gpu:{g}", "gpu.name") or c.get("host", "gpu.name") or "")
-        best[model] = max(best.get(model, 0.0), v)
+        best[model_of[g]] = max(best.get(model_of[g], 0.0), v)
     for g, v in sorted(measured.items()):
         floor = link_floor(c, g, g) or built_floor(c, g, g)
-        model = _model(c.get(f"gpu:{g}", "gpu.name") or c.get("host", "gpu.name") or "")
+        model = model_of[g]
         why = None
         if floor is not None and v < FAR_UNDER * floor[0]:
             why = f"under a quarter of what {floor[1]} gives at the least ({floor[0]:.0f} GB/s)"

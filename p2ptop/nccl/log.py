@@ -335,14 +335,17 @@ class NcclLog:
         ``host`` only the channels that host printed."""
         return {k: max(sorted(v), key=transport_rank) for k, v in self.pair_transports(host).items()}
 
-    def path_between(self, bus_a: Optional[str], bus_b: Optional[str], host: Optional[str] = ...) -> Optional[NcclPath]:  # type: ignore[assignment]
-        """NCCL's path between two GPUs by bus id (its topology print), None where the log has none."""
-        if not bus_a or not bus_b:
-            return None
+    def paths_by_pair(self) -> dict[tuple[Optional[str], frozenset], NcclPath]:
+        """(host, {bus id, bus id}) -> NCCL's path between the two GPUs (its topology print; the first printed)."""
+        out: dict[tuple[Optional[str], frozenset], NcclPath] = {}
         for p in self.paths:
-            if {p.src_bus, p.dst_bus} == {bus_a, bus_b} and (host is ... or p.host == host):
-                return p
-        return None
+            out.setdefault((p.host, frozenset((p.src_bus, p.dst_bus))), p)
+        return out
+
+    def path_between(self, bus_a: Optional[str], bus_b: Optional[str]) -> Optional[NcclPath]:
+        """NCCL's path between two GPUs by bus id, on whichever host printed it; None where the log has none."""
+        pair = frozenset((bus_a, bus_b))
+        return next((p for (_host, k), p in self.paths_by_pair().items() if k == pair), None)
 
     def first_channel(self, a: int, b: int, transport: Optional[str] = None) -> Optional[NcclChannel]:
         for c in self.channels:

@@ -114,9 +114,10 @@ def table_from_log(log: NcclLog, bus_to_gpu: Optional[dict[str, int]] = None, ra
             p["worst"], p["worst_line"], p["worst_via"] = c.transport, c.line, c.via
     out_pairs = sorted(pairs.values(), key=lambda p: (p["cross_node"], str(p["host"]), p["gpus"] or [1 << 30], p["ranks"]))
     if log.paths:  # NCCL's own path for the pair (its topology print, NCCL_DEBUG_SUBSYS=GRAPH), by the ranks' bus ids
+        index = log.paths_by_pair()  # once: a 72-GPU log prints 5,112 paths for its 2,556 pairs
         for p in out_pairs:
             ra, rb = (ranks.get(r) for r in p["ranks"])
-            hit = log.path_between(ra and ra["bus_id"], rb and rb["bus_id"]) if not p["cross_node"] else None
+            hit = index.get((p["host"], frozenset((ra["bus_id"], rb["bus_id"])))) if ra and rb and not p["cross_node"] else None
             if hit is not None:
                 p["nccl_path"], p["nccl_path_bw"], p["nccl_path_line"] = hit.type, hit.bw, hit.line
     several = len({p["host"] for p in out_pairs if not p["cross_node"]}) > 1
