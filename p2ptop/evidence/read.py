@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..findings import SHM_TRANSPORT_FACTS, Finding
-from . import checks, collect_env, console, dcgm, device_use, df, errors, launch, nccl, prose, smi, system, tools, topo
+from . import builds, checks, collect_env, console, dcgm, device_use, df, errors, launch, nccl, prose, smi, system, tools, topo
 from .paste import SYMPTOM_PREFIXES, Collector, Paste
 
 #: (name, parser) in the order they run: structured outputs first, so their values win over prose.
@@ -28,6 +28,7 @@ PARSERS = (
     ("console", console.parse),
     ("gpu-checks", checks.parse),
     ("collect-env", collect_env.parse),
+    ("builds", builds.parse),
     ("prose", prose.parse),
     ("launch", launch.parse),
 )
@@ -207,6 +208,7 @@ def derive(c) -> None:
     utilisation 50 % or more, P0-P2): then it is gpu.pcie_degraded_under_load. "Max" is the link's max where the paste gives it,
     else the generation another GPU of the same model shows at the same width in the same paste (nvtop)."""
     tools.refusals_across_models(c)
+    builds.derive(c)
     _vm_by_bus_ids(c)
     _error_is_a_benign_warning(c)
     widths: dict[str, tuple[int, Any]] = {}

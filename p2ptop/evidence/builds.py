@@ -1,0 +1,111 @@
+"""Whether a program's GPU code was built for the paste's GPUs: ``host.build_lacks_gpu_arch``.
+
+A CUDA library holds machine code (SASS) for the architectures it was compiled for and, where its build asked for it,
+PTX the driver can compile for a newer one. A GPU of an architecture it holds neither for cannot run its kernels: CUDA
+answers ``no kernel image is available for execution on the device`` (209), ``invalid device function`` (98) or, where
+the kernel is looked up by name, ``named symbol not found`` (500), and NCCL's kernel set-up (src/enqueue.cc,
+ncclInitKernelsForDevice) prints that as ``Cuda failure '...'``. Read here, each from its source:
+
+* PyTorch's own check (torch/cuda/__init__.py ``_check_capability``): "NVIDIA GeForce RTX 5090 with CUDA capability
+  sm_120 is not compatible with the current PyTorch installation." and, for a GPU below the build's minimum, "Found GPU0
+  Tesla K80 which is of cuda capability 3.7. PyTorch no longer supports this GPU because it is too old." PyTorch's NCCL is
+  built with the same architecture list;
+* ``derive``: the CUDA version a library was built with (NCCL's "NCCL version 2.14.3+cuda11.8", PyTorch's collect_env
+  "CUDA used to build PyTorch: 11.8") against the CUDA releases that can build code for the GPUs the paste names
+  (``ARCH_CUDA``): a build older than the first CUDA that knows the architecture holds no machine code for it (only PTX
+  of an older one, if its build kept PTX), and a CUDA that has dropped an architecture builds nothing for it.
+
+The fact is context: it explains a kernel-image failure the text shows (the NCCL build entry's own lines), never offers
+an entry by itself.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from .paste import Collector
+
+#: architecture -> (first CUDA release that compiles for it, first release that no longer does, or None): NVIDIA's CUDA
+#: release notes and NCCL's makefiles/common.mk (CUDA 11.8 adds sm_89/sm_90, 12.8 sm_100/sm_120; 12.0 removes Kepler's
+#: sm_35/sm_37; 13.0 removes Maxwell, Pascal and Volta, sm_50 to sm_72)
+ARCH_CUDA: dict[str, tuple[tuple[int, int], Optional[tuple[int, int]]]] = {
+    "Kepler": ((5, 0), (12, 0)), "Maxwell": ((6, 0), (13, 0)), "Pascal": ((8, 0), (13, 0)), "Volta": ((9, 0), (13, 0)),
+    "Turing": ((10, 0), None), "Ampere": ((11, 0), None), "Ada": ((11, 8), None), "Hopper": ((11, 8), None),
+    "Blackwell": ((12, 8), None),
+}
+
+
+def arch_of_sm(sm: int) -> Optional[str]:
+    """The architecture of a compute capability written as sm_NN (sm_86 -> Ampere, sm_120 -> Blackwell)."""
+    major, minor = divmod(sm, 10)
+    if major == 7:
+        return "Turing" if minor >= 5 else "Volta"
+    if major == 8:
+        return "Ada" if minor == 9 else "Ampere"
+    return {3: "Kepler", 5: "Maxwell", 6: "Pascal", 9: "Hopper", 10: "Blackwell", 11: "Blackwell", 12: "Blackwell"}.get(major)
+
+
+# torch/cuda/__init__.py: incompatible_device_warn ("{} with CUDA capability sm_{} is not compatible with the current PyTorch
+# installation.") and old_gpu_warn ("Found GPU%d %s which is of cuda capability %d.%d.\n    PyTorch no longer supports this
+# GPU because it is too old.")
+_TORCH_NEW = re.compile(r"(?P<name>[^\n]{0,80}?) with cuda capability sm_(?P<sm>\d{2,3}) is not compatible with the current pytorch install")
+_TORCH_OLD = re.compile(r"found gpu\d+ (?P<name>[^\n]{1,80}?) which is of cuda capability (?P<major>\d+)\.(?P<minor>\d)\.?\s*"
+                        r"pytorch no longer supports this gpu because it is too old")
+_CUDA = re.compile(r"^(\d+)\.(\d+)")
+
+
+def parse(c: Collector) -> bool:
+    v = c.paste.select(("with cuda capability sm_", "which is of cuda capability"), context=1)
+    if not v.text:
+        return False
+    m = _TORCH_NEW.search(v.text)
+    if m is not None:
+        name = m.group("name").strip(" :-'\"") or "the GPU"
+        c.add("host", "host.build_lacks_gpu_arch", True, v.line_of(m.start("sm")), severity="info",
+              summary=f"PyTorch's build holds no code for {name} (sm_{m.group('sm')}): its own capability check says so")
+        return True
+    m = _TORCH_OLD.search(v.text)
+    if m is not None:
+        c.add("host", "host.build_lacks_gpu_arch", True, v.line_of(m.start("name")), severity="info",
+              summary=f"PyTorch's build no longer holds code for {m.group('name').strip()} "
+                      f"(compute capability {m.group('major')}.{m.group('minor')}): its own check says so")
+        return True
+    return False
+
+
+def _version(text: Optional[str]) -> Optional[tuple[int, int]]:
+    m = _CUDA.match(str(text or "").strip())
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def derive(c: Collector) -> None:
+    """A library's CUDA build against the architectures of the paste's GPUs (ARCH_CUDA)."""
+    if c.has("host", "host.build_lacks_gpu_arch"):
+        return
+    archs = {f.value: f.line for (_s, key), f in c.facts.items() if key == "gpu.architecture" and f.value in ARCH_CUDA}
+    if not archs:
+        return
+    builds = []
+    log = c.structured.get("nccl")
+    if log is not None and getattr(log, "cuda", None):
+        builds.append((f"NCCL {log.version or ''}".strip(), log.cuda, log.version_line or 1))
+    torch = c.facts.get(("host", "code.torch_cuda_build"))
+    if torch is not None and torch.value != "none":
+        builds.append(("PyTorch", torch.value, torch.line))
+    for who, cuda, line in builds:
+        have = _version(cuda)
+        if have is None:
+            continue
+        for arch, _arch_line in archs.items():
+            first, gone = ARCH_CUDA[arch]
+            if have < first:
+                why = f"CUDA {first[0]}.{first[1]} is the first that builds code for {arch}; only PTX JIT-compiled by the driver can run it"
+            elif gone is not None and have >= gone:
+                why = f"CUDA {gone[0]}.{gone[1]} no longer builds code for {arch}"
+            else:
+                continue
+            c.add("host", "host.build_lacks_gpu_arch", True, line, severity="info",
+                  summary=f"{who} was built with CUDA {cuda}, which holds no machine code for the {arch} GPUs the text names "
+                          f"({why})")
+            return

@@ -1,0 +1,85 @@
+"""Rules of the twelfth session (2026-11-29, third), each written from a library's own source, never from one case.
+
+1. An NCCL build without the GPU's architecture: NCCL's kernel look-up (src/enqueue.cc, ncclInitKernelsForDevice) failing
+   with CUDA's messages for a kernel the loaded image lacks (500, 98, 209), PyTorch's capability check
+   (torch/cuda/__init__.py _check_capability) and the CUDA releases that compile for each architecture (NCCL's
+   makefiles/common.mk, CUDA's release notes).
+"""
+
+from __future__ import annotations
+
+from p2ptop.evidence import builds
+
+from .kbtools import alarms, answer, explained
+from .kbtools import host_facts as _host
+
+
+def _ids(text, n=3):
+    return [a[3] for a in answer(text)[:n]]
+
+
+# ---- 1. an NCCL build without the GPU's architecture -----------------------------------------------------------------
+
+def test_nccl_kernel_lookup_failures_name_the_build_entry_in_each_format():
+    lines = [
+        "h:1:2 [0] enqueue.cc:58 NCCL WARN Cuda failure 'named symbol not found'",            # 2.18-2.21
+        "h:1:2 [0] enqueue.cc:42 NCCL WARN Cuda failure 500 'named symbol not found'",        # 2.19+: with the number
+        "h:1:2 [1] enqueue.cc:47 NCCL WARN Cuda failure 'invalid device function'",
+        "h: Test CUDA failure common.cu:892 'no kernel image is available for execution on the device'",  # nccl-tests
+        "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled cuda error "
+        "(run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5\nncclUnhandledCudaError: Call to CUDA function "
+        "failed.\nLast error:\nCuda failure 'named symbol not found'",
+    ]
+    for text in lines:
+        assert _ids(text, 1) == ["nccl/build-lacks-gpu-architecture"], text
+        assert answer(text)[0][0] == "nccl_version_bug"
+
+
+def test_other_cuda_failures_in_nccl_do_not_name_it():
+    for text in ("h:1:2 [0] transport/p2p.cc:238 NCCL WARN Cuda failure 'peer access is not supported between these two devices'",
+                 "h:1:2 [0] enqueue.cc:58 NCCL WARN Cuda failure 'out of memory'"):
+        assert "nccl/build-lacks-gpu-architecture" not in _ids(text), text
+    # a framework's own kernel missing is no NCCL line: at most a candidate on its words, never likely or possible
+    assert not [a for a in answer("RuntimeError: CUDA error: named symbol not found")
+                if a[3] == "nccl/build-lacks-gpu-architecture" and a[1] in ("likely", "possible")]
+
+
+def test_pytorch_capability_warnings_say_the_build_lacks_the_gpu():
+    new = ("UserWarning:\nNVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch "
+           "installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.")
+    assert _host(new)["host.build_lacks_gpu_arch"] is True
+    old = ("UserWarning:\n    Found GPU0 Tesla K80 which is of cuda capability 3.7.\n    PyTorch no longer supports this GPU "
+           "because it is too old.\n    The minimum cuda capability supported by this library is 5.0.")
+    assert _host(old)["host.build_lacks_gpu_arch"] is True
+    # context only: the warning alone offers no failure entry
+    assert not alarms(new) and not alarms(old)
+
+
+def test_a_cuda_build_older_or_newer_than_the_gpus_architecture():
+    # NCCL built with CUDA 11.8 on a Blackwell GPU: CUDA 12.8 is the first to compile for it
+    text = "Two RTX 5090 GPUs.\nh:1:1 [0] NCCL INFO NCCL version 2.14.3+cuda11.8\n"
+    assert _host(text)["host.build_lacks_gpu_arch"] is True
+    # CUDA 13 no longer compiles for Volta
+    assert _host("8x V100 SXM2\nNCCL version 2.28.3+cuda13.0\n")["host.build_lacks_gpu_arch"] is True
+    # PyTorch's collect_env: CUDA 11.7 on H100 (11.8 is the first for Hopper)
+    env = ("CUDA used to build PyTorch: 11.7\nIs CUDA available: True\nGPU models and configuration:\nGPU 0: NVIDIA H100 80GB HBM3\n"
+           "GPU 1: NVIDIA H100 80GB HBM3\nNvidia driver version: 535.104.05\n")
+    assert _host(env)["host.build_lacks_gpu_arch"] is True
+    # builds that know the GPU: nothing
+    for ok in ("8x H100\nNCCL version 2.21.5+cuda12.4\n", "2x RTX 5090\nNCCL version 2.26.2+cuda12.8\n",
+               "Tesla V100\nNCCL version 2.18.1+cuda12.1\n", "NCCL version 2.14.3+cuda11.8\n"):
+        assert "host.build_lacks_gpu_arch" not in _host(ok), ok
+
+
+def test_the_build_fact_ranks_the_entry_over_a_bare_cuda_failure():
+    bare = "h:1:2 [0] enqueue.cc:58 NCCL WARN Cuda failure 'named symbol not found'"
+    with_build = "2x RTX 5090\nNCCL version 2.14.3+cuda11.8\n" + bare
+    (top_bare, c_bare), (top_build, c_build) = explained(bare)[0], explained(with_build)[0]
+    assert top_bare == top_build == "nccl_version_bug"
+    assert c_build in ("likely",) and c_bare in ("likely", "possible")
+
+
+def test_architectures_of_compute_capabilities():
+    assert [builds.arch_of_sm(s) for s in (35, 52, 61, 70, 75, 80, 86, 89, 90, 100, 120, 121)] == [
+        "Kepler", "Maxwell", "Pascal", "Volta", "Turing", "Ampere", "Ampere", "Ada", "Hopper", "Blackwell", "Blackwell",
+        "Blackwell"]
