@@ -130,6 +130,7 @@ FACT_KEYS: dict[str, str] = {
     "nccl.transport": "per pair: the worst transport NCCL used on the pair's channels: P2P/CUMEM, P2P/IPC, P2P/direct pointer, SHM, NET/IB, NET/Socket, ...",
     "nccl.p2p_fallback": "per pair: True when NCCL used SHM or NET on a pair that the same text/host says supports P2P",
     "nccl.p2p_off_by_path": "True when NCCL went via SHM/NET on a pair whose path crosses the CPU (PHB/NODE/SYS) with no NCCL_P2P_* setting: NCCL's default left P2P off there",
+    "nccl.p2p_off_by_level": "True when NCCL went via SHM/NET on a pair whose path is above the NCCL_P2P_LEVEL set (NCCL_P2P_DISABLE not 1): the setting left P2P off there",
     "tool.p2p_slower_than_no_p2p": "True: p2pBandwidthLatencyTest/simpleP2P/nvbandwidth measured P2P enabled slower than disabled",
     "tool.verification_error": "True: simpleP2P 'Verification error', nccl-tests #wrong, bandwidthTest FAIL, nvbandwidth mismatches",
     "host.iommu_fault": "True when the kernel log holds IOMMU faults (AMD-Vi IO_PAGE_FAULT, DMAR fault)",

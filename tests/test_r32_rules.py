@@ -83,3 +83,64 @@ def test_architectures_of_compute_capabilities():
     assert [builds.arch_of_sm(s) for s in (35, 52, 61, 70, 75, 80, 86, 89, 90, 100, 120, 121)] == [
         "Kepler", "Maxwell", "Pascal", "Volta", "Turing", "Ampere", "Ampere", "Ada", "Hopper", "Blackwell", "Blackwell",
         "Blackwell"]
+
+
+# ---- 2. NCCL_P2P_LEVEL below the pair's path ---------------------------------------------------------------------------
+
+def _level_log(level, path, transport="SHM/direct/direct"):
+    return (f"$ nvidia-smi topo -m\n        GPU0    GPU1    CPU Affinity    NUMA Affinity\nGPU0     X      {path}     0-31            0\n"
+            f"GPU1    {path}      X      0-31            0\n"
+            f"host:100:200 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to {level}\n"
+            f"host:100:200 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via {transport}\n")
+
+
+def test_nccl_levels_follow_ncclGetLevel():
+    from p2ptop.nccl import levels
+    assert [levels.level_name(v) for v in ("nvl", "PXB", "0", "1", "2", "3", "4", "7", "x")] == [
+        "NVL", "PXB", "LOC", "PIX", "PXB", "PHB", "SYS", "SYS", None]
+    assert [levels.path_type(p) for p in ("NV18", "PIX", "PXB", "NODE", "PHB", "SYS", "X")] == [
+        "NVL", "PIX", "PXB", "PHB", "PHB", "SYS", None]
+    assert levels.below_path("NVL", "PXB") and levels.below_path("PXB", "NODE") and levels.below_path("2", "SYS")
+    assert not levels.below_path("PHB", "NODE") and not levels.below_path("SYS", "SYS") and not levels.below_path("NVL", "NV4")
+
+
+def test_a_level_below_the_path_is_the_settings_entry():
+    from .kbtools import text_facts
+    for level, path in (("NVL", "PIX"), ("NVL", "PHB"), ("PIX", "PXB"), ("PXB", "NODE"), ("PHB", "SYS"), ("1", "PXB")):
+        text = _level_log(level, path)
+        assert text_facts(text)["pair:0-1"]["nccl.p2p_off_by_level"] is True, (level, path)
+        assert _ids(text, 1) == ["nccl/p2p-level-below-pair-path"], (level, path)
+        assert answer(text)[0][1] in ("likely", "possible")
+
+
+def test_no_level_fact_where_the_level_allows_the_path_or_p2p_is_used():
+    from .kbtools import text_facts
+    for level, path, tr in (("SYS", "PHB", "SHM/direct/direct"), ("PHB", "NODE", "SHM/direct/direct"),
+                            ("NVL", "NV4", "SHM/direct/direct"), ("NVL", "PIX", "P2P/CUMEM")):
+        facts = text_facts(_level_log(level, path, tr)).get("pair:0-1", {})
+        assert "nccl.p2p_off_by_level" not in facts, (level, path, tr)
+    # LOC has its own entry; NCCL_P2P_DISABLE=1 wins over any level
+    assert "nccl/p2p-level-below-pair-path" not in _ids(_level_log("LOC", "PIX"))
+    off = _level_log("NVL", "PXB").replace("NCCL INFO NCCL_P2P_LEVEL", "NCCL INFO NCCL_P2P_DISABLE set by environment to 1\n"
+                                           "host:100:200 [0] NCCL INFO NCCL_P2P_LEVEL")
+    assert "nccl.p2p_off_by_level" not in text_facts(off).get("pair:0-1", {})
+
+
+def test_the_live_hosts_path_with_the_texts_level(tmp_path):
+    """The matcher applies the rule with the host's pair facts where the paste gives no path."""
+    from p2ptop.findings import Finding
+    from p2ptop.knowledge.matcher import match
+    from .kbtools import bundled_kb
+    text = ("host:100:200 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to NVL\n"
+            "host:100:200 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct\n")
+    host = [Finding("pair.facts", "pair:0-1", "ok", "pair facts", ["live host"], {"pair.path": "PXB", "p2p.read": "OK"})]
+    ranked = match(bundled_kb(), text, host)
+    assert ranked and ranked[0].entry.id == "nccl/p2p-level-below-pair-path"
+
+
+def test_nccl_tables_reason_reads_old_level_numbers_as_nccl_does():
+    from p2ptop.nccl.findings import _reasons
+    ev, _facts = _reasons({"env": {"NCCL_P2P_LEVEL": "2"}, "env_lines": {"NCCL_P2P_LEVEL": 3}}, {"worst": "SHM"}, "PXB", None)
+    assert not any("below this pair's path" in e for e in ev)  # 2 is PXB (levelsOldToNew), not PIX
+    ev, _facts = _reasons({"env": {"NCCL_P2P_LEVEL": "1"}, "env_lines": {"NCCL_P2P_LEVEL": 3}}, {"worst": "SHM"}, "PXB", None)
+    assert any("below this pair's path" in e for e in ev)

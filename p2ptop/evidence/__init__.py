@@ -28,14 +28,15 @@ topo/nvidia-smi output of the same paste says which bus id is which GPU, else by
 NCCL prints.
 
 ``is_p2p_fallback(transport, path, p2p_read)`` is the rule behind ``nccl.p2p_fallback`` and
-``is_p2p_off_by_path(transport, path, settings)`` the one behind ``nccl.p2p_off_by_path``, for the matcher to apply with
+``is_p2p_off_by_path(transport, path, settings)`` the one behind ``nccl.p2p_off_by_path`` and
+``is_p2p_off_by_level(transport, path, level, disable)`` the one behind ``nccl.p2p_off_by_level``, for the matcher to apply with
 the live host's pair facts when the paste itself says nothing about the pair.
 
 Pure library: no UI, no NVML, no networkx. ``structured`` keeps what ``p2ptop import`` builds a
 snapshot from (the topo matrices, nvidia-smi -q per GPU, the NCCL log).
 """
 
-from .nccl import is_p2p_fallback, is_p2p_off_by_path
+from .nccl import is_p2p_fallback, is_p2p_off_by_level, is_p2p_off_by_path
 from .read import Evidence, read_text
 
-__all__ = ["Evidence", "is_p2p_fallback", "is_p2p_off_by_path", "read_text"]
+__all__ = ["Evidence", "is_p2p_fallback", "is_p2p_off_by_level", "is_p2p_off_by_path", "read_text"]

@@ -8,7 +8,8 @@ nccl.transport (the worst over the pair's channels) and
 nccl.p2p_fallback (SHM/NET on a pair that the paste says can do P2P: its topo path is NV#/PIX/PXB,
 its topo -p2p read is OK, or NCCL itself said "Could not enable P2P" / "P2P is disabled between
 connected GPUs" for it), nccl.p2p_off_by_path (SHM/NET on a pair whose path crosses the CPU, PHB/NODE/SYS, with no NCCL_P2P_*
-setting in the text: NCCL's default P2P level left P2P off there), error.nccl (result names, torch's "unhandled system error" ...),
+setting in the text: NCCL's default P2P level left P2P off there), nccl.p2p_off_by_level (SHM/NET on a pair whose path is above
+the NCCL_P2P_LEVEL the text sets: the setting left P2P off there; ``off_by_level``, after every parser), error.nccl (result names, torch's "unhandled system error" ...),
 error.text (the first WARN that says something failed, where NCCL names no result), text.tool "nccl-log".
 
 Ranks map to GPUs by bus id where the paste says which bus id is which GPU, else by the device
@@ -23,6 +24,7 @@ from __future__ import annotations
 import re
 from typing import Collection, Optional
 
+from ..nccl import levels
 from ..nccl.log import SMI_PATH_OF_NCCL, NcclLog, bus_id_from_nccl, read_nccl_log, transport_rank
 from .paste import Collector, pair_subject
 
@@ -73,6 +75,34 @@ def is_p2p_off_by_path(transport: Optional[str], path: Optional[str], settings: 
     if not transport or transport.startswith("P2P") or path is None or str(path).upper() not in CPU_PATHS:
         return False
     return not any(k in settings for k in P2P_SETTINGS)
+
+
+def is_p2p_off_by_level(transport: Optional[str], path: Optional[str], level: Optional[str], disable: Optional[str] = None) -> bool:
+    """NCCL went via SHM or NET on a pair whose path is above the NCCL_P2P_LEVEL set (graph/paths.cc: P2P only where
+    ``path->type <= p2pLevel``), NCCL_P2P_DISABLE not 1: the setting, not the hardware, left P2P off there. The rule behind
+    ``nccl.p2p_off_by_level``."""
+    if not transport or transport.startswith("P2P") or str(disable or "").strip() == "1":
+        return False
+    return levels.below_path(level, path)
+
+
+def off_by_level(c: Collector) -> None:
+    """nccl.p2p_off_by_level on every pair of the paste NCCL took off P2P by the NCCL_P2P_LEVEL the text sets (after every
+    parser: the variable may come from NCCL's "set by environment" line or a shell line, the path from topo or NCCL)."""
+    level = c.get("host", "env.NCCL_P2P_LEVEL")
+    if level is None:
+        return
+    disable = c.get("host", "env.NCCL_P2P_DISABLE")
+    for (subj, key), fact in list(c.facts.items()):
+        if key != "nccl.transport" or not subj.startswith("pair:"):
+            continue
+        path = c.get(subj, "pair.path")
+        if is_p2p_off_by_level(str(fact.value), path, level, disable):
+            a, _, b = subj[5:].partition("-")
+            c.add(subj, "nccl.p2p_off_by_level", True, fact.line, severity="problem",
+                  summary=f"NCCL went via {fact.value} between GPU{a} and GPU{b}, whose path ({path}, "
+                          f"NCCL's {levels.path_type(path)}) is above NCCL_P2P_LEVEL={level} "
+                          f"({levels.level_name(level)}): the setting left P2P off there")
 
 
 def _rank_gpus(c: Collector, log: NcclLog) -> dict[tuple[Optional[str], int], int]:

@@ -209,6 +209,7 @@ def derive(c) -> None:
     else the generation another GPU of the same model shows at the same width in the same paste (nvtop)."""
     tools.refusals_across_models(c)
     builds.derive(c)
+    nccl.off_by_level(c)
     _vm_by_bus_ids(c)
     _error_is_a_benign_warning(c)
     widths: dict[str, tuple[int, Any]] = {}

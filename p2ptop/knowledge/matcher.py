@@ -427,13 +427,20 @@ class Facts:
     def _derive(self) -> None:
         """Facts that only the text and the host together give: NCCL left P2P (SHM, NET) on a pair
         that the host (or the text) says can do P2P (nccl.p2p_fallback), or, with no NCCL_P2P_* setting, on a pair
-        whose path crosses the CPU (nccl.p2p_off_by_path, NCCL's default P2P level)."""
+        whose path crosses the CPU (nccl.p2p_off_by_path, NCCL's default P2P level); and on a pair whose path is above the
+        NCCL_P2P_LEVEL set (nccl.p2p_off_by_level), beside a fallback too: the setting is its reason."""
+        from ..evidence import is_p2p_fallback, is_p2p_off_by_level, is_p2p_off_by_path  # the rules (evidence applies them within a paste)
+
+        paths = [str(v) for v in self.values.get("pair.path", [])] or [None]
+        levels = [str(v) for v in self.values.get("env.NCCL_P2P_LEVEL", [])]
+        disable = next((str(v) for v in self.values.get("env.NCCL_P2P_DISABLE", [])), None)
+        if "nccl.p2p_off_by_level" not in self.values and any(
+                is_p2p_off_by_level(str(t), p, lv, disable) for t in self.values.get("nccl.transport", []) for p in paths for lv in levels):
+            where = [self.origin.get(k) for k in ("env.NCCL_P2P_LEVEL", "nccl.transport", "pair.path")]
+            self._add("nccl.p2p_off_by_level", True, " and ".join(dict.fromkeys(w for w in where if w)))
         if "nccl.p2p_fallback" in self.values or "nccl.p2p_off_by_path" in self.values:
             return
-        from ..evidence import is_p2p_fallback, is_p2p_off_by_path  # the rules (evidence applies them within a paste)
-
         reads = [str(v).upper() for v in self.values.get("p2p.read", [])] or [None]
-        paths = [str(v) for v in self.values.get("pair.path", [])] or [None]
         worse = [t for t in self.values.get("nccl.transport", [])
                  if any(is_p2p_fallback(str(t), p, r) for p in paths for r in reads)]
         if worse:

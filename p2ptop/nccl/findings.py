@@ -18,13 +18,9 @@ from typing import Any, Optional
 
 from ..findings import Finding, gpu_subject, pair_subject
 from ..model import Snapshot
+from . import levels
 from .log import SMI_PATH_OF_NCCL
 
-#: NCCL_P2P_LEVEL values in NCCL's order (src/graph/paths.cc topoPathTypeStr; NVB/PXN between them
-#: are NCCL-internal). P2P is used when the pair's path is at or below the level.
-P2P_LEVELS = ("LOC", "NVL", "PIX", "PXB", "PHB", "SYS")
-#: nvidia-smi's path class -> NCCL's path type (NODE: through host bridges in one NUMA node = PHB).
-PATH_TO_LEVEL = {"PIX": "PIX", "PXB": "PXB", "PHB": "PHB", "NODE": "PHB", "SYS": "SYS"}
 #: a send/recv busbw under this share of the link's raw one-way rate is "far under" it. Healthy NCCL
 #: reaches 0.7-0.8 of it (H200 NV18 capture: sendrecv 356 of 450 GB/s = 0.79; all-reduce 313 = 0.70).
 BUSBW_FAR_UNDER = 0.5
@@ -33,23 +29,6 @@ BUSBW_MIN_BYTES = 256 << 20
 
 def _truthy(v: Optional[str]) -> bool:
     return v is not None and v.strip().lower() not in ("", "0", "false", "no", "off")
-
-
-def _level(v: str) -> Optional[int]:
-    v = v.strip().upper()
-    if v.isdigit():
-        n = int(v)
-        return min(n, len(P2P_LEVELS) - 1)
-    return P2P_LEVELS.index(v) if v in P2P_LEVELS else None
-
-
-def _path_level(path: Optional[str]) -> Optional[int]:
-    if not path:
-        return None
-    if path.startswith("NV"):
-        return P2P_LEVELS.index("NVL")
-    lv = PATH_TO_LEVEL.get(path)
-    return P2P_LEVELS.index(lv) if lv else None
 
 
 def _reasons(table: dict, pair: dict, path: Optional[str], container: Optional[str]) -> tuple[list[str], dict[str, Any]]:
@@ -63,11 +42,10 @@ def _reasons(table: dict, pair: dict, path: Optional[str], container: Optional[s
         ev.append(f"line {lines.get('NCCL_P2P_DISABLE')}: NCCL_P2P_DISABLE set by environment to {env['NCCL_P2P_DISABLE']}: P2P is off for every pair")
         facts["env.NCCL_P2P_DISABLE"] = env["NCCL_P2P_DISABLE"]
     if env.get("NCCL_P2P_LEVEL") is not None:
-        lv, pl = _level(env["NCCL_P2P_LEVEL"]), _path_level(path)
         facts["env.NCCL_P2P_LEVEL"] = env["NCCL_P2P_LEVEL"]
-        if lv is not None and pl is not None and lv < pl:
+        if levels.below_path(env["NCCL_P2P_LEVEL"], path):
             ev.append(f"line {lines.get('NCCL_P2P_LEVEL')}: NCCL_P2P_LEVEL={env['NCCL_P2P_LEVEL']} is below this pair's path "
-                      f"{path} ({P2P_LEVELS[pl]} in NCCL's terms): P2P is not used over it")
+                      f"{path} ({levels.path_type(path)} in NCCL's terms): P2P is not used over it")
         else:
             ev.append(f"line {lines.get('NCCL_P2P_LEVEL')}: NCCL_P2P_LEVEL set by environment to {env['NCCL_P2P_LEVEL']}")
     if worst.startswith("NET") and _truthy(env.get("NCCL_SHM_DISABLE")):
