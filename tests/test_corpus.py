@@ -43,6 +43,7 @@ FRESH27_MIN = 26  # cases collected in fresh27/ (2026-11-29, ninth session)
 FRESH28_MIN = 9  # cases collected in fresh28/ (2026-11-29, ninth session)
 FRESH29_MIN = 32  # cases collected in fresh29/ (2026-11-29, tenth session)
 FRESH30_MIN = 23  # cases collected in fresh30/ (2026-11-29, eleventh session)
+FRESH31_MIN = 21  # cases collected in fresh31/ (2026-11-29, twelfth session)
 CERTAINTIES = {"maintainer", "reporter confirmed", "inferred"}
 
 
@@ -110,6 +111,7 @@ def test_corpus_is_not_empty_and_has_all_parts():
     assert len([c for p, _, c in CASES if p == "fresh28"]) >= FRESH28_MIN
     assert len([c for p, _, c in CASES if p == "fresh29"]) >= FRESH29_MIN
     assert len([c for p, _, c in CASES if p == "fresh30"]) >= FRESH30_MIN
+    assert len([c for p, _, c in CASES if p == "fresh31"]) >= FRESH31_MIN
 
 
 @pytest.mark.parametrize("part,path,case", CASES, ids=[os.path.basename(p) for _, p, _ in CASES])
