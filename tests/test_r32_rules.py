@@ -144,3 +144,26 @@ def test_nccl_tables_reason_reads_old_level_numbers_as_nccl_does():
     assert not any("below this pair's path" in e for e in ev)  # 2 is PXB (levelsOldToNew), not PIX
     ev, _facts = _reasons({"env": {"NCCL_P2P_LEVEL": "1"}, "env_lines": {"NCCL_P2P_LEVEL": 3}}, {"worst": "SHM"}, "PXB", None)
     assert any("below this pair's path" in e for e in ev)
+
+
+# ---- 3. after opening fresh31 (general rules; the part was judged blind first) ------------------------------------------
+
+def test_no_gain_from_more_gpus_is_slowness_not_a_failure():
+    for text in ("Training doesn't get any faster with 2 GPUs.", "The model does not run faster with multiple GPUs.",
+                 "There is no speedup with 4 GPUs at all.", "With two cards it runs at the same speed as one GPU.",
+                 "8 GPUs are as slow as a single GPU for this model.", "Our epoch time is much longer than the paper's with 4 GPUs.",
+                 "两张卡训练，多卡没有变快"):
+        facts = _host(text)
+        assert facts.get("symptom.slow") is True, text
+        assert "symptom.fails" not in facts, text
+    for text in ("It runs faster with 2 GPUs.", "The job does not run on GPU 1."):
+        assert _host(text).get("symptom.slow") is None, text
+    assert _host("The job does not run on GPU 1.").get("symptom.fails") is True
+
+
+def test_tesla_m_series_are_maxwell_data_centre_gpus():
+    from p2ptop.evidence.gpus import classify
+    assert classify("Tesla M40 24GB") == ("data-centre", "Maxwell")
+    assert classify("Tesla M60") == ("data-centre", "Maxwell")
+    facts = _host("I train on eight Tesla M40 cards and it is slow.")
+    assert facts["gpu.architecture"] == "Maxwell" and facts["gpu.consumer"] is False

@@ -287,12 +287,22 @@ _SYMPTOMS = (
                      r"\b\d+(?:\.\d+)?\s*x\s+(?:speed-?ups?|accelerations?|scaling)\b[^.\n]{0,40}?" + _SHORT_OF_X + "|"
                      r"\b(?:only|just|merely)\s+(?:(?:about|around|~)\s*)?(?:an?\s+)?\d+(?:\.\d+)?\s*x\s+(?:speed-?ups?|accelerations?|faster|scaling)\b|"
                      r"\b(?:sub-?linear|not linear(?:ly)?|non-?linear|less than linear) (?:speed-?ups?|scaling)\b|\b(?:speed-?ups?|scaling) (?:is|was|are|were) (?:sub-?linear|not linear)|加速比[^。\n]{0,10}?(?:只有|仅|才|不到|很低|低)|"
+                     # no gain from more GPUs, in the words of data-parallel reports ("doesn't run faster with multi-gpu", "no
+                     # speedup with 2 GPUs", "same time as with one GPU", "as slow as a single GPU"; 多卡(训练)没有(变)快, 和单卡一样慢)
+                     r"\b(?:does|do|did|is|was)\s*(?:n'?t|not)\s+(?:\w+\s+){0,2}(?:any\s+)?faster\s+(?:with|on|using|when using|across)\s+"
+                     r"(?:\d+|two|three|four|eight|multiple|more|several|multi-?)\s*-?(?:gpus?|cards?|devices?)\b|"
+                     r"\bno\s+(?:\w+\s+)?speed-?ups?\s+(?:with|on|from|using|when using|across)\s+(?:\d+|two|three|four|eight|multiple|more|several|multi-?)\s*-?(?:gpus?|cards?|devices?)\b|"
+                     r"\b(?:same|similar)\s+(?:speed|time|throughput)\s+(?:as|with|like)\s+(?:on\s+|with\s+|using\s+)?(?:1|one|a single|single)\s+(?:gpu|card|device)\b|"
+                     r"\b(?:as slow as|no faster than|not faster than)\s+(?:on\s+|with\s+|using\s+)?(?:1|one|a single|single)\s+(?:gpu|card|device)\b|"
+                     r"多卡[^。\n]{0,10}?(?:没有|并没有|并未|没)(?:变)?(?:快|加速)|(?:和|与|跟)单卡(?:一样|差不多)(?:慢|快)?|"
+                     # a training time said far longer ("training time is much longer than his", "epoch time is way longer")
+                     r"\b(?:training|epoch|iteration|step|run)\s*times?\s+(?:is|are|was|were)\s+(?:much|far|way|a lot|significantly)\s+long+er\b|"
                      # a regression of speed, as release notes and bisecting reports say it ("performance regression", 性能回退)
                      r"\b(?:performance|perf|bandwidth|throughput|speed|busbw)\s+regress\w*|性能(?:回退|退化|倒退)"),
     # a failure in words, where no error name is pasted: the phrasings of P2P reports ("P2P does not work",
     # "can't be enabled", "not supported between the cards", "stopped working", "tests failed"); Chinese 失败/
     # 不支持/无法/不能/报错/不工作 (blog.gitcode.com write-ups). Kept to verbs of failing: a bare "error" is not one.
-    ("symptom.fails", r"\b(?:does|do|did|is|are|was|were|could|can|would|will)\s*(?:n[o']?t|not)\s+(?:work|run|enable|be enabled|happen|"
+    ("symptom.fails", r"\b(?:does|do|did|is|are|was|were|could|can|would|will)\s*(?:n[o']?t|not)\s+(?:work|run(?!\s+(?:any\s+)?(?:faster|quicker|slower))|enable|be enabled|happen|"
                       r"communicat\w*|utili[sz]e|use|support|succeed|pass)\w*|\bcan'?t be enabled|"
                       r"\b(?:can'?t|cannot|can not|couldn'?t)\s+(?:work|run|communicat\w*|talk|enable)\b|\bcannot\s+(?:be enabled|"
                       r"enable|communicat\w*)\b|\bunable to\s+(?:enable|communicat\w*)\b|"
