@@ -429,11 +429,14 @@ def _acs_findings(snapshot, fabric, facts, pcie_pairs, add, how) -> list[Finding
 
 
 def _env_findings(facts, add, how) -> None:
+    from .nccl.levels import level_name  # here: importing the nccl package reads its log module (9 ms), not for topo
+
     if _is_true(facts.get("env.NCCL_P2P_DISABLE", "")):
         add("env.p2p_disabled", "problem", "NCCL_P2P_DISABLE is set: NCCL will not use peer-to-peer and copies through host memory",
             [how("env.NCCL_P2P_DISABLE")])
     level = str(facts.get("env.NCCL_P2P_LEVEL", "")).strip().upper()
-    if level in ("LOC", "0"):
+    level_off = level_name(level) == "LOC" if level else False  # NCCL's own reading: LOC, 0 (ncclGetLevel)
+    if level_off:
         add("env.p2p_level_off", "problem", f"NCCL_P2P_LEVEL={level}: NCCL uses no peer-to-peer between GPUs",
             [how("env.NCCL_P2P_LEVEL")])
     if _is_true(facts.get("env.NCCL_SHM_DISABLE", "")):
@@ -444,7 +447,7 @@ def _env_findings(facts, add, how) -> None:
 
     # only what changes P2P/transport choice; the rest (NCCL_DEBUG, CUDA_HOME, ...) is doctor's "Other"
     rest = {k: v for k, v in facts.items() if k.startswith("env.") and changes_transport(k[4:]) and k not in shown
-            and not (k == "env.NCCL_P2P_LEVEL" and level in ("LOC", "0"))}
+            and not (k == "env.NCCL_P2P_LEVEL" and level_off)}
     if rest:
         add("env.set", "info", "Variables that change P2P are set: " + ", ".join(f"{k[4:]}={v}" for k, v in rest.items()),
             [how(k) for k in rest])
