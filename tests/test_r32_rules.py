@@ -167,3 +167,25 @@ def test_tesla_m_series_are_maxwell_data_centre_gpus():
     assert classify("Tesla M60") == ("data-centre", "Maxwell")
     facts = _host("I train on eight Tesla M40 cards and it is slow.")
     assert facts["gpu.architecture"] == "Maxwell" and facts["gpu.consumer"] is False
+
+
+# ---- 4. rounds 63-64 (RL post-training stacks; KV-cache transfer): general readings their probes asked for -----------
+
+def test_rl_stacks_device_checks_are_fewer_gpus_seen():
+    for text in ("RuntimeError: GPU id 6 is not valid under CUDA_VISIBLE_DEVICES=0,1,2,3. Expected one of [0, 1, 2, 3]",
+                 "GPUAllocationError: Requested 8 GPUs but only 4 available",
+                 "AssertionError: num_gpus 16 > available_gpu 8.0",
+                 "Exception: Invalid device_uuid=3b1f9c2e-7a41-5d0e-9c6b-1f2a8e4d7c90",
+                 "LocalScheduler WARNING: Invalid CUDA_VISIBLE_DEVICES: GPU-8d1f0a3c,GPU-1c9e7b20, using default [0]"):
+        assert _host(text).get("symptom.gpus_missing") is True, text
+        assert answer(text)[0][0] == "device_not_visible", text
+
+
+def test_expert_parallel_kernels_timeouts_are_hangs_and_nixl_names_gpus():
+    from p2ptop.evidence import read_text
+    for text in ("DeepEP dispatch NVL receiver timeout, channel: 3, RDMA: 0, nvl: 2, src NVL: 5, head: 117, tail: 117",
+                 "DeepEP timeout for dispatch receivers, rank 0, responsible_channel = 3, tokens remained: 12",
+                 "Warning: NixlEP timeout for barrier, rank 1, thread 6, dst_rank 6, expected value 4, actual value 3"):
+        assert _host(text).get("symptom.hang") is True, text
+    assert read_text("nixl_agent: registration failed for VRAM").gpu_related
+    assert _host("the receive timeout is 30 s").get("symptom.hang") is None

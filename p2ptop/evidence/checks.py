@@ -1,6 +1,6 @@
 """What programs print when a process sees fewer GPUs than it was given, or none: the frameworks' and tools' own checks
 (Lightning, TGI, exllamav2, vLLM, PyTorch, Ray, TensorFlow, XLA, Paddle, Triton, UCCL, MegEngine, Xinference, xoscar,
-Slurm, LMDeploy, OneFlow, ollama, llama.cpp, JAX, DeepSpeed, Megatron-LM, Accelerate, MXNet, cuBLASMp, FBGEMM,
+Slurm, LMDeploy, OneFlow, ollama, llama.cpp, JAX, DeepSpeed, Megatron-LM, Accelerate, MXNet, cuBLASMp, FBGEMM, NeMo-RL, slime, AReaL, ROLL,
 cuda-samples' cudaOpenMP, node health checkers), each pattern written from its source's format string.
 
 ``parse(c)`` adds ``symptom.gpus_missing`` (fewer GPUs seen than asked for or installed) or, failing that,
@@ -91,6 +91,14 @@ FEWER_GPUS = re.compile(
     # "'visible_device_list' listed an invalid Device id '%s' but visible device count is %d")
     r"\ballowed device set contains \d+ devices, but platform only sees \d+\b|\bignoring visible gpu device \(device: \d+|"
     r"\bvisible_device_list' listed an invalid device id '\d+' but visible device count is \d+\b|"
+    # RL post-training stacks: NeMo-RL's and slime's device checks ("GPU id %d is not valid under CUDA_VISIBLE_DEVICES=%s.
+    # Expected one of ...", "Device id %s is not valid under %s=%s"), AReaL's local scheduler ("Requested %d GPUs but only %d
+    # available"; on a list it cannot parse, only GPU 0), ROLL's resource manager (assert "num_gpus %d > available_gpu %s"), and NeMo-RL's and ROLL's receivers of a
+    # CUDA IPC tensor ("Invalid device_uuid=%s": the sender's GPU is none the receiving process sees)
+    r"\b(?:gpu|device) id \d+ is not valid under \w*visible_devices\b|\brequested \d+ gpus but only \d+ available\b|"
+    r"\bnum_gpus \d+ > available_gpu [\d.]+|\binvalid device_uuid=|"
+    # AReaL's local scheduler on a list it cannot parse (UUIDs): "Invalid CUDA_VISIBLE_DEVICES: %s, using default [0]"
+    r"\binvalid cuda_visible_devices: [^\n]{0,400}?, using default \[0\]|"
     # llama.cpp (llama.cpp: "invalid value for main_gpu: %d (available devices: %zu)")
     r"\binvalid value for main_gpu: \d+ \(available devices: \d+\)|"
     # Ray Train ("Accelerator 'GPU' is not available on all workers"), Ray's compiled graphs ("CUDA_VISIBLE_DEVICES set

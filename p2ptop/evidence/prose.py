@@ -219,6 +219,11 @@ _SYMPTOMS = (
                      r"\btim(?:es|ing) out\b|\b(?:but|and|then|otherwise|still)\s+time\s?out\b|\b(?:tests?|jobs?|runs?|they|calls?|collectives?|operations?|ranks?)\s+(?:\w+\s+){0,2}time\s?out\b|\btimeout (?:error|exception|occurred|happens|after|while|when|waiting)|"
                      r"operation timeout|\b(?:nccl|collective|all[-_ ]?reduce|all[-_ ]?gather|broadcast|barrier)\s+time-?outs?\b|\bnot responding\b|\bunresponsive\b|\bwaits? (?:forever|indefinitely)|"
                      r"\bblocks? (?:forever|indefinitely)|"
+                     # the expert-parallel kernels' own timeouts (DeepEP and its forks NIXL-EP, UCCL-EP: "DeepEP dispatch NVL
+                     # receiver timeout", "DeepEP timeout for dispatch receivers", "timeout for barrier", "timeout check failed"):
+                     # a peer's write that never landed
+                     r"\b(?:receivers?|senders?|forwarders?|dispatch|combine|barrier)\s+time-?out\b|"
+                     r"\btime-?out for (?:the )?(?:barrier|dispatch|combine|(?:\w+ )?(?:receivers?|senders?|forwarders?))\b|\btime-?out check failed\b|"
                      # a run said to stop in the middle, with no error ("On 3 GPU's training stops randomly")
                      r"\b(?:training|job|run|process|program)\s+(?:\w+\s+){0,2}?(?:stops|stopped|halts|halted)\s+(?:randomly|suddenly|unexpectedly|at random|"
                      r"without (?:any |an )?(?:error|message)|responding|progressing)\b|\b(?:randomly|suddenly|unexpectedly)\s+(?:stops|stopped|halts|halted)\b|"

@@ -42,14 +42,14 @@ PARSERS = (
 #: and NVLS (and the multimem operations NVLS runs), and the serving frameworks' own variables (VLLM_*, SGLANG_*).
 #: A function whose name holds cuda between underscores (Triton's register_cuda_shared_memory) names CUDA too, and so do the
 #: driver's libraries (libcuda.so, libnvidia-ml.so).
-#: Also the GPU communication libraries whose own lines may name no GPU word (NVSHMEM, DeepEP, MSCCL++, BytePS, TensorRT-LLM,
+#: Also the GPU communication libraries whose own lines may name no GPU word (NVSHMEM, DeepEP, NIXL, UCCL, MSCCL++, BytePS, TensorRT-LLM,
 #: Transformer Engine's userbuffers): "team_internal.cpp:782: ... Create multicast groups for UC heap failed" is NVSHMEM's.
 #: And the launchers of multi-GPU jobs, whose failure lines name no GPU (torchrun / torch.distributed.elastic's "failed
 #: (exitcode: -7)", DeepSpeed's launcher "exits with return code = -7", logged as "[launch.py:N:sigkill_handler]"): the job
 #: they ran is the GPU communication.
 _GPU_WORDS = re.compile(
     r"\b(?:gpus?|cuda\w*|nccl\w*|nvidia\w*|nvlink|nvswitch|p2p|peer[- ]to[- ]peer|geforce|tesla|quadro|rtx|gtx|cudnn|"
-    r"(?:py)?nvml\w*|lib(?:cuda|nvidia)\w*|nvrm|xid|cupy|vllm\w*|sglang\w*|nvshmem\w*|deep_?ep|mscclpp|byteps|tensorrt[-_]llm|trt[-_]llm|userbuffers|nvbandwidth|simplep2p|tensor[-_]parallel[-_]size|torchrun|torch[./]distributed\w*|deepspeed|launch\.py:\d+:sigkill_handler|"
+    r"(?:py)?nvml\w*|lib(?:cuda|nvidia)\w*|nvrm|xid|cupy|vllm\w*|sglang\w*|nvshmem\w*|deep_?ep|nixl\w*|uccl\w*|mscclpp|byteps|tensorrt[-_]llm|trt[-_]llm|userbuffers|nvbandwidth|simplep2p|tensor[-_]parallel[-_]size|torchrun|torch[./]distributed\w*|deepspeed|launch\.py:\d+:sigkill_handler|"
     r"\w*symm_?mem\w*|symmetric memory|mnnvl|nvls|multimem|[ahlvbt]\d{2,3}0?s?|[1-5]0[5-9]0(?:\s*ti)?s?|"
     r"(?:enable|enabling|disable|disabling|can(?:not)?|no)[ _]peer[ _]access|peer[ _]access[ _](?:is[ _])?(?:not|already|unsupported|enabled|disabled|fail\w*|error\w*)|"
     r"peer[ _]?mem\w*|nv_peer_mem|gdr(?:drv|api|copy)|gpudirect|bar1|nvlsm|ub-ipc-socket)\b|_cuda_\w+|(?:vendor[ _]?id\W{1,3}|\[|\b)(?:0x)?10de(?=[:\]]|\b(?![.:]\d))|显卡|显存|多卡|单卡|gpu|"
