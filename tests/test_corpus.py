@@ -44,6 +44,7 @@ FRESH28_MIN = 9  # cases collected in fresh28/ (2026-11-29, ninth session)
 FRESH29_MIN = 32  # cases collected in fresh29/ (2026-11-29, tenth session)
 FRESH30_MIN = 23  # cases collected in fresh30/ (2026-11-29, eleventh session)
 FRESH31_MIN = 21  # cases collected in fresh31/ (2026-11-29, twelfth session)
+FRESH32_MIN = 11  # cases collected in fresh32/ (2026-11-29, twelfth session, second wave)
 CERTAINTIES = {"maintainer", "reporter confirmed", "inferred"}
 
 
@@ -112,6 +113,7 @@ def test_corpus_is_not_empty_and_has_all_parts():
     assert len([c for p, _, c in CASES if p == "fresh29"]) >= FRESH29_MIN
     assert len([c for p, _, c in CASES if p == "fresh30"]) >= FRESH30_MIN
     assert len([c for p, _, c in CASES if p == "fresh31"]) >= FRESH31_MIN
+    assert len([c for p, _, c in CASES if p == "fresh32"]) >= FRESH32_MIN
 
 
 @pytest.mark.parametrize("part,path,case", CASES, ids=[os.path.basename(p) for _, p, _ in CASES])
