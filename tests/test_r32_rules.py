@@ -189,3 +189,22 @@ def test_expert_parallel_kernels_timeouts_are_hangs_and_nixl_names_gpus():
         assert _host(text).get("symptom.hang") is True, text
     assert read_text("nixl_agent: registration failed for VRAM").gpu_related
     assert _host("the receive timeout is 30 s").get("symptom.hang") is None
+
+
+# ---- 5. after opening fresh32: NCCL's graph-capture refusal (src/misc/strongstream.cc), build or driver ----------------
+
+_GRAPH = ("NCCL cannot be captured in a graph if either it wasn't built with CUDA runtime >= 11.3 or if the installed CUDA "
+          "driver < R465.")
+
+
+def test_graph_capture_refusal_names_the_build_and_doubts_it_on_a_driver_older_than_r465():
+    wrapped = ("torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:2395, invalid usage (run with "
+               "NCCL_DEBUG=WARN for details), NCCL version 2.19.3\nncclInvalidUsage: This usually reflects invalid usage of "
+               "NCCL library.\nLast error:\n" + _GRAPH)
+    assert _ids(wrapped, 1) == ["nccl/graph-capture-needs-cuda-11-3-build"]
+    built_old = "NCCL version 2.19.3+cuda11.0\n" + _GRAPH + "\nDriver Version: 535.104.05"
+    assert answer(built_old)[0][:2] == ("nccl_version_bug", "likely")
+    # a driver older than R465 is the check's other half: the build entry stays in doubt (unsure) and says so
+    old_driver = "Driver Version: 460.32.03\n" + _GRAPH
+    top = answer(old_driver)
+    assert top[0][3] == "nccl/graph-capture-needs-cuda-11-3-build" and top[0][1] == "unsure"
