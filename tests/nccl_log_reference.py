@@ -456,6 +456,8 @@ def read_nccl_log(text: str) -> NcclLog:
             u = _USING_NET.match(msg)
             if u is not None:
                 log.decisions.append(NcclDecision(host, "network", u.group("net"), None, no))
+        elif msg.startswith("CC On,"):
+            log.decisions.append(NcclDecision(host, "cc_on", msg.strip(), None, no))
         # errors
         result: Optional[str] = None
         t = _TRACE.match(msg) if level == "INFO" and " -> " in msg else None

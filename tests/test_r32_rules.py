@@ -208,3 +208,32 @@ def test_graph_capture_refusal_names_the_build_and_doubts_it_on_a_driver_older_t
     old_driver = "Driver Version: 460.32.03\n" + _GRAPH
     top = answer(old_driver)
     assert top[0][3] == "nccl/graph-capture-needs-cuda-11-3-build" and top[0][1] == "unsure"
+
+
+# ---- 6. confidential computing: one GPU per confidential VM outside protected PCIe (NVIDIA's CC release notes) ---------
+
+def test_cc_mode_as_each_tool_prints_it():
+    admin = "2025-11-03,14:22:07.512 INFO     GPU 0000:c3:00.0 H100 0x2330 BAR0 0xa4000000 CC mode is on"
+    assert _host(admin)["host.cc_mode"] == "on"
+    assert _host(admin.replace("CC mode is on", "PPCIe mode is on"))["host.cc_mode"] == "ppcie"
+    assert _host(admin.replace("is on", "is off"))["host.cc_mode"] == "off"
+    assert _host("$ nvidia-smi conf-compute -f\nCC status: ON")["host.cc_mode"] == "on"
+    assert _host("nvidia-smi conf-compute -mgm\nMulti-GPU Mode: Protected PCIe")["host.cc_mode"] == "ppcie"
+    assert _host("kubectl label node n1 nvidia.com/cc.mode=ppcie --overwrite")["host.cc_mode"] == "ppcie"
+    assert _host("h:1:2 [0] NCCL INFO CC On, workFifoBytes 0")["host.cc_mode"] == "enabled"
+    assert "host.cc_mode" not in _host("h:1:2 [0] NCCL INFO CC Off, workFifoBytes 1073741824")
+    assert _host("Two H100 with confidential computing enabled in one TDX VM")["host.cc_mode"] == "on"
+    assert "host.cc_mode" not in _host("the scc mode is on")
+
+
+def test_several_cc_gpus_in_one_vm_is_the_cc_entry_never_on_context_alone():
+    cc_217 = ("h:1:2 [0] NCCL INFO CC On, workFifoBytes 0\nh:1:2 [0] transport/p2p.cc:238 NCCL WARN failed to open CUDA IPC "
+              "handle : 217 peer access is not supported between these two devices")
+    assert _ids(cc_217, 1) == ["vm/confidential-computing-one-gpu-per-vm"] and answer(cc_217)[0][1] == "likely"
+    hang = "GPU 0000:c3:00.0 H100 0x2330 BAR0 0xa4000000 CC mode is on\nNCCL all_reduce hangs between the 2 GPUs."
+    assert _ids(hang, 1) == ["vm/confidential-computing-one-gpu-per-vm"]
+    # the multi-GPU mode is what several GPUs per VM need: never this entry
+    assert "vm/confidential-computing-one-gpu-per-vm" not in _ids(hang.replace("CC mode", "PPCIe mode"))
+    # a 217 without any CC mode said does not name it; CC mode with nothing failing offers nothing
+    assert "vm/confidential-computing-one-gpu-per-vm" not in _ids(cc_217.split("\n", 1)[1])
+    assert not alarms("CC mode is on. Everything works fine with one GPU.")

@@ -1,6 +1,6 @@
 """NCCL INFO/WARN logs, through the one reader p2ptop.nccl.log.
 
-Facts: nccl.version, host.container (a Docker or Kubernetes default host name), host.virtualized (WSL2: Windows' default host name), host.cuda_runtime_version (NCCL's "+cudaX.Y"), host.cuda_driver_version
+Facts: nccl.version, host.cc_mode ("enabled": NCCL's "CC On"), host.container (a Docker or Kubernetes default host name), host.virtualized (WSL2: Windows' default host name), host.cuda_runtime_version (NCCL's "+cudaX.Y"), host.cuda_driver_version
 (cudaDriverVersion), env.<VARIABLE> for every "set by environment" (and for NCCL_*/CUDA_VISIBLE_DEVICES
 set on a shell line of the paste), per pair pair.path from NCCL's own topology print (NCCL_DEBUG_SUBSYS=GRAPH: NVL as
 "NV", NCCL's PIX, PXB, PHB, SYS as nvidia-smi's; host.nvswitch_present where an NVSwitch is among its nodes), per pair
@@ -217,6 +217,11 @@ def parse(c: Collector) -> bool:
         c.add("host", "host.cuda_runtime_version", log.cuda, log.version_line or 1)
     if log.cuda_driver:
         c.add("host", "host.cuda_driver_version", log.cuda_driver, log.driver_line or 1)
+    cc_on = next((d.line for d in log.decisions if d.kind == "cc_on"), None)
+    if cc_on is not None:
+        # src/init.cc: NVML reports a confidential-computing mode (CC, protected PCIe or NVLink encryption: not which one)
+        c.add("host", "host.cc_mode", "enabled", cc_on, severity="info",
+              summary="NCCL: a confidential-computing mode is on (CC, or a multi-GPU mode: NCCL does not say which)")
     for e in log.env:
         c.add("host", f"env.{e.name}", e.value, e.line)
     for m in log.messages:

@@ -109,6 +109,12 @@ _HYPERVISORS = (
     ("VirtualBox", r"virtualbox"),
 )
 #: NVIDIA vGPU (a mediated, time-sliced GPU in a guest; nvidia-smi -q "Virtualization Mode: VGPU")
+#: confidential computing on the GPUs, in words: "CC mode on/enabled", "confidential computing (mode) enabled", "enabled
+#: confidential computing", a confidential VM (CVM) or a TDX / SEV-SNP guest ("PPCIe mode" is the multi-GPU mode: not this;
+#: gpu-admin-tools' "CC mode is on", a tool's line run on the host, is evidence/cc.py's)
+_CC_ON = _rx(r"(?<!ppcie )(?<!protected pcie )\b(?:cc|confidential[- ]comput\w*)\s+mode\s+(?:on|enabled|(?:is|was)\s+enabled)\b|"
+             r"\bconfidential[- ]comput\w*\s+(?:is\s+|was\s+)?enabled\b|\benabl\w*\s+(?:the\s+)?(?:gpu\s+)?(?:cc|confidential[- ]comput\w*)(?:\s+mode)?\b|"
+             r"\bconfidential (?:vms?|virtual machines?|guests?)\b|\bcvms?\b|\b(?:tdx|sev-snp)\s+(?:vms?|guests?|cvms?)\b")
 _VGPU = r"\bv-?gpus?\b|\bgrid (?:driver|license|vgpu)|virtualization mode\s*:?\s*vgpu"
 #: GPU sharing in containers that calls its shares "vGPU" with no hypervisor: HAMi (formerly k8s-vGPU-scheduler; its
 #: HAMi-core is the libvgpu.so preloaded into a pod to enforce nvidia.com/gpumem and gpucores) and Volcano's vGPU device
@@ -1144,6 +1150,12 @@ def parse(c: Collector) -> bool:
         c.add("host", "gpu.virtualization", "PASSTHROUGH", ln(m.start()))
         c.add("host", "host.virtualized", True, ln(m.start()))
         found = True
+    # confidential computing said in words ("CC mode on", "with confidential computing enabled", "inside a confidential VM",
+    # Intel TDX / AMD SEV-SNP guests): a GPU passed through to a confidential VM runs in CC mode (NVIDIA's deployment guides)
+    m = _first(c, _CC_ON)
+    if m:
+        c.add("host", "host.cc_mode", "on" if "mode" in m.group(0) or "enabled" in m.group(0) else "enabled", ln(m.start()))
+        found = c.add("host", "host.virtualized", True, ln(m.start())) or found
     m = _first(c, _VGPU) if not _VGPU_SHARING.search(low) else None
     if m:
         c.add("host", "gpu.virtualization", "VGPU", ln(m.start()))

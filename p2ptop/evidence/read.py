@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..findings import SHM_TRANSPORT_FACTS, Finding
-from . import builds, checks, collect_env, console, dcgm, device_use, df, errors, launch, nccl, prose, smi, system, tools, topo
+from . import builds, cc, checks, collect_env, console, dcgm, device_use, df, errors, launch, nccl, prose, smi, system, tools, topo
 from .paste import SYMPTOM_PREFIXES, Collector, Paste
 
 #: (name, parser) in the order they run: structured outputs first, so their values win over prose.
@@ -18,6 +18,7 @@ PARSERS = (
     ("sysfs-links", system.parse_sysfs_links),
     ("kernel-log", system.parse_kernel_log),
     ("fabric-state", system.parse_nvml_fabric_state),
+    ("cc-mode", cc.parse),
     ("df", df.parse),
     ("cuda-tools", tools.parse),
     ("dcgm", dcgm.parse),

@@ -290,6 +290,7 @@ NEXT_COMMAND: dict[str, str] = {
     "host.driver_major": "nvidia-smi | head -4",
     "gpu.mig": "nvidia-smi -L",
     "gpu.bar1_mb": "nvidia-smi -q -d MEMORY | grep -A3 BAR1",
+    "host.cc_mode": "sudo python3 nvidia_gpu_tools.py --devices gpus --query-cc-mode  # NVIDIA/gpu-admin-tools; or nvidia-smi conf-compute -f",
     "host.build_lacks_gpu_arch": "python -c 'import torch; print(torch.cuda.get_arch_list(), torch.cuda.get_device_capability())'; cuobjdump --list-elf $(python -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))')/lib/libnccl.so.2 | grep -o 'sm_[0-9]*' | sort -u",
     "nccl.version": "NCCL_DEBUG=INFO <your job> 2>&1 | grep -e 'NCCL version' -e 'cudaDriverVersion'",
 }

@@ -35,7 +35,7 @@ What NCCL prints, and what is kept (the format strings are NCCL's own, ``src/tra
   ``+ PCI[24.0] - GPU/0-1b000 (3)`` that gives each GPU's rank; an NVSwitch (``NVS/``) among them is kept as a decision;
 * P2P/SHM/NET decisions: ``Could not enable P2P between dev A(=bus) and dev B(=bus)``, ``P2P is
   disabled between [NVLINK] connected GPUs A and B``, ``NVLS multicast support is not available``,
-  ``NET/IB : No device found``, ``Using network Socket`` ...
+  ``NET/IB : No device found``, ``Using network Socket``, ``CC On, workFifoBytes 0`` (a confidential-computing mode) ...
 
 Nothing here imports the rest of p2ptop: the text evidence reader (p2ptop.evidence), ``p2ptop nccl
 --log`` and the dashboard's NCCL view all use this module.
@@ -194,7 +194,7 @@ class NcclTopoGpu:
 class NcclDecision:
     """A choice NCCL made about a transport, e.g. P2P off between two devices."""
     host: Optional[str]
-    kind: str  # p2p_not_enabled | p2p_disabled | p2p_unsupported | cuda_p2p_not_all | nvls_unavailable | net_ib_missing | net_plugin_failed | network | ras_peer_dead | nvswitch
+    kind: str  # p2p_not_enabled | p2p_disabled | p2p_unsupported | cuda_p2p_not_all | nvls_unavailable | net_ib_missing | net_plugin_failed | network | ras_peer_dead | nvswitch | cc_on
     detail: str
     devs: Optional[tuple[int, int]]
     line: int
@@ -520,6 +520,10 @@ def _examine(caches: tuple, level: str, loc: Optional[str], msg: str, line: str)
         u = _USING_NET.match(msg)
         if u is not None:
             emits.append((_DECISIONS, ("network", u.group("net"), None)))
+    elif msg.startswith("CC On,"):
+        # src/init.cc (rank 0): "CC %s, workFifoBytes %d", On where NVML reports a confidential-computing mode (CC,
+        # multi-GPU protected PCIe or NVLink encryption)
+        emits.append((_DECISIONS, ("cc_on", msg.strip(), None)))
     # errors
     result: Optional[str] = None
     t = _TRACE.match(msg) if level == "INFO" and " -> " in msg else None
