@@ -196,6 +196,11 @@ Chinese; descriptions found by the fix's words; logs and tool outputs, none qual
 threads checked. Judged once, blind, with d5a3ae5 (benchmarks/results/eval-diagnosis-fresh32-blind-d5a3ae5.txt), then
 opened. Assigned by collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh31/), one
 case per thread.
+fresh33/: a thirty-fifth part, collected on 2026-11-29 (twelfth session, third wave) by five helpers kept apart by angle
+(speech and NLP toolkits; graph, recommender and tabular ML; 3D vision and graphics ML; HPC centres' user support; GitHub
+Discussions), who reported a count only; 134 threads checked before the search budget ran out. Judged once, blind, with
+9c9a11e (benchmarks/results/eval-diagnosis-fresh33-blind-9c9a11e.txt), then opened. Assigned by collection: every case
+comes from a thread in no other part (dev/, holdout/, fresh/ to fresh32/), one case per thread.
 """
 
 from __future__ import annotations
@@ -205,9 +210,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh32/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh33/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
