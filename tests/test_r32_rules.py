@@ -237,3 +237,8 @@ def test_several_cc_gpus_in_one_vm_is_the_cc_entry_never_on_context_alone():
     # a 217 without any CC mode said does not name it; CC mode with nothing failing offers nothing
     assert "vm/confidential-computing-one-gpu-per-vm" not in _ids(cc_217.split("\n", 1)[1])
     assert not alarms("CC mode is on. Everything works fine with one GPU.")
+
+
+def test_round_65_device_messages_of_mlc_and_realm():
+    assert _host("ValueError: Device is not found on your local environment: cuda").get("symptom.no_cuda_device") is True
+    assert _host("[0 - 7f2e9c5fd000]    0.000000 {6}{gpu}: 4 GPUs requested, but only 2 available!").get("symptom.gpus_missing") is True

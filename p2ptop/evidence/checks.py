@@ -97,6 +97,7 @@ FEWER_GPUS = re.compile(
     # CUDA IPC tensor ("Invalid device_uuid=%s": the sender's GPU is none the receiving process sees)
     r"\b(?:gpu|device) id \d+ is not valid under \w*visible_devices\b|\brequested \d+ gpus but only \d+ available\b|"
     r"\bnum_gpus \d+ > available_gpu [\d.]+|\binvalid device_uuid=|"
+    r"\b\d+ gpus requested, but only \d+ available\b|"
     # AReaL's local scheduler on a list it cannot parse (UUIDs): "Invalid CUDA_VISIBLE_DEVICES: %s, using default [0]"
     r"\binvalid cuda_visible_devices: [^\n]{0,400}?, using default \[0\]|"
     # llama.cpp (llama.cpp: "invalid value for main_gpu: %d (available devices: %zu)")
@@ -165,6 +166,10 @@ NO_DEVICE = re.compile(
     # GROMACS (hardware/device_management.cu: cudaDriverGetVersion gave 0, "No valid CUDA driver found", printed after
     # "Detection of GPUs failed. The API reported:" and as "(GPU detection failed: ...)")
     r"\bno valid cuda driver found\b|"
+    # MLC LLM (support/auto_device.py: "Not found device: cuda:0" logged, then "Device is not found on your local environment:
+    # cuda"), Legion/Realm under FlexFlow (realm/cuda/cuda_module.cc: "%d GPUs requested, but only %d available!" is fewer GPUs,
+    # below)
+    r"\bdevice is not found on your local environment: cuda\b|\bnot found device: cuda:\d+|"
     # coreutils' ls on the device nodes ("ls: cannot access '/dev/nvidia*': No such file or directory"): no NVIDIA device
     # node in this host or container
     r"\bls: cannot access '?/dev/nvidia[\w*?-]*'?: no such file or directory\b|"
