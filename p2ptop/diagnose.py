@@ -282,7 +282,8 @@ def host_facts(snapshot: Snapshot) -> dict[str, Any]:
         facts["host.as_root"] = bool(snapshot.host["as_root"])
     for key, value in (("host.driver_version", snapshot.driver_version),
                        ("host.cuda_driver_version", snapshot.cuda_driver_version),
-                       ("host.nvml_version", snapshot.nvml_version)):
+                       ("host.nvml_version", snapshot.nvml_version),
+                       ("host.cc_mode", snapshot.cc_mode)):
         if value:
             facts.setdefault(key, value)
     if "host.driver_major" not in facts and facts.get("host.driver_version", "").split(".")[0].isdigit():

@@ -357,6 +357,7 @@ class Snapshot(_Record):
     driver_version: Optional[str] = None
     cuda_driver_version: Optional[str] = None  # "13.0"
     nvml_version: Optional[str] = None
+    cc_mode: Optional[str] = None  # NVML's confidential-computing state: "on", "devtools" or "off" (multi-GPU modes read off)
     gpus: list[GPU] = field(default_factory=list)
     pairs: list[Pair] = field(default_factory=list)
     sockets: list[CpuSocket] = field(default_factory=list)  # empty when the host did not say

@@ -99,3 +99,20 @@ def test_live_session_keeps_nvml_open_between_reads(h200_capture):
     assert [g.uuid for g in first.gpus] == [g.uuid for g in second.gpus]
     session.close()
     assert fake.calls.count("nvmlShutdown") == 1
+
+
+def test_confidential_computing_state_is_read_where_nvml_gives_it(h200_capture):
+    """nvmlSystemGetConfComputeState: ccFeature 1 is CC mode (devToolsMode 1 its devtools variant); a capture that did not
+    record it leaves the mode N/A with the reason, never 'off'."""
+    import copy
+
+    from p2ptop.diagnose import host_facts
+
+    snap = read(h200_capture)
+    assert snap.cc_mode is None and "not" in snap.na["cc_mode"].lower()
+    for state, mode in (({"ccFeature": 1, "devToolsMode": 0}, "on"), ({"ccFeature": 1, "devToolsMode": 1}, "devtools"),
+                        ({"ccFeature": 0, "devToolsMode": 0}, "off")):
+        cap = copy.deepcopy(h200_capture)
+        cap.probe["cc_state"] = state
+        snap = read(cap)
+        assert snap.cc_mode == mode and host_facts(snap)["host.cc_mode"] == mode

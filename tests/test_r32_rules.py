@@ -242,3 +242,15 @@ def test_several_cc_gpus_in_one_vm_is_the_cc_entry_never_on_context_alone():
 def test_round_65_device_messages_of_mlc_and_realm():
     assert _host("ValueError: Device is not found on your local environment: cuda").get("symptom.no_cuda_device") is True
     assert _host("[0 - 7f2e9c5fd000]    0.000000 {6}{gpu}: 4 GPUs requested, but only 2 available!").get("symptom.gpus_missing") is True
+
+
+def test_the_live_hosts_cc_mode_with_a_pasted_hang():
+    """The host's NVML CC state (snapshot.cc_mode) joins a pasted log's symptom, as the text's own would."""
+    from p2ptop.findings import Finding
+    from p2ptop.knowledge.matcher import match
+    from .kbtools import bundled_kb
+    host = [Finding("host.facts", "host", "info", "host facts", ["live host"], {"host.cc_mode": "on", "host.gpu_count": 2})]
+    ranked = match(bundled_kb(), "NCCL all_reduce hangs between the two GPUs after init.", host)
+    assert ranked and ranked[0].entry.id == "vm/confidential-computing-one-gpu-per-vm"
+    off = [Finding("host.facts", "host", "info", "host facts", ["live host"], {"host.cc_mode": "off", "host.gpu_count": 2})]
+    assert "vm/confidential-computing-one-gpu-per-vm" not in [m.entry.id for m in match(bundled_kb(), "NCCL all_reduce hangs.", off)]

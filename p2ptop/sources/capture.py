@@ -193,6 +193,8 @@ class Capture:
         major, _, minor = cuda.partition(".")
         probe = {"driver": snap.driver_version or "N/A", "cuda": int(major) * 1000 + int(minor or 0) * 10,
                  "gpus": gpus, "pairs": pairs}
+        if snap.cc_mode in ("on", "devtools", "off"):
+            probe["cc_state"] = {"ccFeature": 0 if snap.cc_mode == "off" else 1, "devToolsMode": int(snap.cc_mode == "devtools")}
         return cls(probe, smi, numa, hostname=snap.source.hostname)
 
 
@@ -494,6 +496,12 @@ class FakeNvml:
         if v is None:
             raise _err("NOT_CAPTURED")
         return v
+
+    def _nvmlSystemGetConfComputeState(self) -> Any:
+        v = self.capture.probe.get("cc_state")  # {"ccFeature": 0|1, "devToolsMode": 0|1, "environment": N}
+        if not isinstance(v, dict):
+            raise _err("NOT_CAPTURED")
+        return SimpleNamespace(ccFeature=v.get("ccFeature"), devToolsMode=v.get("devToolsMode", 0), environment=v.get("environment", 0))
 
     def _nvmlDeviceGetCount(self) -> int:
         return len(self._gpus)

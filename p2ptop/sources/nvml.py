@@ -204,6 +204,15 @@ class NvmlReader:
             snap.nvml_version = _text(v)
             if why:
                 na["nvml_version"] = why
+            # nvmlSystemGetConfComputeState (R535+): ccFeature 1 is a GPU in confidential-computing mode (single GPU
+            # passthrough), devToolsMode 1 its devtools variant; the multi-GPU modes (protected PCIe, NVLink encryption)
+            # leave ccFeature 0 and are read as off
+            v, why = self.call("nvmlSystemGetConfComputeState")
+            feature = getattr(v, "ccFeature", None) if why is None else None
+            if feature in (0, 1):
+                snap.cc_mode = "off" if feature == 0 else "devtools" if getattr(v, "devToolsMode", 0) == 1 else "on"
+            else:
+                na["cc_mode"] = why or f"unexpected value {v!r}"
 
         count, why = self.call("nvmlDeviceGetCount")
         if why is not None or not isinstance(count, int):
