@@ -254,3 +254,16 @@ def test_the_live_hosts_cc_mode_with_a_pasted_hang():
     assert ranked and ranked[0].entry.id == "vm/confidential-computing-one-gpu-per-vm"
     off = [Finding("host.facts", "host", "info", "host facts", ["live host"], {"host.cc_mode": "off", "host.gpu_count": 2})]
     assert "vm/confidential-computing-one-gpu-per-vm" not in [m.entry.id for m in match(bundled_kb(), "NCCL all_reduce hangs.", off)]
+
+
+def test_round_66_nccl_2_30_refusals_of_a_setting_and_of_a_buffer():
+    for text in ("h:1:1 [0] NCCL INFO NCCL_NVLINK_UTIL_CENTRIC_SCHED_ENABLE 2 is not valid, leaving it set at -2147483648",
+                 "h:1:1 [0] NCCL INFO NCCL_MAX_P2P_PEERS 0 is too low, leaving it set at -2147483648",
+                 "h:1:1 [0] NCCL INFO nvlsCTAs 0 is not a valid value, NCCL will decide the default value automatically",
+                 "h:1:1 [0] mem_manager.cc:940 (ncclCommSuspend) NCCL WARN MemManager: Suspend not supported, memory manager is disabled"):
+        assert _ids(text, 1) == ["nccl/setting-not-usable"], text
+    assert _host("job:1:1 [0] os/linux.cc:615 (ncclOsNvmlOpen) NCCL WARN Failed to open libnvidia-ml.so.1: libnvidia-ml.so.1: "
+                 "cannot open shared object file: No such file or directory").get("symptom.no_cuda_device") is True
+    seg = ("h:1:1 [0] dev_runtime_segments.cc:78 (ncclDevrValidateHandleLocationType) NCCL WARN Segment 1 has unsupported "
+           "location type 2. Symmetric memory currently only supports CU_MEM_LOCATION_TYPE_HOST_NUMA and CU_MEM_LOCATION_TYPE_DEVICE.")
+    assert _host(seg).get("error.text", "").startswith("Segment 1 has unsupported location type")

@@ -170,6 +170,9 @@ NO_DEVICE = re.compile(
     # cuda"), Legion/Realm under FlexFlow (realm/cuda/cuda_module.cc: "%d GPUs requested, but only %d available!" is fewer GPUs,
     # below)
     r"\bdevice is not found on your local environment: cuda\b|\bnot found device: cuda:\d+|"
+    # NCCL (os/linux.cc from 2.30, misc/nvmlwrap.cc before: "Failed to open libnvidia-ml.so.1"): the driver's user-space
+    # libraries are not in this environment (a container started without the NVIDIA runtime)
+    r"\bfailed to open libnvidia-ml\.so(?:\.1)?\b|"
     # coreutils' ls on the device nodes ("ls: cannot access '/dev/nvidia*': No such file or directory"): no NVIDIA device
     # node in this host or container
     r"\bls: cannot access '?/dev/nvidia[\w*?-]*'?: no such file or directory\b|"

@@ -41,7 +41,9 @@ FAILED_WORDS = re.compile(r"\b(?:fail\w*|error\w*|cannot|can't|unable|no space|t
                           # requirements", dev_runtime.cc "system does not support multimem"
                           r"no (?:transport|path)|could not find|does not (?:satisfy|support)|not compiled with|"
                           # (also what UCX's WARN lines and gdrcopy's kernel lines say when something failed: errors.py)
-                          r"could not|incompatible|did not have|no address space)\b", re.I)
+                          r"could not|incompatible|did not have|no address space|"
+                          # dev_runtime_segments.cc (2.30) "Segment %d has unsupported location type %d": a WARN that refuses
+                          r"unsupported)\b", re.I)
 #: WARNs that report no failure of the job: NCCL looks for libibverbs on every host and, without it, goes on over
 #: sockets ("Failed to open libibverbs.so[.1]" was a WARN in misc/ibvwrap.cc up to 2.10 and an INFO from 2.11 on,
 #: followed by "NCCL INFO Using network Socket" / "NET/Socket"): a host without InfiniBand, not a fault
