@@ -7,7 +7,7 @@ the kernel is looked up by name, ``named symbol not found`` (500), and NCCL's ke
 ncclInitKernelsForDevice) prints that as ``Cuda failure '...'``. Read here, each from its source:
 
 * PyTorch's own check (torch/cuda/__init__.py ``_check_capability``): "NVIDIA GeForce RTX 5090 with CUDA capability
-  sm_120 is not compatible with the current PyTorch installation." and, for a GPU below the build's minimum, "Found GPU0
+  sm_120 is not compatible with the current PyTorch installation." (also the GPU's architecture, from sm_NN) and, for a GPU below the build's minimum, "Found GPU0
   Tesla K80 which is of cuda capability 3.7. PyTorch no longer supports this GPU because it is too old." PyTorch's NCCL is
   built with the same architecture list;
 * ``derive``: the CUDA version a library was built with (NCCL's "NCCL version 2.14.3+cuda11.8", PyTorch's collect_env
@@ -62,8 +62,10 @@ def parse(c: Collector) -> bool:
     m = _TORCH_NEW.search(v.text)
     if m is not None:
         name = m.group("name").strip(" :-'\"") or "the GPU"
-        c.add("host", "host.build_lacks_gpu_arch", True, v.line_of(m.start("sm")), severity="info",
+        line = v.line_of(m.start("sm"))
+        c.add("host", "host.build_lacks_gpu_arch", True, line, severity="info",
               summary=f"PyTorch's build holds no code for {name} (sm_{m.group('sm')}): its own capability check says so")
+        c.add("host", "gpu.architecture", arch_of_sm(int(m.group("sm"))), line)  # where no reader named it before
         return True
     m = _TORCH_OLD.search(v.text)
     if m is not None:
@@ -83,7 +85,7 @@ def derive(c: Collector) -> None:
     """A library's CUDA build against the architectures of the paste's GPUs (ARCH_CUDA)."""
     if c.has("host", "host.build_lacks_gpu_arch"):
         return
-    archs = {f.value: f.line for (_s, key), f in c.facts.items() if key == "gpu.architecture" and f.value in ARCH_CUDA}
+    archs = {f.value for (_s, key), f in c.facts.items() if key == "gpu.architecture" and f.value in ARCH_CUDA}
     if not archs:
         return
     builds = []
@@ -97,7 +99,7 @@ def derive(c: Collector) -> None:
         have = _version(cuda)
         if have is None:
             continue
-        for arch, _arch_line in archs.items():
+        for arch in sorted(archs):
             first, gone = ARCH_CUDA[arch]
             if have < first:
                 why = f"CUDA {first[0]}.{first[1]} is the first that builds code for {arch}; only PTX JIT-compiled by the driver can run it"

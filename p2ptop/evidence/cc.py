@@ -22,7 +22,7 @@ import re
 
 from .paste import Collector
 
-_ADMIN = re.compile(r"\b(?:cc|ppcie) mode is (?P<v>on|off|devtools)\b", re.I)
+_ADMIN = re.compile(r"\b(?P<which>cc|ppcie) mode is (?P<v>on|off|devtools)\b", re.I)
 _SMI = re.compile(r"\bcc status\s*:\s*(?P<v>on|off)\b|\bmulti-gpu mode\s*:\s*(?P<m>protected pcie|none|nvle|nvlink encryption)\b", re.I)
 _LABEL = re.compile(r"\bnvidia\.com/cc\.mode\s*[=:]\s*[\"']?(?P<v>on|off|ppcie|devtools)\b", re.I)
 
@@ -36,8 +36,7 @@ def parse(c: Collector) -> bool:
     found: dict[str, int] = {}
     for m in _ADMIN.finditer(v.text):
         mode = m.group("v").lower()
-        key = "ppcie" if v.text[max(0, m.start()):m.start() + 5].lower().startswith("ppcie") and mode == "on" else mode
-        found.setdefault(key, v.line_of(m.start()))
+        found.setdefault("ppcie" if m.group("which").lower() == "ppcie" and mode == "on" else mode, v.line_of(m.start()))
     for m in _SMI.finditer(v.text):
         if m.group("v"):
             found.setdefault(m.group("v").lower(), v.line_of(m.start()))
@@ -47,7 +46,8 @@ def parse(c: Collector) -> bool:
         found.setdefault(m.group("v").lower(), v.line_of(m.start()))
     if not found:
         return False
-    # the multi-GPU mode wins (its GPUs print "CC mode is on" too); then a CC mode on any GPU; off only where nothing is on
+    # the multi-GPU mode wins (a paste that says PPCIe is on is in that mode, whatever else it says); then a CC mode on any
+    # GPU; off only where nothing is on
     for mode in ("ppcie", "on", "devtools", "off"):
         if mode in found:
             c.add("host", "host.cc_mode", mode, found[mode], severity="info",

@@ -108,13 +108,13 @@ _HYPERVISORS = (
     ("KVM", r"\bkvm\b|\bqemu\b|libvirt|\bunraid\b|\bvirt-manager\b|\bovmf\b|cloud-hypervisor|\bopenstack\b|\bnutanix\b|\bahv\b"),
     ("VirtualBox", r"virtualbox"),
 )
-#: NVIDIA vGPU (a mediated, time-sliced GPU in a guest; nvidia-smi -q "Virtualization Mode: VGPU")
 #: confidential computing on the GPUs, in words: "CC mode on/enabled", "confidential computing (mode) enabled", "enabled
 #: confidential computing", a confidential VM (CVM) or a TDX / SEV-SNP guest ("PPCIe mode" is the multi-GPU mode: not this;
 #: gpu-admin-tools' "CC mode is on", a tool's line run on the host, is evidence/cc.py's)
 _CC_ON = _rx(r"(?<!ppcie )(?<!protected pcie )\b(?:cc|confidential[- ]comput\w*)\s+mode\s+(?:on|enabled|(?:is|was)\s+enabled)\b|"
              r"\bconfidential[- ]comput\w*\s+(?:is\s+|was\s+)?enabled\b|\benabl\w*\s+(?:the\s+)?(?:gpu\s+)?(?:cc|confidential[- ]comput\w*)(?:\s+mode)?\b|"
              r"\bconfidential (?:vms?|virtual machines?|guests?)\b|\bcvms?\b|\b(?:tdx|sev-snp)\s+(?:vms?|guests?|cvms?)\b")
+#: NVIDIA vGPU (a mediated, time-sliced GPU in a guest; nvidia-smi -q "Virtualization Mode: VGPU")
 _VGPU = r"\bv-?gpus?\b|\bgrid (?:driver|license|vgpu)|virtualization mode\s*:?\s*vgpu"
 #: GPU sharing in containers that calls its shares "vGPU" with no hypervisor: HAMi (formerly k8s-vGPU-scheduler; its
 #: HAMi-core is the libvgpu.so preloaded into a pod to enforce nvidia.com/gpumem and gpucores) and Volcano's vGPU device
