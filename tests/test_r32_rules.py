@@ -267,3 +267,28 @@ def test_round_66_nccl_2_30_refusals_of_a_setting_and_of_a_buffer():
     seg = ("h:1:1 [0] dev_runtime_segments.cc:78 (ncclDevrValidateHandleLocationType) NCCL WARN Segment 1 has unsupported "
            "location type 2. Symmetric memory currently only supports CU_MEM_LOCATION_TYPE_HOST_NUMA and CU_MEM_LOCATION_TYPE_DEVICE.")
     assert _host(seg).get("error.text", "").startswith("Segment 1 has unsupported location type")
+
+
+def test_round_68_userbuffers_timeouts_are_hangs_and_nemo_counts_gpus():
+    for text in ("[userbuffers.cu:kuserbuffers_pushrecv:2073] pushrecv [grank dst:1 global src:0][nvrank(GPU) dst: 1 src: 0]: "
+                 "expecting 3, observed 0",
+                 "[userbuffers.cu:userbuffers_fp16_sum_inplace_gpu_rw_ag:1352] [0] Allgather: SM 15 [1]: expecting 1 got 0"):
+        assert _host(text).get("symptom.hang") is True, text
+    assert _host("AssertionError: Not enough GPUs, requesting 4").get("symptom.gpus_missing") is True
+
+
+def test_round_67_paddle_and_oneflow_device_checks_and_paddles_peer_refusals():
+    from .kbtools import text_facts
+    for text in ("RuntimeError: the number of visible devices(2) is less than the number of spawn processes(4)",
+                 "ValueError: The selected gpu card 2 cannot found in CUDA_VISIBLE_DEVICES (0,1).",
+                 "AssertionError: Can't find your selected_gpus 6 in CUDA_VISIBLE_DEVICES[0,1,2,3].",
+                 "AssertionError: The device id 3 exceeds gpu card number 2",
+                 "[Hint: Expected id < GetGPUDeviceCount(), but received id:2 >= GetGPUDeviceCount():2.]",
+                 "E1120 11:02:45.880213  9921 place.cc:386] Invalid CUDAPlace(4), must inside [0, 4), because GPU number on your machine is 4",
+                 "RuntimeError: Error: Check failed: (2 < 2) Placement is invalid because device id must be less than num devices on node"):
+        assert _host(text).get("symptom.gpus_missing") is True, text
+    assert _host("RuntimeError: Error: Placement is invalid because there is no device!").get("symptom.no_cuda_device") is True
+    w = "W1120 10:21:33.118476  4521 parallel_executor.cc:664] Cannot enable P2P access from 2 to 0"
+    assert text_facts(w)["pair:0-2"]["p2p.read"] == "NOT_SUPPORTED"
+    v = "I1120 10:40:02.551270  7310 cuda_virtual_mem_allocator.cc:58] device(0) can not access peer to device(3)"
+    assert text_facts(v)["pair:0-3"]["p2p.read"] == "NOT_SUPPORTED"

@@ -98,6 +98,19 @@ FEWER_GPUS = re.compile(
     r"\b(?:gpu|device) id \d+ is not valid under \w*visible_devices\b|\brequested \d+ gpus but only \d+ available\b|"
     r"\bnum_gpus \d+ > available_gpu [\d.]+|\binvalid device_uuid=|"
     r"\b\d+ gpus requested, but only \d+ available\b|"
+    # NeMo's TensorRT-LLM export (export/trt_llm/tensorrt_llm_run.py: assert "Not enough GPUs, requesting %d")
+    r"\bnot enough gpus, requesting \d+|"
+    # PaddlePaddle (distributed/spawn.py: "the number of visible devices(%d) is less than the number of spawn processes(%d)",
+    # "The selected gpu card %s cannot found in CUDA_VISIBLE_DEVICES (%s)"; utils/launch_utils.py: "Can't find your
+    # selected_gpus %s in CUDA_VISIBLE_DEVICES[%s]"; "The device id %d exceeds gpu card number %d"; phi's cuda_info.cc
+    # "Expected id < GetGPUDeviceCount(), but received id:%d >= GetGPUDeviceCount():%d", "The device id %d is out of range
+    # [0, %d), where %d is the number of devices on this machine"; place.cc "Invalid CUDAPlace(%d), must inside [0, %d)"),
+    # OneFlow ("Placement is invalid because device id must be less than num devices on node")
+    r"\bthe number of visible devices\(\d+\) is less than the number of spawn processes\(\d+\)|"
+    r"\bthe selected gpu card \S+ cannot found in cuda_visible_devices\b|\bcan't find your selected_gpus \S+ in cuda_visible_devices\b|"
+    r"\bthe device id \d+ exceeds gpu card number \d+|\bexpected id < getgpudevicecount\(\), but received id:\s*\d+ >= getgpudevicecount\(\)|"
+    r"\bthe device id \d+ is out of range \[0, \d+\), where \d+ is the number of devices\b|\binvalid cudaplace\(\d+\), must inside \[0, \d+\)|"
+    r"\bplacement is invalid because device id must be less than num devices on node\b|"
     # AReaL's local scheduler on a list it cannot parse (UUIDs): "Invalid CUDA_VISIBLE_DEVICES: %s, using default [0]"
     r"\binvalid cuda_visible_devices: [^\n]{0,400}?, using default \[0\]|"
     # llama.cpp (llama.cpp: "invalid value for main_gpu: %d (available devices: %zu)")
@@ -173,6 +186,8 @@ NO_DEVICE = re.compile(
     # NCCL (os/linux.cc from 2.30, misc/nvmlwrap.cc before: "Failed to open libnvidia-ml.so.1"): the driver's user-space
     # libraries are not in this environment (a container started without the NVIDIA runtime)
     r"\bfailed to open libnvidia-ml\.so(?:\.1)?\b|"
+    # OneFlow (placement: "Placement is invalid because there is no device!"; its CUDA device check "GPU device does not exist")
+    r"\bplacement is invalid because there is no device\b|\bgpu device does not exist\b|"
     # coreutils' ls on the device nodes ("ls: cannot access '/dev/nvidia*': No such file or directory"): no NVIDIA device
     # node in this host or container
     r"\bls: cannot access '?/dev/nvidia[\w*?-]*'?: no such file or directory\b|"

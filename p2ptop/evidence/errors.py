@@ -183,7 +183,11 @@ _PEER_UNAVAILABLE = re.compile(r"(?:array resides \((\d+)\) is different from th
                                # cutorch (lib/THC/THCGeneral.c THCState_setPeerToPeerAccess: THError("p2p access not supported
                                # for %d accessing %d") where cudaDeviceCanAccessPeer said no), cuda-convnet2 (convnet.cu:
                                # printf("No peer access GPU %d -->  GPU %d\n"))
-                               r"\bp2p access not supported for (\d+) accessing (\d+)|\bno peer access GPU (\d+) -->\s+GPU (\d+)", re.I)
+                               r"\bp2p access not supported for (\d+) accessing (\d+)|\bno peer access GPU (\d+) -->\s+GPU (\d+)|"
+                               # PaddlePaddle (framework/parallel_executor.cc: LOG(WARNING) "Cannot enable P2P access from %d to %d"
+                               # where GpuDeviceCanAccessPeer said no; cuda_virtual_mem_allocator.cc: "device(%d) can not access
+                               # peer to device(%d)")
+                               r"\bcannot enable p2p access from (\d+) to (\d+)|\bdevice\((\d+)\) can not access peer to device\((\d+)\)", re.I)
 #: a library's own words for a failed cudaIpcOpenMemHandle ("failed to open IPC handle for rank 0: invalid device context",
 #: Mooncake's EP transport; "Failed to open CUDA IPC handle", "unable to open ipc mem handle"): the error is that call's
 _IPC_OPEN_WORDS = re.compile(r"\b(?:fail(?:ed|s|ure)?|unable|could not|cannot|can't)\s+(?:to\s+)?open(?:ing)?\s+(?:the\s+|a\s+)?(?:cuda\s+)?ipc\s+(?:mem(?:ory)?\s+)?handle", re.I)
@@ -321,7 +325,7 @@ def parse(c: Collector) -> bool:
     v = p.select(("peer access is unavailable", "access=0", "no p2p support", "cannot p2p access", "canaccesspeer",
                   "cuda peer access un", "non peer-to-peer", "access device", "p2p access required",
                   "enable peer access", "no p2p access from", "p2p access to", "init p2p access", "cannot create mappings",
-                  "p2p access not supported for", "no peer access gpu"), context=0)
+                  "p2p access not supported for", "no peer access gpu", "enable p2p access from", "access peer to device"), context=0)
     m = _PEER_UNAVAILABLE.search(v.text)
     if m:
         ln = v.line_of(m.start())

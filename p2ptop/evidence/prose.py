@@ -230,6 +230,9 @@ _SYMPTOMS = (
                      # a peer's write that never landed
                      r"\b(?:receivers?|senders?|forwarders?|dispatch|combine|barrier)\s+time-?out\b|"
                      r"\btime-?out for (?:the )?(?:barrier|dispatch|combine|(?:\w+ )?(?:receivers?|senders?|forwarders?))\b|\btime-?out check failed\b|"
+                     # Transformer Engine's userbuffers kernels after UB_TIMEOUT (userbuffers.cu: "pushrecv [...]: expecting %d,
+                     # observed %d", "[%d] Allgather: SM %d [%d]: expecting %d got %d"): a peer's flag write that never arrived
+                     r"\buserbuffers\.cu:\w+:\d+\][^\n]{0,160}?\bexpecting \d+,? (?:observed|got) \d+|"
                      # a run said to stop in the middle, with no error ("On 3 GPU's training stops randomly")
                      r"\b(?:training|job|run|process|program)\s+(?:\w+\s+){0,2}?(?:stops|stopped|halts|halted)\s+(?:randomly|suddenly|unexpectedly|at random|"
                      r"without (?:any |an )?(?:error|message)|responding|progressing)\b|\b(?:randomly|suddenly|unexpectedly)\s+(?:stops|stopped|halts|halted)\b|"
