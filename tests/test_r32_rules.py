@@ -292,3 +292,17 @@ def test_round_67_paddle_and_oneflow_device_checks_and_paddles_peer_refusals():
     assert text_facts(w)["pair:0-2"]["p2p.read"] == "NOT_SUPPORTED"
     v = "I1120 10:40:02.551270  7310 cuda_virtual_mem_allocator.cc:58] device(0) can not access peer to device(3)"
     assert text_facts(v)["pair:0-3"]["p2p.read"] == "NOT_SUPPORTED"
+
+
+def test_round_70_health_checkers_xids_and_counts():
+    gke = ("I1129 06:20:51.011377       1 health_checker.go:323] XIDCritialError Condition not exists, adding:%!(EXTRA uint64=79)")
+    facts = _host(gke)
+    assert facts["host.xid_codes"] == "79" and facts["gpu.lost"] is True
+    cond = '  XidCriticalError     True    Sat, 29 Nov 2026 06:25:51 +0000   Sat, 29 Nov 2026 06:20:51 +0000   {"79":true}   3f9c2e1a'
+    assert _host(cond)["host.xid_codes"] == "79"
+    for text in ('fatal: [a3m-login-001]: FAILED! => {"changed": false, "msg": "GPU count did not match 8"}',
+                 "[FAIL] 3-topology-check: Topology GPU count mismatch: expected=8, topo=7 (severity: ISOLATE)"):
+        assert _host(text).get("symptom.gpus_missing") is True, text
+    assert "symptom.gpus_missing" not in _host("[FAIL] 3-topology-check: Topology GPU count mismatch: expected=8, topo=8")
+    assert _host("ERROR:  nhc:  Health check failed:  check_nvsmi_healthmon:  nvidia-smi:  NVIDIA driver not loaded. "
+                 "FaultCode: NHCNA").get("symptom.no_cuda_device") is True

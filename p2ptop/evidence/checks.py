@@ -100,6 +100,8 @@ FEWER_GPUS = re.compile(
     r"\b\d+ gpus requested, but only \d+ available\b|"
     # NeMo's TensorRT-LLM export (export/trt_llm/tensorrt_llm_run.py: assert "Not enough GPUs, requesting %d")
     r"\bnot enough gpus, requesting \d+|"
+    # cluster-toolkit's CI playbook (ansible fail: "GPU count did not match %d" after nvidia-smi -L listed another number)
+    r"\bgpu count did not match \d+|"
     # PaddlePaddle (distributed/spawn.py: "the number of visible devices(%d) is less than the number of spawn processes(%d)",
     # "The selected gpu card %s cannot found in CUDA_VISIBLE_DEVICES (%s)"; utils/launch_utils.py: "Can't find your
     # selected_gpus %s in CUDA_VISIBLE_DEVICES[%s]"; "The device id %d exceeds gpu card number %d"; phi's cuda_info.cc
@@ -188,6 +190,8 @@ NO_DEVICE = re.compile(
     r"\bfailed to open libnvidia-ml\.so(?:\.1)?\b|"
     # OneFlow (placement: "Placement is invalid because there is no device!"; its CUDA device check "GPU device does not exist")
     r"\bplacement is invalid because there is no device\b|\bgpu device does not exist\b|"
+    # Azure's NHC (check_nvsmi_healthmon: "NVIDIA driver not loaded. FaultCode: NHCNA", nvidia-smi's exit code 9)
+    r"\bnvidia driver not loaded\b|"
     # coreutils' ls on the device nodes ("ls: cannot access '/dev/nvidia*': No such file or directory"): no NVIDIA device
     # node in this host or container
     r"\bls: cannot access '?/dev/nvidia[\w*?-]*'?: no such file or directory\b|"
@@ -195,8 +199,9 @@ NO_DEVICE = re.compile(
     r"\bi will set the available devices to be zero\b", re.ASCII | re.M)
 #: a node health check's count of GPUs against the one it expects (Azure's NHC check_gpu_count "Expected to see 8 but
 #: found 7", gpud's "nvidia gpu count mismatch (found 7, expected 8)", AWS's health check "GPU count mismatch: expected=8,
-#: detected=7"): fewer GPUs seen where the second is smaller
-COUNT_CHECK = re.compile(r"(?<![a-z0-9])gpu[_ ]count\b[^\n]{0,60}?\bexpected(?: to see)?\s*[=:]?\s*(\d{1,3})\b[^\n]{0,20}?\b(?:but )?(?:found|detected|got|saw|seen)\s*[=:]?\s*(\d{1,3})\b|"
+#: detected=7", awsome-distributed-training's topology check "Topology GPU count mismatch: expected=8, topo=7"): fewer GPUs
+#: seen where the second is smaller
+COUNT_CHECK = re.compile(r"(?<![a-z0-9])gpu[_ ]count\b[^\n]{0,60}?\bexpected(?: to see)?\s*[=:]?\s*(\d{1,3})\b[^\n]{0,20}?\b(?:but )?(?:found|detected|got|saw|seen|topo)\s*[=:]?\s*(\d{1,3})\b|"
                          r"\bgpu count mismatch \(found (\d{1,3}), expected (\d{1,3})\)", re.ASCII)
 #: LMDeploy's TurboMind (lmdeploy/turbomind/parallel_config.py): "no valid parallel config: dp=1, tp=2, ...,
 #: available_devices=1", where available_devices is torch.cuda.device_count() times the nodes: fewer GPUs visible than tp

@@ -51,6 +51,10 @@ _SETPCI_ACS = re.compile(r"setpci\b.*?(?:\bf2a\b|ECAP_ACS\s*\+\s*(?:0x)?6\b|ECAP
 _SETPCI_VALUE = re.compile(r"^(?:(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s*(?:@\S+\s*)?=?\s*)?([0-9a-fA-F]{4})$")
 ACS_REDIRECT_BITS = 0x4 | 0x8
 _XID = re.compile(r"NVRM: Xid \((?:PCI:)?([0-9a-fA-F:.]+)\):\s*(\d+)")
+#: GKE's GPU health checker (container-engine-accelerators pkg/gpu/nvidia/health_check/health_checker.go): the Xid it adds as
+#: the node condition ("XIDCritialError Condition not exists, adding:%!(EXTRA uint64=79)", its own misspelling and a Go format
+#: with no verb) and the condition as kubectl shows it ("XidCriticalError  True ... {"79":true}")
+_GKE_XID = re.compile(r"XIDCritialError Condition not exists, adding:%!\(EXTRA uint64=(\d+)\)|XidCriticalError\s+True\b[^\n]*?\{\"(\d+)\":true")
 _IOMMU_ARGS = re.compile(r"\b(intel_iommu=\S+|amd_iommu=\S+|iommu=\S+|iommu\.passthrough=\S+|pcie_acs_override=\S+|vfio[-_]pci\.ids=\S+)")
 _FM_VERSION = re.compile(r"Fabric ?Manager(?: version)?(?: is)?\s*:?\s*v?(\d+\.\d+\.\d+)", re.I)
 #: the module's banner as the kernel log prints it at load ("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.104.05 ...")
@@ -365,7 +369,7 @@ def parse_kernel_log(c: Collector) -> bool:
     text = c.paste.text
     keys = ("NVRM", "Xid", "AMD-Vi", "DMAR", "IO_PAGE_FAULT", "Command line:", "fabricmanager", "Fabric Manager", "fabric manager",
             "nvidia-nvswitch", "iommu", "BOOT_IMAGE=", "available PCIe bandwidth", "nvlsm", "NVLSM", "ACS redirect is set",
-            "device inaccessible", "BAR 1: ")
+            "device inaccessible", "BAR 1: ", "XIDCritialError")
     if not any(k in text for k in keys):
         return False
     found = _kernel_pcie_links(c)
@@ -374,6 +378,15 @@ def parse_kernel_log(c: Collector) -> bool:
     bar1_failed: dict[str, int] = {}  # device -> line of its BAR 1 assignment failure
     bar1_retried = 0  # line of a BAR 1 assigned after it had failed (the kernel's second pass, windows reallocated)
     for no, line in enumerate(c.paste.lines, 1):
+        if "XIDCritialError" in line or "XidCriticalError" in line:
+            m = _GKE_XID.search(line)
+            if m:
+                found = True
+                code = int(m.group(1) or m.group(2))
+                xids.append((code, no, ""))
+                if code == 79:
+                    c.add("host", "gpu.lost", True, no, severity="problem")
+                continue
         if "Xid" in line:
             m = _XID.search(line)
             if m:
