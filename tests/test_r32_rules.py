@@ -306,3 +306,13 @@ def test_round_70_health_checkers_xids_and_counts():
     assert "symptom.gpus_missing" not in _host("[FAIL] 3-topology-check: Topology GPU count mismatch: expected=8, topo=8")
     assert _host("ERROR:  nhc:  Health check failed:  check_nvsmi_healthmon:  nvidia-smi:  NVIDIA driver not loaded. "
                  "FaultCode: NHCNA").get("symptom.no_cuda_device") is True
+
+
+def test_round_69_open_mpi_ipc_calls_yaksa_and_htcondor():
+    ompi = ("[node05:41877] error in cuIpcOpenMemHandle\n[node05:41877] open_ipc_handle failed: base=(nil) (remote "
+            "base=0x7f8e24000000,size=16777216)\n[node05:41877] mca_smsc_accelerator_copy: Failed to register remote memory, ret=-1")
+    assert _host(ompi)["error.cuda_call"] == "cuIpcOpenMemHandle"
+    assert "cuda_ipc_cross_boundary" in [a[0] for a in answer(ompi)[:3]]
+    yaksa = "[yaksa] CUDA is setup in exclusive compute mode, but CUDA_VISIBLE_DEVICES is not set"
+    assert _ids(yaksa, 1) == ["cuda/devices-busy-exclusive-compute-mode"]
+    assert _host("diag: cuInit found no CUDA-capable devices. code=100").get("symptom.no_cuda_device") is True

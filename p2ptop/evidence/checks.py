@@ -192,6 +192,8 @@ NO_DEVICE = re.compile(
     r"\bplacement is invalid because there is no device\b|\bgpu device does not exist\b|"
     # Azure's NHC (check_nvsmi_healthmon: "NVIDIA driver not loaded. FaultCode: NHCNA", nvidia-smi's exit code 9)
     r"\bnvidia driver not loaded\b|"
+    # HTCondor's condor_gpu_discovery ("cuInit found no CUDA-capable devices. code=%d")
+    r"\bcuinit found no cuda-capable devices\b|"
     # coreutils' ls on the device nodes ("ls: cannot access '/dev/nvidia*': No such file or directory"): no NVIDIA device
     # node in this host or container
     r"\bls: cannot access '?/dev/nvidia[\w*?-]*'?: no such file or directory\b|"

@@ -190,6 +190,8 @@ _PEER_UNAVAILABLE = re.compile(r"(?:array resides \((\d+)\) is different from th
                                r"\bcannot enable p2p access from (\d+) to (\d+)|\bdevice\((\d+)\) can not access peer to device\((\d+)\)", re.I)
 #: a library's own words for a failed cudaIpcOpenMemHandle ("failed to open IPC handle for rank 0: invalid device context",
 #: Mooncake's EP transport; "Failed to open CUDA IPC handle", "unable to open ipc mem handle"): the error is that call's
+#: a CUDA IPC call a library says failed without CUDA's code (Open MPI's smsc/accelerator: "error in cuIpcOpenMemHandle")
+_IPC_CALL_ERROR = re.compile(r"\berror in (cu(?:da)?Ipc(?:Open|Get)(?:Mem|Event)Handle)\b", re.I)
 _IPC_OPEN_WORDS = re.compile(r"\b(?:fail(?:ed|s|ure)?|unable|could not|cannot|can't)\s+(?:to\s+)?open(?:ing)?\s+(?:the\s+|a\s+)?(?:cuda\s+)?ipc\s+(?:mem(?:ory)?\s+)?handle", re.I)
 #: PyTorch's frames that open another process's CUDA memory: torch.multiprocessing's rebuild_cuda_tensor and
 #: UntypedStorage._new_shared_cuda, which reach cudaIpcOpenMemHandle (CUDACachingAllocator getIpcDevPtr); a CUDA error
@@ -334,6 +336,16 @@ def parse(c: Collector) -> bool:
         subj = pair_subject(min(int(a), int(b)), max(int(a), int(b))) if a and b and a != b else "host"
         c.add(subj, "p2p.read", "NOT_SUPPORTED", ln, severity="problem",
               summary="the framework says CUDA's peer-access query answers no (peer access unavailable)")
+        c.add("host", "error.text", " ".join(p.line(ln).split())[:200], ln)
+        found = True
+    # Open MPI's single-copy component (opal/mca/smsc/accelerator, the accelerator framework's CUDA module: "error in
+    # cuIpcOpenMemHandle", "Error in cuIpcGetMemHandle dev_ptr %p"): a CUDA IPC call failed, its code not printed
+    v = p.select(("error in cuipc", "error in cudaipc"), context=0)
+    m = _IPC_CALL_ERROR.search(v.text)
+    if m and not c.has("host", "error.cuda_call"):
+        ln = v.line_of(m.start())
+        call = (_IPC_CALL_ERROR.search(p.line(ln)) or m).group(1)  # the selection is lower-cased: the paste's own spelling
+        c.add("host", "error.cuda_call", call, ln, summary=f"{call} failed (the library names the call, not CUDA's code)")
         c.add("host", "error.text", " ".join(p.line(ln).split())[:200], ln)
         found = True
     for fw, words, rx in _FRAMEWORKS:
