@@ -316,3 +316,13 @@ def test_round_69_open_mpi_ipc_calls_yaksa_and_htcondor():
     yaksa = "[yaksa] CUDA is setup in exclusive compute mode, but CUDA_VISIBLE_DEVICES is not set"
     assert _ids(yaksa, 1) == ["cuda/devices-busy-exclusive-compute-mode"]
     assert _host("diag: cuInit found no CUDA-capable devices. code=100").get("symptom.no_cuda_device") is True
+
+
+def test_round_71_driver_lines_of_fabric_manager_and_multicast():
+    for text in ("[ 9127.550318] NVRM: _clearFmState: nvidia-fabricmanager daemon shutdown detected, robust channel recovery invoked!",
+                 "[  412.018902] NVRM: GPU2 knvlinkCheckNvswitchP2pConfig_IMPL: GPU 2 doesn't have a fabric address"):
+        assert _ids(text, 1) == ["fabric-manager/not-running-system-not-initialized"], text
+    mc = "[ 5120.771342] NVRM: GPU4 _memMulticastFabricAttachGpuPostProcessor: Insufficient mcAddressSize returned from Fabric Manager"
+    assert "nccl/nvls-multicast-setup-failed" in _ids(mc)
+    ok = "[  96.414352] NVRM: GPU3 knvlinkSetUniqueFabricBaseAddress_GV100: Fabric base addr 10000000000 is assigned to GPU 3"
+    assert not alarms(ok)
