@@ -1,7 +1,8 @@
 """What programs print when a process sees fewer GPUs than it was given, or none: the frameworks' and tools' own checks
 (Lightning, TGI, exllamav2, vLLM, PyTorch, Ray, TensorFlow, XLA, Paddle, Triton, UCCL, MegEngine, Xinference, xoscar,
-Slurm, LMDeploy, OneFlow, ollama, llama.cpp, JAX, DeepSpeed, Megatron-LM, Accelerate, MXNet, cuBLASMp, FBGEMM, NeMo-RL, slime, AReaL, ROLL,
-cuda-samples' cudaOpenMP, node health checkers), each pattern written from its source's format string.
+Slurm, LMDeploy, OneFlow, ollama, llama.cpp, JAX, DeepSpeed, Megatron-LM, Accelerate, MXNet, cuBLASMp, FBGEMM, NeMo-RL,
+NeMo, slime, AReaL, ROLL, MLC LLM, Legion/Realm, HTCondor, NCCL, GROMACS, QUDA, cutorch, Caffe2, cuda-samples' cudaOpenMP,
+node health checkers), each pattern written from its source's format string.
 
 ``parse(c)`` adds ``symptom.gpus_missing`` (fewer GPUs seen than asked for or installed) or, failing that,
 ``symptom.no_cuda_device`` (none seen), on the first line that says so. They are messages, not sentences: no negation or
@@ -93,10 +94,12 @@ FEWER_GPUS = re.compile(
     r"\bvisible_device_list' listed an invalid device id '\d+' but visible device count is \d+\b|"
     # RL post-training stacks: NeMo-RL's and slime's device checks ("GPU id %d is not valid under CUDA_VISIBLE_DEVICES=%s.
     # Expected one of ...", "Device id %s is not valid under %s=%s"), AReaL's local scheduler ("Requested %d GPUs but only %d
-    # available"; on a list it cannot parse, only GPU 0), ROLL's resource manager (assert "num_gpus %d > available_gpu %s"), and NeMo-RL's and ROLL's receivers of a
-    # CUDA IPC tensor ("Invalid device_uuid=%s": the sender's GPU is none the receiving process sees)
+    # available"; on a list it cannot parse, only GPU 0, below), ROLL's resource manager (assert "num_gpus %d >
+    # available_gpu %s"), and NeMo-RL's and ROLL's receivers of a CUDA IPC tensor ("Invalid device_uuid=%s": the sender's
+    # GPU is none the receiving process sees)
     r"\b(?:gpu|device) id \d+ is not valid under \w*visible_devices\b|\brequested \d+ gpus but only \d+ available\b|"
     r"\bnum_gpus \d+ > available_gpu [\d.]+|\binvalid device_uuid=|"
+    # Legion/Realm under FlexFlow (realm/cuda/cuda_module.cc: "%d GPUs requested, but only %d available!")
     r"\b\d+ gpus requested, but only \d+ available\b|"
     # NeMo's TensorRT-LLM export (export/trt_llm/tensorrt_llm_run.py: assert "Not enough GPUs, requesting %d")
     r"\bnot enough gpus, requesting \d+|"
@@ -182,8 +185,7 @@ NO_DEVICE = re.compile(
     # "Detection of GPUs failed. The API reported:" and as "(GPU detection failed: ...)")
     r"\bno valid cuda driver found\b|"
     # MLC LLM (support/auto_device.py: "Not found device: cuda:0" logged, then "Device is not found on your local environment:
-    # cuda"), Legion/Realm under FlexFlow (realm/cuda/cuda_module.cc: "%d GPUs requested, but only %d available!" is fewer GPUs,
-    # below)
+    # cuda")
     r"\bdevice is not found on your local environment: cuda\b|\bnot found device: cuda:\d+|"
     # NCCL (os/linux.cc from 2.30, misc/nvmlwrap.cc before: "Failed to open libnvidia-ml.so.1"): the driver's user-space
     # libraries are not in this environment (a container started without the NVIDIA runtime)

@@ -188,10 +188,10 @@ _PEER_UNAVAILABLE = re.compile(r"(?:array resides \((\d+)\) is different from th
                                # where GpuDeviceCanAccessPeer said no; cuda_virtual_mem_allocator.cc: "device(%d) can not access
                                # peer to device(%d)")
                                r"\bcannot enable p2p access from (\d+) to (\d+)|\bdevice\((\d+)\) can not access peer to device\((\d+)\)", re.I)
-#: a library's own words for a failed cudaIpcOpenMemHandle ("failed to open IPC handle for rank 0: invalid device context",
-#: Mooncake's EP transport; "Failed to open CUDA IPC handle", "unable to open ipc mem handle"): the error is that call's
 #: a CUDA IPC call a library says failed without CUDA's code (Open MPI's smsc/accelerator: "error in cuIpcOpenMemHandle")
 _IPC_CALL_ERROR = re.compile(r"\berror in (cu(?:da)?Ipc(?:Open|Get)(?:Mem|Event)Handle)\b", re.I)
+#: a library's own words for a failed cudaIpcOpenMemHandle ("failed to open IPC handle for rank 0: invalid device context",
+#: Mooncake's EP transport; "Failed to open CUDA IPC handle", "unable to open ipc mem handle"): the error is that call's
 _IPC_OPEN_WORDS = re.compile(r"\b(?:fail(?:ed|s|ure)?|unable|could not|cannot|can't)\s+(?:to\s+)?open(?:ing)?\s+(?:the\s+|a\s+)?(?:cuda\s+)?ipc\s+(?:mem(?:ory)?\s+)?handle", re.I)
 #: PyTorch's frames that open another process's CUDA memory: torch.multiprocessing's rebuild_cuda_tensor and
 #: UntypedStorage._new_shared_cuda, which reach cudaIpcOpenMemHandle (CUDACachingAllocator getIpcDevPtr); a CUDA error

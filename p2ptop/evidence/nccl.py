@@ -64,9 +64,9 @@ def is_p2p_fallback(transport: Optional[str], path: Optional[str] = None, p2p_re
     return (path is not None and str(path).startswith(P2P_CAPABLE_PATHS)) or p2p_read == "OK"
 
 
-#: the paths that cross the CPU (nvidia-smi's PHB, NODE, SYS): NCCL's default P2P level stops short of them on Intel CPUs
-#: (graph/paths.cc ncclTopoCheckP2p: p2pLevel PATH_PXB for x86 Intel, PATH_SYS elsewhere, unless NCCL_P2P_LEVEL says)
-CPU_PATHS = ("PHB", "NODE", "SYS")
+#: NCCL's default P2P level on Intel x86 (graph/paths.cc ncclTopoCheckP2p: p2pLevel PATH_PXB there, PATH_SYS elsewhere, unless
+#: NCCL_P2P_LEVEL says): the paths above it cross the CPU (nvidia-smi's PHB, NODE, SYS)
+DEFAULT_P2P_LEVEL = "PXB"
 #: the variables that decide P2P themselves: with one of them set, NCCL's choice is the setting's, not the path's
 P2P_SETTINGS = ("NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL", "NCCL_P2P_READ_ENABLE", "NCCL_IGNORE_DISABLED_P2P")
 
@@ -74,7 +74,7 @@ P2P_SETTINGS = ("NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL", "NCCL_P2P_READ_ENABLE", "N
 def is_p2p_off_by_path(transport: Optional[str], path: Optional[str], settings: Collection[str] = ()) -> bool:
     """NCCL went via SHM or NET on a pair whose path crosses the CPU, with no P2P setting of its own: NCCL's default left
     P2P off there (the pair's traffic goes through host memory). The rule behind ``nccl.p2p_off_by_path``."""
-    if not transport or transport.startswith("P2P") or path is None or str(path).upper() not in CPU_PATHS:
+    if not transport or transport.startswith("P2P") or not levels.below_path(DEFAULT_P2P_LEVEL, path):
         return False
     return not any(k in settings for k in P2P_SETTINGS)
 

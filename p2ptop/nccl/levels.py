@@ -42,7 +42,3 @@ def below_path(value: Optional[str], path: Optional[str]) -> bool:
     lv, pt = level_name(value), path_type(path)
     return lv is not None and pt is not None and ORDER.index(lv) < ORDER.index(pt)
 
-
-def rank(name: str) -> int:
-    """Position of an NCCL path type in ORDER."""
-    return ORDER.index(name)

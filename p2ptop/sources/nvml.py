@@ -198,7 +198,7 @@ class NvmlReader:
         else:
             na["cuda_driver_version"] = why or f"unexpected value {v!r}"
         if what == "topo":
-            na["nvml_version"] = NOT_FOR_TOPO
+            na["nvml_version"] = na["cc_mode"] = NOT_FOR_TOPO
         else:
             v, why = self.call("nvmlSystemGetNVMLVersion")
             snap.nvml_version = _text(v)
