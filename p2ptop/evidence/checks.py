@@ -1,6 +1,6 @@
 """What programs print when a process sees fewer GPUs than it was given, or none: the frameworks' and tools' own checks
 (Lightning, TGI, exllamav2, vLLM, PyTorch, Ray, TensorFlow, XLA, Paddle, Triton, UCCL, MegEngine, Xinference, xoscar,
-Slurm, LMDeploy, OneFlow, ollama, llama.cpp, JAX, DeepSpeed, Megatron-LM, Accelerate, MXNet, cuBLASMp, FBGEMM, NeMo-RL,
+Slurm, OpenPBS, Flux, LMDeploy, OneFlow, ollama, llama.cpp, JAX, DeepSpeed, Megatron-LM, Accelerate, MXNet, cuBLASMp, FBGEMM, NeMo-RL,
 NeMo, slime, AReaL, ROLL, MLC LLM, Legion/Realm, HTCondor, NCCL, GROMACS, QUDA, cutorch, Caffe2, cuda-samples' cudaOpenMP,
 node health checkers), each pattern written from its source's format string.
 
@@ -20,6 +20,13 @@ FEWER_GPUS = re.compile(
     # mistral.rs (device_map: "Could not find cuda device with ordinal %d"; distributed: "NCCL rank %d must match device
     # ordinal, but device ordinal is %d. Ensure GPUs are visible in the correct order")
     r"\bcould not find cuda device with ordinal \d+\b|\bnccl rank \d+ must match device ordinal, but device ordinal is \d+\b|"
+    # schedulers that hold GPUs back from jobs: Slurm's GPU plugin (gres_gpu.c: "The following autodetected GPUs are being
+    # ignored:", NVML found GPUs that gres.conf does not configure), HTCondor's condor_gpu_discovery ("skipping %d uuid=%s
+    # during CUDA enumeration because of index": CUDA_VISIBLE_DEVICES inherited by the startd acts as a whitelist) and its
+    # startd ("GPUs %s is now marked offline"), Flux's resource pool (Rv1Pool.py "unsatisfiable request: need %d node(s)
+    # with %d cores and %d GPUs each, only %d eligible")
+    r"\bthe following autodetected gpus are being ignored\b|\bskipping \d+ uuid=\S+ during cuda enumeration because of index\b|"
+    r"\bgpus gpu-[0-9a-f-]+ is now marked offline\b|\bunsatisfiable request: need \d+ node\(s\) with \d+ cores and \d+ gpus each\b|"
     # multi-gpu-programming-models ("Number of visible devices (%d) is less than number of ranks on the node (%d)!"),
     # CUTLASS's distributed GEMM ("... compiled with TP = %d, but found only %d devices"), Warp ("Invalid device
     # identifier: cuda:%d")
@@ -196,6 +203,9 @@ NO_DEVICE = re.compile(
     r"\bnvidia driver not loaded\b|"
     # HTCondor's condor_gpu_discovery ("cuInit found no CUDA-capable devices. code=%d")
     r"\bcuinit found no cuda-capable devices\b|"
+    # NVML's init refused with NVML_ERROR_DRIVER_NOT_LOADED (nvml.h: 9), as programs print the number ("nvmlInit() failed
+    # with error 9", HTCondor's condor_gpu_discovery)
+    r"\bnvmlinit(?:_v2)?\(\) failed with error 9\b|"
     # coreutils' ls on the device nodes ("ls: cannot access '/dev/nvidia*': No such file or directory"): no NVIDIA device
     # node in this host or container
     r"\bls: cannot access '?/dev/nvidia[\w*?-]*'?: no such file or directory\b|"
@@ -220,6 +230,11 @@ RAY_RESOURCES = re.compile(r"\byou asked for [\d.]+ cpus and ([\d.]+) gpus(?: pe
                            r"\brequires \{[^}]*\"gpu\": ([\d.]+)[^}]*\} but the cluster only has a maximum of \{[^}]*\"gpu\": ([\d.]+)", re.ASCII)
 
 
+#: OpenPBS's scheduler (job_info.cpp: "Insufficient amount of resource: %s (R: %s A: %s T: %s)", asked, available, total):
+#: fewer GPUs where a job asks for more than the vnode's total (the job "Can Never Run"); more than are free only waits
+PBS_NGPUS = re.compile(r"\binsufficient amount of resource: ngpus \(r: (\d+) a: \d+ t: (\d+)\)", re.ASCII)
+
+
 def _fewer(low: str) -> "re.Match | None":
     m = FEWER_GPUS.search(low)
     if m:
@@ -231,6 +246,9 @@ def _fewer(low: str) -> "re.Match | None":
     m = LMDEPLOY_CONFIG.search(low) if "no valid parallel config" in low else None
     if m and int(m.group(1)) > int(m.group(2)):
         return m
+    for m in PBS_NGPUS.finditer(low) if "ngpus" in low else ():
+        if int(m.group(1)) > int(m.group(2)):
+            return m
     for m in RAY_RESOURCES.finditer(low) if "but the cluster only has" in low else ():
         asked, have = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         if float(asked) > float(have):

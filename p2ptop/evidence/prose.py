@@ -178,6 +178,10 @@ _NVSWITCH = r"\bhgx\b|\bdgx\b"
 #: MIG named in words ("two MIG devices", "Multi-Instance GPU")
 _MIG = (r"\bmig (?:(?:gpu|compute) )?(?:devices?|instances?|slices?|mode|enabled|partitions?|profiles?)\b|\bmigs\b|multi-instance gpu|"
         r"\bmig[- ]enabled\b|\b(?:with|under|using|in) mig\b|\bmig-[0-9a-f]{8}|\bmig-gpu-|\b[1-7]g\.\d{1,3}gb\b")  # nvidia-smi -L's MIG UUIDs, profile names (1g.10gb)
+#: a program that will not or cannot look for MIG instances ("nvmlInit() failed with error 9; will not discover dynamic
+#: properties or MIG instances", HTCondor's condor_gpu_discovery): MIG named as what it could not query
+_MIG_NOT_READ = re.compile(r"\b(?:will not|won't|cannot|can't|unable to|failed to|could not|couldn't) (?:discover|detect|enumerate|query|list)\b"
+                          r"[^\n]{0,80}\bmig\b")
 #: a CUDA error number in a sentence: "CUDA initialization fails with 802 system error", "CUDA error 401"
 _CUDA_NUMBER_WORDS = _rx(r"cuda[^.\n]{0,60}?\b(?:with|error|code)\s+(?:error\s+|code\s+)?(\d{3})\b")
 #: GPUs of one host split one per process, worker, container or pod ("one GPU per container", "each pod gets 1 GPU",
@@ -1212,6 +1216,10 @@ def parse(c: Collector) -> bool:
                 c.add("host", "host.nvswitch_present", True, ln(machine.start()), severity="info",
                       summary=f"{machine.group(0)} is built on the 8-GPU HGX baseboard, which joins its GPUs through NVSwitch chips")
     m = _first(c, _MIG)
+    while m and _MIG_NOT_READ.search(c.paste.line(ln(m.start())).lower()):
+        # a program saying it cannot look for MIG instances says nothing of MIG mode: the next mention, if any
+        nl = low.find("\n", m.start())
+        m = _rx(_MIG).search(low, nl + 1) if nl >= 0 else None
     if m:
         found = c.add("host", "gpu.mig", True, ln(m.start())) or found
     m = _first(c, _CUDA_NUMBER_WORDS)
