@@ -201,6 +201,11 @@ fresh33/: a thirty-fifth part, collected on 2026-11-29 (twelfth session, third w
 Discussions), who reported a count only; 134 threads checked before the search budget ran out. Judged once, blind, with
 9c9a11e (benchmarks/results/eval-diagnosis-fresh33-blind-9c9a11e.txt), then opened. Assigned by collection: every case
 comes from a thread in no other part (dev/, holdout/, fresh/ to fresh32/), one case per thread.
+fresh34/: a thirty-sixth part, collected on 2026-11-29 (thirteenth session, first wave) by seven helpers kept apart by angle
+(NVIDIA's developer forums on CUDA programming and on data-centre/driver topics, discuss.pytorch.org, other forums, little-mined
+training frameworks, local LLM runners, the newest GitHub threads), who reported a count only; 207 threads checked. Judged once,
+blind, with 4a98a25 (benchmarks/results/eval-diagnosis-fresh34-blind-4a98a25.txt), then opened. Assigned by collection: every
+case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh33/), one case per thread.
 """
 
 from __future__ import annotations
@@ -210,9 +215,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh33/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh34/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
