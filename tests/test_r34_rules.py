@@ -1,0 +1,110 @@
+"""Rules of the thirteenth session (2026-11-29, fourth), each written from a program's own source, never from one case.
+
+1. The NVIDIA driver's own lines (open-gpu-kernel-modules 595.45.04): NVLink training, activation and wake failures
+   (kernel_nvlinkcorelibtrain.c, p2p_api.c), recovery from an uncontained NVLink error (kernel_nvlink.c), a GPU's attach to
+   a multicast object refused by the fabric (mem_multicast_fabric.c), the fabric probe's failure (gpu_fabric_probe.c),
+   peer-ID exhaustion (p2p_api.c, kern_bus_gh100.c, kern_bus_gm107.c), p2papiConstruct's unknown connection type, BAR1
+   resize unsupported (nv-pci.c) and an NVLink remote translation fault (kern_gmmu_ga100.c).
+2. Schedulers that hold GPUs back from jobs (Slurm's gres_gpu.c, HTCondor's condor_gpu_discovery and startd, Flux's
+   Rv1Pool.py, OpenPBS's job_info.cpp) and NVML's error 9 (driver not loaded); a program's "will not discover ... MIG
+   instances" is no MIG mode.
+3. After opening fresh34 (labelled so): NCCL's symmetric memory returning wrong data in 2.28-2.30 (NCCL commits 2948185,
+   the symmetric kernels' missing cudaGridDependencySynchronize under programmatic dependent launch, first in 2.30.6, and
+   1e47331c, RMA proxy offsets of sub-windows, first in 2.31).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .kbtools import alarms, answer
+from .kbtools import host_facts as _host
+
+
+def _ids(text, n=3):
+    return [a[3] for a in answer(text)[:n]]
+
+
+def _classes(text, n=3):
+    return [a[0] for a in answer(text)[:n]]
+
+
+# ---- 1. the driver's NVLink, fabric and peer lines ------------------------------------------------------------------
+
+@pytest.mark.parametrize("line, cls", [
+    ("[   58.3] NVRM: GPU1 _knvlinkActivateDiscoveredConns: Failed to activate link9 on GPU1!!!", "nvlink_link_failure"),
+    ("[ 2210.0] NVRM: GPU3 p2papiConstruct_IMPL: link training between GPU3 and SWITCH failed with status 77", "nvlink_link_failure"),
+    ("[ 7741.1] NVRM: GPU0 _knvlinkExitSleep: Unable to wakeup the linkmask 0xf00 of GPU0 from SLEEP", "nvlink_link_failure"),
+    ("[52210.4] NVRM: GPU5 knvlinkUncontainedErrorRecoveryUvmIdle_WORKITEM: Failed to idle UVM peer traffic with status 0x60. "
+     "This will lead to NVLINK Degradation!", "nvlink_link_failure"),
+    ("[ 3304.1] NVRM: GPU7 _memorymulticastfabricCtrlAttachGpu: Inband request Multicast Team Setup failed!", "nvls_multicast_failure"),
+    ("[ 8710.5] NVRM: GPU1 _memorymulticastfabricCtrlAttachGpu: IMEX channel subscription is not available", "nvls_multicast_failure"),
+    ("[  187.2] NVRM: GPU2 _gpuFabricProbeFullSanityCheck: Fabric Probe failed: 0x78", "fabric_manager_not_running"),
+    ("[ 3912.2] NVRM: GPU0 _p2papiReservePeerID: GPU0: peerID not available for NVLink P2P", "too_many_peers"),
+    ("[  802.1] NVRM: GPU9 kbusGetPeerIdFromTable_GM107: Peer number table doesn't support >8 GPUs", "too_many_peers"),
+    ("[ 1187.6] NVRM: GPU0 p2papiConstruct_IMPL: Unknown connection type", "p2p_unsupported_topology"),
+    ("[    5.1] NVRM: BAR resize resource not supported.", "bar1_too_small"),
+    ("[41877.3] NVRM: Xid (PCI:0000:c3:00): 108, NVLink remote translation error: faulted @ 0x4_1a2c0000.", "nvlink_peer_memory_error"),
+])
+def test_driver_lines_name_their_class_on_the_entrys_own_regex(line, cls):
+    got = answer(line)
+    hit = next((a for a in got[:3] if a[0] == cls), None)
+    assert hit, (line, [a[:2] for a in got[:3]])
+
+
+def test_the_drivers_healthy_nvlink_lines_stay_quiet():
+    for line in ("[ 15520.9] NVRM: GPU2 knvlinkEnterExitSleep_IMPL: Skipping L2 entry/exit since fabric is externally managed",
+                 "[ 3360.2] NVRM: GPU0 knvlinkEnterExitSleep_IMPL: NVLink L2 is not supported. Returning",
+                 "[ 96.4] NVRM: GPU0 knvlinkSetUniqueFabricBaseAddress_GV100: Fabric base addr 4000000000 is assigned to GPU 0"):
+        assert not alarms(line), line
+
+
+# ---- 2. schedulers holding GPUs back; NVML error 9 ------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "[2025-03-11T08:00:04.131] warning: The following autodetected GPUs are being ignored:",
+    "diag: skipping 2 uuid=3b1e5c7a-9d24-4f61-8c0e-5a7b2d9e1f43 during CUDA enumeration because of index",
+    "08/21/26 09:12:44 GPUs GPU-3b1e5c7a is now marked offline",
+    "0.014s: job.exception f2Xq type=alloc severity=0 unsatisfiable request: need 2 node(s) with 8 cores and 16 GPUs each, only 0 eligible",
+    "    comment = Can Never Run: Insufficient amount of resource: ngpus (R: 8 A: 4 T: 4)",
+])
+def test_schedulers_holding_gpus_back_are_fewer_gpus(text):
+    assert _host(text).get("symptom.gpus_missing") is True, text
+
+
+def test_pbs_waiting_for_busy_gpus_is_not_fewer_gpus():
+    # asked for no more than the vnode's total: the job waits for GPUs in use, nothing is missing
+    assert _host("comment = Not Running: Insufficient amount of resource: ngpus (R: 2 A: 0 T: 8)").get("symptom.gpus_missing") is None
+
+
+def test_nvml_error_9_is_no_gpu_and_a_mig_mention_of_what_was_not_read_is_no_mig_mode():
+    text = ("diag: cuInit found no CUDA-capable devices. code=100\n"
+            "Warning: nvmlInit() failed with error 9; will not discover dynamic properties or MIG instances.\nDetectedGPUs=0")
+    facts = _host(text)
+    assert facts.get("symptom.no_cuda_device") is True
+    assert facts.get("gpu.mig") is None
+    assert "device_not_visible" in _classes(text, 1)
+    assert _host("Warning: nvmlInit() failed with error 9; will not discover dynamic properties.").get("symptom.no_cuda_device") is True
+    # MIG named as the setup still is MIG mode
+    assert _host("We run the job on two MIG instances of one A100 and NCCL fails.").get("gpu.mig") is True
+
+
+# ---- 3. after opening fresh34: NCCL symmetric memory returning wrong data in 2.28-2.30 ------------------------------
+
+SYMM = "nccl/symmetric-memory-wrong-data-2-28-2-30"
+
+
+def test_wrong_results_with_nccl_symmetric_memory_in_the_affected_releases():
+    for text in ("With symmetric memory enabled the all-reduce gives wrong results on 4x H100. NCCL version 2.28.3+cuda12.9",
+                 "After registering buffers with ncclCommWindowRegister, outputs are silently wrong. NCCL 2.30.5, 8x B200."):
+        got = answer(text)
+        assert got[0][3] == SYMM and got[0][1] in ("likely", "possible"), [a[:4] for a in got[:3]]
+
+
+def test_not_offered_outside_the_releases_or_without_its_symptom_or_memory():
+    outside = "With symmetric memory enabled the all-reduce gives wrong results. NCCL version 2.27.7"
+    fixed = "With symmetric memory enabled the all-reduce gives wrong results. NCCL version 2.31.2"
+    hang = "With symmetric memory enabled the all-reduce hangs. NCCL version 2.29.7"
+    plain = "The all-reduce gives wrong results on 8x H100. NCCL version 2.29.7"
+    for text in (outside, fixed, hang, plain):
+        assert SYMM not in [a[3] for a in answer(text) if a[1] in ("likely", "possible")], text
