@@ -8,9 +8,12 @@
 2. Schedulers that hold GPUs back from jobs (Slurm's gres_gpu.c, HTCondor's condor_gpu_discovery and startd, Flux's
    Rv1Pool.py, OpenPBS's job_info.cpp) and NVML's error 9 (driver not loaded); a program's "will not discover ... MIG
    instances" is no MIG mode.
-3. After opening fresh34 (labelled so): NCCL's symmetric memory returning wrong data in 2.28-2.30 (NCCL commits 2948185,
+3. After opening fresh34 and fresh35 (labelled so): NCCL's symmetric memory returning wrong data in 2.28-2.30 (NCCL commits 2948185,
    the symmetric kernels' missing cudaGridDependencySynchronize under programmatic dependent launch, first in 2.30.6, and
-   1e47331c, RMA proxy offsets of sub-windows, first in 2.31).
+   1e47331c, RMA proxy offsets of sub-windows, first in 2.31); CUDA's illegal-address error alone no longer offers the
+   NCCL 2.26/2.27 Blackwell entry (its NCCL release and card are required); ComfyUI's prompt validation refusing a
+   device ("Value not in list: device: 'cuda:1' not in ['cuda:0']", its execution.py format) and a device index said
+   unseen ("I do not see cuda:2") are fewer GPUs.
 """
 
 from __future__ import annotations
@@ -108,3 +111,23 @@ def test_not_offered_outside_the_releases_or_without_its_symptom_or_memory():
     plain = "The all-reduce gives wrong results on 8x H100. NCCL version 2.29.7"
     for text in (outside, fixed, hang, plain):
         assert SYMM not in [a[3] for a in answer(text) if a[1] in ("likely", "possible")], text
+
+
+def test_an_illegal_address_alone_does_not_offer_the_nccl_blackwell_entry():
+    bare = "terminate called after throwing an instance of 'c10::Error'\n  what():  CUDA error: an illegal memory access was encountered"
+    assert "nccl/blackwell-pcie-illegal-access-512k" not in [a[3] for a in answer(bare) if a[1] in ("likely", "possible")]
+    both = ("h:1:1 [0] NCCL INFO NCCL version 2.26.2+cuda12.8\nTwo NVIDIA GeForce RTX 5090 over PCIe.\n"
+            "h:1:9 [0] enqueue.cc:1556 NCCL WARN Cuda failure 700 'an illegal memory access was encountered'")
+    got = answer(both)
+    assert got[0][3] == "nccl/blackwell-pcie-illegal-access-512k" and got[0][1] in ("likely", "possible")
+
+
+def test_a_device_the_process_does_not_list_is_fewer_gpus():
+    comfy = "Failed to validate prompt for output 9:\n* VAELoaderMultiGPU 33:\n  - Value not in list: device: 'cuda:1' not in ['cuda:0']"
+    assert _host(comfy).get("symptom.gpus_missing") is True
+    assert "device_not_visible" in _classes(comfy, 1)
+    # another input's value missing from its list is no GPU
+    assert _host("  - Value not in list: ckpt_name: 'model.safetensors' not in ['a.safetensors']").get("symptom.gpus_missing") is None
+    said = "I have 3 gpus, a 3090, a 3080 and a P40. The device menu shows cuda:0 and I do not see cuda:2 ever."
+    assert _host(said).get("symptom.gpus_missing") is True
+    assert _host("I do not see cuda:0 being slower than cuda:1.").get("symptom.gpus_missing") is None

@@ -1,6 +1,6 @@
 """What programs print when a process sees fewer GPUs than it was given, or none: the frameworks' and tools' own checks
 (Lightning, TGI, exllamav2, vLLM, PyTorch, Ray, TensorFlow, XLA, Paddle, Triton, UCCL, MegEngine, Xinference, xoscar,
-Slurm, OpenPBS, Flux, LMDeploy, OneFlow, ollama, llama.cpp, JAX, DeepSpeed, Megatron-LM, Accelerate, MXNet, cuBLASMp, FBGEMM, NeMo-RL,
+Slurm, OpenPBS, Flux, ComfyUI, LMDeploy, OneFlow, ollama, llama.cpp, JAX, DeepSpeed, Megatron-LM, Accelerate, MXNet, cuBLASMp, FBGEMM, NeMo-RL,
 NeMo, slime, AReaL, ROLL, MLC LLM, Legion/Realm, HTCondor, NCCL, GROMACS, QUDA, cutorch, Caffe2, cuda-samples' cudaOpenMP,
 node health checkers), each pattern written from its source's format string.
 
@@ -25,6 +25,9 @@ FEWER_GPUS = re.compile(
     # during CUDA enumeration because of index": CUDA_VISIBLE_DEVICES inherited by the startd acts as a whitelist) and its
     # startd ("GPUs %s is now marked offline"), Flux's resource pool (Rv1Pool.py "unsatisfiable request: need %d node(s)
     # with %d cores and %d GPUs each, only %d eligible")
+    # ComfyUI's prompt validation (execution.py: "Value not in list" with "{input}: '{value}' not in {choices}") on a node's
+    # device input: the GPU a workflow names is not among the devices the process lists
+    r"\bvalue not in list: \w*device\w*: 'cuda:\d+' not in \[|"
     r"\bthe following autodetected gpus are being ignored\b|\bskipping \d+ uuid=\S+ during cuda enumeration because of index\b|"
     r"\bgpus gpu-[0-9a-f-]+ is now marked offline\b|\bunsatisfiable request: need \d+ node\(s\) with \d+ cores and \d+ gpus each\b|"
     # multi-gpu-programming-models ("Number of visible devices (%d) is less than number of ranks on the node (%d)!"),
