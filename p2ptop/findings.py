@@ -103,6 +103,8 @@ FACT_KEYS: dict[str, str] = {
     "error.text": "the error message line as written (short)",
     "error.cuda_call": "the CUDA API call the paste shows returning its CUDA error, as named (a check macro's statement, "
                        "a binding's stack frame), e.g. 'cuMemcpyDtoDAsync_v2', 'cudaMemcpyPeerAsync'",
+    "error.fabric_handle_refused": "True: a fabric-handle (CU_MEM_HANDLE_TYPE_FABRIC) allocation, export or import was refused "
+                                   "(CUDA_ERROR_NOT_PERMITTED, 800), as CUDA does when the process has no access to the IMEX channel",
     "symptom.hang": "True: a hang, deadlock, stuck job, watchdog timeout (卡住/卡死/挂起)",
     "symptom.wrong_results": "True: zeros, NaN, garbage, mismatches, verification errors (结果错误/全零)",
     "symptom.slow": "True: slow, low bandwidth, P2P slower than no P2P (很慢/带宽低)",
@@ -141,6 +143,8 @@ FACT_KEYS: dict[str, str] = {
     "host.kubernetes": "True when the text says Kubernetes (pods, k8s, GPU operator)",
     "host.bios_mentions": "comma-separated subset of ACS, IOMMU, VT-d, NPS, Above4G, ReBAR, SR-IOV mentioned in the text",
     "host.cuda_runtime_version": "CUDA runtime version of the job (NCCL's +cudaX.Y, torch's +cuXYZ), e.g. '12.4'",
+    "nccl.setting_refused": "the NCCL variable whose value NCCL refused in a WARN (a topology or graph file it cannot read, an unknown "
+                            "value, an algorithm list, NICs to merge that are not there), e.g. 'NCCL_TOPO_FILE'",
     "nccl.version": "NCCL version, e.g. '2.18.3'",
     "gpu.mig": "True when MIG mode is enabled on the GPU",
     "gpu.bar1_mb": "BAR1 aperture total in MiB",

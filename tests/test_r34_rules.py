@@ -8,7 +8,13 @@
 2. Schedulers that hold GPUs back from jobs (Slurm's gres_gpu.c, HTCondor's condor_gpu_discovery and startd, Flux's
    Rv1Pool.py, OpenPBS's job_info.cpp) and NVML's error 9 (driver not loaded); a program's "will not discover ... MIG
    instances" is no MIG mode.
-3. After opening fresh34 and fresh35 (labelled so): NCCL's symmetric memory returning wrong data in 2.28-2.30 (NCCL commits 2948185,
+3. From source-probe rounds 73-74 (NCCL's topology and graph code, CUDA's fabric handles as NCCL, PyTorch, TensorRT-LLM,
+   NVSHMEM and MSCCL++ print them): a fabric-handle allocation, export or import refused with CUDA_ERROR_NOT_PERMITTED
+   (CUDA driver API: no access to the IMEX channel) is the fact error.fabric_handle_refused, the IMEX entry's trigger; NCCL
+   refusing a variable's value at WARN level (its XML reader on NCCL_TOPO_FILE / NCCL_GRAPH_FILE, an unknown value, an
+   NCCL_ALGO list, NICs to merge that are not there) is nccl.setting_refused, the setting entry's trigger; a program's
+   "non-zero status" is no message said absent.
+4. After opening fresh34 and fresh35 (labelled so): NCCL's symmetric memory returning wrong data in 2.28-2.30 (NCCL commits 2948185,
    the symmetric kernels' missing cudaGridDependencySynchronize under programmatic dependent launch, first in 2.30.6, and
    1e47331c, RMA proxy offsets of sub-windows, first in 2.31); CUDA's illegal-address error alone no longer offers the
    NCCL 2.26/2.27 Blackwell entry (its NCCL release and card are required); ComfyUI's prompt validation refusing a
@@ -92,7 +98,7 @@ def test_nvml_error_9_is_no_gpu_and_a_mig_mention_of_what_was_not_read_is_no_mig
     assert _host("We run the job on two MIG instances of one A100 and NCCL fails.").get("gpu.mig") is True
 
 
-# ---- 3. after opening fresh34: NCCL symmetric memory returning wrong data in 2.28-2.30 ------------------------------
+# ---- 4. after opening fresh34: NCCL symmetric memory returning wrong data in 2.28-2.30 ------------------------------
 
 SYMM = "nccl/symmetric-memory-wrong-data-2-28-2-30"
 
@@ -131,3 +137,53 @@ def test_a_device_the_process_does_not_list_is_fewer_gpus():
     said = "I have 3 gpus, a 3090, a 3080 and a P40. The device menu shows cuda:0 and I do not see cuda:2 ever."
     assert _host(said).get("symptom.gpus_missing") is True
     assert _host("I do not see cuda:0 being slower than cuda:1.").get("symptom.gpus_missing") is None
+
+
+# ---- 3. fabric handles refused; NCCL refusing a setting; "non-zero status" -------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "RuntimeError: [TensorRT-LLM][ERROR] CUDA driver error in cuMemImportFromShareableHandle(&h, p, CU_MEM_HANDLE_TYPE_FABRIC): "
+    "CUDA_ERROR_NOT_PERMITTED (/src/cpp/tensorrt_llm/runtime/mcastDeviceMemory.cpp:167)",
+    "NVSHMEM INFO Symmetric Memory Heap Handle Type: Fabric Handle\n"
+    "/build/nvshmem/src/host/mem/mem_heap.cpp:1251: non-zero status: 800 cuMemImportFromShareableHandle failed state->device_id : 1",
+    "h:1:2 [2] transport/p2p.cc:236 (ncclP2pAllocateShareableBuffer) NCCL WARN Cuda failure 800 'operation not permitted'",
+    "mscclpp._mscclpp.Error: MSCCLPP 22871 ERROR GPU gpu_ipc_mem.cc:429 Failed to open GpuIpcMemHandle (offered types: Fabric). "
+    "The remote rank sent only a Fabric (MNNVL) handle, but this rank could not import it.",
+])
+def test_a_fabric_handle_refused_names_the_imex_entry_first(text):
+    assert _host(text).get("error.fabric_handle_refused") is True
+    got = answer(text)
+    assert got[0][3] == "nccl/mnnvl-imex-not-working" and got[0][1] in ("likely", "possible"), [a[:4] for a in got[:3]]
+
+
+def test_other_vmm_failures_are_no_fabric_refusal():
+    for text in ("h:1:2 [0] transport/p2p.cc:236 NCCL WARN Cuda failure 2 'out of memory'",
+                 "RuntimeError: CUDA driver error in cuMemCreate(&h, size, &prop, 0): CUDA_ERROR_OUT_OF_MEMORY"):
+        assert _host(text).get("error.fabric_handle_refused") is None, text
+
+
+def test_nccl_refusing_a_topology_file_or_a_value_is_a_setting_refused():
+    topo = ("h:1:1 [0] NCCL INFO NCCL_TOPO_FILE set by environment to /etc/nccl/topo.xml\n"
+            "h:1:1 [0] NCCL INFO Loading topology file /etc/nccl/topo.xml\n"
+            "h:1:1 [0] graph/xml.cc:133 NCCL WARN XML Parse error : expecting '<', got '\t'\n"
+            "h:1:1 [0] NCCL INFO graph/topo.cc:1424 -> 3")
+    assert _host(topo).get("nccl.setting_refused") == "NCCL_TOPO_FILE"
+    assert answer(topo)[0][0] == "nccl_env_misconfig"
+    merge = "h:1:1 [0] graph/topo.cc:1757 (ncclTopoGetMergePolicy) NCCL WARN NCCL_NET_MERGE_POLICY: unknown value 'RAILS', defaulting to ALL"
+    assert _host(merge).get("nccl.setting_refused") == "NCCL_NET_MERGE_POLICY"
+    algo = ('h:1:1 [0] NCCL INFO NCCL_ALGO set by environment to Ring,Trees\n'
+            'h:1:1 [0] graph/tuning.cc:104 NCCL WARN Unrecognized element token "Trees" when parsing "Ring,Trees"')
+    assert _host(algo).get("nccl.setting_refused") == "NCCL_ALGO/NCCL_PROTO"
+    # the XML reader's refusal without the file set in the log: no variable to blame
+    bare = "h:1:1 [0] graph/xml.h:101 NCCL WARN Attribute busid of node nic not found"
+    assert _host(bare).get("nccl.setting_refused") is None
+    # NCCL adjusting a value at INFO level is no refusal
+    info = ("h:1:1 [0] NCCL INFO NCCL_MIN_NCHANNELS set by environment to 128.\n"
+            "h:1:1 [0] NCCL INFO User asked for a minimum of 128 channels, limiting to 64")
+    assert _host(info).get("nccl.setting_refused") is None and not alarms(info)
+
+
+def test_a_non_zero_status_line_is_not_a_message_said_absent():
+    from p2ptop.knowledge.matcher import _ABSENT_BEFORE
+    assert _ABSENT_BEFORE.search("mem_heap.cpp:1251: non-zero ") is None
+    assert _ABSENT_BEFORE.search("We saw zero ") is not None and _ABSENT_BEFORE.search("* No ") is not None

@@ -5,7 +5,8 @@ it, where the paste names one: on the error's line, in the stack frames after it
 it), error.nccl, error.text (the line as written, short; also compute-sanitizer's memcheck reports, NVSHMEM's
 "file:function:line:" errors, UCX's ERROR lines and its WARN and gdrcopy's gdrdrv lines that say something failed), text.framework, symptom.hang / symptom.crash where the error itself says so (NCCL
 watchdog timeouts, segfaults), and p2p.read NOT_SUPPORTED where a program words CUDA's peer query answering no (CuPy's
-"Peer access is unavailable", Open MPI smcuda's "ACCESS=0"), for the pair it names.
+"Peer access is unavailable", Open MPI smcuda's "ACCESS=0"), for the pair it names; error.fabric_handle_refused where a
+fabric-handle (CU_MEM_HANDLE_TYPE_FABRIC) allocation, export or import is refused with CUDA_ERROR_NOT_PERMITTED.
 
 Patterns come from CUDA's own table (p2ptop.knowledge.codes.CUDA_ERRORS: runtime names, driver
 names, numbers, cudaGetErrorString's messages; the names also as bindings shorten them, "ERROR_X", "ErrorX", "XY",
@@ -206,6 +207,20 @@ _NVSHMEM_ERROR = re.compile(r"^[^\s:]*\.(?:cpp|cu|c|h):\w+:\d+: \S", re.M)
 #: a stack trace's frames after the error line searched for the call (CUDA.jl: "[3] cuMemcpyDtoDAsync_v2(dst::CuPtr...")
 CALL_FRAMES = 12
 
+#: a fabric handle refused, in the formats of the libraries that use them (lower-cased text): a VMM call named with CUDA's
+#: NOT_PERMITTED (TensorRT-LLM's checkDriver "CUDA driver error in cuMemImportFromShareableHandle(..., CU_MEM_HANDLE_TYPE_FABRIC):
+#: CUDA_ERROR_NOT_PERMITTED", PyTorch's driver check, cuda-python), NVSHMEM's "non-zero status: 800 cuMemImportFromShareableHandle
+#: failed" and "... failed for fabric handles", MSCCL++'s "sent only a Fabric (MNNVL) handle, but this rank could not import it",
+#: PyTorch symmetric memory's "fabric_info: {...}) failed to import memory from rank N", and NCCL's CUCHECK ("Cuda failure 800")
+#: on its cuMem export/import paths (P2P buffers, NVLS, symmetric windows, registration)
+_FABRIC_REFUSED = re.compile(
+    r"\bcumem(?:create|exporttoshareablehandle|importfromshareablehandle)\b[^\n]{0,200}?(?:cuda_error_not_permitted|operation not permitted)|"
+    r"\bstatus:? 800\b[^\n]{0,20}\bcumem(?:create|exporttoshareablehandle|importfromshareablehandle)\b|"
+    r"\bcumem(?:exporttoshareablehandle|importfromshareablehandle) failed for fabric handles\b|"
+    r"\bsent only a fabric \(mnnvl\) handle, but this rank could not import it\b|"
+    r"\bfabric_info: \{[^}\n]*\}\) failed to import memory from rank \d+|"
+    r"\b(?:transport/p2p|transport/nvls|dev_runtime|register/\w+|include/alloc|allocator)\.(?:cc|h):\d+(?: \(\w+\))? nccl warn cuda failure 800\b")
+
 
 def _cuda_call(c: Collector, line: int) -> Optional[tuple[str, int]]:
     """The CUDA call the error on ``line`` came from: one named on that line before the message (a check macro's
@@ -347,6 +362,18 @@ def parse(c: Collector) -> bool:
         call = (_IPC_CALL_ERROR.search(p.line(ln)) or m).group(1)  # the selection is lower-cased: the paste's own spelling
         c.add("host", "error.cuda_call", call, ln, summary=f"{call} failed (the library names the call, not CUDA's code)")
         c.add("host", "error.text", " ".join(p.line(ln).split())[:200], ln)
+        found = True
+    # a fabric handle refused: CUDA's cuMemCreate / cuMemExportToShareableHandle / cuMemImportFromShareableHandle return
+    # CUDA_ERROR_NOT_PERMITTED (800) for CU_MEM_HANDLE_TYPE_FABRIC where the process has no access to the IMEX channel
+    # (CUDA driver API, Virtual Memory Management); the libraries that use fabric handles print it their way
+    v = p.select(("cumem", "fabric", "fabric_info", "cuda failure 800"), context=0)
+    m = _FABRIC_REFUSED.search(v.text)
+    if m:
+        ln = v.line_of(m.start())
+        c.add("host", "error.fabric_handle_refused", True, ln, severity="problem",
+              summary="a fabric-handle allocation, export or import was refused (CUDA_ERROR_NOT_PERMITTED: no IMEX channel access)")
+        if not c.has("host", "error.text"):
+            c.add("host", "error.text", " ".join(p.line(ln).split())[:200], ln)
         found = True
     for fw, words, rx in _FRAMEWORKS:
         v = p.select(words, context=0, cap=50)

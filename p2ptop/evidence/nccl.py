@@ -224,6 +224,16 @@ def parse(c: Collector) -> bool:
         # src/init.cc: NVML reports a confidential-computing mode (CC, protected PCIe or NVLink encryption: not which one)
         c.add("host", "host.cc_mode", "enabled", cc_on, severity="info",
               summary="NCCL: a confidential-computing mode is on (CC, or a multi-GPU mode: NCCL does not say which)")
+    for d in log.decisions:
+        if d.kind != "setting_refused":
+            continue
+        var = d.detail
+        if var == "xml":  # the XML reader's refusal is the file's only where the log shows the file set
+            var = next((e.name for e in log.env if e.name in ("NCCL_GRAPH_FILE", "NCCL_TOPO_FILE")), None)
+        if var:
+            c.add("host", "nccl.setting_refused", var, d.line, severity="problem",
+                  summary=f"NCCL refused what {var} gave it (its own WARN)")
+            break
     for e in log.env:
         c.add("host", f"env.{e.name}", e.value, e.line)
     for m in log.messages:

@@ -704,7 +704,8 @@ def _text_hits(entry: Entry, log: Log, codes: dict[str, list[tuple[int, str]]],
 
 #: a message said to be ABSENT where it is written: a checklist of what was not seen ("No related errors were observed:
 #: * No `NVRM: Xid` * No `GPU has fallen off the bus`", "without any 'peer access is not supported'", "never saw Xid 79")
-_ABSENT_BEFORE = re.compile(r"(?:^|[\s*\-•(\[])(?:no|without(?: any)?|never (?:saw|seen|see|had|got)|not (?:seeing|seen|observed)|zero)"
+#: ("non-zero status: 800 ..." is no "zero": a program's status line, not a message said absent)
+_ABSENT_BEFORE = re.compile(r"(?:^|(?<!\bnon)[\s*\-•(\[])(?:no|without(?: any)?|never (?:saw|seen|see|had|got)|not (?:seeing|seen|observed)|zero)"
                             r"\s*(?:[`'\"“]\s*(?:[\w:/-]+\s+){0,3})?$", re.I)  # "No `GPU has fallen off the bus`": the quote opens the message
 NEGATED_SCAN = 2000  # lines searched past a negated hit for one that is not (a long log rarely negates)
 

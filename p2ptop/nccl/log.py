@@ -100,6 +100,18 @@ _USING_NET = re.compile(r"Using network (?P<net>\S+)")
 # NCCL >= 2.28.9 (src/transport.cc, ncclTransportCheckP2pType): isAllCudaP2p is 0 where NVML's P2P read or write
 # status is not OK for some pair of the node's local ranks (graph/paths.cc ncclTopoCheckP2p), or the two ranks see
 # different /dev/shm (isolated containers); isAllDirectP2p also follows NCCL_P2P_LEVEL, so it alone says nothing
+#: NCCL refusing what a setting gave it, at WARN level: its XML reader on the file NCCL_TOPO_FILE / NCCL_GRAPH_FILE names
+#: (src/graph/xml.cc, xml.h: "XML Parse ...", "XML Mismatch", "XML Topology/Graph has wrong version", "Attribute %s of node
+#: %s not found", "Error : XML parser is limited to %d nodes", "Error : value %s too long (max %d)"; "xml" below, a file
+#: only where the log shows the variable set), a value it does not know ("NCCL_NET_MERGE_POLICY: unknown value '%s'",
+#: graph/topo.cc), NCCL_ALGO / NCCL_PROTO lists (graph/tuning.cc "Unrecognized element token \"%s\" when parsing \"%s\"")
+#: and NCCL_NET_FORCE_MERGE naming devices that are not there (graph/topo.cc "TOPO/NET : Only matched %d devices, %d
+#: requested")
+_SETTING_REFUSED = re.compile(
+    r"^(?P<xml>XML (?:Parse|Mismatch|Topology has wrong version|Graph has wrong version)\b|Error : XML parser is limited to \d+ nodes|"
+    r"Error : value .{0,300} too long \(max \d+\)|Attribute \w+ of node \w+ not found)|"
+    r"^(?P<var>NCCL_[A-Z0-9_]+): unknown value\b|^(?P<algo>Unrecognized element token \"[^\"]*\" when parsing)|"
+    r"^(?P<merge>TOPO/NET : Only matched \d+ devices, \d+ requested)")
 _CHECK_P2P_TYPE = re.compile(r"Check P2P Type isAllDirectP2p (?P<direct>\d) directMode (?P<mode>\d) isAllCudaP2p (?P<cuda>\d)")
 #: NCCL's path print (graph/paths.cc printNodePaths): "GPU/<id> :" then "<TYPE>/<id> (hops/bw/PATH) " for every node. The id
 #: is "<system id>-<local id>" from NCCL 2.19 on ("%lx-%lx"), the bare local id in capitals before ("%lX"); NCCL 2.5 printed
@@ -194,7 +206,7 @@ class NcclTopoGpu:
 class NcclDecision:
     """A choice NCCL made about a transport, e.g. P2P off between two devices."""
     host: Optional[str]
-    kind: str  # p2p_not_enabled | p2p_disabled | p2p_unsupported | cuda_p2p_not_all | nvls_unavailable | net_ib_missing | net_plugin_failed | network | ras_peer_dead | nvswitch | cc_on
+    kind: str  # p2p_not_enabled | p2p_disabled | p2p_unsupported | cuda_p2p_not_all | nvls_unavailable | net_ib_missing | net_plugin_failed | network | ras_peer_dead | nvswitch | cc_on | setting_refused
     detail: str
     devs: Optional[tuple[int, int]]
     line: int
@@ -524,6 +536,12 @@ def _examine(caches: tuple, level: str, loc: Optional[str], msg: str, line: str)
         # src/init.cc (rank 0): "CC %s, workFifoBytes %d", On where NVML reports a confidential-computing mode (CC,
         # multi-GPU protected PCIe or NVLink encryption)
         emits.append((_DECISIONS, ("cc_on", msg.strip(), None)))
+    if level == "WARN":
+        r = _SETTING_REFUSED.search(msg)
+        if r is not None:
+            what = ("xml" if r.group("xml") else r.group("var") if r.group("var") else
+                    "NCCL_ALGO/NCCL_PROTO" if r.group("algo") else "NCCL_NET_FORCE_MERGE")
+            emits.append((_DECISIONS, ("setting_refused", what, None)))
     # errors
     result: Optional[str] = None
     t = _TRACE.match(msg) if level == "INFO" and " -> " in msg else None
