@@ -48,6 +48,7 @@ FRESH32_MIN = 11  # cases collected in fresh32/ (2026-11-29, twelfth session, se
 FRESH33_MIN = 3  # cases collected in fresh33/ (2026-11-29, twelfth session, third wave)
 FRESH34_MIN = 7  # cases collected in fresh34/ (2026-11-29, thirteenth session, first wave)
 FRESH35_MIN = 21  # cases collected in fresh35/ (2026-11-29, thirteenth session, second wave)
+FRESH36_MIN = 7  # cases collected in fresh36/ (2026-11-29, thirteenth session, third wave)
 CERTAINTIES = {"maintainer", "reporter confirmed", "inferred"}
 
 
@@ -120,6 +121,7 @@ def test_corpus_is_not_empty_and_has_all_parts():
     assert len([c for p, _, c in CASES if p == "fresh33"]) >= FRESH33_MIN
     assert len([c for p, _, c in CASES if p == "fresh34"]) >= FRESH34_MIN
     assert len([c for p, _, c in CASES if p == "fresh35"]) >= FRESH35_MIN
+    assert len([c for p, _, c in CASES if p == "fresh36"]) >= FRESH36_MIN
 
 
 @pytest.mark.parametrize("part,path,case", CASES, ids=[os.path.basename(p) for _, p, _ in CASES])

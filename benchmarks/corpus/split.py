@@ -211,6 +211,12 @@ fresh35/: a thirty-seventh part, collected on 2026-11-29 (thirteenth session, se
 diffusion and video generation on several GPUs; NVIDIA's own libraries and bindings), who reported a count only; 347 threads
 checked. Judged once, blind, with 4c29667 (benchmarks/results/eval-diagnosis-fresh35-blind-4c29667.txt), then opened. Assigned
 by collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh34/), one case per thread.
+fresh36/: a thirty-eighth part, collected on 2026-11-29 (thirteenth session, third wave) by six helpers kept apart by angle
+(model repositories run on several GPUs; Kubernetes and cluster GPU plumbing; operating systems packaging NVIDIA drivers;
+benchmarks and performance guides; errors and logs found by CUDA's and NCCL's own messages; threads in Chinese), asked for
+fault classes rather than 'other', who reported a count only; 220 threads checked before the search budget ran out. Judged
+once, blind, with 9e5904e (benchmarks/results/eval-diagnosis-fresh36-blind-9e5904e.txt), then opened. Assigned by
+collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh35/), one case per thread.
 """
 
 from __future__ import annotations
@@ -220,9 +226,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh35/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh36/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
