@@ -100,7 +100,7 @@ def test_nvml_error_9_is_no_gpu_and_a_mig_mention_of_what_was_not_read_is_no_mig
 
 # ---- 4. after opening fresh34: NCCL symmetric memory returning wrong data in 2.28-2.30 ------------------------------
 
-SYMM = "nccl/symmetric-memory-wrong-data-2-28-2-30"
+SYMM = "nccl/symmetric-memory-defects-2-28-2-30"
 
 
 def test_wrong_results_with_nccl_symmetric_memory_in_the_affected_releases():
