@@ -133,7 +133,7 @@ class NcclTopoGpu:
 class NcclDecision:
     """A choice NCCL made about a transport, e.g. P2P off between two devices."""
     host: Optional[str]
-    kind: str  # p2p_not_enabled | p2p_disabled | p2p_unsupported | cuda_p2p_not_all | nvls_unavailable | net_ib_missing | net_plugin_failed | network | ras_peer_dead
+    kind: str  # p2p_not_enabled | p2p_disabled | p2p_unsupported | cuda_p2p_not_all | nvls_unavailable | net_ib_missing | net_plugin_failed | network | ras_peer_dead | cc_on | setting_refused
     detail: str
     devs: Optional[tuple[int, int]]
     line: int
@@ -458,6 +458,22 @@ def read_nccl_log(text: str) -> NcclLog:
                 log.decisions.append(NcclDecision(host, "network", u.group("net"), None, no))
         elif msg.startswith("CC On,"):
             log.decisions.append(NcclDecision(host, "cc_on", msg.strip(), None, no))
+        if level == "WARN":
+            # NCCL refusing a setting's value (its XML reader, an unknown value, an algorithm list, NICs to merge)
+            what = None
+            if msg.startswith(("XML Parse", "XML Mismatch", "XML Topology has wrong version", "XML Graph has wrong version",
+                               "Error : XML parser is limited to ")) or \
+                    (msg.startswith("Error : value ") and " too long (max " in msg) or \
+                    (msg.startswith("Attribute ") and " of node " in msg and msg.rstrip().endswith(" not found")):
+                what = "xml"
+            elif re.match(r"NCCL_[A-Z0-9_]+: unknown value\b", msg):
+                what = msg.split(":", 1)[0]
+            elif msg.startswith("Unrecognized element token \"") and " when parsing" in msg:
+                what = "NCCL_ALGO/NCCL_PROTO"
+            elif msg.startswith("TOPO/NET : Only matched ") and " requested" in msg:
+                what = "NCCL_NET_FORCE_MERGE"
+            if what is not None:
+                log.decisions.append(NcclDecision(host, "setting_refused", what, None, no))
         # errors
         result: Optional[str] = None
         t = _TRACE.match(msg) if level == "INFO" and " -> " in msg else None
