@@ -1,6 +1,6 @@
 """What programs print when a process sees fewer GPUs than it was given, or none: the frameworks' and tools' own checks
 (Lightning, TGI, exllamav2, vLLM, PyTorch, Ray, TensorFlow, XLA, Paddle, Triton, UCCL, MegEngine, Xinference, xoscar,
-Slurm, OpenPBS, Flux, ComfyUI, LMDeploy, OneFlow, ollama, llama.cpp, JAX, DeepSpeed, Megatron-LM, Accelerate, MXNet, cuBLASMp, FBGEMM, NeMo-RL,
+Slurm, OpenPBS, Flux, ComfyUI, LMDeploy, verl, OneFlow, ollama, llama.cpp, JAX, DeepSpeed, Megatron-LM, Accelerate, MXNet, cuBLASMp, FBGEMM, NeMo-RL,
 NeMo, slime, AReaL, ROLL, MLC LLM, Legion/Realm, HTCondor, NCCL, GROMACS, QUDA, cutorch, Caffe2, cuda-samples' cudaOpenMP,
 node health checkers), each pattern written from its source's format string.
 
@@ -28,6 +28,11 @@ FEWER_GPUS = re.compile(
     # ComfyUI's prompt validation (execution.py: "Value not in list" with "{input}: '{value}' not in {choices}") on a node's
     # device input: the GPU a workflow names is not among the devices the process lists
     r"\bvalue not in list: \w*device\w*: 'cuda:\d+' not in \[|"
+    # Accelerate's max-memory and device checks (utils/modeling.py get_max_memory: "Device %d is not available, available
+    # devices are [...]" for a device past the count; "Device %d seems unavailable, Proceeding to check subsequent
+    # devices." where a tensor cannot be put on it), verl's resource pool (single_controller/ray/base.py "Total available
+    # GPUs %d is less than total desired GPUs %d")
+    r"\bdevice \d+ is not available, available devices are \[|\bdevice \d+ seems unavailable, proceeding to check subsequent devices\b|"
     r"\bthe following autodetected gpus are being ignored\b|\bskipping \d+ uuid=\S+ during cuda enumeration because of index\b|"
     r"\bgpus gpu-[0-9a-f-]+ is now marked offline\b|\bunsatisfiable request: need \d+ node\(s\) with \d+ cores and \d+ gpus each\b|"
     # multi-gpu-programming-models ("Number of visible devices (%d) is less than number of ranks on the node (%d)!"),
@@ -209,6 +214,16 @@ NO_DEVICE = re.compile(
     # NVML's init refused with NVML_ERROR_DRIVER_NOT_LOADED (nvml.h: 9), as programs print the number ("nvmlInit() failed
     # with error 9", HTCondor's condor_gpu_discovery)
     r"\bnvmlinit(?:_v2)?\(\) failed with error 9\b|"
+    # DeepSpeed's accelerator detection (accelerator/real_accelerator.py "Setting accelerator to CPU. If you have GPU or other
+    # accelerator, we were unable to detect it."), Accelerate's launcher defaulting --num_processes to
+    # torch.cuda.device_count() ("`--num_processes` was set to a value of `0`") and its notebook launcher ("Launching
+    # training on one CPU."), Lightning's device summary ("GPU available: False, used: False"), NeMo ("GPU is required for
+    # the quantization.", "Preemption is supported only on GPUs, disabling preemption"), verl's TensorRT-LLM server
+    # ("TRTLLM http server should run on GPU node")
+    r"\bsetting accelerator to cpu\. if you have gpu or other accelerator, we were unable to detect it\b|"
+    r"`--num_processes` was set to a value of `0`|\blaunching training on one cpu\.|\bgpu available: false, used: false\b|"
+    r"\bgpu is required for the quantization\b|\bpreemption is supported only on gpus, disabling preemption\b|"
+    r"\btrtllm http server should run on gpu node\b|"
     # coreutils' ls on the device nodes ("ls: cannot access '/dev/nvidia*': No such file or directory"): no NVIDIA device
     # node in this host or container
     r"\bls: cannot access '?/dev/nvidia[\w*?-]*'?: no such file or directory\b|"
@@ -229,6 +244,8 @@ LMDEPLOY_CONFIG = re.compile(r"\bno valid parallel config: [^\n]*?\btp=(\d+)[^\n
 #: Ray's resource waits: Tune / Train v1 ("You asked for %s CPUs and %s GPUs [per trial], but the cluster only has %s CPUs and
 #: %s GPUs available"), Train v2 ("The worker group requires {"GPU": 8.0} but the cluster only has a maximum of {"GPU": 4.0}
 #: resources"): fewer GPUs where the GPUs asked for exceed those the cluster has
+#: verl's resource pool (single_controller/ray/base.py): "Total available GPUs %d is less than total desired GPUs %d"
+VERL_POOL = re.compile(r"\btotal available gpus (\d+) is less than total desired gpus (\d+)\b")
 RAY_RESOURCES = re.compile(r"\byou asked for [\d.]+ cpus and ([\d.]+) gpus(?: per trial)?, but the cluster only has [\d.]+ cpus and ([\d.]+) gpus available\b|"
                            r"\brequires \{[^}]*\"gpu\": ([\d.]+)[^}]*\} but the cluster only has a maximum of \{[^}]*\"gpu\": ([\d.]+)", re.ASCII)
 
@@ -248,6 +265,9 @@ def _fewer(low: str) -> "re.Match | None":
             return m
     m = LMDEPLOY_CONFIG.search(low) if "no valid parallel config" in low else None
     if m and int(m.group(1)) > int(m.group(2)):
+        return m
+    m = VERL_POOL.search(low) if "total desired gpus" in low else None
+    if m and int(m.group(1)) < int(m.group(2)):
         return m
     for m in PBS_NGPUS.finditer(low) if "ngpus" in low else ():
         if int(m.group(1)) > int(m.group(2)):
