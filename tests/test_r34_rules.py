@@ -14,7 +14,11 @@
    refusing a variable's value at WARN level (its XML reader on NCCL_TOPO_FILE / NCCL_GRAPH_FILE, an unknown value, an
    NCCL_ALGO list, NICs to merge that are not there) is nccl.setting_refused, the setting entry's trigger; a program's
    "non-zero status" is no message said absent.
-4. After opening fresh34 and fresh35 (labelled so): NCCL's symmetric memory returning wrong data in 2.28-2.30 (NCCL commits 2948185,
+   Rounds 75-78: the training frameworks' and JAX's own device checks (DeepSpeed's CPU fallback, Accelerate's device
+   checks and launcher defaults, Lightning's "GPU available: False", NeMo's, verl's, JAX's meshes and "Unknown backend
+   cuda") as fewer GPUs or none; XLA's interconnect status naming NVML's fabric state; XLA's multicast and load/store
+   refusals; Megatron's NCCL setting checks.
+4. After opening fresh34, fresh35 and fresh36 (labelled so): NCCL's symmetric memory returning wrong data in 2.28-2.30 (NCCL commits 2948185,
    the symmetric kernels' missing cudaGridDependencySynchronize under programmatic dependent launch, first in 2.30.6, and
    1e47331c, RMA proxy offsets of sub-windows, first in 2.31); CUDA's illegal-address error alone no longer offers the
    NCCL 2.26/2.27 Blackwell entry (its NCCL release and card are required); ComfyUI's prompt validation refusing a
@@ -187,3 +191,32 @@ def test_a_non_zero_status_line_is_not_a_message_said_absent():
     from p2ptop.knowledge.matcher import _ABSENT_BEFORE
     assert _ABSENT_BEFORE.search("mem_heap.cpp:1251: non-zero ") is None
     assert _ABSENT_BEFORE.search("We saw zero ") is not None and _ABSENT_BEFORE.search("* No ") is not None
+
+
+# ---- rounds 75-78: the frameworks' own device checks, XLA's lines ----------------------------------------------------
+
+@pytest.mark.parametrize("text, key", [
+    ("[WARNING] [real_accelerator.py:214:get_accelerator] Setting accelerator to CPU. If you have GPU or other accelerator, "
+     "we were unable to detect it.", "symptom.no_cuda_device"),
+    ("GPU available: False, used: False\nTPU available: False, using: 0 TPU cores", "symptom.no_cuda_device"),
+    ("RuntimeError: Unknown backend cuda. Available backends are ['cpu']", "symptom.no_cuda_device"),
+    ("Device 4 is not available, available devices are [0, 1, 2, 3]", "symptom.gpus_missing"),
+    ("ValueError: Total available GPUs 0 is less than total desired GPUs 8", "symptom.gpus_missing"),
+    ("ValueError: Number of devices 7 must be >= the product of mesh_shape (8,)", "symptom.gpus_missing"),
+    ("ValueError: Number of devices 6 must equal the product of mesh_shape (2, 4)", "symptom.gpus_missing"),
+])
+def test_frameworks_device_checks(text, key):
+    assert _host(text).get(key) is True, text
+
+
+def test_enough_devices_for_the_mesh_or_the_pool_is_no_missing_gpu():
+    assert _host("ValueError: Number of devices 16 must equal the product of mesh_shape (2, 4)").get("symptom.gpus_missing") is None
+    assert _host("Total available GPUs 8 is less than total desired GPUs 8").get("symptom.gpus_missing") is None
+
+
+def test_xla_interconnect_status_names_the_fabric_state():
+    text = ("E1129 12:10:03.410225  55102 nccl_symmetric_memory.cc:66] Interconnect Status: Fabric: state=IN_PROGRESS, "
+            "status=Success, healthMask=0x0; NVLinks: 0:N, 1:N")
+    assert _host(text).get("gpu.fabric_state") == "IN_PROGRESS"
+    ok = text.replace("IN_PROGRESS", "COMPLETED")
+    assert _host(ok).get("gpu.fabric_state") == "COMPLETED"

@@ -193,6 +193,9 @@ NO_DEVICE = re.compile(
     # JAX (_src/xla_bridge.py "Unknown backend: 'gpu' requested, but no platforms that are instances of gpu are present"),
     # Ray (experimental/channel/nccl_group.py "NCCL actor has no GPUs assigned"; RLlib "Found 0 GPUs on your machine")
     r"\bunknown backend: \W{0,2}gpu\W{0,2} requested, but no platforms that are instances of gpu are present\b|"
+    # JAX (_src/xla_bridge.py _get_backend_uncached: "Unknown backend cuda. Available backends are ['cpu']", the CUDA backend
+    # skipped where no /dev/nvidia* device node is visible)
+    r"\bunknown backend (?:cuda|gpu)\. available backends are \['cpu'\]|"
     r"\bnccl actor has no gpus assigned\b|\bfound 0 gpus on your machine\b|"
     # DeepSpeed's launcher when its accelerator counts no device (deepspeed/launcher/runner.py)
     r"\bunable to proceed, no gpu resources available\b|"
@@ -244,6 +247,9 @@ LMDEPLOY_CONFIG = re.compile(r"\bno valid parallel config: [^\n]*?\btp=(\d+)[^\n
 #: Ray's resource waits: Tune / Train v1 ("You asked for %s CPUs and %s GPUs [per trial], but the cluster only has %s CPUs and
 #: %s GPUs available"), Train v2 ("The worker group requires {"GPU": 8.0} but the cluster only has a maximum of {"GPU": 4.0}
 #: resources"): fewer GPUs where the GPUs asked for exceed those the cluster has
+#: JAX's meshes (_src/sharding_impls.py make_mesh "Number of devices %d must be >= the product of mesh_shape %s";
+#: _src/mesh_utils.py create_device_mesh "... must equal the product of mesh_shape %s"): fewer devices than the mesh asks
+JAX_MESH = re.compile(r"\bnumber of devices (\d+) must (?:be >=|equal) the product of mesh_shape \(([\d, ]+)\)")
 #: verl's resource pool (single_controller/ray/base.py): "Total available GPUs %d is less than total desired GPUs %d"
 VERL_POOL = re.compile(r"\btotal available gpus (\d+) is less than total desired gpus (\d+)\b")
 RAY_RESOURCES = re.compile(r"\byou asked for [\d.]+ cpus and ([\d.]+) gpus(?: per trial)?, but the cluster only has [\d.]+ cpus and ([\d.]+) gpus available\b|"
@@ -266,6 +272,12 @@ def _fewer(low: str) -> "re.Match | None":
     m = LMDEPLOY_CONFIG.search(low) if "no valid parallel config" in low else None
     if m and int(m.group(1)) > int(m.group(2)):
         return m
+    for m in JAX_MESH.finditer(low) if "mesh_shape" in low else ():
+        product = 1
+        for n in re.findall(r"\d+", m.group(2)):
+            product *= int(n)
+        if int(m.group(1)) < product:
+            return m
     m = VERL_POOL.search(low) if "total desired gpus" in low else None
     if m and int(m.group(1)) < int(m.group(2)):
         return m

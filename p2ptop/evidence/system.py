@@ -326,8 +326,9 @@ _NVLSM = re.compile(r"\bnvlsm\b", re.I)
 #: "NVLink fabric not attached (device 0/GPU-...): state=1, refusing to start" (k8s-dra-driver-gpu compute-domain plugin)
 _NVML_FABRIC_STATE = re.compile(r"\bfabric\w*\b[^\n]{0,160}?\bstate\s*[=:]\s*([0-3])\b(?![.\d])", re.I)
 #: the same state by its name, as a health checker prints NVML's fabric info (gpud's "unhealthy fabric state: GPU ...:
-#: state=In Progress"; NVML's NVML_GPU_FABRIC_STATE_NOT_STARTED / IN_PROGRESS / COMPLETED)
-_NVML_FABRIC_STATE_NAMED = re.compile(r"\bfabric\w*\b[^\n]{0,240}?\bstate\s*=\s*(not started|in progress|completed)\b", re.I)
+#: state=In Progress"; NVML's NVML_GPU_FABRIC_STATE_NOT_STARTED / IN_PROGRESS / COMPLETED, as XLA's interconnect status
+#: prints the enum's name: "Interconnect Status: Fabric: state=IN_PROGRESS, status=Success")
+_NVML_FABRIC_STATE_NAMED = re.compile(r"\bfabric\w*\b[^\n]{0,240}?\bstate\s*=\s*(not[ _]started|in[ _]progress|completed)\b", re.I)
 _NVML_FABRIC_NAMES = {1: "NOT_STARTED", 2: "IN_PROGRESS", 3: "COMPLETED"}
 
 
