@@ -220,3 +220,30 @@ def test_xla_interconnect_status_names_the_fabric_state():
     assert _host(text).get("gpu.fabric_state") == "IN_PROGRESS"
     ok = text.replace("IN_PROGRESS", "COMPLETED")
     assert _host(ok).get("gpu.fabric_state") == "COMPLETED"
+
+
+# ---- the host rules an NVLink link failure out where it has one GPU and no NVSwitch ---------------------------------
+
+def test_nvlink_link_failure_is_ruled_out_on_one_gpu_without_nvswitch(tmp_path, capsys):
+    import json
+    import os
+
+    from p2ptop import cli
+    from p2ptop.knowledge.fact_roles import ruled_out
+
+    from .conftest import FIXTURES
+
+    facts = {"host.nvswitch_present": [False], "host.gpu_count": [1]}
+    assert ruled_out("nvlink_link_failure", lambda k: facts.get(k, [])) is not None
+    # two GPUs, or an NVSwitch, or a link count alone: nothing ruled out (links that are down are the symptom)
+    for other in ({"host.nvswitch_present": [False], "host.gpu_count": [2]},
+                  {"host.nvswitch_present": [True], "host.gpu_count": [1]},
+                  {"pair.nvlink_count": [0], "host.gpu_count": [8]}):
+        assert ruled_out("nvlink_link_failure", lambda k, o=other: o.get(k, [])) is None
+    text = tmp_path / "t.txt"
+    text.write_text("[ 58.3] NVRM: GPU1 _knvlinkActivateDiscoveredConns: Failed to activate link9 on GPU1!!!\n")
+    h100 = os.path.join(FIXTURES, "captures", "h100x1-vm", "p2ptop-snapshot.json")
+    assert cli.main(["explain", str(text), "--replay", h100, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert not [m for m in doc["matches"] if m["failure_class"] == "nvlink_link_failure" and m["confidence"] in ("likely", "possible")]
+    assert any(r.get("entry") == "nvlink/links-inactive" for r in doc["ruled_out_by_host"]), doc["ruled_out_by_host"]

@@ -186,7 +186,8 @@ def first_look(known: Callable[[str], list]) -> tuple[str, str]:
     if one_gpu(known):
         return "env.CUDA_VISIBLE_DEVICES", NEXT_COMMAND["env.CUDA_VISIBLE_DEVICES"]
     return "p2p.read", NEXT_COMMAND["p2p.read"]
-#: Classes that need NVSwitch or NVLink: a host with neither rules them out.
+#: Classes that need NVSwitch or NVLink: a host with neither rules them out (and NVLink link failures, a host with one GPU
+#: and no NVSwitch: see ruled_out).
 NVSWITCH_CLASSES = frozenset({"nvls_multicast_failure", "fabric_manager_not_running", "fabric_manager_version_mismatch"})
 
 
@@ -234,6 +235,10 @@ def ruled_out(failure_class: Optional[str], known: Callable[[str], list], multic
     archs = known("gpu.architecture")
     if failure_class == "nvls_multicast_failure" and archs and all(v in NO_NVLS_ARCHITECTURES for v in archs):
         return "NVLS needs NVLink multicast, which no GPU before Hopper has"
+    if failure_class == "nvlink_link_failure" and known("host.nvswitch_present") == [False] and known("host.gpu_count") == [1]:
+        # NVLinks join a GPU to a peer GPU or to an NVSwitch: one GPU and no NVSwitch leave no link to fail (a host whose
+        # links are down still shows them, so a link count of 0 alone rules nothing out)
+        return "one GPU and no NVSwitch on the host: no NVLink to fail"
     if failure_class in NVSWITCH_CLASSES and known("host.nvswitch_present") == [False]:
         links = known("pair.nvlink_count")
         fabric = known("gpu.fabric_state")
