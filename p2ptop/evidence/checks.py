@@ -1,6 +1,6 @@
 """What programs print when a process sees fewer GPUs than it was given, or none: the frameworks' and tools' own checks
 (Lightning, TGI, exllamav2, vLLM, PyTorch, Ray, TensorFlow, XLA, Paddle, Triton, UCCL, MegEngine, Xinference, xoscar,
-Slurm, OpenPBS, Flux, ComfyUI, LMDeploy, verl, OneFlow, ollama, llama.cpp, JAX, DeepSpeed, Megatron-LM, Accelerate, MXNet, cuBLASMp, FBGEMM, NeMo-RL,
+Slurm, OpenPBS, Flux, ComfyUI, UCX, LMDeploy, verl, OneFlow, ollama, llama.cpp, JAX, DeepSpeed, Megatron-LM, Accelerate, MXNet, cuBLASMp, FBGEMM, NeMo-RL,
 NeMo, slime, AReaL, ROLL, MLC LLM, Legion/Realm, HTCondor, NCCL, GROMACS, QUDA, cutorch, Caffe2, cuda-samples' cudaOpenMP,
 node health checkers), each pattern written from its source's format string.
 
@@ -33,6 +33,8 @@ FEWER_GPUS = re.compile(
     # devices." where a tensor cannot be put on it), verl's resource pool (single_controller/ray/base.py "Total available
     # GPUs %d is less than total desired GPUs %d")
     r"\bdevice \d+ is not available, available devices are \[|\bdevice \d+ seems unavailable, proceeding to check subsequent devices\b|"
+    # UCX's CUDA allocator (uct/cuda/base/cuda_alloc.c: "Illegal cuda device %d number of devices %d")
+    r"\billegal cuda device \d+ number of devices \d+|"
     r"\bthe following autodetected gpus are being ignored\b|\bskipping \d+ uuid=\S+ during cuda enumeration because of index\b|"
     r"\bgpus gpu-[0-9a-f-]+ is now marked offline\b|\bunsatisfiable request: need \d+ node\(s\) with \d+ cores and \d+ gpus each\b|"
     # multi-gpu-programming-models ("Number of visible devices (%d) is less than number of ranks on the node (%d)!"),

@@ -40,8 +40,9 @@ _NCCL_CANON = {n.lower(): n for n in ("UnhandledCudaError", "SystemError", "Inte
 _CUDA_NUMBER = re.compile(r"cuda(?:\s+runtime)?\s+(?:error|failure)\s*[:#(]?\s*(\d{1,3})\b(?![.:])|"
                           r"cuda[^\n]{0,80}?\b(?:code\s*=\s*|error\s+code\s*:?\s*|res\s*=\s*)(\d{1,3})\b")
 #: a driver call's return value as Open MPI's CUDA help texts print it ("cuIpcOpenMemHandle return value:  217",
-#: opal/mca/common/cuda/help-mpi-common-cuda.txt); on lower-cased text
-_DRIVER_RETURN_VALUE = re.compile(r"\bcu[a-z]{3,40} return value\s*:\s*(\d{1,3})\b")
+#: opal/mca/common/cuda/help-mpi-common-cuda.txt; the accelerator framework's "cuMemcpyAsync(%p, %p, %lu) returned value
+#: %d", opal/mca/accelerator/cuda/help-accelerator-cuda.txt); on lower-cased text
+_DRIVER_RETURN_VALUE = re.compile(r"\bcu[a-z]{3,40}(?:\([^)\n]{0,160}\))? return(?:ed)? value\s*:?\s*(\d{1,3})\b")
 #: a CUDA API call said to fail with a number (NVSHMEM's "cudaIpcOpenMemHandle failed with error 217", "cuMemMap failed with
 #: status 1", "cudaSetDevice returned 101", HAMi-core's "cuInit failed:100"): the call's CUDA error
 _CALL_FAILED_NUMBER = re.compile(r"\bcu(?:da)?[a-z][a-z0-9_]{2,40}\s+(?:failed\s+with\s+(?:error|status|code|result)|returned(?:\s+error)?|failed(?=\s*:))"
@@ -293,7 +294,7 @@ def parse(c: Collector) -> bool:
                 _add_cuda(c, n, no, found_cuda)
                 found = True
     # numbers: beside CUDA's words, or as a driver call's return value
-    for v, rx in ((v, _CUDA_NUMBER), (p.select((" return value",), context=0), _DRIVER_RETURN_VALUE),
+    for v, rx in ((v, _CUDA_NUMBER), (p.select((" return value", " returned value"), context=0), _DRIVER_RETURN_VALUE),
                   (p.select((" failed with ", " returned", " failed:"), context=0), _CALL_FAILED_NUMBER)):
         for m in rx.finditer(v.text):
             n = int(next(g for g in m.groups() if g))
