@@ -247,3 +247,38 @@ def test_nvlink_link_failure_is_ruled_out_on_one_gpu_without_nvswitch(tmp_path, 
     doc = json.loads(capsys.readouterr().out)
     assert not [m for m in doc["matches"] if m["failure_class"] == "nvlink_link_failure" and m["confidence"] in ("likely", "possible")]
     assert any(r.get("entry") == "nvlink/links-inactive" for r in doc["ruled_out_by_host"]), doc["ruled_out_by_host"]
+
+
+# ---- rounds 79-82: more programs' own device checks; Open MPI's return values; capability nodes are no GPU ----------
+
+@pytest.mark.parametrize("text, key", [
+    ("numba.cuda.cudadrv.error.CudaSupportError: Error at driver init: \n\nCUDA driver library cannot be found.", "symptom.no_cuda_device"),
+    ("RuntimeError: No CUDA enabled device found. Please check your installation.", "symptom.no_cuda_device"),
+    ("RuntimeError: PyNVML is installed, but NVML is not", "symptom.no_cuda_device"),
+    ("amrex::Abort::0::No GPU device found !!!", "symptom.no_cuda_device"),
+    ("[1748251002.014872] [node02:4519 :0]      cuda_alloc.c:38   UCX  ERROR Illegal cuda device 3 number of devices 2",
+     "symptom.gpus_missing"),
+    ("[0 - 7f8a1c3ff740]    0.000000 {6}{gpu}: requested cuda device id out of range: 3 >= 2", "symptom.gpus_missing"),
+])
+def test_more_device_checks(text, key):
+    assert _host(text).get(key) is True, text
+
+
+def test_open_mpi_accelerator_return_value_names_the_cuda_error():
+    text = ("The call to cuMemcpyAsync failed. This is a unrecoverable error and will\ncause the program to abort.\n"
+            "  cuMemcpyAsync(0x7f9a30000000, 0x7f51c8000000, 4194304) returned value 220\n")
+    assert _host(text).get("error.cuda_code") == 220
+    assert "nvlink_link_failure" in _classes(text)
+
+
+def test_capability_device_nodes_missing_are_no_missing_gpu():
+    assert _host("ls: cannot access '/dev/nvidia-caps-imex-channels': No such file or directory").get("symptom.no_cuda_device") is None
+    assert _host("ls: cannot access '/dev/nvidia0': No such file or directory").get("symptom.no_cuda_device") is True
+
+
+def test_cublasxt_peer_refusal_is_the_pairs_peer_query():
+    text = "┌ Warning: cublasXt: CuDevice(1) cannot access memory on CuDevice(0); operations on device arrays may fail"
+    from p2ptop.evidence import read_text
+
+    facts = read_text(text).facts_by_subject()
+    assert any(v.get("p2p.read") == "NOT_SUPPORTED" for v in facts.values()), facts

@@ -1,6 +1,6 @@
 """What programs print when a process sees fewer GPUs than it was given, or none: the frameworks' and tools' own checks
 (Lightning, TGI, exllamav2, vLLM, PyTorch, Ray, TensorFlow, XLA, Paddle, Triton, UCCL, MegEngine, Xinference, xoscar,
-Slurm, OpenPBS, Flux, ComfyUI, UCX, LMDeploy, verl, OneFlow, ollama, llama.cpp, JAX, DeepSpeed, Megatron-LM, Accelerate, MXNet, cuBLASMp, FBGEMM, NeMo-RL,
+Slurm, OpenPBS, Flux, ComfyUI, UCX, Numba, PyCUDA, cuGraph, Dask, CUDA.jl, AMReX, LMDeploy, verl, OneFlow, ollama, llama.cpp, JAX, DeepSpeed, Megatron-LM, Accelerate, MXNet, cuBLASMp, FBGEMM, NeMo-RL,
 NeMo, slime, AReaL, ROLL, MLC LLM, Legion/Realm, HTCondor, NCCL, GROMACS, QUDA, cutorch, Caffe2, cuda-samples' cudaOpenMP,
 node health checkers), each pattern written from its source's format string.
 
@@ -35,6 +35,9 @@ FEWER_GPUS = re.compile(
     r"\bdevice \d+ is not available, available devices are \[|\bdevice \d+ seems unavailable, proceeding to check subsequent devices\b|"
     # UCX's CUDA allocator (uct/cuda/base/cuda_alloc.c: "Illegal cuda device %d number of devices %d")
     r"\billegal cuda device \d+ number of devices \d+|"
+    # KernelAbstractions on CUDA.jl ("Device id %d out of bounds."), Legion's Realm ("requested cuda device id out of
+    # range: %d >= %d")
+    r"\bdevice id \d+ out of bounds\b|\brequested cuda device id out of range: \d+ >= \d+|"
     r"\bthe following autodetected gpus are being ignored\b|\bskipping \d+ uuid=\S+ during cuda enumeration because of index\b|"
     r"\bgpus gpu-[0-9a-f-]+ is now marked offline\b|\bunsatisfiable request: need \d+ node\(s\) with \d+ cores and \d+ gpus each\b|"
     # multi-gpu-programming-models ("Number of visible devices (%d) is less than number of ranks on the node (%d)!"),
@@ -229,9 +232,14 @@ NO_DEVICE = re.compile(
     r"`--num_processes` was set to a value of `0`|\blaunching training on one cpu\.|\bgpu available: false, used: false\b|"
     r"\bgpu is required for the quantization\b|\bpreemption is supported only on gpus, disabling preemption\b|"
     r"\btrtllm http server should run on gpu node\b|"
+    # Numba ("CUDA driver library cannot be found."), PyCUDA's autoinit ("No CUDA enabled device found. Please check your
+    # installation."), cuGraph's multi-GPU utils ("Could not get CUDA device count."), Dask's NVML diagnostics ("PyNVML is
+    # installed, but NVML is not"), CUDA.jl ("CUDA driver not found"), AMReX ("No GPU device found")
+    r"\bcuda driver library cannot be found\b|\bno cuda enabled device found\b|\bcould not get cuda device count\b|"
+    r"\bpynvml is installed, but nvml is not\b|\bcuda driver not found\b|\bno gpu device found\b|"
     # coreutils' ls on the device nodes ("ls: cannot access '/dev/nvidia*': No such file or directory"): no NVIDIA device
-    # node in this host or container
-    r"\bls: cannot access '?/dev/nvidia[\w*?-]*'?: no such file or directory\b|"
+    # node in this host or container (not /dev/nvidia-caps*: the MIG and IMEX capability nodes, no GPU)
+    r"\bls: cannot access '?/dev/nvidia(?!-caps)[\w*?-]*'?: no such file or directory\b|"
     # Caffe2 (core/common_gpu.cc, cudaErrorUnknown from cudaGetDeviceCount: "... I will set the available devices to be zero.")
     r"\bi will set the available devices to be zero\b", re.ASCII | re.M)
 #: a node health check's count of GPUs against the one it expects (Azure's NHC check_gpu_count "Expected to see 8 but

@@ -178,6 +178,9 @@ _PEER_UNAVAILABLE = re.compile(r"(?:array resides \((\d+)\) is different from th
                                # GPU " << peer, after cudaDeviceCanAccessPeer said no); FBGEMM's merge_pooled_embeddings
                                # ("Failed to init p2p access for node %d,%d", at::cuda::get_p2p_access false)
                                r"\bGPU (\d+) does not have p2p access to GPU (\d+)|"
+                               # CUDA.jl's cuBLAS wrapper (cublasXt device selection: "cublasXt: CuDevice(1) cannot access
+                               # memory on CuDevice(0); operations on device arrays may fail", after the peer query said no)
+                               r"\bCuDevice\((\d+)\) cannot access memory on CuDevice\((\d+)\)|"
                                r"\bfailed to init p2p access for node (\d+),\s*(\d+)|"
                                # RM (src/kernel/gpu/bus/p2p_api.c p2papiConstruct_IMPL): "ERROR: P2P is Disabled, cannot
                                # create mappings" where the pair's P2P caps say neither read nor write
@@ -343,7 +346,8 @@ def parse(c: Collector) -> bool:
     v = p.select(("peer access is unavailable", "access=0", "no p2p support", "cannot p2p access", "canaccesspeer",
                   "cuda peer access un", "non peer-to-peer", "access device", "p2p access required",
                   "enable peer access", "no p2p access from", "p2p access to", "init p2p access", "cannot create mappings",
-                  "p2p access not supported for", "no peer access gpu", "enable p2p access from", "access peer to device"), context=0)
+                  "p2p access not supported for", "no peer access gpu", "enable p2p access from", "access peer to device",
+                  "cannot access memory on cudevice"), context=0)
     m = _PEER_UNAVAILABLE.search(v.text)
     if m:
         ln = v.line_of(m.start())
