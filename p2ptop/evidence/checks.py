@@ -20,24 +20,23 @@ FEWER_GPUS = re.compile(
     # mistral.rs (device_map: "Could not find cuda device with ordinal %d"; distributed: "NCCL rank %d must match device
     # ordinal, but device ordinal is %d. Ensure GPUs are visible in the correct order")
     r"\bcould not find cuda device with ordinal \d+\b|\bnccl rank \d+ must match device ordinal, but device ordinal is \d+\b|"
-    # schedulers that hold GPUs back from jobs: Slurm's GPU plugin (gres_gpu.c: "The following autodetected GPUs are being
-    # ignored:", NVML found GPUs that gres.conf does not configure), HTCondor's condor_gpu_discovery ("skipping %d uuid=%s
-    # during CUDA enumeration because of index": CUDA_VISIBLE_DEVICES inherited by the startd acts as a whitelist) and its
-    # startd ("GPUs %s is now marked offline"), Flux's resource pool (Rv1Pool.py "unsatisfiable request: need %d node(s)
-    # with %d cores and %d GPUs each, only %d eligible")
     # ComfyUI's prompt validation (execution.py: "Value not in list" with "{input}: '{value}' not in {choices}") on a node's
     # device input: the GPU a workflow names is not among the devices the process lists
     r"\bvalue not in list: \w*device\w*: 'cuda:\d+' not in \[|"
     # Accelerate's max-memory and device checks (utils/modeling.py get_max_memory: "Device %d is not available, available
     # devices are [...]" for a device past the count; "Device %d seems unavailable, Proceeding to check subsequent
-    # devices." where a tensor cannot be put on it), verl's resource pool (single_controller/ray/base.py "Total available
-    # GPUs %d is less than total desired GPUs %d")
+    # devices." where a tensor cannot be put on it)
     r"\bdevice \d+ is not available, available devices are \[|\bdevice \d+ seems unavailable, proceeding to check subsequent devices\b|"
     # UCX's CUDA allocator (uct/cuda/base/cuda_alloc.c: "Illegal cuda device %d number of devices %d")
     r"\billegal cuda device \d+ number of devices \d+|"
     # KernelAbstractions on CUDA.jl ("Device id %d out of bounds."), Legion's Realm ("requested cuda device id out of
     # range: %d >= %d")
     r"\bdevice id \d+ out of bounds\b|\brequested cuda device id out of range: \d+ >= \d+|"
+    # schedulers that hold GPUs back from jobs: Slurm's GPU plugin (gres_gpu.c: "The following autodetected GPUs are being
+    # ignored:", NVML found GPUs that gres.conf does not configure), HTCondor's condor_gpu_discovery ("skipping %d uuid=%s
+    # during CUDA enumeration because of index": CUDA_VISIBLE_DEVICES inherited by the startd acts as a whitelist) and its
+    # startd ("GPUs %s is now marked offline"), Flux's resource pool (Rv1Pool.py "unsatisfiable request: need %d node(s)
+    # with %d cores and %d GPUs each, only %d eligible")
     r"\bthe following autodetected gpus are being ignored\b|\bskipping \d+ uuid=\S+ during cuda enumeration because of index\b|"
     r"\bgpus gpu-[0-9a-f-]+ is now marked offline\b|\bunsatisfiable request: need \d+ node\(s\) with \d+ cores and \d+ gpus each\b|"
     # multi-gpu-programming-models ("Number of visible devices (%d) is less than number of ranks on the node (%d)!"),
@@ -198,10 +197,10 @@ NO_DEVICE = re.compile(
     # JAX (_src/xla_bridge.py "Unknown backend: 'gpu' requested, but no platforms that are instances of gpu are present"),
     # Ray (experimental/channel/nccl_group.py "NCCL actor has no GPUs assigned"; RLlib "Found 0 GPUs on your machine")
     r"\bunknown backend: \W{0,2}gpu\W{0,2} requested, but no platforms that are instances of gpu are present\b|"
+    r"\bnccl actor has no gpus assigned\b|\bfound 0 gpus on your machine\b|"
     # JAX (_src/xla_bridge.py _get_backend_uncached: "Unknown backend cuda. Available backends are ['cpu']", the CUDA backend
     # skipped where no /dev/nvidia* device node is visible)
     r"\bunknown backend (?:cuda|gpu)\. available backends are \['cpu'\]|"
-    r"\bnccl actor has no gpus assigned\b|\bfound 0 gpus on your machine\b|"
     # DeepSpeed's launcher when its accelerator counts no device (deepspeed/launcher/runner.py)
     r"\bunable to proceed, no gpu resources available\b|"
     # GROMACS (hardware/device_management.cu: cudaDriverGetVersion gave 0, "No valid CUDA driver found", printed after

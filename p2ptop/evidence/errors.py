@@ -210,7 +210,6 @@ _IPC_EVENT_FRAMES = re.compile(r"\bfrom_ipc_handle\b")
 _NVSHMEM_ERROR = re.compile(r"^[^\s:]*\.(?:cpp|cu|c|h):\w+:\d+: \S", re.M)
 #: a stack trace's frames after the error line searched for the call (CUDA.jl: "[3] cuMemcpyDtoDAsync_v2(dst::CuPtr...")
 CALL_FRAMES = 12
-
 #: a fabric handle refused, in the formats of the libraries that use them (lower-cased text): a VMM call named with CUDA's
 #: NOT_PERMITTED (TensorRT-LLM's checkDriver "CUDA driver error in cuMemImportFromShareableHandle(..., CU_MEM_HANDLE_TYPE_FABRIC):
 #: CUDA_ERROR_NOT_PERMITTED", PyTorch's driver check, cuda-python), NVSHMEM's "non-zero status: 800 cuMemImportFromShareableHandle

@@ -568,7 +568,8 @@ _GPUS_MISSING = _rx(
     r"(?:detected|recogni[sz]ed|found|visible|listed|shown|seen|show(?:s|n)?\s+up)\b|"
     r"\b(?:does|did|do|can|could|cannot|can't|won't)\s*(?:not|n't)?\s+(?:show|see|list|detect|recogni[sz]e|find|report|enumerate)\s+(?:the\s+)?(?:second|other|2nd|both|all\s+(?:\d+|two|three|four|eight)|remaining)\s+" + _GPU_NOUN + r"|"
     # a GPU past the first named by its index as not shown ("doesn't report `GPU 1 ...` when I call nvidia-smi", "I do not
-    # see cuda:2": nvidia-smi and CUDA number GPUs from 0, PyTorch's device strings too), or the second one said ignored ("the open driver ignores the second GPU installed")
+    # see cuda:2": nvidia-smi and CUDA number GPUs from 0, PyTorch's device strings too), or the second one said ignored
+    # ("the open driver ignores the second GPU installed")
     r"\b(?:does|did|do)\s*(?:not|n't)\s+(?:ever\s+)?(?:show|see|list|detect|recogni[sz]e|find|report|enumerate)\s+[`'\"]?(?:gpu\s?|cuda:)[1-9]\b|"
     r"\b(?:ignores?|ignored|ignoring)\s+(?:the\s+|my\s+|our\s+)?(?:second|other|2nd)\s+" + _GPU_NOUN + r"|"
     # the one seen named instead of counted: "only the TITAN is seen by ComfyUI", "only my smaller device is recognized"

@@ -97,9 +97,6 @@ _P2P_DISABLED = re.compile(r"P2P is disabled between (?:(?P<link>\w+) )?connecte
 #: ncclMemAlloc (src/allocator.cc): cudaDeviceCanAccessPeer answered 0 for the pair, so the buffer is not mapped for it
 _P2P_UNSUPPORTED = re.compile(r"^P2P not supported between GPU(?P<a>\d+) and GPU(?P<b>\d+)")
 _USING_NET = re.compile(r"Using network (?P<net>\S+)")
-# NCCL >= 2.28.9 (src/transport.cc, ncclTransportCheckP2pType): isAllCudaP2p is 0 where NVML's P2P read or write
-# status is not OK for some pair of the node's local ranks (graph/paths.cc ncclTopoCheckP2p), or the two ranks see
-# different /dev/shm (isolated containers); isAllDirectP2p also follows NCCL_P2P_LEVEL, so it alone says nothing
 #: NCCL refusing what a setting gave it, at WARN level: its XML reader on the file NCCL_TOPO_FILE / NCCL_GRAPH_FILE names
 #: (src/graph/xml.cc, xml.h: "XML Parse ...", "XML Mismatch", "XML Topology/Graph has wrong version", "Attribute %s of node
 #: %s not found", "Error : XML parser is limited to %d nodes", "Error : value %s too long (max %d)"; "xml" below, a file
@@ -112,6 +109,9 @@ _SETTING_REFUSED = re.compile(
     r"Error : value .{0,300} too long \(max \d+\)|Attribute \w+ of node \w+ not found)|"
     r"^(?P<var>NCCL_[A-Z0-9_]+): unknown value\b|^(?P<algo>Unrecognized element token \"[^\"]*\" when parsing)|"
     r"^(?P<merge>TOPO/NET : Only matched \d+ devices, \d+ requested)")
+# NCCL >= 2.28.9 (src/transport.cc, ncclTransportCheckP2pType): isAllCudaP2p is 0 where NVML's P2P read or write
+# status is not OK for some pair of the node's local ranks (graph/paths.cc ncclTopoCheckP2p), or the two ranks see
+# different /dev/shm (isolated containers); isAllDirectP2p also follows NCCL_P2P_LEVEL, so it alone says nothing
 _CHECK_P2P_TYPE = re.compile(r"Check P2P Type isAllDirectP2p (?P<direct>\d) directMode (?P<mode>\d) isAllCudaP2p (?P<cuda>\d)")
 #: NCCL's path print (graph/paths.cc printNodePaths): "GPU/<id> :" then "<TYPE>/<id> (hops/bw/PATH) " for every node. The id
 #: is "<system id>-<local id>" from NCCL 2.19 on ("%lx-%lx"), the bare local id in capitals before ("%lX"); NCCL 2.5 printed
