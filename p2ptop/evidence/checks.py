@@ -1,6 +1,6 @@
 """What programs print when a process sees fewer GPUs than it was given, or none: the frameworks' and tools' own checks
 (Lightning, TGI, exllamav2, vLLM, PyTorch, Ray, TensorFlow, XLA, Paddle, Triton, UCCL, MegEngine, Xinference, xoscar,
-Slurm, OpenPBS, Flux, ComfyUI, UCX, Numba, PyCUDA, cuGraph, Dask, CUDA.jl, AMReX, LMDeploy, verl, OneFlow, ollama, llama.cpp, JAX, DeepSpeed, Megatron-LM, Accelerate, MXNet, cuBLASMp, FBGEMM, NeMo-RL,
+Slurm, OpenPBS, Flux, ComfyUI, UCX, Numba, PyCUDA, cuGraph, Dask, CUDA.jl, AMReX, DeepEP, nv_peer_mem, LMDeploy, verl, OneFlow, ollama, llama.cpp, JAX, DeepSpeed, Megatron-LM, Accelerate, MXNet, cuBLASMp, FBGEMM, NeMo-RL,
 NeMo, slime, AReaL, ROLL, MLC LLM, Legion/Realm, HTCondor, NCCL, GROMACS, QUDA, cutorch, Caffe2, cuda-samples' cudaOpenMP,
 node health checkers), each pattern written from its source's format string.
 
@@ -236,6 +236,9 @@ NO_DEVICE = re.compile(
     # installed, but NVML is not"), CUDA.jl ("CUDA driver not found"), AMReX ("No GPU device found")
     r"\bcuda driver library cannot be found\b|\bno cuda enabled device found\b|\bcould not get cuda device count\b|"
     r"\bpynvml is installed, but nvml is not\b|\bcuda driver not found\b|\bno gpu device found\b|"
+    # DeepEP's lazy driver loader (csrc/utils/lazy_driver.hpp: "Failed to load CUDA driver `libcuda.so.1`"), nv_peer_mem's
+    # service script ("the following required module is not loaded: nvidia")
+    r"\bfailed to load cuda driver \W?libcuda\.so|\bthe following required module is not loaded: nvidia\b|"
     # coreutils' ls on the device nodes ("ls: cannot access '/dev/nvidia*': No such file or directory"): no NVIDIA device
     # node in this host or container (not /dev/nvidia-caps*: the MIG and IMEX capability nodes, no GPU)
     r"\bls: cannot access '?/dev/nvidia(?!-caps)[\w*?-]*'?: no such file or directory\b|"
