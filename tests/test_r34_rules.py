@@ -282,3 +282,20 @@ def test_cublasxt_peer_refusal_is_the_pairs_peer_query():
 
     facts = read_text(text).facts_by_subject()
     assert any(v.get("p2p.read") == "NOT_SUPPORTED" for v in facts.values()), facts
+
+
+@pytest.mark.parametrize("text, key", [
+    ("Failed to load CUDA driver `libcuda.so.1`", "symptom.no_cuda_device"),
+    ("starting... Error: the following required module is not loaded: nvidia", "symptom.no_cuda_device"),
+    ("AssertionError: Distributed mode requires CUDA.", "symptom.no_cuda_device"),
+    ("AssertionError: Requested 8 gpus, available 4.", "symptom.gpus_missing"),
+    ("init.cu:nvshmemi_get_cucontext:528: cuda_device_id is set, but device at index 3 is not valid.", "symptom.gpus_missing"),
+    ("torchrun --nproc-per-node=4 gemm.py\nLess than two devices\nLess than two devices", "symptom.gpus_missing"),
+])
+def test_rounds_83_to_86_device_checks(text, key):
+    assert _host(text).get(key) is True, text
+
+
+def test_a_sentence_about_fewer_devices_or_enough_gpus_is_not_the_check():
+    assert _host("With less than two devices the P2P test is skipped.").get("symptom.gpus_missing") is None
+    assert _host("Requested 4 gpus, available 8.").get("symptom.gpus_missing") is None

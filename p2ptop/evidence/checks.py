@@ -1,6 +1,6 @@
 """What programs print when a process sees fewer GPUs than it was given, or none: the frameworks' and tools' own checks
 (Lightning, TGI, exllamav2, vLLM, PyTorch, Ray, TensorFlow, XLA, Paddle, Triton, UCCL, MegEngine, Xinference, xoscar,
-Slurm, OpenPBS, Flux, ComfyUI, UCX, Numba, PyCUDA, cuGraph, Dask, CUDA.jl, AMReX, DeepEP, nv_peer_mem, LMDeploy, verl, OneFlow, ollama, llama.cpp, JAX, DeepSpeed, Megatron-LM, Accelerate, MXNet, cuBLASMp, FBGEMM, NeMo-RL,
+Slurm, OpenPBS, Flux, ComfyUI, UCX, Numba, PyCUDA, cuGraph, Dask, CUDA.jl, AMReX, DeepEP, nv_peer_mem, NVSHMEM, CUTLASS, DeepLearningExamples, cuDSS, LMDeploy, verl, OneFlow, ollama, llama.cpp, JAX, DeepSpeed, Megatron-LM, Accelerate, MXNet, cuBLASMp, FBGEMM, NeMo-RL,
 NeMo, slime, AReaL, ROLL, MLC LLM, Legion/Realm, HTCondor, NCCL, GROMACS, QUDA, cutorch, Caffe2, cuda-samples' cudaOpenMP,
 node health checkers), each pattern written from its source's format string.
 
@@ -32,6 +32,9 @@ FEWER_GPUS = re.compile(
     # KernelAbstractions on CUDA.jl ("Device id %d out of bounds."), Legion's Realm ("requested cuda device id out of
     # range: %d >= %d")
     r"\bdevice id \d+ out of bounds\b|\brequested cuda device id out of range: \d+ >= \d+|"
+    # NVSHMEM's init ("cuda_device_id is set, but device at index %d is not valid"), CUTLASS's CuTe DSL distributed examples
+    # ("Less than two devices", printed alone on its line)
+    r"\bcuda_device_id is set, but device at index \d+ is not valid\b|(?m:^less than two devices$)|"
     # schedulers that hold GPUs back from jobs: Slurm's GPU plugin (gres_gpu.c: "The following autodetected GPUs are being
     # ignored:", NVML found GPUs that gres.conf does not configure), HTCondor's condor_gpu_discovery ("skipping %d uuid=%s
     # during CUDA enumeration because of index": CUDA_VISIBLE_DEVICES inherited by the startd acts as a whitelist) and its
@@ -239,6 +242,9 @@ NO_DEVICE = re.compile(
     # DeepEP's lazy driver loader (csrc/utils/lazy_driver.hpp: "Failed to load CUDA driver `libcuda.so.1`"), nv_peer_mem's
     # service script ("the following required module is not loaded: nvidia")
     r"\bfailed to load cuda driver \W?libcuda\.so|\bthe following required module is not loaded: nvidia\b|"
+    # NVIDIA DeepLearningExamples' HiFi-GAN ("Distributed mode requires CUDA."), CUDALibrarySamples' cuDSS multi-GPU sample
+    # ("ERROR: no GPU devices found")
+    r"\bdistributed mode requires cuda\b|\bno gpu devices found\b|"
     # coreutils' ls on the device nodes ("ls: cannot access '/dev/nvidia*': No such file or directory"): no NVIDIA device
     # node in this host or container (not /dev/nvidia-caps*: the MIG and IMEX capability nodes, no GPU)
     r"\bls: cannot access '?/dev/nvidia(?!-caps)[\w*?-]*'?: no such file or directory\b|"
@@ -259,6 +265,8 @@ LMDEPLOY_CONFIG = re.compile(r"\bno valid parallel config: [^\n]*?\btp=(\d+)[^\n
 #: Ray's resource waits: Tune / Train v1 ("You asked for %s CPUs and %s GPUs [per trial], but the cluster only has %s CPUs and
 #: %s GPUs available"), Train v2 ("The worker group requires {"GPU": 8.0} but the cluster only has a maximum of {"GPU": 4.0}
 #: resources"): fewer GPUs where the GPUs asked for exceed those the cluster has
+#: NVIDIA DeepLearningExamples' nnU-Net (utils.py set_cuda_devices: "Requested %d gpus, available %d.")
+REQUESTED_AVAILABLE = re.compile(r"\brequested (\d+) gpus, available (\d+)\b")
 #: JAX's meshes (_src/sharding_impls.py make_mesh "Number of devices %d must be >= the product of mesh_shape %s";
 #: _src/mesh_utils.py create_device_mesh "... must equal the product of mesh_shape %s"): fewer devices than the mesh asks
 JAX_MESH = re.compile(r"\bnumber of devices (\d+) must (?:be >=|equal) the product of mesh_shape \(([\d, ]+)\)")
@@ -282,6 +290,9 @@ def _fewer(low: str) -> "re.Match | None":
         if int(found) < int(expected):
             return m
     m = LMDEPLOY_CONFIG.search(low) if "no valid parallel config" in low else None
+    if m and int(m.group(1)) > int(m.group(2)):
+        return m
+    m = REQUESTED_AVAILABLE.search(low) if "gpus, available" in low else None
     if m and int(m.group(1)) > int(m.group(2)):
         return m
     for m in JAX_MESH.finditer(low) if "mesh_shape" in low else ():
