@@ -299,3 +299,24 @@ def test_rounds_83_to_86_device_checks(text, key):
 def test_a_sentence_about_fewer_devices_or_enough_gpus_is_not_the_check():
     assert _host("With less than two devices the P2P test is skipped.").get("symptom.gpus_missing") is None
     assert _host("Requested 4 gpus, available 8.").get("symptom.gpus_missing") is None
+
+
+# ---- rounds 87-89: Slurm's GPU binding; dockerd's superseded CDI error ------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "[2025-03-12T14:02:11.419] [48213.0] error: Bind request gres/gpu:map_gpu:0,1,2,3 does not specify any devices within "
+    "the allocation for task 3. Binding to the first device in the allocation instead.",
+    "[2025-03-12T15:20:07.902] [48230.0] error: Not enough gres to bind 2 per task",
+    "[2025-03-13T07:55:21.008] error: _set_gres_device_desc: stat(/dev/nvidia7): No such file or directory",
+    "[2025-03-13T11:27:02.114] error: _find_invalid_job_gres_on_node: Killing job 48340: gres/gpu type a100 not found on node gpu-b04",
+])
+def test_slurm_gpu_binding_and_device_checks_are_fewer_gpus(text):
+    assert _host(text).get("symptom.gpus_missing") is True, text
+
+
+def test_a_cdi_error_dockerd_ignored_after_the_hook_succeeded_is_no_alarm():
+    ignored = ('time="2026-11-29T10:14:52Z" level=warning msg="Ignoring previous errors updating spec" '
+               'error="CDI device injection failed: unresolvable CDI devices nvidia.com/gpu=all"')
+    assert not alarms(ignored)
+    failed = "docker: Error response from daemon: failed to inject CDI devices: unresolvable CDI devices nvidia.com/gpu=all."
+    assert "container/toolkit-mode-cdi-or-hook-refused" in [a[3] for a in answer(failed) if a[1] in ("likely", "possible")]

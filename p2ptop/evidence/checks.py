@@ -35,6 +35,11 @@ FEWER_GPUS = re.compile(
     # NVSHMEM's init ("cuda_device_id is set, but device at index %d is not valid"), CUTLASS's CuTe DSL distributed examples
     # ("Less than two devices", printed alone on its line)
     r"\bcuda_device_id is set, but device at index \d+ is not valid\b|(?m:^less than two devices$)|"
+    # Slurm's GPU binding and device checks (gres.c: "Bind request %s does not specify any devices within the allocation for
+    # task %d", "Not enough gres to bind %d per task", "_set_gres_device_desc: stat(/dev/nvidiaN): No such file or
+    # directory"; slurmctld "Killing job %u: gres/gpu type %s not found on node %s")
+    r"\bbind request gres/gpu:\S+ does not specify any devices within the allocation for task \d+|\bnot enough gres to bind \d+ per task\b|"
+    r"\bstat\(/dev/nvidia\d+\): no such file or directory\b|\bkilling job \d+: gres/gpu type \S+ not found on node\b|"
     # schedulers that hold GPUs back from jobs: Slurm's GPU plugin (gres_gpu.c: "The following autodetected GPUs are being
     # ignored:", NVML found GPUs that gres.conf does not configure), HTCondor's condor_gpu_discovery ("skipping %d uuid=%s
     # during CUDA enumeration because of index": CUDA_VISIBLE_DEVICES inherited by the startd acts as a whitelist) and its
