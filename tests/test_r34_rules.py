@@ -320,3 +320,10 @@ def test_a_cdi_error_dockerd_ignored_after_the_hook_succeeded_is_no_alarm():
     assert not alarms(ignored)
     failed = "docker: Error response from daemon: failed to inject CDI devices: unresolvable CDI devices nvidia.com/gpu=all."
     assert "container/toolkit-mode-cdi-or-hook-refused" in [a[3] for a in answer(failed) if a[1] in ("likely", "possible")]
+
+
+def test_a_container_refused_the_donors_ipc_namespace_is_the_ipc_boundary():
+    for text in ("docker: Error response from daemon: failed to join IPC namespace: container rank0: non-shareable IPC "
+                 "(hint: use IpcMode:shareable for the donor container)",
+                 "docker: Error response from daemon: failed to join IPC namespace: container rank0 is not running"):
+        assert "cuda_ipc_cross_boundary" in _classes(text, 1), text
