@@ -36,8 +36,10 @@ def test_reader_keeps_each_gpu_pair_path_and_the_tree_ranks():
     assert [(p.src_bus, p.dst_bus, p.type, p.bw, p.hops) for p in log.paths] == [
         ("0000:18:00.0", "0000:2a:00.0", "NVL", 240.0, 1), ("0000:2a:00.0", "0000:18:00.0", "NVL", 240.0, 1)]
     assert [(g.bus, g.rank) for g in log.topo_gpus] == [("0000:18:00.0", 0), ("0000:2a:00.0", 1)]
-    assert log.path_between("0000:2a:00.0", "0000:18:00.0").type == "NVL"
-    assert log.path_between("0000:2a:00.0", "0000:99:00.0") is None
+    index = log.paths_by_pair()  # (host, {bus id, bus id}) -> path
+    host = log.paths[0].host
+    assert index[(host, frozenset(("0000:2a:00.0", "0000:18:00.0")))].type == "NVL"
+    assert index.get((host, frozenset(("0000:2a:00.0", "0000:99:00.0")))) is None
     # the CPU line and an NVLink line without a rank are no GPUs of the tree
     assert all(g.line != 7 for g in log.topo_gpus)
 

@@ -255,67 +255,58 @@ NO_DEVICE = re.compile(
     r"\bls: cannot access '?/dev/nvidia(?!-caps)[\w*?-]*'?: no such file or directory\b|"
     # Caffe2 (core/common_gpu.cc, cudaErrorUnknown from cudaGetDeviceCount: "... I will set the available devices to be zero.")
     r"\bi will set the available devices to be zero\b", re.ASCII | re.M)
-#: a node health check's count of GPUs against the one it expects (Azure's NHC check_gpu_count "Expected to see 8 but
-#: found 7", gpud's "nvidia gpu count mismatch (found 7, expected 8)", AWS's health check "GPU count mismatch: expected=8,
-#: detected=7", awsome-distributed-training's topology check "Topology GPU count mismatch: expected=8, topo=7"): fewer GPUs
-#: seen where the second is smaller
-COUNT_CHECK = re.compile(r"(?<![a-z0-9])gpu[_ ]count\b[^\n]{0,60}?\bexpected(?: to see)?\s*[=:]?\s*(\d{1,3})\b[^\n]{0,20}?\b(?:but )?(?:found|detected|got|saw|seen|topo)\s*[=:]?\s*(\d{1,3})\b|"
-                         r"\bgpu count mismatch \(found (\d{1,3}), expected (\d{1,3})\)", re.ASCII)
-#: LMDeploy's TurboMind (lmdeploy/turbomind/parallel_config.py): "no valid parallel config: dp=1, tp=2, ...,
-#: available_devices=1", where available_devices is torch.cuda.device_count() times the nodes: fewer GPUs visible than tp
-#: asks where tp exceeds it
-LMDEPLOY_CONFIG = re.compile(r"\bno valid parallel config: [^\n]*?\btp=(\d+)[^\n]*?\bavailable_devices=(\d+)")
+#: programs' own counts of the GPUs asked for against the GPUs there, as (a literal the text must hold, the pattern): fewer GPUs
+#: where more are asked for than are there. Each pattern names its two numbers ``asked`` and ``have`` (``asked2``/``have2``
+#: in a second branch; ``shape``, a mesh whose product is asked for).
+_COUNTS = (
+    # a node health check's count against the one it expects (Azure's NHC check_gpu_count "Expected to see 8 but found 7",
+    # gpud's "nvidia gpu count mismatch (found 7, expected 8)", AWS's health check "GPU count mismatch: expected=8,
+    # detected=7", awsome-distributed-training's topology check "Topology GPU count mismatch: expected=8, topo=7")
+    ("count", re.compile(r"(?<![a-z0-9])gpu[_ ]count\b[^\n]{0,60}?\bexpected(?: to see)?\s*[=:]?\s*(?P<asked>\d{1,3})\b[^\n]{0,20}?\b(?:but )?"
+                         r"(?:found|detected|got|saw|seen|topo)\s*[=:]?\s*(?P<have>\d{1,3})\b|"
+                         r"\bgpu count mismatch \(found (?P<have2>\d{1,3}), expected (?P<asked2>\d{1,3})\)", re.ASCII)),
+    # LMDeploy's TurboMind (lmdeploy/turbomind/parallel_config.py): "no valid parallel config: dp=1, tp=2, ...,
+    # available_devices=1", where available_devices is torch.cuda.device_count() times the nodes
+    ("no valid parallel config", re.compile(r"\bno valid parallel config: [^\n]*?\btp=(?P<asked>\d+)[^\n]*?\bavailable_devices=(?P<have>\d+)")),
+    # Ray's resource waits: Tune / Train v1 ("You asked for %s CPUs and %s GPUs [per trial], but the cluster only has %s CPUs
+    # and %s GPUs available"), Train v2 ("The worker group requires {"GPU": 8.0} but the cluster only has a maximum of
+    # {"GPU": 4.0} resources")
+    ("but the cluster only has", re.compile(
+        r"\byou asked for [\d.]+ cpus and (?P<asked>[\d.]+) gpus(?: per trial)?, but the cluster only has [\d.]+ cpus and (?P<have>[\d.]+) gpus available\b|"
+        r"\brequires \{[^}]*\"gpu\": (?P<asked2>[\d.]+)[^}]*\} but the cluster only has a maximum of \{[^}]*\"gpu\": (?P<have2>[\d.]+)", re.ASCII)),
+    # NVIDIA DeepLearningExamples' nnU-Net (utils.py set_cuda_devices: "Requested %d gpus, available %d.")
+    ("gpus, available", re.compile(r"\brequested (?P<asked>\d+) gpus, available (?P<have>\d+)\b")),
+    # JAX's meshes (_src/sharding_impls.py make_mesh "Number of devices %d must be >= the product of mesh_shape %s";
+    # _src/mesh_utils.py create_device_mesh "... must equal the product of mesh_shape %s")
+    ("mesh_shape", re.compile(r"\bnumber of devices (?P<have>\d+) must (?:be >=|equal) the product of mesh_shape \((?P<shape>[\d, ]+)\)")),
+    # verl's resource pool (single_controller/ray/base.py): "Total available GPUs %d is less than total desired GPUs %d"
+    ("total desired gpus", re.compile(r"\btotal available gpus (?P<have>\d+) is less than total desired gpus (?P<asked>\d+)\b")),
+    # OpenPBS's scheduler (job_info.cpp: "Insufficient amount of resource: %s (R: %s A: %s T: %s)", asked, available, total):
+    # a job asking for more than the vnode's total (it "Can Never Run"); more than are free only waits
+    ("ngpus", re.compile(r"\binsufficient amount of resource: ngpus \(r: (?P<asked>\d+) a: \d+ t: (?P<have>\d+)\)", re.ASCII)),
+)
 
 
-#: Ray's resource waits: Tune / Train v1 ("You asked for %s CPUs and %s GPUs [per trial], but the cluster only has %s CPUs and
-#: %s GPUs available"), Train v2 ("The worker group requires {"GPU": 8.0} but the cluster only has a maximum of {"GPU": 4.0}
-#: resources"): fewer GPUs where the GPUs asked for exceed those the cluster has
-#: NVIDIA DeepLearningExamples' nnU-Net (utils.py set_cuda_devices: "Requested %d gpus, available %d.")
-REQUESTED_AVAILABLE = re.compile(r"\brequested (\d+) gpus, available (\d+)\b")
-#: JAX's meshes (_src/sharding_impls.py make_mesh "Number of devices %d must be >= the product of mesh_shape %s";
-#: _src/mesh_utils.py create_device_mesh "... must equal the product of mesh_shape %s"): fewer devices than the mesh asks
-JAX_MESH = re.compile(r"\bnumber of devices (\d+) must (?:be >=|equal) the product of mesh_shape \(([\d, ]+)\)")
-#: verl's resource pool (single_controller/ray/base.py): "Total available GPUs %d is less than total desired GPUs %d"
-VERL_POOL = re.compile(r"\btotal available gpus (\d+) is less than total desired gpus (\d+)\b")
-RAY_RESOURCES = re.compile(r"\byou asked for [\d.]+ cpus and ([\d.]+) gpus(?: per trial)?, but the cluster only has [\d.]+ cpus and ([\d.]+) gpus available\b|"
-                           r"\brequires \{[^}]*\"gpu\": ([\d.]+)[^}]*\} but the cluster only has a maximum of \{[^}]*\"gpu\": ([\d.]+)", re.ASCII)
-
-
-#: OpenPBS's scheduler (job_info.cpp: "Insufficient amount of resource: %s (R: %s A: %s T: %s)", asked, available, total):
-#: fewer GPUs where a job asks for more than the vnode's total (the job "Can Never Run"); more than are free only waits
-PBS_NGPUS = re.compile(r"\binsufficient amount of resource: ngpus \(r: (\d+) a: \d+ t: (\d+)\)", re.ASCII)
+def _asked_have(m: "re.Match") -> tuple[float, float]:
+    g = m.groupdict()
+    have = float(g.get("have") or g.get("have2"))
+    if g.get("shape"):
+        asked = 1.0
+        for n in re.findall(r"\d+", g["shape"]):
+            asked *= int(n)
+        return asked, have
+    return float(g.get("asked") or g.get("asked2")), have
 
 
 def _fewer(low: str) -> "re.Match | None":
     m = FEWER_GPUS.search(low)
     if m:
         return m
-    for m in COUNT_CHECK.finditer(low) if "count" in low else ():
-        expected, found = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
-        if int(found) < int(expected):
-            return m
-    m = LMDEPLOY_CONFIG.search(low) if "no valid parallel config" in low else None
-    if m and int(m.group(1)) > int(m.group(2)):
-        return m
-    m = REQUESTED_AVAILABLE.search(low) if "gpus, available" in low else None
-    if m and int(m.group(1)) > int(m.group(2)):
-        return m
-    for m in JAX_MESH.finditer(low) if "mesh_shape" in low else ():
-        product = 1
-        for n in re.findall(r"\d+", m.group(2)):
-            product *= int(n)
-        if int(m.group(1)) < product:
-            return m
-    m = VERL_POOL.search(low) if "total desired gpus" in low else None
-    if m and int(m.group(1)) < int(m.group(2)):
-        return m
-    for m in PBS_NGPUS.finditer(low) if "ngpus" in low else ():
-        if int(m.group(1)) > int(m.group(2)):
-            return m
-    for m in RAY_RESOURCES.finditer(low) if "but the cluster only has" in low else ():
-        asked, have = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-        if float(asked) > float(have):
-            return m
+    for literal, rx in _COUNTS:
+        for m in rx.finditer(low) if literal in low else ():
+            asked, have = _asked_have(m)
+            if have < asked:
+                return m
     return None
 
 

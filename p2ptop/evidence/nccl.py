@@ -300,6 +300,7 @@ def parse(c: Collector) -> bool:
         if d.devs and d.kind in ("p2p_not_enabled", "p2p_disabled"):
             a, b = d.devs
             refused.setdefault((min(a, b), max(a, b)), d.line)
+    settings = {k for k in P2P_SETTINGS if k in c.paste.text}  # once: the pair loop below may run 2,556 times (72 GPUs)
     for (a, b), (tr, line) in sorted(worst.items()):
         subj = pair_subject(a, b)
         p2p = tr.startswith("P2P")
@@ -314,7 +315,7 @@ def parse(c: Collector) -> bool:
             c.add(subj, "nccl.p2p_fallback", True, why_line or line,
                   summary=f"NCCL went via {tr} between GPU{a} and GPU{b} although P2P is possible there "
                           f"({'path ' + str(path) if path else 'topo -p2p read OK' if read == 'OK' else 'NCCL tried P2P'})")
-        elif is_p2p_off_by_path(tr, path, {k for k in P2P_SETTINGS if k in c.paste.text}):
+        elif is_p2p_off_by_path(tr, path, settings):
             c.add(subj, "nccl.p2p_off_by_path", True, line,
                   summary=f"NCCL went via {tr} between GPU{a} and GPU{b}, whose path ({path}) crosses the CPU: NCCL's default "
                           f"leaves P2P off there (no NCCL_P2P_* setting in the text)")

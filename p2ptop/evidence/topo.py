@@ -233,7 +233,7 @@ def parse_nccl_xml(c: Collector) -> bool:
     by_gpu = sorted(cpu_of.items())
     for i, (a, ca) in enumerate(by_gpu):
         for b, cb in by_gpu[i + 1:]:
-            if ca != cb and ca.split("/")[1] == cb.split("/")[1] and a != b:
+            if ca != cb and ca.split("/")[1] == cb.split("/")[1]:
                 line = next(ln for g, _, ln in gpus if g.get("dev") == str(b))
                 c.add(pair_subject(a, b), "pair.path", "SYS", line, severity="info",
                       summary=f"NCCL's topology: GPU{a} and GPU{b} hang under different CPUs (SYS)")

@@ -354,11 +354,6 @@ class NcclLog:
             out.setdefault((p.host, frozenset((p.src_bus, p.dst_bus))), p)
         return out
 
-    def path_between(self, bus_a: Optional[str], bus_b: Optional[str]) -> Optional[NcclPath]:
-        """NCCL's path between two GPUs by bus id, on whichever host printed it; None where the log has none."""
-        pair = frozenset((bus_a, bus_b))
-        return next((p for (_host, k), p in self.paths_by_pair().items() if k == pair), None)
-
     def first_channel(self, a: int, b: int, transport: Optional[str] = None) -> Optional[NcclChannel]:
         for c in self.channels:
             if {c.src, c.dst} == {a, b} and (transport is None or c.transport == transport):
