@@ -49,6 +49,7 @@ FRESH33_MIN = 3  # cases collected in fresh33/ (2026-11-29, twelfth session, thi
 FRESH34_MIN = 7  # cases collected in fresh34/ (2026-11-29, thirteenth session, first wave)
 FRESH35_MIN = 21  # cases collected in fresh35/ (2026-11-29, thirteenth session, second wave)
 FRESH36_MIN = 7  # cases collected in fresh36/ (2026-11-29, thirteenth session, third wave)
+FRESH37_MIN = 17  # cases collected in fresh37/ (2026-11-29, fourteenth session)
 CERTAINTIES = {"maintainer", "reporter confirmed", "inferred"}
 
 
@@ -122,6 +123,7 @@ def test_corpus_is_not_empty_and_has_all_parts():
     assert len([c for p, _, c in CASES if p == "fresh34"]) >= FRESH34_MIN
     assert len([c for p, _, c in CASES if p == "fresh35"]) >= FRESH35_MIN
     assert len([c for p, _, c in CASES if p == "fresh36"]) >= FRESH36_MIN
+    assert len([c for p, _, c in CASES if p == "fresh37"]) >= FRESH37_MIN
 
 
 @pytest.mark.parametrize("part,path,case", CASES, ids=[os.path.basename(p) for _, p, _ in CASES])

@@ -217,6 +217,13 @@ benchmarks and performance guides; errors and logs found by CUDA's and NCCL's ow
 fault classes rather than 'other', who reported a count only; 220 threads checked before the search budget ran out. Judged
 once, blind, with 9e5904e (benchmarks/results/eval-diagnosis-fresh36-blind-9e5904e.txt), then opened. Assigned by
 collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh35/), one case per thread.
+fresh37/: a thirty-ninth part, collected on 2026-11-29 (fourteenth session) by twelve helpers kept apart by angle: seven by
+class (containers and shared memory; NCCL settings and releases; the platform between the GPUs; what the driver and CUDA
+refuse; the links themselves; NVSwitch systems; threads in Chinese, Japanese or Korean) and five walking venues (NVIDIA/nccl
+issues 1-900; Paddle, MindSpore and other Chinese frameworks; fine-tuning and LLM tooling; NVIDIA tool repositories; CUDA
+from Python and other runtimes), who reported a count only; 836 thread URLs checked (most already known). Judged once, blind,
+with 31759a1 (benchmarks/results/eval-diagnosis-fresh37-blind-31759a1.txt), then opened. Assigned by collection: every case
+comes from a thread in no other part (dev/, holdout/, fresh/ to fresh36/), one case per thread.
 """
 
 from __future__ import annotations
@@ -226,9 +233,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh36/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh37/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
