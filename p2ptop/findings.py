@@ -118,7 +118,7 @@ FACT_KEYS: dict[str, str] = {
     "symptom.illegal_address_across_devices": "True when a pasted program selects two or more GPUs by number and fails with an illegal memory access (cudaErrorIllegalAddress, 700)",
     "code.devices_selected": "how many GPUs a pasted program selects by number (torch.cuda.set_device(1), cudaSetDevice(1), CUDA.device!(1), cupy.cuda.Device(1), .to('cuda:1')); read only where two or more",
     "code.torch_cuda_build": "the CUDA version PyTorch was built with, as its environment report (collect_env) says ('none' for a CPU-only build)",
-    "host.driver_below_cuda_build": "True where the driver is older than the minimum driver of the CUDA major version PyTorch was built with (CUDA's minor version compatibility: 11.x >= 450.80.02, 12.x >= 525.60.13, 13.x >= 580.65.06)",
+    "host.driver_below_cuda_build": "True where the driver is older than the minimum driver of the CUDA release a library was built with (PyTorch's collect_env, NCCL's '+cudaX.Y', a NCCL package's version; CUDA's release notes: e.g. 9.1 >= 387.26, 10.2 >= 440.33, any 11.x >= 450.80.02, 12.x >= 525.60.13, 13.x >= 580.65.06)",
     "host.build_lacks_gpu_arch": "True where a library's GPU code was built without the paste's GPU architecture: PyTorch's own capability check, or NCCL's / PyTorch's CUDA build older than the first CUDA that compiles for it (or newer than the last)",
     "host.cc_mode": "the GPUs' confidential-computing mode: on, devtools, ppcie (the multi-GPU protected PCIe mode), off, or enabled (NCCL's 'CC On': one of them)",
     "code.cross_device_read": "True where a pasted operator runs on one GPU and reads another GPU's memory directly (Caffe2's failed operator with inputs under another GPU's scope)",

@@ -17,6 +17,14 @@ ncclInitKernelsForDevice) prints that as ``Cuda failure '...'``. Read here, each
 
 The fact is context: it explains a kernel-image failure the text shows (the NCCL build entry's own lines), never offers
 an entry by itself.
+
+And ``host.driver_below_cuda_build``: the driver the paste names (nvidia-smi's "Driver Version: 384.111", prose) older than
+the one the CUDA runtime of a library's build needs (``MIN_DRIVER``, CUDA's release notes, "CUDA Toolkit and Corresponding
+Driver Versions"): a runtime newer than the driver cannot start (cudaErrorInsufficientDriver, 35, which NCCL reports as
+"unhandled cuda error"). The builds read: NCCL's "NCCL version 2.7.8+cuda11.0", a NCCL package's version as apt, dpkg and rpm
+list it ("libnccl2 ... 2.1.4-1+cuda9.1"), PyTorch's collect_env "CUDA used to build PyTorch" (collect_env.py). Not read where
+NCCL's log shows it got as far as its transports (the runtime started: CUDA's forward-compatibility package runs a newer
+CUDA on an older data-centre driver).
 """
 
 from __future__ import annotations
@@ -53,6 +61,37 @@ _TORCH_NEW = re.compile(r"(?P<name>[^\n]{0,80}?) with cuda capability sm_(?P<sm>
 _TORCH_OLD = re.compile(r"found gpu\d+ (?P<name>[^\n]{1,80}?) which is of cuda capability (?P<major>\d+)\.(?P<minor>\d)\.?\s*"
                         r"pytorch no longer supports this gpu because it is too old")
 _CUDA = re.compile(r"^(\d+)\.(\d+)")
+#: CUDA release -> the oldest Linux x86_64 driver that runs it, as (major, minor, patch): CUDA's release notes, "CUDA Toolkit
+#: and Corresponding Driver Versions" (each release to 10.2 its own; 11.0 GA; from 11.1 on, minor version compatibility:
+#: any 11.x on >= 450.80.02, 12.x on >= 525.60.13, 13.x on >= 580.65.06). 9.1 first shipped saying 387.26 (later 390.46):
+#: the lower floor, so that no driver that ran it is called too old
+MIN_DRIVER: dict[tuple[int, int], tuple[int, int, int]] = {
+    (7, 0): (346, 46, 0), (7, 5): (352, 31, 0), (8, 0): (367, 48, 0), (9, 0): (384, 81, 0), (9, 1): (387, 26, 0),
+    (9, 2): (396, 26, 0), (10, 0): (410, 48, 0), (10, 1): (418, 39, 0), (10, 2): (440, 33, 0), (11, 0): (450, 36, 6),
+}
+MIN_DRIVER_MAJOR: dict[int, tuple[int, int, int]] = {11: (450, 80, 2), 12: (525, 60, 13), 13: (580, 65, 6)}
+
+
+def min_driver(cuda: tuple[int, int]) -> Optional[tuple[int, int, int]]:
+    """The oldest driver that runs CUDA ``cuda`` (major, minor); None where the table does not know the release."""
+    return MIN_DRIVER.get(cuda) or MIN_DRIVER_MAJOR.get(cuda[0])
+
+
+def driver_below_cuda(driver: tuple[int, int, int], cuda: tuple[int, int]) -> Optional[bool]:
+    """True where ``driver`` is older than CUDA ``cuda``'s minimum; None where the table does not know the release."""
+    floor = min_driver(cuda)
+    return None if floor is None else driver < floor
+
+
+def driver_text(driver: tuple[int, int, int]) -> str:
+    """A driver version as NVIDIA writes it (450.80.02, 384.111)."""
+    return f"{driver[0]}.{driver[1]:02d}" + (f".{driver[2]:02d}" if driver[2] else "")
+
+
+#: a NCCL package's version as apt, dpkg and rpm list it: "libnccl2 2.18.3-1+cuda12.2", "libnccl-dev is already the newest
+#: version (2.1.4-1+cuda9.1)", "libnccl-2.21.5-1+cuda12.4.x86_64"
+_NCCL_PACKAGE = re.compile(r"\blibnccl(?:2|-dev)?\b[^\n]{0,60}?\b2\.\d{1,2}\.\d{1,2}-\d+\+cuda(\d{1,2})\.(\d)\b")
+_DRIVER_VERSION = re.compile(r"^(\d{3})\.(\d{1,3})(?:\.(\d{1,3}))?$")
 
 
 def parse(c: Collector) -> bool:
@@ -82,7 +121,8 @@ def _version(text: Optional[str]) -> Optional[tuple[int, int]]:
 
 
 def derive(c: Collector) -> None:
-    """A library's CUDA build against the architectures of the paste's GPUs (ARCH_CUDA)."""
+    """A library's CUDA build against the architectures of the paste's GPUs (ARCH_CUDA) and against the driver (MIN_DRIVER)."""
+    _driver_below_build(c)
     if c.has("host", "host.build_lacks_gpu_arch"):
         return
     archs = {f.value for (_s, key), f in c.facts.items() if key == "gpu.architecture" and f.value in ARCH_CUDA}
@@ -111,3 +151,30 @@ def derive(c: Collector) -> None:
                   summary=f"{who} was built with CUDA {cuda}, which holds no machine code for the {arch} GPUs the text names "
                           f"({why})")
             return
+
+
+def _driver_below_build(c: Collector) -> None:
+    """``host.driver_below_cuda_build``: the paste's driver against the CUDA runtime a library it names was built with."""
+    driver = c.facts.get(("host", "host.driver_version"))
+    m = _DRIVER_VERSION.match(str(driver.value)) if driver is not None else None
+    if m is None or c.has("host", "host.driver_below_cuda_build"):
+        return
+    have = (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
+    builds = []
+    log = c.structured.get("nccl")
+    if log is not None and log.channels:
+        return  # NCCL got as far as its transports: its runtime started on this driver
+    if log is not None and getattr(log, "cuda", None):
+        builds.append((f"NCCL {log.version or ''}".strip(), log.cuda, log.version_line or 1))
+    v = c.paste.select(("libnccl",), context=0)
+    package = _NCCL_PACKAGE.search(v.text) if v.text else None
+    if package is not None:
+        builds.append(("the NCCL package", f"{package.group(1)}.{package.group(2)}", v.line_of(package.start())))
+    for who, cuda, line in builds:
+        want = _version(cuda)
+        if want is None or not driver_below_cuda(have, want):
+            continue
+        c.add("host", "host.driver_below_cuda_build", True, line, severity="problem",
+              summary=f"{who} is built with CUDA {cuda}, which needs driver {driver_text(min_driver(want))} or newer; "
+                      f"the text's driver is {driver.value} (line {driver.line})")
+        return

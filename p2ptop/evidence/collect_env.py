@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+from .builds import driver_below_cuda, driver_text, min_driver
 from .paste import Collector
 
 #: the report's lines (lower-cased text; "key: value" in PyTorch's report, "key <spaces>: value" in vLLM's)
@@ -35,16 +36,6 @@ _AVAILABLE = re.compile(r"^(?:is )?cuda available\s*:\s*(true|false)\s*$", re.M)
 _SGL_TORCH = re.compile(r"^pytorch\s*:\s*(\S+)", re.M)  # SGLang's check_env: "PyTorch: 2.4.0+cu121"
 _BUILD = re.compile(r"^cuda used to build pytorch\s*:\s*(none|n/a|\d+\.\d+)\b", re.M)
 _DRIVER = re.compile(r"^nvidia driver version\s*:\s*(\d{3})\.(\d{1,3})(?:\.(\d{1,3}))?\b", re.M)
-#: CUDA major version -> the oldest Linux driver that runs any of its minor versions (CUDA compatibility guide, minor
-#: version compatibility), as (major, minor, patch)
-MIN_DRIVER: dict[int, tuple[int, int, int]] = {11: (450, 80, 2), 12: (525, 60, 13), 13: (580, 65, 6)}
-
-
-def driver_below_cuda(driver: tuple[int, int, int], cuda_major: int) -> Optional[bool]:
-    """True where ``driver`` is older than CUDA ``cuda_major``'s minimum; None where the table does not know the major."""
-    floor = MIN_DRIVER.get(cuda_major)
-    return None if floor is None else driver < floor
-
 
 #: Hugging Face's env reports (lower-cased): the PyTorch version with CUDA's availability, or the accelerator it found
 _HF_GPU = re.compile(r"^\W{0,3}pytorch version \(gpu\?\)\s*:\s*(\S+)\s*\((true|false)\)", re.M)
@@ -106,10 +97,9 @@ def parse(c: Collector) -> bool:
     # is available, the versions are no fault)
     if build is not None and not cpu_only and driver is not None and not (avail is not None and avail.group(1) == "true"):
         have = (int(driver.group(1)), int(driver.group(2)), int(driver.group(3) or 0))
-        major = int(build.group(1).split(".")[0])
-        if driver_below_cuda(have, major):
-            floor = ".".join(f"{n:02d}" if i else str(n) for i, n in enumerate(MIN_DRIVER[major]))
+        major, minor = (int(x) for x in build.group(1).split(".")[:2])
+        if driver_below_cuda(have, (major, minor)):
             c.add("host", "host.driver_below_cuda_build", True, line(driver.start()), severity="problem",
-                  summary=f"driver {'.'.join(map(str, have[:2]))} is older than CUDA {major}.x needs ({floor} or newer), "
-                          f"and PyTorch is built with CUDA {build.group(1)}")
+                  summary=f"driver {'.'.join(map(str, have[:2]))} is older than CUDA {major}.{minor} needs "
+                          f"({driver_text(min_driver((major, minor)))} or newer), and PyTorch is built with CUDA {build.group(1)}")
     return True

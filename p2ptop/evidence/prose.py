@@ -955,6 +955,8 @@ _FAILS_SAID = _rx(r"\berrors?\b|\bfail\w*|\bhang\w*|\bhung\b|\bstuck\b|\bcrash\w
 _NCCL_VERSION_ANY = _rx(r"(?<![\w.])(?<!v)(?<!torch )(?<!torch==)(?<!python )(?<!cuda )(?<!version )(2\.\d{1,2}\.\d{1,2})(?![\d.]\d)|"
                         r"nccl(?: version)?\s*[:=]?\s*v?(2\.\d{1,2}\.\d{1,2})\b")
 _CLAUSE_CUT = _rx(r"[,;:]\s|\s(?:but|while|whereas|however|yet)\b|，|；|但是?|而")
+#: the cuts between contrasted clauses only (not a comma): "but with nccl 2.10.3, get an error" is one side of the contrast
+_CONTRAST_CUT = _rx(r";\s|\s(?:but|while|whereas|however|yet)\b|；|但是?|而")
 
 
 def _version_contrast(low: str, rx: re.Pattern) -> tuple[str, int, str, str] | None:
@@ -972,12 +974,16 @@ def _version_contrast(low: str, rx: re.Pattern) -> tuple[str, int, str, str] | N
         begin, stop = _sentence_span(low[window:m.end() + 300], m.start() - window, m.end() - window)
         begin, stop = begin + window, stop + window
         sentence, at = low[begin:stop], m.start() - begin
-        # the clause of the version first ("hangs with 2.19.3 but 2.18.5 works fine"), else its whole sentence
-        cuts = [0] + [x.end() for x in _CLAUSE_CUT.finditer(sentence)] + [len(sentence)]
-        a = max(x for x in cuts if x <= max(at, 0))
-        b = min(x for x in cuts if x > max(at, 0)) if any(x > max(at, 0) for x in cuts) else len(sentence)
+        # the clause of the version first ("hangs with 2.19.3 but 2.18.5 works fine"), then its side of the contrast
+        # ("... but with nccl 2.10.3, get an error"), else its whole sentence
+        sides = []
+        for cut in (_CLAUSE_CUT, _CONTRAST_CUT):
+            cuts = [0] + [x.end() for x in cut.finditer(sentence)] + [len(sentence)]
+            a = max(x for x in cuts if x <= max(at, 0))
+            b = min(x for x in cuts if x > max(at, 0)) if any(x > max(at, 0) for x in cuts) else len(sentence)
+            sides.append(sentence[a:b])
         ok, failing = None, None
-        for said in (sentence[a:b], sentence):
+        for said in (*sides, sentence):
             ok = _WORKS_SAID.search(said)
             ok = ok if ok and not _NOT_FIXED.search(said[max(0, ok.start() - 12):ok.start()]) else None
             failing = next((x for x in _FAILS_SAID.finditer(said) if not _NEGATED.search(said[max(0, x.start() - 12):x.start()])), None)

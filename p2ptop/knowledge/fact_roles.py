@@ -43,7 +43,7 @@ SYMPTOM_KEYS: dict[str, str] = {
     "gpu.nvlink_replay_recovery": "NVLink replay or recovery counted",
     "gpu.pcie_degraded_under_load": "PCIe link measured below its max under load",
     "gpu.pcie_link_errors": "PCIe replays or corrected errors counted over a limit",
-    "host.driver_below_cuda_build": "the driver is older than the CUDA major version PyTorch was built with needs",
+    "host.driver_below_cuda_build": "the driver is older than the CUDA release a library (PyTorch, NCCL) was built with needs",
     "gpu.pcie_idle_downclock": "PCIe link measured low while idle",
     "gpu.lost": "the GPU is lost",
     "host.xid_codes": "Xid codes in the kernel log",

@@ -1,0 +1,82 @@
+"""Rules of the fourteenth session (2026-11-29), each written from a program's own source or documentation, never from one
+case.
+
+1. After opening fresh37 (labelled so): a version contrast told across a comma ("my code runs normally with NCCL 2.9.8, but
+   with NCCL 2.10.3, get an error") is read on its side of the "but", not on the whole sentence (which holds both
+   verdicts); the driver the paste names against the CUDA release a library it names was built with (CUDA's release
+   notes, "CUDA Toolkit and Corresponding Driver Versions": every release to 11.0 its own floor, then 11.x, 12.x and 13.x
+   by minor version compatibility), read from NCCL's "+cudaX.Y" and a NCCL package's version as apt, dpkg and rpm list it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from p2ptop.evidence.builds import driver_below_cuda, min_driver
+
+from .kbtools import alarms, answer
+from .kbtools import host_facts as _host
+
+
+def _classes(text, n=3):
+    return [a[0] for a in answer(text)[:n]]
+
+
+# ---- 1. versions --------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "The job runs fine with NCCL 2.18.1, but with NCCL 2.19.3, all_reduce fails with an illegal memory access.",
+    "with nccl 2.20.5 it works; but with nccl 2.21.5, every rank hangs in the first broadcast",
+])
+def test_a_version_contrast_across_a_comma_is_a_regression(text):
+    assert _host(text).get("text.broken_by") == "nccl"
+
+
+def test_an_older_release_failing_is_a_fix_not_a_regression():
+    text = "With NCCL 2.14.3, the all-gather hangs on two GPUs, but with NCCL 2.18.1, it works."
+    assert _host(text).get("text.fixed_by") == "nccl" and "text.broken_by" not in _host(text)
+
+
+@pytest.mark.parametrize("driver, cuda, below", [
+    ((384, 111, 0), (9, 1), True), ((390, 46, 0), (9, 1), False), ((410, 79, 0), (10, 1), True),
+    ((418, 39, 0), (10, 1), False), ((440, 33, 0), (11, 0), True), ((450, 36, 6), (11, 0), False),
+    ((450, 51, 6), (11, 8), True), ((470, 82, 1), (11, 8), False), ((520, 61, 5), (12, 1), True),
+    ((535, 104, 5), (12, 2), False), ((575, 57, 8), (13, 0), True),
+])
+def test_the_driver_floor_of_each_cuda_release(driver, cuda, below):
+    assert driver_below_cuda(driver, cuda) is below
+
+
+def test_a_release_the_table_does_not_know_says_nothing():
+    assert min_driver((6, 5)) is None and driver_below_cuda((300, 1, 0), (6, 5)) is None
+
+
+_SMI = "| NVIDIA-SMI 410.79       Driver Version: 410.79       CUDA Version: 10.0     |\n"
+
+
+def test_a_nccl_package_built_for_a_newer_cuda_than_the_driver_runs():
+    text = (_SMI + "ii  libnccl2  2.4.8-1+cuda10.1  amd64  NVIDIA Collective Communication Library (NCCL) Runtime\n"
+            "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:514, unhandled cuda error, NCCL version 2.4.8\n")
+    assert _host(text).get("host.driver_below_cuda_build") is True
+    assert _classes(text, 1) == ["driver_too_old_for_cuda"]
+
+
+def test_a_nccl_package_the_driver_runs_is_no_mismatch():
+    text = _SMI.replace("410.79", "418.87.01") + "libnccl-2.4.8-1+cuda10.1.x86_64\nunhandled cuda error\n"
+    assert "host.driver_below_cuda_build" not in _host(text)
+
+
+def test_a_nccl_log_past_its_transports_started_its_runtime():
+    text = ("Driver Version: 440.33.01\n"
+            "host:11:11 [0] NCCL INFO NCCL version 2.7.8+cuda11.0\n"
+            "host:11:20 [0] NCCL INFO Channel 00 : 0[1000] -> 1[2000] via P2P/IPC\n")
+    assert "host.driver_below_cuda_build" not in _host(text)
+    assert not alarms(text)
+
+
+def test_a_nccl_build_the_driver_cannot_run():
+    text = ("Driver Version: 440.33.01\n"
+            "host:11:11 [0] NCCL INFO NCCL version 2.7.8+cuda11.0\n"
+            "host:11:11 [0] NCCL INFO init.cc:1160 -> 1\n"
+            "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:784, unhandled cuda error, NCCL version 2.7.8\n")
+    assert _host(text).get("host.driver_below_cuda_build") is True
