@@ -224,6 +224,12 @@ issues 1-900; Paddle, MindSpore and other Chinese frameworks; fine-tuning and LL
 from Python and other runtimes), who reported a count only; 836 thread URLs checked (most already known). Judged once, blind,
 with 31759a1 (benchmarks/results/eval-diagnosis-fresh37-blind-31759a1.txt), then opened. Assigned by collection: every case
 comes from a thread in no other part (dev/, holdout/, fresh/ to fresh36/), one case per thread.
+fresh38/: a fortieth part, collected on 2026-11-29 (fourteenth session, second wave) by six helpers walking venues (NVIDIA/nccl
+issues 900-1450 and 1450-2100 with nccl-tests; LLM serving platforms and cluster managers; older framework trackers; older
+pytorch/pytorch issues; Hugging Face libraries, Lightning and DeepSpeed), who reported a count only; 131 thread URLs
+checked before the search budget ran out. Judged once, blind, with 88e14e5
+(benchmarks/results/eval-diagnosis-fresh38-blind-88e14e5.txt), then opened. Assigned by collection: every case comes from
+a thread in no other part (dev/, holdout/, fresh/ to fresh37/), one case per thread.
 """
 
 from __future__ import annotations
@@ -233,9 +239,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh37/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh38/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
