@@ -145,6 +145,8 @@ FACT_KEYS: dict[str, str] = {
     "host.cuda_runtime_version": "CUDA runtime version of the job (NCCL's +cudaX.Y, torch's +cuXYZ), e.g. '12.4'",
     "nccl.setting_refused": "the NCCL variable whose value NCCL refused in a WARN (a topology or graph file it cannot read, an unknown "
                             "value, an algorithm list, NICs to merge that are not there), e.g. 'NCCL_TOPO_FILE'",
+    "nccl.ranks_share_gpu": "True where two ranks of one NCCL communicator on one host print the same bus id (NCCL refuses it: "
+                            "'Duplicate GPU detected', 'Multiple Ranks are using the same GPU/Partition')",
     "nccl.version": "NCCL version, e.g. '2.18.3'",
     "gpu.mig": "True when MIG mode is enabled on the GPU",
     "gpu.bar1_mb": "BAR1 aperture total in MiB",

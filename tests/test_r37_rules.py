@@ -6,6 +6,9 @@ case.
    verdicts); the driver the paste names against the CUDA release a library it names was built with (CUDA's release
    notes, "CUDA Toolkit and Corresponding Driver Versions": every release to 11.0 its own floor, then 11.x, 12.x and 13.x
    by minor version compatibility), read from NCCL's "+cudaX.Y" and a NCCL package's version as apt, dpkg and rpm list it.
+2. After opening fresh38 (labelled so): two ranks of one NCCL communicator (one commId) on one host printing the same bus id
+   are refused by NCCL's init (src/init.cc: "Duplicate GPU detected" up to 2.28, "Multiple Ranks are using the same
+   GPU/Partition" from 2.30 unless NCCL_MULTI_RANK_GPU_ENABLE=1): nccl.ranks_share_gpu, the duplicate-GPU entry's trigger.
 """
 
 from __future__ import annotations
@@ -80,3 +83,27 @@ def test_a_nccl_build_the_driver_cannot_run():
             "host:11:11 [0] NCCL INFO init.cc:1160 -> 1\n"
             "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:784, unhandled cuda error, NCCL version 2.7.8\n")
     assert _host(text).get("host.driver_below_cuda_build") is True
+
+
+# ---- 2. ranks on one GPU --------------------------------------------------------------------------------------------------
+
+def _init(host, pid, rank, bus, comm="0x5b1c0e2a9f3d4e11", nranks=2):
+    return (f"{host}:{pid}:{pid + 7} [0] NCCL INFO ncclCommInitRank comm 0x55d0c{rank}a0 rank {rank} nranks {nranks} "
+            f"cudaDev 0 nvmlDev 0 busId {bus} commId {comm} - Init START\n")
+
+
+def test_two_ranks_of_one_communicator_on_one_gpu():
+    text = _init("node-a", 311, 0, "1b000") + _init("node-a", 312, 1, "1b000")
+    assert _host(text).get("nccl.ranks_share_gpu") is True
+    assert answer(text)[0][3] == "nccl/duplicate-gpu-detected"
+
+
+@pytest.mark.parametrize("text", [
+    _init("node-a", 311, 0, "1b000") + _init("node-a", 312, 1, "1c000"),  # two GPUs
+    _init("node-a", 311, 0, "1b000") + _init("node-b", 312, 1, "1b000"),  # two hosts, each its own GPU at one bus id
+    _init("node-a", 311, 0, "1b000", comm="0x11") + _init("node-a", 312, 1, "1b000", comm="0x22"),  # two communicators
+    "node-a:311:311 [0] NCCL INFO NCCL_MULTI_RANK_GPU_ENABLE set by environment to 1.\n"
+    + _init("node-a", 311, 0, "1b000") + _init("node-a", 312, 1, "1b000"),  # allowed from 2.30
+])
+def test_ranks_on_their_own_gpus_or_allowed_to_share_are_no_duplicate(text):
+    assert "nccl.ranks_share_gpu" not in _host(text)

@@ -25,7 +25,7 @@ import re
 from typing import Collection, Optional
 
 from ..nccl import levels
-from ..nccl.log import SMI_PATH_OF_NCCL, NcclLog, bus_id_from_nccl, read_nccl_log, transport_rank
+from ..nccl.log import SMI_PATH_OF_NCCL, NcclLog, NcclRank, bus_id_from_nccl, read_nccl_log, transport_rank
 from .paste import Collector, pair_subject
 
 _SHELL_ENV = re.compile(r"(?:^|[\s;'\"])(?:export\s+)?((?:NCCL|CUDA_VISIBLE|TORCH_NCCL|NVIDIA_VISIBLE)[A-Z0-9_]*)=[\"']?([A-Za-z0-9_.,:/+-]+)")
@@ -189,6 +189,26 @@ _K8S_ALNUM = "[bcdfghjklmnpqrstvwxz2456789]"
 _K8S_POD = re.compile(rf"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?-{_K8S_ALNUM}{{6,10}}-{_K8S_ALNUM}{{5}}")
 
 
+def _ranks_share_a_gpu(c: Collector, log: NcclLog) -> None:
+    """``nccl.ranks_share_gpu``: two ranks of one communicator (one commId) on one host print the same bus id. NCCL's init
+    refuses that after its first all-gather (src/init.cc: up to 2.28 "Duplicate GPU detected : rank %d and rank %d both on
+    CUDA device %lx" for one hostHash and busId, from 2.30 "Multiple Ranks are using the same GPU/Partition" for one GPU
+    UUID unless NCCL_MULTI_RANK_GPU_ENABLE=1; both ncclInvalidUsage): the job has fewer GPUs than ranks where it runs.
+    Read from the rank lines, which NCCL prints before the WARN (a log cut short, or only INFO lines pasted, still says it)."""
+    if any(e.name == "NCCL_MULTI_RANK_GPU_ENABLE" and e.value.strip() == "1" for e in log.env):
+        return
+    seen: dict[tuple[str, Optional[str], str], NcclRank] = {}
+    for r in log.ranks:
+        if not r.comm_id:
+            continue  # without the communicator's id, ranks of two communicators may share a GPU by design
+        other = seen.setdefault((r.comm_id, r.host, r.bus_id), r)
+        if other.rank != r.rank:
+            c.add("host", "nccl.ranks_share_gpu", True, r.line, severity="problem",
+                  summary=f"NCCL: rank {other.rank} and rank {r.rank} of one communicator are on the same GPU "
+                          f"(bus id {r.bus_id_raw}{' on ' + r.host if r.host else ''}): NCCL refuses it (Duplicate GPU detected)")
+            return
+
+
 def _container_of_hosts(hosts: list[str]) -> Optional[str]:
     """'docker' when every host name is a container id's 12 hex digits (with a letter among them: not a number),
     'kubernetes' when every one is a Deployment pod's name; else None."""
@@ -236,6 +256,7 @@ def parse(c: Collector) -> bool:
             break
     for e in log.env:
         c.add("host", f"env.{e.name}", e.value, e.line)
+    _ranks_share_a_gpu(c, log)
     for m in log.messages:
         if m.result and m.result != "ncclInProgress":
             c.add("host", "error.nccl", m.result, m.line, again=True)
