@@ -147,6 +147,8 @@ FACT_KEYS: dict[str, str] = {
                             "value, an algorithm list, NICs to merge that are not there), e.g. 'NCCL_TOPO_FILE'",
     "nccl.ranks_share_gpu": "True where two ranks of one NCCL communicator on one host print the same bus id (NCCL refuses it: "
                             "'Duplicate GPU detected', 'Multiple Ranks are using the same GPU/Partition')",
+    "text.trouble_before_gpu": "where the text's trouble lies before any GPU communication: 'rendezvous' where PyTorch's store "
+                               "timed out waiting for ranks that never connected",
     "nccl.version": "NCCL version, e.g. '2.18.3'",
     "gpu.mig": "True when MIG mode is enabled on the GPU",
     "gpu.bar1_mb": "BAR1 aperture total in MiB",

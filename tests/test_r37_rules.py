@@ -9,6 +9,11 @@ case.
 2. After opening fresh38 (labelled so): two ranks of one NCCL communicator (one commId) on one host printing the same bus id
    are refused by NCCL's init (src/init.cc: "Duplicate GPU detected" up to 2.28, "Multiple Ranks are using the same
    GPU/Partition" from 2.30 unless NCCL_MULTI_RANK_GPU_ENABLE=1): nccl.ranks_share_gpu, the duplicate-GPU entry's trigger.
+3. Seen live (the one-GPU H200, a provoked TCPStore timeout answered with unsure leads on the host's context): PyTorch's
+   rendezvous store timing out on ranks that never connected (TCPStore.cpp waitForWorkers, "Timed out after {} seconds
+   waiting for clients. {}/{} clients joined.") is trouble before any GPU communication: its hang and error are taken
+   back, the answer says so (kind "before_gpu") and names what to read instead; a GPU error elsewhere in the paste is
+   still answered.
 """
 
 from __future__ import annotations
@@ -107,3 +112,30 @@ def test_two_ranks_of_one_communicator_on_one_gpu():
 ])
 def test_ranks_on_their_own_gpus_or_allowed_to_share_are_no_duplicate(text):
     assert "nccl.ranks_share_gpu" not in _host(text)
+
+
+# ---- 3. ranks that never met -----------------------------------------------------------------------------------------------
+
+_STORE = ("Traceback (most recent call last):\n"
+          "  File \"/srv/train.py\", line 9, in <module>\n"
+          "    dist.init_process_group(\"nccl\", rank=rank, world_size=world)\n"
+          "  File \"/usr/lib/python3/dist-packages/torch/distributed/rendezvous.py\", line 189, in _create_c10d_store\n"
+          "    return TCPStore(\n"
+          "torch.distributed.DistStoreError: Timed out after 300 seconds waiting for clients. 3/4 clients joined.\n")
+
+
+def test_a_rendezvous_that_never_met_is_no_gpu_fault():
+    from p2ptop.commands.explain import _as_text
+    from p2ptop.commands.explain import answer as explain_answer
+
+    from .kbtools import bundled_kb
+
+    a = explain_answer(bundled_kb(), _STORE, [], 3)
+    assert a["kind"] == "before_gpu" and a["results"] == [] and a["symptoms"] == []
+    out = _as_text(a, "x", None, None, bundled_kb(), "en")
+    assert "3 of 4 ranks connected" in out and "Not a GPU-to-GPU fault" in out
+
+
+def test_a_gpu_error_beside_the_rendezvous_timeout_is_still_answered():
+    text = "[rank3]: RuntimeError: CUDA error: invalid device ordinal\n" + _STORE
+    assert _classes(text, 1) == ["device_not_visible"]

@@ -95,7 +95,8 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
     where text and host disagree, what kind of answer it is and the one next command.
 
     kind: "matches" (an entry offered on its text or its facts), "unsure" (only candidates on a
-    symptom, or symptoms no entry fits), "healthy" (GPUs in the text or host, no sign of trouble),
+    symptom, or symptoms no entry fits), "healthy" (GPUs in the text or host, no sign of trouble), "before_gpu" (the
+    text's only trouble lies before any GPU communication: ranks that never met at the rendezvous),
     "no_gpu_trace" (the text holds nothing about GPUs or P2P), "empty_text" (the text given is empty or
     blank and the host, if read, shows no trouble), "nothing" (no text and no findings)."""
     log = prepare(text)
@@ -115,6 +116,8 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
         kind = "no_gpu_trace"
     elif text is None and not findings:
         kind = "nothing"
+    elif facts.known("text.trouble_before_gpu"):
+        kind = "before_gpu"
     else:
         kind = "healthy"
     missing: list[str] = []
@@ -225,6 +228,11 @@ def _as_text(answer, text, source, note, kb, lang) -> str:
     if kind == "no_gpu_trace":
         lines.append("Nothing to explain: the text holds no trace of GPUs or P2P (no GPU, CUDA, NCCL, NVLink or "
                      "peer-access words, error names or tool output), so no entry is offered.")
+        return "\n".join(lines)
+    if kind == "before_gpu":
+        lines.append("Not a GPU-to-GPU fault as far as the text shows: its trouble lies before any GPU communication "
+                     "(see the note above), so no knowledge-base entry is offered. If the rank that did not join failed "
+                     "on a GPU error, explain that rank's output.")
         return "\n".join(lines)
     if kind == "healthy" and answer.get("ruled_out_by_host"):
         lines.append("No entry applies to this host: the text's own lines give entries that the host's facts rule out "
