@@ -13,7 +13,9 @@ case.
    rendezvous store timing out on ranks that never connected (TCPStore.cpp waitForWorkers, "Timed out after {} seconds
    waiting for clients. {}/{} clients joined.") is trouble before any GPU communication: its hang and error are taken
    back, the answer says so (kind "before_gpu") and names what to read instead; a GPU error elsewhere in the paste is
-   still answered.
+   still answered. Then the other launches and rendezvous of source-probe round 92 (evidence/launch.py NEVER_MET: the
+   store's client and key timeouts, the store-based barrier, env:// without MASTER_ADDR, torchelastic, Open MPI's and
+   PRRTE's daemons and slots, Horovod's and DeepSpeed's launchers).
 """
 
 from __future__ import annotations
@@ -133,9 +135,33 @@ def test_a_rendezvous_that_never_met_is_no_gpu_fault():
     a = explain_answer(bundled_kb(), _STORE, [], 3)
     assert a["kind"] == "before_gpu" and a["results"] == [] and a["symptoms"] == []
     out = _as_text(a, "x", None, None, bundled_kb(), "en")
-    assert "3 of 4 ranks connected" in out and "Not a GPU-to-GPU fault" in out
+    assert "3/4 clients joined" in out and "never met" in out and "Not a GPU-to-GPU fault" in out
 
 
 def test_a_gpu_error_beside_the_rendezvous_timeout_is_still_answered():
     text = "[rank3]: RuntimeError: CUDA error: invalid device ordinal\n" + _STORE
     assert _classes(text, 1) == ["device_not_visible"]
+
+
+def _probe(pid):
+    import json
+    from pathlib import Path
+
+    probes = json.loads((Path(__file__).parent / "data" / "source_probes.json").read_text())["probes"]
+    return next(p["text"] for p in probes if p["id"] == pid)
+
+
+@pytest.mark.parametrize("pid", [
+    "rendezvous-torch-client-connect-timeout", "rendezvous-torch-store-wait-timeout", "rendezvous-torch-env-master-addr-unset",
+    "rendezvous-torch-store-based-barrier-timeout", "rendezvous-torch-elastic-rdzv-timeout",
+    "rendezvous-mpi-orte-failed-daemon-launch", "rendezvous-mpi-prrte-not-enough-slots", "rendezvous-other-horovod-ssh-check",
+    "rendezvous-other-deepspeed-master-addr-detect",
+])
+def test_launches_and_rendezvous_that_never_met_are_before_gpu(pid):
+    from p2ptop.commands.explain import answer as explain_answer
+
+    from .kbtools import bundled_kb
+
+    a = explain_answer(bundled_kb(), _probe(pid), [], 3)
+    # (a launcher's message that names no GPU at all is "no_gpu_trace": nothing offered either way)
+    assert a["kind"] in ("before_gpu", "no_gpu_trace") and a["results"] == [], (a["kind"], [m.entry.id for m, _ in a["results"]])

@@ -13,6 +13,9 @@ The GPUs of the host are read where the text counts them (or a tool's output pas
 ``host.gpu_count``): "2 GPUs", "two 3090s", "3090 24g*2", "8xA100",
 "4 x H100", "one GPU", "a single GPU", 单卡/双卡/两张卡/8卡. Several counts: the largest is taken (the host has at
 least that many), so a launch is said to exceed them only against every count the text gives.
+
+And the launch or rendezvous that failed before any GPU communication (``never_met``): the processes never met, so no
+GPU-to-GPU traffic had begun and no P2P entry can explain the paste's trouble; ``text.trouble_before_gpu``.
 """
 
 from __future__ import annotations
@@ -81,3 +84,73 @@ def parse(c: Collector) -> bool:
     return c.add("host", "host.ranks_exceed_gpus", True, line, severity="info",
                  summary=f"the launch asks for {ranks} processes per node; the text gives the host {gpus} GPU"
                          f"{'s' if gpus != 1 else ''}: the workers past the last GPU select one that does not exist")
+
+
+#: launches and rendezvous that failed before the processes met, each in its program's own words (the pattern, what
+#: it is: "rendezvous" where the ranks never all met, "launch" where the launcher could not start them):
+NEVER_MET: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(rx, re.I), what) for rx, what in (
+    # PyTorch's TCPStore (torch/csrc/distributed/c10d/TCPStore.cpp): the server gave up on ranks that never connected
+    # (waitForWorkers, "Timed out after {} seconds waiting for clients. {}/{} clients joined."; printed so on the one-GPU
+    # H200 host, benchmarks/device/diagnosis.sh), a client that never reached the server (socket.cpp, "The client socket
+    # has timed out after {} while trying to connect to ({}, {})."), a key no rank ever set (doWait, "wait timeout after
+    # {}ms, keys: {}")
+    (r"timed out after \d+ seconds waiting for clients\. \d+/\d+ clients joined", "rendezvous"),
+    (r"the client socket has timed out after \S+ while trying to connect to \(", "rendezvous"),
+    (r"\bwait timeout after \d+ ?ms, keys:", "rendezvous"),
+    # torch.distributed: the store-based barrier of init_process_group (distributed_c10d.py), env:// without its
+    # variables (rendezvous.py, "environment variable {var} expected, but not set"), torchelastic's rendezvous
+    # (RendezvousTimeoutError, RendezvousConnectionError "The connection to the C10d store has failed") and its barrier
+    # (elastic/utils/store.py, "Timed out waiting on barrier on rank {}, for key prefix")
+    (r"timed out initializing process group in store based barrier", "rendezvous"),
+    (r"environment variable (?:MASTER_ADDR|MASTER_PORT|RANK|WORLD_SIZE) expected, but not set", "rendezvous"),
+    (r"\bRendezvous(?:Timeout|Connection)Error\b", "rendezvous"),
+    (r"timed out waiting on barrier on rank \d+, for key prefix", "rendezvous"),
+    # Open MPI's and PRRTE's launchers (help-errmgr-base.txt "failed-daemon-launch", "node-died"; rmaps "There are not
+    # enough slots available in the system to satisfy"), Horovod's launcher (runner/launch.py "could not connect to some
+    # hosts via ssh", "Unable to find a set of common task-to-task communication interfaces", util/timeout.py "Timed out
+    # waiting for {activity}. Please check connectivity between servers"), DeepSpeed's (launcher/runner.py "was not
+    # reachable via ssh", "Unable to detect suitable master address")
+    (r"\b(?:ORTE|PRTE|PRRTE|prterun|mpirun) (?:was unable to reliably start one or more daemons|has lost communication with a remote daemon)", "launch"),
+    (r"there are not enough slots available in the system to satisfy the \d+", "launch"),
+    (r"could not connect to some hosts via ssh|unable to find a set of common task-to-task communication interfaces|"
+     r"timed out waiting for [\w ]+\. please check connectivity between servers", "launch"),
+    (r"\bwas not reachable via ssh\b|unable to detect suitable master address", "launch"),
+))
+#: lines of the same failure around it: the store's client retrying before the timeout (TCPStore.cpp, "[c10d] TCP client
+#: failed to connect/validate to host"), the ssh a launcher ran to reach a host ("ssh: connect to host ... Connection timed
+#: out", DeepSpeed's "Command '['ssh', ...]' returned non-zero exit status 255")
+_SAME_FAILURE = re.compile(r"\bTCPStore\.cpp\b|\bTCP client failed to connect|^\W*ssh: |\[\s*'ssh',", re.I)
+_NEVER_MET_WORDS = ("clients joined", "client socket has timed out", "wait timeout after", "store based barrier",
+                    "expected, but not set", "rendezvous", "barrier on rank", "daemon", "not enough slots", "via ssh",
+                    "task-to-task", "connectivity between servers", "master address")
+_NOTE = {
+    "rendezvous": "the processes never met at the rendezvous (its store timed out or could not be reached), so no "
+                  "GPU-to-GPU traffic had started. Read the output of the rank that did not join (it may have failed "
+                  "first) and check MASTER_ADDR/MASTER_PORT and the launcher's world size",
+    "launch": "the launcher could not start or reach all of the processes, so no GPU-to-GPU traffic had started. Check "
+              "the hosts it names (ssh, host names, slots) and the network between them",
+}
+
+
+def never_met(c: Collector) -> None:
+    """``text.trouble_before_gpu``: a launch or rendezvous that failed before the processes met (``NEVER_MET``). No GPU
+    traffic (and no NCCL communicator) had begun: the hang, error or failure read from its line is no symptom of GPU
+    communication, taken back, with a note that names what to read instead. Other symptoms of the paste (a rank's CUDA
+    error before it) stay and are answered."""
+    view = c.paste.select(_NEVER_MET_WORDS, context=0)
+    if not view.text:
+        return
+    hit = next(((m, what) for rx, what in NEVER_MET for m in [rx.search(view.text)] if m), None)
+    if hit is None:
+        return
+    m, what = hit
+    line = view.line_of(m.start())
+    said = {view.line_of(x.start()) for rx, _ in NEVER_MET for x in rx.finditer(view.text)}
+    for key in ("symptom.hang", "error.text", "symptom.fails", "symptom.reported"):
+        fact = c.facts.get(("host", key))
+        if fact is not None and (fact.line in said or _SAME_FAILURE.search(c.paste.line(fact.line) or "")):
+            c.withdraw("host", key)
+    c.add("host", "text.trouble_before_gpu", what, line, severity="info",
+          summary="the trouble lies before any GPU communication: " + ("the processes never met at the rendezvous"
+                                                                        if what == "rendezvous" else "the launcher could not start them"))
+    c.notes.append(f"line {line} (\"{c.paste.line(line).strip()[:160]}\"): " + _NOTE[what])

@@ -198,35 +198,6 @@ def _error_is_a_benign_warning(c) -> None:
                    f"'{first.message[:60]}' (line {first.line}): it reports no failure (NCCL goes on over sockets)")
 
 
-#: PyTorch's TCPStore server giving up on the ranks that never connected (torch/csrc/distributed/c10d/TCPStore.cpp,
-#: waitForWorkers: "Timed out after {} seconds waiting for clients. {}/{} clients joined.", raised as DistStoreError;
-#: printed so on the one-GPU H200 host, benchmarks/device/diagnosis.sh's nccl-peer-never-came case)
-_STORE_NEVER_MET = re.compile(r"timed out after \d+ seconds waiting for clients\. (\d+)/(\d+) clients joined", re.I)
-_STORE_LINE = re.compile(r"\bTCPStore\.cpp\b|\bTCP client failed to connect", re.I)
-
-
-def _rendezvous_never_met(c) -> None:
-    """A rendezvous that timed out waiting for ranks that never connected: the processes never met, so no GPU traffic
-    (and no NCCL communicator) had begun. The hang or error read from that line is no symptom of GPU communication:
-    taken back, with a note that names what to read instead (the missing rank's own output, the store's address).
-    Other symptoms of the paste (a rank's CUDA error before it) stay and are answered."""
-    m = _STORE_NEVER_MET.search(c.paste.text)
-    if m is None:
-        return
-    line = c.paste.text.count("\n", 0, m.start()) + 1
-    for key in ("symptom.hang", "error.text", "symptom.fails"):
-        fact = c.facts.get(("host", key))
-        # the timeout's own line, or the store's client retrying before it (TCPStore.cpp's "[c10d] TCP client failed to
-        # connect/validate to host ... - retrying" on the ranks that did reach it)
-        if fact is not None and (fact.line == line or _STORE_LINE.search(c.paste.line(fact.line) or "")):
-            c.withdraw("host", key)
-    c.add("host", "text.trouble_before_gpu", "rendezvous", line, severity="info",
-          summary="the processes never met at the rendezvous: the trouble lies before any GPU communication")
-    c.notes.append(f"line {line}: PyTorch's rendezvous store timed out with {m.group(1)} of {m.group(2)} ranks connected: the "
-                   "processes never met, so no GPU-to-GPU traffic had started. Read the output of the rank that did not "
-                   "join (it may have failed first) and check MASTER_ADDR/MASTER_PORT and the launcher's world size")
-
-
 def derive(c) -> None:
     """Facts that follow from what the parsers read, by the live host's own rules (p2ptop/diagnose.py):
     "I get an error" where the only warning is one NCCL prints on healthy hosts is no symptom (_error_is_a_benign_warning);
@@ -242,7 +213,7 @@ def derive(c) -> None:
     nccl.off_by_level(c)
     _vm_by_bus_ids(c)
     _error_is_a_benign_warning(c)
-    _rendezvous_never_met(c)
+    launch.never_met(c)
     widths: dict[str, tuple[int, Any]] = {}
     for (subject, key), fact in list(c.facts.items()):
         if key != "gpu.pcie_width_cur" or not subject.startswith("gpu:"):
