@@ -17,5 +17,5 @@ export PYTHONPATH=$PWD
     [ -z "$t" ] && continue
     echo "== $t"
     printf '%b\n' "$t" | timeout 60 /tmp/v/bin/python -m p2ptop explain - 2>&1 \
-      | grep -E "^[0-9]\. |No sign|No entry applies|points at|suggests|Nothing|in doubt|only 'it fails'|speaks of" | head -6
+      | grep -E "^[0-9]\. |No sign|No entry applies|points at|suggests|Nothing|in doubt|only 'it fails'|speaks of|Not a GPU-to-GPU|never met|launcher could not" | head -6
   done < "$TEXTS"; } > "$OUT/onegpu2.log" 2>&1
