@@ -149,6 +149,7 @@ FACT_KEYS: dict[str, str] = {
                             "'Duplicate GPU detected', 'Multiple Ranks are using the same GPU/Partition')",
     "text.trouble_before_gpu": "where the text's trouble lies before any GPU communication: 'rendezvous' where PyTorch's store "
                                "timed out waiting for ranks that never connected",
+    "host.all_pairs_nvlink": "True where every GPU pair the text gives a path for is joined by NVLink (NV#): no peer traffic crosses PCIe",
     "nccl.version": "NCCL version, e.g. '2.18.3'",
     "gpu.mig": "True when MIG mode is enabled on the GPU",
     "gpu.bar1_mb": "BAR1 aperture total in MiB",

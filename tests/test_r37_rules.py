@@ -16,6 +16,9 @@ case.
    still answered. Then the other launches and rendezvous of source-probe round 92 (evidence/launch.py NEVER_MET: the
    store's client and key timeouts, the store-based barrier, env:// without MASTER_ADDR, torchelastic, Open MPI's and
    PRRTE's daemons and slots, Horovod's and DeepSpeed's launchers).
+4. NCCL's troubleshooting guide ("PCI Access Control Services (ACS)"): ACS redirects PCIe peer requests and the IOMMU
+   translates PCIe DMA; a GPU pair joined by NVLink sends its peer traffic over NVLink. Where every pair the text gives a
+   path for is NV#, the IOMMU/ACS hang-or-corruption and ACS-redirect entries are ruled out (host.all_pairs_nvlink).
 """
 
 from __future__ import annotations
@@ -165,3 +168,29 @@ def test_launches_and_rendezvous_that_never_met_are_before_gpu(pid):
     a = explain_answer(bundled_kb(), _probe(pid), [], 3)
     # (a launcher's message that names no GPU at all is "no_gpu_trace": nothing offered either way)
     assert a["kind"] in ("before_gpu", "no_gpu_trace") and a["results"] == [], (a["kind"], [m.entry.id for m, _ in a["results"]])
+
+
+# ---- 4. NVLink pairs and PCIe's ACS/IOMMU -----------------------------------------------------------------------------------
+
+_WRONG = "all_reduce_perf -b 8 -e 2G -g 4\n # Out of bounds values : 16 FAILED\n"
+
+
+def _topo(cell):
+    return ("        GPU0    GPU1    GPU2    GPU3    CPU Affinity    NUMA Affinity\n"
+            f"GPU0     X      NV4     {cell}     NV4     0-15    0\n"
+            f"GPU1    NV4      X      NV4     NV4     0-15    0\n"
+            f"GPU2    {cell}     NV4      X      NV4     16-31   1\n"
+            f"GPU3    NV4     NV4     NV4      X      16-31   1\n")
+
+
+def test_wrong_data_between_nvlink_pairs_is_no_acs_or_iommu_fault():
+    text = _WRONG + _topo("NV4")
+    assert _host(text).get("host.all_pairs_nvlink") is True
+    ids = [a[3] for a in answer(text)]
+    assert "iommu/p2p-hang-or-corruption" not in ids and "pcie/acs-redirect-blocks-p2p" not in ids
+
+
+def test_one_pcie_pair_keeps_the_iommu_entry_a_candidate():
+    text = _WRONG + _topo("SYS")
+    assert "host.all_pairs_nvlink" not in _host(text)
+    assert "iommu/p2p-hang-or-corruption" in [a[3] for a in answer(text)]

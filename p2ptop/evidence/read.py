@@ -138,6 +138,16 @@ def _root_bus(bus: Optional[str]) -> bool:
     return not (parts[0].strip("0") == "" and parts[2].split(".")[0] == "00")
 
 
+def _all_pairs_nvlink(c) -> None:
+    """``host.all_pairs_nvlink``: every GPU pair the text gives a path for is joined by NVLink (nvidia-smi topo -m's NV#).
+    Their peer traffic does not cross PCIe, where ACS redirects peer requests and the IOMMU translates DMA (NCCL's
+    troubleshooting guide, "PCI Access Control Services (ACS)"): neither can hang or corrupt it."""
+    paths = [(f.line, str(f.value)) for (subject, key), f in c.facts.items() if key == "pair.path" and subject.startswith("pair:")]
+    if paths and all(p.startswith("NV") for _, p in paths):
+        c.add("host", "host.all_pairs_nvlink", True, min(line for line, _ in paths), severity="info",
+              summary=f"every GPU pair the text gives a path for ({len(paths)}) is joined by NVLink: no peer traffic crosses PCIe")
+
+
 def _vm_by_bus_ids(c) -> None:
     """host.virtualized where every GPU bus id the paste gives (nvidia-smi, topo, lspci, CUDA samples, NCCL's ranks
     and pre-2.19 channel brackets) is on a root bus (_root_bus)."""
@@ -212,6 +222,7 @@ def derive(c) -> None:
     builds.derive(c)
     nccl.off_by_level(c)
     _vm_by_bus_ids(c)
+    _all_pairs_nvlink(c)
     _error_is_a_benign_warning(c)
     launch.never_met(c)
     widths: dict[str, tuple[int, Any]] = {}
