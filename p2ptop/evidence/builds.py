@@ -90,7 +90,7 @@ def driver_text(driver: tuple[int, int, int]) -> str:
 
 #: a NCCL package's version as apt, dpkg and rpm list it: "libnccl2 2.18.3-1+cuda12.2", "libnccl-dev is already the newest
 #: version (2.1.4-1+cuda9.1)", "libnccl-2.21.5-1+cuda12.4.x86_64"
-_NCCL_PACKAGE = re.compile(r"\blibnccl(?:2|-dev)?\b[^\n]{0,60}?\b2\.\d{1,2}\.\d{1,2}-\d+\+cuda(\d{1,2})\.(\d)\b")
+_NCCL_PACKAGE = re.compile(r"\blibnccl(?:2|-dev)?\b[^\n]{0,60}?\b2\.\d{1,2}\.\d{1,2}-\d+\+cuda(\d{1,2})\.(\d)\b", re.I)
 _DRIVER_VERSION = re.compile(r"^(\d{3})\.(\d{1,3})(?:\.(\d{1,3}))?$")
 
 
