@@ -2,7 +2,8 @@
 # Issue 22 on two GPUs (nvidia-h200-x2 or nvidia-h100-x2): real NCCL_DEBUG=INFO logs of a two-rank torchrun
 # all-reduce, healthy and with NCCL_P2P_DISABLE=1, NCCL_P2P_LEVEL=LOC, LOC + NCCL_SHM_DISABLE=1 and a 64 KiB
 # /dev/shm in a private mount namespace (NCCL_CUMEM_ENABLE=0), each through `p2ptop explain` on the live host
-# (text and --json) and `p2ptop nccl --log`; PyTorch's peer-access errors on two GPUs; then `doctor` and
+# (text and --json) and `p2ptop nccl --log`; two ranks on GPU 0 (and that log cut before NCCL's refusal); PyTorch's
+# peer-access errors on two GPUs; then `doctor` and
 # `explain` of the healthy log on this healthy host (no failure entry may be likely or possible).
 # The raw logs go to $OUT/x2-logs.tar.gz, everything printed to $OUT/x2-diagnosis.log. About 2 minutes.
 #
@@ -66,6 +67,14 @@ job healthy
 job p2p-disable NCCL_P2P_DISABLE=1
 job p2p-level-loc NCCL_P2P_LEVEL=LOC
 job loc-shm-off NCCL_P2P_LEVEL=LOC NCCL_SHM_DISABLE=1
+# two ranks of one communicator on GPU 0 (NCCL refuses them: "Duplicate GPU detected" / "Multiple Ranks ...")
+sed 's/torch.cuda.set_device(rank)/torch.cuda.set_device(0)/' "$W/ar.py" > "$W/ar_same.py"
+NCCL_DEBUG=INFO timeout 150 torchrun --standalone --nproc_per_node=2 "$W/ar_same.py" > "$W/same-gpu.log" 2>&1
+echo "-- job same-gpu (both ranks on GPU 0): exit $?"
+judge same-gpu "$W/same-gpu.log"
+# the same log cut before NCCL's refusal: only the rank lines say the ranks share a GPU
+grep -v -E "NCCL WARN|Duplicate GPU|Multiple Ranks|Multiple ranks" "$W/same-gpu.log" | grep "NCCL INFO" > "$W/same-gpu-cut.log"
+judge same-gpu-cut "$W/same-gpu-cut.log"
 TORCHRUN=$(command -v torchrun)
 unshare -m sh -c "mount -t tmpfs -o size=64k tmpfs /dev/shm && NCCL_CUMEM_ENABLE=0 NCCL_DEBUG=INFO timeout 150 $TORCHRUN --standalone --nproc_per_node=2 $W/ar.py" > "$W/shm-64k.log" 2>&1
 echo "-- job shm-64k (unshare -m, 64 KiB /dev/shm, NCCL_CUMEM_ENABLE=0): exit $?"
