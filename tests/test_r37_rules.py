@@ -19,6 +19,9 @@ case.
 4. NCCL's troubleshooting guide ("PCI Access Control Services (ACS)"): ACS redirects PCIe peer requests and the IOMMU
    translates PCIe DMA; a GPU pair joined by NVLink sends its peer traffic over NVLink. Where every pair the text gives a
    path for is NV#, the IOMMU/ACS hang-or-corruption and ACS-redirect entries are ruled out (host.all_pairs_nvlink).
+5. Seen on two real H200s (nvidia-h200-x2, x2_diagnosis.sh): the symmetric-memory multicast entry took NCCL's own INFO lines
+   "MNNVL busId ... state 3" and "... MNNVL 0" (src/mnnvl.cc, init.cc, on every NVSwitch host) for symmetric memory and was
+   offered possible on any NCCL error there; its words no longer take NCCL's MNNVL lines.
 """
 
 from __future__ import annotations
@@ -194,3 +197,24 @@ def test_one_pcie_pair_keeps_the_iommu_entry_a_candidate():
     text = _WRONG + _topo("SYS")
     assert "host.all_pairs_nvlink" not in _host(text)
     assert "iommu/p2p-hang-or-corruption" in [a[3] for a in answer(text)]
+
+
+# ---- 5. real two-H200 logs (benchmarks/device/x2_diagnosis.sh, 2026-11-29) --------------------------------------------------
+
+_X2 = __import__("pathlib").Path(__file__).parent / "fixtures" / "captures" / "h200x2-nccl-2026-11-29"
+
+
+def test_real_two_ranks_on_one_gpu_cut_before_the_refusal():
+    text = (_X2 / "same-gpu-cut.log").read_text()
+    assert _host(text).get("nccl.ranks_share_gpu") is True
+    assert answer(text)[0][3] == "nccl/duplicate-gpu-detected"
+
+
+@pytest.mark.parametrize("name", ["same-gpu.log", "same-gpu-cut.log", "shm-64k.log", "p2p-disable.log"])
+def test_nccls_own_mnnvl_lines_are_no_symmetric_memory(name):
+    # NCCL 2.2x prints "MNNVL busId ... state 3" and "... localRank 0 MNNVL 0" on every NVSwitch host: no symmetric memory
+    assert "torch/symmetric-memory-needs-multicast" not in [a[3] for a in answer((_X2 / name).read_text())]
+
+
+def test_the_real_healthy_log_offers_nothing():
+    assert not alarms((_X2 / "healthy.log").read_text())
