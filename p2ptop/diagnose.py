@@ -348,6 +348,11 @@ def _summary(facts: dict[str, Any]) -> str:
 
 def host_findings(snapshot: Snapshot, fabric: Fabric) -> list[Finding]:
     facts = host_facts(snapshot)
+    pcie_pairs = _pcie_pairs(snapshot, fabric)
+    if len(snapshot.gpus) >= 2 and not pcie_pairs:
+        # every pair joined by NVLink: no peer traffic crosses PCIe, where ACS and the IOMMU act (a text's topology
+        # matrix gives the same fact, evidence/read.py)
+        facts["host.all_pairs_nvlink"] = True
     out = [Finding("host.facts", "host", "ok", _summary(facts),
                    [f"{k} = {v}" for k, v in facts.items() if not k.startswith("env.")], facts)]
 
@@ -361,7 +366,6 @@ def host_findings(snapshot: Snapshot, fabric: Fabric) -> list[Finding]:
         value = f["value"] if f.get("value") is not None else f"N/A ({f.get('na')})" if f.get("na") else "none"
         return f"{name} = {value}: {f.get('how')}"
 
-    pcie_pairs = _pcie_pairs(snapshot, fabric)
     if facts.get("host.iommu_active"):
         args = facts.get("host.kernel_iommu_args") or "no IOMMU switch on the kernel command line"
         add("iommu.on", "warning" if pcie_pairs else "info",

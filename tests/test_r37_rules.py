@@ -18,7 +18,8 @@ case.
    PRRTE's daemons and slots, Horovod's and DeepSpeed's launchers).
 4. NCCL's troubleshooting guide ("PCI Access Control Services (ACS)"): ACS redirects PCIe peer requests and the IOMMU
    translates PCIe DMA; a GPU pair joined by NVLink sends its peer traffic over NVLink. Where every pair the text gives a
-   path for is NV#, the IOMMU/ACS hang-or-corruption and ACS-redirect entries are ruled out (host.all_pairs_nvlink).
+   path for is NV#, the IOMMU/ACS hang-or-corruption and ACS-redirect entries are ruled out (host.all_pairs_nvlink); a live
+   or replayed host whose every pair is NVLink gives the same fact (diagnose.host_findings).
 5. Seen on two real H200s (nvidia-h200-x2, x2_diagnosis.sh): the symmetric-memory multicast entry took NCCL's own INFO lines
    "MNNVL busId ... state 3" and "... MNNVL 0" (src/mnnvl.cc, init.cc, on every NVSwitch host) for symmetric memory and was
    offered possible on any NCCL error there; its words no longer take NCCL's MNNVL lines.
@@ -218,3 +219,18 @@ def test_nccls_own_mnnvl_lines_are_no_symmetric_memory(name):
 
 def test_the_real_healthy_log_offers_nothing():
     assert not alarms((_X2 / "healthy.log").read_text())
+
+
+def test_the_live_hosts_nvlink_pairs_rule_out_the_iommu_entry_for_a_pasted_corruption():
+    from p2ptop.commands.explain import answer as explain_answer
+    from p2ptop.diagnose import findings_for, pair_fact_findings
+    from p2ptop.sources import open_snapshot
+
+    from .kbtools import bundled_kb
+
+    snap = open_snapshot(replay=str(_X2.parent / "h200x2-live" / "p2ptop-snapshot.json"))
+    findings = findings_for(snap) + pair_fact_findings(snap)
+    assert any((f.facts or {}).get("host.all_pairs_nvlink") for f in findings)
+    a = explain_answer(bundled_kb(), _WRONG, findings, 3)
+    assert "iommu/p2p-hang-or-corruption" not in [m.entry.id for m, _ in a["results"]]
+    assert any(x["entry"] == "iommu/p2p-hang-or-corruption" for x in a["ruled_out_by_host"])
