@@ -39,6 +39,9 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*|\d{3,}")
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
 _REGEX_ESCAPE = re.compile(r"\\[a-zA-Z]|\(\?[:=!<>a-zA-Z]*|[\[\]{}()*+?|^$\\.]")
+#: a negative lookaround names what an entry's line is NOT ("(?<!NCCL INFO )", "(?!\\s+and NCCL)"): its words are no words of
+#: the entry's, so an index leaves them out (non-nested groups; a nested one keeps its words)
+_NEGATIVE_LOOKAROUND = re.compile(r"\(\?<?!(?:[^()\\]|\\.)*\)")
 _STOP = frozenset("""a about above after again against all am an and any are as at be because been before being below
 between both but by can could did do does doing down during each few for from further had has have having he her here
 hers him his how i if in into is it its itself just me more most my no nor not now of off on once only or other our out
@@ -204,7 +207,7 @@ def entry_text(entry) -> str:
              " ".join(map(str, d.get("aliases") or []))]
     for rx in [d.get("regex") or ""] + list(d.get("regexes") or []):
         if isinstance(rx, str):
-            parts.append(_REGEX_ESCAPE.sub(" ", rx))
+            parts.append(_REGEX_ESCAPE.sub(" ", _NEGATIVE_LOOKAROUND.sub(" ", rx)))
     return "\n".join(p for p in parts if isinstance(p, str))
 
 
