@@ -470,7 +470,8 @@ def read_nccl_log(text: str) -> NcclLog:
                 what = msg.split(":", 1)[0]
             elif msg.startswith("Unrecognized element token \"") and " when parsing" in msg:
                 what = "NCCL_ALGO/NCCL_PROTO"
-            elif msg.startswith("TOPO/NET : Only matched ") and " requested" in msg:
+            elif (msg.startswith("TOPO/NET : Only matched ") and " requested" in msg) or \
+                    msg.startswith("TOPO/NET : Could not force merge NICs"):
                 what = "NCCL_NET_FORCE_MERGE"
             if what is not None:
                 log.decisions.append(NcclDecision(host, "setting_refused", what, None, no))

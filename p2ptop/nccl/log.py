@@ -102,13 +102,14 @@ _USING_NET = re.compile(r"Using network (?P<net>\S+)")
 #: %s not found", "Error : XML parser is limited to %d nodes", "Error : value %s too long (max %d)"; "xml" below, a file
 #: only where the log shows the variable set), a value it does not know ("NCCL_NET_MERGE_POLICY: unknown value '%s'",
 #: graph/topo.cc), NCCL_ALGO / NCCL_PROTO lists (graph/tuning.cc "Unrecognized element token \"%s\" when parsing \"%s\"")
-#: and NCCL_NET_FORCE_MERGE naming devices that are not there (graph/topo.cc "TOPO/NET : Only matched %d devices, %d
-#: requested")
+#: and NCCL_NET_FORCE_MERGE naming devices that are not there or that cannot be fused (graph/topo.cc "TOPO/NET : Only
+#: matched %d devices, %d requested", "TOPO/NET : Could not force merge NICs %s. Please specify a valid NCCL_NET_FORCE_MERGE
+#: string.")
 _SETTING_REFUSED = re.compile(
     r"^(?P<xml>XML (?:Parse|Mismatch|Topology has wrong version|Graph has wrong version)\b|Error : XML parser is limited to \d+ nodes|"
     r"Error : value .{0,300} too long \(max \d+\)|Attribute \w+ of node \w+ not found)|"
     r"^(?P<var>NCCL_[A-Z0-9_]+): unknown value\b|^(?P<algo>Unrecognized element token \"[^\"]*\" when parsing)|"
-    r"^(?P<merge>TOPO/NET : Only matched \d+ devices, \d+ requested)")
+    r"^(?P<merge>TOPO/NET : (?:Only matched \d+ devices, \d+ requested|Could not force merge NICs\b))")
 # NCCL >= 2.28.9 (src/transport.cc, ncclTransportCheckP2pType): isAllCudaP2p is 0 where NVML's P2P read or write
 # status is not OK for some pair of the node's local ranks (graph/paths.cc ncclTopoCheckP2p), or the two ranks see
 # different /dev/shm (isolated containers); isAllDirectP2p also follows NCCL_P2P_LEVEL, so it alone says nothing
