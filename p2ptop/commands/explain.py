@@ -96,7 +96,7 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
 
     kind: "matches" (an entry offered on its text or its facts), "unsure" (only candidates on a
     symptom, or symptoms no entry fits), "healthy" (GPUs in the text or host, no sign of trouble), "before_gpu" (the
-    text's only trouble lies before any GPU communication: ranks that never met at the rendezvous),
+    text's only trouble lies before any GPU communication: a launch or rendezvous that failed before the processes met),
     "no_gpu_trace" (the text holds nothing about GPUs or P2P), "empty_text" (the text given is empty or
     blank and the host, if read, shows no trouble), "nothing" (no text and no findings)."""
     log = prepare(text)
@@ -231,8 +231,8 @@ def _as_text(answer, text, source, note, kb, lang) -> str:
         return "\n".join(lines)
     if kind == "before_gpu":
         lines.append("Not a GPU-to-GPU fault as far as the text shows: its trouble lies before any GPU communication "
-                     "(see the note above), so no knowledge-base entry is offered. If the rank that did not join failed "
-                     "on a GPU error, explain that rank's output.")
+                     "(see the note above), so no knowledge-base entry is offered. If a process failed on a GPU error "
+                     "before it, explain that process's output.")
         return "\n".join(lines)
     if kind == "healthy" and answer.get("ruled_out_by_host"):
         lines.append("No entry applies to this host: the text's own lines give entries that the host's facts rule out "

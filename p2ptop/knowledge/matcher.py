@@ -1056,9 +1056,9 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
         out.extend(retrieved(kb, log, facts, out))
         if described and not out and (facts.known("text.topic") or _trouble_said(log)) \
                 and not facts.known("text.trouble_before_gpu"):
-            # (not where the text's trouble is shown to lie before any GPU communication: ranks that never met)
             # a text that names GPUs and GPU communication (P2P, NCCL, NVLink...) in a sentence, with no symptom and
-            # no setup of an entry's own: the entries nearest its words, labelled so (issue 22 point 4, never silent)
+            # no setup of an entry's own: the entries nearest its words, labelled so (issue 22 point 4, never silent);
+            # not where the text's trouble is shown to lie before any GPU communication (processes that never met)
             out.extend(retrieved(kb, log, facts, out, on_topic=True))
         rel = relevance(kb, log, facts) if _gpu_trace(log, facts) or any(m.basis == "signs" for m in out) else {}
         for m in out:
