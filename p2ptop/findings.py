@@ -147,8 +147,9 @@ FACT_KEYS: dict[str, str] = {
                             "value, an algorithm list, NICs to merge that are not there), e.g. 'NCCL_TOPO_FILE'",
     "nccl.ranks_share_gpu": "True where two ranks of one NCCL communicator on one host print the same bus id (NCCL refuses it: "
                             "'Duplicate GPU detected', 'Multiple Ranks are using the same GPU/Partition')",
-    "text.trouble_before_gpu": "where the text's trouble lies before any GPU communication: 'rendezvous' where PyTorch's store "
-                               "timed out waiting for ranks that never connected",
+    "text.trouble_before_gpu": "where the text's trouble lies before any GPU communication: 'rendezvous' where the processes "
+                               "never met (PyTorch's store, torchelastic), 'launch' where the launcher could not start them "
+                               "(Open MPI, PRRTE, Horovod, DeepSpeed)",
     "host.all_pairs_nvlink": "True where every GPU pair the text gives a path for is joined by NVLink (NV#): no peer traffic crosses PCIe",
     "nccl.version": "NCCL version, e.g. '2.18.3'",
     "gpu.mig": "True when MIG mode is enabled on the GPU",

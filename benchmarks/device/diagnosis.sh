@@ -67,15 +67,7 @@ for f in "$W"/*.txt "$W"/*.log; do
   echo "---- \$ p2ptop explain $n   (live host)"
   timeout 60 python3 -m p2ptop explain "$f" --top 3 2>&1 | cut -c1-240
   echo "[exit ${PIPESTATUS[0]}]"
-  timeout 60 python3 -m p2ptop explain "$f" --json 2>/dev/null | python3 -c "
-import json, sys
-try:
-    d = json.load(sys.stdin)
-except Exception as e:
-    print('  json: unreadable', e); sys.exit()
-ms = d.get('matches') or d.get('candidates') or []
-print('  json top:', [(m.get('id'), m.get('failure_class'), m.get('confidence')) for m in ms[:3]] or 'none', '| note:', str(d.get('note') or d.get('notes') or '')[:160])
-"
+  timeout 60 python3 -m p2ptop explain "$f" --json 2>/dev/null | python3 "$(dirname "$0")/explain_top.py" 3
 done
 
 echo; echo "================ doctor on this healthy host (no failure entry may be offered)"

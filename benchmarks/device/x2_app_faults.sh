@@ -37,16 +37,8 @@ print(f"rank {rank}: done, x[0] = {x[0].item()}")
 dist.destroy_process_group()
 PY
 
-summary() {
-  timeout 90 $PY -m p2ptop explain "$1" --json 2>/dev/null | $PY -c "
-import json, sys
-try:
-    d = json.load(sys.stdin)
-except Exception as e:
-    print('  json: unreadable', e); sys.exit()
-ms = d.get('matches') or []
-print('  answer:', d.get('answer'), '| top:', [(m.get('id'), m.get('confidence')) for m in ms[:3]] or 'none')
-"
+summary() {  # the top entries of `explain --json`, one line
+  timeout 90 $PY -m p2ptop explain "$1" --json 2>/dev/null | $PY "$(dirname "$0")/explain_top.py" 3
 }
 
 job() {  # job NAME MODE [VAR=VALUE ...]

@@ -34,15 +34,7 @@ dist.destroy_process_group()
 PY
 
 summary() {  # the top entries of `explain --json`, one line
-  timeout 90 $PY -m p2ptop explain "$1" --json 2>/dev/null | $PY -c "
-import json, sys
-try:
-    d = json.load(sys.stdin)
-except Exception as e:
-    print('  json: unreadable', e); sys.exit()
-ms = d.get('matches') or []
-print('  json top:', [(m.get('id'), m.get('failure_class'), m.get('confidence')) for m in ms[:4]] or 'none')
-"
+  timeout 90 $PY -m p2ptop explain "$1" --json 2>/dev/null | $PY "$(dirname "$0")/explain_top.py" 4
 }
 
 judge() {  # one log through explain (live host), its JSON summary, and nccl --log

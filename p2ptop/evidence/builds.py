@@ -164,7 +164,7 @@ def _driver_below_build(c: Collector) -> None:
     log = c.structured.get("nccl")
     if log is not None and log.channels:
         return  # NCCL got as far as its transports: its runtime started on this driver
-    if log is not None and getattr(log, "cuda", None):
+    if log is not None and log.cuda:
         builds.append((f"NCCL {log.version or ''}".strip(), log.cuda, log.version_line or 1))
     v = c.paste.select(("libnccl",), context=0)
     package = _NCCL_PACKAGE.search(v.text) if v.text else None

@@ -138,14 +138,11 @@ def never_met(c: Collector) -> None:
     communication, taken back, with a note that names what to read instead. Other symptoms of the paste (a rank's CUDA
     error before it) stay and are answered."""
     view = c.paste.select(_NEVER_MET_WORDS, context=0)
-    if not view.text:
+    hits = [(view.line_of(m.start()), what) for rx, what in NEVER_MET for m in rx.finditer(view.text)] if view.text else []
+    if not hits:
         return
-    hit = next(((m, what) for rx, what in NEVER_MET for m in [rx.search(view.text)] if m), None)
-    if hit is None:
-        return
-    m, what = hit
-    line = view.line_of(m.start())
-    said = {view.line_of(x.start()) for rx, _ in NEVER_MET for x in rx.finditer(view.text)}
+    line, what = hits[0]  # the table's first kind said, at its first line
+    said = {ln for ln, _ in hits}
     for key in ("symptom.hang", "error.text", "symptom.fails", "symptom.reported"):
         fact = c.facts.get(("host", key))
         if fact is not None and (fact.line in said or _SAME_FAILURE.search(c.paste.line(fact.line) or "")):

@@ -954,9 +954,11 @@ _FAILS_SAID = _rx(r"\berrors?\b|\bfail\w*|\bhang\w*|\bhung\b|\bstuck\b|\bcrash\w
 #: name or a "v" stands right before it (torch 2.1.0, python 2.7.18, CUDA 12.2.0, a plugin's v2.9.0)
 _NCCL_VERSION_ANY = _rx(r"(?<![\w.])(?<!v)(?<!torch )(?<!torch==)(?<!python )(?<!cuda )(?<!version )(2\.\d{1,2}\.\d{1,2})(?![\d.]\d)|"
                         r"nccl(?: version)?\s*[:=]?\s*v?(2\.\d{1,2}\.\d{1,2})\b")
-_CLAUSE_CUT = _rx(r"[,;:]\s|\s(?:but|while|whereas|however|yet)\b|，|；|但是?|而")
-#: the cuts between contrasted clauses only (not a comma): "but with nccl 2.10.3, get an error" is one side of the contrast
-_CONTRAST_CUT = _rx(r";\s|\s(?:but|while|whereas|however|yet)\b|；|但是?|而")
+#: the cuts between contrasted clauses ("but with nccl 2.10.3, get an error" is one side of the contrast), and a clause's
+#: cuts: those and a comma or colon
+_CONTRAST = r";\s|\s(?:but|while|whereas|however|yet)\b|；|但是?|而"
+_CONTRAST_CUT = _rx(_CONTRAST)
+_CLAUSE_CUT = _rx(r"[,:]\s|，|" + _CONTRAST)
 
 
 def _version_contrast(low: str, rx: re.Pattern) -> tuple[str, int, str, str] | None:
@@ -1108,12 +1110,13 @@ def parse(c: Collector) -> bool:
     found = False
     ln = view.line_of
 
-    def _first(_c: Collector, rx: str | re.Pattern) -> re.Match | None:
+    def _first(_c: Collector, rx: str | re.Pattern, skip: re.Pattern | None = None) -> re.Match | None:
         """The first match outside a tool's legend lines (nvidia-smi topo's "SYS = ... (e.g., QPI/UPI)",
-        "GNS = GPU not supported"): a legend is printed by the tool, it says nothing of the report."""
+        "GNS = GPU not supported"): a legend is printed by the tool, it says nothing of the report; nor on a line ``skip``
+        finds."""
         rx = rx if isinstance(rx, re.Pattern) else _rx(rx)
         m = rx.search(low)
-        while m and _LEGEND.search(c.paste.line(ln(m.start())).lower()):
+        while m and (_LEGEND.search(line := c.paste.line(ln(m.start())).lower()) or (skip is not None and skip.search(line))):
             nl = low.find("\n", m.start())
             m = rx.search(low, nl + 1) if nl >= 0 else None
         return m
@@ -1222,11 +1225,8 @@ def parse(c: Collector) -> bool:
             if machine:
                 c.add("host", "host.nvswitch_present", True, ln(machine.start()), severity="info",
                       summary=f"{machine.group(0)} is built on the 8-GPU HGX baseboard, which joins its GPUs through NVSwitch chips")
-    m = _first(c, _MIG)
-    while m and _MIG_NOT_READ.search(c.paste.line(ln(m.start())).lower()):
-        # a program saying it cannot look for MIG instances says nothing of MIG mode: the next mention, if any
-        nl = low.find("\n", m.start())
-        m = _rx(_MIG).search(low, nl + 1) if nl >= 0 else None
+    # (a program saying it cannot look for MIG instances says nothing of MIG mode: the next mention, if any)
+    m = _first(c, _MIG, skip=_MIG_NOT_READ)
     if m:
         found = c.add("host", "gpu.mig", True, ln(m.start())) or found
     m = _first(c, _CUDA_NUMBER_WORDS)
