@@ -287,6 +287,10 @@ _SYMPTOMS = (
                      r"bandwidth\b[^.\n]{0,30}\b(?:low|lower|drops?|dropped|degraded)\b|(?:low|lower|reduced|degraded) (?:p2p |nccl |bus ?)?bandwidth|"
                      r"(?:less|lower) than \d+(?:\.\d+)? ?[mg]b/s|(?:much |far |way )?(?:lower|slower|less) than expected|"
                      r"\b(?:extremely |very |really )?low (?:\w+ )?(?:throughput|tok(?:ens)?/s)\b|\bbottleneck\w*|\bunder ?perform\w*|\bhalf (?:of )?(?:the )?(?:expected|bandwidth|speed|throughput)\b|"
+                     # GPUs kept idle ("GPU is underutilized", "low GPU utilization", "utilization only 40%"): waiting on each
+                     # other or on a feed, the same symptom as slow; its cause is for the facts beside it to say
+                     r"\bunder-?utili[sz]\w*|\blow (?:gpu |sm )?utili[sz]ation\b|\butili[sz]ation\b[^.\n]{0,25}?\b(?:only|just|stuck at|never above|at most|below)\s+(?:about |around |~)?[1-6]?\d(?:\.\d+)?\s*%|"
+                     r"利用率(?:很|非常|特别)?低|利用率(?:只有|仅|才|不到)|"
                      # a pair measured against its neighbours ("the bandwidth to GPU 2 is half of the others", "a third of the other pairs")
                      r"\b(?:bandwidth|speed|throughput|busbw|transfers?|cop(?:y|ies)|gb/s)\b[^.\n]{0,50}?\b(?:only\s+)?(?:half|a third|a quarter|one third|one quarter|a fraction)\s+(?:of\s+)?(?:what\s+)?(?:the\s+)?(?:others?|rest|other\s+(?:gpus?|pairs?|cards?|links?|slots?))\b|"
                      r"带宽不足|性能(?:很|非常)?差|吞吐(?:量)?(?:很|非常)?(?:低|下降)|很慢|变慢|慢了|带宽低|带宽很低|带宽只有|速度慢|速度下降|性能差|性能下降|远低于|(?:只有|仅有?|才)\s*\d+(?:\.\d+)?\s*gb/s|带宽[^。\n]{0,30}(?:降|低|损失|下降)|损失[^。\n]{0,10}带宽|"
