@@ -385,6 +385,9 @@ def parse(c: Collector) -> bool:
         if m:
             c.add("host", "text.framework", fw, v.line_of(m.start()), severity="info")
             break
+        if any(rx.search(x.lower()) for x in p.prefixes):  # the prefix a launcher put before every line names it
+            c.add("host", "text.framework", fw, 1, severity="info")  # (Ray's actor RayWorkerVllm, a compose service)
+            break
     if found:
         c.kind("error")
     if not c.has("host", "error.text") and ("UCX  " in p.text or "gdrdrv:" in p.text):

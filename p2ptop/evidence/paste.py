@@ -24,11 +24,26 @@ _PROMPT_CMD = re.compile(r"(?:nvidia-smi|lspci|dmesg|journalctl|nvbandwidth|all_
                          r"sudo|cat|grep|NCCL_|CUDA_|export|docker|kubectl|p2ptop)")
 
 
+#: what a launcher or a log collector writes before every line of a program's output, each in its own format:
+#: torchrun's tee ("[default0]:", TailLog's "[{role}{local_rank}]:"; "[rank3]:" with a rank template), Open MPI's
+#: --tag-output ("[1,0]<stdout>:"), Ray's worker prefix ("(RayWorkerVllm pid=4711, ip=10.0.0.2) ", "(pid=909)"),
+#: docker compose ("vllm-1  | "), kubectl logs --prefix ("[pod/name/container] "), an RFC 3339 timestamp (docker logs
+#: -t, kubectl --timestamps). Removed like the quote marks, so a table or a message starts where the tool put it; what
+#: was removed is kept aside (``Paste.prefixes``): a prefix can say which program ran (Ray's actor RayWorkerVllm).
+_LAUNCHER = re.compile(r"^[ \t]*(?:(?:\[(?:rank|default|[a-z_]+)\d+\]:|\[\d+,\d+\]<std(?:out|err)>:|"
+                       r"\((?:[\w.]+ )?pid=\d+(?:, ip=[\d.:a-f]+)?\)|[\w.-]+[-_]\d+[ \t]+\||\[pod/[\w.-]+/[\w.-]+\]|"
+                       r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d))[ \t]?)+", re.M)
+_LAUNCHER_HINT = re.compile(r"\]:|\]<std|pid=\d|[-_]\d+[ \t]+\||\[pod/|\d\dT\d\d:")
+#: Slurm's srun --label ("  0: " before each task's line): only where most lines carry it, as "1: lo: <LOOPBACK" of
+#: one `ip a` line does not
+_SRUN_LABEL = re.compile(r"^[ \t]*\d{1,4}: ", re.M)
+
 _INVISIBLE = re.compile(f"[{INVISIBLE_CHARS}]")  # what a web page hides inside words (regex_safety.INVISIBLE_CHARS)
 
 
-def tidy(text: str) -> str:
-    """The text without quote marks, code fences and shell prompts (see ``_QUOTE``), with HTML's escapes read
+def tidy(text: str, removed: Optional[list[str]] = None) -> str:
+    """The text without quote marks, launchers' line prefixes, code fences and shell prompts (see ``_QUOTE``,
+    ``_LAUNCHER``), with HTML's escapes read
     back (a paste copied from a web page or a mail: "&lt;inactive&gt;", "GPU(row) -&gt; GPU(column)") and without
     invisible characters (``_INVISIBLE``); the same lines otherwise."""
     if _INVISIBLE.search(text):
@@ -39,8 +54,23 @@ def tidy(text: str) -> str:
         text = html.unescape(text)
     if text[:1] in (">", " ", "\t") or _QUOTE.search(text):  # one fast search first: a 20 MB log has no quote mark
         text = _QUOTE.sub("\n", "\n" + text)[1:]
+    if _LAUNCHER_HINT.search(text, 0, 65536):
+        if removed is not None:  # the distinct prefixes of the first lines, for what they say (``Paste.prefixes``)
+            removed.extend(dict.fromkeys(m.group(0).strip() for m in _LAUNCHER.finditer(text, 0, 65536) if m.group(0).strip()))
+            del removed[8:]
+        text = _LAUNCHER.sub("", text)
+    if ": " in text[:65536]:
+        lines = [l for l in text[:65536].split("\n") if l.strip()]
+        if len(lines) >= 2 and sum(1 for l in lines if _SRUN_LABEL.match(l)) * 2 > len(lines):
+            text = _SRUN_LABEL.sub("", text)
     if "```" in text or "~~~" in text:
         text = _FENCE.sub("", text)
+    head = [l for l in text[:65536].split("\n") if l.strip()]
+    if head and all(l[0] in " \t" for l in head):
+        # a block indented as a whole (markdown's code block by indentation, a quoted mail): as the tool printed it
+        import textwrap
+
+        text = textwrap.dedent(text)
     if "$" in text or "# " in text:
         # a prompt only before a command people run (a "# " row of nccl-tests' table is no prompt)
         text = _PROMPT.sub(lambda m: "" if _PROMPT_CMD.match(text, m.end()) else m.group(0), text)
@@ -69,7 +99,8 @@ class Paste:
             text = _ANSI.sub("", text)  # terminal colours (nvidia-smi underlines its header)
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
-        text = tidy(text)
+        self.prefixes: list[str] = []  # what tidy removed before every line (a launcher's, a collector's)
+        text = tidy(text, self.prefixes)
         self.text = text
         self.lines = text.split("\n")
         self._starts: Optional[list[int]] = None

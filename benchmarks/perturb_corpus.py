@@ -1,0 +1,70 @@
+"""How robust the text diagnosis is to the way a paste reaches us: every corpus case whose class p2ptop puts in the
+top 3 is explained again after a change that does not alter what the text says (markdown quote marks, CRLF line ends,
+a launcher's or log collector's prefix before every line, a hard wrap at 80 columns that cuts words, indentation), and
+the script prints, per change, how many of those cases keep their class in the top 3, and which lose it.
+
+    python benchmarks/perturb_corpus.py [--split all|dev|...] [--only quote,rank,...]
+
+No GPU needed. Figures are in README ("Text evidence and imported pastes")."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import eval_diagnosis as ev  # noqa: E402  (the one place that calls p2ptop's explain for the corpus)
+
+
+def _each_line(prefix: str):
+    return lambda text: "\n".join(prefix + line for line in text.split("\n"))
+
+
+def _wrap(width: int):
+    def wrap(text: str) -> str:
+        out = []
+        for line in text.split("\n"):
+            while len(line) > width:
+                out.append(line[:width])
+                line = line[width:]
+            out.append(line)
+        return "\n".join(out)
+    return wrap
+
+
+CHANGES = {
+    "quote": _each_line("> "),  # a GitHub reply quoting the report
+    "crlf": lambda text: text.replace("\n", "\r\n"),  # a paste from Windows
+    "indent": _each_line("    "),  # a markdown code block by indentation
+    "rank": _each_line("[rank1]: "),  # torchrun with a rank prefix
+    "default": _each_line("[default0]:"),  # torchrun --tee
+    "mpi": _each_line("[1,0]<stdout>:"),  # Open MPI --tag-output
+    "ray": _each_line("(RayWorkerWrapper pid=4711, ip=10.0.0.2) "),  # a Ray worker's output
+    "compose": _each_line("vllm-1  | "),  # docker compose logs
+    "srun": _each_line("0: "),  # Slurm srun --label
+    "timestamp": _each_line("2026-11-29T14:03:07.123456789Z "),  # docker logs -t, kubectl logs --timestamps
+    "wrap80": _wrap(80),  # a terminal's hard wrap, cutting words
+}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--split", default="all")
+    ap.add_argument("--only", default="", help="comma-separated changes (default: all of them)")
+    args = ap.parse_args(argv)
+    names = [n for n in args.only.split(",") if n] or list(CHANGES)
+    kb = ev.load_knowledge()
+    parts = ev.PARTS if args.split == "all" else (args.split,)
+    cases = [c for c in ev.load_cases(parts) if c["class"] not in ("none", "other")]
+    right = [c for c in cases if c["class"] in [a["failure_class"] for a in ev.diagnose(kb, c["text"])[:3]]]
+    print(f"{len(right)} of {len(cases)} fault cases have their class in the top 3 as written; after each change:")
+    for name in names:
+        lost = [c for c in right if c["class"] not in [a["failure_class"] for a in ev.diagnose(kb, CHANGES[name](c["text"]))[:3]]]
+        print(f"  {name:10} {len(right) - len(lost)} of {len(right)} kept" + (": lost " + ", ".join(
+            f"{c.get('part', '')}/{c['id']} ({c['kind']})" for c in lost) if lost else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

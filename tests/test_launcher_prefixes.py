@@ -1,0 +1,95 @@
+"""A launcher's or log collector's prefix before every line (evidence/paste.py ``_LAUNCHER``, ``_SRUN_LABEL``): the
+readers and the matcher see the program's own lines, so a table or a message read bare reads the same behind
+torchrun's "[default0]:" / "[rank3]:" (torch.distributed.elastic TailLog), Open MPI's --tag-output ("[1,0]<stdout>:"),
+Ray's worker prefix ("(RayWorkerWrapper pid=4711, ip=10.0.0.2) "), docker compose ("vllm-1  | "), kubectl logs --prefix,
+an RFC 3339 timestamp (docker logs -t) or Slurm's srun --label ("0: "), or indented as a whole (a markdown code
+block)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from p2ptop.evidence import read_text
+from p2ptop.evidence.paste import tidy
+
+from .kbtools import answer, host_facts
+
+FIX = Path(__file__).parent / "fixtures"
+
+PREFIXES = {
+    "torchrun-tee": "[default0]:",
+    "torchrun-rank": "[rank3]: ",
+    "openmpi-tag-output": "[1,0]<stdout>:",
+    "ray-worker": "(RayWorkerWrapper pid=4711, ip=10.0.0.2) ",
+    "ray-bare": "(pid=909597) ",
+    "docker-compose": "vllm-1  | ",
+    "kubectl-prefix": "[pod/trainer-0/pytorch] ",
+    "rfc3339": "2026-11-29T14:03:07.123456789Z ",
+    "srun-label": "0: ",
+    "markdown-indent": "    ",  # a code block by indentation: the block as a whole is dedented
+}
+
+
+def _prefixed(text: str, prefix: str) -> str:
+    return "\n".join(prefix + line for line in text.split("\n"))
+
+
+def _facts(text: str) -> set:
+    """The text's facts, as (key, value) (findings' own line numbers aside; the framework aside, which a prefix may name:
+    a compose service called vllm, Ray's own "(pid=...)")."""
+    return {(k, repr(v)) for f in read_text(text).findings for k, v in f.facts.items() if k != "text.framework"}
+
+
+@pytest.mark.parametrize("name", sorted(PREFIXES))
+@pytest.mark.parametrize("fixture", [
+    "pastes/topo-m-4090x8-tabs-nics.txt",
+    "pastes/p2pBandwidthLatencyTest-nccl-814-p2p-slower.txt",
+    "captures/h200x2-nccl-2026-11-29/p2p-level-loc.log",
+    "pastes/error-trtllm-1625-peer-access.txt",
+    "pastes/nccl-tests-4090x8-devices.txt",
+])
+def test_a_prefixed_paste_reads_as_the_bare_one(name, fixture):
+    text = (FIX / fixture).read_text(encoding="utf-8")
+    bare = _facts(text)
+    assert bare  # the fixture gives facts at all
+    assert _facts(_prefixed(text, PREFIXES[name])) == bare
+    # the first answer and the confident ones (the words of a prefix may reorder unsure candidates, which retrieval ranks)
+    def firm(t):
+        got = answer(t)
+        return got[:1] + [a for a in got if a[1] in ("likely", "possible")]
+    assert firm(_prefixed(text, PREFIXES[name])) == firm(text)
+
+
+def test_tidy_removes_each_prefix_and_keeps_the_lines():
+    for prefix in PREFIXES.values():
+        text = f"{prefix}GPU0\tX \tNV18\n{prefix}GPU1\tNV18\t X"
+        assert tidy(text) == "GPU0\tX \tNV18\nGPU1\tNV18\t X", prefix
+
+
+@pytest.mark.parametrize("text", [
+    "node-a:311:318 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via P2P/CUMEM",  # NCCL's own host:pid:tid [dev]
+    "[  5.112] NVRM: Xid (PCI:0000:1b:00): 79, GPU has fallen off the bus.",  # dmesg's timestamp is the kernel's
+    "[W1129 12:00:00.000000000 ProcessGroupNCCL.cpp:1203] Warning: something",  # glog's own header
+    "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536\n    inet 127.0.0.1/8 scope host lo",  # one `ip a` line is no srun label
+    "| 0  NVIDIA H200  On |",  # nvidia-smi's table
+])
+def test_a_programs_own_line_start_is_kept(text):
+    assert tidy(text) == text
+
+
+def test_a_removed_prefix_still_says_which_program_ran():
+    text = "(RayWorkerVllm pid=4028887) ERROR 03-28 21:38:23 ray_utils.py:44] ncclUnhandledCudaError: Call to CUDA function failed."
+    assert host_facts(text).get("text.framework") == "vllm"
+    assert host_facts("[default0]:" + text).get("text.framework") == "vllm"
+
+
+def test_a_logger_prefix_before_nccls_reprinted_failure_still_matches_the_218_entry():
+    # NCCL 2.18.1-2.18.5's transport set-up copy ("Cuda failure 'invalid argument'", reprinted by PyTorch after "Last
+    # error:") behind vLLM's Ray worker logger
+    text = ("(RayWorkerVllm pid=4028887) ERROR 03-28 21:38:23 ray_utils.py:44] torch.distributed.DistBackendError: NCCL error in: "
+            "ProcessGroupNCCL.cpp:1333, unhandled cuda error, NCCL version 2.18.1\n"
+            "(RayWorkerVllm pid=4028887) ERROR 03-28 21:38:23 ray_utils.py:44] Cuda failure 'invalid argument'")
+    first = answer(text)[0]
+    assert first[3] == "nccl/2-18-setup-memcpy-invalid-argument" and first[1] in ("likely", "possible")
