@@ -283,8 +283,11 @@ def query_text(lines: list[str], lines_with=None) -> str:
 
 
 def query_terms(lines: list[str], known, lines_with=None) -> list[str]:
-    """The query: the text's terms and the concept tokens of its facts (``known(key)`` -> values)."""
-    q = tokens(query_text(lines, lines_with))
+    """The query: the text's terms and the concept tokens of its facts (``known(key)`` -> values). The text as the
+    evidence readers see it (evidence.paste.tidy): a launcher's prefix on every line is no word of the program's."""
+    from ..evidence.paste import tidy  # lazy: the evidence package imports knowledge
+
+    q = tokens(tidy(query_text(lines, lines_with)))
     for key, want, terms in FACT_TERMS:
         vals = known(key)
         if any(want(v) if callable(want) else (v is want) if want is not None else (v not in (None, False, "", 0))
