@@ -38,6 +38,47 @@ _LAUNCHER_HINT = re.compile(r"\]:|\]<std|pid=\d|[-_]\d+[ \t]+\||\[pod/|\d\dT\d\d
 #: one `ip a` line does not
 _SRUN_LABEL = re.compile(r"^[ \t]*\d{1,4}: ", re.M)
 
+#: a line that starts a record of its own, never the rest of a wrapped one: a log's timestamp or bracket, host:pid:tid,
+#: a traceback's lines, a table's border or row (nvidia-smi's "|"/"+", topo's GPU0/NIC0/mlx5_0, a "#" header)
+_RECORD = re.compile(r"^(?:[\[(<{#$>*|+-]|\d{4}-\d\d-\d\d|\d{1,2}:\d\d:\d\d|[\w.-]+:\d+:\d+ |[A-Z][a-z]{2} [ \d]?\d |"
+                     r"Traceback|File \"|(?:GPU|NIC|mlx\d|CPU)\w*\s|[\w.]*(?:Error|Exception|Warning)\b|(?:INFO|WARN(?:ING)?|ERROR|DEBUG)\b)")
+WRAP_WIDTH_MIN = 60  # a terminal or a fixed-width viewer cuts at 80 columns or more; mail reflows at 64-78
+WRAP_TEXT_MAX = 64_000  # a paste this long at most (a hand-copied screen, not a log file)
+
+
+def _shape(line: str) -> str:
+    """How a line starts, letters and digits as classes: records of one kind start alike, a wrapped remainder does not."""
+    return "".join("9" if ch.isdigit() else "a" if ch.isalpha() else ch for ch in line[:6])
+
+
+def unwrap(text: str) -> str:
+    """A paste that a terminal hard-wrapped at its width (two or more different lines of exactly the longest line's
+    length, each cut where the next line does not start a record of its own or one like it, one of them inside a word,
+    and four in five of the lines within a tenth of that width exactly as long) with each cut line joined again to its
+    continuation, which is left empty: the same number of lines, a message whole on the line where it starts. Anything
+    else unchanged."""
+    if len(text) > WRAP_TEXT_MAX:
+        return text
+    lines = text.split("\n")
+    width = max((len(l) for l in lines), default=0)
+    if width < WRAP_WIDTH_MIN:
+        return text
+    near = sum(1 for l in lines if len(l) >= width * 0.9)
+    full = sum(1 for l in lines if len(l) == width)
+    if full * 5 < near * 4:  # a terminal cuts every long line at its width; lines of a tool's own just under it are no wrap
+        return text
+    cut = [i for i in range(len(lines) - 1)
+           if len(lines[i]) == width and lines[i + 1] and not _RECORD.match(lines[i + 1])
+           and not (lines[i][0].isspace() and lines[i + 1][0].isspace())  # rows of an indented table
+           and _shape(lines[i]) != _shape(lines[i + 1])]  # a run of records alike ("diag: ...", "7  [0] NCCL INFO ...")
+    if len({lines[i] for i in cut}) < 2 or not any(lines[i][-1].isalnum() and lines[i + 1][0].isalnum() for i in cut):
+        return text  # two different cut lines, one cut inside a word: what a width does and lines of one's own do not
+    for i in reversed(cut):  # from the end, so a message cut twice is joined whole on its first line
+        lines[i] += lines[i + 1]
+        lines[i + 1] = ""
+    return "\n".join(lines)
+
+
 _INVISIBLE = re.compile(f"[{INVISIBLE_CHARS}]")  # what a web page hides inside words (regex_safety.INVISIBLE_CHARS)
 
 
@@ -74,6 +115,8 @@ def tidy(text: str, removed: Optional[list[str]] = None) -> str:
     if "$" in text or "# " in text:
         # a prompt only before a command people run (a "# " row of nccl-tests' table is no prompt)
         text = _PROMPT.sub(lambda m: "" if _PROMPT_CMD.match(text, m.end()) else m.group(0), text)
+    if len(text) <= WRAP_TEXT_MAX:
+        text = unwrap(text)
     return text
 EXCERPT = 160
 #: what the error and prose patterns read of one line: a message is short, and a line of megabytes (a

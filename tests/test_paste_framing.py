@@ -1,4 +1,4 @@
-"""A launcher's or log collector's prefix before every line (evidence/paste.py ``_LAUNCHER``, ``_SRUN_LABEL``): the
+"""What a paste carries around the program's own lines (evidence/paste.py ``tidy``). A launcher's or log collector's prefix before every line (evidence/paste.py ``_LAUNCHER``, ``_SRUN_LABEL``): the
 readers and the matcher see the program's own lines, so a table or a message read bare reads the same behind
 torchrun's "[default0]:" / "[rank3]:" (torch.distributed.elastic TailLog), Open MPI's --tag-output ("[1,0]<stdout>:"),
 Ray's worker prefix ("(RayWorkerWrapper pid=4711, ip=10.0.0.2) "), docker compose ("vllm-1  | "), kubectl logs --prefix,
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from p2ptop.evidence import read_text
-from p2ptop.evidence.paste import tidy
+from p2ptop.evidence.paste import tidy, unwrap
 
 from .kbtools import answer, host_facts
 
@@ -93,3 +93,54 @@ def test_a_logger_prefix_before_nccls_reprinted_failure_still_matches_the_218_en
             "(RayWorkerVllm pid=4028887) ERROR 03-28 21:38:23 ray_utils.py:44] Cuda failure 'invalid argument'")
     first = answer(text)[0]
     assert first[3] == "nccl/2-18-setup-memcpy-invalid-argument" and first[1] in ("likely", "possible")
+
+
+# ---- a terminal's hard wrap ------------------------------------------------------------------------------------------------
+
+def _cut(text: str, width: int = 80) -> str:
+    out = []
+    for line in text.split("\n"):
+        while len(line) > width:
+            out.append(line[:width])
+            line = line[width:]
+        out.append(line)
+    return "\n".join(out)
+
+
+LOG = ("node-a:311:318 [0] transport/p2p.cc:238 NCCL WARN failed to open CUDA IPC handle : 217 peer access is not supported between these two devices\n"
+       "node-a:311:318 [0] NCCL INFO transport.cc:68 -> 1\n"
+       "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:784, unhandled cuda error, NCCL version 2.7.8 and the second rank waits")
+
+
+def test_a_hard_wrapped_paste_is_joined_again_on_the_line_where_each_message_starts():
+    cut = _cut(LOG)
+    assert cut.count("\n") > LOG.count("\n")
+    joined = unwrap(cut).split("\n")
+    assert len(joined) == cut.count("\n") + 1  # the same lines: a continuation is left empty
+    assert joined[0].endswith("not supported between these two devices")
+    assert _facts(cut) == _facts(LOG) or {k for k, _ in _facts(LOG)} <= {k for k, _ in _facts(cut)}
+
+
+@pytest.mark.parametrize("text", [
+    # lines of a tool's own that happen to be as long as each other: UUIDs, then a record of their own
+    "GPU 0: Tesla V100-SXM2-16GB (UUID: GPU-388a149d-072d-881b-469c-a3e3c7c4dc19)\nLink 0: 25.781 GB/s\n"
+    "GPU 1: Tesla V100-SXM2-16GB (UUID: GPU-142d0ca2-b09d-9c28-5583-7b3b749571f9)\nLink 0: <inactive>",
+    # CUDA samples' device list: many lines near the longest, not cut
+    "Device: 0, NVIDIA GeForce RTX 4090, pciBusID: 2, pciDeviceID: 0, pciDomainID:0\n"
+    "Device: 1, NVIDIA GeForce RTX 4090, pciBusID: 17, pciDeviceID: 0, pciDomainID:0\n"
+    "Device: 2, NVIDIA GeForce RTX 5090, pciBusID: 1, pciDeviceID: 0, pciDomainID:0\n"
+    "Device: 6, NVIDIA GeForce RTX 3090, pciBusID: 12, pciDeviceID: 0, pciDomainID:0\nDevice=0 CAN Access Peer Device=1",
+    # records alike, each as long as the longest line: HTCondor's diagnostics, NCCL lines without their host prefix
+    "diag: skipping 2 uuid=3b1e5c7a-9d24-4f61-8c0e-5a7b2d9e1f43 during CUDA enumeration because of index\n"
+    "diag: skipping 3 uuid=c84f0d12-6a3e-4b9f-a1d7-0e5c2b8f7a61 during CUDA enumeration because of index\n"
+    "DetectedGPUs=\"GPU-1a2b3c4d, GPU-5e6f7a8b\"",
+    # one line repeated by every rank (Accelerate's state), followed by a record of its own
+    "Distributed environment: DistributedType.MULTI_GPU  Backend: nccl\nNum processes: 4\nProcess index: 0\n"
+    "Distributed environment: DistributedType.MULTI_GPU  Backend: nccl\nNum processes: 4\nProcess index: 1",
+    # nvidia-smi's table: every row as long as the border
+    "+-----------------------------------------------------------------------------+\n"
+    "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |\n"
+    "|-------------------------------+----------------------+----------------------+",
+])
+def test_lines_of_equal_length_that_no_width_cut_stay_apart(text):
+    assert unwrap(text) == text
