@@ -1,5 +1,5 @@
 """How robust the text diagnosis is to the way a paste reaches us: every corpus case whose class p2ptop puts in the
-top 3 is explained again after a change that does not alter what the text says (markdown quote marks, CRLF line ends,
+top 3 is explained again after a change that does not alter what the text says (markdown quote marks, CRLF line ends, a web page's non-breaking spaces, typographic quotes and dashes,
 a launcher's or log collector's prefix before every line, a hard wrap at 80 columns that cuts words, indentation), and
 the script prints, per change, how many of those cases keep their class in the top 3, and which lose it.
 
@@ -36,6 +36,9 @@ def _wrap(width: int):
 CHANGES = {
     "quote": _each_line("> "),  # a GitHub reply quoting the report
     "crlf": lambda text: text.replace("\n", "\r\n"),  # a paste from Windows
+    "nbsp": lambda text: text.replace(" ", "\u00a0"),  # a web page's non-breaking spaces, typographic quotes and dashes, copied with the text
+    "quotes": lambda text: text.replace("'", "\u2019").replace('"', "\u201d"),  # typographic quotes (a word processor, a chat)
+    "dashes": lambda text: text.replace("--", "\u2014"),  # "--" made an em dash (a word processor, a chat)
     "indent": _each_line("    "),  # a markdown code block by indentation
     "rank": _each_line("[rank1]: "),  # torchrun with a rank prefix
     "default": _each_line("[default0]:"),  # torchrun --tee

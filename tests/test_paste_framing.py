@@ -97,14 +97,20 @@ def test_a_logger_prefix_before_nccls_reprinted_failure_still_matches_the_218_en
 
 # ---- a terminal's hard wrap ------------------------------------------------------------------------------------------------
 
-def _cut(text: str, width: int = 80) -> str:
-    out = []
-    for line in text.split("\n"):
-        while len(line) > width:
-            out.append(line[:width])
-            line = line[width:]
-        out.append(line)
-    return "\n".join(out)
+def _cut(text: str) -> str:
+    """The text as a terminal 80 columns wide cuts it: benchmarks/perturb_corpus.py's own "wrap80" change."""
+    import importlib.util
+    import sys
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "perturb_corpus.py"
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec = importlib.util.spec_from_file_location("perturb_corpus_for_tests", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(path.parent))
+    return module.CHANGES["wrap80"](text)
 
 
 LOG = ("node-a:311:318 [0] transport/p2p.cc:238 NCCL WARN failed to open CUDA IPC handle : 217 peer access is not supported between these two devices\n"
@@ -144,3 +150,22 @@ def test_a_hard_wrapped_paste_is_joined_again_on_the_line_where_each_message_sta
 ])
 def test_lines_of_equal_length_that_no_width_cut_stay_apart(text):
     assert unwrap(text) == text
+
+
+# ---- what a web page or a word processor makes of the characters ---------------------------------------------------------
+
+@pytest.mark.parametrize("fixture", [
+    "pastes/topo-m-4090x8-tabs-nics.txt",
+    "captures/h200x2-nccl-2026-11-29/p2p-level-loc.log",
+    "pastes/error-vllm-3688-invalid-argument.txt",
+])
+def test_non_breaking_spaces_and_typographic_quotes_read_as_the_program_printed_them(fixture):
+    text = (FIX / fixture).read_text(encoding="utf-8")
+    web = text.replace(" ", "\u00a0").replace("'", "\u2019").replace('"', "\u201d")
+    assert _facts(web) == _facts(text)
+    assert [a[3] for a in answer(web)[:1]] == [a[3] for a in answer(text)[:1]]
+
+
+def test_tidy_reads_typographic_quotes_and_wide_spaces_back():
+    assert tidy("Cuda failure \u2018invalid argument\u2019\u00a0and \u201cNo devices were found\u201d") == \
+        "Cuda failure 'invalid argument' and \"No devices were found\""

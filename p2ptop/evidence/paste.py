@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..findings import Finding
-from ..knowledge.regex_safety import INVISIBLE_CHARS
+from ..knowledge.regex_safety import INVISIBLE_CHARS, TYPOGRAPHIC_QUOTES
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 #: what a paste carries around the tool's own lines, as people post them: markdown/e-mail quote marks ("> ",
@@ -37,6 +37,8 @@ _LAUNCHER_HINT = re.compile(r"\]:|\]<std|pid=\d|[-_]\d+[ \t]+\||\[pod/|\d\dT\d\d
 #: Slurm's srun --label ("  0: " before each task's line): only where most lines carry it, as "1: lo: <LOOPBACK" of
 #: one `ip a` line does not
 _SRUN_LABEL = re.compile(r"^[ \t]*\d{1,4}: ", re.M)
+HEAD_CHECK = 65536  # how much of a paste the checks for a prefix or an indent on every line read
+_INDENTED_START = re.compile(r"\n*[ \t]")
 
 #: a line that starts a record of its own, never the rest of a wrapped one: a log's timestamp or bracket, host:pid:tid,
 #: a traceback's lines, a table's border or row (nvidia-smi's "|"/"+", topo's GPU0/NIC0/mlx5_0, a "#" header)
@@ -79,45 +81,59 @@ def unwrap(text: str) -> str:
     return "\n".join(lines)
 
 
+#: the spaces a web page or a word processor puts in place of " " (no-break, figure, thin, narrow no-break, ideographic):
+#: read as the space the program printed
+_WIDE_SPACE = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
+_TYPOGRAPHIC = re.compile("[" + "".join(map(chr, TYPOGRAPHIC_QUOTES)) + "]")  # regex_safety.TYPOGRAPHIC_QUOTES
 _INVISIBLE = re.compile(f"[{INVISIBLE_CHARS}]")  # what a web page hides inside words (regex_safety.INVISIBLE_CHARS)
 
 
+def _head(text: str) -> list[str]:
+    """The non-blank lines of the text's first 64 KB: what the checks for a prefix or an indent on every line read."""
+    return [line for line in text[:HEAD_CHECK].split("\n") if line.strip()]
+
+
 def tidy(text: str, removed: Optional[list[str]] = None) -> str:
-    """The text without quote marks, launchers' line prefixes, code fences and shell prompts (see ``_QUOTE``,
-    ``_LAUNCHER``), with HTML's escapes read
-    back (a paste copied from a web page or a mail: "&lt;inactive&gt;", "GPU(row) -&gt; GPU(column)") and without
-    invisible characters (``_INVISIBLE``); the same lines otherwise."""
+    """The text without quote marks, launchers' line prefixes (``_LAUNCHER``, ``_SRUN_LABEL``; their distinct forms
+    appended to ``removed``), code fences and shell prompts (``_QUOTE``, ``_FENCE``, ``_PROMPT``), a common indent or a
+    terminal's hard wrap (:func:`unwrap`), with HTML's escapes read back (a paste copied from a web page or a mail:
+    "&lt;inactive&gt;", "GPU(row) -&gt; GPU(column)"), without invisible characters (``_INVISIBLE``) and with a web
+    page's non-breaking spaces as spaces (``_WIDE_SPACE``) and typographic quotes as ASCII ones; the same lines
+    otherwise."""
     if _INVISIBLE.search(text):
         text = _INVISIBLE.sub("", text)
+    if _WIDE_SPACE.search(text):
+        text = _WIDE_SPACE.sub(" ", text)
+    if _TYPOGRAPHIC.search(text):
+        text = text.translate(TYPOGRAPHIC_QUOTES)
     if "&" in text and ("&lt;" in text or "&gt;" in text or "&amp;" in text or "&quot;" in text or "&#" in text):
         import html
 
         text = html.unescape(text)
     if text[:1] in (">", " ", "\t") or _QUOTE.search(text):  # one fast search first: a 20 MB log has no quote mark
         text = _QUOTE.sub("\n", "\n" + text)[1:]
-    if _LAUNCHER_HINT.search(text, 0, 65536):
+    if _LAUNCHER_HINT.search(text, 0, HEAD_CHECK):
         if removed is not None:  # the distinct prefixes of the first lines, for what they say (``Paste.prefixes``)
-            removed.extend(dict.fromkeys(m.group(0).strip() for m in _LAUNCHER.finditer(text, 0, 65536) if m.group(0).strip()))
+            removed.extend(dict.fromkeys(m.group(0).strip() for m in _LAUNCHER.finditer(text, 0, HEAD_CHECK) if m.group(0).strip()))
             del removed[8:]
         text = _LAUNCHER.sub("", text)
-    if ": " in text[:65536]:
-        lines = [l for l in text[:65536].split("\n") if l.strip()]
-        if len(lines) >= 2 and sum(1 for l in lines if _SRUN_LABEL.match(l)) * 2 > len(lines):
+    if ": " in text[:HEAD_CHECK]:
+        head = _head(text)
+        if len(head) >= 2 and sum(1 for line in head if _SRUN_LABEL.match(line)) * 2 > len(head):
             text = _SRUN_LABEL.sub("", text)
     if "```" in text or "~~~" in text:
         text = _FENCE.sub("", text)
-    head = [l for l in text[:65536].split("\n") if l.strip()]
-    if head and all(l[0] in " \t" for l in head):
-        # a block indented as a whole (markdown's code block by indentation, a quoted mail): as the tool printed it
-        import textwrap
+    if _INDENTED_START.match(text):
+        head = _head(text)
+        if head and all(line[0] in " \t" for line in head):
+            # a block indented as a whole (markdown's code block by indentation, a quoted mail): as the tool printed it
+            import textwrap
 
-        text = textwrap.dedent(text)
+            text = textwrap.dedent(text)
     if "$" in text or "# " in text:
         # a prompt only before a command people run (a "# " row of nccl-tests' table is no prompt)
         text = _PROMPT.sub(lambda m: "" if _PROMPT_CMD.match(text, m.end()) else m.group(0), text)
-    if len(text) <= WRAP_TEXT_MAX:
-        text = unwrap(text)
-    return text
+    return unwrap(text)
 EXCERPT = 160
 #: what the error and prose patterns read of one line: a message is short, and a line of megabytes (a
 #: JSON blob, a paste that lost its line breaks) must not cost seconds of regex time

@@ -484,8 +484,9 @@ def parse_nvlink(c: Collector) -> bool:
 
 
 #: nvidia-smi's own failure messages (what it prints when NVML finds no GPU: "No devices were found", and with -L
-#: "No devices found.", also after a prefix a launcher or an echo puts before it, or quoted in a sentence; when it cannot reach the driver; or
-#: when it cannot query a GPU's fields: "ERR!" in the table), each the symptom line of a paste that may hold nothing else
+#: "No devices found.", also after a prefix a launcher or an echo puts before it, or quoted in a sentence; when it cannot
+#: reach the driver; or when it cannot query a GPU's fields: "ERR!" in the table), each the symptom line of a paste that
+#: may hold nothing else
 _NO_DEVICES = re.compile(r"(?:^|[\s=:\"'`“])No devices (?:were )?(?i:found)\b", re.M)
 _SMI_FAILURES = ((_NO_DEVICES, "nvidia-smi found no GPU"),
                  (re.compile(re.escape("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver")),

@@ -35,7 +35,7 @@ from .codes import (CUDA_BY_NUMBER, GATES, GENERIC_CUDA_MESSAGES, codes_in_line,
 from .entry import Entry
 from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, NEXT_COMMAND, READ_FROM_OUTPUT, first_look, is_info_line,
                          is_setting_line, is_symptom, next_command, readable, role, ruled_out)
-from .regex_safety import INVISIBLE_CHARS, MAX_LINE, compile_pattern, literal_sets, required_literal, required_literals
+from .regex_safety import INVISIBLE_CHARS, MAX_LINE, TYPOGRAPHIC_QUOTES, compile_pattern, literal_sets, required_literal, required_literals
 from .schema import FINDING_FACT, LOG_FACT
 
 PRIMARY_REGEX, CODE = 0.7, 0.45  # default weight of a line matched by the main regex, or naming an error code
@@ -54,7 +54,8 @@ LEAD_FACTOR = 0.5  # a lead (context that fits beside a symptom no entry claims)
 MIN_CANDIDATES = 3  # an answer with fewer candidates than this on a symptom is completed with leads
 
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f]")
-_DELETE = {c: None for c in [*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f, *map(ord, INVISIBLE_CHARS)] if c != 0x0d}
+_DELETE = {c: None for c in [*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f, *map(ord, INVISIBLE_CHARS)] if c != 0x0d} \
+    | TYPOGRAPHIC_QUOTES  # (and typographic quotes read back as ASCII ones)
 _OPS = ("equals", "in", "not_in", "lt", "lte", "gt", "gte", "present", "regex")
 
 

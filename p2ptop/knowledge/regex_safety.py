@@ -23,6 +23,10 @@ MAX_LINE = 2000
 #: joiner, word joiner, byte-order mark): both readers of a paste drop them before any pattern runs (the matcher's lines,
 #: evidence.paste.tidy), so "pe\u200ber access" still reads "peer access"
 INVISIBLE_CHARS = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+#: What a word processor, a chat or a web page makes of the quote marks a program printed (typographic single and double
+#: quotes, primes): both readers of a paste read them back as ASCII quotes, so "Cuda failure ‘invalid argument’" is
+#: CUDA's "Cuda failure 'invalid argument'"
+TYPOGRAPHIC_QUOTES = {ord(c): "'" for c in "\u2018\u2019\u201a\u201b\u2032"} | {ord(c): '"' for c in "\u201c\u201d\u201e\u201f\u2033"}
 #: A regex that needs longer than this on one adversarial line is rejected.
 TIME_LIMIT_S = 0.5
 
