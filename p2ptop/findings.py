@@ -162,6 +162,7 @@ FACT_KEYS: dict[str, str] = {
     "host.one_gpu_per_process": "True when the text says each process, worker, container or pod sees one GPU of the host (GPUs split between them)",
     "text.fixed_by": "driver, nccl, cuda, kernel, bios or firmware: the text says changing that component's version fixed the trouble (or, of the driver/NCCL, that an older version fails and a newer one works)",
     "text.broken_by": "driver, nccl, cuda, kernel, bios or firmware: the text says the trouble began after changing that component's version (or, of the driver/NCCL, that an older version works and a newer one fails)",
+    "text.no_gpu_by_design": "True when the text says the machine has no GPU by design (a CPU-only runner, node or instance)",
     "text.topic": "'gpu communication' when a sentence of the text (not a tool's output line) names P2P, peer access, NCCL, NVLink, GPUDirect, CUDA IPC or traffic between GPUs",
 }
 

@@ -9,6 +9,9 @@ case. All three came after opening fresh39 (labelled so).
    PCI I/O Region"). A lone "BAR0 is 0M" line stays off it (test_r16_rules).
 2. nvidia-smi's "No devices were found" (NVML found no GPU) is read where a sentence quotes it ("encounters \"No devices
    were found\"") and whatever the case of "found".
+4. (after source-probe round 96) a text that says the machine has no GPU by design (a CPU-only runner, node or instance;
+   "no GPU installed, by design") is text.no_gpu_by_design, which rules the no-device entry out: a quoted "No devices were
+   found" there is as it should be.
 3. GPUs kept idle ("underutilized", "low GPU utilization", "utilization only 40%"; 利用率低) are the slow symptom: a
    communication-bound job leaves its GPUs waiting; which cause is for the facts beside it.
 """
@@ -86,3 +89,20 @@ def test_idle_gpus_are_the_slow_symptom(text):
 ])
 def test_busy_gpus_are_not_slow(text):
     assert "symptom.slow" not in _host(text)
+
+
+# ---- 4. no GPU by design --------------------------------------------------------------------------------------------------
+
+def test_a_cpu_only_machine_quoting_no_devices_found_is_not_the_no_device_entry():
+    text = ('On our CPU-only build runners (no GPU installed by design) nvidia-smi prints "No devices were found", so the '
+            "CUDA tests are skipped there.")
+    assert _host(text).get("text.no_gpu_by_design") is True
+    assert "cuda/no-device-visible" not in [a[3] for a in alarms(text)]
+
+
+@pytest.mark.parametrize("text", [
+    'Our 8-GPU runner sometimes encounters "No devices were found" when nvidia-smi runs inside the container.',
+    "The job fails: no GPU is found on the node although it has 4 A100s",
+])
+def test_a_machine_that_should_have_gpus_is_not_one_without_by_design(text):
+    assert "text.no_gpu_by_design" not in _host(text)

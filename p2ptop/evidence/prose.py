@@ -611,6 +611,12 @@ _NO_CUDA_DEVICE = _rx(
 #: ... unless the GPUs are not the subject ("P2P between the GPUs is not available", "NVLink between GPUs was not
 #: detected": something between or to them is missing) or the sentence is a condition ("when torch.cuda.is_available()
 #: returns False we fall back to the CPU", "if no GPU is found")
+_HYPOTHETICAL = _rx(r"\b(?:if|when|unless|whether)\b[^.\n]*$")  # a clause that only supposes what follows
+#: a machine the text says has no GPU by design (a CPU-only runner, node or instance; "no GPU installed, by design"):
+#: nothing seeing a GPU there is as it should be
+_NO_GPU_BY_DESIGN = _rx(r"\bcpu[- ]only (?:ci |build |test )?(?:runners?|machines?|nodes?|hosts?|instances?|servers?|vms?|workers?|"
+                        r"builders?|boxes|agents?|pods?)\b|\b(?:no|without(?: an?| any)?) (?:nvidia )?gpus?\b[^.\n]{0,30}?"
+                        r"\b(?:by design|on purpose|intentionally|as expected)\b|没有(?:显卡|gpu)的(?:机器|节点|服务器)|纯\s*cpu\s*(?:机器|节点|服务器)")
 _NO_CUDA_DEVICE_NOT_SAID = _rx(r"\b(?:between|to|across|among|from|with|over|through|of|and|if|when|whether|unless)\s+"
                               r"(?:(?:the|two|both|all|my|our|these|those|\d+|multiple|several|other)\s+){0,2}(?:[\w.]*\.)?$")
 
@@ -1295,6 +1301,12 @@ def parse(c: Collector) -> bool:
         if m:
             found = c.add("host", "symptom.no_cuda_device", True, ln(m.start()), severity="problem",
                           summary="the text says CUDA (or the framework) sees no GPU at all") or found
+    m = _NO_GPU_BY_DESIGN.search(low)
+    while m and (unsaid(m.start()) or _HYPOTHETICAL.search(low, max(0, m.start() - 60), m.start())):
+        m = _NO_GPU_BY_DESIGN.search(low, m.end())  # not a condition: PyTorch's "If you are running on a CPU-only machine"
+    if m:
+        found = c.add("host", "text.no_gpu_by_design", True, ln(m.start()), severity="info",
+                      summary="the text says the machine has no GPU by design (a CPU-only runner or node)") or found
     if c.has("host", "symptom.no_cuda_device"):
         m = _DRIVER_SEES_GPUS.search(low)
         if m and not unsaid(m.start()):
