@@ -1,6 +1,6 @@
 """How robust the text diagnosis is to the way a paste reaches us: every corpus case whose class p2ptop puts in the
 top 3 is explained again after a change that does not alter what the text says (markdown quote marks, CRLF line ends, a web page's non-breaking spaces, typographic quotes and dashes,
-a launcher's or log collector's prefix before every line, a hard wrap at 80 columns that cuts words, indentation), and
+a launcher's or log collector's prefix before every line, a hard wrap at 80 columns that cuts words, indentation, line breaks lost), and
 the script prints, per change, how many of those cases keep their class in the top 3, and which lose it.
 
     python benchmarks/perturb_corpus.py [--split all|dev|...] [--only quote,rank,...]
@@ -48,6 +48,7 @@ CHANGES = {
     "srun": _each_line("0: "),  # Slurm srun --label
     "timestamp": _each_line("2026-11-29T14:03:07.123456789Z "),  # docker logs -t, kubectl logs --timestamps
     "wrap80": _wrap(80),  # a terminal's hard wrap, cutting words
+    "oneline": lambda text: text.replace("\n", " "),  # line breaks lost (a chat or a form field that folds the paste)
 }
 
 
