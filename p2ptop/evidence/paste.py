@@ -1,6 +1,6 @@
 """A paste and the facts read from it: the lines (with their numbers) and the collector every
-format parser writes into. Pure: imports nothing of ours but findings (and the invisible characters of
-knowledge.regex_safety, which the matcher drops too)."""
+format parser writes into. Pure: imports nothing of ours but findings (and the invisible characters and typographic
+quotes of knowledge.regex_safety, which the matcher reads the same way)."""
 
 from __future__ import annotations
 
