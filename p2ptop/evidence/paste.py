@@ -1,6 +1,6 @@
 """A paste and the facts read from it: the lines (with their numbers) and the collector every
 format parser writes into. Pure: imports nothing of ours but findings (and the invisible characters and typographic
-quotes of knowledge.regex_safety, which the matcher reads the same way)."""
+quotes and the record starts of knowledge.regex_safety, which the matcher reads the same way)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..findings import Finding
-from ..knowledge.regex_safety import INVISIBLE_CHARS, TYPOGRAPHIC_QUOTES
+from ..knowledge.regex_safety import INVISIBLE_CHARS, RECORD_START, TYPOGRAPHIC_QUOTES
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 #: what a paste carries around the tool's own lines, as people post them: markdown/e-mail quote marks ("> ",
@@ -40,10 +40,9 @@ _SRUN_LABEL = re.compile(r"^[ \t]*\d{1,4}: ", re.M)
 HEAD_CHECK = 65536  # how much of a paste the checks for a prefix or an indent on every line read
 _INDENTED_START = re.compile(r"\n*[ \t]")
 
-#: a line that starts a record of its own, never the rest of a wrapped one: a log's timestamp or bracket, host:pid:tid,
-#: a traceback's lines, a table's border or row (nvidia-smi's "|"/"+", topo's GPU0/NIC0/mlx5_0, a "#" header)
-_RECORD = re.compile(r"^(?:[\[(<{#$>*|+-]|\d{4}-\d\d-\d\d|\d{1,2}:\d\d:\d\d|[\w.-]+:\d+:\d+ |[A-Z][a-z]{2} [ \d]?\d |"
-                     r"Traceback|File \"|(?:GPU|NIC|mlx\d|CPU)\w*\s|[\w.]*(?:Error|Exception|Warning)\b|(?:INFO|WARN(?:ING)?|ERROR|DEBUG)\b)")
+#: a table's border or row, which a terminal's width never continues: nvidia-smi's "+---", topo's GPU0/NIC0/mlx5_0/CPU
+#: rows (regex_safety.RECORD_START has the other records)
+_TABLE_ROW = re.compile(r"^(?:\+|(?:GPU|NIC|mlx\d|CPU)\w*\s)")
 WRAP_WIDTH_MIN = 60  # a terminal or a fixed-width viewer cuts at 80 columns or more; mail reflows at 64-78
 WRAP_TEXT_MAX = 64_000  # a paste this long at most (a hand-copied screen, not a log file)
 
@@ -70,7 +69,8 @@ def unwrap(text: str) -> str:
     if full * 5 < near * 4:  # a terminal cuts every long line at its width; lines of a tool's own just under it are no wrap
         return text
     cut = [i for i in range(len(lines) - 1)
-           if len(lines[i]) == width and lines[i + 1] and not _RECORD.match(lines[i + 1])
+           if len(lines[i]) == width and lines[i + 1] and not RECORD_START.match(lines[i + 1])
+           and not _TABLE_ROW.match(lines[i + 1])
            and not (lines[i][0].isspace() and lines[i + 1][0].isspace())  # rows of an indented table
            and _shape(lines[i]) != _shape(lines[i + 1])]  # a run of records alike ("diag: ...", "7  [0] NCCL INFO ...")
     if len({lines[i] for i in cut}) < 2 or not any(lines[i][-1].isalnum() and lines[i + 1][0].isalnum() for i in cut):

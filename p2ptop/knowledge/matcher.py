@@ -35,7 +35,7 @@ from .codes import (CUDA_BY_NUMBER, GATES, GENERIC_CUDA_MESSAGES, codes_in_line,
 from .entry import Entry
 from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, NEXT_COMMAND, READ_FROM_OUTPUT, first_look, is_info_line,
                          is_setting_line, is_symptom, next_command, readable, role, ruled_out)
-from .regex_safety import INVISIBLE_CHARS, MAX_LINE, TYPOGRAPHIC_QUOTES, compile_pattern, literal_sets, required_literal, required_literals
+from .regex_safety import INVISIBLE_CHARS, MAX_LINE, RECORD_START, TYPOGRAPHIC_QUOTES, compile_pattern, literal_sets, required_literal, required_literals
 from .schema import FINDING_FACT, LOG_FACT
 
 PRIMARY_REGEX, CODE = 0.7, 0.45  # default weight of a line matched by the main regex, or naming an error code
@@ -54,8 +54,9 @@ LEAD_FACTOR = 0.5  # a lead (context that fits beside a symptom no entry claims)
 MIN_CANDIDATES = 3  # an answer with fewer candidates than this on a symptom is completed with leads
 
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f]")
-_DELETE = {c: None for c in [*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f, *map(ord, INVISIBLE_CHARS)] if c != 0x0d} \
-    | TYPOGRAPHIC_QUOTES  # (and typographic quotes read back as ASCII ones)
+#: what the matcher's lines drop (control and invisible characters) and read back (typographic quotes as ASCII ones)
+_TRANSLATE = {c: None for c in [*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f, *map(ord, INVISIBLE_CHARS)] if c != 0x0d} \
+    | TYPOGRAPHIC_QUOTES
 _OPS = ("equals", "in", "not_in", "lt", "lte", "gt", "gte", "present", "regex")
 
 
@@ -117,7 +118,7 @@ def clean_lines(text: str) -> list[str]:
     """The log as the matcher reads it: one string per line, no terminal codes, whitespace folded."""
     if "\x1b" in text:
         text = _CONTROL.sub("", text)
-    return [" ".join(line.split())[:MAX_LINE] for line in text.translate(_DELETE).splitlines()]
+    return [" ".join(line.split())[:MAX_LINE] for line in text.translate(_TRANSLATE).splitlines()]
 
 
 class Log:
@@ -295,10 +296,6 @@ class Log:
 WRAP_TEXT = 64_000  # a paste this long at most is also read with its wrapped lines joined (a long log is not pasted by hand)
 WRAP_MIN = 50  # a line this long may have been wrapped (mail reflows at 64-78, terminals cut at 80 and more)
 WRAP_JOIN = 3  # at most this many lines are joined into one message
-#: a line that starts a record of its own, never the rest of a wrapped one: a timestamp, a bracket, host:pid:tid (NCCL),
-#: a syslog month, a traceback's lines, a rank/worker prefix, a list or prompt mark
-_RECORD_START = re.compile(r"^(?:[\[(<{#$>*|-]|\d{4}-\d\d-\d\d|\d{1,2}:\d\d:\d\d|\d{1,2}/\d{1,2}/\d{2,4}|\d+: |[\w.-]+:\d+:\d+ |[A-Z][a-z]{2} [ \d]?\d |Traceback|File \"|"
-                           r"During handling|The above exception|[\w.]*(?:Error|Exception|Warning)\b|(?:INFO|WARN(?:ING)?|ERROR|DEBUG)\b)")
 
 
 def _flat_texts(lines: list[str]) -> list[tuple[str, list[int]]]:
@@ -309,7 +306,7 @@ def _flat_texts(lines: list[str]) -> list[tuple[str, list[int]]]:
     run = 1
     for i in range(len(lines) - 1):
         nxt = lines[i + 1]
-        j = (len(lines[i]) >= WRAP_MIN and run < WRAP_JOIN and bool(nxt) and not _RECORD_START.match(nxt))
+        j = (len(lines[i]) >= WRAP_MIN and run < WRAP_JOIN and bool(nxt) and not RECORD_START.match(nxt))
         joins.append(j)
         run = run + 1 if j else 1
     if not any(joins):
@@ -1050,16 +1047,16 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
                 if m is not None:
                     out.append(m)
     # never silent where there is evidence (issue 22 point 4): beside a symptom, or on a text that names GPUs
-    # and shows nothing working (a bare topology, a description of a setup), candidates on its words, unsure
+    # and shows nothing working (a bare topology, a description of a setup), candidates on its words, unsure; not a
+    # text whose trouble is shown to lie before any GPU communication (processes that never met: its own answer)
     described = (not facts.has_symptom() and not facts.health() and _gpu_trace(log, facts)
+                 and not facts.known("text.trouble_before_gpu")
                  and not any(m.confidence in ("likely", "possible") for m in out))
     if (facts.has_symptom() or described) and not any(m.confidence == "likely" for m in out):
         out.extend(retrieved(kb, log, facts, out))
-        if described and not out and (facts.known("text.topic") or _trouble_said(log)) \
-                and not facts.known("text.trouble_before_gpu"):
+        if described and not out and (facts.known("text.topic") or _trouble_said(log)):
             # a text that names GPUs and GPU communication (P2P, NCCL, NVLink...) in a sentence, with no symptom and
-            # no setup of an entry's own: the entries nearest its words, labelled so (issue 22 point 4, never silent);
-            # not where the text's trouble is shown to lie before any GPU communication (processes that never met)
+            # no setup of an entry's own: the entries nearest its words, labelled so (issue 22 point 4, never silent)
             out.extend(retrieved(kb, log, facts, out, on_topic=True))
         rel = relevance(kb, log, facts) if _gpu_trace(log, facts) or any(m.basis == "signs" for m in out) else {}
         for m in out:
