@@ -117,6 +117,33 @@ BUILT_MIN_WIDTH = 8
 _LAPTOP = re.compile(r"laptop|mobile|max-?q|mx\s?\d|jetson|orin|xavier", re.I)
 
 
+#: data-centre GPUs built only into boards that join every pair of them by NVLink, and the least GB/s one way such a pair
+#: gets (NVIDIA's data sheets; "Introducing NVIDIA HGX A100": the 4-GPU boards join each pair directly, the 8-GPU ones
+#: through NVSwitch): A100/A800 SXM4, HGX A100 4-GPU, 4 NVLink 3 links a pair (100 GB/s; A800 has 8 links in all);
+#: H100/H200/H20 SXM5, HGX H100/H200 4-GPU, 6 NVLink 4 links a pair (150); H800 SXM, 8 links in all (100); B200/B300,
+#: 8-GPU NVSwitch boards only (900; 150 kept). The names are NVML's, as CUDA and the tools print them: the PCIe forms
+#: say so ("NVIDIA H100 PCIe", "NVIDIA H200 NVL", "NVIDIA A100 80GB PCIe", "NVIDIA H800 PCIe"), a bare "H200" in a
+#: sentence may be either. SXM2 parts (P100, V100) are left out (DGX-1's hybrid cube mesh leaves pairs without a link),
+#: as are GH200/GB200 (their GPUs meet other superchips' over NVLink Switch trays or the network).
+_BUILT_NVLINK = (
+    (re.compile(r"\bA[18]00-SXM", re.I), 100.0),
+    (re.compile(r"\bH100\b.*\b(?:HBM3|SXM)", re.I), 150.0),
+    (re.compile(r"^NVIDIA (?:H200|H20)\b", re.I), 150.0),
+    (re.compile(r"^NVIDIA H800\b", re.I), 100.0),
+    (re.compile(r"^NVIDIA B[23]00\b", re.I), 150.0),
+)
+_PCIE_FORM = re.compile(r"\b(?:PCIe|NVL)\b", re.I)
+
+
+def built_nvlink(name: Optional[str]) -> Optional[float]:
+    """The least GB/s one way that NVLink gives a pair of GPUs of this (NVML) name on any board they are built into
+    (_BUILT_NVLINK), None where the model is no SXM part joined to every peer or the name does not say which form."""
+    if not name or _PCIE_FORM.search(name):
+        return None
+    name = name.strip()
+    return next((gbps for rx, gbps in _BUILT_NVLINK if rx.search(name)), None)
+
+
 def built_pcie(name: Optional[str]) -> Optional[int]:
     """The PCIe generation a card of this name is built with (PCIE_GEN_BY_ARCH), None for unknown models and laptop
     or embedded parts."""

@@ -28,7 +28,7 @@ from typing import Any, Optional
 
 from . import nccl_tests
 from ..pcie import PCIE_GBPS_PER_LANE
-from .gpus import BUILT_MIN_WIDTH, built_pcie, classify
+from .gpus import BUILT_MIN_WIDTH, built_nvlink, built_pcie, classify
 from .paste import Collector, pair_subject
 
 #: simpleP2P "> Peer access from NAME (GPU0) -> NAME (GPU1) : Yes"; deviceQuery (and older simpleP2P) "> Peer-to-Peer
@@ -164,13 +164,18 @@ def link_floor(c: Collector, a: int, b: int) -> Optional[tuple[float, str]]:
 
 
 def built_floor(c: Collector, a: int, b: int) -> Optional[tuple[float, str]]:
-    """The least GB/s one way a pair's link gives as its GPUs are built, for a paste that does not say the link: both
-    models known, the older generation at x8 (gpus.built_pcie, BUILT_MIN_WIDTH), else any GPU's link
-    (ANY_GPU_LINK_GBPS); None for a mining board's Gen1 x4. Only a figure far under it says something: the link may be
-    wider."""
+    """The least GB/s one way a pair's link gives as its GPUs are built, for a paste that does not say the link: two SXM
+    parts that NVIDIA builds only into boards joining every pair by NVLink, that NVLink (gpus.built_nvlink; a GPU paired
+    with itself, its host link, is PCIe); else both models known, the older generation at x8 (gpus.built_pcie,
+    BUILT_MIN_WIDTH), else any GPU's link (ANY_GPU_LINK_GBPS); None for a mining board's Gen1 x4. Only a figure far
+    under it says something: the link may be wider."""
     names = [c.get(f"gpu:{g}", "gpu.name") or c.get("host", "gpu.name") for g in (a, b)]
     if any(n and _MINING.search(n) for n in names):
         return None
+    nvl = [built_nvlink(n) for n in names] if a != b else []
+    if nvl and all(nvl):
+        # two SXM parts of boards that join every pair by NVLink (gpus.built_nvlink): their pair is NVLink as built
+        return min(nvl), f"NVLink, as {names[0]} boards join every pair of GPUs (at the least)"
     gens = [built_pcie(n) for n in names]
     if all(gens):
         gen = min(gens)
