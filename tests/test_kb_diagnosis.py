@@ -247,7 +247,7 @@ def test_explain_json_carries_candidates_confidence_origins_and_the_next_command
 
     ev = Evidence([text_finding("host", 2, symptom__hang=True, text__framework="pytorch")], ["description"], True)
 
-    def stub(text, log=None):  # the evidence reader's answer fixed, so the test is about the matcher and explain
+    def stub(text, log=None, links=None):  # the evidence reader's answer fixed, so the test is about the matcher and explain
         if log is not None:
             log.evidence = list(ev.findings)
         return ev

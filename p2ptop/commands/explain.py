@@ -61,15 +61,41 @@ def host_origin(snap: Optional[Snapshot]) -> str:
 
 # ---- the text's evidence -----------------------------------------------------------------------
 
-def read_evidence(text: Optional[str], log=None):
+def read_evidence(text: Optional[str], log=None, links=None):
     """The text's facts (p2ptop.evidence.Evidence: findings "text.*" with "line N of the paste: ...",
-    gpu_related, kinds); kept on the prepared log so the matcher does not read the text again."""
+    gpu_related, kinds); kept on the prepared log so the matcher does not read the text again. ``links``: the
+    host's links by bus id (:func:`host_links`), against which a pasted tool's figures are judged."""
     from ..evidence import Evidence, read_text as evidence_read_text
 
-    ev = evidence_read_text(text) if text is not None else Evidence()
+    ev = evidence_read_text(text, host_links=links) if text is not None else Evidence()
     if log is not None:
         log.evidence = list(ev.findings)
     return ev
+
+
+def host_links(snap: Optional[Snapshot]):
+    """``(bus_a, bus_b) -> (GB/s one way, what the link is)`` for two GPUs of the snapshot named by bus id (the form
+    p2ptop.evidence.paste.norm_bus gives): the raw rate of the pair's link (fabric.Fabric.expected), so that a tool's
+    figures in a text read beside this host are judged against the link they ran on where the text does not say it.
+    None for no snapshot or fewer than two GPUs. The fabric is built on the first question, once."""
+    if snap is None or len(snap.gpus) < 2:
+        return None
+    from ..evidence.paste import norm_bus
+    from ..fabric import Fabric
+
+    index = {norm_bus(g.pci_bus_id): g.index for g in snap.gpus if g.pci_bus_id}
+    fabric: list = []
+
+    def link(bus_a: str, bus_b: str):
+        a, b = index.get(bus_a), index.get(bus_b)
+        if a is None or b is None or a == b:
+            return None
+        if not fabric:
+            fabric.append(Fabric(snap))
+        e = fabric[0].expected(a, b)
+        return (e.gbps, f"{e.basis} between GPU{a} and GPU{b} of this host") if e.gbps else None
+
+    return link
 
 
 def _snapshot(args) -> tuple[Optional[Snapshot], Optional[str], Optional[int]]:
@@ -90,7 +116,7 @@ def explain(kb, text: Optional[str], findings: list[Finding], top: Optional[int]
 
 
 def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int], origin: str = "host",
-           evidence=None) -> dict:
+           evidence=None, links=None) -> dict:
     """The whole answer as data: ranked matches (with the pair they came from), the symptom facts,
     where text and host disagree, what kind of answer it is and the one next command.
 
@@ -100,7 +126,7 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
     "no_gpu_trace" (the text holds nothing about GPUs or P2P), "empty_text" (the text given is empty or
     blank and the host, if read, shows no trouble), "nothing" (no text and no findings)."""
     log = prepare(text)
-    evidence = evidence if evidence is not None else read_evidence(text, log)
+    evidence = evidence if evidence is not None else read_evidence(text, log, links)
     everything = list(findings) + list(evidence.findings)
     results = match_grouped(kb, log, everything, top, origin)
     facts = known_facts(log, everything, origin)
@@ -177,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
         return fail("nothing to explain: give a log FILE (or - for stdin), or a host (live, --demo, --replay)")
     kb = load_kb(extra_dirs=getattr(args, "kb", []) or [])
     findings = findings_for(snap) + pair_fact_findings(snap) if snap is not None else []
-    result = answer(kb, text, findings, args.top, host_origin(snap))
+    result = answer(kb, text, findings, args.top, host_origin(snap), links=host_links(snap))
     source = snap.source.label if snap is not None else None
     if args.json:
         print(json.dumps(_as_json(result, text, source, note, kb, args.lang), indent=1, ensure_ascii=False, default=str))

@@ -15,7 +15,10 @@ collective did not complete within ``-T``/the timeout) and a table header with n
 
 Facts: tool.verification_error and symptom.wrong_results, symptom.hang, nccl.status ok (a table with figures and no
 wrong element), symptom.slow (the peak busbw under a quarter of the least
-link the paste shows between the ranks' GPUs: topo NV#, or PCIe generation and width; tools.link_floor), gpu.name and bus ids from "# Rank N ... device D [BUS] NAME"; busbw by size in ``structured["tools"]``.
+link the paste shows between the ranks' GPUs: topo NV#, or PCIe generation and width; read beside a host, that host's
+link between the GPUs of the ranks' bus ids; else, all ranks on one node, the link as the GPUs are built: tools.link_floor,
+tools.built_floor), gpu.name and bus ids from "# Rank N ... device D [BUS] NAME"; busbw by size in
+``structured["tools"]``.
 """
 
 from __future__ import annotations
@@ -76,8 +79,9 @@ _TOO_FEW = re.compile(r"Invalid number of GPUs: (\d+) requested but only (\d+) w
 
 
 def parse(c: Collector, gpu_name, link_floor, built_floor=None) -> bool:
-    """``gpu_name(c, index, name, line)`` records a rank's GPU; ``link_floor(c, a, b)`` is the least GB/s one way the
-    paste shows the pair's link to give (tools.link_floor), None where it does not say; ``built_floor(c, a, b)`` the
+    """``gpu_name(c, index, name, line)`` records a rank's GPU; ``link_floor(c, a, b, host)`` is the least GB/s one way
+    the paste (or, with ``host``, the host it is read beside) shows the pair's link to give (tools.link_floor), None where
+    it does not say; ``built_floor(c, a, b)`` the
     least the pair's link gives as its GPUs are built (tools.built_floor), the floor of a run whose ranks are all on
     one node where the paste does not say the link."""
     text = c.paste.text
@@ -186,7 +190,8 @@ def parse(c: Collector, gpu_name, link_floor, built_floor=None) -> bool:
     # link the paste shows between its GPUs (topo NV#, else both GPUs' PCIe generation and width) is slow
     topo = c.structured.get("topo")
     gpus = sorted(devices) or (sorted(topo.gpus) if topo is not None else [])
-    floors = [link_floor(c, a, b) for a in gpus for b in gpus if a < b]
+    # (the host's own links only for a run of one node: ranks on several nodes talk over the network)
+    floors = [link_floor(c, a, b, host=len(nodes) <= 1) for a in gpus for b in gpus if a < b]
     # (only a run up to 16 MiB and more: smaller messages never fill a link, whatever the path)
     if not (floors and all(floors)) and built_floor and len(nodes) == 1 and len(devices) >= 2:
         # every rank on one node: its GPUs talk over their own links (P2P, SHM), at least what they are built with

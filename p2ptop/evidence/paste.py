@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ..findings import Finding
 from ..knowledge.regex_safety import INVISIBLE_CHARS, RECORD_START, TYPOGRAPHIC_QUOTES
@@ -326,6 +326,10 @@ class Collector:
     structured: dict[str, Any] = field(default_factory=dict)  # per format, what import needs
     notes: list[str] = field(default_factory=list)
     seen: set = field(default_factory=set)  # (subject, key, value) already a finding
+    #: the host's own link between two of its GPUs named by bus id ("0000:3b:00.0"), (GB/s one way, what it is), where
+    #: the text is read beside a host (explain on a live host, --demo, --replay): a pasted tool's figures are judged
+    #: against it where the paste does not say the link (tools.link_floor); None when the text is read alone
+    host_links: Optional[Callable[[str, str], Optional[tuple[float, str]]]] = None
 
     def kind(self, name: str) -> None:
         if name not in self.kinds:
@@ -373,6 +377,10 @@ class Collector:
 
     def gpu_of_bus(self, bus: Optional[str]) -> Optional[int]:
         return self.bus_to_gpu.get(norm_bus(bus)) if bus else None
+
+    def bus_of_gpu(self, gpu: int) -> Optional[str]:
+        """The bus id the paste gives GPU ``gpu`` (the first it noted), None where it gives none."""
+        return next((b for b, g in self.bus_to_gpu.items() if g == gpu), None)
 
     def note_bus(self, bus: Optional[str], gpu: int) -> None:
         b = norm_bus(bus) if bus else None

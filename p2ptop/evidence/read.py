@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ..findings import SHM_TRANSPORT_FACTS, Finding
 from . import builds, cc, checks, collect_env, console, dcgm, device_use, df, errors, launch, nccl, prose, smi, system, tools, topo
@@ -258,13 +258,14 @@ def derive(c) -> None:
                           "is what an idle GPU shows (read it again under load)")
 
 
-def read_text(text: str) -> Evidence:
+def read_text(text: str, host_links: Optional[Callable[[str, str], Optional[tuple[float, str]]]] = None) -> Evidence:
     """Read every format this package knows out of ``text``. Never raises on what the text holds: a
-    parser that fails is named in ``failed_parsers`` and the others go on."""
+    parser that fails is named in ``failed_parsers`` and the others go on. ``host_links(bus_a, bus_b)``: the link
+    between two GPUs of the host the text is read beside (GB/s one way, what it is; ``Collector.host_links``)."""
     if not isinstance(text, str):
         text = text.decode("utf-8", "replace") if isinstance(text, (bytes, bytearray)) else str(text)
     paste = Paste(text)
-    c = Collector(paste)
+    c = Collector(paste, host_links=host_links)
     failed: list[str] = []
     for name, parser in PARSERS:
         try:

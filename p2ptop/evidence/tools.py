@@ -144,10 +144,11 @@ ANY_GPU_LINK_GBPS = PCIE_GBPS_PER_LANE[3] * 4
 _MINING = re.compile(r"\bcmp\s*\d", re.I)
 
 
-def link_floor(c: Collector, a: int, b: int) -> Optional[tuple[float, str]]:
+def link_floor(c: Collector, a: int, b: int, host: bool = True) -> Optional[tuple[float, str]]:
     """(GB/s one way that the pair's link should give at the least, the link as said) from what the same paste
-    shows: the pair's NV# in a topo matrix, else both GPUs' PCIe generation and width (nvidia-smi -q, lspci).
-    None where the paste does not say the link."""
+    shows: the pair's NV# in a topo matrix, else both GPUs' PCIe generation and width (nvidia-smi -q, lspci); else,
+    where the text is read beside a host (``host``, ``Collector.host_links``) and the paste gives both GPUs' bus ids,
+    that host's link between its GPUs of those bus ids. None where neither says the link."""
     topo = c.structured.get("topo")
     path = topo.paths.get((a, b)) or topo.paths.get((b, a)) if topo is not None else None
     if path and path.startswith("NV") and path[2:].isdigit():
@@ -160,6 +161,10 @@ def link_floor(c: Collector, a: int, b: int) -> Optional[tuple[float, str]]:
             links.append((PCIE_GBPS_PER_LANE[gen] * width, f"PCIe Gen{gen} x{width}"))
     if len(links) == 2:
         return min(links)
+    if host and c.host_links is not None:
+        ba, bb = c.bus_of_gpu(a), c.bus_of_gpu(b)
+        if ba and bb and ba != bb:
+            return c.host_links(ba, bb)
     return None
 
 

@@ -1,6 +1,8 @@
-"""A result table of GPUs that NVIDIA builds only into boards joining every pair by NVLink (SXM parts) is judged against
-that NVLink where the paste does not say the link: real nccl-tests tables of two H200s (NV18) with NCCL's P2P transport
-off read as slow, the healthy one does not (tests/fixtures/device/h200x2-nccl-tests, a device run)."""
+"""What a pasted tool's figures are judged against where the paste does not say the link: the host's own link between the
+GPUs of the paste's bus ids where the text is read beside a host (explain on a live host, --replay), else, for GPUs that
+NVIDIA builds only into boards joining every pair by NVLink (SXM parts), that NVLink. Real nccl-tests tables of two H200s
+(NV18) with NCCL's P2P transport off read as slow, the healthy one does not (tests/fixtures/device/h200x2-nccl-tests, a
+device run)."""
 
 import os
 
@@ -9,10 +11,13 @@ import pytest
 from p2ptop.evidence import read_text
 from p2ptop.evidence.gpus import built_nvlink
 from p2ptop.knowledge import load_kb
-from p2ptop.commands.explain import explain
+from p2ptop.commands.explain import answer, explain, host_links
+from p2ptop.model import load_snapshot
 
 HERE = os.path.join(os.path.dirname(__file__), "fixtures", "device", "h200x2-nccl-tests")
 CAPTURES = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "captures", "h200x2-nvswitch-vm")
+LIVE = os.path.join(os.path.dirname(__file__), "fixtures", "captures", "h200x2-live", "p2ptop-snapshot.json")
+NV18 = (450.0, "18 x NVLink 4.0 at 25 GB/s between GPU0 and GPU1 of this host")
 
 
 def _facts(text):
@@ -80,3 +85,58 @@ def test_the_answer_to_a_slow_table_with_nccl_info():
     ids = [m.entry.id for m, _ in explain(kb, _read("all_reduce_perf-p2p-disable-info.txt"), [], 3)]
     assert ids[0] == "nccl/p2p-disabled-by-env"
     assert "nccl/p2p-and-shm-disabled-uses-network" not in ids
+
+
+def _as_nvl(text):
+    """The same table as if its GPUs were the PCIe form (H200 NVL): the model no longer says the link."""
+    return text.replace("NVIDIA H200\n", "NVIDIA H200 NVL\n")
+
+
+def test_pcie_form_alone_says_nothing_of_the_link():
+    facts, _ = _facts(_as_nvl(_read("all_reduce_perf-p2p-disable.txt")))
+    assert ("host", "symptom.slow") not in facts
+
+
+def test_the_host_link_of_the_pasted_bus_ids_judges_the_table():
+    asked = []
+
+    def links(a, b):
+        asked.append((a, b))
+        return NV18 if {a, b} == {"0000:00:06.0", "0000:00:07.0"} else None
+
+    ev = read_text(_as_nvl(_read("all_reduce_perf-p2p-disable.txt")), host_links=links)
+    slow = [f for f in ev.findings if "symptom.slow" in f.facts]
+    assert slow and "of this host" in slow[0].summary and "27.32" in slow[0].summary
+    assert asked == [("0000:00:06.0", "0000:00:07.0")]
+    # the healthy table beside the same host stays healthy
+    ev = read_text(_as_nvl(_read("all_reduce_perf-healthy.txt")), host_links=links)
+    assert not any("symptom.slow" in f.facts for f in ev.findings)
+
+
+def test_a_host_whose_gpus_have_other_bus_ids_says_nothing():
+    ev = read_text(_as_nvl(_read("all_reduce_perf-p2p-disable.txt")), host_links=lambda a, b: None)
+    assert not any("symptom.slow" in f.facts for f in ev.findings)
+
+
+def test_a_run_over_two_nodes_is_not_judged_by_this_host_links():
+    """Ranks on two nodes talk over the network: the host's NVLink between its device 0 and 1 is not their link."""
+    text = _as_nvl(_read("all_reduce_perf-p2p-disable.txt")).replace(
+        "#  Rank  1 Group  0 Pid   1615 on         vm device  1 [0000:00:07] NVIDIA H200 NVL",
+        "#  Rank  1 Group  0 Pid   1615 on         vm device  1 [0000:00:07] NVIDIA H200 NVL\n"
+        "#  Rank  2 Group  0 Pid   2222 on        vm2 device  0 [0000:00:06] NVIDIA H200 NVL\n"
+        "#  Rank  3 Group  0 Pid   2222 on        vm2 device  1 [0000:00:07] NVIDIA H200 NVL")
+    ev = read_text(text, host_links=lambda a, b: NV18)
+    assert not any("symptom.slow" in f.facts for f in ev.findings)
+
+
+def test_explain_beside_a_replayed_host_reads_the_table_as_slow():
+    """explain's answer beside the real two-H200 snapshot (its GPUs at 00:06.0 and 00:07.0, NV18): slow, and the
+    link named is the host's."""
+    snap = load_snapshot(LIVE)
+    links = host_links(snap)
+    assert links("0000:00:06.0", "0000:00:07.0")[0] >= 400
+    assert links("0000:00:06.0", "0000:00:06.0") is None and links("0000:3b:00.0", "0000:00:07.0") is None
+    got = answer(load_kb(), _as_nvl(_read("all_reduce_perf-p2p-disable.txt")), [], 3, "replay", links=links)
+    assert "symptom.slow = True (line 25 of the paste)" in got["symptoms"]
+    assert got["kind"] in ("matches", "unsure")
+    assert answer(load_kb(), _as_nvl(_read("all_reduce_perf-healthy.txt")), [], 3, "replay", links=links)["kind"] == "healthy"
