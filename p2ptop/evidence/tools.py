@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from . import nccl_tests
+from . import nccl_tests, nvbandwidth_json
 from ..pcie import PCIE_GBPS_PER_LANE
 from .gpus import BUILT_MIN_WIDTH, built_nvlink, built_pcie, classify
 from .paste import Collector, pair_subject
@@ -416,7 +416,9 @@ def parse_cuda_samples(c: Collector) -> bool:
             if on:
                 judge_link(c, on["values"], on["line"], "p2pBandwidthLatencyTest P2P=Enabled")
             found = True
-    if "nvbandwidth" in text or "Running device_to_device" in text or "Running host_to_device" in text \
+    if nvbandwidth_json.parse(c, judge_link, judge_host_links, _gpu_name, _peer, _NVB_VERIFY):
+        found = True  # its JSON output (nvbandwidth -j): the same facts, read from its keys
+    elif "nvbandwidth" in text or "Running device_to_device" in text or "Running host_to_device" in text \
             or "checking the pattern at <" in text or "h_errorFlag == 0" in text:
         res: dict[str, Any] = {}
         devices: set[int] = set()
