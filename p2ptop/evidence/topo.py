@@ -191,6 +191,16 @@ _SM_ARCH = ((100, "Blackwell"), (90, "Hopper"), (89, "Ada"), (80, "Ampere"), (75
 NVSWITCH_CLASS = "0x068000"  # PCI class of an NVSwitch (bridge, other), as NCCL's dump names an NVLink's far end
 
 
+#: the command of a PCIe-only matrix, as a paste shows it before the matrix (nvidia-smi's -mp, --matrix_pci)
+_PCI_ONLY = re.compile(r"\btopo\s+(?:-mp|--matrix_pci)\b")
+
+
+def _pci_only(c: Collector, header_line: int) -> bool:
+    """Is the matrix whose header is at ``header_line`` introduced by `nvidia-smi topo -mp` (on one of the 3 lines
+    before it, or on the header line itself)?"""
+    return any(_PCI_ONLY.search(c.paste.line(no)) for no in range(max(1, header_line - 3), header_line + 1))
+
+
 def parse_nccl_xml(c: Collector) -> bool:
     """NCCL's topology XML: host.gpu_count, each GPU's architecture (sm), host.nvswitch_present (an NVLink whose far
     end is an NVSwitch), and host.virtualized where no GPU has a PCIe link at all (link_speed "" and link_width 0 on
@@ -291,6 +301,14 @@ def parse(c: Collector) -> bool:
         found = True
         c.kind("nvidia-smi-topo")
         c.tool("nvidia-smi-topo", m.header_line)
+        if _pci_only(c, m.header_line):
+            # `nvidia-smi topo -mp` (--matrix_pci): the PCIe route alone, NVLink left out; a pair's path as topo -m
+            # gives it (NV# first) is not in it, so its cells are no pair's path
+            c.notes.append(f"the matrix at line {m.header_line} is `nvidia-smi topo -mp` (PCIe only): its cells do not say "
+                           "whether NVLink joins a pair, so no pair's path is read from it")
+            if gpu_cols:
+                c.add("host", "host.gpu_count", len(gpu_cols), m.header_line)
+            continue
         topo.path_line = topo.path_line or m.header_line
         for g in gpu_cols:
             if g not in topo.gpus:
