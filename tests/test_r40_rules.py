@@ -43,3 +43,37 @@ def test_a_pci_only_matrix_gives_no_pair_path():
     assert ("pair:0-1", "pair.path") not in facts
     facts, _ = _facts("$ nvidia-smi topo -m\n" + _MATRIX)
     assert facts.get(("pair:0-1", "pair.path")) == "PHB"
+
+
+_NVLINK_S = ("GPU 0: NVIDIA H200 (UUID: GPU-90095fd6-7e62-5832-a41a-560181f69a1c)\n" + "".join(
+    f"\t Link {i}: 26.562 GB/s\n" for i in range(18)) + "GPU 1: NVIDIA H200 (UUID: GPU-5f0c0d0e-1111-2222-3333-444455556666)\n"
+    + "".join(f"\t Link {i}: 26.562 GB/s\n" for i in range(18)))
+
+
+def test_a_command_line_above_a_healthy_output_is_no_report():
+    """The command people paste above a tool's output ("$ nvidia-smi nvlink -s", or the same without its prompt) is a
+    command typed, not a sentence naming GPU communication: a healthy output under it stays healthy (a real sweep of
+    two H200s gave unsure leads on nvlink -s/-c/-e/-gt with their command line)."""
+    for head in ("$ nvidia-smi nvlink -s\n", "nvidia-smi nvlink -s\n", "root@node:~# nvidia-smi nvlink -s\n",
+                 "$ sudo nvidia-smi nvlink -s | head -40\n"):
+        facts, _ = _facts(head + _NVLINK_S)
+        assert ("host", "text.topic") not in facts, head
+        assert dict(_top(head + _NVLINK_S)) == {}, head
+    # a sentence that starts with the tool's name is the report's own words
+    facts, _ = _facts("nvidia-smi nvlink shows every link up but NCCL still goes via SHM\n" + _NVLINK_S)
+    assert facts.get(("host", "text.topic")) == "gpu communication"
+
+
+def test_the_kernels_own_lines_are_no_report():
+    """dmesg's boot lines that name NVLink ("nvidia-nvlink: Nvlink Core is being initialized") are the kernel's (real,
+    from the two-H200 host), not a sentence of the report; its NVRM/Xid facts come from the kernel-log reader."""
+    text = ("[    0.483526] nvidia: loading out-of-tree module taints kernel.\n"
+            "[    0.577806] nvidia-nvlink: Nvlink Core is being initialized, major device number 240\n"
+            "[    0.577828] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  (nixbld@)  \n"
+            "[    1.166300] NVRM: gpuClearFbhubPoisonIntrForBug2924523_GA100: FBHUB Interrupt detected. Clearing it.\n")
+    facts, _ = _facts(text)
+    assert ("host", "text.topic") not in facts
+    assert dict(_top(text)) == {}
+    # the same lines under a sentence that names the trouble are a report
+    facts, _ = _facts("NCCL over NVLink hangs after boot, here is dmesg:\n" + text)
+    assert facts.get(("host", "text.topic")) == "gpu communication"

@@ -35,6 +35,7 @@ grab lspci-lnk "lspci -vvv -d 10de: | grep -E '^[0-9a-f]|LnkCap:|LnkSta:|ACSCtl'
 grab proc-info "cat /proc/driver/nvidia/gpus/*/information"
 grab proc-version "cat /proc/driver/nvidia/version"
 grab dmesg-nvrm "dmesg | grep -i -E 'nvrm|nvidia' | tail -40"
+tar czf "$OUT/x2-sweep.tar.gz" -C "$OUT" x2-sweep 2>/dev/null
 for f in "$D"/*.txt; do
   n=$(basename "$f" .txt)
   echo; echo "================ $n ($(wc -l < "$f") lines): $(sed -n 2p "$f" | cut -c1-120)"

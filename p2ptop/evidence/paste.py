@@ -93,13 +93,14 @@ def _head(text: str) -> list[str]:
     return [line for line in text[:HEAD_CHECK].split("\n") if line.strip()]
 
 
-def tidy(text: str, removed: Optional[list[str]] = None) -> str:
+def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list[int]] = None) -> str:
     """The text without quote marks, launchers' line prefixes (``_LAUNCHER``, ``_SRUN_LABEL``; their distinct forms
     appended to ``removed``), code fences and shell prompts (``_QUOTE``, ``_FENCE``, ``_PROMPT``), a common indent or a
     terminal's hard wrap (:func:`unwrap`), with HTML's escapes read back (a paste copied from a web page or a mail:
     "&lt;inactive&gt;", "GPU(row) -&gt; GPU(column)"), without invisible characters (``_INVISIBLE``) and with a web
     page's non-breaking spaces as spaces (``_WIDE_SPACE``) and typographic quotes as ASCII ones; the same lines
-    otherwise."""
+    otherwise. ``commands`` gets the numbers of the lines whose shell prompt was removed: a command typed, not a
+    sentence."""
     if _INVISIBLE.search(text):
         text = _INVISIBLE.sub("", text)
     if _WIDE_SPACE.search(text):
@@ -132,7 +133,14 @@ def tidy(text: str, removed: Optional[list[str]] = None) -> str:
             text = textwrap.dedent(text)
     if "$" in text or "# " in text:
         # a prompt only before a command people run (a "# " row of nccl-tests' table is no prompt)
-        text = _PROMPT.sub(lambda m: "" if _PROMPT_CMD.match(text, m.end()) else m.group(0), text)
+        def prompt(m: re.Match) -> str:
+            if not _PROMPT_CMD.match(text, m.end()):
+                return m.group(0)
+            if commands is not None:
+                commands.append(text.count("\n", 0, m.start()) + 1)
+            return ""
+
+        text = _PROMPT.sub(prompt, text)
     return unwrap(text)
 EXCERPT = 160
 #: what the error and prose patterns read of one line: a message is short, and a line of megabytes (a
@@ -159,7 +167,8 @@ class Paste:
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         self.prefixes: list[str] = []  # what tidy removed before every line (a launcher's, a collector's)
-        text = tidy(text, self.prefixes)
+        self.commands: list[int] = []  # the lines a shell prompt stood before (tidy removed it): commands, not sentences
+        text = tidy(text, self.prefixes, self.commands)
         self.text = text
         self.lines = text.split("\n")
         self._starts: Optional[list[int]] = None

@@ -1106,6 +1106,15 @@ _GPU_NAMED = _rx(r"\bgpus?\b|\bcuda\b|显卡|\bgpu")
 #: lines of tool output (not sentences): nccl-tests comment rows, p2pBandwidthLatencyTest matrices, simpleP2P lines
 _TOOL_LINE = _rx(r"^\s*#(?:\s{2}|\s*wrong|\s*out of bounds|\s*avg bus|\s*nccl-tests|\s*nthread|\s*using devices|\s*collective test)|device\s*=\s*\d|p2p\s*=\s*(?:enabled|disabled)|"
                         r"nccl (?:info|warn)")
+#: the kernel's own lines (dmesg's "[   0.577806] nvidia-nvlink: ...", the journal's "... kernel: "): a module naming
+#: NVLink or peer memory at boot is no report of GPU communication (text.topic); one with a word of trouble still is
+_KERNEL_LINE = _rx(r"^\s*\[\s*\d+\.\d+\]|^\w{3}\s+\d+\s+\d\d:\d\d:\d\d\s+\S+\s+kernel:")
+#: a command line alone, as people paste it above a tool's output without its prompt: a GPU tool's name and then only
+#: options, subcommands of one word and pipes to grep/head/tail ("nvidia-smi nvlink -s", "nvidia-smi topo -p2p n",
+#: "dmesg | grep -i nvlink", "dcgmi diag -r 2"); a sentence that starts with the tool's name goes on in words
+_COMMAND_LINE = _rx(r"^\s*(?:sudo\s+)?(?:nvidia-smi|dcgmi|lspci|dmesg|journalctl|nvbandwidth|nvidia-ctk|\./[\w./-]+|[\w-]+_perf)"
+                    r"(?:\s+(?:-{1,2}[\w=.,:/*-]*|[a-z0-9]{1,3}|[0-9a-f]{2,4}:[\w:.]*|topo|nvlink|dmon|pmon|mig|diag|discovery|health|stats|"
+                    r"\|\s*(?:grep|egrep|head|tail|less|sort|uniq)(?:\s+-{1,2}[\w=-]*)*(?:\s+(?:'[^']*'|\"[^\"]*\"|\S+))?))*\s*$")
 _SENTENCE_END = _rx(r"[.!?。！？](?:\s|$)|[。！？]")
 _LEGEND = _rx(r"legend|^\s*(?:x|sys|node|phb|pxb|pix|nv#|nv\d+|[cgt]?ns|ok|u)\s*=|\b(?:cns|gns|tns)\s*=|"
               # a field of nvidia-smi -q whose value says it is absent ("Host VGPU Mode : N/A", "vGPU Software Licensed
@@ -1593,6 +1602,7 @@ def _reported(c: Collector, low: str, ln) -> tuple[int | None, int | None]:
     the module docstring), the line of the first sentence that names a strong topic at all), each or None.
     A substring search for the topic literals picks the lines
     (at most 400), so a long log costs a few passes in C, not a regex over the whole text."""
+    commands = set(c.paste.commands)
     starts: set[int] = set()
     for lit in _TOPIC_LITERALS:
         pos, n = low.find(lit), 0
@@ -1609,10 +1619,11 @@ def _reported(c: Collector, low: str, ln) -> tuple[int | None, int | None]:
         line_end = low.find("\n", line_start)
         line_end = len(low) if line_end < 0 else line_end
         line = low[line_start:line_end]
-        if _TOOL_LINE.search(line) or _LEGEND.search(line):
-            continue
+        if _TOOL_LINE.search(line) or _LEGEND.search(line) or _COMMAND_LINE.match(line) or ln(line_start) in commands:
+            continue  # a tool's own line, or a command typed ("$ nvidia-smi nvlink -s"): no sentence of the report
+        kernel = _KERNEL_LINE.match(line) is not None
         for m in _REPORT_TOPIC.finditer(line):
-            if topic is None and _REPORT_TOPIC_STRONG.match(line, m.start()) is not None:
+            if topic is None and not kernel and _REPORT_TOPIC_STRONG.match(line, m.start()) is not None:
                 topic = ln(line_start)
             if _REPORT_TOPIC_STRONG.match(line, m.start()) is None:
                 if gpu_named is None:
