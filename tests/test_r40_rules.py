@@ -77,3 +77,19 @@ def test_the_kernels_own_lines_are_no_report():
     # the same lines under a sentence that names the trouble are a report
     facts, _ = _facts("NCCL over NVLink hangs after boot, here is dmesg:\n" + text)
     assert facts.get(("host", "text.topic")) == "gpu communication"
+
+
+def test_nvlink_capabilities_and_zero_error_counters_are_healthy():
+    """nvidia-smi nvlink -c ("Link 0, P2P is supported: true") and nvlink -e with every counter at zero, as the two-H200
+    host printed them (with their command line), are no trouble; a counter above zero still is the NVLink reader's."""
+    caps = "$ nvidia-smi nvlink -c\nGPU 0: NVIDIA H200 (UUID: GPU-02d910ee-c7d3-daea-c117-54d0bd05e920)\n" + "".join(
+        f"\t Link {i}, P2P is supported: true\n\t Link {i}, Access to system memory supported: true\n"
+        f"\t Link {i}, SLI is supported: true\n\t Link {i}, Link is supported: true\n" for i in range(18))
+    errs = "$ nvidia-smi nvlink -e\nGPU 0: NVIDIA H200 (UUID: GPU-02d910ee-c7d3-daea-c117-54d0bd05e920)\n" + "".join(
+        f"\t Link {i}: Replay Errors: 0\n\t Link {i}: Recovery Errors: 0\n\t Link {i}: CRC Errors: 0\n\n" for i in range(18))
+    for text in (caps, errs):
+        assert dict(_top(text)) == {}
+        facts, _ = _facts(text)
+        assert ("host", "text.topic") not in facts and ("host", "symptom.reported") not in facts
+    facts, _ = _facts(errs.replace("Link 3: CRC Errors: 0", "Link 3: CRC Errors: 1187"))
+    assert any(k[1].startswith("gpu.nvlink") and v for k, v in facts.items())

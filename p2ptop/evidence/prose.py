@@ -1105,7 +1105,12 @@ _NEGATED = _rx(r"(?:\bno|\bwithout|\bnever had|\bzero|\bnot any|\bany)\s+$|没�
 _GPU_NAMED = _rx(r"\bgpus?\b|\bcuda\b|显卡|\bgpu")
 #: lines of tool output (not sentences): nccl-tests comment rows, p2pBandwidthLatencyTest matrices, simpleP2P lines
 _TOOL_LINE = _rx(r"^\s*#(?:\s{2}|\s*wrong|\s*out of bounds|\s*avg bus|\s*nccl-tests|\s*nthread|\s*using devices|\s*collective test)|device\s*=\s*\d|p2p\s*=\s*(?:enabled|disabled)|"
-                        r"nccl (?:info|warn)")
+                        r"nccl (?:info|warn)|"
+                        # nvidia-smi nvlink -c's capabilities ("Link 0, P2P is supported: true")
+                        r"^\s*link \d+, [\w ]+ supported: (?:true|false)\s*$")
+#: a tool's counter of errors at zero ("Link 0: Replay Errors: 0" of nvidia-smi nvlink -e, "Volatile ... Errors : 0"):
+#: read after the trouble word, it says none happened
+_ZERO_COUNT = _rx(r"\s*:\s*0+(?:\.0+)?\s*(?:$|\|)")
 #: the kernel's own lines (dmesg's "[   0.577806] nvidia-nvlink: ...", the journal's "... kernel: "): a module naming
 #: NVLink or peer memory at boot is no report of GPU communication (text.topic); one with a word of trouble still is
 _KERNEL_LINE = _rx(r"^\s*\[\s*\d+\.\d+\]|^\w{3}\s+\d+\s+\d\d:\d\d:\d\d\s+\S+\s+kernel:")
@@ -1637,6 +1642,8 @@ def _reported(c: Collector, low: str, ln) -> tuple[int | None, int | None]:
             e = _SENTENCE_END.search(line, m.end(), min(len(line), m.end() + 300))
             end = e.start() if e else min(len(line), m.end() + 300)
             for t in _REPORT_TROUBLE.finditer(line, max(start, m.start() - 300), end):
+                if _ZERO_COUNT.match(line, t.end()):
+                    continue  # a tool's counter at zero ("Replay Errors: 0")
                 if not _NEGATED.search(line[max(0, t.start() - 12):t.start()]) \
                         and not _SAID_ABSENT.search(line[max(0, t.start() - 24):t.start()]):  # "no issues so far", "no longer hangs"
                     return ln(line_start), topic
@@ -1656,8 +1663,8 @@ def trouble_said(text: str) -> bool:
             continue
         line = _URL.sub(" ", line)
         for t in _REPORT_TROUBLE.finditer(line):
-            if line[t.start() - 1:t.start()] == "#":
-                continue  # a column of a tool's table ("#wrong" of nccl-tests, whitespace folded by the matcher)
+            if line[t.start() - 1:t.start()] == "#" or _ZERO_COUNT.match(line, t.end()):
+                continue  # a column of a tool's table ("#wrong" of nccl-tests, whitespace folded by the matcher), a zero count
             if not _NEGATED.search(line[max(0, t.start() - 12):t.start()]):
                 return True
     return False
