@@ -93,3 +93,19 @@ def test_nvlink_capabilities_and_zero_error_counters_are_healthy():
         assert ("host", "text.topic") not in facts and ("host", "symptom.reported") not in facts
     facts, _ = _facts(errs.replace("Link 3: CRC Errors: 0", "Link 3: CRC Errors: 1187"))
     assert any(k[1].startswith("gpu.nvlink") and v for k, v in facts.items())
+
+
+def test_a_tools_own_header_lines_are_no_report():
+    """A command run with its variables ("NCCL_DEBUG=WARN ./build/broadcast_perf -b 8 -e 256M -f 2 -g 2"), NCCL's own
+    version line ("NCCL version 2.19.4+cuda12.2", init.cc) and rccl-tests' version line are a program's lines: a healthy
+    table under them stays healthy (real corpus cases: nccl-tests-183, rccl-1129)."""
+    for line in ("NCCL_DEBUG=WARN ./build/broadcast_perf -b 8 -e 256M -f 2 -g 2", "NCCL version 2.19.4+cuda12.2",
+                 "rccl-tests: Version develop:3f7f785"):
+        facts, _ = _facts(line + "\n")
+        assert ("host", "text.topic") not in facts, line
+    # the variables' own facts are still read from the command
+    facts, _ = _facts("NCCL_P2P_DISABLE=1 ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 2\n")
+    assert facts.get(("host", "env.NCCL_P2P_DISABLE")) == "1"
+    # a sentence about an NCCL version is the report's own
+    facts, _ = _facts("NCCL version 2.19.4 hangs on our two H800s\n")
+    assert facts.get(("host", "text.topic")) == "gpu communication"

@@ -1105,7 +1105,9 @@ _NEGATED = _rx(r"(?:\bno|\bwithout|\bnever had|\bzero|\bnot any|\bany)\s+$|没�
 _GPU_NAMED = _rx(r"\bgpus?\b|\bcuda\b|显卡|\bgpu")
 #: lines of tool output (not sentences): nccl-tests comment rows, p2pBandwidthLatencyTest matrices, simpleP2P lines
 _TOOL_LINE = _rx(r"^\s*#(?:\s{2}|\s*wrong|\s*out of bounds|\s*avg bus|\s*nccl-tests|\s*nthread|\s*using devices|\s*collective test)|device\s*=\s*\d|p2p\s*=\s*(?:enabled|disabled)|"
-                        r"nccl (?:info|warn)|"
+                        r"nccl (?:info|warn)|^\s*rccl-tests: version\b|"
+                        # NCCL's own version line (init.cc: "NCCL version %s+cuda%d.%d"), as nccl-tests shows it
+                        r"^\s*nccl version [\d.]+\S*\+cuda[\d.]+\s*$|"
                         # nvidia-smi nvlink -c's capabilities ("Link 0, P2P is supported: true")
                         r"^\s*link \d+, [\w ]+ supported: (?:true|false)\s*$")
 #: a tool's counter of errors at zero ("Link 0: Replay Errors: 0" of nvidia-smi nvlink -e, "Volatile ... Errors : 0"):
@@ -1116,9 +1118,10 @@ _ZERO_COUNT = _rx(r"\s*:\s*0+(?:\.0+)?\s*(?:$|\|)")
 _KERNEL_LINE = _rx(r"^\s*\[\s*\d+\.\d+\]|^\w{3}\s+\d+\s+\d\d:\d\d:\d\d\s+\S+\s+kernel:")
 #: a command line alone, as people paste it above a tool's output without its prompt: a GPU tool's name and then only
 #: options, subcommands of one word and pipes to grep/head/tail ("nvidia-smi nvlink -s", "nvidia-smi topo -p2p n",
-#: "dmesg | grep -i nvlink", "dcgmi diag -r 2"); a sentence that starts with the tool's name goes on in words
-_COMMAND_LINE = _rx(r"^\s*(?:sudo\s+)?(?:nvidia-smi|dcgmi|lspci|dmesg|journalctl|nvbandwidth|nvidia-ctk|\./[\w./-]+|[\w-]+_perf)"
-                    r"(?:\s+(?:-{1,2}[\w=.,:/*-]*|[a-z0-9]{1,3}|[0-9a-f]{2,4}:[\w:.]*|topo|nvlink|dmon|pmon|mig|diag|discovery|health|stats|"
+#: "dmesg | grep -i nvlink", "dcgmi diag -r 2", "NCCL_DEBUG=WARN ./build/broadcast_perf -b 8 -e 256M -f 2 -g 2", the
+#: variables it is run with before it); a sentence that starts with the tool's name goes on in words
+_COMMAND_LINE = _rx(r"^\s*(?:sudo\s+)?(?:[a-z_][a-z0-9_]*=\S*\s+)*(?:nvidia-smi|dcgmi|lspci|dmesg|journalctl|nvbandwidth|nvidia-ctk|\./[\w./-]+|[\w-]+_perf)"
+                    r"(?:\s+(?:-{1,2}[\w=.,:/*-]*|[a-z0-9]{1,3}|\d+(?:\.\d+)?[kmgt]?|[0-9a-f]{2,4}:[\w:.]*|topo|nvlink|dmon|pmon|mig|diag|discovery|health|stats|"
                     r"\|\s*(?:grep|egrep|head|tail|less|sort|uniq)(?:\s+-{1,2}[\w=-]*)*(?:\s+(?:'[^']*'|\"[^\"]*\"|\S+))?))*\s*$")
 _SENTENCE_END = _rx(r"[.!?。！？](?:\s|$)|[。！？]")
 _LEGEND = _rx(r"legend|^\s*(?:x|sys|node|phb|pxb|pix|nv#|nv\d+|[cgt]?ns|ok|u)\s*=|\b(?:cns|gns|tns)\s*=|"
