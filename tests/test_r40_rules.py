@@ -109,3 +109,18 @@ def test_a_tools_own_header_lines_are_no_report():
     # a sentence about an NCCL version is the report's own
     facts, _ = _facts("NCCL version 2.19.4 hangs on our two H800s\n")
     assert facts.get(("host", "text.topic")) == "gpu communication"
+
+
+def test_simple_p2p_progress_lines_are_no_report():
+    """simpleP2P's progress lines (its printf strings: "Checking GPU(s) for support of peer to peer memory access...",
+    "Enabling peer access between GPU0 and GPU1...", its cudaMemcpyPeer figure) are the program's: a run cut before its
+    verdict says nothing by them (real corpus case tinygrad-30); its failures are still read (the tool reader)."""
+    run = ("Checking for multiple GPUs...\nCUDA-capable device count: 2\n\nChecking GPU(s) for support of peer to peer "
+           "memory access...\nEnabling peer access between GPU0 and GPU1...\nAllocating buffers (64MB on GPU0, GPU1 and CPU "
+           "Host)...\nCreating event handles...\ncudaMemcpyPeer / cudaMemcpy between GPU0 and GPU1: 24.60GB/s\n"
+           "Preparing host buffer and memcpy to GPU0...\nRun kernel on GPU1, taking source data from GPU0 and writing to GPU1...\n")
+    facts, _ = _facts(run)
+    assert ("host", "text.topic") not in facts
+    assert dict(_top(run)) == {}
+    failed = run + "Copy data back to host from GPU0 and verify results...\nVerification error @ element 1: val = 0.000000, ref = 4.000000\n"
+    assert _facts(failed)[0].get(("host", "tool.verification_error")) is True

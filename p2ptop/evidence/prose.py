@@ -1108,6 +1108,13 @@ _TOOL_LINE = _rx(r"^\s*#(?:\s{2}|\s*wrong|\s*out of bounds|\s*avg bus|\s*nccl-te
                         r"nccl (?:info|warn)|^\s*rccl-tests: version\b|"
                         # NCCL's own version line (init.cc: "NCCL version %s+cuda%d.%d"), as nccl-tests shows it
                         r"^\s*nccl version [\d.]+\S*\+cuda[\d.]+\s*$|"
+                        # simpleP2P's progress lines (cuda-samples simpleP2P.cu's printf strings; its verdicts are the
+                        # tool reader's: "Verification error", "Test failed!", "Peer to Peer access is not available")
+                        r"^\s*(?:checking for multiple gpus|checking gpu\(s\) for support of peer to peer memory access|"
+                        r"enabling peer access between gpu\d+ and gpu\d+|allocating buffers \(\d+mb on gpu\d+|creating event handles|"
+                        r"preparing host buffer and memcpy to gpu\d+|run kernel on gpu\d+, taking source data from gpu\d+|"
+                        r"copy data back to host from gpu\d+ and verify|disabling peer access\.\.\.|shutting down\.\.\.|"
+                        r"cudamemcpypeer / cudamemcpy between gpu\d+ and gpu\d+:)|"
                         # nvidia-smi nvlink -c's capabilities ("Link 0, P2P is supported: true")
                         r"^\s*link \d+, [\w ]+ supported: (?:true|false)\s*$")
 #: a tool's counter of errors at zero ("Link 0: Replay Errors: 0" of nvidia-smi nvlink -e, "Volatile ... Errors : 0"):
