@@ -124,3 +124,20 @@ def test_simple_p2p_progress_lines_are_no_report():
     assert dict(_top(run)) == {}
     failed = run + "Copy data back to host from GPU0 and verify results...\nVerification error @ element 1: val = 0.000000, ref = 4.000000\n"
     assert _facts(failed)[0].get(("host", "tool.verification_error")) is True
+
+
+def test_an_nccl_log_that_ends_in_its_setup_gets_a_note_not_a_symptom():
+    """A paste that ends on an NCCL INFO line before any channel is connected or 'Init COMPLETE' (real corpus case
+    nccl-182, NCCL 2.4.2) may be a hang in setup or a cut paste: a note says both, no symptom is made of it."""
+    cut = ("Thread 1 nGpus 2 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+           "host:10156:10156 [0] NCCL INFO NET/Socket : Using [0]enp7s0:10.0.0.2<0>\nNCCL version 2.4.2+cuda9.0\n"
+           "host:10156:10156 [1] NCCL INFO nranks 2\n"
+           "host:10156:10156 [0] NCCL INFO comm 0x563ed42dd520 rank 0 nranks 2 cudaDev 0 nvmlDev 0\n"
+           "host:10156:10156 [1] NCCL INFO comm 0x563ed42c2010 rank 1 nranks 2 cudaDev 1 nvmlDev 1\n"
+           "host:10156:10156 [1] NCCL INFO Channel 00 :    0   1\n")
+    facts, ev = _facts(cut)
+    assert any("ends in NCCL's setup" in n for n in ev.notes)
+    assert not any(k[1].startswith("symptom.") for k in facts)
+    done = cut + "host:10156:10156 [0] NCCL INFO Ring 00 : 0[0] -> 1[1] via P2P/IPC\n"
+    assert not any("ends in NCCL's setup" in n for n in _facts(done)[1].notes)
+    assert not any("ends in NCCL's setup" in n for n in _facts(cut + "it works now\n")[1].notes)

@@ -360,7 +360,24 @@ def parse(c: Collector) -> bool:
             c.add("host", "p2p.read", "NOT_SUPPORTED", d.line, severity="problem",
                   summary="NCCL: NVML reports P2P not supported between some pair of this node's GPUs (isAllCudaP2p 0; "
                           "or the ranks are in containers with separate /dev/shm)")
+    _ends_in_setup(c, log)
     return True
+
+
+def _ends_in_setup(c: Collector, log) -> None:
+    """A note, no fact: the paste ends on an NCCL INFO line of the setup, before any channel is connected ("Channel ...
+    via ...") or the communicator is complete ("Init COMPLETE", "Connected all rings"), with no warning or error: a job
+    that stopped there hung in its setup, or the paste was cut there; the text alone cannot tell which."""
+    if not log.is_nccl or log.nccl_lines < 3 or log.channels or log.warnings or c.has("host", "error.text"):
+        return
+    text = c.paste.text
+    if "Init COMPLETE" in text or "Connected all" in text or "busbw" in text:
+        return
+    last = next((no for no in range(len(c.paste.lines), 0, -1) if c.paste.lines[no - 1].strip()), 0)
+    if last and "NCCL INFO" in c.paste.lines[last - 1]:
+        c.notes.append(f"the NCCL log ends in NCCL's setup (line {last}), before any channel is connected or 'Init COMPLETE': "
+                       "if the job stopped there, it hung in its setup (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P shows "
+                       "where); if the paste was cut there, the rest of the log says more")
 
 
 # NCCL's own advice inside a WARN names a variable it does not see set ("Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable
