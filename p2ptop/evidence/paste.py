@@ -133,11 +133,15 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
             text = textwrap.dedent(text)
     if "$" in text or "# " in text:
         # a prompt only before a command people run (a "# " row of nccl-tests' table is no prompt)
+        at = [0, 1]  # where the line count stands (offset, line): prompts come in order, so each part is counted once
+
         def prompt(m: re.Match) -> str:
             if not _PROMPT_CMD.match(text, m.end()):
                 return m.group(0)
             if commands is not None:
-                commands.append(text.count("\n", 0, m.start()) + 1)
+                at[1] += text.count("\n", at[0], m.start())
+                at[0] = m.start()
+                commands.append(at[1])
             return ""
 
         text = _PROMPT.sub(prompt, text)
