@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Issue 22 on two GPUs: real NCCL logs in the framings a launcher or NCCL itself gives them, healthy and with
+# NCCL_P2P_DISABLE=1: torchrun --tee 3 (each line behind "[default0]:"), NCCL_DEBUG_TIMESTAMP_LEVELS=ALL (NCCL 2.26+: every
+# line behind "[%F %T] "), both at once. Each log through `p2ptop explain --text-only`: the healthy ones healthy, the
+# P2P-disabled ones answered by the variable's entry, as their plain forms are (x2_diagnosis.sh).
+# Logs to $OUT/x2-prefixed/, answers to $OUT/x2-prefixed-logs.log. About 1.5 minutes.
+#
+#   run(kind=nvidia-h200-x2, carry=[".whl"]): P2PTOP_PY=/tmp/v/bin/python bash benchmarks/device/x2_prefixed_logs.sh
+#
+# NVLink multicast stays off (NCCL_NVLS_ENABLE=0 and kin), as the lent multi-GPU machines require.
+set -u
+export PYTHONPATH=${PYTHONPATH:-} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+OUT=${OUT:-/tmp/x2-prefixed-out}
+D="$OUT/x2-prefixed"
+mkdir -p "$D"
+PY=${P2PTOP_PY:-python3}
+W=$(mktemp -d)
+exec > >(tee "$OUT/x2-prefixed-logs.log") 2>&1
+T0=$(date +%s)
+echo "== $(date -u) $(nvidia-smi -L | tr '\n' ' ')"
+cat > "$W/ar.py" <<'PY'
+import torch, torch.distributed as dist
+dist.init_process_group("nccl")
+rank = dist.get_rank()
+torch.cuda.set_device(rank)
+x = torch.ones(1 << 22, device="cuda")
+for _ in range(3):
+    dist.all_reduce(x)
+torch.cuda.synchronize()
+print(f"rank {rank}: all_reduce done, x[0] = {x[0].item()}")
+dist.destroy_process_group()
+PY
+job() {  # job NAME "TORCHRUN OPTIONS" [VAR=VALUE ...]
+  local name=$1 opts=$2; shift 2
+  env "$@" NCCL_DEBUG=INFO timeout -k 5 90 torchrun $opts --standalone --nproc_per_node=2 "$W/ar.py" < /dev/null > "$D/$name.log" 2>&1
+  echo; echo "================ $name (torchrun $opts; $*): exit $?, $(wc -l < "$D/$name.log") lines; e.g. $(grep -m1 'NCCL INFO' "$D/$name.log" | cut -c1-110)"
+  printf '  text-only:'; timeout 60 $PY -m p2ptop explain "$D/$name.log" --text-only --json 2>/dev/null | $PY "$(dirname "$0")/explain_top.py" 3
+}
+job tee-healthy "--tee 3"
+job tee-p2p-disable "--tee 3" NCCL_P2P_DISABLE=1
+job ts-healthy "" NCCL_DEBUG_TIMESTAMP_LEVELS=ALL
+job ts-p2p-disable "" NCCL_DEBUG_TIMESTAMP_LEVELS=ALL NCCL_P2P_DISABLE=1
+job tee-ts-p2p-level-loc "--tee 3" NCCL_DEBUG_TIMESTAMP_LEVELS=ALL NCCL_P2P_LEVEL=LOC
+tar czf "$OUT/x2-prefixed.tar.gz" -C "$OUT" x2-prefixed 2>/dev/null
+echo "== done in $(( $(date +%s) - T0 )) s"
