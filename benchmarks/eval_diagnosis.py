@@ -116,6 +116,8 @@ def judge(case: dict[str, Any], answer: list[dict[str, Any]]) -> dict[str, Any]:
     }
     if case["class"] == NO_FAULT:
         r["false_alarm"] = bool(confident_faults)
+        # any failure entry at all, unsure leads included: a healthy text is best answered with none
+        r["leads"] = any(not a["benign"] for a in answer)
     elif case["class"] == NO_CLASS:
         r["confident"] = bool(confident_faults)
     else:
@@ -146,7 +148,7 @@ def summarize(rs: list[dict[str, Any]]) -> dict[str, Any]:
         "n": len(rs),
         "top1": _rate(rs, "top1"), "top3": _rate(rs, "top3"), "top1_offered": _rate(rs, "top1_offered"),
         "empty_gpu": _rate(rs, "empty", lambda r: r["mentions_gpu"] and r["class"] != NO_FAULT),
-        "false_alarm": _rate(rs, "false_alarm"),
+        "false_alarm": _rate(rs, "false_alarm"), "healthy_leads": _rate(rs, "leads"),
         "other_confident": _rate(rs, "confident"),
     }
 
@@ -177,11 +179,12 @@ def _fmt(x: Optional[tuple[int, int]]) -> str:
 
 def markdown(part: str, table: dict[str, dict[str, Any]]) -> str:
     lines = [f"**{part}**", "",
-             "| cases | n | top-1 | top-3 | top-1 offered (likely/possible) | empty (text names GPUs) | false alarm (`none`) | confident on `other` |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| cases | n | top-1 | top-3 | top-1 offered (likely/possible) | empty (text names GPUs) | false alarm (`none`) "
+             "| `none` given any lead | confident on `other` |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name, s in table.items():
         lines.append(f"| {name} | {s['n']} | {_fmt(s['top1'])} | {_fmt(s['top3'])} | {_fmt(s.get('top1_offered'))} | {_fmt(s['empty_gpu'])} "
-                     f"| {_fmt(s['false_alarm'])} | {_fmt(s['other_confident'])} |")
+                     f"| {_fmt(s['false_alarm'])} | {_fmt(s.get('healthy_leads'))} | {_fmt(s['other_confident'])} |")
     return "\n".join(lines)
 
 
