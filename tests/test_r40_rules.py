@@ -141,3 +141,16 @@ def test_an_nccl_log_that_ends_in_its_setup_gets_a_note_not_a_symptom():
     done = cut + "host:10156:10156 [0] NCCL INFO Ring 00 : 0[0] -> 1[1] via P2P/IPC\n"
     assert not any("ends in NCCL's setup" in n for n in _facts(done)[1].notes)
     assert not any("ends in NCCL's setup" in n for n in _facts(cut + "it works now\n")[1].notes)
+
+
+def test_a_command_is_read_token_by_token():
+    """prose._is_command: a GPU tool's command with options, short words, numbers, PCI ids, subcommands and a pipe to a
+    filter is a command; a line that goes on in words is not, however long (a regex with overlapping choices took seconds
+    on twenty numbers before a word: the reading is token by token now)."""
+    from p2ptop.evidence.prose import _is_command
+    for line in ("nvidia-smi nvlink -s", "sudo lspci -vvv -d 10de: | grep -e lnksta", "nccl_debug=warn ./build/all_reduce_perf "
+                 "-b 8 -e 256m -f 2 -g 2", "dmesg | grep -i \"nvrm\"", "sudo nvidia-smi nvlink -s | head -40"):
+        assert _is_command(line), line
+    for line in ("nvidia-smi nvlink shows links down", "nvidia-smi |", "dmesg | awk '{print $1}'",
+                 "nvidia-smi " + " ".join(["12"] * 5000) + " is broken", "nvidia-smi" + " | grep -i x" * 5000 + " then it hangs"):
+        assert not _is_command(line), line[:60]

@@ -1124,12 +1124,44 @@ _ZERO_COUNT = _rx(r"\s*:\s*0+(?:\.0+)?\s*(?:$|\|)")
 #: NVLink or peer memory at boot is no report of GPU communication (text.topic); one with a word of trouble still is
 _KERNEL_LINE = _rx(r"^\s*\[\s*\d+\.\d+\]|^\w{3}\s+\d+\s+\d\d:\d\d:\d\d\s+\S+\s+kernel:")
 #: a command line alone, as people paste it above a tool's output without its prompt: a GPU tool's name and then only
-#: options, subcommands of one word and pipes to grep/head/tail ("nvidia-smi nvlink -s", "nvidia-smi topo -p2p n",
-#: "dmesg | grep -i nvlink", "dcgmi diag -r 2", "NCCL_DEBUG=WARN ./build/broadcast_perf -b 8 -e 256M -f 2 -g 2", the
-#: variables it is run with before it); a sentence that starts with the tool's name goes on in words
-_COMMAND_LINE = _rx(r"^\s*(?:sudo\s+)?(?:[a-z_][a-z0-9_]*=\S*\s+)*(?:nvidia-smi|dcgmi|lspci|dmesg|journalctl|nvbandwidth|nvidia-ctk|\./[\w./-]+|[\w-]+_perf)"
-                    r"(?:\s+(?:-{1,2}[\w=.,:/*-]*|[a-z0-9]{1,3}|\d+(?:\.\d+)?[kmgt]?|[0-9a-f]{2,4}:[\w:.]*|topo|nvlink|dmon|pmon|mig|diag|discovery|health|stats|"
-                    r"\|\s*(?:grep|egrep|head|tail|less|sort|uniq)(?:\s+-{1,2}[\w=-]*)*(?:\s+(?:'[^']*'|\"[^\"]*\"|\S+))?))*\s*$")
+#: options, short words, numbers, PCI ids, subcommands and pipes to grep/head/tail ("nvidia-smi nvlink -s", "nvidia-smi
+#: topo -p2p n", "dmesg | grep -i nvlink", "dcgmi diag -r 2", "NCCL_DEBUG=WARN ./build/broadcast_perf -b 8 -e 256M -f 2
+#: -g 2", the variables it is run with before it); a sentence that starts with the tool's name goes on in words. Read
+#: token by token (:func:`_is_command`), once each: a regex with choices that overlap backtracks exponentially on a long
+#: line that is no command.
+_COMMAND_TOOL = re.compile(r"(?:nvidia-smi|dcgmi|lspci|dmesg|journalctl|nvbandwidth|nvidia-ctk|\./[\w./-]+|[\w-]+_perf)$")
+_COMMAND_ENV = re.compile(r"[a-z_][a-z0-9_]*=\S*$")
+_COMMAND_TOKEN = re.compile(r"-{1,2}[\w=.,:/*-]*|[a-z0-9]{1,3}|\d+(?:\.\d+)?[kmgt]?|[0-9a-f]{2,4}:[\w:.]*|"
+                            r"topo|nvlink|dmon|pmon|diag|discovery|health|stats|'[^']*'|\"[^\"]*\"")
+_COMMAND_FILTERS = {"grep", "egrep", "head", "tail", "less", "sort", "uniq"}
+
+
+def _is_command(line: str) -> bool:
+    """Is ``line`` (lower case) a GPU tool's command alone (``_COMMAND_TOOL``, after sudo and variables), its other words
+    options, short words, numbers, PCI ids or subcommands, or a pipe to a filter whose pattern may be any word?"""
+    words = line.split()
+    while words and (words[0] == "sudo" or _COMMAND_ENV.match(words[0])):
+        words = words[1:]
+    if not words or not _COMMAND_TOOL.match(words[0]):
+        return False
+    pattern_next = False  # after "| grep" and its options: one pattern word of any shape
+    after_pipe = False
+    for w in words[1:]:
+        if after_pipe:
+            if w not in _COMMAND_FILTERS:
+                return False
+            after_pipe, pattern_next = False, w in ("grep", "egrep")
+        elif w == "|":
+            after_pipe, pattern_next = True, False
+        elif w.startswith("-"):
+            continue
+        elif pattern_next:
+            pattern_next = False
+        elif not _COMMAND_TOKEN.fullmatch(w):
+            return False
+    return not after_pipe
+
+
 _SENTENCE_END = _rx(r"[.!?。！？](?:\s|$)|[。！？]")
 _LEGEND = _rx(r"legend|^\s*(?:x|sys|node|phb|pxb|pix|nv#|nv\d+|[cgt]?ns|ok|u)\s*=|\b(?:cns|gns|tns)\s*=|"
               # a field of nvidia-smi -q whose value says it is absent ("Host VGPU Mode : N/A", "vGPU Software Licensed
@@ -1634,7 +1666,7 @@ def _reported(c: Collector, low: str, ln) -> tuple[int | None, int | None]:
         line_end = low.find("\n", line_start)
         line_end = len(low) if line_end < 0 else line_end
         line = low[line_start:line_end]
-        if _TOOL_LINE.search(line) or _LEGEND.search(line) or _COMMAND_LINE.match(line) or ln(line_start) in commands:
+        if _TOOL_LINE.search(line) or _LEGEND.search(line) or _is_command(line) or ln(line_start) in commands:
             continue  # a tool's own line, or a command typed ("$ nvidia-smi nvlink -s"): no sentence of the report
         kernel = _KERNEL_LINE.match(line) is not None
         for m in _REPORT_TOPIC.finditer(line):
