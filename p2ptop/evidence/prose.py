@@ -1107,7 +1107,7 @@ _GPU_NAMED = _rx(r"\bgpus?\b|\bcuda\b|显卡|\bgpu")
 _TOOL_LINE = _rx(r"^\s*#(?:\s{2}|\s*wrong|\s*out of bounds|\s*avg bus|\s*nccl-tests|\s*nthread|\s*using devices|\s*collective test)|device\s*=\s*\d|p2p\s*=\s*(?:enabled|disabled)|"
                         r"nccl (?:info|warn)|^\s*rccl-tests: version\b|"
                         # NCCL's own version line (init.cc: "NCCL version %s+cuda%d.%d"), as nccl-tests shows it
-                        r"^\s*nccl version [\d.]+\S*\+cuda[\d.]+\s*$|"
+                        r"^\s*nccl version [\d.]+(?:-\d+)?\+cuda[\d.]+\s*$|"
                         # simpleP2P's progress lines (cuda-samples simpleP2P.cu's printf strings; its verdicts are the
                         # tool reader's: "Verification error", "Test failed!", "Peer to Peer access is not available")
                         r"^\s*(?:checking for multiple gpus|checking gpu\(s\) for support of peer to peer memory access|"
