@@ -154,3 +154,12 @@ def test_a_command_is_read_token_by_token():
     for line in ("nvidia-smi nvlink shows links down", "nvidia-smi |", "dmesg | awk '{print $1}'",
                  "nvidia-smi " + " ".join(["12"] * 5000) + " is broken", "nvidia-smi" + " | grep -i x" * 5000 + " then it hangs"):
         assert not _is_command(line), line[:60]
+
+
+def test_p2ptops_own_topo_titles_are_no_report():
+    """`p2ptop topo`'s own section titles for its -p2p matrices ("## n (nvlink)", topo_text.CAP_TITLES) are the tool's:
+    the real one-GPU H100 capture's `p2ptop topo` output is healthy with the text alone."""
+    from p2ptop.topo_text import CAP_TITLES
+    for title in CAP_TITLES.values():
+        facts, _ = _facts(f"## {title}\n \tGPU0\t\n GPU0\tX\t\n")
+        assert ("host", "text.topic") not in facts, title

@@ -1115,6 +1115,8 @@ _TOOL_LINE = _rx(r"^\s*#(?:\s{2}|\s*wrong|\s*out of bounds|\s*avg bus|\s*nccl-te
                         r"preparing host buffer and memcpy to gpu\d+|run kernel on gpu\d+, taking source data from gpu\d+|"
                         r"copy data back to host from gpu\d+ and verify|disabling peer access\.\.\.|shutting down\.\.\.|"
                         r"cudamemcpypeer / cudamemcpy between gpu\d+ and gpu\d+:)|"
+                        # p2ptop topo's own section titles for the -p2p matrices ("## n (nvlink)", topo_text.CAP_TITLES)
+                        r"^## [rwnap] \((?:read|write|nvlink|atomics|pci|prop)\w*\)\s*$|"
                         # nvidia-smi nvlink -c's capabilities ("Link 0, P2P is supported: true")
                         r"^\s*link \d+, [\w ]+ supported: (?:true|false)\s*$")
 #: a tool's counter of errors at zero ("Link 0: Replay Errors: 0" of nvidia-smi nvlink -e, "Volatile ... Errors : 0"):
