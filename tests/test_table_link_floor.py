@@ -140,3 +140,19 @@ def test_explain_beside_a_replayed_host_reads_the_table_as_slow():
     assert "symptom.slow = True (line 25 of the paste)" in got["symptoms"]
     assert got["kind"] in ("matches", "unsure")
     assert answer(load_kb(), _as_nvl(_read("all_reduce_perf-healthy.txt")), [], 3, "replay", links=links)["kind"] == "healthy"
+
+
+def test_a_host_whose_fabric_fails_costs_the_text_nothing(monkeypatch):
+    """A fabric that cannot be built leaves the link unsaid: the table is still read (its rows, its GPUs), judged as
+    built, and no parser of the text is lost."""
+    import p2ptop.fabric as fabric_mod
+
+    def broken(*_a, **_k):
+        raise RuntimeError("no fabric")
+
+    monkeypatch.setattr(fabric_mod, "Fabric", broken)
+    links = host_links(load_snapshot(LIVE))
+    assert links("0000:00:06.0", "0000:00:07.0") is None
+    ev = read_text(_read("all_reduce_perf-p2p-disable.txt"), host_links=links)
+    assert ev.failed_parsers == [] and "nccl-tests" in ev.kinds
+    assert any("symptom.slow" in f.facts for f in ev.findings)  # the SXM NVLink as built still judges it

@@ -77,7 +77,8 @@ def host_links(snap: Optional[Snapshot]):
     """``(bus_a, bus_b) -> (GB/s one way, what the link is)`` for two GPUs of the snapshot named by bus id (the form
     p2ptop.evidence.paste.norm_bus gives): the raw rate of the pair's link (fabric.Fabric.expected), so that a tool's
     figures in a text read beside this host are judged against the link they ran on where the text does not say it.
-    None for no snapshot or fewer than two GPUs. The fabric is built on the first question, once."""
+    None for no snapshot or fewer than two GPUs, and for a pair whose link the fabric cannot give (a fabric that fails
+    to build must not cost the text's reading its tool facts). The fabric is built on the first question, once."""
     if snap is None or len(snap.gpus) < 2:
         return None
     from ..evidence.paste import norm_bus
@@ -90,9 +91,12 @@ def host_links(snap: Optional[Snapshot]):
         a, b = index.get(bus_a), index.get(bus_b)
         if a is None or b is None or a == b:
             return None
-        if not fabric:
-            fabric.append(Fabric(snap))
-        e = fabric[0].expected(a, b)
+        try:
+            if not fabric:
+                fabric.append(Fabric(snap))
+            e = fabric[0].expected(a, b)
+        except Exception:  # noqa: BLE001 - a fabric that cannot be built leaves the link unsaid, the text's reading whole
+            return None
         return (e.gbps, f"{e.basis} between GPU{a} and GPU{b} of this host") if e.gbps else None
 
     return link
