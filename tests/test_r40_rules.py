@@ -163,3 +163,17 @@ def test_p2ptops_own_topo_titles_are_no_report():
     for title in CAP_TITLES.values():
         facts, _ = _facts(f"## {title}\n \tGPU0\t\n GPU0\tX\t\n")
         assert ("host", "text.topic") not in facts, title
+
+
+def test_import_of_a_pci_only_matrix_says_why():
+    """`p2ptop import` of a paste holding only `nvidia-smi topo -mp` (the real two-H200 output) fails with an error that
+    names the matrix and what to paste instead."""
+    import os
+    import pytest
+    from p2ptop.evidence import read_text
+    from p2ptop.evidence.snapshot import ImportError_, snapshot_from_evidence
+    path = os.path.join(os.path.dirname(__file__), "fixtures", "device", "h200x2-healthy-outputs", "topo-mp.txt")
+    with open(path, encoding="utf-8") as fh:
+        ev = read_text(fh.read())
+    with pytest.raises(ImportError_, match=r"topo -mp.*PCIe only.*nvidia-smi topo -m"):
+        snapshot_from_evidence(ev, "paste")

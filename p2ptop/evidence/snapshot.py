@@ -65,9 +65,11 @@ def snapshot_from_evidence(ev: Evidence, name: str) -> Snapshot:
     indices += [i for i in range(len(smi_q.get("gpus", []))) if i not in indices]
     indices += [t["index"] for t in table if t["index"] not in indices]
     if not indices:
+        pci_only = any("topo -mp" in n for n in ev.notes)
         raise ImportError_(
             "no GPU list found: import needs `nvidia-smi topo -m`, `nvidia-smi -q` (text or -x XML) or the "
-            "`nvidia-smi` table in the paste")
+            "`nvidia-smi` table in the paste" + ("; its `nvidia-smi topo -mp` matrix is PCIe only (NVLink left out), "
+                                                "so it gives no pair's path: paste `nvidia-smi topo -m`" if pci_only else ""))
     indices = sorted(set(indices))
     notes: list[str] = []
     gpus: list[GPU] = []
