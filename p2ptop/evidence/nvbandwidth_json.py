@@ -4,20 +4,19 @@
 - ``"GPU Device list"``: ``"N: NAME (BUS): (HOST)"`` per device (recordDevices): gpu.name and the bus id;
 - each of ``"testcases"``: ``name``, ``status`` (Passed, Waived, Error, Not Found, Running), ``bandwidth_description``
   ("memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)"), ``bandwidth_matrix`` (rows of strings, "N/A" where a pair has
-  no figure) and ``error`` (recordErrorCurrentTest), and the top-level ``error``;
-- a one-way device-to-device matrix is judged against each pair's link (tools.judge_link), a pair off the diagonal
-  printed "N/A" is one whose peer access failed, a device-to-device test "Waived" is one with no pair of GPUs that can
-  access each other (Testcase::filterHasAccessiblePeerPairs), a CPU-to-GPU matrix is judged against each GPU's own link
-  (tools.judge_host_links), and the pattern check's failure in an error (memcpy.cpp's ASSERT) is wrong data.
+  no figure) and ``error`` (recordErrorCurrentTest), and the top-level ``error``.
 
-The judges come from tools.py as arguments (as nccl_tests.parse takes them), so this module imports none of it.
+This module decodes the object (:func:`read`); the facts are the tool reader's, the same as from the text output
+(tools.py: the one-way matrices judged against the links, "N/A" pairs and a waived device-to-device test as pairs
+without peer access, the pattern check's failure as wrong data).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable, Optional
+from dataclasses import dataclass, field
+from typing import Any, Optional
 
 from .paste import Collector
 
@@ -52,76 +51,64 @@ def _figure(cell: Any) -> Optional[float]:
         return None
 
 
-def parse(c: Collector, judge_link: Callable, judge_host_links: Callable, gpu_name: Callable, peer: Callable,
-          verify_failed: re.Pattern) -> bool:
-    """Read nvbandwidth's JSON object out of the paste into ``c``; False where there is none that decodes."""
+@dataclass
+class Test:
+    """One of ``"testcases"``: where its name stands, and what it says."""
+
+    name: str
+    line: int
+    status: str
+    error: str
+    rows: Optional[str]  # "GPU" or "CPU" for a one-way matrix (its rows), None for any other
+    cells: dict[tuple[int, int], Optional[float]]  # (row, column) -> GB/s, None where it printed "N/A"
+    sum: Optional[float]
+
+
+@dataclass
+class Output:
+    """nvbandwidth's JSON object as the tool reader needs it: the devices (index, name, bus id, line), the tests, the
+    top-level error and the line the object starts on."""
+
+    first: int
+    devices: list[tuple[int, str, str, int]] = field(default_factory=list)
+    tests: list[Test] = field(default_factory=list)
+    error: str = ""
+    error_line: int = 0
+
+
+def read(c: Collector) -> Optional[Output]:
+    """nvbandwidth's JSON object out of the paste, None where there is none that decodes. Facts are the tool reader's
+    (tools.parse_cuda_samples), the same as for its text output."""
     text = c.paste.text
     if not is_json(text):
-        return False
+        return None
     got = _load(text)
     if got is None:
-        return False
+        return None
     body, start = got
 
     def line_of(needle: str, default: int) -> int:
         at = text.find(needle, start)
         return c.paste.line_of(at) if at >= 0 else default
 
-    first = c.paste.line_of(start)
-    c.kind("nvbandwidth")
-    c.tool("nvbandwidth", first)
-    devices: list[int] = []
+    out = Output(first=c.paste.line_of(start))
     for entry in body.get("GPU Device list") or []:
         d = _DEVICE.match(str(entry))
         if d:
-            idx = int(d.group(1))
-            devices.append(idx)
-            no = line_of(str(entry), first)
-            gpu_name(c, idx, d.group(2), no)
             bus = d.group(3)
-            c.note_bus(bus if "." in bus else bus + ".0", idx)
-    sums: dict[str, Any] = {}
-    waived = 0
+            out.devices.append((int(d.group(1)), d.group(2), bus if "." in bus else bus + ".0", line_of(str(entry), out.first)))
     for case in body.get("testcases") or []:
         if not isinstance(case, dict):
             continue
         name = str(case.get("name") or "")
-        no = line_of(f'"{name}"', first) if name else first
-        status = str(case.get("status") or "")
-        if isinstance(case.get("sum"), (int, float)):
-            sums[name] = case["sum"]
-        if status == "Waived" and name.startswith("device_to_device"):
-            waived = waived or no
-        error = str(case.get("error") or "")
-        if error and verify_failed.search(error):
-            c.add("host", "tool.verification_error", True, no)
-            if name.startswith("device_to_device"):
-                c.add("host", "symptom.wrong_results", True, no,
-                      summary="nvbandwidth: a copy between GPUs returned wrong data (its pattern check failed)")
-            else:
-                c.add("host", "tool.host_copy_corrupt", True, no,
-                      summary=f"nvbandwidth: {name} returned wrong data (its pattern check failed)")
         one_way = _ONE_WAY.match(str(case.get("bandwidth_description") or ""))
         matrix = case.get("bandwidth_matrix")
-        if not one_way or not isinstance(matrix, list):
-            continue
-        cells = {(r, k): cell for r, row in enumerate(matrix) if isinstance(row, list) for k, cell in enumerate(row)}
-        tool = "nvbandwidth " + name
-        if one_way.group(1).upper() == "GPU" and name.startswith("device_to_device"):
-            judge_link(c, {rk: v for rk, cell in cells.items() for v in [_figure(cell)] if v is not None}, no, tool)
-            for (a, b), cell in cells.items():
-                if a != b and _figure(cell) is None:  # its enablePeerAccess failed (testcases_ce.cpp)
-                    peer(c, min(a, b), max(a, b), False, no)
-        elif one_way.group(1).upper() == "CPU":
-            judge_host_links(c, {g: v for (_r, g), cell in cells.items() for v in [_figure(cell)] if v is not None}, no, tool)
-    top_error = str(body.get("error") or "")
-    if top_error and verify_failed.search(top_error):
-        c.add("host", "tool.verification_error", True, line_of('"error"', first))
-    if waived and len(devices) >= 2:
-        # a device-to-device test is waived when no pair of its GPUs can access each other
-        for a in sorted(devices):
-            for b in sorted(devices):
-                if a < b:
-                    peer(c, a, b, False, waived)
-    c.structured.setdefault("tools", {})["nvbandwidth"] = sums
-    return True
+        cells = {(r, k): _figure(cell) for r, row in enumerate(matrix) if isinstance(row, list)
+                 for k, cell in enumerate(row)} if isinstance(matrix, list) else {}
+        out.tests.append(Test(name=name, line=line_of(f'"{name}"', out.first) if name else out.first,
+                              status=str(case.get("status") or ""), error=str(case.get("error") or ""),
+                              rows=one_way.group(1).upper() if one_way and cells else None, cells=cells,
+                              sum=case["sum"] if isinstance(case.get("sum"), (int, float)) else None))
+    out.error = str(body.get("error") or "")
+    out.error_line = line_of('"error"', out.first)
+    return out

@@ -272,6 +272,38 @@ _SIMPLEIPC_MISMATCH = re.compile(r"^Process \d+: Verification mismatch at \d+: -
 _SIMPLEIPC_NOT_PEER = re.compile(r"Device (\d+) is not peer capable with some other selected peers")
 
 
+def _nvb_copy_failed(c: Collector, no: int, test: str, message: str) -> None:
+    """nvbandwidth's data check failed after test ``test`` (its name): on a device-to-device test wrong data between
+    GPUs, on a host test wrong data over the GPU's host link."""
+    c.add("host", "tool.verification_error", True, no)
+    c.add("host", "error.text", message.strip()[:200], no)
+    if "host" in test and "device_to_device" not in test:
+        c.add("host", "tool.host_copy_corrupt", True, no,
+              summary=f"nvbandwidth: {test} returned wrong data (its pattern check failed)")
+    else:
+        c.add("host", "symptom.wrong_results", True, no,
+              summary="nvbandwidth: a copy between GPUs returned wrong data (its pattern check failed)")
+
+
+def _nvb_device_copies(c: Collector, measured: dict, na: list[tuple[int, int]], no: int, tool: str) -> None:
+    """One direction of nvbandwidth's device-to-device copy: each pair's figure judged against its link; a pair off the
+    diagonal printed N/A was skipped, its enablePeerAccess failed (testcases_ce.cpp, cuDeviceCanAccessPeer 0; the diagonal
+    is N/A by design)."""
+    judge_link(c, measured, no, tool)
+    for a, b in na:
+        if a != b:
+            _peer(c, min(a, b), max(a, b), False, no)
+
+
+def _nvb_waived(c: Collector, devices: list[int], no: int) -> None:
+    """nvbandwidth waives a device-to-device test when no pair of its GPUs can access each other
+    (Testcase::filterHasAccessiblePeerPairs: cuDeviceCanAccessPeer 0 for every ordered pair)."""
+    for a in devices:
+        for b in devices:
+            if a < b:
+                _peer(c, a, b, False, no)
+
+
 def parse_cuda_samples(c: Collector) -> bool:
     text = c.paste.text
     found = False
@@ -416,8 +448,31 @@ def parse_cuda_samples(c: Collector) -> bool:
             if on:
                 judge_link(c, on["values"], on["line"], "p2pBandwidthLatencyTest P2P=Enabled")
             found = True
-    if nvbandwidth_json.parse(c, judge_link, judge_host_links, _gpu_name, _peer, _NVB_VERIFY):
-        found = True  # its JSON output (nvbandwidth -j): the same facts, read from its keys
+    nvb = nvbandwidth_json.read(c)  # its JSON output (nvbandwidth -j): the same facts, read from its keys
+    if nvb is not None:
+        found = True
+        c.kind("nvbandwidth")
+        c.tool("nvbandwidth", nvb.first)
+        for idx, name, bus, no in nvb.devices:
+            _gpu_name(c, idx, name, no)
+            c.note_bus(bus, idx)
+        waived = 0
+        for t in nvb.tests:
+            d2d = t.name.startswith("device_to_device")
+            if t.status == "Waived" and d2d:
+                waived = waived or t.line
+            if _NVB_VERIFY.search(t.error):
+                _nvb_copy_failed(c, t.line, t.name, t.error)
+            figures = {pair: v for pair, v in t.cells.items() if v is not None}
+            if t.rows == "GPU" and d2d:
+                _nvb_device_copies(c, figures, [pair for pair, v in t.cells.items() if v is None], t.line, "nvbandwidth " + t.name)
+            elif t.rows == "CPU":
+                judge_host_links(c, {g: v for (_cpu, g), v in figures.items()}, t.line, "nvbandwidth " + t.name)
+        if _NVB_VERIFY.search(nvb.error):
+            c.add("host", "tool.verification_error", True, nvb.error_line)
+        if waived:
+            _nvb_waived(c, [d[0] for d in nvb.devices], waived)
+        tools["nvbandwidth"] = {t.name: t.sum for t in nvb.tests if t.sum is not None}
     elif "nvbandwidth" in text or "Running device_to_device" in text or "Running host_to_device" in text \
             or "checking the pattern at <" in text or "h_errorFlag == 0" in text:
         res: dict[str, Any] = {}
@@ -444,14 +499,7 @@ def parse_cuda_samples(c: Collector) -> bool:
                 # the copy's data check failed: on a device-to-device test wrong data between GPUs, on a host test
                 # wrong data over the GPU's host link
                 test = next((t for t in reversed(lines[max(0, no - 40):no - 1]) if t.strip().startswith("Running ")), "")
-                c.add("host", "tool.verification_error", True, no)
-                c.add("host", "error.text", s[:200], no)
-                if "host" in test and "device_to_device" not in test:
-                    c.add("host", "tool.host_copy_corrupt", True, no,
-                          summary=f"nvbandwidth: {test.strip()[8:].rstrip('.')} returned wrong data (its pattern check failed)")
-                else:
-                    c.add("host", "symptom.wrong_results", True, no,
-                          summary="nvbandwidth: a copy between GPUs returned wrong data (its pattern check failed)")
+                _nvb_copy_failed(c, no, test.strip()[8:].rstrip("."), s)
             elif s.startswith("ERROR") or "mismatch" in s.lower():
                 c.add("host", "tool.verification_error", True, no)
             d = _DEVICE.match(s)
@@ -465,22 +513,12 @@ def parse_cuda_samples(c: Collector) -> bool:
             if _NVB_ONE_WAY.match(s) and "device_to_device" in (lines[no - 2] if no >= 2 else "") + lines[max(0, no - 3)]:
                 na: list[tuple[int, int]] = []
                 mat, _ = _matrix(lines, no - 1, na)  # one direction of a device-to-device copy, per pair (N/A on the diagonal)
-                judge_link(c, mat, no, "nvbandwidth " + s.split(" bandwidth")[0])
-                # a pair off the diagonal printed N/A was skipped: its enablePeerAcess failed (testcases_ce.cpp,
-                # cuDeviceCanAccessPeer 0); the diagonal is N/A by design
-                for a, b in na:
-                    if a != b:
-                        _peer(c, min(a, b), max(a, b), False, no)
+                _nvb_device_copies(c, mat, na, no, "nvbandwidth " + s.split(" bandwidth")[0])
             elif _NVB_HOST.match(s):
                 mat, _ = _matrix(lines, no - 1)  # one row (the CPU), a column per GPU
                 judge_host_links(c, {g: v for (_cpu, g), v in mat.items()}, no, "nvbandwidth " + s.split(" bandwidth")[0])
-        if d2d_waived and len(devices) >= 2:
-            # nvbandwidth waives a device-to-device test when no pair of its GPUs can access each other
-            # (Testcase::filterHasAccessiblePeerPairs: cuDeviceCanAccessPeer 0 for every ordered pair)
-            for a in sorted(devices):
-                for b in sorted(devices):
-                    if a < b:
-                        _peer(c, a, b, False, d2d_waived)
+        if d2d_waived:
+            _nvb_waived(c, sorted(devices), d2d_waived)
         if res or "nvbandwidth Version" in text or c.has("host", "tool.verification_error"):
             found = True
             c.kind("nvbandwidth")
