@@ -20,18 +20,7 @@ exec > >(tee "$OUT/x2-diagnosis.log") 2>&1
 T0=$(date +%s)
 echo "== $(date -u) $(nvidia-smi -L | tr '\n' ' ')"
 
-cat > "$W/ar.py" <<'PY'
-import os, torch, torch.distributed as dist
-dist.init_process_group("nccl")
-rank = dist.get_rank()
-torch.cuda.set_device(rank)
-x = torch.ones(1 << 22, device="cuda")
-for _ in range(5):
-    dist.all_reduce(x)
-torch.cuda.synchronize()
-print(f"rank {rank}: all_reduce done, x[0] = {x[0].item()}")
-dist.destroy_process_group()
-PY
+cp "$(dirname "$0")/allreduce.py" "$W/ar.py"  # the two-rank all-reduce (benchmarks/device/allreduce.py)
 
 summary() {  # the top entries of `explain --json`, one line
   timeout 90 $PY -m p2ptop explain "$1" --json 2>/dev/null | $PY "$(dirname "$0")/explain_top.py" 4

@@ -18,18 +18,7 @@ W=$(mktemp -d)
 exec > >(tee "$OUT/x2-prefixed-logs.log") 2>&1
 T0=$(date +%s)
 echo "== $(date -u) $(nvidia-smi -L | tr '\n' ' ')"
-cat > "$W/ar.py" <<'PY'
-import torch, torch.distributed as dist
-dist.init_process_group("nccl")
-rank = dist.get_rank()
-torch.cuda.set_device(rank)
-x = torch.ones(1 << 22, device="cuda")
-for _ in range(3):
-    dist.all_reduce(x)
-torch.cuda.synchronize()
-print(f"rank {rank}: all_reduce done, x[0] = {x[0].item()}")
-dist.destroy_process_group()
-PY
+cp "$(dirname "$0")/allreduce.py" "$W/ar.py"  # the two-rank all-reduce (benchmarks/device/allreduce.py)
 job() {  # job NAME "TORCHRUN OPTIONS" [VAR=VALUE ...]
   local name=$1 opts=$2; shift 2
   env "$@" NCCL_DEBUG=INFO timeout -k 5 90 torchrun $opts --standalone --nproc_per_node=2 "$W/ar.py" < /dev/null > "$D/$name.log" 2>&1
