@@ -12,6 +12,7 @@ from p2ptop.evidence import read_text
 from p2ptop.evidence.gpus import built_nvlink
 from p2ptop.knowledge import load_kb
 from p2ptop.commands.explain import answer, explain, host_links
+from p2ptop.diagnose import findings_for, pair_fact_findings
 from p2ptop.model import load_snapshot
 
 HERE = os.path.join(os.path.dirname(__file__), "fixtures", "device", "h200x2-nccl-tests")
@@ -156,3 +157,17 @@ def test_a_host_whose_fabric_fails_costs_the_text_nothing(monkeypatch):
     ev = read_text(_read("all_reduce_perf-p2p-disable.txt"), host_links=links)
     assert ev.failed_parsers == [] and "nccl-tests" in ev.kinds
     assert any("symptom.slow" in f.facts for f in ev.findings)  # the SXM NVLink as built still judges it
+
+
+
+def test_beside_the_replayed_host_the_nccl_setting_leads_over_the_vm_in_doubt():
+    """On the real two-H200 VM, where NVML calls the NV18 pair P2P-capable, a slow table is not 'no P2P in the VM': that
+    entry is in doubt (p2p.read = OK) and ranks as a lead does, under the NCCL setting that turns P2P off (which is what
+    slowed the table: NCCL_P2P_DISABLE=1 on the device). Before the doubt ranked its entry so, the VM came first."""
+    snap = load_snapshot(LIVE)
+    findings = findings_for(snap) + pair_fact_findings(snap)
+    got = answer(load_kb(), _as_nvl(_read("all_reduce_perf-p2p-disable.txt")), findings, 5, "replay", links=host_links(snap))
+    ids = [m.entry.id for m, _ in got["results"]]
+    assert ids[0] == "nccl/p2p-disabled-by-env", ids
+    vm = [m for m, _ in got["results"] if m.entry.id == "vm/peer-access-unsupported-in-vm"]
+    assert all(m.unsure and any(r.startswith("in doubt") for r in m.reasons) for m in vm)

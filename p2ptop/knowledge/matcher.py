@@ -51,6 +51,7 @@ CAUSE_SAID = frozenset({"text.fixed_by", "text.broken_by", "symptom.caused_by_en
 UNSURE_CAP = 0.44  # a candidate offered on its symptom alone (a required fact unknown) stays below POSSIBLE
 WEAK_SYMPTOMS = frozenset({"symptom.fails", "symptom.reported"})  # symptoms too generic to make an entry a candidate without its context
 LEAD_FACTOR = 0.5  # a lead (context that fits beside a symptom no entry claims) ranks under every unsure candidate
+DOUBT_FACTOR = 0.5  # an entry in doubt (match.doubt holds) ranks as a lead does: under the candidates nothing speaks against
 MIN_CANDIDATES = 3  # an answer with fewer candidates than this on a symptom is completed with leads
 
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f]")
@@ -932,23 +933,29 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
             offered = False
             reasons.append(f"its setup ({', '.join(sorted(unsaid))}) is not said, nor does the text name it")
     # a doubt (match.doubt) is a fact that says the entry's symptom may be by design (NVLinks a board may leave unwired):
-    # an entry offered on its own signs while one holds is an unsure candidate, never likely or possible
+    # an entry offered on its own signs while one holds is an unsure candidate, never likely or possible, and it ranks as a
+    # lead does (DOUBT_FACTOR): a fact says otherwise, so it goes under the candidates nothing speaks against (on a live
+    # NVLink pair that NVML calls P2P-capable, a slow table's NCCL setting before "no P2P in the VM")
+    doubted = False
     if offered:
         doubt = [c for c in m.get("doubt") or [] if facts.check(c)]
         if doubt:
             offered = False
+            doubted = True
             reasons.append("in doubt: " + _describe(doubt[0], facts))
     deciding = [f for f in deciding if readable(f, facts.known)]  # a pair's fact cannot be read on a one-GPU host
     score = _combine(text_w + fact_w) * factor
     prior = score
     if not offered:
         score = min(score, UNSURE_CAP)
+    if doubted:
+        score = round(score * DOUBT_FACTOR, 4)
     if is_lead:
         score = round(score * LEAD_FACTOR, 4)
         reasons.append("lead: its context fits, beside the text's symptom (" + "; ".join(facts.symptoms()[:2]) + ")")
     held = list(dict.fromkeys(held))
     reasons = list(dict.fromkeys(reasons + held + ["against: " + a for a in against]))
-    ctx = _context_held(m, facts)
+    ctx = 0 if doubted else _context_held(m, facts)  # a setup that fits earns no bonus where a fact speaks against the entry
     return Match(entry, round(score, 4), reasons, deciding, unsure=not offered, context_held=ctx, own_signs=len(own_held),
                  quiet=quiet_only, weak_offer=offered and not strong, shared_score=round(prior, 4) if quiet_only else 0.0,
                  cause_said=cause_said, hits=tuple(hits), held_facts=tuple(dict.fromkeys(held_facts)),
