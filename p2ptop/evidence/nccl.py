@@ -49,6 +49,9 @@ FAILED_WORDS = re.compile(r"\b(?:fail\w*|error\w*|cannot|can't|unable|no space|t
 #: followed by "NCCL INFO Using network Socket" / "NET/Socket"): a host without InfiniBand, not a fault
 #: Likewise graph/search.cc's "Could not find a path for pattern %d, falling back to simple order": the search goes on with
 #: a plain order of the GPUs (a WARN NCCL prints and continues past)
+#: NCCL's own lines as prose reads them (lower case): its INFO and WARN lines (read by this module, not as sentences of a
+#: report) and its version line (init.cc: "NCCL version %s+cuda%d.%d", as nccl-tests and PyTorch show it)
+PLAIN_LINES = r"nccl (?:info|warn)|^\s*nccl version [\d.]+(?:-\d+)?\+cuda[\d.]+\s*$"
 BENIGN_WARN = re.compile(r"Failed to open libibverbs\.so|falling back to simple order", re.I)
 # (WARN texts that refuse a setup without a failure word: init.cc's "Duplicate GPU detected" and "Multiple Ranks are
 #  using the same GPU/Partition", nvls.cc's "... not compatible with NCCL_NVLS_ENABLE=1", cudawrap.cc's "CUDA some PFN

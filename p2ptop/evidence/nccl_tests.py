@@ -28,6 +28,11 @@ from typing import Any, Optional
 
 from .paste import Collector
 
+#: nccl-tests' (and rccl-tests') own lines that state no trouble of a report, as prose reads them (lower case): the "#"
+#: rows of its header and summary (common.cu's "#  Rank ...", "# nThread", "#  Using devices", "# Collective test
+#: concluded", "# Avg bus bandwidth", "# Out of bounds values", the "#wrong" column titles) and rccl-tests' version line
+PLAIN_LINES = (r"^\s*#(?:\s{2}|\s*wrong|\s*out of bounds|\s*avg bus|\s*nccl-tests|\s*nthread|\s*using devices|\s*collective test)|"
+               r"^\s*rccl-tests: version\b")
 _DEV = re.compile(r"#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[(?:0x)?([0-9a-fA-F:.]+)\]\s+(.+?)\s*$")
 #: the first nccl-tests (2017-2018, common.cu): "#   Rank  0 on     titan1 device  0 [0x02] TITAN Xp" or "uses device"
 _DEV_OLD = re.compile(r"#\s+Rank\s+(\d+)\s+(?:on\s+\S+\s+device|uses\s+device)\s+(\d+)\s+\[(?:0x)?([0-9a-fA-F:.]+)\]\s+(.+?)\s*$")

@@ -20,7 +20,10 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _QUOTE = re.compile(r"\n[ \t]*>(?:[ \t]?>)*(?: |\t|(?=\n)|$)")  # from a newline: a literal first, searched fast in C
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)[\w+-]*[ \t]*$", re.M)
 _PROMPT = re.compile(r"^[ \t]*(?:\([\w.-]+\)[ \t]*)?(?:[\w.-]+@[\w.-]+(?::[^$#\n]*)?)?[$#][ \t]+(?=[\w./-])", re.M)
-_PROMPT_CMD = re.compile(r"(?:nvidia-smi|lspci|dmesg|journalctl|nvbandwidth|all_reduce_perf|sendrecv_perf|\w+_perf|\./|python|torchrun|"
+#: the GPU tools whose output people paste under the command that ran them (nccl-tests' *_perf and ./programs aside)
+GPU_TOOLS = ("nvidia-smi", "dcgmi", "lspci", "dmesg", "journalctl", "nvbandwidth", "nvidia-ctk")
+#: after a shell prompt, what makes the line a command typed: a GPU tool, a test binary, a launcher, a shell builtin
+_PROMPT_CMD = re.compile("(?:" + "|".join(map(re.escape, GPU_TOOLS)) + r"|\w+_perf|\./|python|torchrun|"
                          r"sudo|cat|grep|NCCL_|CUDA_|export|docker|kubectl|p2ptop)")
 
 

@@ -58,10 +58,11 @@ from __future__ import annotations
 
 import re
 
+from . import nccl, nccl_tests, smi, tools
 from .gpus import EIGHT_GPU_BOARD_MACHINE, MODEL_IN_PROSE, classify, count_of, nvswitch_board_note
 from .launch import gpus_said
 from .nccl import BENIGN_WARN
-from .paste import SAMPLE_HEAD, SAMPLE_TAIL, Collector, Paste
+from .paste import GPU_TOOLS, SAMPLE_HEAD, SAMPLE_TAIL, Collector, Paste
 
 
 def _same_version(a: str, b: str) -> bool:
@@ -1103,22 +1104,10 @@ _P2P_SLOWER_SAID = _rx(r"\bp2p\s*(?:=\s*)?(?:disabled|off)\b[^.\n]{0,40}?\b(?:hi
 #: a trouble word said to be absent ("no issues", "without errors", "never had problems", "没有问题")
 _NEGATED = _rx(r"(?:\bno|\bwithout|\bnever had|\bzero|\bnot any|\bany)\s+$|没有\s*$|不再\s*$|无\s*$")
 _GPU_NAMED = _rx(r"\bgpus?\b|\bcuda\b|显卡|\bgpu")
-#: lines of tool output (not sentences): nccl-tests comment rows, p2pBandwidthLatencyTest matrices, simpleP2P lines
-_TOOL_LINE = _rx(r"^\s*#(?:\s{2}|\s*wrong|\s*out of bounds|\s*avg bus|\s*nccl-tests|\s*nthread|\s*using devices|\s*collective test)|device\s*=\s*\d|p2p\s*=\s*(?:enabled|disabled)|"
-                        r"nccl (?:info|warn)|^\s*rccl-tests: version\b|"
-                        # NCCL's own version line (init.cc: "NCCL version %s+cuda%d.%d"), as nccl-tests shows it
-                        r"^\s*nccl version [\d.]+(?:-\d+)?\+cuda[\d.]+\s*$|"
-                        # simpleP2P's progress lines (cuda-samples simpleP2P.cu's printf strings; its verdicts are the
-                        # tool reader's: "Verification error", "Test failed!", "Peer to Peer access is not available")
-                        r"^\s*(?:checking for multiple gpus|checking gpu\(s\) for support of peer to peer memory access|"
-                        r"enabling peer access between gpu\d+ and gpu\d+|allocating buffers \(\d+mb on gpu\d+|creating event handles|"
-                        r"preparing host buffer and memcpy to gpu\d+|run kernel on gpu\d+, taking source data from gpu\d+|"
-                        r"copy data back to host from gpu\d+ and verify|disabling peer access\.\.\.|shutting down\.\.\.|"
-                        r"cudamemcpypeer / cudamemcpy between gpu\d+ and gpu\d+:)|"
-                        # p2ptop topo's own section titles for the -p2p matrices ("## n (nvlink)", topo_text.CAP_TITLES)
-                        r"^## [rwnap] \((?:read|write|nvlink|atomics|pci|prop)\w*\)\s*$|"
-                        # nvidia-smi nvlink -c's capabilities ("Link 0, P2P is supported: true")
-                        r"^\s*link \d+, [\w ]+ supported: (?:true|false)\s*$")
+#: lines of tool output (not sentences), each tool's as its reader knows them (PLAIN_LINES of nccl_tests, nccl, tools, smi),
+#: and p2ptop topo's own section titles for the -p2p matrices ("## n (nvlink)", topo_text.CAP_TITLES; nvidia-smi's "p (prop)")
+_TOOL_LINE = _rx("|".join((nccl_tests.PLAIN_LINES, nccl.PLAIN_LINES, tools.PLAIN_LINES, smi.PLAIN_LINES,
+                           r"^## [rwnap] \((?:read|write|nvlink|atomics|pci|prop)\w*\)\s*$")))
 #: a tool's counter of errors at zero ("Link 0: Replay Errors: 0" of nvidia-smi nvlink -e, "Volatile ... Errors : 0"):
 #: read after the trouble word, it says none happened
 _ZERO_COUNT = _rx(r"\s*:\s*0+(?:\.0+)?\s*(?:$|\|)")
@@ -1131,7 +1120,7 @@ _KERNEL_LINE = _rx(r"^\s*\[\s*\d+\.\d+\]|^\w{3}\s+\d+\s+\d\d:\d\d:\d\d\s+\S+\s+k
 #: -g 2", the variables it is run with before it); a sentence that starts with the tool's name goes on in words. Read
 #: token by token (:func:`_is_command`), once each: a regex with choices that overlap backtracks exponentially on a long
 #: line that is no command.
-_COMMAND_TOOL = re.compile(r"(?:nvidia-smi|dcgmi|lspci|dmesg|journalctl|nvbandwidth|nvidia-ctk|\./[\w./-]+|[\w-]+_perf)$")
+_COMMAND_TOOL = re.compile("(?:" + "|".join(map(re.escape, GPU_TOOLS)) + r"|\./[\w./-]+|[\w-]+_perf)$")
 _COMMAND_ENV = re.compile(r"[a-z_][a-z0-9_]*=\S*$")
 _COMMAND_TOKEN = re.compile(r"-{1,2}[\w=.,:/*-]*|[a-z0-9]{1,3}|\d+(?:\.\d+)?[kmgt]?|[0-9a-f]{2,4}:[\w:.]*|"
                             r"topo|nvlink|dmon|pmon|diag|discovery|health|stats|'[^']*'|\"[^\"]*\"")

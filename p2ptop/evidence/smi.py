@@ -29,6 +29,9 @@ _FABRIC = {"completed": "COMPLETED", "in progress": "IN_PROGRESS", "not started"
            "not supported": "NOT_SUPPORTED", "n/a": "NOT_SUPPORTED"}
 #: NVIDIA vGPU profile names as a guest's nvidia-smi prints them ("GRID A100-20C", "NVIDIA A40-48Q", "T4-16Q")
 _VGPU_PROFILE = re.compile(r"\b[A-Z]{1,2}\d{1,3}[A-Z]?-\d{1,3}[CQAB]\b")
+#: nvidia-smi's lines that state no trouble of a report, as prose reads them (lower case): nvlink -c's capabilities
+#: ("Link 0, P2P is supported: true")
+PLAIN_LINES = r"^\s*link \d+, [\w ]+ supported: (?:true|false)\s*$"
 _NVLINK_GPU = re.compile(r"^GPU (\d+): (.+?)(?: \(UUID: ([^)]+)\))?\s*$")
 _NVLINK_LINK = re.compile(r"^\s*Link (\d+): (.*)$")
 

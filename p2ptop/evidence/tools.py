@@ -31,6 +31,16 @@ from ..pcie import PCIE_GBPS_PER_LANE
 from .gpus import BUILT_MIN_WIDTH, built_nvlink, built_pcie, classify
 from .paste import Collector, pair_subject
 
+#: the CUDA samples' lines that state no trouble of a report, as prose reads them (lower case; their verdicts are this
+#: module's: "Verification error", "Test failed!", "Peer access ... : No"): p2pBandwidthLatencyTest's "Device=0 CAN Access
+#: Peer Device=1" and "P2P=Enabled" matrix titles, simpleP2P's progress lines (simpleP2P.cu's printf strings)
+PLAIN_LINES = (r"device\s*=\s*\d|p2p\s*=\s*(?:enabled|disabled)|"
+               r"^\s*(?:checking for multiple gpus|checking gpu\(s\) for support of peer to peer memory access|"
+               r"enabling peer access between gpu\d+ and gpu\d+|allocating buffers \(\d+mb on gpu\d+|creating event handles|"
+               r"preparing host buffer and memcpy to gpu\d+|run kernel on gpu\d+, taking source data from gpu\d+|"
+               r"copy data back to host from gpu\d+ and verify|disabling peer access\.\.\.|shutting down\.\.\.|"
+               r"cudamemcpypeer / cudamemcpy between gpu\d+ and gpu\d+:)")
+
 #: simpleP2P "> Peer access from NAME (GPU0) -> NAME (GPU1) : Yes"; deviceQuery (and older simpleP2P) "> Peer-to-Peer
 #: (P2P) access from NAME (GPU0) -> NAME (GPU1) : Yes" (cuda-samples deviceQuery.cpp, deviceQueryDrv.cpp)
 _PEER = re.compile(r"Peer(?:-to-Peer \(P2P\))? access from (.*?)\s*\(GPU(\d+)\)\s*->\s*(.*?)\s*\(GPU(\d+)\)\s*:\s*(Yes|No)", re.I)
