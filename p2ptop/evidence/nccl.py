@@ -387,6 +387,9 @@ def _ends_in_setup(c: Collector, log) -> None:
 # this", "you can set NCCL_IGNORE_DISABLED_P2P=1", "Disable NVLS (NCCL_NVLS_ENABLE=0) if you wish to avoid this error")
 _ADVICE_BEFORE = re.compile(r"(?:\byou can set|\bSet|\(|\bset it to)\s*$")
 _ADVICE_AFTER = re.compile(r"^\)?\s*(?:to (?:enable|disable|avoid|ignore|proceed)\b|if you (?:wish|want|still want)\b)", re.I)
+# NCCL's error strings end in advice too (init.cc ncclGetErrorString: "unhandled cuda error (run with NCCL_DEBUG=INFO for
+# details)", "invalid usage (run with NCCL_DEBUG=WARN for details)"), which frameworks print in their exceptions
+_ERROR_STRING_ADVICE = (re.compile(r"\brun with\s*$", re.I), re.compile(r"^\s*for details\b", re.I))
 _WORKAROUND = re.compile(r"\b(works?|worked|working|fix(?:es|ed)?|solv\w*|resolv\w*|helps?|helped|avoid\w*|workaround)\b|解决|正常|就好", re.I)
 
 
@@ -408,7 +411,9 @@ def parse_env_lines(c: Collector) -> bool:
                 continue
             before = line[max(0, m.start() - 30):m.start() + 1]
             if before.rstrip().lower().endswith("you can set") or \
-                    (_ADVICE_BEFORE.search(before) and _ADVICE_AFTER.search(line[m.end():m.end() + 40])):
+                    (_ADVICE_BEFORE.search(before) and _ADVICE_AFTER.search(line[m.end():m.end() + 40])) or \
+                    (_ERROR_STRING_ADVICE[0].search(line[max(0, m.start() - 30):m.start()])
+                     and _ERROR_STRING_ADVICE[1].search(line[m.end():m.end() + 20])):
                 continue
             found = c.add("host", f"env.{m.group(1)}", m.group(2).rstrip(".,)"), no) or found
     return found
