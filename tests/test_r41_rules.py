@@ -30,3 +30,40 @@ def test_nccl_error_string_advice_is_no_setting(text):
 ])
 def test_a_variable_set_on_a_command_line_is_still_read(text, value):
     assert _env(text).get("env.NCCL_DEBUG") == value
+
+
+def _top(text, n=3):
+    from p2ptop.commands.explain import explain
+    from p2ptop.knowledge import load_kb
+    return [(m.entry.id, m.confidence) for m, _ in explain(load_kb(), text, [], n)]
+
+
+_PLUGIN = ("Warning  UnexpectedAdmissionError  3m25s  kubelet  Allocate failed due to device plugin GetPreferredAllocation "
+           "rpc failed with err: rpc error: code = Unknown desc = error getting list of preferred allocation devices: unable "
+           "to get device link information: error getting NVLink for devices (0, 1): failed to get nvlink remote pci info: "
+           "failed to get nvlink state: {reason}, which is unexpected")
+
+
+def test_device_plugin_link_information_failure_is_a_broken_gpu():
+    """After opening fresh40, from the device plugin's source (internal/rm/allocate.go alignedAlloc wraps go-gpuallocator's
+    NVML pair queries as "unable to get device link information"): one GPU NVML cannot answer for rejects every GPU pod
+    of the node. NVML's reason, where the paste keeps it, decides: 'GPU is lost' is Xid 79's GPU off the bus first."""
+    top = _top(_PLUGIN.format(reason="GPU is lost"), 5)
+    assert top[0] == ("xid/79-gpu-fallen-off-bus", "likely")
+    assert ("k8s/device-plugin-link-information-failed", "possible") in top
+    top = _top(_PLUGIN.format(reason="Unknown Error"))
+    assert top[0] == ("k8s/device-plugin-link-information-failed", "possible")
+
+
+def test_a_fact_said_both_ways_is_no_doubt():
+    """A doubt (match.doubt) is a fact that speaks against the entry; where the text says the fact both ways (a
+    p2pBandwidthLatencyTest of four GPUs: "Device=0 CAN Access Peer Device=1", "Device=0 CANNOT Access Peer Device=2"),
+    it does not: the cross-socket entry, its pair on two sockets, stays first on its own example (NVIDIA/nccl#257)."""
+    from p2ptop.knowledge import load_kb, match
+    from p2ptop.knowledge.lint import example_findings
+    kb = load_kb()
+    entry = kb.get("cuda/peer-access-unsupported-cross-socket")
+    ex = [e for e in entry.examples if "nccl/issues/257" in e["source"]][0]
+    got = match(kb, ex["text"], example_findings(ex))
+    assert got[0].entry.id == entry.id
+    assert not any(r.startswith("in doubt") for r in got[0].reasons)

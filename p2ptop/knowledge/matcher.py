@@ -521,6 +521,17 @@ class Facts:
             return None
         return any(_holds(cond, v) for v in vals)
 
+    def check_every(self, cond: dict[str, Any]) -> Optional[bool]:
+        """As :meth:`check`, but True only where every value read of the fact holds the condition: a fact that is said
+        both ways (a matrix of several pairs read onto one subject, "CAN" for one pair and "CANNOT" for another) does not
+        hold it. A condition on the log, or on a fact's presence, is :meth:`check`'s."""
+        if cond["fact"] == LOG_FACT or "present" in cond:
+            return self.check(cond)
+        vals = self.values.get(cond["fact"])
+        if not vals:
+            return None
+        return all(_holds(cond, v) for v in vals)
+
     def _other_nccl_release(self, regex: str) -> bool:
         """Is ``regex`` a condition on some NCCL releases only (_release_specific) while every NCCL version the text
         names is another release ("NCCL version 2.26.2" against a 2.18 bug)?"""
@@ -938,7 +949,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     # NVLink pair that NVML calls P2P-capable, a slow table's NCCL setting before "no P2P in the VM")
     doubted = False
     if offered:
-        doubt = [c for c in m.get("doubt") or [] if facts.check(c)]
+        doubt = [c for c in m.get("doubt") or [] if facts.check_every(c)]  # a fact said both ways is no doubt
         if doubt:
             offered = False
             doubted = True
