@@ -53,6 +53,7 @@ FRESH37_MIN = 17  # cases collected in fresh37/ (2026-11-29, fourteenth session)
 FRESH38_MIN = 4  # cases collected in fresh38/ (2026-11-29, fourteenth session, second wave)
 FRESH39_MIN = 10  # cases collected in fresh39/ (2026-11-29, fifteenth session)
 FRESH40_MIN = 17  # cases collected in fresh40/ (2026-11-29, seventeenth session)
+FRESH41_MIN = 24  # cases collected in fresh41/ (2026-11-29, seventeenth session, second wave)
 CERTAINTIES = {"maintainer", "reporter confirmed", "inferred"}
 
 
@@ -130,6 +131,7 @@ def test_corpus_is_not_empty_and_has_all_parts():
     assert len([c for p, _, c in CASES if p == "fresh38"]) >= FRESH38_MIN
     assert len([c for p, _, c in CASES if p == "fresh39"]) >= FRESH39_MIN
     assert len([c for p, _, c in CASES if p == "fresh40"]) >= FRESH40_MIN
+    assert len([c for p, _, c in CASES if p == "fresh41"]) >= FRESH41_MIN
 
 
 @pytest.mark.parametrize("part,path,case", CASES, ids=[os.path.basename(p) for _, p, _ in CASES])

@@ -240,8 +240,13 @@ fresh40/: a forty-second part, collected on 2026-11-29 (seventeenth session) by 
 frameworks; cluster, virtualisation and driver infrastructure; GPU libraries and communication layers; Chinese-language
 repositories and write-ups), who reported a count, classes and kinds only; about 830 thread URLs checked, 18 cases written,
 one dropped unread (its collector flagged it as the same incident as a corpus case), 17 kept. Judged blind with the code of
-the session (benchmarks/results/eval-diagnosis-fresh40-blind-*.txt). Assigned by collection: every case comes from a
-thread in no other part (dev/, holdout/, fresh/ to fresh39/), one case per thread.
+the session (benchmarks/results/eval-diagnosis-fresh40-blind-*.txt), then opened. Assigned by collection: every case comes
+from a thread in no other part (dev/, holdout/, fresh/ to fresh39/), one case per thread.
+fresh41/: a forty-third part, collected on 2026-11-29 (seventeenth session, second wave) by four helpers (the newest
+hardware and software; the older era; HPC and scientific codes with MPI/UCX; pasted tool output and logs, healthy ones
+too), who reported a count, classes and kinds only; about 590 thread URLs checked, 24 cases. Judged blind with the
+session's last rules (benchmarks/results/eval-diagnosis-fresh41-blind-*.txt). Assigned by collection: every case comes
+from a thread in no other part (dev/, holdout/, fresh/ to fresh40/), one case per thread.
 """
 
 from __future__ import annotations
@@ -251,9 +256,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh40/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh41/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
