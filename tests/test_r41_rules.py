@@ -67,3 +67,31 @@ def test_a_fact_said_both_ways_is_no_doubt():
     got = match(kb, ex["text"], example_findings(ex))
     assert got[0].entry.id == entry.id
     assert not any(r.startswith("in doubt") for r in got[0].reasons)
+
+
+def _facts(text):
+    return {(f.subject, k): v for f in read_text(text).findings for k, v in f.facts.items()}
+
+
+def test_fabric_manager_start_script_precheck():
+    """After opening fresh41, from Fabric Manager's start script (nvidia-fabricmanager-start.sh, 570+) as its journal
+    shows it: "Detected NVL5+ system" is an NVLink-5 switch system; 'fabric manager cannot be started' is Fabric Manager
+    failed. "Detected Pre-NVL5 system" says nothing of switches (every older host prints it)."""
+    cut = 'Jul 20 16:15:36 node: Kernel module "ib_umad" has not been loaded, fabric manager cannot be started\n'
+    facts = _facts("Jul 20 16:15:36 node: Detected NVL5+ system\n" + cut)
+    assert facts[("host", "host.nvswitch_present")] is True
+    assert facts[("host", "host.fabric_manager")] == "failed"
+    facts = _facts("Jul 20 16:15:36 node: Detected Pre-NVL5 system\n" + cut)
+    assert ("host", "host.nvswitch_present") not in facts
+    assert facts[("host", "host.fabric_manager")] == "failed"
+
+
+@pytest.mark.parametrize("text,wrong", [
+    ("It is correct on the AWS instance but I got strange results on the local GPU machine with 2 GPUs.", True),
+    ("With tensor parallel 2 the model gives weird outputs, with one GPU it is fine.", True),
+    ("The strange thing is that the job hangs after NCCL init.", False),
+])
+def test_wrong_results_in_looser_words(text, wrong):
+    """After opening fresh41: "strange results", "weird outputs" are wrong results said loosely; "the strange thing" is
+    not."""
+    assert (("host", "symptom.wrong_results") in _facts(text)) is wrong

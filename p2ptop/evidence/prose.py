@@ -250,6 +250,8 @@ _SYMPTOMS = (
                      r"卡住|卡死|挂起|死锁|夯住|停滞|(?<![张块个两二三四六八号的显多单双\d])卡顿|卡着不动|一直不动|(?:一直|被)阻塞|阻塞住|(?:出现|发生|产生)阻塞|阻塞现象|无响应|没有响应|没反应|不动了|停住|停在|无进展|一直等|(?<![张块个两二三四六八号的显多单双\d])卡(?:在|再)|一直等待|超时"),
     ("symptom.wrong_results", r"wrong (?:results?|outputs?|values?|answers?|data|numbers?|gradients?|sums?|tokens?|bytes|predictions?|logits)|"
                               r"incorrect (?:results?|outputs?|values?|data|gradients?|sums?|tokens?|bytes|predictions?|logits)|all zeros?|"
+                              # the same in looser words ("strange results on the local machine", "weird outputs with 2 GPUs")
+                              r"\b(?:strange|weird|bizarre|abnormal|nonsensical) (?:results?|outputs?|values?|numbers?|predictions?)\b|"
                               r"\bchecksums?\b[^.\n]{0,40}?(?:differ|mismatch|wrong|fail|(?:does|do|did)\s*(?:n'?t|not) match)|\bchecksum (?:error|failure)s?\b|"
                               r"\b(?:results?|outputs?|values?|data|sums?|tensors?)\b[^.\n]{0,40}?\b(?:are|is|were|was)(?: not|n'?t) (?:correct|right|the same)\b|"
                               r"\b(?:results?|outputs?|values?|data|sums?|tensors?)\b[^.\n]{0,40}?\b(?:are|is|were|was|becomes?|became)\s+(?:all\s+|completely\s+|totally\s+|always\s+)?(?:incorrect|wrong|invalid)\b|"

@@ -13,7 +13,7 @@ host.xid_codes, host.xid_latest, gpu.lost (Xid 79 / "fallen off the bus"),
 symptom.crash (Xid 79, 48, 62, 74, 119 ...), host.iommu_active and host.iommu_fault (AMD-Vi
 IO_PAGE_FAULT, DMAR faults), host.iommu_passthrough, host.kernel_iommu_args (the command line),
 host.driver_version (NVRM's "Kernel Module  535.104.05", in the kernel log or /proc/driver/nvidia/version), host.nvswitch_present (also where NVLSM, the NVLink Subnet
-Manager of NVLink-5 switch systems, names itself), host.fabric_manager / host.fabric_manager_version (Fabric Manager's
+Manager of NVLink-5 switch systems, names itself, and where Fabric Manager's start script detects an "NVL5+ system"), host.fabric_manager / host.fabric_manager_version (Fabric Manager's
 messages, ``systemctl status nvidia-fabricmanager``: its "Active:" line, or systemd's "Unit ... could not be found" when
 it is not installed; a health checker's "fabric manager ... not active").
 
@@ -319,6 +319,11 @@ def parse_sysfs_links(c: Collector) -> bool:
 
 #: NVLSM, the NVLink Subnet Manager that Fabric Manager needs on NVLink-5 (Blackwell) switch systems, naming itself
 _NVLSM = re.compile(r"\bnvlsm\b", re.I)
+#: nvidia-fabricmanager-start.sh's precheck (Fabric Manager 570+), as its journal shows it: "Detected NVL5+ system" where it
+#: found the NVLink-5 switch trays' InfiniBand devices (an NVSwitch system), then 'Kernel module "ib_umad" has not been
+#: loaded, fabric manager cannot be started' (the FM/NVLSM pair reaches the switches through /dev/infiniband/umad*).
+#: "Detected Pre-NVL5 system" says nothing of switches: every older or NVSwitch-less host prints it as well.
+_NVL5_DETECTED = re.compile(r"\bDetected NVL5\+ system\b")
 
 
 #: NVML's GPU fabric state as a number in another tool's line (nvmlGpuFabricState_t: 0 not supported, 1 not started,
@@ -457,7 +462,7 @@ def parse_kernel_log(c: Collector) -> bool:
                 found = True
                 c.add("host", "host.driver_version", m.group(1), no)
                 c.add("host", "host.driver_major", int(m.group(1).split(".")[0]), no)
-        if "nvidia-nvswitch" in line or "NVSwitch" in line and "NVRM" in line or _NVLSM.search(line):
+        if "nvidia-nvswitch" in line or "NVSwitch" in line and "NVRM" in line or _NVLSM.search(line) or _NVL5_DETECTED.search(line):
             # NVLSM (the NVLink Subnet Manager) runs only on NVLink-5 switch systems (Fabric Manager user guide)
             found = True
             c.add("host", "host.nvswitch_present", True, no)
@@ -481,7 +486,8 @@ def parse_kernel_log(c: Collector) -> bool:
             elif "version" in low and re.search(r"\b(mismatch|(?:don't|doesn't|do not|does not) match)(?!\w)", low):
                 # its version said not to match the driver's: the service refuses to start (Fabric Manager user guide)
                 c.add("host", "host.fabric_manager", "version mismatch", no, severity="problem")
-            elif re.search(r"\b(failed|error|mismatch|exited|inactive \(dead\)|(?:don't|doesn't|do not|does not) match)(?!\w)", low):
+            elif re.search(r"\b(failed|error|mismatch|exited|inactive \(dead\)|(?:don't|doesn't|do not|does not) match|"
+                           r"(?:cannot|can't|could not|couldn't) (?:be )?start(?:ed)?)(?!\w)", low):
                 c.add("host", "host.fabric_manager", "failed", no, severity="problem")
             elif _FM_INACTIVE.search(low):
                 c.add("host", "host.fabric_manager", "not running", no, severity="problem")
