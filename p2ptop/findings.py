@@ -158,6 +158,7 @@ FACT_KEYS: dict[str, str] = {
     "text.framework": "pytorch, tensorflow, jax, cupy, vllm, sglang, nccl-tests, deepspeed, ray or megatron",
     "text.tool": "nvidia-smi-topo, nvidia-smi-q, simpleP2P, p2pBandwidthLatencyTest, nvbandwidth, bandwidthTest, nccl-tests, lspci, dmesg, nccl-log",
     "text.language": "en or zh",
+    "host.nvlink_multi_node": "True when the text says the GPUs' NVLink domain spans several hosts (multi-node NVLink, MNNVL: GB200/GB300 NVL72, a ComputeDomain over nodes): CUDA's legacy IPC handles are valid within one host only",
     "host.split_across_containers": "True when the text says one job's GPUs or ranks sit in different containers or pods (CUDA IPC between them needs a shared IPC namespace)",
     "host.one_gpu_per_process": "True when the text says each process, worker, container or pod sees one GPU of the host (GPUs split between them)",
     "text.fixed_by": "driver, nccl, cuda, kernel, bios or firmware: the text says changing that component's version fixed the trouble (or, of the driver/NCCL, that an older version fails and a newer one works)",

@@ -95,3 +95,27 @@ def test_wrong_results_in_looser_words(text, wrong):
     """After opening fresh41: "strange results", "weird outputs" are wrong results said loosely; "the strange thing" is
     not."""
     assert (("host", "symptom.wrong_results") in _facts(text)) is wrong
+
+
+@pytest.mark.parametrize("text,name", [
+    # CUDACHECK macros that put the source file and line before CUDA's message (vLLM custom_all_reduce.cuh, DeepEP,
+    # nccl-tests common.h), written from those macros; generic messages too
+    ("RuntimeError: Failed: CUDA error .../deep_ep.cpp:226 'invalid resource handle'", "cudaErrorInvalidResourceHandle"),
+    ("Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:307 'invalid argument'", "cudaErrorInvalidValue"),
+    ("node1: Test CUDA failure common.cu:892 'out of memory'", "cudaErrorMemoryAllocation"),
+])
+def test_cuda_check_macro_with_file_and_line(text, name):
+    assert _facts(text).get(("host", "error.cuda")) == name
+
+
+def test_legacy_ipc_across_the_hosts_of_an_nvlink_domain():
+    """After opening fresh41, from CUDA's documentation (legacy IPC handles are valid within one host; multi-node NVLink
+    shares memory through fabric handles and IMEX): invalid resource handle (400) where the text says the NVLink domain
+    spans several hosts is CUDA IPC across that boundary. Where the text does not say so, at most an unsure candidate."""
+    text = ("On a single MNNVL / NVL72 ComputeDomain that spans multiple nodes (GB200), DeepEP fails at Buffer.__init__\n"
+            "RuntimeError: Failed: CUDA error deep_ep.cpp:226 'invalid resource handle'\n")
+    assert _facts(text)[("host", "host.nvlink_multi_node")] is True
+    assert _top(text)[0] == ("cuda-ipc/legacy-handle-across-nvlink-domain-hosts", "likely")
+    one_host = text.replace("On a single MNNVL / NVL72 ComputeDomain that spans multiple nodes (GB200)", "On one HGX B200 node")
+    assert ("host", "host.nvlink_multi_node") not in _facts(one_host)
+    assert dict(_top(one_host, 5)).get("cuda-ipc/legacy-handle-across-nvlink-domain-hosts", "unsure") == "unsure"

@@ -112,9 +112,12 @@ WRAP_TEXT = 64_000
 #: "CUDA error: invalid argument"): words there are CUDA's, never one of ncclGetErrorString's texts
 _CUDA_WORDS_QUOTED = re.compile(r"cuda failure(?:\s+\d+)?\s*'[^'\n]*'?|cuda(?:\s+runtime)?\s+error\s*:[^,\n]*|cudaerror\w*:[^,\n]*")
 #: (also a check macro's "CUDA error: <the call as written>: <message>", ggml-cuda's CUDA_CHECK of 2023: "CUDA error:
-#: cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice, stream): invalid argument")
+#: cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice, stream): invalid argument"; and the CUDACHECK macros that put the
+#: source file and line first, vLLM's custom_all_reduce.cuh "Cuda error " __FILE__ ":" __LINE__ " '" message "'", DeepEP's
+#: "Failed: CUDA error deep_ep.cpp:226 'invalid resource handle'", nccl-tests' "Test CUDA failure common.cu:892 '...'")
 _GENERIC = re.compile(r"(?:cuda(?:rt)?\s*(?:runtime\s*)?(?:error|failure)[^:'\n]{0,40}[:']\s*'?|cudaerror\w*:\s*|cuda_error_\w+:\s*|"
-                      r"cuda(?:rt)?\s*error\s*:\s*[\w:.>-]{3,80}\([^\n]{0,400}\)\s*:\s*'?)("
+                      r"cuda(?:rt)?\s*error\s*:\s*[\w:.>-]{3,80}\([^\n]{0,400}\)\s*:\s*'?|"
+                      r"cuda(?:rt)?\s*(?:error|failure)\s+\S{1,200}?\.(?:cuh?|cpp|cc|cxx|c|h|hpp):\d+\s*:?\s*')("
                       + "|".join(re.escape(m) for m in sorted(GENERIC_CUDA_MESSAGES, key=len, reverse=True)) + ")")
 _FRAMEWORKS = (
     ("vllm", ("vllm",), re.compile(r"vllm")),  # also RayWorkerVllm

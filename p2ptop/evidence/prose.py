@@ -14,7 +14,8 @@ versions contrasted: one said to work, another to fail, each in its own clause; 
 where the trouble starts or as a regression: "starting from nccl-X", "since NCCL X", "NCCL X has a performance regression");
 symptom.caused_by_env (an NCCL variable said to bring the trouble: set in a condition the trouble follows, named as its
 cause, or removed to fix it; never NCCL_DEBUG*, never a variable said to make it work); host.split_across_containers (one
-job's GPUs or ranks in different containers or pods); pair.path PIX (the GPUs said to sit under
+job's GPUs or ranks in different containers or pods); host.nvlink_multi_node (an NVLink domain said to span several hosts:
+MNNVL, an NVL72 over nodes); pair.path PIX (the GPUs said to sit under
 one PCIe switch/PLX) or a topo code said between two named GPUs; gpu.consumer (GeForce/consumer/gaming cards named as a
 class, where no model is named); symptom.fails also for an error said to have been seen ("I get the following error",
 "it reports error", "the error above occurs"), "used to work", "works only on/with", peer access "not available";
@@ -213,6 +214,13 @@ _SPLIT_CONTAINERS = _rx(r"\b(?:across|between|among)\s+(?:the\s+)?(?:two|2|three
                         r"\b(?:in|into|on)\s+(?:two|2|different|separate)\s+" + _CTR + r"\b|"
                         r"\b(?:two|2|multiple|several|different|separate)\s+" + _CTR + r"\s+(?:\w+\s+)?(?:are\s+|running\s+)?(?:on|in)\s+the\s+same\s+(?:node|host|machine|server)\b|"
                         r"(?:不同|两个|多个|各个)(?:的)?\s*(?:docker\s*)?(?:容器|pod)\s*(?:之间|间|中|里)|跨\s*(?:docker\s*)?(?:容器|pod)")
+#: an NVLink domain said to span several hosts (multi-node NVLink, MNNVL: GB200/GB300 NVL72 racks, a Kubernetes
+#: ComputeDomain over several nodes): CUDA's legacy IPC handles (cudaIpcGetMemHandle / cudaIpcOpenMemHandle) are valid
+#: only between processes of one host; memory shared across the hosts of the domain needs fabric handles
+#: (CU_MEM_HANDLE_TYPE_FABRIC) and IMEX (CUDA programming guide, "Multi-Node NVLink"; DeepEP's Buffer use_fabric)
+_MULTI_NODE_NVLINK = _rx(r"\bmnnvl\b|\bmulti[- ]node nvlink\b|\b(?:nvlink|nvl) domain\b[^.\n]{0,40}\b(?:spans?|spanning|across)\b[^.\n]{0,30}\b(?:nodes|hosts|trays)\b|"
+                         r"\bcompute ?domain\b[^.\n]{0,40}\b(?:spans?|spanning|across)\b[^.\n]{0,30}\b(?:nodes|hosts)\b|"
+                         r"\bnvl(?:36|72|144|576)\b[^.\n]{0,60}\b(?:across|spans?|spanning|over)\s+(?:\w+\s+){0,2}(?:nodes|hosts|trays)\b")
 _CONTAINERS = (("kubernetes", r"kubernetes|\bk8s\b|kubectl|\bpods?\b|\bhelm\b|gpu-operator"),
                ("docker", r"\bdocker\b|nvidia-docker|--gpus\s"),
                ("podman", r"\bpodman\b"),
@@ -1315,6 +1323,10 @@ def parse(c: Collector) -> bool:
     if m:
         found = c.add("host", "host.split_across_containers", True, ln(m.start()), severity="info",
                       summary="the text says one job's GPUs or ranks sit in different containers or pods") or found
+    m = _first(c, _MULTI_NODE_NVLINK)
+    if m:
+        found = c.add("host", "host.nvlink_multi_node", True, ln(m.start()), severity="info",
+                      summary="the text says the GPUs' NVLink domain spans several hosts (multi-node NVLink)") or found
     m = _first(c, _ONE_GPU_EACH)
     if m:
         found = c.add("host", "host.one_gpu_per_process", True, ln(m.start()), severity="info",
