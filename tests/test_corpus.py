@@ -54,6 +54,7 @@ FRESH38_MIN = 4  # cases collected in fresh38/ (2026-11-29, fourteenth session, 
 FRESH39_MIN = 10  # cases collected in fresh39/ (2026-11-29, fifteenth session)
 FRESH40_MIN = 17  # cases collected in fresh40/ (2026-11-29, seventeenth session)
 FRESH41_MIN = 24  # cases collected in fresh41/ (2026-11-29, seventeenth session, second wave)
+FRESH42_MIN = 20  # cases collected in fresh42/ (2026-11-29, seventeenth session, third wave)
 CERTAINTIES = {"maintainer", "reporter confirmed", "inferred"}
 
 
@@ -132,6 +133,7 @@ def test_corpus_is_not_empty_and_has_all_parts():
     assert len([c for p, _, c in CASES if p == "fresh39"]) >= FRESH39_MIN
     assert len([c for p, _, c in CASES if p == "fresh40"]) >= FRESH40_MIN
     assert len([c for p, _, c in CASES if p == "fresh41"]) >= FRESH41_MIN
+    assert len([c for p, _, c in CASES if p == "fresh42"]) >= FRESH42_MIN
 
 
 @pytest.mark.parametrize("part,path,case", CASES, ids=[os.path.basename(p) for _, p, _ in CASES])

@@ -245,8 +245,13 @@ from a thread in no other part (dev/, holdout/, fresh/ to fresh39/), one case pe
 fresh41/: a forty-third part, collected on 2026-11-29 (seventeenth session, second wave) by four helpers (the newest
 hardware and software; the older era; HPC and scientific codes with MPI/UCX; pasted tool output and logs, healthy ones
 too), who reported a count, classes and kinds only; about 590 thread URLs checked, 24 cases. Judged blind with the
-session's last rules (benchmarks/results/eval-diagnosis-fresh41-blind-*.txt). Assigned by collection: every case comes
-from a thread in no other part (dev/, holdout/, fresh/ to fresh40/), one case per thread.
+session's rules then (benchmarks/results/eval-diagnosis-fresh41-blind-*.txt), then opened. Assigned by collection: every
+case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh40/), one case per thread.
+fresh42/: a forty-fourth part, collected on 2026-11-29 (seventeenth session, third wave) by four helpers (NVIDIA/nccl and
+nccl-tests oldest first; pytorch/pytorch's distributed issues; LLM serving stacks walked; the platform under the GPUs:
+boards, CPUs, BIOS, Windows/WSL, clouds) until the session's search budget ran out; about 500 thread URLs checked, 20
+cases. Judged blind with the session's last rules (benchmarks/results/eval-diagnosis-fresh42-blind-*.txt). Assigned by
+collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh41/), one case per thread.
 """
 
 from __future__ import annotations
@@ -256,9 +261,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh41/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh42/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
