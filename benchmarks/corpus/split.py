@@ -240,17 +240,17 @@ fresh40/: a forty-second part, collected on 2026-11-29 (seventeenth session) by 
 frameworks; cluster, virtualisation and driver infrastructure; GPU libraries and communication layers; Chinese-language
 repositories and write-ups), who reported a count, classes and kinds only; about 830 thread URLs checked, 18 cases written,
 one dropped unread (its collector flagged it as the same incident as a corpus case), 17 kept. Judged blind with the code of
-the session (benchmarks/results/eval-diagnosis-fresh40-blind-*.txt), then opened. Assigned by collection: every case comes
+the session (benchmarks/results/eval-diagnosis-fresh40-blind-b295c34.txt), then opened. Assigned by collection: every case comes
 from a thread in no other part (dev/, holdout/, fresh/ to fresh39/), one case per thread.
 fresh41/: a forty-third part, collected on 2026-11-29 (seventeenth session, second wave) by four helpers (the newest
 hardware and software; the older era; HPC and scientific codes with MPI/UCX; pasted tool output and logs, healthy ones
 too), who reported a count, classes and kinds only; about 590 thread URLs checked, 24 cases. Judged blind with the
-session's rules then (benchmarks/results/eval-diagnosis-fresh41-blind-*.txt), then opened. Assigned by collection: every
+session's rules then (benchmarks/results/eval-diagnosis-fresh41-blind-4476e19.txt), then opened. Assigned by collection: every
 case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh40/), one case per thread.
 fresh42/: a forty-fourth part, collected on 2026-11-29 (seventeenth session, third wave) by four helpers (NVIDIA/nccl and
 nccl-tests oldest first; pytorch/pytorch's distributed issues; LLM serving stacks walked; the platform under the GPUs:
 boards, CPUs, BIOS, Windows/WSL, clouds) until the session's search budget ran out; about 500 thread URLs checked, 20
-cases. Judged blind with the session's last rules (benchmarks/results/eval-diagnosis-fresh42-blind-*.txt). Assigned by
+cases. Judged blind with the session's last rules (benchmarks/results/eval-diagnosis-fresh42-blind-da88adc.txt). Assigned by
 collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh41/), one case per thread.
 """
 
