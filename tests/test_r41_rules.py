@@ -119,3 +119,19 @@ def test_legacy_ipc_across_the_hosts_of_an_nvlink_domain():
     one_host = text.replace("On a single MNNVL / NVL72 ComputeDomain that spans multiple nodes (GB200)", "On one HGX B200 node")
     assert ("host", "host.nvlink_multi_node") not in _facts(one_host)
     assert dict(_top(one_host, 5)).get("cuda-ipc/legacy-handle-across-nvlink-domain-hosts", "unsure") == "unsure"
+
+
+def test_the_store_sockets_exception_is_the_rendezvous_failure():
+    """A one-H200 device run (benchmarks/results/h200x1-2026-11-29j, nccl-invalid-rank): a rank that never reached the
+    store printed c10d's socket timeout and then the C++ exception for it, "Exception raised from throwTimeoutError at
+    .../c10d/socket.cpp:1030" (c10::Error's what(), c10/util/Exception.cpp). That line is the same failure as the timeout:
+    no GPU communication had begun, so no entry, not unsure leads on its words."""
+    from p2ptop.commands.explain import answer
+    from p2ptop.knowledge import load_kb
+    text = ("[E1129 19:48:14.071456269 socket.cpp:1028] [c10d] The client socket has timed out after 60000ms while trying "
+            "to connect to (127.0.0.1, 29623).\n"
+            "Exception raised from throwTimeoutError at /pytorch/torch/csrc/distributed/c10d/socket.cpp:1030 (most recent "
+            "call first):\n"
+            "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x98 (0x7f2b4b in /opt/torch/lib/libc10.so)\n")
+    got = answer(load_kb(), text, [], 3, "host")
+    assert got["kind"] == "before_gpu" and not got["results"]

@@ -118,8 +118,11 @@ NEVER_MET: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(rx, re.I), wha
 ))
 #: lines of the same failure around it: the store's client retrying before the timeout (TCPStore.cpp, "[c10d] TCP client
 #: failed to connect/validate to host"), the ssh a launcher ran to reach a host ("ssh: connect to host ... Connection timed
-#: out", DeepSpeed's "Command '['ssh', ...]' returned non-zero exit status 255")
-_SAME_FAILURE = re.compile(r"\bTCPStore\.cpp\b|\bTCP client failed to connect|^\W*ssh: |\[\s*'ssh',", re.I)
+#: out", DeepSpeed's "Command '['ssh', ...]' returned non-zero exit status 255"), and the C++ exception the store's socket
+#: threw for it (c10::Error's "Exception raised from throwTimeoutError at .../c10d/socket.cpp:1030 (most recent call
+#: first):", c10/util/Exception.cpp; socket.cpp is the TCP store's socket)
+_SAME_FAILURE = re.compile(r"\bTCPStore\.cpp\b|\bTCP client failed to connect|^\W*ssh: |\[\s*'ssh',|"
+                           r"\bException raised from \w+ at \S*\bc10d/(?:socket|TCPStore\w*)\.cpp:\d+", re.I)
 _NEVER_MET_WORDS = ("clients joined", "client socket has timed out", "wait timeout after", "store based barrier",
                     "expected, but not set", "rendezvous", "barrier on rank", "daemon", "not enough slots", "via ssh",
                     "task-to-task", "connectivity between servers", "master address")
