@@ -135,3 +135,22 @@ def test_the_store_sockets_exception_is_the_rendezvous_failure():
             "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x98 (0x7f2b4b in /opt/torch/lib/libc10.so)\n")
     got = answer(load_kb(), text, [], 3, "host")
     assert got["kind"] == "before_gpu" and not got["results"]
+
+
+@pytest.mark.parametrize("line,folded", [
+    ("a  b\tc ", "a b c"), (" lead", "lead"), ("x\u00a0\u00a0y", "x y"), ("ok line", "ok line"), ("é  x", "é x"),
+    ("a\x0bb", "ab"),
+])
+def test_the_matchers_lines_are_folded_as_before(line, folded):
+    """clean_lines keeps an ASCII line with single spaces as it is and folds any other (the 20 MB log's lines skip the
+    split and join): the same lines as str.split folding every one."""
+    from p2ptop.knowledge.matcher import clean_lines
+    assert clean_lines(line) == [folded]
+
+
+def test_tidy_on_ascii_skips_nothing_it_should_do():
+    """paste.tidy's non-ASCII steps (invisible characters, wide spaces, typographic quotes) are skipped on an ASCII text
+    only: a text with them is still cleaned."""
+    from p2ptop.evidence.paste import tidy
+    assert tidy("GPU0\u00a0\u00a0X \u201cNV18\u201d\u200b") == 'GPU0  X "NV18"'
+    assert tidy("GPU0  X \"NV18\"") == 'GPU0  X "NV18"'

@@ -104,12 +104,13 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
     page's non-breaking spaces as spaces (``_WIDE_SPACE``) and typographic quotes as ASCII ones; the same lines
     otherwise. ``commands`` gets the numbers of the lines whose shell prompt was removed: a command typed, not a
     sentence."""
-    if _INVISIBLE.search(text):
-        text = _INVISIBLE.sub("", text)
-    if _WIDE_SPACE.search(text):
-        text = _WIDE_SPACE.sub(" ", text)
-    if _TYPOGRAPHIC.search(text):
-        text = text.translate(TYPOGRAPHIC_QUOTES)
+    if not text.isascii():  # every character of these three is outside ASCII: a log that is all ASCII skips them (C, ms)
+        if _INVISIBLE.search(text):
+            text = _INVISIBLE.sub("", text)
+        if _WIDE_SPACE.search(text):
+            text = _WIDE_SPACE.sub(" ", text)
+        if _TYPOGRAPHIC.search(text):
+            text = text.translate(TYPOGRAPHIC_QUOTES)
     if "&" in text and ("&lt;" in text or "&gt;" in text or "&amp;" in text or "&quot;" in text or "&#" in text):
         import html
 

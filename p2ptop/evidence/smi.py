@@ -491,15 +491,19 @@ def parse_nvlink(c: Collector) -> bool:
 #: reach the driver; or when it cannot query a GPU's fields: "ERR!" in the table), each the symptom line of a paste that
 #: may hold nothing else
 _NO_DEVICES = re.compile(r"(?:^|[\s=:\"'`“])No devices (?:were )?(?i:found)\b", re.M)
-_SMI_FAILURES = ((_NO_DEVICES, "nvidia-smi found no GPU"),
+#: (each with a literal it holds: a text without it is not searched, so a 20 MB log costs a substring search in C, not a
+#: regex tried at every position)
+_SMI_FAILURES = ((_NO_DEVICES, "No devices ", "nvidia-smi found no GPU"),
                  (re.compile(re.escape("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver")),
-                  "nvidia-smi cannot reach the NVIDIA driver"),
-                 (re.compile(r"^\s*\|.*ERR!", re.M), "nvidia-smi could not read a GPU's fields (ERR!)"))  # inside its table
+                  "NVIDIA-SMI has failed", "nvidia-smi cannot reach the NVIDIA driver"),
+                 (re.compile(r"^\s*\|.*ERR!", re.M), "ERR!", "nvidia-smi could not read a GPU's fields (ERR!)"))  # inside its table
 
 
 def parse_failures(c: Collector) -> bool:
     found = False
-    for rx, summary in _SMI_FAILURES:
+    for rx, literal, summary in _SMI_FAILURES:
+        if literal not in c.paste.text:
+            continue
         m = rx.search(c.paste.text)
         if not m:
             continue
