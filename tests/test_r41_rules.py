@@ -154,3 +154,19 @@ def test_tidy_on_ascii_skips_nothing_it_should_do():
     from p2ptop.evidence.paste import tidy
     assert tidy("GPU0\u00a0\u00a0X \u201cNV18\u201d\u200b") == 'GPU0  X "NV18"'
     assert tidy("GPU0  X \"NV18\"") == 'GPU0  X "NV18"'
+
+
+@pytest.mark.parametrize("text,multi", [
+    ("On a single MNNVL / NVL72 ComputeDomain that spans multiple nodes (GB200), DeepEP fails", True),
+    ("When the flag is set, the NVL domain spans multiple physical nodes (e.g. GB200 NVL72).", True),
+    ("- 2 nodes, GB200 NVL72, MNNVL fabric, 1 GPU used per node\n- the TP=2 group spans two nodes", True),
+    # "MNNVL" also names a backend or a setting that runs on one node (FlashInfer's mnnvl all-reduce, NCCL_MNNVL_ENABLE)
+    ("mnnvl allreduce buffer size error on single-node TP8\n- **GPUs**: 8x H200 (single node, no NVSwitch multicast)", False),
+    ("NCCL_MNNVL_ENABLE=0 on our one HGX B200 node", False),
+    ("We run 2 nodes of H100 over InfiniBand", False),
+])
+def test_an_nvlink_domain_over_several_hosts(text, multi):
+    """host.nvlink_multi_node is what the text says of the NVLink domain spanning hosts, not the word MNNVL (a first
+    version read the word alone and gave fresh25's single-node FlashInfer 'mnnvl' backend the IPC entry: a prefixed copy
+    of it lost its class, perturb_corpus.py)."""
+    assert (("host", "host.nvlink_multi_node") in _facts(text)) is multi

@@ -218,9 +218,16 @@ _SPLIT_CONTAINERS = _rx(r"\b(?:across|between|among)\s+(?:the\s+)?(?:two|2|three
 #: ComputeDomain over several nodes): CUDA's legacy IPC handles (cudaIpcGetMemHandle / cudaIpcOpenMemHandle) are valid
 #: only between processes of one host; memory shared across the hosts of the domain needs fabric handles
 #: (CU_MEM_HANDLE_TYPE_FABRIC) and IMEX (CUDA programming guide, "Multi-Node NVLink"; DeepEP's Buffer use_fabric)
-_MULTI_NODE_NVLINK = _rx(r"\bmnnvl\b|\bmulti[- ]node nvlink\b|\b(?:nvlink|nvl) domain\b[^.\n]{0,40}\b(?:spans?|spanning|across)\b[^.\n]{0,30}\b(?:nodes|hosts|trays)\b|"
-                         r"\bcompute ?domain\b[^.\n]{0,40}\b(?:spans?|spanning|across)\b[^.\n]{0,30}\b(?:nodes|hosts)\b|"
-                         r"\bnvl(?:36|72|144|576)\b[^.\n]{0,60}\b(?:across|spans?|spanning|over)\s+(?:\w+\s+){0,2}(?:nodes|hosts|trays)\b")
+#: (said to span hosts: "MNNVL" alone also names a backend or a setting that runs on one node, FlashInfer's "mnnvl"
+#: all-reduce on a single-node TP8, NCCL_MNNVL_ENABLE)
+_MULTI_NODE_NVLINK = _rx(r"\b(?:mnnvl|multi[- ]node nvlink|(?:nvlink|nvl) domain|compute ?domain|nvl(?:36|72|144|576))\b[^.\n]{0,60}?"
+                         r"\b(?:spans?|spanning|across|over)\s+(?:the\s+)?(?:multiple|several|many|two|\d+|different|separate)?\s*"
+                         r"(?:physical\s+)?(?:nodes|hosts|trays|machines)\b")
+#: or, in two places of the text, a multi-node NVLink system named and a job said to span several nodes ("2 nodes, GB200
+#: NVL72, MNNVL fabric ... the TP=2 group spans two nodes"); "single-node TP8" on an NVL72 word says the opposite
+_MNNVL_NAMED = _rx(r"\b(?:mnnvl|multi[- ]node nvlink|nvl(?:36|72|144|576)|gb[23]00)\b")
+_SEVERAL_NODES = _rx(r"\b(?:spans?|spanning|across|over|on)\s+(?:the\s+)?(?:two|2|three|four|\d{1,3}|multiple|several|many|different|separate)\s+"
+                     r"(?:physical\s+)?(?:nodes|hosts|machines|trays)\b|(?<![\w-])(?:[2-9]|\d{2,3})\s+nodes\b|\bmulti[- ]node (?:tp|tensor|serving|inference|job|run|setup)")
 _CONTAINERS = (("kubernetes", r"kubernetes|\bk8s\b|kubectl|\bpods?\b|\bhelm\b|gpu-operator"),
                ("docker", r"\bdocker\b|nvidia-docker|--gpus\s"),
                ("podman", r"\bpodman\b"),
@@ -1323,7 +1330,7 @@ def parse(c: Collector) -> bool:
     if m:
         found = c.add("host", "host.split_across_containers", True, ln(m.start()), severity="info",
                       summary="the text says one job's GPUs or ranks sit in different containers or pods") or found
-    m = _first(c, _MULTI_NODE_NVLINK)
+    m = _first(c, _MULTI_NODE_NVLINK) or (_first(c, _SEVERAL_NODES) if _first(c, _MNNVL_NAMED) else None)
     if m:
         found = c.add("host", "host.nvlink_multi_node", True, ln(m.start()), severity="info",
                       summary="the text says the GPUs' NVLink domain spans several hosts (multi-node NVLink)") or found
