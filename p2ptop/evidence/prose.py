@@ -221,12 +221,12 @@ _SPLIT_CONTAINERS = _rx(r"\b(?:across|between|among)\s+(?:the\s+)?(?:two|2|three
 #: (said to span hosts: "MNNVL" alone also names a backend or a setting that runs on one node, FlashInfer's "mnnvl"
 #: all-reduce on a single-node TP8, NCCL_MNNVL_ENABLE)
 _MULTI_NODE_NVLINK = _rx(r"\b(?:mnnvl|multi[- ]node nvlink|(?:nvlink|nvl) domain|compute ?domain|nvl(?:36|72|144|576))\b[^.\n]{0,60}?"
-                         r"\b(?:spans?|spanning|across|over)\s+(?:the\s+)?(?:multiple|several|many|two|\d+|different|separate)?\s*"
+                         r"\b(?:spans?|spanning|across|over)\s+(?:the\s+)?(?:multiple|several|many|both|all|two|\d+|different|separate)?\s*"
                          r"(?:physical\s+)?(?:nodes|hosts|trays|machines)\b")
 #: or, in two places of the text, a multi-node NVLink system named and a job said to span several nodes ("2 nodes, GB200
 #: NVL72, MNNVL fabric ... the TP=2 group spans two nodes"); "single-node TP8" on an NVL72 word says the opposite
 _MNNVL_NAMED = _rx(r"\b(?:mnnvl|multi[- ]node nvlink|nvl(?:36|72|144|576)|gb[23]00)\b")
-_SEVERAL_NODES = _rx(r"\b(?:spans?|spanning|across|over|on)\s+(?:the\s+)?(?:two|2|three|four|\d{1,3}|multiple|several|many|different|separate)\s+"
+_SEVERAL_NODES = _rx(r"\b(?:spans?|spanning|across|over|on)\s+(?:the\s+)?(?:two|2|three|four|\d{1,3}|multiple|several|many|both|different|separate)\s+"
                      r"(?:physical\s+)?(?:nodes|hosts|machines|trays)\b|(?<![\w-])(?:[2-9]|\d{2,3})\s+nodes\b|\bmulti[- ]node (?:tp|tensor|serving|inference|job|run|setup)")
 _CONTAINERS = (("kubernetes", r"kubernetes|\bk8s\b|kubectl|\bpods?\b|\bhelm\b|gpu-operator"),
                ("docker", r"\bdocker\b|nvidia-docker|--gpus\s"),
