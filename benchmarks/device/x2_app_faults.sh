@@ -7,15 +7,8 @@
 #   P2PTOP_PY=/tmp/v/bin/python bash benchmarks/device/x2_app_faults.sh
 #
 # NVLink multicast stays off (NCCL_NVLS_ENABLE=0 and kin), as the lent multi-GPU machines require.
-set -u
-export PYTHONPATH=${PYTHONPATH:-} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 OUT=${OUT:-/tmp/x2-app-out}
-mkdir -p "$OUT"
-PY=${P2PTOP_PY:-python3}
-W=$(mktemp -d)
-exec > >(tee "$OUT/x2-app-faults.log") 2>&1
-T0=$(date +%s)
-echo "== $(date -u) $(nvidia-smi -L | tr '\n' ' ')"
+. "$(dirname "$0")/x2_env.sh" x2-app-faults.log  # set -u, NVLink multicast off, PY, W, OUT, the log, T0
 
 cat > "$W/ar.py" <<'PY'
 import os, sys, datetime, torch, torch.distributed as dist

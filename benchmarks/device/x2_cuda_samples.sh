@@ -7,16 +7,10 @@
 # Each sample runs under `timeout -k 2 $SAMPLE_TIMEOUT` (30 s; a sample stuck in the driver is killed) with stdin closed.
 #
 #   run(kind=nvidia-h200-x2, carry=[".whl", ".carry"]): P2PTOP_PY=/tmp/v/bin/python bash benchmarks/device/x2_cuda_samples.sh
-set -u
-export PYTHONPATH=${PYTHONPATH:-}
 OUT=${OUT:-/tmp/x2-samples-out}
+. "$(dirname "$0")/x2_env.sh" x2-cuda-samples.log  # set -u, NVLink multicast off, PY, W, OUT, the log, T0
 D="$OUT/x2-samples"
 mkdir -p "$D"
-PY=${P2PTOP_PY:-python3}
-W=$(mktemp -d)
-exec > >(tee "$OUT/x2-cuda-samples.log") 2>&1
-T0=$(date +%s)
-echo "== $(date -u) $(nvidia-smi -L | tr '\n' ' ')"
 tar xzf .carry/cuda-samples-p2p.tar.gz -C "$W"
 S="$W/Samples"
 build() {  # build NAME SOURCE [EXTRA...]

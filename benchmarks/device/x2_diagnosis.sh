@@ -10,15 +10,9 @@
 #   P2PTOP_PY=/tmp/v/bin/python bash benchmarks/device/x2_diagnosis.sh
 #
 # NVLink multicast stays off (NCCL_NVLS_ENABLE=0 and kin), as the lent multi-GPU machines require.
-set -u
-export PYTHONPATH=$PWD NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 OUT=${OUT:-/tmp/x2-diagnosis-out}
-mkdir -p "$OUT"
-PY=${P2PTOP_PY:-python3}  # p2ptop's python; torchrun is the device's own (PyTorch)
-W=$(mktemp -d)
-exec > >(tee "$OUT/x2-diagnosis.log") 2>&1
-T0=$(date +%s)
-echo "== $(date -u) $(nvidia-smi -L | tr '\n' ' ')"
+. "$(dirname "$0")/x2_env.sh" x2-diagnosis.log  # set -u, NVLink multicast off, PY, W, OUT, the log, T0
+export PYTHONPATH=$PWD  # the repository's p2ptop, as this script always ran it
 
 cp "$(dirname "$0")/allreduce.py" "$W/ar.py"  # the two-rank all-reduce (benchmarks/device/allreduce.py)
 

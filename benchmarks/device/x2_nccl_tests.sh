@@ -10,15 +10,9 @@
 #
 # NVLink multicast stays off (NCCL_NVLS_ENABLE=0), as the lent multi-GPU machines require. Tables to $OUT/x2-tables/,
 # answers to $OUT/x2-nccl-tests.log. About 3 minutes.
-set -u
-export PYTHONPATH=${PYTHONPATH:-} NCCL_NVLS_ENABLE=0
 OUT=${OUT:-/tmp/x2-nccl-tests-out}
+. "$(dirname "$0")/x2_env.sh" x2-nccl-tests.log  # set -u, NVLink multicast off, PY, W, OUT, the log, T0
 mkdir -p "$OUT/x2-tables"
-PY=${P2PTOP_PY:-python3}
-W=$(mktemp -d)
-exec > >(tee "$OUT/x2-nccl-tests.log") 2>&1
-T0=$(date +%s)
-echo "== $(date -u) $(nvidia-smi -L | tr '\n' ' ')"
 nvidia-smi topo -m | head -4
 
 # the NCCL PyTorch brings (nvidia-nccl-cuXX wheel): its headers and libnccl.so.2, as nccl-tests' Makefile wants them

@@ -8,16 +8,10 @@
 #   run(kind=nvidia-h200-x2, carry=[".whl"]): P2PTOP_PY=/tmp/v/bin/python bash benchmarks/device/x2_prefixed_logs.sh
 #
 # NVLink multicast stays off (NCCL_NVLS_ENABLE=0 and kin), as the lent multi-GPU machines require.
-set -u
-export PYTHONPATH=${PYTHONPATH:-} NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 OUT=${OUT:-/tmp/x2-prefixed-out}
+. "$(dirname "$0")/x2_env.sh" x2-prefixed-logs.log  # set -u, NVLink multicast off, PY, W, OUT, the log, T0
 D="$OUT/x2-prefixed"
 mkdir -p "$D"
-PY=${P2PTOP_PY:-python3}
-W=$(mktemp -d)
-exec > >(tee "$OUT/x2-prefixed-logs.log") 2>&1
-T0=$(date +%s)
-echo "== $(date -u) $(nvidia-smi -L | tr '\n' ' ')"
 cp "$(dirname "$0")/allreduce.py" "$W/ar.py"  # the two-rank all-reduce (benchmarks/device/allreduce.py)
 job() {  # job NAME "TORCHRUN OPTIONS" [VAR=VALUE ...]
   local name=$1 opts=$2; shift 2

@@ -6,14 +6,10 @@
 # (no entry likely or possible). Outputs to $OUT/x2-sweep/, answers to $OUT/x2-tool-sweep.log. About 1 minute.
 #
 #   run(kind=nvidia-h200-x2, carry=[".whl"]): P2PTOP_PY=/tmp/v/bin/python bash benchmarks/device/x2_tool_sweep.sh
-set -u
-export PYTHONPATH=${PYTHONPATH:-}
 OUT=${OUT:-/tmp/x2-sweep-out}
+. "$(dirname "$0")/x2_env.sh" x2-tool-sweep.log  # set -u, NVLink multicast off, PY, W, OUT, the log, T0
 D="$OUT/x2-sweep"
 mkdir -p "$D"
-PY=${P2PTOP_PY:-python3}
-exec > >(tee "$OUT/x2-tool-sweep.log") 2>&1
-echo "== $(date -u) $(nvidia-smi -L | tr '\n' ' ')"
 
 grab() {  # grab NAME COMMAND...: the command's output, with the command line first as people paste it
   local name=$1; shift

@@ -44,14 +44,14 @@ FAILED_WORDS = re.compile(r"\b(?:fail\w*|error\w*|cannot|can't|unable|no space|t
                           r"could not|incompatible|did not have|no address space|"
                           # dev_runtime_segments.cc (2.30) "Segment %d has unsupported location type %d": a WARN that refuses
                           r"unsupported)\b", re.I)
+#: NCCL's own lines as prose reads them (lower case): its INFO and WARN lines (read by this module, not as sentences of a
+#: report) and its version line (init.cc: "NCCL version %s+cuda%d.%d", as nccl-tests and PyTorch show it)
+PLAIN_LINES = r"nccl (?:info|warn)|^\s*nccl version [\d.]+(?:-\d+)?\+cuda[\d.]+\s*$"
 #: WARNs that report no failure of the job: NCCL looks for libibverbs on every host and, without it, goes on over
 #: sockets ("Failed to open libibverbs.so[.1]" was a WARN in misc/ibvwrap.cc up to 2.10 and an INFO from 2.11 on,
 #: followed by "NCCL INFO Using network Socket" / "NET/Socket"): a host without InfiniBand, not a fault
 #: Likewise graph/search.cc's "Could not find a path for pattern %d, falling back to simple order": the search goes on with
 #: a plain order of the GPUs (a WARN NCCL prints and continues past)
-#: NCCL's own lines as prose reads them (lower case): its INFO and WARN lines (read by this module, not as sentences of a
-#: report) and its version line (init.cc: "NCCL version %s+cuda%d.%d", as nccl-tests and PyTorch show it)
-PLAIN_LINES = r"nccl (?:info|warn)|^\s*nccl version [\d.]+(?:-\d+)?\+cuda[\d.]+\s*$"
 BENIGN_WARN = re.compile(r"Failed to open libibverbs\.so|falling back to simple order", re.I)
 # (WARN texts that refuse a setup without a failure word: init.cc's "Duplicate GPU detected" and "Multiple Ranks are
 #  using the same GPU/Partition", nvls.cc's "... not compatible with NCCL_NVLS_ENABLE=1", cudawrap.cc's "CUDA some PFN
@@ -384,12 +384,11 @@ def _ends_in_setup(c: Collector, log) -> None:
 
 
 # NCCL's own advice inside a WARN names a variable it does not see set ("Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable
-# this", "you can set NCCL_IGNORE_DISABLED_P2P=1", "Disable NVLS (NCCL_NVLS_ENABLE=0) if you wish to avoid this error")
-_ADVICE_BEFORE = re.compile(r"(?:\byou can set|\bSet|\(|\bset it to)\s*$")
-_ADVICE_AFTER = re.compile(r"^\)?\s*(?:to (?:enable|disable|avoid|ignore|proceed)\b|if you (?:wish|want|still want)\b)", re.I)
-# NCCL's error strings end in advice too (init.cc ncclGetErrorString: "unhandled cuda error (run with NCCL_DEBUG=INFO for
-# details)", "invalid usage (run with NCCL_DEBUG=WARN for details)"), which frameworks print in their exceptions
-_ERROR_STRING_ADVICE = (re.compile(r"\brun with\s*$", re.I), re.compile(r"^\s*for details\b", re.I))
+# this", "you can set NCCL_IGNORE_DISABLED_P2P=1", "Disable NVLS (NCCL_NVLS_ENABLE=0) if you wish to avoid this error"),
+# and so do its error strings, which frameworks print in their exceptions (init.cc ncclGetErrorString: "unhandled cuda
+# error (run with NCCL_DEBUG=INFO for details)", "invalid usage (run with NCCL_DEBUG=WARN for details)")
+_ADVICE_BEFORE = re.compile(r"(?:\byou can set|\bSet|\(|\bset it to|\(run with)\s*$")
+_ADVICE_AFTER = re.compile(r"^\)?\s*(?:to (?:enable|disable|avoid|ignore|proceed)\b|if you (?:wish|want|still want)\b|for details\b)", re.I)
 _WORKAROUND = re.compile(r"\b(works?|worked|working|fix(?:es|ed)?|solv\w*|resolv\w*|helps?|helped|avoid\w*|workaround)\b|解决|正常|就好", re.I)
 
 
@@ -411,9 +410,7 @@ def parse_env_lines(c: Collector) -> bool:
                 continue
             before = line[max(0, m.start() - 30):m.start() + 1]
             if before.rstrip().lower().endswith("you can set") or \
-                    (_ADVICE_BEFORE.search(before) and _ADVICE_AFTER.search(line[m.end():m.end() + 40])) or \
-                    (_ERROR_STRING_ADVICE[0].search(line[max(0, m.start() - 30):m.start()])
-                     and _ERROR_STRING_ADVICE[1].search(line[m.end():m.end() + 20])):
+                    (_ADVICE_BEFORE.search(before) and _ADVICE_AFTER.search(line[m.end():m.end() + 40])):
                 continue
             found = c.add("host", f"env.{m.group(1)}", m.group(2).rstrip(".,)"), no) or found
     return found
