@@ -277,6 +277,11 @@ _SYMPTOMS = (
                               r"\bsilently (?:fail\w*|wrong|incorrect|writes? nothing|does nothing|(?:returns?|gives?|produces?) (?:wrong|bad|incorrect))|"
                               r"\bfails? silently\b|\bsilent (?:data )?(?:corruption|failures?|data loss)\b|\bwrites? nothing\b|"
                               r"\b(?:does|do|did)\s*(?:n'?t|not)\s+(?:actually\s+)?(?:write|copy|transfer)\s+(?:the\s+|any\s+)?data\b|"
+                              # a copy said to be wrong ("tensor.to(device) not copying data correctly between two GPUs",
+                              # "the data is copied incorrectly"), and data shown turned into zeros ("becomes [0, 0, 0] instead of")
+                              r"\b(?:not|n't|never|fails? to|failed to)\s+(?:be(?:ing)?\s+)?cop(?:y|ying|ied)\s+(?:the\s+)?(?:data|tensors?|values?|memory|buffers?)\s+(?:correctly|properly|right)\b|"
+                              r"\bcop(?:y|ies|ied|ying)\s+(?:the\s+)?(?:data|tensors?|values?|memory|buffers?)\s+(?:incorrectly|wrongly)\b|\b(?:is|are|was|were|gets?|got) copied (?:incorrectly|wrongly)\b|"
+                              r"\b(?:becomes?|became|turns? into|turned into|gives?|gave|returns?|returned|shows?|showed|gets?|got|is|are|was|were)\s+(?:tensor\()?\[\s*(?:0\.?0*\s*,\s*)+0\.?0*\s*\][^.\n]{0,60}?\binstead of\b|"
                               r"\b(?:data|values?|buffers?|destination)\s+(?:is|are|was|were)\s+(?:never|not)\s+(?:actually\s+)?(?:written|copied|transferred)\b|"
                               r"静默(?:失败|出错|错误)|数据(?:没有|未|没)(?:被)?(?:写入|拷贝|复制|传过去)|"
                               r"\bzeros\b|\bnans?\b|garbage|gibberish|garbled|\bdegenerate (?:output|text|results?|tokens?)|"
