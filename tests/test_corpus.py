@@ -55,6 +55,7 @@ FRESH39_MIN = 10  # cases collected in fresh39/ (2026-11-29, fifteenth session)
 FRESH40_MIN = 17  # cases collected in fresh40/ (2026-11-29, seventeenth session)
 FRESH41_MIN = 24  # cases collected in fresh41/ (2026-11-29, seventeenth session, second wave)
 FRESH42_MIN = 20  # cases collected in fresh42/ (2026-11-29, seventeenth session, third wave)
+FRESH43_MIN = 22  # cases collected in fresh43/ (2026-11-29, eighteenth session)
 CERTAINTIES = {"maintainer", "reporter confirmed", "inferred"}
 
 
@@ -134,6 +135,7 @@ def test_corpus_is_not_empty_and_has_all_parts():
     assert len([c for p, _, c in CASES if p == "fresh40"]) >= FRESH40_MIN
     assert len([c for p, _, c in CASES if p == "fresh41"]) >= FRESH41_MIN
     assert len([c for p, _, c in CASES if p == "fresh42"]) >= FRESH42_MIN
+    assert len([c for p, _, c in CASES if p == "fresh43"]) >= FRESH43_MIN
 
 
 @pytest.mark.parametrize("part,path,case", CASES, ids=[os.path.basename(p) for _, p, _ in CASES])

@@ -250,8 +250,14 @@ case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh40/), 
 fresh42/: a forty-fourth part, collected on 2026-11-29 (seventeenth session, third wave) by four helpers (NVIDIA/nccl and
 nccl-tests oldest first; pytorch/pytorch's distributed issues; LLM serving stacks walked; the platform under the GPUs:
 boards, CPUs, BIOS, Windows/WSL, clouds) until the session's search budget ran out; about 500 thread URLs checked, 20
-cases. Judged blind with the session's last rules (benchmarks/results/eval-diagnosis-fresh42-blind-da88adc.txt). Assigned by
-collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh41/), one case per thread.
+cases. Judged blind with the session's last rules (benchmarks/results/eval-diagnosis-fresh42-blind-da88adc.txt), again with
+the seventeenth session's final rules (-b32a7ee.txt), then opened. Assigned by collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh41/), one case per thread.
+fresh43/: a forty-fifth part, collected on 2026-11-29 (eighteenth session) by five helpers (Q&A sites and forums;
+containers, orchestration, clusters and clouds; frameworks and libraries mined least; Chinese-language sources; hobbyist
+and workstation multi-GPU software) who reported a count, classes and kinds only; about 490 thread URLs checked, 22 cases
+(two cross-helper twins dropped, and one report from an AMD ROCm build's repository, out of scope). Judged blind with the session's rules then
+(benchmarks/results/eval-diagnosis-fresh43-blind-*.txt). Assigned by collection: every case comes from a thread in no
+other part (dev/, holdout/, fresh/ to fresh42/), one case per thread.
 """
 
 from __future__ import annotations
@@ -261,9 +267,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh42/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh43/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
