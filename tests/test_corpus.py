@@ -55,7 +55,7 @@ FRESH39_MIN = 10  # cases collected in fresh39/ (2026-11-29, fifteenth session)
 FRESH40_MIN = 17  # cases collected in fresh40/ (2026-11-29, seventeenth session)
 FRESH41_MIN = 24  # cases collected in fresh41/ (2026-11-29, seventeenth session, second wave)
 FRESH42_MIN = 20  # cases collected in fresh42/ (2026-11-29, seventeenth session, third wave)
-FRESH43_MIN = 22  # cases collected in fresh43/ (2026-11-29, eighteenth session)
+FRESH43_MIN = 21  # cases collected in fresh43/ (2026-11-29, eighteenth session; one AMD ROCm report removed after opening)
 CERTAINTIES = {"maintainer", "reporter confirmed", "inferred"}
 
 

@@ -54,3 +54,59 @@ def test_nvml_invalid_argument_is_an_index_past_the_visible_gpus(text):
 
 def test_another_nvml_error_is_not_that_entry():
     assert "nvml/handle-by-index-invalid-argument" not in [e for e, _ in _top("pynvml.NVMLError_NotSupported: Not Supported")]
+
+
+@pytest.mark.parametrize("text,state", [
+    ("NVIDIA Fabric Manager stops running on Ubuntu 18.04 and Ubuntu 20.04", "failed"),
+    ("nvidia-fabricmanager won't start after the driver upgrade", "failed"),
+    ("the fabric manager service exited with status 1", "failed"),
+    ("fabric manager is not running on the node", "not running"),
+    ("the fabric manager service is not started", "not running"),
+])
+def test_fabric_manager_said_to_stop_or_not_start_has_failed(text, state):
+    """After opening fresh43, from Fabric Manager's user guide (a service that refuses to start, e.g. on a version that
+    differs from the driver's): a service said to stop, exit or not start has failed; one not started is not running."""
+    assert _facts(text).get("host.fabric_manager") == state
+
+
+def test_a_failed_fabric_manager_offers_the_version_mismatch_among_its_causes():
+    top = [e for e, _ in _top("NVIDIA Fabric Manager stops running on Ubuntu 18.04 and Ubuntu 20.04")]
+    assert "fabric-manager/version-mismatch" in top
+
+
+def test_the_ngc_containers_start_check_is_cuda_seeing_no_gpu():
+    """After opening fresh43: NGC containers' entrypoint prints "ERROR: No supported GPU(s) detected to run this
+    container" when CUDA finds no GPU it can use (on an NVSwitch board, also while Fabric Manager is down)."""
+    text = "[MaskRCNN/Pytorch] ERROR: No supported GPU(s) detected to run this container"
+    assert _facts(text).get("symptom.no_cuda_device") is True
+    top = [e for e, _ in _top(text)]
+    assert "fabric-manager/not-running-system-not-initialized" in top
+
+
+FLAT = "$ nvidia-smi topo -m GPU0 GPU1 GPU2 GPU3 GPU0 X PHB NV4 PHB GPU1 PHB X PHB NV4 GPU2 NV4 PHB X PHB GPU3 PHB NV4 PHB X"
+
+
+def test_a_topo_matrix_on_one_line_is_read_pair_by_pair():
+    """After opening fresh43 (a forum mirror that flattened a pasted matrix onto one line): the header's labels up to the
+    first one seen again, then each row in order, give every pair its path, as the multi-line matrix does."""
+    from p2ptop.evidence.topo import read_matrices
+    from p2ptop.evidence.paste import Collector, Paste
+    c = Collector(Paste(FLAT))
+    (m,) = read_matrices(c)
+    assert m.columns == ["GPU0", "GPU1", "GPU2", "GPU3"]
+    assert m.rows["GPU0"] == ["X", "PHB", "NV4", "PHB"] and m.rows["GPU3"] == ["PHB", "NV4", "PHB", "X"]
+    with_affinity = ("GPU0 GPU1 CPU Affinity NUMA Affinity GPU NUMA ID GPU0 X NV18 0-47 0 N/A "
+                     "GPU1 NV18 X 0-47 0 N/A Legend: X = Self")
+    (m,) = read_matrices(Collector(Paste(with_affinity)))
+    assert m.rows["GPU1"] == ["NV18", "X"] and m.extra["GPU0"] == ["0-47", "0", "N/A"]
+
+
+def test_a_line_that_points_at_the_error_is_explained_where_the_error_is():
+    """'I got this error' says the error shown elsewhere in the text happened: where an entry's own pattern explains that
+    error, an entry of another class is not offered on 'it fails' and its setup (a GeForce card) alone."""
+    text = ("CUDASymmetricMemory requires pidfd_open and pidfd_getfd support\n\n"
+            "I am just running gpt-fast with the latest torch nightly, and set ENABLE_INTRA_NODE_COMM=1. I got this error.\n"
+            "GPU 0: NVIDIA GeForce RTX 4090\nGPU 1: NVIDIA GeForce RTX 4090\n")
+    top = _top(text)
+    assert top[0] == ("torch/cuda-ipc-pidfd-getfd-not-permitted", "likely")
+    assert ("cuda/peer-access-unsupported-consumer-gpu", "possible") not in top

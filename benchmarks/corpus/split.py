@@ -255,7 +255,8 @@ the seventeenth session's final rules (-b32a7ee.txt), then opened. Assigned by c
 fresh43/: a forty-fifth part, collected on 2026-11-29 (eighteenth session) by five helpers (Q&A sites and forums;
 containers, orchestration, clusters and clouds; frameworks and libraries mined least; Chinese-language sources; hobbyist
 and workstation multi-GPU software) who reported a count, classes and kinds only; about 490 thread URLs checked, 22 cases
-(two cross-helper twins dropped, and one report from an AMD ROCm build's repository, out of scope). Judged blind with the session's rules then
+(two cross-helper twins dropped, and one report from an AMD ROCm build's repository, out of scope; a second AMD ROCm
+report, llama.cpp on two MI50s, removed after opening for the same reason: 21 cases). Judged blind with the session's rules then
 (benchmarks/results/eval-diagnosis-fresh43-blind-*.txt). Assigned by collection: every case comes from a thread in no
 other part (dev/, holdout/, fresh/ to fresh42/), one case per thread.
 """

@@ -156,7 +156,11 @@ _FM_MISMATCH = _rx(r"fabric[- _]?manager(?:\.service)?(?:[^.\n]|\.\d){0,80}?(?:v
 #: "nvidia-fabricmanager-535_535.104.05-1", "fabricmanager version: 550.54.15")
 _FM_VERSION = _rx(r"fabric[- _]?manager\w*(?:-\d{3})?(?:\s+(?:package|pkg|service|daemon))?(?:\s+version)?\s*(?:(?:is|was)\s+)?(?:(?:still|now|at|on)\s+)?[:=_-]?\s*v?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b")
 _FM_DOWN = _rx(r"(?:nvidia-)?fabric[- _]?manage\w*`?\s*(?:service\s+)?(?:is|was|has)?\s*(?:not (?:installed|running|started)|(?:is|was|were|are)n['’]?t (?:installed|running|started)|"
-                      r"missing|inactive|dead|stopped|crash\w*|fail\w*)|(?:failures?|crash\w*|restart\w*) of (?:the )?fabric[- _]?manager|"
+                      r"missing|inactive|dead|stopped|crash\w*|fail\w*|"
+                      # a service said to stop, exit or not start ("Fabric Manager stops running on Ubuntu 20.04")
+                      r"stops(?:\s+(?:running|working))?\b|keeps?\s+(?:stopping|crashing|failing|exiting|dying)|exit(?:s|ed)\b|dies\b|died\b|(?:is|went)\s+down\b|"
+                      r"(?:won['’]?t|will not|does\s*n['’]?o?t|did\s*n['’]?o?t|cannot|can['’]?t|could\s*n['’]?o?t|unable to)\s+(?:be\s+)?start\w*)|"
+                      r"(?:failures?|crash\w*|restart\w*) of (?:the )?fabric[- _]?manager|"
                       r"fabric[- _]?manager[^.\n]{0,30}(?:未启动|没有启动|未安装|失败)")
 #: a BAR1 size as people write it ("BAR=256MB", "256MB and 512MB bar sizes", "BAR1: 32GB")
 _BAR_SIZE = _rx(r"\bbar1?\s*(?:size)?\s*[=:]\s*(\d+)\s*([mg])i?b\b|\b(\d+)\s*([mg])i?b\b[^.\n]{0,20}\bbar1?\s*(?:sizes?|aperture)\b")
@@ -627,7 +631,9 @@ _NO_CUDA_DEVICE = _rx(
     r"\b(?:cuda|pytorch|torch|tensorflow|jax|vllm|sglang|ollama|docker|the container|containers?|the (?:program|code|application|app|job|process|model|server|service|framework|pod))\s+"
     r"(?:still\s+)?(?:can(?:not|'t| not)|could(?: not|n't)|does(?: not|n't)|did(?: not|n't)|do(?: not|n't)|won't|is(?: not|n't) able to|fails? to|failed to|unable to)\s+"
     r"(?:find|see|detect|recogni[sz]e|use|access|locate)\s+(?:the\s+|any\s+|a\s+|my\s+|our\s+)?(?:nvidia\s+)?(?:gpus?|cuda devices?|cuda-capable devices?|graphics cards?)\b(?!\s*\d)|"
-    r"\bno\s+(?:nvidia\s+|cuda\s+)?(?:gpus?|cuda(?:-capable)? devices?)\s+(?:is\s+|are\s+|was\s+|were\s+)?(?:found|detected|available|visible|recogni[sz]ed)\b|"
+    # ... and the NGC containers' start check ("ERROR: No supported GPU(s) detected to run this container": CUDA
+    # initialisation found no GPU it can use)
+    r"\bno\s+(?:supported\s+|compatible\s+|usable\s+)?(?:nvidia\s+|cuda\s+)?(?:gpus?|gpu\(s\)|cuda(?:-capable)? devices?)\s+(?:is\s+|are\s+|was\s+|were\s+)?(?:found|detected|available|visible|recogni[sz]ed)\b|"
     r"(?<!second )(?<!other )(?<!\d )\bgpus?\s+(?:devices?\s+)?(?:is|are|was|were)?\s*not\s+(?:found|detected|recogni[sz]ed|available)\b|"
     r"(?:找不到|检测不到|识别不到|没有检测到|未检测到|未找到|没找到|无法识别|无法检测到?|无法找到)\s*(?:任何\s*)?(?:gpu|显卡|cuda\s*设备|nvidia\s*设备)|"
     r"(?:gpu|显卡|cuda)\s*(?:设备)?\s*(?:一直|总是|始终)?\s*(?:找不到|检测不到|识别不到|不可用|用不了|无法使用)")
@@ -1274,7 +1280,10 @@ def parse(c: Collector) -> bool:
                       summary="the text says Fabric Manager's version does not match the driver's (it refuses to start)") or found
     m = _first(c, _FM_DOWN) if not m else None
     if m:
-        state = "failed" if re.search(r"fail|crash|restart|失败", m.group(0)) else "not running"
+        # a service that stops, exits, dies or will not start has failed; one not installed, not started or inactive
+        # is simply not running
+        state = ("failed" if re.search(r"fail|crash|restart|stops|stopping|exit|die[sd]|dying|down\b|start|失败", m.group(0))
+                 and not re.search(r"not (?:be\s+)?started|n['’]?t started", m.group(0)) else "not running")
         found = c.add("host", "host.fabric_manager", state, ln(m.start())) or found
     m = _first(c, _BAR_SIZE)
     if m:

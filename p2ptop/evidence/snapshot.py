@@ -119,12 +119,14 @@ def snapshot_from_evidence(ev: Evidence, name: str) -> Snapshot:
                                     na={"version": NA, "counters": NA, "p2p_supported": NA}) for n in range(k)]
             notes.append(f"NV{k} between every pair: shown as {k} links per GPU into one NVSwitch plane "
                          "(the paste cannot say whether the links go to switches or straight to the peer)")
-        elif nv:
+        unplaced_of: dict[int, list[str]] = {}
+        if nv and not uniform:
             unplaced = []
             for (a, b), k in sorted(nv.items()):
                 ga, gb = by_index.get(a), by_index.get(b)
                 if ga is None or gb is None or not gb.pci_bus_id:
                     unplaced.append(f"GPU{a}-GPU{b} NV{k}")
+                    unplaced_of.setdefault(a, []).append(f"NV{k} to GPU{b}")
                     continue
                 start = len(ga.nvlinks)
                 ga.nvlinks += [NvLink(link=start + n, state="active", remote_pci_bus_id=gb.pci_bus_id, remote_type="GPU",
@@ -133,7 +135,10 @@ def snapshot_from_evidence(ev: Evidence, name: str) -> Snapshot:
                 notes.append("NVLinks the paste shows but a snapshot cannot place without the GPUs' bus ids "
                              f"(add nvidia-smi -q to the paste): {', '.join(unplaced[:8])}")
         for g in gpus:
-            if not g.nvlinks:
+            if not g.nvlinks and g.index in unplaced_of:  # the paste shows them; without bus ids they cannot be placed
+                g.na["nvlinks"] = (f"the paste shows {', '.join(unplaced_of[g.index])}, not placed: no bus ids "
+                                   "(add nvidia-smi -q to the paste)")
+            elif not g.nvlinks:
                 g.na["nvlinks"] = "none in the paste" if topo.paths else NA
         for a, b in [(a, b) for a in indices for b in indices if a != b]:
             p = Pair(a=a, b=b)

@@ -114,6 +114,38 @@ def _unpipe(line: str) -> str:
     return line.replace("|", " ") if st.startswith("|") and st.endswith("|") else line
 
 
+def _flat(toks: list[str], line: int) -> Optional[Matrix]:
+    """A matrix whose line breaks were lost ("GPU0 GPU1 GPU0 X NV4 0-31 GPU1 NV4 X 0-31", as a chat or a forum mirror
+    flattens a paste): the header's labels up to the first label seen again, then each row in the header's order, its
+    cells, and affinity values until the next row's label. None where the tokens are not such a matrix."""
+    first = toks[0]
+    try:
+        k = toks.index(first, 1)
+    except ValueError:
+        return None
+    cols, tail = _columns(toks[:k])
+    if len(cols) < 2 or len(set(cols)) != len(cols):
+        return None
+    m = Matrix(cols, header_line=line, tail_titles=tail)
+    rest, r = toks[k:], 0
+    order = [c for c in cols]
+    pos = 0
+    while pos < len(rest) and r < len(order) and rest[pos] == order[r]:
+        label, pos = order[r], pos + 1
+        cells = rest[pos:pos + len(cols)]
+        if len(cells) < len(cols) or any(_LABEL.match(t) for t in cells):
+            break
+        pos += len(cols)
+        extra = []
+        nxt = order[r + 1] if r + 1 < len(order) else None
+        while pos < len(rest) and rest[pos] != nxt and _AFFINITY.match(rest[pos]) and len(extra) < max(len(tail), 3):
+            extra.append(rest[pos])
+            pos += 1
+        m.rows[label], m.extra[label], m.row_lines[label] = cells, extra, line
+        r += 1
+    return m if len(m.rows) >= 2 else None
+
+
 def read_matrices(c: Collector) -> list[Matrix]:
     lines = [_unpipe(l) for l in c.paste.lines] if "|" in c.paste.text else c.paste.lines
     out: list[Matrix] = []
@@ -139,6 +171,11 @@ def read_matrices(c: Collector) -> list[Matrix]:
                 _LABEL.match(t) or t in ("CPU", "Affinity", "NUMA", "GPU", "ID") for t in lines[j].split()):
             toks += lines[j].split()
             j += 1
+        flat = _flat(toks, header_line) if headless is None else None
+        if flat is not None:  # the whole matrix on one line (a paste whose line breaks were lost)
+            out.append(flat)
+            i = header_line
+            continue
         cols, tail = _columns(toks)
         m = Matrix(cols, header_line=header_line, tail_titles=tail)
         cur: Optional[str] = None

@@ -977,7 +977,13 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
                  notes=list(facts.conflicts), own_deciding=list(deciding), basis="lead" if is_lead else "signs")
 
 
-def _fails_explained_elsewhere(out: list[Match], facts: Facts) -> None:
+#: words that point at an error shown elsewhere in the text, not an error of their own
+_POINTS_AT_ERROR = re.compile(r"\b(?:this|that|these|the following|following|the same|the above|the below)\s+(?:[\w-]+\s+)?"
+                              r"(?:errors?|exceptions?|tracebacks?|messages?)\b|\b(?:errors?|exceptions?|tracebacks?)\s+(?:above|below)\b",
+                              re.IGNORECASE)
+
+
+def _fails_explained_elsewhere(out: list[Match], facts: Facts, log: Log) -> None:
     """"It fails" read from a line that another offered entry's own text explains is that entry's error (issue 22 point 3:
     no entry of another class on context alone for an error it does not explain): an entry offered there only on that
     weak symptom and its setup (a VM, a GeForce card) becomes an unsure candidate, as score_entry does beside an error
@@ -987,7 +993,10 @@ def _fails_explained_elsewhere(out: list[Match], facts: Facts) -> None:
     if not explained:
         return
     weak_lines = {n for n in (facts.origin_line(key) for key in WEAK_SYMPTOMS) if n is not None}
-    if not weak_lines or not weak_lines <= explained:
+    # a line that only points at an error the text shows ("I got this error", "the following error") is explained
+    # where that error is: by the offered entry whose own pattern reads a line of the text
+    pointing = {n for n in weak_lines if 0 < n <= len(log.lines) and _POINTS_AT_ERROR.search(log.lines[n - 1])}
+    if not weak_lines or not (weak_lines - pointing) <= explained:
         return
     for m in out:
         if m.cause_said:
@@ -1059,7 +1068,7 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
         m = score_entry(entry, log, log.codes, facts, shared_codes=shared)
         if m is not None:
             out.append(m)
-    _fails_explained_elsewhere(out, facts)
+    _fails_explained_elsewhere(out, facts, log)
     if len(out) < MIN_CANDIDATES and facts.has_symptom() and not any(m.confidence in ("likely", "possible") for m in out):
         have = {m.entry.id for m in out}
         for entry in kb.entries:
