@@ -110,3 +110,34 @@ def test_a_line_that_points_at_the_error_is_explained_where_the_error_is():
     top = _top(text)
     assert top[0] == ("torch/cuda-ipc-pidfd-getfd-not-permitted", "likely")
     assert ("cuda/peer-access-unsupported-consumer-gpu", "possible") not in top
+
+
+def test_a_paste_that_lost_its_line_breaks_gets_them_back_where_programs_start_lines():
+    """A chat or a forum mirror that joins a paste's lines with spaces: a line break again before what programs print
+    only at a line's start (NCCL's "host:pid:tid [dev] NCCL INFO", with or without "NCCL" and the source file of a WARN;
+    the CUDA samples' rows; nccl-tests' heads; topo's header and rows), so each reader sees its own lines."""
+    from p2ptop.evidence.paste import reline
+    log = ("It hangs. clima:810632:810657 [0] NCCL INFO Topology detection: network path /sys/devices/pci0000:2b/0000:2b:08.1 "
+           "is not a PCI device (usb). Attaching to first CPU clima:810632:810657 [0] graph/xml.h:85 NCCL WARN Attribute "
+           "busid of node nic not found learngpu060:3728589:3730445 [2] INFO Ring 00 : 2[2] -> 3[3] via P2P/IPC")
+    lines = reline(log).split("\n")
+    assert lines[0] == "It hangs." and len(lines) == 4
+    assert lines[2].startswith("clima:810632:810657 [0] graph/xml.h:85 NCCL WARN") and lines[3].startswith("learngpu060:")
+    sample = ("[P2P (Peer-to-Peer) GPU Bandwidth Latency Test] Device: 0, NVIDIA RTX A6000, pciBusID: 3 Device: 1, NVIDIA RTX "
+              "A6000, pciBusID: 21 Device=0 CAN Access Peer Device=1 Device=1 CAN Access Peer Device=0 Unidirectional "
+              "P2P=Disabled Bandwidth Matrix (GB/s) D\\D 0 1 0 673.20 13.15 1 12.99 673.20 Unidirectional P2P=Enabled "
+              "Bandwidth (P2P Writes) Matrix (GB/s) D\\D 0 1 0 673.49 2.60 1 2.12 672.33")
+    lines = reline(sample).split("\n")
+    assert "D\\D 0 1" in lines and "0 673.49 2.60" in lines and "1 2.12 672.33" in lines
+    facts = _facts(sample)
+    assert facts.get("tool.p2p_slower_than_no_p2p") is True
+
+
+@pytest.mark.parametrize("text", [
+    "short line",
+    "A description of a problem with two GPUs. " * 20,  # long, but no place where a program starts a line
+    "a log\nwith its own\nline breaks\n" * 50,
+])
+def test_text_with_its_line_breaks_or_none_to_restore_is_unchanged(text):
+    from p2ptop.evidence.paste import reline
+    assert reline(text) == text

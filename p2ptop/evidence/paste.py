@@ -96,6 +96,57 @@ def _head(text: str) -> list[str]:
     return [line for line in text[:HEAD_CHECK].split("\n") if line.strip()]
 
 
+#: where programs start a line of their own, and nothing else does: NCCL's "host:pid:tid [dev] NCCL INFO" prefix,
+#: PyTorch's "[rank0]:", Python's traceback, dmesg's "[  12.345678]" clock, the CUDA samples' "Device=0 CAN Access Peer",
+#: "Device: 0, ...", "Unidirectional P2P=Enabled ..." and "D\D" rows, nccl-tests' "#  Rank  0 ..." heads and table rows,
+#: vLLM's "INFO 05-08 21:28:45", nvidia-smi's "Legend:", dcgmi's "gpuId 0:"
+_LINE_STARTS = re.compile(
+    r"\s+(?=[\w.-]+:\d+:\d+ \[\d+\] (?:[\w/.-]+:\d+ )?(?:NCCL )?(?:INFO|WARN|ERROR|TRACE)\b|\[rank\d+\]:|Traceback \(most recent call last\):|"
+    r"File \"[^\"\n]{1,300}\", line \d+|\[\s*\d+\.\d{6}\]\s|Device=\d+ CAN(?:NOT)? Access Peer Device=\d+|Device: \d+, |"
+    r"(?:Unidirectional|Bidirectional) P2P=(?:Enabled|Disabled)|P2P=(?:Enabled|Disabled) Latency|D\\D\s|"
+    r"#\s+(?:Rank\s+\d+|nThread\b|Using devices|Out of bounds|Avg bus|Collective test|out-of-place|bytes\s|size\s)|"
+    r"\d+\s+\d+\s+(?:float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64|fp8\w*)\s+(?:sum|prod|max|min|avg|none)\s|"
+    r"(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d|Legend:|gpuId \d+:|"
+    # nvidia-smi topo's matrices: the header ("GPU0 GPU1 ... CPU Affinity") and each row ("GPU1 PHB X NV4 0-63")
+    r"GPU0[ \t]+(?:GPU1|NIC0)\b|(?:GPU|NIC)\d+[ \t]+(?:X|NV\d+|PIX|PXB|PHB|NODE|SYS|OK|CNS|GNS|TNS|NS|DR|U)[ \t])")
+RELINE_AVG = 300  # a text whose lines average more characters than this may have lost its line breaks
+RELINE_MIN_STARTS = 2  # ... and did, where at least this many places start a line of a program's own
+
+
+def _matrix_rows(line: str) -> str:
+    """A CUDA sample's matrix that lost its line breaks ("D\\D 0 1 2 0 673.20 13.15 13.15 1 12.99 ...") as its rows: the
+    header's columns 0..n-1, then each row's label and its n values; any other line unchanged."""
+    if not line.startswith("D\\D"):
+        return line
+    t = line.split()
+    n = 0
+    while 1 + n < len(t) and t[1 + n] == str(n):
+        n += 1
+    if n < 2 or len(t) <= 1 + n:
+        return line
+    rows, i = [" ".join(t[:1 + n])], 1 + n
+    while i + n < len(t) + 1 and t[i] == str(len(rows) - 1) and len(t[i:i + 1 + n]) == 1 + n:
+        rows.append(" ".join(t[i:i + 1 + n]))
+        i += 1 + n
+    return "\n".join(rows + ([" ".join(t[i:])] if i < len(t) else []))
+
+
+def reline(text: str) -> str:
+    """A paste whose line breaks were lost (a chat, a forum mirror or a copy from a web page joined the lines with
+    spaces) with a line break again before every place where a program starts a line of its own (``_LINE_STARTS``),
+    so that each reader sees the lines it reads; any other text unchanged."""
+    if len(text) <= RELINE_AVG or text.count("\n") * RELINE_AVG > len(text):
+        return text
+    out = []
+    for line in text.split("\n"):
+        if len(line) > RELINE_AVG:
+            starts = _LINE_STARTS.findall(line, 0, 200000)
+            if len(starts) >= RELINE_MIN_STARTS:
+                line = "\n".join(_matrix_rows(part) for part in _LINE_STARTS.sub("\n", line).split("\n"))
+        out.append(line)
+    return "\n".join(out)
+
+
 def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list[int]] = None) -> str:
     """The text without quote marks, launchers' line prefixes (``_LAUNCHER``, ``_SRUN_LABEL``; their distinct forms
     appended to ``removed``), code fences and shell prompts (``_QUOTE``, ``_FENCE``, ``_PROMPT``), a common indent or a
@@ -115,6 +166,7 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
         import html
 
         text = html.unescape(text)
+    text = reline(text)
     if text[:1] in (">", " ", "\t") or _QUOTE.search(text):  # one fast search first: a 20 MB log has no quote mark
         text = _QUOTE.sub("\n", "\n" + text)[1:]
     if _LAUNCHER_HINT.search(text, 0, HEAD_CHECK):

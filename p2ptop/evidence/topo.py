@@ -61,9 +61,13 @@ class TopoPaste:
     path_line: int = 0
 
 
+_HEADER_START = re.compile(r"(?<![\w-])GPU0[ \t]+(?:GPU\d+|NIC\d+|mlx\S+|CPU)\b")
+
+
 def _header_tokens(line: str) -> Optional[list[str]]:
     """The header's tokens from "GPU0" on (a shell prompt may stand before it), or None."""
-    toks = line[line.find("GPU0"):][:20000].split()
+    m = _HEADER_START.search(line)  # the header's own "GPU0", not one in the words before it ("GPU0<->GPU2 bonded: ...")
+    toks = line[m.start() if m else line.find("GPU0"):][:20000].split()
     if not toks or toks[0] != "GPU0":
         return None
     if len(toks) == 1:
