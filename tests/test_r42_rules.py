@@ -141,3 +141,14 @@ def test_a_paste_that_lost_its_line_breaks_gets_them_back_where_programs_start_l
 def test_text_with_its_line_breaks_or_none_to_restore_is_unchanged(text):
     from p2ptop.evidence.paste import reline
     assert reline(text) == text
+
+
+def test_restored_line_breaks_are_said():
+    from p2ptop.evidence import read_text
+    text = ("It hangs. clima:810632:810657 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via SHM/direct/direct clima:810632:810657 "
+            "[1] NCCL INFO Channel 00 : 1[1] -> 0[0] via SHM/direct/direct and it sits there, the two GPUs joined by NVLink "
+            "as nvidia-smi says each time I look at it again during the day, and as the topology matrix says too.")
+    assert len(text) > 300
+    ev = read_text(text)
+    assert any("lost its line breaks: 2 restored" in n for n in ev.notes)
+    assert not any("line breaks" in n for n in read_text(text.replace(" clima", "\nclima")).notes)

@@ -166,7 +166,6 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
         import html
 
         text = html.unescape(text)
-    text = reline(text)
     if text[:1] in (">", " ", "\t") or _QUOTE.search(text):  # one fast search first: a 20 MB log has no quote mark
         text = _QUOTE.sub("\n", "\n" + text)[1:]
     if _LAUNCHER_HINT.search(text, 0, HEAD_CHECK):
@@ -228,7 +227,9 @@ class Paste:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         self.prefixes: list[str] = []  # what tidy removed before every line (a launcher's, a collector's)
         self.commands: list[int] = []  # the lines a shell prompt stood before (tidy removed it): commands, not sentences
-        text = tidy(text, self.prefixes, self.commands)
+        relined = reline(text)  # a paste that lost its line breaks, with them again: the restored lines are counted
+        self.relined = relined.count("\n") - text.count("\n")  # line breaks restored (0: the paste's own lines)
+        text = tidy(relined, self.prefixes, self.commands)
         self.text = text
         self.lines = text.split("\n")
         self._starts: Optional[list[int]] = None

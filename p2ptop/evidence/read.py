@@ -266,6 +266,9 @@ def read_text(text: str, host_links: Optional[Callable[[str, str], Optional[tupl
         text = text.decode("utf-8", "replace") if isinstance(text, (bytes, bytearray)) else str(text)
     paste = Paste(text)
     c = Collector(paste, host_links=host_links)
+    if paste.relined:
+        c.notes.append(f"the paste had lost its line breaks: {paste.relined} restored where programs start their lines "
+                       "(line numbers count the restored lines)")
     failed: list[str] = []
     for name, parser in PARSERS:
         try:
