@@ -108,6 +108,8 @@ FACT_KEYS: dict[str, str] = {
     "symptom.hang": "True: a hang, deadlock, stuck job, watchdog timeout (卡住/卡死/挂起)",
     "symptom.wrong_results": "True: zeros, NaN, garbage, mismatches, verification errors (结果错误/全零)",
     "symptom.slow": "True: slow, low bandwidth, P2P slower than no P2P (很慢/带宽低)",
+    "symptom.nvlink_unused": "True: the text says NVLink carries no traffic (not used, idle, zero throughput) while the GPUs "
+                             "exchange data (没有走 NVLink)",
     "symptom.crash": "True: segfault, process killed, Xid, GPU lost",
     "symptom.fixed_by_p2p_disable": "True when the text says the job works with P2P disabled (NCCL_P2P_DISABLE=1)",
     "symptom.fixed_by_nvls_disable": "True when the text says the job works with NVLink SHARP disabled (NCCL_NVLS_ENABLE=0)",

@@ -152,3 +152,38 @@ def test_restored_line_breaks_are_said():
     ev = read_text(text)
     assert any("lost its line breaks: 2 restored" in n for n in ev.notes)
     assert not any("line breaks" in n for n in read_text(text.replace(" clima", "\nclima")).notes)
+
+
+@pytest.mark.parametrize("text", [
+    "running the main implementation doesn't seem to use any of the nvlink lanes during inference",
+    "the NVLink throughput stays at 0 while the two GPUs exchange activations",
+    "no data is transferred over the NVLink during training",
+    "训练时没有走 NVLink",
+])
+def test_nvlink_said_to_stay_idle_is_a_symptom(text):
+    """After opening fresh45: NVLink said to carry no traffic while the GPUs exchange data means the copies do not go
+    peer to peer over it (CUDA stages cudaMemcpyPeer through the host without peer access; a VM that hides the links)."""
+    assert _facts(text).get("symptom.nvlink_unused") is True
+
+
+@pytest.mark.parametrize("text", [
+    "Is it possible to use NVLink to transfer the data between GPUs?",
+    "Does it use NVLink?",
+    "we do not use nvlink bridges on these cards",
+])
+def test_a_question_or_a_setup_without_nvlink_is_no_such_symptom(text):
+    assert "symptom.nvlink_unused" not in _facts(text)
+
+
+def test_idle_nvlink_offers_the_missing_peer_access_first():
+    top = _top("I watch nvidia-smi nvlink --getthroughput d: the program doesn't seem to use any of the nvlink lanes during "
+               "inference on my two RTX A6000 with an NVLink bridge")
+    assert top[0][0] == "cuda/peer-pointer-without-enable-peer-access"
+
+
+def test_nvshmem_nvls_team_setup_error_is_the_multicast_setup():
+    """After opening fresh45, from NVSHMEM's error macro ("FILE:LINE: non-zero status: N") in its NVLS team setup
+    (src/host/team/team_internal_nvls.cpp): the NVLink SHARP multicast setup failing."""
+    text = ("/dvs/p4/build/sw/rel/gpgpu/toolkit/r12.9/main_nvshmem/src/host/team/team_internal_nvls.cpp:258: non-zero status: "
+            "401 cuMemMap failed to map 137438953472 bytes handle at address: 0x17700000000 offset 0 on device 3")
+    assert _top(text)[0][0] == "nccl/nvls-multicast-setup-failed"

@@ -3,7 +3,7 @@ Kubernetes, symptoms, "works with NCCL_P2P_DISABLE=1", versions, BIOS words, the
 
 Facts (subject "host"): gpu.name, gpu.product_class, gpu.consumer, gpu.architecture (a model named
 in the text), host.virtualized, host.hypervisor, gpu.virtualization ("PASSTHROUGH"),
-host.container, host.kubernetes, symptom.hang, symptom.wrong_results, symptom.slow, symptom.crash,
+host.container, host.kubernetes, symptom.hang, symptom.wrong_results, symptom.slow, symptom.nvlink_unused, symptom.crash,
 symptom.fixed_by_p2p_disable, symptom.fails, symptom.gpus_missing (fewer GPUs seen than installed),
 symptom.no_cuda_device (CUDA or the framework sees no GPU: is_available() False, device_count() 0, GPU设备找不到), host.fabric_manager ("not running"/"failed" in words),
 gpu.bar1_mb (a BAR size in words), host.nvswitch_present (HGX/DGX named, or "without NVSwitch"), pair.cross_socket (QPI/UPI, different sockets), gpu.mig (MIG in words),
@@ -304,6 +304,17 @@ _SYMPTOMS = (
                               r"\bwrongs\b|\bwrong[`'\"]?\s+(?:transfers?|elements?|copies)\b|\b(?:non-?zero|high|many)\s+#?wrong\b|#wrong\s+(?:is|are|was|were|column)\b|"
                               r"(?:结果|数据|输出|数值)不正确|结果错误|结果不对|结果异常|数值异常|数据(?:出错|错乱|不对)|全零|全是0|全0|乱码|数据错误|不一致|精度异常|校验失败|"
                               r"数据(?:被)?(?:破坏|损坏|篡改)|校验(?:不通过|错误)"),
+    # NVLink said to stay idle while the GPUs exchange data (nvidia-smi nvlink's throughput counters at zero): the copies
+    # do not go peer to peer over it (CUDA stages cudaMemcpyPeer through the host without peer access; NCCL with P2P off;
+    # a VM that hides the links; links down)
+    ("symptom.nvlink_unused", r"\b(?:does\s*n['’]?o?t|did\s*n['’]?o?t|do\s*n['’]?o?t|is\s*n['’]?o?t|are\s*n['’]?o?t|not|never)\s+"
+                              r"(?:seem\s+to\s+|appear\s+to\s+|actually\s+|even\s+)?(?:be\s+)?(?:use|using|used|utili[sz]\w*|go\w*\s+(?:over|through|via))\s+"
+                              r"(?:any\s+of\s+)?(?:the\s+|my\s+)?nvlinks?\b(?!\s*(?:\?|bridges?\b|cables?\b|connectors?\b|switch))|"
+                              r"\bno\s+(?:data|traffic|transfers?|bytes)\s+(?:is\s+|are\s+|was\s+|were\s+)?(?:\w+\s+)?(?:over|through|via|on|across)\s+(?:the\s+)?nvlinks?\b|"
+                              r"\bnvlinks?\s+(?:throughput|traffic|usage|utili[sz]ation|bandwidth|counters?|tx|rx)\s+(?:is|are|was|were|stays?|remains?|shows?|showed|reads?)\s+"
+                              r"(?:at\s+|always\s+|still\s+|just\s+)?(?:0|zero|empty|idle|nothing|unchanged)\b|"
+                              r"\bnvlinks?\s+(?:is|are|was|were|stays?|remains?)\s+(?:completely\s+|totally\s+)?(?:idle|unused)\b|"
+                              r"nvlink\s*(?:没有|未|没)(?:被)?(?:使用|用到|利用)|(?:没有|未|没)(?:走|使用|用到|经过)\s*nvlink"),
     ("symptom.slow", r"\bslow(?:er|ly|down)?\b|low bandwidth|poor (?:performance|bandwidth)|bandwidth (?:is|was) (?:low|only)|"
                      r"only (?:gets? |reach(?:es)? |achiev(?:es|ed)? |hits? |sees? |gives? |shows? )?\d+(?:\.\d+)? ?gb/s|throughput drops?|"
                      r"(?:achiev\w*|reach\w*|gets?|getting|got|see|seeing|measur\w*) (?:only|just|merely) (?:about |around |~)?\d+(?:\.\d+)? ?gb/s|"

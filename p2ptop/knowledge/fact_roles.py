@@ -31,6 +31,7 @@ SYMPTOM_KEYS: dict[str, str] = {
     "symptom.hang": "a hang, deadlock or timeout was described",
     "symptom.wrong_results": "wrong results, zeros, NaN or corruption were described",
     "symptom.slow": "slowness or low bandwidth was described",
+    "symptom.nvlink_unused": "NVLink was said to carry no traffic while the GPUs exchange data",
     "symptom.crash": "a crash, a killed process or a lost GPU was described",
     "nccl.p2p_fallback": "NCCL used SHM or NET on a pair that supports P2P",
     "nccl.setting_refused": "NCCL refused the value of one of its variables",

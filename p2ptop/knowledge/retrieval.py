@@ -99,6 +99,7 @@ APP_FACTOR = 0.3
 FACT_TERMS: tuple[tuple[str, Any, tuple[str, ...]], ...] = (
     ("symptom.hang", True, ("_hang",)),
     ("symptom.slow", True, ("_slow",)),
+    ("symptom.nvlink_unused", True, ("_slow", "nvlink")),
     ("symptom.wrong_results", True, ("_wrong",)),
     ("tool.verification_error", True, ("_wrong",)),
     ("tool.p2p_slower_than_no_p2p", True, ("_slow",)),
