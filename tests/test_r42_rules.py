@@ -187,3 +187,14 @@ def test_nvshmem_nvls_team_setup_error_is_the_multicast_setup():
     text = ("/dvs/p4/build/sw/rel/gpgpu/toolkit/r12.9/main_nvshmem/src/host/team/team_internal_nvls.cpp:258: non-zero status: "
             "401 cuMemMap failed to map 137438953472 bytes handle at address: 0x17700000000 offset 0 on device 3")
     assert _top(text)[0][0] == "nccl/nvls-multicast-setup-failed"
+
+
+def test_lspci_and_smi_list_that_lost_line_breaks_get_them_back():
+    from p2ptop.evidence.paste import reline
+    text = ("$ sudo lspci -vv -s 01:00.0 | grep -A4 \"Physical Resizable BAR\"     BAR 0: current size: 16MB, supported: 16MB"
+            "     BAR 1: current size: 256MB, supported: 64MB 128MB 256MB     BAR 3: current size: 32MB, supported: 32MB")
+    assert [l.strip()[:5] for l in reline(text).split("\n")] == ["$ sud", "BAR 0", "BAR 1", "BAR 3"]
+    smi = ("srun -n 2 nvidia-smi -L GPU 0: NVIDIA A100 80GB PCIe (UUID: GPU-e7b3bccd-51ac-85a4) "
+           "GPU 1: NVIDIA A100 80GB PCIe (UUID: GPU-989d4723-8384-4046) and then main() ``` torch.distributed.DistBackendError: x")
+    lines = reline(smi).split("\n")
+    assert lines[1].startswith("GPU 0: NVIDIA A100") and lines[2].startswith("GPU 1:") and "```" in lines

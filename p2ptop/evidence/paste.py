@@ -108,8 +108,14 @@ _LINE_STARTS = re.compile(
     r"\d+\s+\d+\s+(?:float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64|fp8\w*)\s+(?:sum|prod|max|min|avg|none)\s|"
     r"(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d|Legend:|gpuId \d+:|"
     # nvidia-smi topo's matrices: the header ("GPU0 GPU1 ... CPU Affinity") and each row ("GPU1 PHB X NV4 0-63")
-    r"GPU0[ \t]+(?:GPU1|NIC0)\b|(?:GPU|NIC)\d+[ \t]+(?:X|NV\d+|PIX|PXB|PHB|NODE|SYS|OK|CNS|GNS|TNS|NS|DR|U)[ \t])")
-RELINE_AVG = 300  # a text whose lines average more characters than this may have lost its line breaks
+    r"GPU0[ \t]+(?:GPU1|NIC0)\b|(?:GPU|NIC)\d+[ \t]+(?:X|NV\d+|PIX|PXB|PHB|NODE|SYS|OK|CNS|GNS|TNS|NS|DR|U)[ \t]|"
+    # nvidia-smi -L's "GPU 0: NVIDIA A100 (UUID: ...)", lspci's device heads and the fields of -v/-vv, NCCL's "Last error:"
+    r"GPU \d+: [^()\n]{3,80}\(UUID: |(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.\d (?:VGA compatible|3D|PCI bridge|Bridge|"
+    r"Infiniband|Ethernet|Non-Volatile)|(?:Subsystem|Flags|Capabilities|Kernel driver in use|LnkCap|LnkSta|LnkCtl|ACSCap|ACSCtl):|"
+    r"Memory at [0-9a-f]+ |BAR \d+: current size|Last error:)")
+#: a markdown code fence inside a line that lost its breaks ("main() ``` torch.distributed..."): a line of its own again
+_INLINE_FENCE = re.compile(r"[ \t]*```([\w+-]*)[ \t]+")
+RELINE_AVG = 150  # a text whose lines average more characters than this may have lost its line breaks
 RELINE_MIN_STARTS = 2  # ... and did, where at least this many places start a line of a program's own
 
 
@@ -142,6 +148,7 @@ def reline(text: str) -> str:
         if len(line) > RELINE_AVG:
             starts = _LINE_STARTS.findall(line, 0, 200000)
             if len(starts) >= RELINE_MIN_STARTS:
+                line = _INLINE_FENCE.sub(lambda m: "\n```" + m.group(1) + "\n", line)
                 line = "\n".join(_matrix_rows(part) for part in _LINE_STARTS.sub("\n", line).split("\n"))
         out.append(line)
     return "\n".join(out)
