@@ -63,7 +63,7 @@ class PathClasses:
 
     def __init__(self, snapshot: Snapshot):
         self.snapshot = snapshot
-        bus_to_gpu = {(g.pci_bus_id or "").upper(): g.index for g in snapshot.gpus if g.pci_bus_id}
+        bus_to_gpu = snapshot.bus_to_gpu()
         self.direct: dict[tuple[int, int], int] = {}  # (a, b) -> active links a -> b as a sees them
         self.switch: dict[int, int] = {}  # GPU -> active links into the NVSwitch plane
         for gpu in snapshot.gpus:
@@ -109,9 +109,7 @@ class Fabric:
 
         self.snapshot = snapshot
         self.graph = nx.Graph()
-        self._bus_to_gpu = {
-            (g.pci_bus_id or "").upper(): g.index for g in snapshot.gpus if g.pci_bus_id
-        }
+        self._bus_to_gpu = snapshot.bus_to_gpu()
         self._parent: dict[str, list[str]] = {}  # gpu node -> PCIe nodes above it, nearest first
         self._socket_of_node: dict[int, int] = {}
         for s in snapshot.sockets:

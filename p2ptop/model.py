@@ -78,6 +78,12 @@ NVLINK_REMOTE_TYPES = {0: "GPU", 1: "IBMNPU", 2: "NVSWITCH", 255: "UNKNOWN"}
 #: The bus id NVML reports for an NVLink peer it cannot see (an NVSwitch hidden from a VM).
 HIDDEN_REMOTE_BUS = "FFFFFFFF:FF:FF.0"
 
+
+def paste_peer(index: int) -> str:
+    """The remote end of an NVLink that an imported ``topo -m`` shows (NV#) between GPUs whose bus ids the paste does not
+    give: the peer by the matrix's GPU number ("GPU2"), which no PCI bus id can be."""
+    return f"GPU{index}"
+
 VIRTUALIZATION_NAMES = {0: "NONE", 1: "PASSTHROUGH", 2: "VGPU", 3: "HOST_VGPU", 4: "HOST_VSGA"}
 FABRIC_STATE_NAMES = {0: "NOT_SUPPORTED", 1: "NOT_STARTED", 2: "IN_PROGRESS", 3: "COMPLETED"}
 
@@ -392,6 +398,12 @@ class Snapshot(_Record):
     @property
     def gpu_indices(self) -> list[int]:
         return [g.index for g in self.gpus]
+
+    def bus_to_gpu(self) -> dict[str, int]:
+        """Upper-case PCI bus id -> GPU index, the key an NVLink's remote end names its peer GPU by. A GPU whose bus id
+        the snapshot does not hold (an imported paste without nvidia-smi -q) answers to ``paste_peer(index)``, the name
+        the import gives the peer of an NV# link it reads from the matrix."""
+        return {(g.pci_bus_id or "").upper() if g.pci_bus_id else paste_peer(g.index): g.index for g in self.gpus}
 
     # -- JSON --
     def to_dict(self) -> dict[str, Any]:

@@ -56,11 +56,20 @@ def test_16_gpu_paste_and_old_driver_columns():
     assert snap.gpus[0].na["numa_node"].startswith("not in the paste (no NUMA Affinity column")
 
 
-def test_mixed_nvlink_needs_bus_ids_and_says_so():
+def test_mixed_nvlink_without_bus_ids_is_placed_by_the_gpu_numbers_and_says_so():
+    """An NV# pair in a paste without nvidia-smi -q (no bus ids): the links' peer is the matrix's GPU number
+    (model.paste_peer), so replay, doctor and the dashboard show NV2 where the paste does, and a note says how they
+    were placed (the eighteenth session; before, such pairs were N/A)."""
     text = "\tGPU0\tGPU1\tGPU2\tCPU Affinity\nGPU0\t X \tNV2\tSYS\t0-9\nGPU1\tNV2\t X \tSYS\t0-9\nGPU2\tSYS\tSYS\t X \t10-19\n"
     snap = snapshot_from_text(text, "mixed")
-    assert any("cannot place" in n for n in snap.notes)
+    assert any("placed by the matrix's GPU numbers" in n for n in snap.notes)
+    assert Fabric(snap).path_class(0, 1) == "NV2" and Fabric(snap).path_class(1, 0) == "NV2"
     assert Fabric(snap).path_class(0, 2) == "SYS"
+    from p2ptop.fabric import PathClasses
+    assert PathClasses(snap).of(0, 1) == "NV2"
+    link = snap.gpu(0).nvlinks[0]
+    assert link.remote_pci_bus_id == "GPU1" and "not in the paste" in link.na["remote_pci_bus_id"]
+    assert snap.gpu(2).na["nvlinks"] == "none in the paste"
 
 
 def test_a_paste_without_a_gpu_list_is_refused():

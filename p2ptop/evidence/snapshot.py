@@ -24,7 +24,7 @@ from typing import Any, Optional
 
 from ..findings import FACT_KEYS
 from ..model import (
-    GPU, HIDDEN_REMOTE_BUS, Fabric, NvLink, Pair, Snapshot, Source, P2P_CAPS,
+    GPU, HIDDEN_REMOTE_BUS, Fabric, NvLink, Pair, Snapshot, Source, P2P_CAPS, paste_peer,
 )
 from .read import Evidence, read_text
 
@@ -121,12 +121,20 @@ def snapshot_from_evidence(ev: Evidence, name: str) -> Snapshot:
                          "(the paste cannot say whether the links go to switches or straight to the peer)")
         unplaced_of: dict[int, list[str]] = {}
         if nv and not uniform:
-            unplaced = []
+            unplaced, by_number = [], []
             for (a, b), k in sorted(nv.items()):
                 ga, gb = by_index.get(a), by_index.get(b)
-                if ga is None or gb is None or not gb.pci_bus_id:
+                if ga is None or gb is None:
                     unplaced.append(f"GPU{a}-GPU{b} NV{k}")
                     unplaced_of.setdefault(a, []).append(f"NV{k} to GPU{b}")
+                    continue
+                if not gb.pci_bus_id:  # no bus id in the paste: the peer by the matrix's GPU number (model.paste_peer)
+                    by_number.append(f"GPU{a}-GPU{b} NV{k}")
+                    start = len(ga.nvlinks)
+                    ga.nvlinks += [NvLink(link=start + n, state="active", remote_pci_bus_id=paste_peer(b), remote_type="GPU",
+                                          na={"version": NA, "counters": NA, "p2p_supported": NA,
+                                              "remote_pci_bus_id": f"not in the paste: the peer is GPU{b} of the matrix"})
+                               for n in range(k)]
                     continue
                 start = len(ga.nvlinks)
                 ga.nvlinks += [NvLink(link=start + n, state="active", remote_pci_bus_id=gb.pci_bus_id, remote_type="GPU",
@@ -134,6 +142,10 @@ def snapshot_from_evidence(ev: Evidence, name: str) -> Snapshot:
             if unplaced:
                 notes.append("NVLinks the paste shows but a snapshot cannot place without the GPUs' bus ids "
                              f"(add nvidia-smi -q to the paste): {', '.join(unplaced[:8])}")
+            if by_number:
+                notes.append("NVLinks placed by the matrix's GPU numbers (the paste gives no bus ids; links numbered in "
+                             f"order, their own numbers not in the paste): {', '.join(by_number[:8])}"
+                             + (" ..." if len(by_number) > 8 else ""))
         for g in gpus:
             if not g.nvlinks and g.index in unplaced_of:  # the paste shows them; without bus ids they cannot be placed
                 g.na["nvlinks"] = (f"the paste shows {', '.join(unplaced_of[g.index])}, not placed: no bus ids "
