@@ -198,3 +198,15 @@ def test_lspci_and_smi_list_that_lost_line_breaks_get_them_back():
            "GPU 1: NVIDIA A100 80GB PCIe (UUID: GPU-989d4723-8384-4046) and then main() ``` torch.distributed.DistBackendError: x")
     lines = reline(smi).split("\n")
     assert lines[1].startswith("GPU 0: NVIDIA A100") and lines[2].startswith("GPU 1:") and "```" in lines
+
+
+def test_nccl_invalid_usage_alone_makes_the_duplicate_gpu_entry_a_candidate_only():
+    """NCCL's init returns ncclInvalidUsage after "Duplicate GPU detected" (more ranks than GPUs), and for many other
+    misuses too: the code alone makes that entry a candidate (unsure), never possible or likely; its own message still
+    makes it likely."""
+    text = ("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:911, invalid usage, NCCL version 2.7.8\n"
+            "ncclInvalidUsage: This usually reflects invalid usage of NCCL library.\n")
+    top = _top(text)
+    assert top[0] == ("nccl/duplicate-gpu-detected", "unsure")
+    dup = "NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000\n" + text
+    assert _top(dup)[0] == ("nccl/duplicate-gpu-detected", "likely")

@@ -1442,6 +1442,12 @@ def retrieved(kb, log: Log, facts: Facts, have: list[Match], on_topic: bool = Fa
 _SHARED: dict[int, tuple[Any, frozenset]] = {}
 
 
+#: NCCL results that every misuse or failure of its kind returns, whatever the cause (src/init.cc and kin:
+#: ncclInvalidUsage for a duplicate GPU, mismatched versions, a bad rank or a wrong communicator alike): listed by one entry,
+#: still shared: an entry offered on such a code alone is a candidate, never more
+_GENERIC_NCCL_KEYS = frozenset(code_key(c) for c in ("ncclInvalidUsage",))
+
+
 def shared_codes(kb) -> frozenset:
     """Error-code keys that entries of two or more failure classes list (cudaErrorPeerAccessUnsupported,
     ncclSystemError...): such a code alone does not say which of them it is. Cached per KB object."""
@@ -1455,7 +1461,7 @@ def shared_codes(kb) -> frozenset:
                 classes.setdefault(code_key(c), set()).add(e.failure_class)
             except (TypeError, ValueError):
                 continue
-    out = frozenset(k for k, v in classes.items() if len(v) > 1)
+    out = frozenset(k for k, v in classes.items() if len(v) > 1) | _GENERIC_NCCL_KEYS
     _SHARED[id(kb)] = (kb, out)
     return out
 
