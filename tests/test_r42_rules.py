@@ -210,17 +210,3 @@ def test_nccl_invalid_usage_alone_makes_the_duplicate_gpu_entry_a_candidate_only
     assert top[0] == ("nccl/duplicate-gpu-detected", "unsure")
     dup = "NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000\n" + text
     assert _top(dup)[0] == ("nccl/duplicate-gpu-detected", "likely")
-
-
-def test_an_entrys_own_pattern_is_a_trace_of_gpus():
-    """A text that names no GPU but that an entry's own pattern reads (the Kubernetes device plugin's admission error, cut
-    before NVML's reason) is answered, not 'no trace of GPUs' (after opening fresh40's empty answer again)."""
-    from p2ptop.commands.explain import answer
-    from p2ptop.knowledge import load_kb
-    text = ("Warning  UnexpectedAdmissionError  pod/...  Allocate failed due to device plugin GetPreferredAllocation rpc "
-            "failed\nwith err: rpc error: code = Unknown desc = error getting list of preferred allocation devices:\n"
-            "unable to get device link information: ...\n")
-    assert _top(text)[0][0] == "k8s/device-plugin-link-information-failed"
-    a = answer(load_kb(), text, [], 3)
-    assert a["kind"] == "matches" and a["gpu_related"]
-    assert answer(load_kb(), "the build is stuck at 40 %", [], 3)["kind"] == "no_gpu_trace"

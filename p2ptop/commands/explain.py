@@ -135,18 +135,14 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
     results = match_grouped(kb, log, everything, top, origin)
     facts = known_facts(log, everything, origin)
     symptoms = facts.symptoms()
-    # an entry's own pattern read on the text is a trace of GPUs too (the Kubernetes device plugin's "unable to get device
-    # link information", which names no GPU): only a text that names none and that no entry's pattern reads has none
-    own_pattern = any(m.basis == "signs" and any(h.kind == "regex" for h in m.hits) for m, _ in results)
-    gpu_related = evidence.gpu_related or own_pattern
-    if text is not None and not findings and not gpu_related:
+    if text is not None and not findings and not evidence.gpu_related:
         # a text that names no GPU, CUDA, NCCL, NVLink or P2P ("the build is stuck"): no entry, and it says so
         results, symptoms = [], []
     if any(m.confidence in ("likely", "possible") for m, _ in results):
         kind = "matches"
     elif results or symptoms:
         kind = "unsure"
-    elif text is not None and not gpu_related and not findings:
+    elif text is not None and not evidence.gpu_related and not findings:
         kind = "no_gpu_trace"
     elif text is None and not findings:
         kind = "nothing"
@@ -165,7 +161,7 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
         kind = "empty_text"
     conflicts = list(dict.fromkeys(c for m, _ in results for c in m.notes)) or facts.conflicts
     lost: list[dict] = []
-    if findings and text is not None and kind in ("healthy", "unsure") and gpu_related:
+    if findings and text is not None and kind in ("healthy", "unsure") and evidence.gpu_related:
         for entry, line, why, confidence in ruled_out_by_host(kb, log, everything, origin, facts=facts):
             lost.append({"entry": entry.id, "failure_class": entry.failure_class, "line": line, "why": why,
                          "confidence_on_text": confidence})
@@ -175,7 +171,7 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
                                      "it on its own (--text-only)"]
     return {"kind": kind, "results": results, "symptoms": symptoms, "conflicts": conflicts, "ruled_out_by_host": lost,
             "deciding_facts": missing, "next_command": {"fact": nc[0], "command": nc[1]} if nc else None,
-            "gpu_related": bool(gpu_related) or bool(findings), "text_kinds": list(getattr(evidence, "kinds", []) or []),
+            "gpu_related": bool(evidence.gpu_related) or bool(findings), "text_kinds": list(getattr(evidence, "kinds", []) or []),
             "text_empty": empty_text, "read": what_was_read(evidence), "text_notes": list(getattr(evidence, "notes", []) or [])}
 
 
