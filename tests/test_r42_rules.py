@@ -210,3 +210,15 @@ def test_nccl_invalid_usage_alone_makes_the_duplicate_gpu_entry_a_candidate_only
     assert top[0] == ("nccl/duplicate-gpu-detected", "unsure")
     dup = "NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000\n" + text
     assert _top(dup)[0] == ("nccl/duplicate-gpu-detected", "likely")
+
+
+def test_the_device_plugins_own_words_are_a_trace_of_gpus():
+    """NVIDIA's Kubernetes device plugin's "unable to get device link information" (its NVML pair queries) is a GPU trace
+    although the kubelet event names no GPU: the event is answered, not 'nothing to explain' (fresh40's empty answer)."""
+    from p2ptop.commands.explain import answer
+    from p2ptop.knowledge import load_kb
+    text = ("Warning  UnexpectedAdmissionError  pod/...  Allocate failed due to device plugin GetPreferredAllocation rpc "
+            "failed\nwith err: rpc error: code = Unknown desc = error getting list of preferred allocation devices:\n"
+            "unable to get device link information: ...\n")
+    a = answer(load_kb(), text, [], 3)
+    assert a["kind"] == "matches" and a["results"][0][0].entry.id == "k8s/device-plugin-link-information-failed"

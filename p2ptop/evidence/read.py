@@ -53,7 +53,9 @@ _GPU_WORDS = re.compile(
     r"(?:py)?nvml\w*|lib(?:cuda|nvidia)\w*|nvrm|xid|cupy|vllm\w*|sglang\w*|nvshmem\w*|deep_?ep|nixl\w*|uccl\w*|mscclpp|byteps|tensorrt[-_]llm|trt[-_]llm|userbuffers|nvbandwidth|simplep2p|tensor[-_]parallel[-_]size|torchrun|torch[./]distributed\w*|deepspeed|launch\.py:\d+:sigkill_handler|"
     r"\w*symm_?mem\w*|symmetric memory|mnnvl|nvls|multimem|[ahlvbt]\d{2,3}0?s?|[1-5]0[5-9]0(?:\s*ti)?s?|"
     r"(?:enable|enabling|disable|disabling|can(?:not)?|no)[ _]peer[ _]access|peer[ _]access[ _](?:is[ _])?(?:not|already|unsupported|enabled|disabled|fail\w*|error\w*)|"
-    r"peer[ _]?mem\w*|nv_peer_mem|gdr(?:drv|api|copy)|gpudirect|bar1|nvlsm|imex|ub-ipc-socket)\b|_cuda_\w+|(?:vendor[ _]?id\W{1,3}|\[|\b)(?:0x)?10de(?=[:\]]|\b(?![.:]\d))|显卡|显存|多卡|单卡|gpu|"
+    r"peer[ _]?mem\w*|nv_peer_mem|gdr(?:drv|api|copy)|gpudirect|bar1|nvlsm|imex|ub-ipc-socket|"
+    # NVIDIA's Kubernetes device plugin's own words for its NVML pair queries (alignedAlloc; a kubelet event names no GPU)
+    r"unable to get device link information)\b|_cuda_\w+|(?:vendor[ _]?id\W{1,3}|\[|\b)(?:0x)?10de(?=[:\]]|\b(?![.:]\d))|显卡|显存|多卡|单卡|gpu|"
     # a count of cards in Chinese ("4 卡训练", "8卡", "两张卡"): 卡 after a count is a card, not 卡住 (stuck)
     r"(?<![\d.])\d{1,2}\s*[张块]?\s*卡(?![住死顿在着])|[两二三四六八]\s*[张块]\s*卡(?![住死顿在着])", re.ASCII)
 
