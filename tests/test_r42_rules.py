@@ -222,3 +222,16 @@ def test_the_device_plugins_own_words_are_a_trace_of_gpus():
             "unable to get device link information: ...\n")
     a = answer(load_kb(), text, [], 3)
     assert a["kind"] == "matches" and a["results"][0][0].entry.id == "k8s/device-plugin-link-information-failed"
+
+
+def test_the_matcher_reads_the_restored_lines_the_evidence_reads():
+    """One numbering for a paste whose line breaks were restored: the matcher's lines (entries' hits) and the evidence's
+    lines (facts' origins) are the same lines."""
+    from p2ptop.evidence.paste import Paste
+    from p2ptop.knowledge.matcher import Log
+    text = ("It hangs. clima:810632:810657 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via SHM/direct/direct clima:810632:810657 "
+            "[1] NCCL INFO Channel 00 : 1[1] -> 0[0] via SHM/direct/direct and it sits there, the two GPUs joined by NVLink "
+            "as nvidia-smi says each time I look at it again during the day, and as the topology matrix says too.")
+    paste, log = Paste(text), Log(text)
+    assert paste.relined == 2 and len(log.lines) == len(paste.lines) == 3
+    assert log.lines[1].startswith("clima:810632:810657 [0] NCCL INFO")

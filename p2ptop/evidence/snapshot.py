@@ -119,38 +119,25 @@ def snapshot_from_evidence(ev: Evidence, name: str) -> Snapshot:
                                     na={"version": NA, "counters": NA, "p2p_supported": NA}) for n in range(k)]
             notes.append(f"NV{k} between every pair: shown as {k} links per GPU into one NVSwitch plane "
                          "(the paste cannot say whether the links go to switches or straight to the peer)")
-        unplaced_of: dict[int, list[str]] = {}
         if nv and not uniform:
-            unplaced, by_number = [], []
+            by_number = []
             for (a, b), k in sorted(nv.items()):
                 ga, gb = by_index.get(a), by_index.get(b)
                 if ga is None or gb is None:
-                    unplaced.append(f"GPU{a}-GPU{b} NV{k}")
-                    unplaced_of.setdefault(a, []).append(f"NV{k} to GPU{b}")
-                    continue
+                    continue  # a GPU of the matrix the snapshot does not hold: no end to place a link on
+                na = {"version": NA, "counters": NA, "p2p_supported": NA}
                 if not gb.pci_bus_id:  # no bus id in the paste: the peer by the matrix's GPU number (model.paste_peer)
                     by_number.append(f"GPU{a}-GPU{b} NV{k}")
-                    start = len(ga.nvlinks)
-                    ga.nvlinks += [NvLink(link=start + n, state="active", remote_pci_bus_id=paste_peer(b), remote_type="GPU",
-                                          na={"version": NA, "counters": NA, "p2p_supported": NA,
-                                              "remote_pci_bus_id": f"not in the paste: the peer is GPU{b} of the matrix"})
-                               for n in range(k)]
-                    continue
+                    na["remote_pci_bus_id"] = f"not in the paste: the peer is GPU{b} of the matrix"
                 start = len(ga.nvlinks)
-                ga.nvlinks += [NvLink(link=start + n, state="active", remote_pci_bus_id=gb.pci_bus_id, remote_type="GPU",
-                                      na={"version": NA, "counters": NA, "p2p_supported": NA}) for n in range(k)]
-            if unplaced:
-                notes.append("NVLinks the paste shows but a snapshot cannot place without the GPUs' bus ids "
-                             f"(add nvidia-smi -q to the paste): {', '.join(unplaced[:8])}")
+                ga.nvlinks += [NvLink(link=start + n, state="active", remote_pci_bus_id=gb.pci_bus_id or paste_peer(b),
+                                      remote_type="GPU", na=dict(na)) for n in range(k)]
             if by_number:
                 notes.append("NVLinks placed by the matrix's GPU numbers (the paste gives no bus ids; links numbered in "
                              f"order, their own numbers not in the paste): {', '.join(by_number[:8])}"
                              + (" ..." if len(by_number) > 8 else ""))
         for g in gpus:
-            if not g.nvlinks and g.index in unplaced_of:  # the paste shows them; without bus ids they cannot be placed
-                g.na["nvlinks"] = (f"the paste shows {', '.join(unplaced_of[g.index])}, not placed: no bus ids "
-                                   "(add nvidia-smi -q to the paste)")
-            elif not g.nvlinks:
+            if not g.nvlinks:
                 g.na["nvlinks"] = "none in the paste" if topo.paths else NA
         for a, b in [(a, b) for a in indices for b in indices if a != b]:
             p = Pair(a=a, b=b)

@@ -131,17 +131,15 @@ def _flat(toks: list[str], line: int) -> Optional[Matrix]:
     if len(cols) < 2 or len(set(cols)) != len(cols):
         return None
     m = Matrix(cols, header_line=line, tail_titles=tail)
-    rest, r = toks[k:], 0
-    order = [c for c in cols]
-    pos = 0
-    while pos < len(rest) and r < len(order) and rest[pos] == order[r]:
-        label, pos = order[r], pos + 1
+    rest, r, pos = toks[k:], 0, 0
+    while pos < len(rest) and r < len(cols) and rest[pos] == cols[r]:
+        label, pos = cols[r], pos + 1
         cells = rest[pos:pos + len(cols)]
         if len(cells) < len(cols) or any(_LABEL.match(t) for t in cells):
             break
         pos += len(cols)
         extra = []
-        nxt = order[r + 1] if r + 1 < len(order) else None
+        nxt = cols[r + 1] if r + 1 < len(cols) else None
         while pos < len(rest) and rest[pos] != nxt and _AFFINITY.match(rest[pos]) and len(extra) < max(len(tail), 3):
             extra.append(rest[pos])
             pos += 1

@@ -132,7 +132,10 @@ class Log:
     """A cleaned log, as lines and as one text, with the line of any offset in the text."""
 
     def __init__(self, text: Optional[str]):
-        self.lines = clean_lines(text) if text else []
+        from ..evidence.paste import reline  # the line breaks a paste lost, restored as the evidence readers see them:
+        # one numbering for the facts' lines and the entries' hits ("line 14 of the paste" means the same line to both)
+
+        self.lines = clean_lines(reline(text)) if text else []
         self.text = "\n".join(self.lines)
         self.starts = [0]
         for line in self.lines:
