@@ -270,6 +270,12 @@ threads, 2025-2026, on Blackwell, CUDA 12.8-13, NCCL 2.24-2.29; HPC sites and CU
 the session's search budget, skipping every thread already checked; about 190 thread URLs checked, 17 cases. Judged
 blind with the session's rules then (benchmarks/results/eval-diagnosis-fresh45-blind-*.txt). Assigned by collection:
 every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh44/), one case per thread.
+fresh46/: a forty-eighth part, collected on 2026-11-30 (nineteenth session, first wave) by six helpers (LLM serving and its
+communication libraries; RL and fine-tuning frameworks; pasted tool output; HPC codes, CUDA-aware MPI and UCX; cloud,
+rental and VM hosts; symptoms in the reporters' words), who reported a count, classes and kinds only and skipped every
+thread an earlier collection had checked (checked-threads.txt); about 1,200 thread URLs checked, 57 cases (40 of them
+`other`). Judged blind with the session's rules then (benchmarks/results/eval-diagnosis-fresh46-blind-*.txt). Assigned by
+collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh45/), one case per thread.
 """
 
 from __future__ import annotations
@@ -279,9 +285,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43", "fresh44", "fresh45")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh45/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43", "fresh44", "fresh45")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh46/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
