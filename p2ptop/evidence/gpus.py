@@ -61,7 +61,7 @@ MODEL_IN_PROSE = re.compile(
     # a count written against the name ("8xA100", "8xRTX4090", "4×H100", "2*A6000") is no part of a longer word
     # (not a hex number's "0x": "0xa100" is an address)
     r"(?:(?<![a-z0-9])|(?<=[1-9][x×\*])|(?<=\d0[x×\*])|(?<=\d\s[x×\*]))(?:(?:nvidia\s+|geforce\s+|tesla\s+|quadro\s+)?(?:rtx\s*pro\s*6000|rtx\s*\d{4}(?:\s*ti|\s*super|\s*ada|d)?|"
-    r"gtx\s*\d{3,4}(?:\s*ti)?|titan\s*(?:rtx|v|xp?)|rtx\s*a\d{4}|a\d{4}\b|gb[23]00|b[12]00|gh200|h100|h800|h200|h20|a100|a800|"
+    r"gtx\s*\d{3,4}(?:\s*ti)?|titan\s*(?:rtx|v|xp?)|rtx\s*a\d{4}|a\d{4}\b|gb[23]00|b[123]00|gh200|h100|h800|h200|h20|a100|a800|"
     r"a10g?|a30|a40|l40s?|l20|l4(?=s?\s*(?:gpus?|cards?|显卡|卡))|v100|p100|t4|k80|(?<=tesla )m[46]0)s?|(?:50|40|30|20)(?:90|80|70|60)(?:\s*ti|\s*d)?s?(?=\s*(?:gpu|显卡|卡|x|×|\*|,|，|。|\)|[?.;:!](?!\d)|$|"
     # or its memory written after it ("3090 24g*2", "4090 24GB", "3090 24G"): a card's memory is how people name it
     r"(?:12|16|20|24|32|48|96)\s*(?:gb?|gib)(?![a-z]))|"

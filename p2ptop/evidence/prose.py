@@ -353,6 +353,10 @@ _SYMPTOMS = (
                      r"(?:\d+|two|three|four|eight|multiple|more|several|multi-?)\s*-?(?:gpus?|cards?|devices?)\b|"
                      r"\bno\s+(?:\w+\s+)?speed-?ups?\s+(?:with|on|from|using|when using|across)\s+(?:\d+|two|three|four|eight|multiple|more|several|multi-?)\s*-?(?:gpus?|cards?|devices?)\b|"
                      r"\b(?:same|similar)\s+(?:speed|time|throughput)\s+(?:as|with|like)\s+(?:on\s+|with\s+|using\s+)?(?:1|one|a single|single)\s+(?:gpu|card|device)\b|"
+                     # the same said the other way round, against one GPU named by its count or model ("speed is same as 1x
+                     # H100", "throughput is about the same as a single 4090", "time stays the same as with one card")
+                     r"\b(?:speed|time|throughput|performance|it/s|s/it)\s+(?:is|was|are|were|stays?|stayed|remains?|remained)\s+(?:about\s+|roughly\s+|basically\s+|almost\s+|nearly\s+|exactly\s+)?(?:the\s+)?same\s+(?:as|like)\s+"
+                     r"(?:on\s+|with\s+|using\s+)?(?:1|one|a single|single)\s*(?:x\s*)?(?:gpus?|cards?|devices?|(?:nvidia\s+|rtx\s*)?[a-z]{0,2}\d{2,4}(?:\s*ti)?)\b|"
                      r"\b(?:as slow as|no faster than|not faster than)\s+(?:on\s+|with\s+|using\s+)?(?:1|one|a single|single)\s+(?:gpu|card|device)\b|"
                      r"多卡[^。\n]{0,10}?(?:没有|并没有|并未|没)(?:变)?(?:快|加速)|(?:和|与|跟)单卡(?:一样|差不多)(?:慢|快)?|"
                      # a training time said far longer ("training time is much longer than his", "epoch time is way longer")
