@@ -58,6 +58,7 @@ FRESH42_MIN = 20  # cases collected in fresh42/ (2026-11-29, seventeenth session
 FRESH44_MIN = 8  # cases collected in fresh44/ (2026-11-29, eighteenth session, second wave)
 FRESH45_MIN = 17  # cases collected in fresh45/ (2026-11-29, eighteenth session, third wave)
 FRESH46_MIN = 57  # cases collected in fresh46/ (2026-11-30, nineteenth session, first wave)
+FRESH47_MIN = 5  # cases collected in fresh47/ (2026-11-30, nineteenth session, second wave)
 FRESH43_MIN = 21  # cases collected in fresh43/ (2026-11-29, eighteenth session; one AMD ROCm report removed after opening)
 CERTAINTIES = {"maintainer", "reporter confirmed", "inferred"}
 
@@ -142,6 +143,7 @@ def test_corpus_is_not_empty_and_has_all_parts():
     assert len([c for p, _, c in CASES if p == "fresh44"]) >= FRESH44_MIN
     assert len([c for p, _, c in CASES if p == "fresh45"]) >= FRESH45_MIN
     assert len([c for p, _, c in CASES if p == "fresh46"]) >= FRESH46_MIN
+    assert len([c for p, _, c in CASES if p == "fresh47"]) >= FRESH47_MIN
 
 
 @pytest.mark.parametrize("part,path,case", CASES, ids=[os.path.basename(p) for _, p, _ in CASES])
