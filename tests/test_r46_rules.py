@@ -43,3 +43,47 @@ def test_no_gain_over_one_gpu_is_slow(text):
 ])
 def test_the_same_result_or_setting_is_not_slow(text):
     assert "symptom.slow" not in _facts(text)
+
+
+@pytest.mark.parametrize("text", [
+    "NCCL all_reduce hangs on our DGX-1 with 8 V100",
+    "the DGX Station freezes during DDP",
+    "a watchdog timeout on DGX Spark",
+    "HGX H100 4-GPU board, training hangs",
+    "DGX OS 6 on the workstation, the job hangs",
+])
+def test_dgx_and_hgx_machines_without_nvswitch_are_not_read_as_nvswitch_hosts(text):
+    """DGX-1/HGX-1 (hybrid cube-mesh), DGX Station, DGX Spark and the 4-GPU HGX boards carry no NVSwitch (NVIDIA's system
+    guides): naming them says nothing of an NVSwitch fabric, nor of NVLink between every pair."""
+    f = _facts(text)
+    assert f.get("host.nvswitch_present") is not True
+    assert "host.all_pairs_nvlink" not in f
+
+
+@pytest.mark.parametrize("text", [
+    "NCCL all_reduce hangs on a DGX A100",
+    "8x B300 node, every rank freezes during init",
+    "HGX H100 8-GPU server: training hangs after 200 steps",
+    "dgx-2 machine hangs in all_gather",
+])
+def test_an_nvswitch_host_joins_every_pair_by_nvlink(text):
+    """On an NVSwitch fabric every GPU pair is joined by NVLink, so no peer traffic crosses PCIe: the ACS-redirect and
+    IOMMU-translation entries (which act on PCIe peer traffic) are ruled out for its hangs."""
+    from p2ptop.commands.explain import explain
+    from p2ptop.knowledge import load_kb
+    f = _facts(text)
+    assert f.get("host.nvswitch_present") is True
+    assert f.get("host.all_pairs_nvlink") is True
+    ids = [m.entry.id for m, _ in explain(load_kb(), text, [], 10)]
+    assert "pcie/acs-redirect-blocks-p2p" not in ids
+    assert "iommu/nccl-hang-iommu-translation" not in ids
+
+
+def test_a_matrix_decides_over_the_nvswitch_words():
+    """A topology matrix in the text gives each pair's path: an NVSwitch host whose matrix shows a pair over PCIe (a GPU's
+    NVLinks down) is not said to join every pair by NVLink."""
+    text = ("DGX A100, NCCL hangs\n"
+            "        GPU0    GPU1    CPU Affinity\n"
+            "GPU0     X      SYS     0-63\n"
+            "GPU1    SYS      X      0-63\n")
+    assert "host.all_pairs_nvlink" not in _facts(text)

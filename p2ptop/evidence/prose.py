@@ -180,7 +180,11 @@ _CROSS_SOCKET = (r"\bqpi\b|\bupi\b|different (?:i/?o hubs?|iohs?|sockets|cpus|cp
 #: an NVSwitch system in words: the HGX/DGX boards that carry them ("NVSwitch" alone is no sign: Fabric Manager's
 #: own failure on a host without one says "query NVSwitch device information ... failed"); "without NVSwitch" says none
 _NO_NVSWITCH = r"(?:without|no|lacks?|not have|doesn'?t have|has no)\s+(?:an?\s+|any\s+)?nvswitch|没有\s*nvswitch"
-_NVSWITCH = r"\bhgx\b|\bdgx\b"
+#: ... but not the DGX and HGX machines built without them (NVIDIA's system guides): DGX-1 and HGX-1 (the V100/P100 hybrid
+#: cube-mesh: some pairs have no NVLink), DGX Station (four GPUs joined directly), DGX Spark (one GB10), the 4-GPU HGX
+#: boards (A100/H100 4-GPU: direct NVLink); "DGX OS" names the software, not the machine
+_NVSWITCH = (r"\bhgx\b(?!\s*-?\s*1\b)(?![^.\n]{0,24}?\b4[- ]?gpu)|"
+             r"\bdgx\b(?!\s*-?\s*(?:1\b|station\b|spark\b|os\b|workstation\b))")
 #: MIG named in words ("two MIG devices", "Multi-Instance GPU")
 _MIG = (r"\bmig (?:(?:gpu|compute) )?(?:devices?|instances?|slices?|mode|enabled|partitions?|profiles?)\b|\bmigs\b|multi-instance gpu|"
         r"\bmig[- ]enabled\b|\b(?:with|under|using|in) mig\b|\bmig-[0-9a-f]{8}|\bmig-gpu-|\b[1-7]g\.\d{1,3}gb\b")  # nvidia-smi -L's MIG UUIDs, profile names (1g.10gb)

@@ -145,9 +145,18 @@ def _all_pairs_nvlink(c) -> None:
     Their peer traffic does not cross PCIe, where ACS redirects peer requests and the IOMMU translates DMA (NCCL's
     troubleshooting guide, "PCI Access Control Services (ACS)"): neither can hang or corrupt it."""
     paths = [(f.line, str(f.value)) for (subject, key), f in c.facts.items() if key == "pair.path" and subject.startswith("pair:")]
-    if paths and all(p.startswith("NV") for _, p in paths):
-        c.add("host", "host.all_pairs_nvlink", True, min(line for line, _ in paths), severity="info",
-              summary=f"every GPU pair the text gives a path for ({len(paths)}) is joined by NVLink: no peer traffic crosses PCIe")
+    if paths:
+        if all(p.startswith("NV") for _, p in paths):
+            c.add("host", "host.all_pairs_nvlink", True, min(line for line, _ in paths), severity="info",
+                  summary=f"every GPU pair the text gives a path for ({len(paths)}) is joined by NVLink: no peer traffic crosses PCIe")
+        return
+    # no matrix, but an NVSwitch fabric (HGX/DGX named, a model built only into NVSwitch baseboards, the cloud's 8-GPU HGX
+    # machines): its switches join every GPU to every other by NVLink (NVIDIA's HGX/DGX architecture; topo -m shows NV#
+    # for every pair), unless the text says a GPU's NVLinks are down (then that GPU's peers go over PCIe)
+    switch = c.facts.get(("host", "host.nvswitch_present"))
+    if switch is not None and switch.value is True and not any(k in ("gpu.nvlink_down", "gpu.nvlink_inactive") for (_s, k) in c.facts):
+        c.add("host", "host.all_pairs_nvlink", True, switch.line, severity="info",
+              summary="an NVSwitch fabric joins every GPU pair by NVLink: no peer traffic crosses PCIe")
 
 
 def _vm_by_bus_ids(c) -> None:
