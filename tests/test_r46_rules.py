@@ -87,3 +87,37 @@ def test_a_matrix_decides_over_the_nvswitch_words():
             "GPU0     X      SYS     0-63\n"
             "GPU1    SYS      X      0-63\n")
     assert "host.all_pairs_nvlink" not in _facts(text)
+
+
+@pytest.mark.parametrize("text", [
+    "vllm serve hangs on 8x B300 during multi-GPU init: every rank freezes at NCCL INFO NVLS tuning: nChannels 24",
+    "the job is stuck forever after NCCL INFO Connected all rings",
+])
+def test_a_sentence_quoting_an_nccl_info_line_keeps_its_words(text):
+    """A writer quoting NCCL's INFO line inside a sentence: the sentence is read (its hang, its GPUs), the quoted INFO
+    line stays the NCCL reader's; before, the whole line was blanked for the readers of sentences."""
+    assert _facts(text).get("symptom.hang") is True
+
+
+@pytest.mark.parametrize("line", [
+    "gpu-node-3:1234:1234 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via P2P/CUMEM stuck hang",
+    "(RayWorker pid=4751) h100-hang-box:1:2 [0] NCCL INFO Bootstrap : Using eth0",
+    "[rank0]: worker:77:77 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to LOC",
+])
+def test_nccls_own_info_lines_stay_blank_for_the_sentence_readers(line):
+    """NCCL's own INFO lines (its prefix, a launcher's) are not sentences: their words (a host named after a hang, a
+    message's own words) give no prose fact."""
+    from p2ptop.evidence.paste import Paste
+    assert Paste(line).plain.strip() == ""
+
+
+def test_srun_labels_come_off_before_a_launchers_prefix():
+    """Slurm's --label stands before whatever the task prints, a launcher's own prefix included: both come off, so the
+    error reads as printed ("0: (EngineCore_DP1 pid=...) RuntimeError: pidfd_getfd(...) failed ..."); before, the
+    launcher's prefix stayed and the error line was not read (found by perturb_corpus.py's srun change)."""
+    from p2ptop.evidence.paste import Paste
+    text = ("0: (EngineCore_DP1 pid=2944727) RuntimeError: pidfd_getfd(pidfd=164, fd=183) failed with errno 1: Operation not permitted.\n"
+            "0: (EngineCore_DP0 pid=2944726) RuntimeError: pidfd_getfd(pidfd=185, fd=163) failed with errno 1: Operation not permitted.\n")
+    p = Paste(text)
+    assert p.lines[0].startswith("RuntimeError: pidfd_getfd")
+    assert "(EngineCore_DP1 pid=2944727)" in p.prefixes

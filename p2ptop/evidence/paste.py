@@ -175,15 +175,17 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
         text = html.unescape(text)
     if text[:1] in (">", " ", "\t") or _QUOTE.search(text):  # one fast search first: a 20 MB log has no quote mark
         text = _QUOTE.sub("\n", "\n" + text)[1:]
+    # srun's --label first: Slurm puts it before whatever the task prints, a launcher's own prefix included
+    # ("0: (EngineCore_DP1 pid=2944727) RuntimeError: ...")
+    if ": " in text[:HEAD_CHECK]:
+        head = _head(text)
+        if len(head) >= 2 and sum(1 for line in head if _SRUN_LABEL.match(line)) * 2 > len(head):
+            text = _SRUN_LABEL.sub("", text)
     if _LAUNCHER_HINT.search(text, 0, HEAD_CHECK):
         if removed is not None:  # the distinct prefixes of the first lines, for what they say (``Paste.prefixes``)
             removed.extend(dict.fromkeys(m.group(0).strip() for m in _LAUNCHER.finditer(text, 0, HEAD_CHECK) if m.group(0).strip()))
             del removed[8:]
         text = _LAUNCHER.sub("", text)
-    if ": " in text[:HEAD_CHECK]:
-        head = _head(text)
-        if len(head) >= 2 and sum(1 for line in head if _SRUN_LABEL.match(line)) * 2 > len(head):
-            text = _SRUN_LABEL.sub("", text)
     if "```" in text or "~~~" in text:
         text = _FENCE.sub("", text)
     if _INDENTED_START.match(text):
@@ -224,6 +226,20 @@ SYMPTOM_PREFIXES = ("error.", "symptom.", "tool.", "nccl.p2p_fallback", "bench."
 SAMPLE_HEAD, SAMPLE_TAIL = 96_000, 32_000
 
 
+#: three words of a sentence (letters, spaces between): what a writer puts before an NCCL line they quote ("every rank
+#: freezes at NCCL INFO NVLS tuning"), never NCCL's own prefix ("host:pid:tid [dev] ") nor a launcher's ("(RayWorker
+#: pid=4751) ", "[rank0]: ", a log level and a timestamp)
+_SENTENCE_BEFORE = re.compile(r"[a-z]{2,}\s+[a-z]{2,}\s+[a-z]{2,}")
+
+
+def _quoted_info(line: str) -> str:
+    """A lower-cased line holding "nccl info", for the readers of sentences: blank where it is NCCL's INFO line (its
+    prefix, then the message: NCCL's INFO lines are the NCCL reader's); the writer's words where the line is a sentence
+    quoting one, up to the quote (what NCCL printed is still the NCCL reader's alone)."""
+    head = line[:line.find("nccl info")]
+    return head[:LINE_CAP] if _SENTENCE_BEFORE.search(head) else ""
+
+
 class Paste:
     """The text, split into lines once; ``line_of(offset)`` for matches over the whole text."""
 
@@ -260,7 +276,7 @@ class Paste:
             low = self.lower
             lines = low.split("\n")
             if "nccl info" in low or any(len(l) > LINE_CAP for l in lines):
-                self._plain = "\n".join("" if "nccl info" in l else l[:LINE_CAP] for l in lines)
+                self._plain = "\n".join(_quoted_info(l) if "nccl info" in l else l[:LINE_CAP] for l in lines)
             else:
                 self._plain = low
         return self._plain
