@@ -121,3 +121,31 @@ def test_srun_labels_come_off_before_a_launchers_prefix():
     p = Paste(text)
     assert p.lines[0].startswith("RuntimeError: pidfd_getfd")
     assert "(EngineCore_DP1 pid=2944727)" in p.prefixes
+
+
+@pytest.mark.parametrize("prefix", ["[1,0]<stdout>:", "(RayWorkerWrapper pid=4711, ip=10.0.0.2) ", "2026-11-29T14:03:07.123456789Z ",
+                                    "0: ", "[rank1]: "])
+def test_entry_patterns_for_a_line_start_read_under_a_launchers_prefix(prefix):
+    """The matcher's lines lose the launchers' prefixes as the evidence readers' do (paste.unprefix, one way for both): an
+    entry's pattern written for a program's line start ("^Cuda failure 'invalid argument'" after PyTorch's "Last error:")
+    reads the same line under Open MPI's tag, Ray's, a timestamp, srun's label or torchrun's rank (perturb_corpus.py lost
+    two cases under each of the first four)."""
+    from p2ptop.knowledge import load_kb
+    from p2ptop.knowledge.matcher import match
+    text = ("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1331, "
+            "unhandled cuda error, NCCL version 2.18.3\nncclUnhandledCudaError: Call to CUDA function failed.\nLast error:\n"
+            "Cuda failure 'invalid argument'\n")
+    plain = [m.entry.id for m in match(load_kb(), text)][:1]
+    prefixed = [m.entry.id for m in match(load_kb(), "".join(prefix + line + "\n" for line in text.splitlines()))][:1]
+    assert plain == prefixed == ["nccl/2-18-setup-memcpy-invalid-argument"]
+
+
+def test_a_condition_on_the_text_reads_the_launchers_prefixes_too():
+    """A rank prefix says a multi-rank job as much as a line would: the contained-error entry's condition ("[rankN]",
+    NCCL, torch.distributed) holds on "[rank5]:" although the lines are read without it."""
+    from p2ptop.knowledge import load_kb
+    from p2ptop.knowledge.matcher import match
+    text = ("[rank5]: RuntimeError: CUDA error: Invalid access of peer GPU memory over nvlink or a hardware error\n"
+            "[rank5]: CUDA kernel errors might be asynchronously reported at some other API call\n")
+    ids = [m.entry.id for m in match(load_kb(), text)]
+    assert "nccl/contained-during-collective" in ids

@@ -154,6 +154,26 @@ def reline(text: str) -> str:
     return "\n".join(out)
 
 
+def unprefix(text: str, removed: Optional[list[str]] = None) -> str:
+    """The text without the prefixes launchers put before every line (``_LAUNCHER``: torchrun's ``[rank0]:``, Open MPI's
+    ``[1,0]<stdout>:``, Ray's ``(pid=...)``, docker compose's ``name-1  |``, a timestamp; ``_SRUN_LABEL``: srun's
+    ``0: `` where most lines carry it), the same lines otherwise: what tidy removes first, and what the matcher's lines
+    lose too, so that an entry's pattern written for a program's line start reads it under any launcher. ``removed`` gets
+    the distinct prefixes of the first lines (``Paste.prefixes``)."""
+    # srun's --label first: Slurm puts it before whatever the task prints, a launcher's own prefix included
+    # ("0: (EngineCore_DP1 pid=2944727) RuntimeError: ...")
+    if ": " in text[:HEAD_CHECK]:
+        head = _head(text)
+        if len(head) >= 2 and sum(1 for line in head if _SRUN_LABEL.match(line)) * 2 > len(head):
+            text = _SRUN_LABEL.sub("", text)
+    if _LAUNCHER_HINT.search(text, 0, HEAD_CHECK):
+        if removed is not None:  # the distinct prefixes of the first lines, for what they say (``Paste.prefixes``)
+            removed.extend(dict.fromkeys(m.group(0).strip() for m in _LAUNCHER.finditer(text, 0, HEAD_CHECK) if m.group(0).strip()))
+            del removed[8:]
+        text = _LAUNCHER.sub("", text)
+    return text
+
+
 def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list[int]] = None) -> str:
     """The text without quote marks, launchers' line prefixes (``_LAUNCHER``, ``_SRUN_LABEL``; their distinct forms
     appended to ``removed``), code fences and shell prompts (``_QUOTE``, ``_FENCE``, ``_PROMPT``), a common indent or a
@@ -175,17 +195,7 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
         text = html.unescape(text)
     if text[:1] in (">", " ", "\t") or _QUOTE.search(text):  # one fast search first: a 20 MB log has no quote mark
         text = _QUOTE.sub("\n", "\n" + text)[1:]
-    # srun's --label first: Slurm puts it before whatever the task prints, a launcher's own prefix included
-    # ("0: (EngineCore_DP1 pid=2944727) RuntimeError: ...")
-    if ": " in text[:HEAD_CHECK]:
-        head = _head(text)
-        if len(head) >= 2 and sum(1 for line in head if _SRUN_LABEL.match(line)) * 2 > len(head):
-            text = _SRUN_LABEL.sub("", text)
-    if _LAUNCHER_HINT.search(text, 0, HEAD_CHECK):
-        if removed is not None:  # the distinct prefixes of the first lines, for what they say (``Paste.prefixes``)
-            removed.extend(dict.fromkeys(m.group(0).strip() for m in _LAUNCHER.finditer(text, 0, HEAD_CHECK) if m.group(0).strip()))
-            del removed[8:]
-        text = _LAUNCHER.sub("", text)
+    text = unprefix(text, removed)
     if "```" in text or "~~~" in text:
         text = _FENCE.sub("", text)
     if _INDENTED_START.match(text):

@@ -132,10 +132,13 @@ class Log:
     """A cleaned log, as lines and as one text, with the line of any offset in the text."""
 
     def __init__(self, text: Optional[str]):
-        from ..evidence.paste import reline  # the line breaks a paste lost, restored as the evidence readers see them:
-        # one numbering for the facts' lines and the entries' hits ("line 14 of the paste" means the same line to both)
+        from ..evidence.paste import reline, unprefix  # the line breaks a paste lost, restored as the evidence readers see
+        # them (one numbering for the facts' lines and the entries' hits: "line 14 of the paste" means the same line to
+        # both), and the launchers' prefixes off every line as the evidence readers have them (an entry's pattern for a
+        # program's line start, "^Cuda failure", reads it under "[1,0]<stdout>:" or a timestamp too)
 
-        self.lines = clean_lines(reline(text)) if text else []
+        self.prefixes: list[str] = []  # the launchers' prefixes taken off (their distinct forms): a condition on the text reads them
+        self.lines = clean_lines(unprefix(reline(text), self.prefixes)) if text else []
         self.text = "\n".join(self.lines)
         self.starts = [0]
         for line in self.lines:
@@ -299,6 +302,8 @@ class Log:
                 hit = self.first_line(rx) is not None  # per line, as the entry's own regexes
             else:
                 hit = rx.search(self.text) is not None
+            if not hit and self.prefixes:  # "[rank5]:" says a multi-rank job as much as a line of the text would
+                hit = rx.search("\n".join(self.prefixes)) is not None
             self._searched[pattern] = hit
         return hit
 
