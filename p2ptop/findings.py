@@ -153,6 +153,7 @@ FACT_KEYS: dict[str, str] = {
                                "never met (PyTorch's store, torchelastic), 'launch' where the launcher could not start them "
                                "(Open MPI, PRRTE, Horovod, DeepSpeed)",
     "host.all_pairs_nvlink": "True where every GPU pair the text gives a path for is joined by NVLink (NV#): no peer traffic crosses PCIe",
+    "host.cuda_ran": "True where the text shows CUDA work done on its GPUs (NCCL channels connected, a bus bandwidth measured, a run finished)",
     "nccl.version": "NCCL version, e.g. '2.18.3'",
     "gpu.mig": "True when MIG mode is enabled on the GPU",
     "gpu.bar1_mb": "BAR1 aperture total in MiB",

@@ -149,3 +149,20 @@ def test_a_condition_on_the_text_reads_the_launchers_prefixes_too():
             "[rank5]: CUDA kernel errors might be asynchronously reported at some other API call\n")
     ids = [m.entry.id for m in match(load_kb(), text)]
     assert "nccl/contained-during-collective" in ids
+
+
+def test_cuda_work_done_puts_fabric_manager_not_running_in_doubt():
+    """CUDA does not initialise on an NVSwitch host whose fabric is down (802), so NCCL channels connected on its GPUs
+    speak against Fabric Manager not running: the entry is a candidate in doubt, never likely, and says why."""
+    from p2ptop.commands.explain import explain
+    from p2ptop.knowledge import load_kb
+    text = ("The nvidia-fabricmanager service is not running on the DGX H100 and training hangs\n"
+            "node1:100:100 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM\n"
+            "node1:100:100 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via P2P/CUMEM\n")
+    assert _facts(text).get("host.cuda_ran") is True
+    fm = [m for m, _ in explain(load_kb(), text, [], 5) if m.entry.id == "fabric-manager/not-running-system-not-initialized"]
+    assert fm and fm[0].confidence == "unsure"
+    assert any("in doubt" in r for r in fm[0].reasons)
+    # without the channels, the words alone keep it likely
+    alone = [m for m, _ in explain(load_kb(), text.splitlines()[0], [], 5)]
+    assert alone[0].entry.id == "fabric-manager/not-running-system-not-initialized" and alone[0].confidence == "likely"

@@ -159,6 +159,21 @@ def _all_pairs_nvlink(c) -> None:
               summary="an NVSwitch fabric joins every GPU pair by NVLink: no peer traffic crosses PCIe")
 
 
+def _cuda_ran(c) -> None:
+    """``host.cuda_ran``: the text shows CUDA work done on its GPUs: NCCL connected a pair's channels (a transport read),
+    measured a bus bandwidth or finished a run, a copy test ran. On an NVSwitch host CUDA does not initialise while the
+    fabric is down (Fabric Manager user guide: cudaErrorSystemNotReady, 802, until the GPUs register with the fabric), so
+    work done there speaks against Fabric Manager not running (a doubt of that entry, not a rule: a multi-node log can
+    hold a healthy node's channels and a failing node's 802)."""
+    line = None
+    for (_s, key), f in c.facts.items():
+        if key in ("nccl.transport", "nccl.busbw") or (key in ("nccl.status", "bench.status") and f.value == "ok"):
+            line = f.line if line is None else min(line, f.line)
+    if line is not None:
+        c.add("host", "host.cuda_ran", True, line, severity="info",
+              summary="CUDA work ran on the text's GPUs (NCCL channels connected, bandwidth measured or a run finished)")
+
+
 def _vm_by_bus_ids(c) -> None:
     """host.virtualized where every GPU bus id the paste gives (nvidia-smi, topo, lspci, CUDA samples, NCCL's ranks
     and pre-2.19 channel brackets) is on a root bus (_root_bus)."""
@@ -234,6 +249,7 @@ def derive(c) -> None:
     nccl.off_by_level(c)
     _vm_by_bus_ids(c)
     _all_pairs_nvlink(c)
+    _cuda_ran(c)
     _error_is_a_benign_warning(c)
     launch.never_met(c)
     widths: dict[str, tuple[int, Any]] = {}
