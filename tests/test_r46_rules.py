@@ -166,3 +166,25 @@ def test_cuda_work_done_puts_fabric_manager_not_running_in_doubt():
     # without the channels, the words alone keep it likely
     alone = [m for m, _ in explain(load_kb(), text.splitlines()[0], [], 5)]
     assert alone[0].entry.id == "fabric-manager/not-running-system-not-initialized" and alone[0].confidence == "likely"
+
+
+@pytest.mark.parametrize("text", [
+    "DGX A100: NVLink link 3 of GPU 2 is inactive and NCCL hangs",
+    "HGX H100 8-GPU server, but the NVLinks are not used at all and all-reduce is slow",
+])
+def test_an_nvswitch_host_with_links_said_down_or_idle_is_not_all_nvlink(text):
+    """NVLinks said down or carrying nothing on an NVSwitch host: that GPU's peers may go over PCIe, so every pair is not
+    said to be joined by NVLink (ACS and the IOMMU stay possible causes)."""
+    assert "host.all_pairs_nvlink" not in _facts(text)
+
+
+@pytest.mark.parametrize("text,said", [
+    ("the NVLinks are not used at all during all-reduce", True),
+    ("NVLink isn't being utilized during training", True),
+    ("the NVLink bridge is not used by default, we set it up ourselves", None),
+    ("NVLink is used for all transfers", None),
+])
+def test_nvlink_said_unused_in_the_passive(text, said):
+    """NVLink said to carry nothing in the passive is `symptom.nvlink_unused` as the active form is; a bridge not used
+    by default, or NVLink said used, is not."""
+    assert _facts(text).get("symptom.nvlink_unused") is said

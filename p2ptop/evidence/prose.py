@@ -315,6 +315,8 @@ _SYMPTOMS = (
                               r"(?:seem\s+to\s+|appear\s+to\s+|actually\s+|even\s+)?(?:be\s+)?(?:use|using|used|utili[sz]\w*|go\w*\s+(?:over|through|via))\s+"
                               r"(?:any\s+of\s+)?(?:the\s+|my\s+)?nvlinks?\b(?!\s*(?:\?|bridges?\b|cables?\b|connectors?\b|switch))|"
                               r"\bno\s+(?:data|traffic|transfers?|bytes)\s+(?:is\s+|are\s+|was\s+|were\s+)?(?:\w+\s+)?(?:over|through|via|on|across)\s+(?:the\s+)?nvlinks?\b|"
+                              # the same in the passive ("the NVLinks are not used at all", "NVLink isn't being utilized")
+                              r"\bnvlinks?\s+(?:(?:is|are|was|were)\s+not|is\s*n['’]t|are\s*n['’]t|was\s*n['’]t|were\s*n['’]t)\s+(?:being\s+|even\s+|actually\s+)?(?:used|utili[sz]ed)\b|"
                               r"\bnvlinks?\s+(?:throughput|traffic|usage|utili[sz]ation|bandwidth|counters?|tx|rx)\s+(?:is|are|was|were|stays?|remains?|shows?|showed|reads?)\s+"
                               r"(?:at\s+|always\s+|still\s+|just\s+)?(?:0|zero|empty|idle|nothing|unchanged)\b|"
                               r"\bnvlinks?\s+(?:is|are|was|were|stays?|remains?)\s+(?:completely\s+|totally\s+)?(?:idle|unused)\b|"

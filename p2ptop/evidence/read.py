@@ -152,9 +152,9 @@ def _all_pairs_nvlink(c) -> None:
         return
     # no matrix, but an NVSwitch fabric (HGX/DGX named, a model built only into NVSwitch baseboards, the cloud's 8-GPU HGX
     # machines): its switches join every GPU to every other by NVLink (NVIDIA's HGX/DGX architecture; topo -m shows NV#
-    # for every pair), unless the text says a GPU's NVLinks are down (then that GPU's peers go over PCIe)
+    # for every pair), unless the text says a GPU's NVLinks are down or carry nothing (then its peers may go over PCIe)
     switch = c.facts.get(("host", "host.nvswitch_present"))
-    if switch is not None and switch.value is True and not any(k in ("gpu.nvlink_down", "gpu.nvlink_inactive") for (_s, k) in c.facts):
+    if switch is not None and switch.value is True and not any(k in ("gpu.nvlink_down", "symptom.nvlink_unused") for (_s, k) in c.facts):
         c.add("host", "host.all_pairs_nvlink", True, switch.line, severity="info",
               summary="an NVSwitch fabric joins every GPU pair by NVLink: no peer traffic crosses PCIe")
 
