@@ -1,0 +1,6 @@
+bash benchmarks/device/texts_on_host.sh .carry/texts40all.txt > $OUT/run.log 2>&1; grep -E '^1\. ' $OUT/diagnosis.log | md5sum > $OUT/md5.txt; grep 'entries match' $OUT/diagnosis.log >> $OUT/md5.txt
+export PYTHONPATH=$PWD:/tmp/site
+while IFS= read -r t; do echo "== $t"; printf '%s\n' "$t" | timeout 60 /tmp/v/bin/python -m p2ptop explain - 2>&1 | grep -E "^Note|^[0-9]\. |No sign|No entry|Nothing|Symptoms|^Context" | head -6; done < .carry/texts46new.txt > $OUT/new.log 2>&1
+printf 'The nvidia-fabricmanager service is not running on the DGX H100 and training hangs\nnode1:100:100 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM\n' | timeout 60 /tmp/v/bin/python -m p2ptop explain --text-only - 2>&1 | grep -E "^[0-9]\. |in doubt" | head -3 >> $OUT/new.log
+printf '[1,0]<stdout>:ncclUnhandledCudaError: Call to CUDA function failed. NCCL version 2.18.3\n[1,0]<stdout>:Last error:\n[1,0]<stdout>:Cuda failure '"'"'invalid argument'"'"'\n' | timeout 60 /tmp/v/bin/python -m p2ptop explain - 2>&1 | grep -E "^[0-9]\. " | head -2 >> $OUT/new.log
+cat $OUT/md5.txt; cat $OUT/new.log; diff <(sed -E 's/GPU-[0-9a-f-]+/GPU-X/g' benchmarks/results/h200x1-2026-11-30b/onegpu2.log) <(sed -E 's/GPU-[0-9a-f-]+/GPU-X/g' $OUT/onegpu2.log) && echo "onegpu2 same as -30b"
