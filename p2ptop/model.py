@@ -403,7 +403,7 @@ class Snapshot(_Record):
         """Upper-case PCI bus id -> GPU index, the key an NVLink's remote end names its peer GPU by. A GPU whose bus id
         the snapshot does not hold (an imported paste without nvidia-smi -q) answers to ``paste_peer(index)``, the name
         the import gives the peer of an NV# link it reads from the matrix."""
-        return {(g.pci_bus_id or "").upper() if g.pci_bus_id else paste_peer(g.index): g.index for g in self.gpus}
+        return {g.pci_bus_id.upper() if g.pci_bus_id else paste_peer(g.index): g.index for g in self.gpus}
 
     # -- JSON --
     def to_dict(self) -> dict[str, Any]:
