@@ -91,6 +91,7 @@ class Match:
     shared_line: bool = False  # offered on a line that entries of several classes share, nothing of its own (_one_of_several)
     quiet: bool = False  # offered only on lines of settings or information, no complaint beside them (score_entry)
     shared_score: float = 0.0  # its score before one of those two rules capped it: ranks it among the others so capped
+    sign_score: float = 0.0  # its score without weak symptoms ("it fails"), which every entry of a shared line holds alike
     own_signs: int = 0  # its own conditions that hold beyond the error itself (a setup, a measured state; not a weak symptom)
     words_lead: bool = False  # of the entries of a shared line, the one the text's words clearly favour (_one_of_several)
     weak_offer: bool = False  # offered with its setup held but on no symptom of its own beyond "it fails" (score_entry)
@@ -824,6 +825,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
                 if n:
                     hit_lines.add(n)
     fact_w: list[float] = []
+    weak_w: list[bool] = []  # which of fact_w are weak symptoms ("it fails"): no sign of this entry's own (sign_score)
     deciding: list[str] = []
     against: list[str] = []
     factor = 1.0
@@ -836,6 +838,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
         ok = facts.check(cond)
         if ok:
             fact_w.append(cond.get("weight", REQUIRE_WEIGHT))
+            weak_w.append(cond["fact"] in WEAK_SYMPTOMS)
             held.append(_describe(cond, facts))
             held_facts.append(cond["fact"])
             symptom = symptom or facts.symptom(cond)
@@ -858,6 +861,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
         if cond.get("with_setup") and not (all_hold and requires):
             continue
         fact_w.append(cond.get("weight", REQUIRE_WEIGHT))
+        weak_w.append(cond["fact"] in WEAK_SYMPTOMS)
         held.append(_describe(cond, facts))
         held_facts.append(cond["fact"])
         # a failure only said in words ("P2P does not work") is the symptom of every entry: it makes an
@@ -874,6 +878,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     for cond in m.get("support") or []:
         if facts.check(cond):
             fact_w.append(cond.get("weight", SUPPORT_WEIGHT))
+            weak_w.append(cond["fact"] in WEAK_SYMPTOMS)
             held.append(_describe(cond, facts))
             held_facts.append(cond["fact"])
             if cond["fact"] in WEAK_SYMPTOMS:
@@ -971,6 +976,8 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     deciding = [f for f in deciding if readable(f, facts.known)]  # a pair's fact cannot be read on a one-GPU host
     score = _combine(text_w + fact_w) * factor
     prior = score
+    # its score on its own signs: "it fails" holds for every entry of a shared line, so it does not order them (_one_of_several)
+    sign_score = round(_combine(text_w + [w for w, weak in zip(fact_w, weak_w) if not weak]) * factor, 4)
     if not offered:
         score = min(score, UNSURE_CAP)
     if doubted:
@@ -983,7 +990,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     ctx = 0 if doubted else _context_held(m, facts)  # a setup that fits earns no bonus where a fact speaks against the entry
     return Match(entry, round(score, 4), reasons, deciding, unsure=not offered, context_held=ctx, own_signs=len(own_held),
                  quiet=quiet_only, weak_offer=offered and not strong, shared_score=round(prior, 4) if quiet_only else 0.0,
-                 cause_said=cause_said, hits=tuple(hits), held_facts=tuple(dict.fromkeys(held_facts)),
+                 cause_said=cause_said, sign_score=sign_score, hits=tuple(hits), held_facts=tuple(dict.fromkeys(held_facts)),
                  facts_for=[r for r in reasons if not r.startswith("against: ")], facts_against=against,
                  notes=list(facts.conflicts), own_deciding=list(deciding), basis="lead" if is_lead else "signs")
 
@@ -1172,7 +1179,7 @@ def _one_of_several(out: list[Match]) -> None:
             if m.quiet:
                 continue  # already unsure, ranked on its line's own score
             m.unsure = m.shared_line = True
-            m.shared_score = m.score
+            m.shared_score = m.sign_score
             m.score = min(m.score, UNSURE_CAP)
             m.reasons.append("its line is a message that entries of several classes share, and nothing of its own holds")
         # the text's words around the shared line (a framework's name, a tool's words) put first the entry they clearly
