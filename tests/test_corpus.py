@@ -60,6 +60,7 @@ FRESH45_MIN = 17  # cases collected in fresh45/ (2026-11-29, eighteenth session,
 FRESH46_MIN = 57  # cases collected in fresh46/ (2026-11-30, nineteenth session, first wave)
 FRESH47_MIN = 5  # cases collected in fresh47/ (2026-11-30, nineteenth session, second wave)
 FRESH48_MIN = 5  # cases collected in fresh48/ (2026-11-30, nineteenth session, third wave)
+FRESH49_MIN = 32  # cases collected in fresh49/ (2026-11-30, twentieth session)
 FRESH43_MIN = 21  # cases collected in fresh43/ (2026-11-29, eighteenth session; one AMD ROCm report removed after opening)
 CERTAINTIES = {"maintainer", "reporter confirmed", "inferred"}
 
@@ -146,6 +147,7 @@ def test_corpus_is_not_empty_and_has_all_parts():
     assert len([c for p, _, c in CASES if p == "fresh46"]) >= FRESH46_MIN
     assert len([c for p, _, c in CASES if p == "fresh47"]) >= FRESH47_MIN
     assert len([c for p, _, c in CASES if p == "fresh48"]) >= FRESH48_MIN
+    assert len([c for p, _, c in CASES if p == "fresh49"]) >= FRESH49_MIN
 
 
 @pytest.mark.parametrize("part,path,case", CASES, ids=[os.path.basename(p) for _, p, _ in CASES])

@@ -281,6 +281,19 @@ sources; the older frameworks' multi-GPU years, 2015-2021), who reported a count
 thread already checked; about 180 thread URLs checked, 5 cases. Judged blind with the session's rules then
 (benchmarks/results/eval-diagnosis-fresh47-blind-*.txt). Assigned by collection: every case comes from a thread in no
 other part (dev/, holdout/, fresh/ to fresh46/), one case per thread.
+fresh48/: a fiftieth part, collected on 2026-11-30 (nineteenth session, third wave) by two helpers (GitHub threads opened
+in 2026, by error strings; forums and Q&A of 2024-2026, which gave none), skipping every thread already checked; about
+110 thread URLs checked, 5 cases. Judged blind with the session's rules then
+(benchmarks/results/eval-diagnosis-fresh48-blind-*.txt). Assigned by collection: every case comes from a thread in no
+other part (dev/, holdout/, fresh/ to fresh47/), one case per thread.
+fresh49/: a fifty-first part, collected on 2026-11-30 (twentieth session) by eight helpers in two waves (image and video
+generation with several GPUs; scientific, graph, search and quantum-simulation libraries; LLM pretraining and fine-tuning
+stacks mined least; inference engines outside the big serving stacks and renderers; NVIDIA/nccl and nccl-tests threads
+not yet checked, by number; pytorch, vLLM and SGLang threads not yet checked), who reported a count, classes and kinds
+only and skipped every thread an earlier collection had checked (checked-threads.txt); about 860 thread URLs checked,
+32 cases (21 of them `other`). Judged blind with the session's rules then
+(benchmarks/results/eval-diagnosis-fresh49-blind-*.txt). Assigned by collection: every case comes from a thread in no
+other part (dev/, holdout/, fresh/ to fresh48/), one case per thread.
 """
 
 from __future__ import annotations
@@ -290,9 +303,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47", "fresh48")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh48/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47", "fresh48")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47", "fresh48", "fresh49")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh49/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47", "fresh48", "fresh49")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
