@@ -60,7 +60,7 @@ FRESH45_MIN = 17  # cases collected in fresh45/ (2026-11-29, eighteenth session,
 FRESH46_MIN = 57  # cases collected in fresh46/ (2026-11-30, nineteenth session, first wave)
 FRESH47_MIN = 5  # cases collected in fresh47/ (2026-11-30, nineteenth session, second wave)
 FRESH48_MIN = 5  # cases collected in fresh48/ (2026-11-30, nineteenth session, third wave)
-FRESH49_MIN = 32  # cases collected in fresh49/ (2026-11-30, twentieth session)
+FRESH49_MIN = 31  # cases collected in fresh49/ (2026-11-30, twentieth session; one AMD ROCm report removed after opening)
 FRESH43_MIN = 21  # cases collected in fresh43/ (2026-11-29, eighteenth session; one AMD ROCm report removed after opening)
 CERTAINTIES = {"maintainer", "reporter confirmed", "inferred"}
 

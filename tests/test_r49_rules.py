@@ -1,5 +1,7 @@
 """Rules of the twentieth session, each from what a program or library says, not from one paste."""
 
+import pytest
+
 from p2ptop.commands.explain import explain
 from p2ptop.knowledge import load_kb
 
@@ -39,3 +41,59 @@ def test_the_shared_line_names_the_three_setups_it_may_be():
     classes = [m.entry.failure_class for m in ms[:3]]
     assert "p2p_unsupported_consumer_gpu" in classes
     assert all(m.confidence == "unsure" for m in ms if m.entry.id != "nccl/cumem-host-shm-217")
+
+
+def _facts(text):
+    from p2ptop.evidence import read_text
+    return {k: v for f in read_text(text).findings for k, v in f.facts.items()}
+
+
+@pytest.mark.parametrize("text", [
+    "4 L4 gpus, vLLM server on one and training on the rest: NCCL error",
+    "two RTX 4090 cards, NCCL hangs",
+    "2x RTX 5090: all_reduce hangs",
+    "8x T4 on a cloud VM, NCCL error",
+    "dual RTX PRO 6000 Blackwell, training hangs",
+    "NVIDIA L40S x4, DDP stuck",
+])
+def test_gpus_without_nvlink_rule_out_the_nvlink_classes(text):
+    """NVIDIA's product specifications: no Ada part (RTX 40, RTX 6000 Ada, L40/L40S, L4), no RTX 50 or RTX PRO Blackwell
+    card, no T4, A10, A16 or A2 has NVLink. Where every GPU a text names is one of these and nothing shows a link, no
+    NVLink can fail, no NVSwitch or multicast exists and no peer memory is reached over NVLink: those classes are ruled out
+    (issue 22 point 3: a fact that rules an entry out removes it)."""
+    assert _facts(text).get("host.no_nvlink_hardware") is True
+    classes = {m.entry.failure_class for m in _ranked(text, top=12)}
+    assert not classes & {"nvlink_link_failure", "nvlink_peer_memory_error", "nvls_multicast_failure",
+                          "fabric_manager_not_running", "fabric_manager_version_mismatch"}
+
+
+@pytest.mark.parametrize("text", [
+    "8x A100 SXM, NCCL hangs",                                   # NVLink parts
+    "two RTX 3090 with an NVLink bridge, NCCL hangs",            # a 3090 has an NVLink connector
+    "L4 and A100 in one box, NCCL error",                        # a mix: the A100 has NVLink
+    "2x RTX 4090\n        GPU0    GPU1\nGPU0     X      NV4\nGPU1    NV4      X\n",  # a link shown: the text says otherwise
+    "NCCL hangs on our cluster",                                  # no GPU named
+])
+def test_no_nvlink_is_said_only_where_every_named_gpu_lacks_it(text):
+    assert "host.no_nvlink_hardware" not in _facts(text)
+
+
+@pytest.mark.parametrize("text,key", [
+    ("NCCL out of memory error after updating to PyTorch 2.7", "text.broken_by"),
+    ("NCCL all_reduce hangs since the pytorch upgrade", "text.broken_by"),
+    ("after upgrading vLLM the TP=2 run crashes", "text.broken_by"),
+    ("DDP on 2 GPUs hung in NCCL; downgrading torch fixed it", "text.fixed_by"),
+])
+def test_a_framework_update_is_an_nccl_change(text, key):
+    """PyTorch's pip wheels depend on a pinned nvidia-nccl-cu* release (the build matrix,
+    .github/scripts/generate_binary_build_matrix.py), TensorFlow's and JAX's CUDA wheels likewise, and vLLM and SGLang pin a
+    PyTorch: trouble said to begin (or end) with a framework's update is a change of NCCL too, and the entry for trouble
+    that follows the NCCL release takes it as a sign of its own."""
+    assert _facts(text).get(key) == "framework"
+    ids = [m.entry.id for m in _ranked(text, top=5)]
+    assert "nccl/trouble-follows-nccl-version" in ids
+
+
+@pytest.mark.parametrize("text", ["after updating torchvision it hangs", "after updating drivers NCCL hangs"])
+def test_only_a_framework_named_whole_is_one(text):
+    assert _facts(text).get("text.broken_by") != "framework"

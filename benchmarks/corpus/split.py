@@ -291,7 +291,7 @@ generation with several GPUs; scientific, graph, search and quantum-simulation l
 stacks mined least; inference engines outside the big serving stacks and renderers; NVIDIA/nccl and nccl-tests threads
 not yet checked, by number; pytorch, vLLM and SGLang threads not yet checked), who reported a count, classes and kinds
 only and skipped every thread an earlier collection had checked (checked-threads.txt); about 860 thread URLs checked,
-32 cases (21 of them `other`). Judged blind with the session's rules then
+32 cases (21 of them `other`; one AMD ROCm report removed after opening, out of scope: 31). Judged blind with the session's rules then
 (benchmarks/results/eval-diagnosis-fresh49-blind-*.txt). Assigned by collection: every case comes from a thread in no
 other part (dev/, holdout/, fresh/ to fresh48/), one case per thread.
 """

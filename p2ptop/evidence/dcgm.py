@@ -24,7 +24,7 @@ import re
 from typing import Optional
 
 from .paste import Collector
-from .smi import no_nvlink_hardware
+from .gpus import no_nvlink_hardware
 from .system import CRASH_XIDS
 
 #: DCGM's own failure messages (dcgmlib/dcgm_errors.h): DCGM_FR_BROKEN_P2P_MEMORY_DEVICE / _WRITER_DEVICE (and the

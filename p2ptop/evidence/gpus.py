@@ -167,3 +167,16 @@ def classify(name: Optional[str]) -> tuple[Optional[str], Optional[str]]:
         if rx.search(low):
             return cls, arch or None
     return None, None
+
+
+#: GPUs with no NVLink at all (NVIDIA's product specifications): every Ada part (GeForce RTX 40, RTX 6000 Ada, L40,
+#: L4: Ada dropped the NVLink connector), GeForce RTX 50 and RTX PRO 6000 Blackwell, T4, A10/A16/A2
+_NO_NVLINK = re.compile(r"\b(?:RTX\s*50\d0|RTX\s*PRO\s*\d000|T4|A10G?|A16|A2)\b", re.I)
+
+
+def no_nvlink_hardware(name: Optional[str]) -> bool:
+    """Has this GPU model no NVLink at all (so no link of it is ever active, and no NVSwitch joins it)?"""
+    if not name:
+        return False
+    _cls, arch = classify(name)
+    return arch == "Ada" or bool(_NO_NVLINK.search(name))

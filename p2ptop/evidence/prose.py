@@ -522,8 +522,16 @@ _NOT_FIXED = _rx(r"\bnot\b|\b(?:do|does|did|is|was|were|are|could|would|ca|wo|ha
 #: a resolution in words: changing a component's version fixed it ("fixed after upgrading the driver", "downgrading
 #: NCCL to 2.18 solved it", "works with the 570 driver" is not one: a version named, not a change)
 _CHANGE = r"(?:updat|upgrad|downgrad|roll\w* ?back|revert|switch|rebuil|recompil|re-?install)\w*"
-_PART = (r"(?:the\s+|to\s+(?:the\s+)?(?:latest|newer|older|new|an?\s+(?:newer|older))\s+|our\s+|my\s+)?(?:nvidia\s+|gpu\s+)?"
-         r"(driver|nccl|cuda(?: toolkit)?|kernel|bios|firmware)")
+#: the frameworks whose releases bring their own NCCL (PyTorch's pip wheels pin an nvidia-nccl-cu* release, TensorFlow's
+#: and JAX's CUDA wheels likewise; vLLM and SGLang pin a PyTorch): a change of one is a change of NCCL ("framework")
+_FRAMEWORK = r"pytorch|torch|tensorflow|jax(?:lib)?|vllm|sglang"
+_PART = (r"(?:the\s+|to\s+(?:the\s+)?(?:(?:latest|newer|older|new|an?\s+(?:newer|older))\s+)?|our\s+|my\s+)?(?:nvidia\s+|gpu\s+)?"
+         r"(?:(driver|nccl|cuda(?: toolkit)?|kernel|bios|firmware)|(" + _FRAMEWORK + r")\b)")
+def _component(what: str) -> str:
+    """A changed part as text.fixed_by/broken_by name it: a framework that brings its own NCCL is "framework"."""
+    return "framework" if re.fullmatch(_FRAMEWORK, what) else what
+
+
 _FIXED = r"(?:fix\w*|solv\w*|resolv\w*|work(?:s|ed)?|went away|goes away|helped|succeed\w*)"
 _NEAR = r"(?:[^.\n]|\.\d){0,40}?"  # within the sentence (a version's dots do not end it)
 _FIXED_BY_CHANGE = _rx(
@@ -588,7 +596,7 @@ _ENV_WORKED = _rx(r"\b(?:works?|worked|working|fine|complet\w*|succeed\w*|pass(?
 #: the trouble said to begin after a change of version ("after the driver update", "since upgrading NCCL to 2.19",
 #: "升级驱动后"): read only in a text that also holds a symptom, and never where the change is said to have fixed it
 _BROKEN_BY_CHANGE = _rx(r"\b(?:after|since|following)\s+(?:the\s+|a\s+|an\s+|my\s+|our\s+|this\s+)?(?:(?:nvidia|gpu)\s+)?"
-                        r"(driver|nccl|cuda|kernel|bios|firmware)\s+(?:update|upgrade|downgrade|change|install\w*)|"
+                        r"(driver|nccl|cuda|kernel|bios|firmware|" + _FRAMEWORK + r")\s+(?:update|upgrade|downgrade|change|install\w*)|"
                         r"\b(?:after|since)\s+" + _CHANGE + r"\s+" + _PART + "|"
                         # a driver branch as the change's end ("after upgrading from 535", "since moving to 550.54"): NVIDIA's
                         # driver branches are three digits, R450-R599 in the CUDA 11-13 era
@@ -1542,14 +1550,14 @@ def parse(c: Collector) -> bool:
         m = None  # "upgrading the driver did not help / doesn't work"
     if m:
         what = next(g for g in m.groups() if g)
-        what = "driver" if what.endswith("驱动") else "cuda" if what.startswith("cuda") else what
+        what = "driver" if what.endswith("驱动") else "cuda" if what.startswith("cuda") else _component(what)
         fixed_by = True
         found = c.add("host", "text.fixed_by", what, ln(m.start()), severity="info",
                       summary=f"the text says changing the {what} version fixed it") or found
     m = _BROKEN_BY_CHANGE.search(low)
     if m and not fixed_by and any(f.facts.get(k) for f in c.findings for k in _SYMPTOM_KEYS):
         what = next(g for g in m.groups() if g)
-        what = "driver" if what.endswith("驱动") or what.isdigit() else "cuda" if what.startswith("cuda") else what
+        what = "driver" if what.endswith("驱动") or what.isdigit() else "cuda" if what.startswith("cuda") else _component(what)
         found = c.add("host", "text.broken_by", what, ln(m.start()), severity="info",
                       summary=f"the text says the trouble began after changing the {what} version") or found
     if not c.has("host", "text.fixed_by") and not c.has("host", "text.broken_by"):

@@ -8,6 +8,7 @@ from typing import Any, Callable, Optional
 
 from ..findings import SHM_TRANSPORT_FACTS, Finding
 from . import builds, cc, checks, collect_env, console, dcgm, device_use, df, errors, launch, nccl, prose, smi, system, tools, topo
+from .gpus import no_nvlink_hardware
 from .paste import SYMPTOM_PREFIXES, Collector, Paste
 
 #: (name, parser) in the order they run: structured outputs first, so their values win over prose.
@@ -159,6 +160,27 @@ def _all_pairs_nvlink(c) -> None:
               summary="an NVSwitch fabric joins every GPU pair by NVLink: no peer traffic crosses PCIe")
 
 
+#: facts that show NVLink on the text's host: a pair joined by NVLink, links counted, measured or said idle, NVSwitches
+_NVLINK_SEEN = ("pair.nvlink_count", "gpu.nvlink_down", "gpu.nvlink_replay_recovery", "gpu.nvlink_errors", "symptom.nvlink_unused",
+                "host.nvswitch_present", "p2p.nvlink")
+
+
+def _no_nvlink_hardware(c) -> None:
+    """``host.no_nvlink_hardware``: every GPU the text names is a model without NVLink (gpus.no_nvlink_hardware: Ada, RTX
+    50, RTX PRO Blackwell, T4, A10/A16/A2), and nothing in it shows an NVLink (an NV# path, a link counted or measured,
+    an NVSwitch): no link can fail, no NVSwitch or multicast exists, no peer memory is reached over NVLink."""
+    names = [f for (_s, k), f in c.facts.items() if k == "gpu.name" and f.value]
+    if not names or not all(no_nvlink_hardware(str(f.value)) for f in names):
+        return
+    for (_s, k), f in c.facts.items():
+        if k in _NVLINK_SEEN and f.value not in (None, False, 0, "NOT_SUPPORTED") \
+                or (k == "pair.path" and str(f.value).startswith("NV")):
+            return
+    first = min(names, key=lambda f: f.line)
+    c.add("host", "host.no_nvlink_hardware", True, first.line, severity="info",
+          summary=f"{first.value} has no NVLink (nor has any GPU the text names): no NVLink, NVSwitch or NVLink multicast on this host")
+
+
 def _cuda_ran(c) -> None:
     """``host.cuda_ran``: the text shows CUDA work done on its GPUs: NCCL connected a pair's channels (a transport read),
     measured a bus bandwidth or finished a run, a copy test ran. On an NVSwitch host CUDA does not initialise while the
@@ -249,6 +271,7 @@ def derive(c) -> None:
     nccl.off_by_level(c)
     _vm_by_bus_ids(c)
     _all_pairs_nvlink(c)
+    _no_nvlink_hardware(c)
     _cuda_ran(c)
     _error_is_a_benign_warning(c)
     launch.never_met(c)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from .gpus import classify, nvswitch_board_note
+from .gpus import classify, no_nvlink_hardware, nvswitch_board_note
 from .paste import Collector, norm_bus
 
 _VERSIONS = re.compile(r"(?:Driver Version|KMD Version)\s*:\s*(\d+\.\d+(?:\.\d+)?)|(?:CUDA Version|CUDA UMD Version)\s*:\s*(\d+\.\d+)")
@@ -386,17 +386,6 @@ def _maybe_by_design(stats: dict[int, dict[str, Any]], gpu_count: Any, bridge_sa
 #: what nvidia-smi nvlink -s prints under a GPU none of whose links is up ("NVML: Unable to retrieve NVLink information
 #: as all links are inActive"): on a GPU without NVLink hardware that is every day, on an SXM part a fault
 _ALL_INACTIVE = re.compile(r"Unable to retrieve NVLink information as all links are inactive", re.I)
-#: GPUs with no NVLink at all (NVIDIA's product specifications): every Ada part (GeForce RTX 40, RTX 6000 Ada, L40,
-#: L4: Ada dropped the NVLink connector), GeForce RTX 50 and RTX PRO 6000 Blackwell, T4, A10/A16/A2
-_NO_NVLINK = re.compile(r"\b(?:RTX\s*50\d0|RTX\s*PRO\s*\d000|T4|A10G?|A16|A2)\b", re.I)
-
-
-def no_nvlink_hardware(name: Optional[str]) -> bool:
-    """Has this GPU model no NVLink at all (so no link of it is ever active)?"""
-    if not name:
-        return False
-    _cls, arch = classify(name)
-    return arch == "Ada" or bool(_NO_NVLINK.search(name))
 
 
 def parse_nvlink(c: Collector) -> bool:

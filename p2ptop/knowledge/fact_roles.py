@@ -191,6 +191,8 @@ def first_look(known: Callable[[str], list]) -> tuple[str, str]:
 #: Classes that need NVSwitch or NVLink: a host with neither rules them out (and NVLink link failures, a host with one GPU
 #: and no NVSwitch: see ruled_out).
 NVSWITCH_CLASSES = frozenset({"nvls_multicast_failure", "fabric_manager_not_running", "fabric_manager_version_mismatch"})
+#: the classes whose cause lives in NVLink hardware (a link, NVLink peer memory, an NVSwitch fabric and its multicast)
+NVLINK_CLASSES = NVSWITCH_CLASSES | {"nvlink_link_failure", "nvlink_peer_memory_error"}
 
 
 #: architectures with no MIG-capable product (NVIDIA's MIG User Guide, "Supported GPUs": A30/A100 onwards, Hopper and
@@ -241,6 +243,8 @@ def ruled_out(failure_class: Optional[str], known: Callable[[str], list], multic
         # NVLinks join a GPU to a peer GPU or to an NVSwitch: one GPU and no NVSwitch leave no link to fail (a host whose
         # links are down still shows them, so a link count of 0 alone rules nothing out)
         return "one GPU and no NVSwitch on the host: no NVLink to fail"
+    if failure_class in NVLINK_CLASSES and known("host.no_nvlink_hardware") == [True]:
+        return "the GPUs named have no NVLink (Ada, RTX 50, RTX PRO Blackwell, T4, A10/A16/A2): no link, NVSwitch or multicast"
     if failure_class in NVSWITCH_CLASSES and known("host.nvswitch_present") == [False]:
         links = known("pair.nvlink_count")
         fabric = known("gpu.fabric_state")
