@@ -97,3 +97,34 @@ def test_a_framework_update_is_an_nccl_change(text, key):
 @pytest.mark.parametrize("text", ["after updating torchvision it hangs", "after updating drivers NCCL hangs"])
 def test_only_a_framework_named_whole_is_one(text):
     assert _facts(text).get("text.broken_by") != "framework"
+
+
+def test_nvidia_smi_rows_without_the_table_header_are_read():
+    """nvidia-smi's GPU rows ("|   0  NVIDIA A10G   On  | 00000000:00:1B.0 Off |") have a shape of their own: a ticket that
+    quotes the rows alone, without the title and header, is the table all the same; GPUs on a PCI root bus (00) are
+    where a VM places passed-through devices (evidence/read.py _root_bus)."""
+    text = ("issue with Device 0 peer access Device x is not available.\n\n"
+            "|   0  NVIDIA A10G                    On  | 00000000:00:1B.0 Off |                    0 |\n"
+            "|   1  NVIDIA A10G                    On  | 00000000:00:1C.0 Off |                    0 |\n")
+    from p2ptop.evidence import read_text
+    ev = read_text(text)
+    names = [f.facts["gpu.name"] for f in ev.findings if "gpu.name" in f.facts and f.subject.startswith("gpu:")]
+    assert names == ["NVIDIA A10G", "NVIDIA A10G"]
+    f = _facts(text)
+    assert f.get("host.gpu_count") == 2 and f.get("host.virtualized") is True
+    assert _ranked(text)[0].entry.failure_class == "vm_p2p_unavailable"
+
+
+@pytest.mark.parametrize("text,key,value", [
+    ("NCCL hangs on our p5.48xlarge. Driver 535.161.08 works, after upgrading to driver 550.54.15 it doesn't work anymore.",
+     "text.broken_by", "driver"),
+    ("535 works, after upgrading the driver to 550 NCCL hangs", "text.broken_by", "driver"),
+    ("NCCL hang was fixed after upgrading to the latest driver", "text.fixed_by", "driver"),
+    ("downgrading torch fixed it, NCCL no longer hangs", "text.fixed_by", "framework"),
+])
+def test_what_follows_the_change_says_whether_it_fixed_or_broke(text, key, value):
+    """"X works, after upgrading to Y it doesn't work anymore": the words that follow the change in its sentence say it
+    brought the trouble, whatever "works" said before it."""
+    f = _facts(text)
+    assert f.get(key) == value
+    assert ({"text.fixed_by", "text.broken_by"} - {key}).pop() not in f

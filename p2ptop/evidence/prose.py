@@ -525,8 +525,16 @@ _CHANGE = r"(?:updat|upgrad|downgrad|roll\w* ?back|revert|switch|rebuil|recompil
 #: the frameworks whose releases bring their own NCCL (PyTorch's pip wheels pin an nvidia-nccl-cu* release, TensorFlow's
 #: and JAX's CUDA wheels likewise; vLLM and SGLang pin a PyTorch): a change of one is a change of NCCL ("framework")
 _FRAMEWORK = r"pytorch|torch|tensorflow|jax(?:lib)?|vllm|sglang"
-_PART = (r"(?:the\s+|to\s+(?:the\s+)?(?:(?:latest|newer|older|new|an?\s+(?:newer|older))\s+)?|our\s+|my\s+)?(?:nvidia\s+|gpu\s+)?"
-         r"(?:(driver|nccl|cuda(?: toolkit)?|kernel|bios|firmware)|(" + _FRAMEWORK + r")\b)")
+_PART = (r"(?:(?:the\s+|to\s+(?:the\s+)?(?:latest|newer|older|new|an?\s+(?:newer|older))\s+|our\s+|my\s+)?(?:nvidia\s+|gpu\s+)?"
+         r"(driver|nccl|cuda(?: toolkit)?|kernel|bios|firmware)|"
+         # a framework is named after "to" without a word for its age ("after updating to PyTorch 2.7")
+         r"(?:the\s+|to\s+(?:the\s+)?(?:(?:latest|newer|older|new)\s+)?|our\s+|my\s+)?(" + _FRAMEWORK + r")\b)")
+#: the rest of a sentence that says the change brought the trouble ("..., after upgrading the driver it doesn't work
+#: anymore / it hangs / no longer works"): what worked is the state before the change
+_TROUBLE_AFTER = re.compile(r"\b(?:does\s*n[o']?t|do\s*n[o']?t|did\s*n[o']?t|is\s*n[o']?t|no longer|stopped)\s+(?:\w+\s+)?work\w*|"
+                            r"\b(?<!no longer )(?<!not )(?<!never )(?:breaks?|broke|fails?|failed|hangs?|hung|stuck|crash\w*)\b(?!\s+(?:before|earlier|previously))")
+
+
 def _component(what: str) -> str:
     """A changed part as text.fixed_by/broken_by name it: a framework that brings its own NCCL is "framework"."""
     return "framework" if re.fullmatch(_FRAMEWORK, what) else what
@@ -1548,6 +1556,8 @@ def parse(c: Collector) -> bool:
     fixed_by = False
     if m and re.search(r"n'?t\b|\bnot\b|\bno\b|\bnever\b|没有|未", m.group(0)):
         m = None  # "upgrading the driver did not help / doesn't work"
+    if m and _TROUBLE_AFTER.search(low, m.end(), _sentence_span(low, m.start(), m.end())[1]):
+        m = None  # "535 works, after upgrading to driver 550 it doesn't work anymore": the change is what broke it
     if m:
         what = next(g for g in m.groups() if g)
         what = "driver" if what.endswith("驱动") else "cuda" if what.startswith("cuda") else _component(what)

@@ -22,6 +22,10 @@ from .paste import Collector, norm_bus
 
 _VERSIONS = re.compile(r"(?:Driver Version|KMD Version)\s*:\s*(\d+\.\d+(?:\.\d+)?)|(?:CUDA Version|CUDA UMD Version)\s*:\s*(\d+\.\d+)")
 _TABLE_GPU = re.compile(r"^\|\s+(\d+)\s+(.+?)\s+(On|Off)\s+\|\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s")
+#: a GPU row of the table anywhere in the first part of a paste: its rows alone, without the title or the header, are the
+#: table all the same (a ticket quotes the two GPU lines that matter)
+_TABLE_GPU_ANY = re.compile(_TABLE_GPU.pattern, re.M)
+TABLE_SCAN = 500_000  # characters searched for a GPU row where the paste has no title or header
 _TAG = re.compile(r"<(/?)([a-zA-Z_][\w]*)((?:\s+[\w:-]+=\"[^\"]*\")*)\s*(/?)>([^<]*)")
 _VIRT = {"none": "NONE", "pass-through": "PASSTHROUGH", "passthrough": "PASSTHROUGH", "vgpu": "VGPU",
          "host vgpu": "HOST_VGPU", "host_vgpu": "HOST_VGPU", "host vsga": "HOST_VSGA"}
@@ -283,11 +287,11 @@ def parse_q_text(c: Collector) -> bool:
 def parse_table(c: Collector) -> bool:
     """The ``nvidia-smi`` table: versions in its title, a row per GPU with name and bus id, MIG M."""
     text = c.paste.text
-    if "NVIDIA-SMI" not in text and "Bus-Id" not in text:
+    if "NVIDIA-SMI" not in text and "Bus-Id" not in text and not ("| " in text and _TABLE_GPU_ANY.search(text, 0, TABLE_SCAN)):
         return False
     found = False
     lines = c.paste.lines
-    gpus = 0
+    gpus = first_row = 0
     for no, line in enumerate(lines, 1):
         if "NVIDIA-SMI" in line or "Driver Version" in line or "KMD Version" in line:
             d = cu = None
@@ -303,6 +307,7 @@ def parse_table(c: Collector) -> bool:
             found = True
             idx, name, bus = int(m.group(1)), m.group(2).strip(), m.group(4)
             gpus = max(gpus, idx + 1)
+            first_row = first_row or no
             g: dict[str, Any] = {"name": name, "bus_id": norm_bus(bus), "_line": no, "_lines": {}}
             for k in (1, 2):  # MIG M. is the last cell of the GPU's second or third line
                 nxt = lines[no - 1 + k] if no - 1 + k < len(lines) else ""
@@ -315,7 +320,7 @@ def parse_table(c: Collector) -> bool:
     if found:
         c.kind("nvidia-smi")
         if gpus:
-            c.add("host", "host.gpu_count", gpus, 1)
+            c.add("host", "host.gpu_count", gpus, first_row)  # the rows count the GPUs (the first row is where they begin)
     return found
 
 
