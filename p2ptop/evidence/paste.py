@@ -242,6 +242,11 @@ SAMPLE_HEAD, SAMPLE_TAIL = 96_000, 32_000
 _SENTENCE_BEFORE = re.compile(r"[a-z]{2,}\s+[a-z]{2,}\s+[a-z]{2,}")
 
 
+#: an INFO line as NCCL prints it, lower-cased: its "host:pid:tid [dev] " prefix (no space in the host) and the message;
+#: its head holds no sentence (_quoted_info gives it blank), so the whole run of them is blanked by one substitution
+_NCCL_OWN_INFO = re.compile(r"^[^\s:]*:\d+:\d+ \[\d+\] nccl info[^\n]*", re.M)
+
+
 def _quoted_info(line: str) -> str:
     """A lower-cased line holding "nccl info", for the readers of sentences: blank where it is NCCL's INFO line (its
     prefix, then the message: NCCL's INFO lines are the NCCL reader's); the writer's words where the line is a sentence
@@ -284,8 +289,11 @@ class Paste:
         and prose patterns read. The NCCL reader has those lines; a 20 MB log is mostly them."""
         if self._plain is None:
             low = self.lower
+            if "nccl info" in low:
+                low = _NCCL_OWN_INFO.sub("", low)  # NCCL's own INFO lines, blank in one pass (a 20 MB log is mostly them)
             lines = low.split("\n")
-            if "nccl info" in low or any(len(l) > LINE_CAP for l in lines):
+            if "nccl info" in low or max(map(len, lines)) > LINE_CAP:
+                # what is left: sentences quoting an INFO line (_quoted_info), lines too long for a regex
                 self._plain = "\n".join(_quoted_info(l) if "nccl info" in l else l[:LINE_CAP] for l in lines)
             else:
                 self._plain = low
