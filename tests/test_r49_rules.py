@@ -73,6 +73,8 @@ def test_gpus_without_nvlink_rule_out_the_nvlink_classes(text):
     "L4 and A100 in one box, NCCL error",                        # a mix: the A100 has NVLink
     "2x RTX 4090\n        GPU0    GPU1\nGPU0     X      NV4\nGPU1    NV4      X\n",  # a link shown: the text says otherwise
     "NCCL hangs on our cluster",                                  # no GPU named
+    "two RTX 4090 cards hang in NCCL; the same code works on our A100 server",  # another host named, with NVLink
+    "We moved from 2x 4090 to 8x H100 and NCCL hangs",           # the model named first is not the host's now
 ])
 def test_no_nvlink_is_said_only_where_every_named_gpu_lacks_it(text):
     assert "host.no_nvlink_hardware" not in _facts(text)

@@ -1226,6 +1226,9 @@ _LEGEND = _rx(r"legend|^\s*(?:x|sys|node|phb|pxb|pix|nv#|nv\d+|[cgt]?ns|ok|u)\s*
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
+MODELS_KEPT = 20  # models named in the sentences, kept for the rules on all of them
+
+
 def parse(c: Collector) -> bool:
     view = c.paste.sample(SAMPLE_HEAD, SAMPLE_TAIL)
     low = view.text
@@ -1273,6 +1276,16 @@ def parse(c: Collector) -> bool:
         if arch:
             c.add("host", "gpu.architecture", arch, line)
         model = (name, line)
+    # every model the sentences name, the first (the host's, above) and the others ("works on our A100 server"): a rule on
+    # what every GPU named lacks (read.py, host.no_nvlink_hardware) reads them all
+    named = []
+    for m in MODEL_IN_PROSE.finditer(low):
+        bare = m.group("counted") or m.group("bare")
+        name = " ".join((bare or m.group(0)).split())
+        named.append(("gtx " if name.startswith("10") else "rtx ") + name if name[:2].isdigit() else name)
+        if len(named) >= MODELS_KEPT:
+            break
+    c.structured["models_named"] = named
     # hypervisor / VM / passthrough
     for name, rx in _HYPERVISORS:
         m = _first(c, rx)

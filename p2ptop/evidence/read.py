@@ -170,8 +170,8 @@ def _no_nvlink_hardware(c) -> None:
     50, RTX PRO Blackwell, T4, A10/A16/A2), and nothing in it shows an NVLink (an NV# path, a link counted or measured,
     an NVSwitch): no link can fail, no NVSwitch or multicast exists, no peer memory is reached over NVLink."""
     names = [f for (_s, k), f in c.facts.items() if k == "gpu.name" and f.value]
-    if not names or not all(no_nvlink_hardware(str(f.value)) for f in names):
-        return
+    if not names or not all(no_nvlink_hardware(str(v)) for v in [f.value for f in names] + c.structured.get("models_named", [])):
+        return  # (the sentences' other models too: "the same code works on our A100 server" names a host with NVLink)
     for (_s, k), f in c.facts.items():
         if k in _NVLINK_SEEN and f.value not in (None, False, 0, "NOT_SUPPORTED") \
                 or (k == "pair.path" and str(f.value).startswith("NV")):
