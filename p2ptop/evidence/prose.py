@@ -1252,6 +1252,7 @@ def parse(c: Collector) -> bool:
     # GPU model in a sentence
     model = None  # the model named first, and its line
     m = MODEL_IN_PROSE.search(low)
+    first_at = m.start() if m else len(low)  # where the models named begin (models_named reads on from there)
     if m:
         bare = m.group("counted") or m.group("bare")
         name = " ".join((bare or m.group(0)).split())
@@ -1279,7 +1280,7 @@ def parse(c: Collector) -> bool:
     # every model the sentences name, the first (the host's, above) and the others ("works on our A100 server"): a rule on
     # what every GPU named lacks (read.py, host.no_nvlink_hardware) reads them all
     named = []
-    for m in MODEL_IN_PROSE.finditer(low):
+    for m in MODEL_IN_PROSE.finditer(low, first_at):
         bare = m.group("counted") or m.group("bare")
         name = " ".join((bare or m.group(0)).split())
         named.append(("gtx " if name.startswith("10") else "rtx ") + name if name[:2].isdigit() else name)
