@@ -58,6 +58,8 @@ and only the first match of each is kept, so a 20 MB paste costs a few passes of
 from __future__ import annotations
 
 import re
+from itertools import islice
+from typing import Optional
 
 from . import nccl, nccl_tests, smi, tools
 from .gpus import EIGHT_GPU_BOARD_MACHINE, MODEL_IN_PROSE, classify, count_of, nvswitch_board_note
@@ -1229,6 +1231,20 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 MODELS_KEPT = 20  # models named in the sentences, kept for the rules on all of them
 
 
+def _model_named(m: re.Match) -> tuple[str, Optional[str], Optional[str], str]:
+    """A model MODEL_IN_PROSE matched: (its name as matched, product class, architecture, the full name those were read
+    from: a bare GeForce number is an RTX or a GTX card, "4090" -> "rtx 4090")."""
+    bare = m.group("counted") or m.group("bare")
+    name = " ".join((bare or m.group(0)).split())
+    name = name[:-1] if name.endswith("s") and name[-2:-1].isdigit() else name  # "3090s"
+    full = "rtx " + name if name[:2].isdigit() else name
+    cls, arch = classify(full)
+    if cls is None and name[:2] in ("50", "40", "30", "20", "10"):
+        full = ("geforce gtx " if name[:2] == "10" else "geforce rtx ") + name
+        cls, arch = classify(full)
+    return name, cls, arch, full
+
+
 def parse(c: Collector) -> bool:
     view = c.paste.sample(SAMPLE_HEAD, SAMPLE_TAIL)
     low = view.text
@@ -1251,17 +1267,14 @@ def parse(c: Collector) -> bool:
     c.add("host", "text.language", "zh" if cjk >= 5 else "en", 1, severity="info")
     # GPU model in a sentence
     model = None  # the model named first, and its line
-    m = MODEL_IN_PROSE.search(low)
-    first_at = m.start() if m else len(low)  # where the models named begin (models_named reads on from there)
+    # every model the sentences name: the first is the host's; the others ("works on our A100 server") are kept for a rule
+    # on what every GPU named lacks (read.py, host.no_nvlink_hardware)
+    named = list(islice(MODEL_IN_PROSE.finditer(low), MODELS_KEPT))
+    c.structured["models_named"] = [_model_named(x)[3] for x in named]
+    m = named[0] if named else None
     if m:
         bare = m.group("counted") or m.group("bare")
-        name = " ".join((bare or m.group(0)).split())
-        name = name[:-1] if name.endswith("s") and name[-2:-1].isdigit() else name  # "3090s"
-        cls, arch = classify(name if not name[:2].isdigit() else "rtx " + name)
-        if cls is None and name[:2] in ("50", "40", "30", "20"):
-            cls, arch = classify("geforce rtx " + name)
-        if cls is None and name[:2] == "10":
-            cls, arch = classify("geforce gtx " + name)
+        name, cls, arch, _full = _model_named(m)
         line = ln(m.start())
         written = c.paste.line(line)  # the name as written, where lower() kept the line's length
         if len(written) == len(written.lower()) and not bare:
@@ -1277,16 +1290,6 @@ def parse(c: Collector) -> bool:
         if arch:
             c.add("host", "gpu.architecture", arch, line)
         model = (name, line)
-    # every model the sentences name, the first (the host's, above) and the others ("works on our A100 server"): a rule on
-    # what every GPU named lacks (read.py, host.no_nvlink_hardware) reads them all
-    named = []
-    for m in MODEL_IN_PROSE.finditer(low, first_at):
-        bare = m.group("counted") or m.group("bare")
-        name = " ".join((bare or m.group(0)).split())
-        named.append(("gtx " if name.startswith("10") else "rtx ") + name if name[:2].isdigit() else name)
-        if len(named) >= MODELS_KEPT:
-            break
-    c.structured["models_named"] = named
     # hypervisor / VM / passthrough
     for name, rx in _HYPERVISORS:
         m = _first(c, rx)

@@ -21,10 +21,9 @@ from .gpus import classify, no_nvlink_hardware, nvswitch_board_note
 from .paste import Collector, norm_bus
 
 _VERSIONS = re.compile(r"(?:Driver Version|KMD Version)\s*:\s*(\d+\.\d+(?:\.\d+)?)|(?:CUDA Version|CUDA UMD Version)\s*:\s*(\d+\.\d+)")
-_TABLE_GPU = re.compile(r"^\|\s+(\d+)\s+(.+?)\s+(On|Off)\s+\|\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s")
-#: a GPU row of the table anywhere in the first part of a paste: its rows alone, without the title or the header, are the
-#: table all the same (a ticket quotes the two GPU lines that matter)
-_TABLE_GPU_ANY = re.compile(_TABLE_GPU.pattern, re.M)
+#: a GPU row of the table (multi-line: a search finds one anywhere in a paste; its rows alone, without the title or the
+#: header, are the table all the same: a ticket quotes the two GPU lines that matter)
+_TABLE_GPU = re.compile(r"^\|\s+(\d+)\s+(.+?)\s+(On|Off)\s+\|\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s", re.M)
 TABLE_SCAN = 500_000  # characters searched for a GPU row where the paste has no title or header
 _TAG = re.compile(r"<(/?)([a-zA-Z_][\w]*)((?:\s+[\w:-]+=\"[^\"]*\")*)\s*(/?)>([^<]*)")
 _VIRT = {"none": "NONE", "pass-through": "PASSTHROUGH", "passthrough": "PASSTHROUGH", "vgpu": "VGPU",
@@ -287,7 +286,7 @@ def parse_q_text(c: Collector) -> bool:
 def parse_table(c: Collector) -> bool:
     """The ``nvidia-smi`` table: versions in its title, a row per GPU with name and bus id, MIG M."""
     text = c.paste.text
-    if "NVIDIA-SMI" not in text and "Bus-Id" not in text and not ("| " in text and _TABLE_GPU_ANY.search(text, 0, TABLE_SCAN)):
+    if "NVIDIA-SMI" not in text and "Bus-Id" not in text and not ("| " in text and _TABLE_GPU.search(text, 0, TABLE_SCAN)):
         return False
     found = False
     lines = c.paste.lines

@@ -793,6 +793,15 @@ def why_excluded(entry: Entry, facts: "Facts", own_text: bool) -> Optional[str]:
     return held if held is None or isinstance(held, str) else _describe(held, facts)
 
 
+def _weigh(cond: dict[str, Any], default: float, fact_w: list[float], sign_w: list[float]) -> None:
+    """A condition that holds adds its weight to the entry's score, and to its score on its own signs unless it is a weak
+    symptom ("it fails", which every candidate of an error holds alike)."""
+    w = cond.get("weight", default)
+    fact_w.append(w)
+    if cond["fact"] not in WEAK_SYMPTOMS:
+        sign_w.append(w)
+
+
 def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
                 shared_codes: Optional[frozenset] = None) -> Optional[Match]:
     """The entry's match on this text and these facts, or None when it is not offered: ruled out
@@ -825,7 +834,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
                 if n:
                     hit_lines.add(n)
     fact_w: list[float] = []
-    weak_w: list[bool] = []  # which of fact_w are weak symptoms ("it fails"): no sign of this entry's own (sign_score)
+    sign_w: list[float] = []  # fact_w without weak symptoms ("it fails"): the entry's own signs (sign_score)
     deciding: list[str] = []
     against: list[str] = []
     factor = 1.0
@@ -837,8 +846,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     for cond in requires:
         ok = facts.check(cond)
         if ok:
-            fact_w.append(cond.get("weight", REQUIRE_WEIGHT))
-            weak_w.append(cond["fact"] in WEAK_SYMPTOMS)
+            _weigh(cond, REQUIRE_WEIGHT, fact_w, sign_w)
             held.append(_describe(cond, facts))
             held_facts.append(cond["fact"])
             symptom = symptom or facts.symptom(cond)
@@ -860,8 +868,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
         # counts nor weighs while the entry's setup is not said
         if cond.get("with_setup") and not (all_hold and requires):
             continue
-        fact_w.append(cond.get("weight", REQUIRE_WEIGHT))
-        weak_w.append(cond["fact"] in WEAK_SYMPTOMS)
+        _weigh(cond, REQUIRE_WEIGHT, fact_w, sign_w)
         held.append(_describe(cond, facts))
         held_facts.append(cond["fact"])
         # a failure only said in words ("P2P does not work") is the symptom of every entry: it makes an
@@ -877,8 +884,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
         return None  # a candidate on facts alone whose own conditions are known false: ruled out, not 'unsure'
     for cond in m.get("support") or []:
         if facts.check(cond):
-            fact_w.append(cond.get("weight", SUPPORT_WEIGHT))
-            weak_w.append(cond["fact"] in WEAK_SYMPTOMS)
+            _weigh(cond, SUPPORT_WEIGHT, fact_w, sign_w)
             held.append(_describe(cond, facts))
             held_facts.append(cond["fact"])
             if cond["fact"] in WEAK_SYMPTOMS:
@@ -977,7 +983,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     score = _combine(text_w + fact_w) * factor
     prior = score
     # its score on its own signs: "it fails" holds for every entry of a shared line, so it does not order them (_one_of_several)
-    sign_score = round(_combine(text_w + [w for w, weak in zip(fact_w, weak_w) if not weak]) * factor, 4)
+    sign_score = round(_combine(text_w + sign_w) * factor, 4)
     if not offered:
         score = min(score, UNSURE_CAP)
     if doubted:
