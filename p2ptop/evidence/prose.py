@@ -49,10 +49,11 @@ comment rows ("#  ", "#wrong"), legends, "Device=N ... Peer", "P2P=Enabled/Disab
 It is weak (fact_roles.SYMPTOM_KEYS; matcher.WEAK_SYMPTOMS): it never offers an entry, it only
 opens the matcher's leads (unsure) and the answer's one next command.
 
-Every pattern runs once over the lower-cased text outside NCCL INFO lines, its first 256 KB and last
-64 KB (people write their sentences around a log, not inside it; case-sensitive patterns on lower
-case are fast),
-and only the first match of each is kept, so a 20 MB paste costs a few passes of the regex engine.
+Every pattern runs once over the lower-cased text outside NCCL INFO lines, its first 96 KB and last
+32 KB (paste.SAMPLE_HEAD / SAMPLE_TAIL: people write their sentences around a log, not inside it;
+case-sensitive patterns on lower case are fast), and only the first match of each is kept. A pattern
+whose literals the sample lacks is not run at all (regex_safety.LiteralGate), so a 20 MB paste costs
+a few passes of the regex engine.
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ from . import nccl, nccl_tests, smi, tools
 from .gpus import EIGHT_GPU_BOARD_MACHINE, MODEL_IN_PROSE, classify, count_of, nvswitch_board_note
 from .launch import gpus_said
 from .nccl import BENIGN_WARN
+from ..knowledge.regex_safety import LiteralGate
 from .paste import GPU_TOOLS, SAMPLE_HEAD, SAMPLE_TAIL, Collector, Paste
 
 
@@ -95,11 +97,12 @@ def _width_below_max(low: str) -> tuple[int, int, int] | None:
     return None
 
 
-def _rx(pattern: str) -> re.Pattern:
+def _rx(pattern: str) -> LiteralGate:
     """A pattern of this reader: ASCII word boundaries, so an English word written against Chinese counts as a
     word ("hang住", "NCCL 2.21.5版本", "出现nan", "p2p不通": Python's Unicode \\b sees no boundary between
-    "hang" and "住", both being word characters)."""
-    return re.compile(pattern, re.ASCII)
+    "hang" and "住", both being word characters). Its searches of the sample first ask whether the sample holds the
+    literals every match needs (regex_safety.LiteralGate: most patterns are absent from most pastes)."""
+    return LiteralGate(re.compile(pattern, re.ASCII))
 
 
 _HYPERVISORS = (
@@ -1251,11 +1254,11 @@ def parse(c: Collector) -> bool:
     found = False
     ln = view.line_of
 
-    def _first(_c: Collector, rx: str | re.Pattern, skip: re.Pattern | None = None) -> re.Match | None:
+    def _first(_c: Collector, rx: str | re.Pattern | LiteralGate, skip: re.Pattern | LiteralGate | None = None) -> re.Match | None:
         """The first match outside a tool's legend lines (nvidia-smi topo's "SYS = ... (e.g., QPI/UPI)",
         "GNS = GPU not supported"): a legend is printed by the tool, it says nothing of the report; nor on a line ``skip``
         finds."""
-        rx = rx if isinstance(rx, re.Pattern) else _rx(rx)
+        rx = _rx(rx) if isinstance(rx, str) else rx
         m = rx.search(low)
         while m and (_LEGEND.search(line := c.paste.line(ln(m.start())).lower()) or (skip is not None and skip.search(line))):
             nl = low.find("\n", m.start())

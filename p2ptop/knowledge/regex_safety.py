@@ -231,9 +231,14 @@ def literal_sets(pattern: str) -> tuple[tuple[tuple[str, ...], ...], ...]:
     for some branch, one literal of every set of that branch; a caller picks per branch the set rarest
     in its text, and the union of those picks the candidate lines. () when a branch has no set."""
     try:
-        tree = list(_sre_parse.parse(pattern, FLAGS))
+        return _tree_literal_sets(_sre_parse.parse(pattern, FLAGS))
     except re.error:
         return ()
+
+
+def _tree_literal_sets(parsed) -> tuple[tuple[tuple[str, ...], ...], ...]:
+    """literal_sets of a parsed pattern."""
+    tree = list(parsed)
     while len(tree) == 1 and str(tree[0][0]) == "SUBPATTERN":
         tree = list(tree[0][1][-1])
     branches = [list(b) for b in tree[0][1][1]] if len(tree) == 1 and str(tree[0][0]) == "BRANCH" else [tree]
@@ -254,3 +259,85 @@ def required_literals(pattern: str) -> tuple[str, ...]:
         return (lit,)
     branches = literal_sets(pattern)
     return tuple(dict.fromkeys(b[0][0] for b in branches)) if branches else ()
+
+
+#: Texts shorter than this are searched directly: asking for the literals first costs more than it saves.
+GATE_MIN = 4096
+
+
+def _upper_literal(node) -> bool:
+    """Does a parsed pattern (a tree of (op, argument) pairs) hold an upper-case literal character anywhere?"""
+    if isinstance(node, tuple) and len(node) == 2 and str(node[0]) == "LITERAL" and isinstance(node[1], int):
+        return chr(node[1]) != chr(node[1]).lower()
+    if isinstance(node, (list, tuple, _sre_parse.SubPattern)):
+        return any(_upper_literal(x) for x in node)
+    return False
+
+
+#: escapes that may spell a letter (\x41, \u0041, \N{...}, octal): where a pattern has one, its parse is asked
+_LETTER_ESCAPE = re.compile(r"\\(?:[xuUN0-7])")
+_OTHER_ESCAPE = re.compile(r"\\[A-Za-z]")
+
+
+@functools.lru_cache(maxsize=4096)
+def _gate_sets(pattern: str, flags: int) -> tuple[tuple[tuple[str, ...], ...], ...]:
+    """literal_sets(pattern) where they decide a search exactly (a case-sensitive pattern whose literals are lower
+    case, as literal_sets gives them), else (). One parse."""
+    if flags & re.IGNORECASE or "(?i" in pattern:
+        return ()
+    try:
+        parsed = _sre_parse.parse(pattern, flags)
+    except re.error:
+        return ()
+    bare = _OTHER_ESCAPE.sub("", pattern)  # \S, \W, \B... are classes, not letters
+    if (bare != bare.lower() or _LETTER_ESCAPE.search(pattern)) and _upper_literal(parsed):
+        return ()
+    return _tree_literal_sets(parsed)
+
+
+class LiteralGate:
+    """A compiled regex whose searches of a long text first ask, in C, whether the text holds the literals every
+    match needs (:func:`literal_sets`: for some top-level branch, one literal of each of its sets): a text without
+    them cannot match and is not searched. The evidence readers run each of their sentence patterns once over a
+    100 KB sample of the paste, and most patterns are absent from most pastes: a substring search per literal is
+    some microseconds where the regex engine takes milliseconds. Exact, never a guess: only patterns whose literals
+    are case-sensitive and lower case are gated (the others search directly). ``match`` and ``fullmatch`` (at a
+    position) are not gated. The last text asked about is remembered (one tuple, replaced whole)."""
+
+    __slots__ = ("rx", "_sets", "_memo")
+
+    def __init__(self, rx: re.Pattern):
+        self.rx = rx
+        self._sets: Optional[tuple] = None  # found on the first long text (a parse: nothing at import)
+        self._memo: tuple[Optional[str], bool] = (None, True)
+
+    def possible(self, text: str) -> bool:
+        """False only where ``text`` lacks what every match needs."""
+        if len(text) < GATE_MIN:
+            return True
+        sets = self._sets
+        if sets is None:
+            sets = self._sets = _gate_sets(self.rx.pattern, self.rx.flags) if isinstance(self.rx.pattern, str) else ()
+        if not sets:
+            return True
+        memo = self._memo
+        if memo[0] is text:
+            return memo[1]
+        ok = any(all(any(lit in text for lit in st) for st in group) for group in sets)
+        self._memo = (text, ok)
+        return ok
+
+    def search(self, string: str, *args):
+        return self.rx.search(string, *args) if self.possible(string) else None
+
+    def finditer(self, string: str, *args):
+        return self.rx.finditer(string, *args) if self.possible(string) else iter(())
+
+    def findall(self, string: str, *args):
+        return self.rx.findall(string, *args) if self.possible(string) else []
+
+    def __getattr__(self, name: str):  # match, fullmatch, sub, split, pattern, flags, groups, groupindex
+        return getattr(self.rx, name)
+
+    def __repr__(self) -> str:
+        return f"LiteralGate({self.rx!r})"
