@@ -154,6 +154,8 @@ FACT_KEYS: dict[str, str] = {
                                "(Open MPI, PRRTE, Horovod, DeepSpeed)",
     "host.all_pairs_nvlink": "True where every GPU pair the text gives a path for is joined by NVLink (NV#): no peer traffic crosses PCIe",
     "host.no_nvlink_hardware": "True where every GPU the text names is a model without NVLink (Ada, RTX 50, RTX PRO Blackwell, T4, A10/A16/A2) and nothing shows a link",
+    "host.geforce_pcie_p2p": "True where every GPU the text names is a GeForce/TITAN card before Turing (GTX 10, 900, 700, TITAN X/Xp), "
+                             "whose stock driver gives PCIe peer access",
     "host.cuda_ran": "True where the text shows CUDA work done on its GPUs (NCCL channels connected, a bus bandwidth measured, a run finished)",
     "nccl.version": "NCCL version, e.g. '2.18.3'",
     "gpu.mig": "True when MIG mode is enabled on the GPU",

@@ -174,6 +174,20 @@ def classify(name: Optional[str]) -> tuple[Optional[str], Optional[str]]:
 _NO_NVLINK = re.compile(r"\b(?:RTX\s*50\d0|RTX\s*PRO\s*\d000|T4|A10G?|A16|A2)\b", re.I)
 
 
+#: GeForce and TITAN generations whose stock driver gives PCIe peer access (cudaDeviceCanAccessPeer 1 between cards under
+#: one root complex): Kepler, Maxwell and Pascal. From Turing on GeForce has none over PCIe (a 2080 Ti reaches its peer only
+#: over an NVLink bridge: NVIDIA's forum "2080 Ti cudaDeviceCanAccessPeer failure without NVLink bridge", cited in
+#: tensorflow/tensorflow#24677; nccl-tests#117), while GTX 1080 Ti pairs under one PCIe switch report "CAN Access Peer"
+#: (p2pBandwidthLatencyTest in NVIDIA/nccl#257) and fail only across sockets or in a VM (NVIDIA/nccl#175)
+GEFORCE_PCIE_P2P_ARCHITECTURES = ("Kepler", "Maxwell", "Pascal")
+
+
+def geforce_with_pcie_p2p(name: Optional[str]) -> bool:
+    """Is this a GeForce/TITAN card of a generation whose stock driver still gives PCIe peer access (before Turing)?"""
+    cls, arch = classify(name)
+    return cls == "consumer" and arch in GEFORCE_PCIE_P2P_ARCHITECTURES
+
+
 def no_nvlink_hardware(name: Optional[str]) -> bool:
     """Has this GPU model no NVLink at all (so no link of it is ever active, and no NVSwitch joins it)?"""
     if not name:

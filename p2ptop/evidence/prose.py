@@ -160,6 +160,11 @@ _FM_MISMATCH = _rx(r"fabric[- _]?manager(?:\.service)?(?:[^.\n]|\.\d){0,80}?(?:v
 #: Fabric Manager's own version, as people quote it or as its package is named ("fabric manager 535.104.05",
 #: "nvidia-fabricmanager-535_535.104.05-1", "fabricmanager version: 550.54.15")
 _FM_VERSION = _rx(r"fabric[- _]?manager\w*(?:-\d{3})?(?:\s+(?:package|pkg|service|daemon))?(?:\s+version)?\s*(?:(?:is|was)\s+)?(?:(?:still|now|at|on)\s+)?[:=_-]?\s*v?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b")
+#: Fabric Manager said to run ("the nvidia-fabricmanager daemon/service is up and running", "fabric manager is active"):
+#: the state `systemctl status nvidia-fabricmanager` reads as "active (running)" ("is started" is not: a service started
+#: on every instance may fail at once)
+_FM_UP = _rx(r"fabric[- _]?manager\w*(?:\.service)?`?\s*(?:\(?(?:daemon|service)(?:\s*/\s*(?:daemon|service))?\)?\s+)?"
+             r"(?:is|are|has been)\s+(?:up and running|running|active(?:\s+\(running\))?)\b(?!\s+but\b)")
 _FM_DOWN = _rx(r"(?:nvidia-)?fabric[- _]?manage\w*`?\s*(?:service\s+)?(?:is|was|has)?\s*(?:not (?:installed|running|started)|(?:is|was|were|are)n['’]?t (?:installed|running|started)|"
                       r"missing|inactive|dead|stopped|crash\w*|fail\w*|"
                       # a service said to stop, exit or not start ("Fabric Manager stops running on Ubuntu 20.04")
@@ -188,8 +193,14 @@ _NO_NVSWITCH = r"(?:without|no|lacks?|not have|doesn'?t have|has no)\s+(?:an?\s+
 #: ... but not the DGX and HGX machines built without them (NVIDIA's system guides): DGX-1 and HGX-1 (the V100/P100 hybrid
 #: cube-mesh: some pairs have no NVLink), DGX Station (four GPUs joined directly), DGX Spark (one GB10), the 4-GPU HGX
 #: boards (A100/H100 4-GPU: direct NVLink); "DGX OS" names the software, not the machine
+#: ... or a host named by its NVSwitches: "NVSwitch-based systems", "on NVSwitch servers", "nodes with NVSwitch" (the words
+#: of NVIDIA's Fabric Manager user guide and release notes for the machines that carry them, "NVSwitch H100 based systems";
+#: "non-NVSwitch" says none)
 _NVSWITCH = (r"\bhgx\b(?!\s*-?\s*1\b)(?![^.\n]{0,24}?\b4[- ]?gpu)|"
-             r"\bdgx\b(?!\s*-?\s*(?:1\b|station\b|spark\b|os\b|workstation\b))")
+             r"\bdgx\b(?!\s*-?\s*(?:1\b|station\b|spark\b|os\b|workstation\b))|"
+             r"(?<!non-)(?<!non )\bnvswitch(?:es)?[- ](?:[\w.]+[- ]){0,2}?(?:based|equipped|enabled)\b|"
+             r"(?<!non-)(?<!non )\bnvswitch (?:systems?|servers?|nodes?|hosts?|machines?|platforms?|boxes)\b|"
+             r"\b(?:systems?|servers?|nodes?|hosts?|machines?|platforms?) (?:with|using|that have|having) (?:an? |the )?nvswitch")
 #: MIG named in words ("two MIG devices", "Multi-Instance GPU")
 _MIG = (r"\bmig (?:(?:gpu|compute) )?(?:devices?|instances?|slices?|mode|enabled|partitions?|profiles?)\b|\bmigs\b|multi-instance gpu|"
         r"\bmig[- ]enabled\b|\b(?:with|under|using|in) mig\b|\bmig-[0-9a-f]{8}|\bmig-gpu-|\b[1-7]g\.\d{1,3}gb\b")  # nvidia-smi -L's MIG UUIDs, profile names (1g.10gb)
@@ -335,6 +346,9 @@ _SYMPTOMS = (
                      r"\b(?:much |far |way )?longer\b[^.\n]{0,30}?\bthan expected|"
                      r"bandwidth\b[^.\n]{0,30}\b(?:low|lower|drops?|dropped|degraded)\b|(?:low|lower|reduced|degraded) (?:p2p |nccl |bus ?)?bandwidth|"
                      r"(?:less|lower) than \d+(?:\.\d+)? ?[mg]b/s|(?:much |far |way )?(?:lower|slower|less) than expected|"
+                     # a ceiling reported ("busbw capped at ~100 GB/s", "tops out at 12 GB/s"): the rate stops below what is wanted
+                     r"\b(?:capped|stuck|plateau\w*|tops? out|topped out|maxe[sd] out|max(?:es)? out) at (?:about |around |~|only )?"
+                     r"\d+(?:\.\d+)?(?:\s*-\s*\d+(?:\.\d+)?)? ?gb/s|"
                      r"\b(?:extremely |very |really )?low (?:\w+ )?(?:throughput|tok(?:ens)?/s)\b|\bbottleneck\w*|\bunder ?perform\w*|\bhalf (?:of )?(?:the )?(?:expected|bandwidth|speed|throughput)\b|"
                      # GPUs kept idle ("GPU is underutilized", "low GPU utilization", "utilization only 40%"): waiting on each
                      # other or on a feed, the same symptom as slow; its cause is for the facts beside it to say
@@ -1342,6 +1356,11 @@ def parse(c: Collector) -> bool:
         state = ("failed" if re.search(r"fail|crash|restart|stops|stopping|exit|die[sd]|dying|down\b|start|失败", m.group(0))
                  and not re.search(r"not (?:be\s+)?started|n['’]?t started", m.group(0)) else "not running")
         found = c.add("host", "host.fabric_manager", state, ln(m.start())) or found
+    elif not c.has("host", "host.fabric_manager"):
+        up = _first(c, _FM_UP)
+        if up:
+            c.add("host", "host.fabric_manager", "running", ln(up.start()), severity="info",
+                  summary="the text says Fabric Manager is running")
     m = _first(c, _BAR_SIZE)
     if m:
         n, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))

@@ -8,7 +8,7 @@ from typing import Any, Callable, Optional
 
 from ..findings import SHM_TRANSPORT_FACTS, Finding
 from . import builds, cc, checks, collect_env, console, dcgm, device_use, df, errors, launch, nccl, prose, smi, system, tools, topo
-from .gpus import no_nvlink_hardware
+from .gpus import geforce_with_pcie_p2p, no_nvlink_hardware
 from .paste import SYMPTOM_PREFIXES, Collector, Paste
 
 #: (name, parser) in the order they run: structured outputs first, so their values win over prose.
@@ -181,6 +181,19 @@ def _no_nvlink_hardware(c) -> None:
           summary=f"{first.value} has no NVLink (nor has any GPU the text names): no NVLink, NVSwitch or NVLink multicast on this host")
 
 
+def _geforce_pcie_p2p(c) -> None:
+    """``host.geforce_pcie_p2p``: every GPU the text names (the tools' names and every model its sentences name) is a
+    GeForce/TITAN card before Turing (gpus.geforce_with_pcie_p2p: GTX 10, 900, 700, TITAN X/Xp), whose stock driver
+    gives PCIe peer access: the GeForce driver policy (no PCIe P2P, from Turing on) is not why a pair of them cannot talk."""
+    names = [f for (_s, k), f in c.facts.items() if k == "gpu.name" and f.value]
+    if not names or not all(geforce_with_pcie_p2p(str(v)) for v in [f.value for f in names] + c.structured.get("models_named", [])):
+        return
+    first = min(names, key=lambda f: f.line)
+    c.add("host", "host.geforce_pcie_p2p", True, first.line, severity="info",
+          summary=f"{first.value} is a GeForce card before Turing (as is every GPU the text names): its stock driver gives "
+                  "PCIe peer access; the GeForce P2P restriction began with Turing")
+
+
 def _cuda_ran(c) -> None:
     """``host.cuda_ran``: the text shows CUDA work done on its GPUs: NCCL connected a pair's channels (a transport read),
     measured a bus bandwidth or finished a run, a copy test ran. On an NVSwitch host CUDA does not initialise while the
@@ -272,6 +285,7 @@ def derive(c) -> None:
     _vm_by_bus_ids(c)
     _all_pairs_nvlink(c)
     _no_nvlink_hardware(c)
+    _geforce_pcie_p2p(c)
     _cuda_ran(c)
     _error_is_a_benign_warning(c)
     launch.never_met(c)

@@ -245,6 +245,9 @@ def ruled_out(failure_class: Optional[str], known: Callable[[str], list], multic
         return "one GPU and no NVSwitch on the host: no NVLink to fail"
     if failure_class in NVLINK_CLASSES and known("host.no_nvlink_hardware") == [True]:
         return "the GPUs named have no NVLink (Ada, RTX 50, RTX PRO Blackwell, T4, A10/A16/A2): no link, NVSwitch or multicast"
+    if failure_class == "p2p_unsupported_consumer_gpu" and known("host.geforce_pcie_p2p") == [True]:
+        return ("the GPUs named are GeForce cards before Turing (GTX 10, 900, 700, TITAN X/Xp), whose stock driver gives "
+                "PCIe peer access: the GeForce P2P restriction began with Turing")
     if failure_class in NVSWITCH_CLASSES and known("host.nvswitch_present") == [False]:
         links = known("pair.nvlink_count")
         fabric = known("gpu.fabric_state")

@@ -1,0 +1,98 @@
+"""Rules of the twenty-first session: GeForce cards before Turing have PCIe peer access in the stock driver; an NVSwitch
+host named by its switches; Fabric Manager said to run; a bandwidth ceiling said in words."""
+
+import pytest
+
+from p2ptop.commands.explain import explain
+from p2ptop.evidence.gpus import geforce_with_pcie_p2p
+from p2ptop.evidence.read import read_text
+from p2ptop.knowledge import load_kb
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return load_kb()
+
+
+def facts(text):
+    out = {}
+    for f in read_text(text).findings:
+        for k, v in f.facts.items():
+            out.setdefault(k, v)
+    return out
+
+
+def classes(kb, text):
+    return [m.entry.failure_class for m, _ in explain(kb, text, [], None)]
+
+
+@pytest.mark.parametrize("name,expected", [
+    ("GeForce GTX 1080 Ti", True), ("NVIDIA TITAN Xp", True), ("GeForce GTX 980", True), ("GeForce GTX TITAN X", True),
+    ("GeForce RTX 2080 Ti", False), ("NVIDIA GeForce RTX 3090", False), ("NVIDIA GeForce RTX 4090", False),
+    ("Tesla P100-PCIE-16GB", False), ("NVIDIA A100-SXM4-80GB", False), (None, False),
+])
+def test_geforce_generations_with_pcie_p2p(name, expected):
+    assert geforce_with_pcie_p2p(name) is expected
+
+
+SIMPLE_P2P = "> Peer access from {a} (GPU0) -> {a} (GPU4) : No\n"
+
+
+def test_pascal_geforce_no_peer_is_not_the_geforce_policy(kb):
+    text = SIMPLE_P2P.format(a="GeForce GTX 1080 Ti")
+    assert facts(text).get("host.geforce_pcie_p2p") is True
+    got = classes(kb, text)
+    assert "p2p_unsupported_consumer_gpu" not in got and got[0] == "p2p_unsupported_topology"
+
+
+def test_newer_geforce_no_peer_is_the_geforce_policy(kb):
+    text = SIMPLE_P2P.format(a="NVIDIA GeForce RTX 4090")
+    assert "host.geforce_pcie_p2p" not in facts(text)
+    assert classes(kb, text)[0] == "p2p_unsupported_consumer_gpu"
+
+
+def test_every_model_named_must_be_before_turing():
+    text = SIMPLE_P2P.format(a="GeForce GTX 1080 Ti") + "The same job fails on our RTX 3090 box too.\n"
+    assert "host.geforce_pcie_p2p" not in facts(text)
+
+
+@pytest.mark.parametrize("text,present", [
+    ("On NVSwitch H100 based systems nvidia-smi topo -p2p rw shows NS between GPU7 and the others.", True),
+    ("fabric manager is a must-have for GPUs to be usable in NVSwitch-based nodes", True),
+    ("run on a machine with NVSwitch but no RDMA HCAs", True),
+    ("we see this on our NVSwitch servers only", True),
+    ("Fabric Manager is not needed on non-NVSwitch based systems", None),
+    ("request to query NVSwitch device information from NVSwitch driver failed", None),
+])
+def test_nvswitch_host_in_words(text, present):
+    assert facts(text).get("host.nvswitch_present") is present
+
+
+@pytest.mark.parametrize("text,state", [
+    ("P2P shows NS even when the nvidia-fabricmanager daemon/service is up and running.", "running"),
+    ("nvidia-smi topo shows NS. Fabric manager is active (running) on the node.", "running"),
+    ("Fabric Manager is not running on the node.", "not running"),
+    ("Today the fabric manager service is started on all NVIDIA instances.", None),
+])
+def test_fabric_manager_said_to_run(text, state):
+    assert facts(text).get("host.fabric_manager") == state
+
+
+def test_fabric_manager_running_doubts_the_not_running_entry(kb):
+    text = ("RuntimeError: CUDA error: system not yet initialized (802) on our HGX H100 node.\n"
+            "The nvidia-fabricmanager service is up and running.\n")
+    got = {m.entry.id: m for m, _ in explain(kb, text, [], None)}
+    m = got["fabric-manager/not-running-system-not-initialized"]
+    assert m.confidence == "unsure" and any("in doubt" in r and "running" in r for r in m.reasons)
+    without = {m.entry.id: m for m, _ in explain(kb, text.splitlines()[0], [], None)}
+    assert without["fabric-manager/not-running-system-not-initialized"].confidence == "likely"
+
+
+@pytest.mark.parametrize("text,slow", [
+    ("NCCL all-reduce busbw was capped at ~98-101 GB/s on large messages on our H200 nodes", True),
+    ("P2P bandwidth between the two GPUs tops out at 12 GB/s", True),
+    ("all_reduce_perf plateaus at 40 GB/s across the 8 GPUs", True),
+    ("the request rate is capped at 100 requests per second", None),
+])
+def test_bandwidth_ceiling_in_words(text, slow):
+    assert facts(text).get("symptom.slow") is slow
