@@ -151,10 +151,10 @@ def test_fabric_manager_contracted_and_preposed_words(text, want, source):
     assert host_facts(text).get("host.fabric_manager") == want, source
 
 
-@pytest.mark.parametrize("text", ["the fabric manager is running fine",
-                                  "We have mismatched GPUs; fabric manager version 535 matches the driver."])
-def test_fabric_manager_healthy_words(text):
-    assert host_facts(text).get("host.fabric_manager") is None
+@pytest.mark.parametrize("text, want", [("the fabric manager is running fine", "running"),  # no failure (read as running since r51)
+                                        ("We have mismatched GPUs; fabric manager version 535 matches the driver.", None)])
+def test_fabric_manager_healthy_words(text, want):
+    assert host_facts(text).get("host.fabric_manager") == want
 
 
 @pytest.mark.parametrize("text, key, want, source", [

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from itertools import accumulate
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -374,12 +375,7 @@ class Paste:
     @property
     def starts(self) -> list[int]:
         if self._starts is None:
-            starts = [0]
-            pos = 0
-            for line in self.lines[:-1]:
-                pos += len(line) + 1
-                starts.append(pos)
-            self._starts = starts
+            self._starts = [0, *accumulate(len(line) + 1 for line in self.lines[:-1])]
         return self._starts
 
     def line_of(self, offset: int) -> int:

@@ -24,6 +24,7 @@ hold, different classes first (``ranked``), and each names one next command (``g
 from __future__ import annotations
 
 import bisect
+from itertools import accumulate
 import functools
 import re
 from dataclasses import dataclass, field
@@ -141,9 +142,7 @@ class Log:
         self.prefixes: list[str] = []  # the launchers' prefixes taken off (their distinct forms): a condition on the text reads them
         self.lines = clean_lines(unprefix(reline(text), self.prefixes)) if text else []
         self.text = "\n".join(self.lines)
-        self.starts = [0]
-        for line in self.lines:
-            self.starts.append(self.starts[-1] + len(line) + 1)
+        self.starts = [0, *accumulate(len(line) + 1 for line in self.lines)]
         lower = self.text.lower()
         self.lower = lower if len(lower) == len(self.text) else None  # case folding that changes lengths: search per line
         self.codes: Optional[dict[str, list[tuple[int, str]]]] = None  # set by prepare()
