@@ -64,7 +64,9 @@ def test_a_refused_pair_of_one_model_is_no_mix():
     names = ["GeForce GTX 1080 Ti"] * 2 + ["GeForce GTX 1080 Ti"] * 2
     text = can_lines(names, {(0, 1), (2, 3)})
     assert ("host", "host.p2p_refused_only_across_models") not in facts(text)
-    assert "p2p_unsupported_consumer_gpu" in confident_faults(text)
+    # (GeForce cards before Turing have PCIe peer access in the stock driver: the platform's entry, not the GeForce one; r51)
+    assert "p2p_unsupported_topology" in confident_faults(text)
+    assert "p2p_unsupported_consumer_gpu" not in confident_faults(text)
 
 
 def test_memory_size_alone_does_not_make_two_models():
