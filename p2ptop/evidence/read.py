@@ -165,18 +165,26 @@ _NVLINK_SEEN = ("pair.nvlink_count", "gpu.nvlink_down", "gpu.nvlink_replay_recov
                 "host.nvswitch_present", "p2p.nvlink")
 
 
+def _every_gpu_named(c, holds: Callable[[str], bool]):
+    """The first ``gpu.name`` fact where every GPU the text names holds ``holds``: the tools' names and every model its
+    sentences name (prose keeps them all, ``structured["models_named"]``); None where one does not, or none is named."""
+    names = [f for (_s, k), f in c.facts.items() if k == "gpu.name" and f.value]
+    if not names or not all(holds(str(v)) for v in [f.value for f in names] + c.structured.get("models_named", [])):
+        return None
+    return min(names, key=lambda f: f.line)
+
+
 def _no_nvlink_hardware(c) -> None:
     """``host.no_nvlink_hardware``: every GPU the text names is a model without NVLink (gpus.no_nvlink_hardware: Ada, RTX
     50, RTX PRO Blackwell, T4, A10/A16/A2), and nothing in it shows an NVLink (an NV# path, a link counted or measured,
     an NVSwitch): no link can fail, no NVSwitch or multicast exists, no peer memory is reached over NVLink."""
-    names = [f for (_s, k), f in c.facts.items() if k == "gpu.name" and f.value]
-    if not names or not all(no_nvlink_hardware(str(v)) for v in [f.value for f in names] + c.structured.get("models_named", [])):
+    first = _every_gpu_named(c, no_nvlink_hardware)
+    if first is None:
         return  # (the sentences' other models too: "the same code works on our A100 server" names a host with NVLink)
     for (_s, k), f in c.facts.items():
         if k in _NVLINK_SEEN and f.value not in (None, False, 0, "NOT_SUPPORTED") \
                 or (k == "pair.path" and str(f.value).startswith("NV")):
             return
-    first = min(names, key=lambda f: f.line)
     c.add("host", "host.no_nvlink_hardware", True, first.line, severity="info",
           summary=f"{first.value} has no NVLink (nor has any GPU the text names): no NVLink, NVSwitch or NVLink multicast on this host")
 
@@ -185,10 +193,9 @@ def _geforce_pcie_p2p(c) -> None:
     """``host.geforce_pcie_p2p``: every GPU the text names (the tools' names and every model its sentences name) is a
     GeForce/TITAN card before Turing (gpus.geforce_with_pcie_p2p: GTX 10, 900, 700, TITAN X/Xp), whose stock driver
     gives PCIe peer access: the GeForce driver policy (no PCIe P2P, from Turing on) is not why a pair of them cannot talk."""
-    names = [f for (_s, k), f in c.facts.items() if k == "gpu.name" and f.value]
-    if not names or not all(geforce_with_pcie_p2p(str(v)) for v in [f.value for f in names] + c.structured.get("models_named", [])):
+    first = _every_gpu_named(c, geforce_with_pcie_p2p)
+    if first is None:
         return
-    first = min(names, key=lambda f: f.line)
     c.add("host", "host.geforce_pcie_p2p", True, first.line, severity="info",
           summary=f"{first.value} is a GeForce card before Turing (as is every GPU the text names): its stock driver gives "
                   "PCIe peer access; the GeForce P2P restriction began with Turing")
