@@ -312,6 +312,14 @@ Korean pages; GitHub threads of Asian AI labs' and GPU cloud and Kubernetes tool
 classes and kinds only and skipped every thread an earlier collection had checked; about 110 URLs checked, 5 cases.
 Judged blind with the session's rules then (benchmarks/results/eval-diagnosis-fresh52-blind-*.txt). Assigned by
 collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh51/), one case per thread.
+fresh53/: a fifty-fifth part, collected on 2026-11-30 (twenty-first session, third wave) by three helpers (cloud GPU
+providers' and HPC centres' documentation; PCIe switches, boards, BIOS options, platforms and virtualization; inference and
+training tools built on NCCL or CUDA IPC outside the most mined repositories), who reported a count, classes and kinds only
+and skipped every thread an earlier collection had checked; about 380 URLs checked, 24 cases, of which five AMD/ROCm
+reports (ROCm repositories, Radeon R9700 builds, IREE's HIP backend) were left out before sealing, by their source, as
+out of scope: 19. Judged blind with the session's rules then (benchmarks/results/eval-diagnosis-fresh53-blind-*.txt).
+Assigned by collection: every case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh52/), one case per
+thread.
 """
 
 from __future__ import annotations
@@ -321,9 +329,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47", "fresh48", "fresh49", "fresh50", "fresh51", "fresh52")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh52/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47", "fresh48", "fresh49", "fresh50", "fresh51", "fresh52")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47", "fresh48", "fresh49", "fresh50", "fresh51", "fresh52", "fresh53")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh53/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47", "fresh48", "fresh49", "fresh50", "fresh51", "fresh52", "fresh53")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
