@@ -96,3 +96,13 @@ def test_fabric_manager_running_doubts_the_not_running_entry(kb):
 ])
 def test_bandwidth_ceiling_in_words(text, slow):
     assert facts(text).get("symptom.slow") is slow
+
+
+@pytest.mark.parametrize("text,version", [
+    ("It seems related to the NCCL library, the current version of nvidia-nccl-cu12 is 2.21.5.", "2.21.5"),
+    ("3. NCCL version is 2.26.2 and PyTorch version is 2.7", "2.26.2"),
+    ("[pip3] nvidia-nccl-cu12==2.20.5", "2.20.5"),
+    ("NCCL 2.18.3 hangs", "2.18.3"),
+])
+def test_nccl_version_in_words(text, version):
+    assert facts(text).get("nccl.version") == version

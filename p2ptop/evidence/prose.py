@@ -932,7 +932,10 @@ _DRIVER_WORD = _rx(r"\bdrivers?\b|驱动")
 #: (also as pip pins it, PyTorch's collect_env "[pip3] nvidia-nccl-cu12==2.21.5", and vLLM's "vLLM is using nccl==2.21.5";
 #: as the package managers list it: pip list's "nvidia-nccl-cu12   2.20.5", dpkg -l's "libnccl2   2.18.3-1+cuda12.2",
 #: rpm -qa's "libnccl-2.21.5-1+cuda12.4.x86_64"; and torch.cuda.nccl.version()'s tuple "(2, 19, 3)" printed after the call)
-_NCCL_VERSION = _rx(r"(?:nccl(?: version)?\s*[:=]{0,2}\s*v?|nvidia-nccl-cu\d+\s*(?:==\s*|[ \t]+)|\blibnccl(?:2|-dev)?[ \t-]+)(2\.\d{1,2}\.\d{1,2})\b")
+#: NCCL's version as people write it: "NCCL 2.18.3", "nccl version: 2.21.5", "nvidia-nccl-cu12==2.20.5", "libnccl2 2.19.3",
+#: "NCCL version is 2.26.2", "the current version of nvidia-nccl-cu12 is 2.21.5"
+_NCCL_VERSION = _rx(r"(?:nccl(?: version)?\s*[:=]{0,2}\s*v?|nvidia-nccl-cu\d+\s*(?:==\s*|[ \t]+)|\blibnccl(?:2|-dev)?[ \t-]+|"
+                    r"(?:nccl|nvidia-nccl-cu\d+)(?: library)?(?: version)? (?:is|was) v?)(2\.\d{1,2}\.\d{1,2})\b")
 _NCCL_VERSION_TUPLE = _rx(r"\bnccl\.version\(\)\W{0,4}\s*\((2),\s*(\d{1,2}),\s*(\d{1,2})\)")
 _CUDA_VERSION = _rx(r"(?:cuda(?: toolkit| runtime| version)?\s*[:=]?\s*v?|\+cu)(1[0-3])\.?(\d)(?:\.\d+)?\b")
 #: the IOMMU said to be on / off / in passthrough, in words or as the kernel parameters people quote (kernel
