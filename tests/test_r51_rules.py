@@ -106,3 +106,26 @@ def test_bandwidth_ceiling_in_words(text, slow):
 ])
 def test_nccl_version_in_words(text, version):
     assert facts(text).get("nccl.version") == version
+
+
+Q_BAR1 = ("lazychaser@lazychaser:~$ nvidia-smi -q | grep -i bar -A 3\n    BAR1 Memory Usage\n"
+          "        Total                                          : 256 MiB\n"
+          "        Used                                           : 1 MiB\n"
+          "        Free                                           : 255 MiB\n")
+DCGM_LINKS = ("dcgmi nvlink --link-status\n+----------------------+\n|  NvLink Link Status  |\n+----------------------+\nGPUs:\n"
+              "    gpuId 0:\n        D D D D D D D D D D D D D D D D D D\n    gpuId 1:\n        U U U U U U U U U U U U U U U U U U\n"
+              "NvSwitches:\n    No NvSwitches found.\n\nKey: Up=U, Down=D, Disabled=X, Not Supported=_\n")
+
+
+def _subject_facts(text):
+    return {(f.subject, k): v for f in read_text(text).findings for k, v in f.facts.items()}
+
+
+@pytest.mark.parametrize("text,key,subject", [(Q_BAR1, "gpu.bar1_mb", None), (DCGM_LINKS, "gpu.nvlink_down", "gpu:0")])
+def test_tool_output_that_lost_its_line_breaks_reads_as_written(text, key, subject):
+    # nvidia-smi -q's fields and section titles start lines again, with their indent (by which -q nests its sections);
+    # dcgmi's link letters are read on their "gpuId N:" line too
+    written, folded = _subject_facts(text), _subject_facts(text.replace("\n", " "))
+    got_w = {k: v for k, v in written.items() if k[1] == key and (subject is None or k[0] == subject)}
+    got_f = {k: v for k, v in folded.items() if k[1] == key and (subject is None or k[0] == subject)}
+    assert got_w and got_w == got_f

@@ -79,7 +79,8 @@ def _nvlink_counter_key(name: str) -> str:
 
 #: ``dcgmi nvlink --link-status`` (or ``-s``): "gpuId 0:" then one letter a link, "Key: Up=U, Down=D, Disabled=X,
 #: Not Supported=_" (DCGM's dcgmi/Nvlink.cpp); NVSwitches as "physicalId N:" under "NvSwitches:"
-_DCGM_LINK_OWNER = re.compile(r"^(gpuId|physicalId)\s+(\d+)\s*:\s*$")
+_DCGM_LINK_OWNER = re.compile(r"^(gpuId|physicalId)\s+(\d+)\s*:\s*((?:[UDX_]\s*)*)$")  # (the letters on its line: a paste
+#: that lost its line breaks, relined at "gpuId N:")
 _DCGM_LINK_STATES = re.compile(r"^(?:[UDX_]\s*)+$")
 
 
@@ -94,7 +95,7 @@ def parse_dcgm_link_status(c: Collector) -> bool:
         m = _DCGM_LINK_OWNER.match(line.strip())
         if not m:
             continue
-        states: list[str] = []
+        states: list[str] = m.group(3).split()
         k = no
         while k < len(lines) and _DCGM_LINK_STATES.match(lines[k].strip() or "-"):  # the letters may wrap
             states += lines[k].split()

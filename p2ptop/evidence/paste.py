@@ -101,6 +101,14 @@ def _head(text: str) -> list[str]:
 #: PyTorch's "[rank0]:", Python's traceback, dmesg's "[  12.345678]" clock, the CUDA samples' "Device=0 CAN Access Peer",
 #: "Device: 0, ...", "Unidirectional P2P=Enabled ..." and "D\D" rows, nccl-tests' "#  Rank  0 ..." heads and table rows,
 #: vLLM's "INFO 05-08 21:28:45", nvidia-smi's "Legend:", dcgmi's "gpuId 0:"
+#: section titles of ``nvidia-smi -q`` that a grep'd excerpt ("nvidia-smi -q | grep -A3 BAR1") may hold without its GPU
+#: header; "Fabric" (State, Status) is what fact_roles.NEXT_COMMAND asks for with `nvidia-smi -q | grep -i -A3 fabric`, so
+#: its answer must be readable (smi.parse_q_text reads them; reline restores their lines)
+Q_SECTIONS = ("BAR1 Memory Usage", "GPU Link Info", "PCIe Generation", "Link Width", "MIG Mode", "GPU Virtualization Mode",
+              "Fabric")
+#: where ``nvidia-smi -q`` starts a line: a section title, or a field, "Key" padded to the tool's column then " : "
+#: ("        Total                             : 256 MiB"): -q nests its sections by indent, which reline keeps
+_Q_LINE = r"(?:" + "|".join(map(re.escape, Q_SECTIONS)) + r")(?=\s{2})|[A-Z][A-Za-z0-9()/.+-]*(?: [A-Za-z0-9()/.+-]+){0,6} {2,}: "
 _LINE_STARTS = re.compile(
     r"\s+(?=[\w.-]+:\d+:\d+ \[\d+\] (?:[\w/.-]+:\d+ )?(?:NCCL )?(?:INFO|WARN|ERROR|TRACE)\b|\[rank\d+\]:|Traceback \(most recent call last\):|"
     r"File \"[^\"\n]{1,300}\", line \d+|\[\s*\d+\.\d{6}\]\s|Device=\d+ CAN(?:NOT)? Access Peer Device=\d+|Device: \d+, |"
@@ -113,7 +121,10 @@ _LINE_STARTS = re.compile(
     # nvidia-smi -L's "GPU 0: NVIDIA A100 (UUID: ...)", lspci's device heads and the fields of -v/-vv, NCCL's "Last error:"
     r"GPU \d+: [^()\n]{3,80}\(UUID: |(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.\d (?:VGA compatible|3D|PCI bridge|Bridge|"
     r"Infiniband|Ethernet|Non-Volatile)|(?:Subsystem|Flags|Capabilities|Kernel driver in use|LnkCap|LnkSta|LnkCtl|ACSCap|ACSCtl):|"
-    r"Memory at [0-9a-f]+ |BAR \d+: current size|Last error:)")
+    r"Memory at [0-9a-f]+ |BAR \d+: current size|Last error:|"
+    # dcgmi nvlink --link-status: its heads; nvtop's device lines ("Device 0 [GeForce GTX 1080 Ti] PCIe GEN 3@16x")
+    r"GPUs:\s|NvSwitches:\s|Key: Up=|Device \d+ \[[^\]\n]{3,80}\] PCIe GEN|"
+    r"(?P<q>" + _Q_LINE + r"))")
 #: a markdown code fence inside a line that lost its breaks ("main() ``` torch.distributed..."): a line of its own again
 _INLINE_FENCE = re.compile(r"[ \t]*```([\w+-]*)[ \t]+")
 RELINE_AVG = 150  # a text whose lines average more characters than this may have lost its line breaks
@@ -138,6 +149,12 @@ def _matrix_rows(line: str) -> str:
     return "\n".join(rows + ([" ".join(t[i:])] if i < len(t) else []))
 
 
+def _line_break(m: re.Match) -> str:
+    """A line break where a program starts a line; nvidia-smi -q's lines keep their indent (the spaces the lost break
+    left, less the one that stood for it), by which -q nests its sections."""
+    return "\n" + m.group(0)[1:] if m.group("q") else "\n"
+
+
 def reline(text: str) -> str:
     """A paste whose line breaks were lost (a chat, a forum mirror or a copy from a web page joined the lines with
     spaces) with a line break again before every place where a program starts a line of its own (``_LINE_STARTS``),
@@ -150,7 +167,7 @@ def reline(text: str) -> str:
             starts = _LINE_STARTS.findall(line, 0, 200000)
             if len(starts) >= RELINE_MIN_STARTS:
                 line = _INLINE_FENCE.sub(lambda m: "\n```" + m.group(1) + "\n", line)
-                line = "\n".join(_matrix_rows(part) for part in _LINE_STARTS.sub("\n", line).split("\n"))
+                line = "\n".join(_matrix_rows(part) for part in _LINE_STARTS.sub(_line_break, line).split("\n"))
         out.append(line)
     return "\n".join(out)
 

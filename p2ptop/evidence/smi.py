@@ -18,7 +18,7 @@ import re
 from typing import Any, Optional
 
 from .gpus import classify, no_nvlink_hardware, nvswitch_board_note
-from .paste import Collector, norm_bus
+from .paste import Q_SECTIONS, Collector, norm_bus
 
 _VERSIONS = re.compile(r"(?:Driver Version|KMD Version)\s*:\s*(\d+\.\d+(?:\.\d+)?)|(?:CUDA Version|CUDA UMD Version)\s*:\s*(\d+\.\d+)")
 #: a GPU row of the table (multi-line: a search finds one anywhere in a paste; its rows alone, without the title or the
@@ -177,11 +177,7 @@ def parse_xml(c: Collector) -> bool:
     return True
 
 
-#: section titles of ``nvidia-smi -q`` that a grep'd paste ("nvidia-smi -q | grep -A3 BAR1") keeps without its GPU header
-#: sections of nvidia-smi -q that a grep'd excerpt may hold without its GPU header; "Fabric" (State, Status) is what
-#: fact_roles.NEXT_COMMAND asks for with `nvidia-smi -q | grep -i -A3 fabric`, so its answer must be readable
-_Q_SECTIONS = ("BAR1 Memory Usage", "GPU Link Info", "PCIe Generation", "Link Width", "MIG Mode", "GPU Virtualization Mode",
-               "Fabric")
+_Q_SECTIONS = Q_SECTIONS  # (paste.py: its reline restores their lines too)
 
 
 def parse_q_text(c: Collector) -> bool:
