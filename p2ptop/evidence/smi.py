@@ -177,14 +177,13 @@ def parse_xml(c: Collector) -> bool:
     return True
 
 
-_Q_SECTIONS = Q_SECTIONS  # (paste.py: its reline restores their lines too)
 
 
 def parse_q_text(c: Collector) -> bool:
     """``nvidia-smi -q`` as text: "Attached GPUs", "GPU 00000000:3B:00.0" sections of "Key : Value"; also a grep'd
     excerpt without the GPU headers, where grep's "--" separator or the same field met again starts the next GPU."""
     text = c.paste.text
-    if not any(k in text for k in ("Attached GPUs", "Product Name", "GPU UUID") + _Q_SECTIONS):
+    if not any(k in text for k in ("Attached GPUs", "Product Name", "GPU UUID") + Q_SECTIONS):
         return False
     gpus: list[dict[str, Any]] = []
     host: dict[str, Any] = {}
@@ -218,7 +217,7 @@ def parse_q_text(c: Collector) -> bool:
         titles = [t for _, t in section]
         if cur is None and (k in ("Product Name", "GPU UUID", "Minor Number", "Virtualization Mode", "Product Architecture",
                                   "Performance State")
-                            or any(t in _Q_SECTIONS for t in titles)):
+                            or any(t in Q_SECTIONS for t in titles)):
             cur = {"bus_id": None, "_line": no, "_lines": {}}  # a GPU section whose header the paste cut off
             gpus.append(cur)
         if k == "Attached GPUs" and _int(v):
