@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from itertools import accumulate
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any, Callable, Optional
 
 from ..findings import Finding
@@ -97,10 +97,6 @@ def _head(text: str) -> list[str]:
     return [line for line in text[:HEAD_CHECK].split("\n") if line.strip()]
 
 
-#: where programs start a line of their own, and nothing else does: NCCL's "host:pid:tid [dev] NCCL INFO" prefix,
-#: PyTorch's "[rank0]:", Python's traceback, dmesg's "[  12.345678]" clock, the CUDA samples' "Device=0 CAN Access Peer",
-#: "Device: 0, ...", "Unidirectional P2P=Enabled ..." and "D\D" rows, nccl-tests' "#  Rank  0 ..." heads and table rows,
-#: vLLM's "INFO 05-08 21:28:45", nvidia-smi's "Legend:", dcgmi's "gpuId 0:"
 #: section titles of ``nvidia-smi -q`` that a grep'd excerpt ("nvidia-smi -q | grep -A3 BAR1") may hold without its GPU
 #: header; "Fabric" (State, Status) is what fact_roles.NEXT_COMMAND asks for with `nvidia-smi -q | grep -i -A3 fabric`, so
 #: its answer must be readable (smi.parse_q_text reads them; reline restores their lines)
@@ -109,6 +105,10 @@ Q_SECTIONS = ("BAR1 Memory Usage", "GPU Link Info", "PCIe Generation", "Link Wid
 #: where ``nvidia-smi -q`` starts a line: a section title, or a field, "Key" padded to the tool's column then " : "
 #: ("        Total                             : 256 MiB"): -q nests its sections by indent, which reline keeps
 _Q_LINE = r"(?:" + "|".join(map(re.escape, Q_SECTIONS)) + r")(?=\s{2})|[A-Z][A-Za-z0-9()/.+-]*(?: [A-Za-z0-9()/.+-]+){0,6} {2,}: "
+#: where programs start a line of their own, and nothing else does: NCCL's "host:pid:tid [dev] NCCL INFO" prefix,
+#: PyTorch's "[rank0]:", Python's traceback, dmesg's "[  12.345678]" clock, the CUDA samples' "Device=0 CAN Access Peer",
+#: "Device: 0, ...", "Unidirectional P2P=Enabled ..." and "D\D" rows, nccl-tests' "#  Rank  0 ..." heads and table rows,
+#: vLLM's "INFO 05-08 21:28:45", nvidia-smi's "Legend:", dcgmi's "gpuId 0:"
 _LINE_STARTS = re.compile(
     r"\s+(?=[\w.-]+:\d+:\d+ \[\d+\] (?:[\w/.-]+:\d+ )?(?:NCCL )?(?:INFO|WARN|ERROR|TRACE)\b|\[rank\d+\]:|Traceback \(most recent call last\):|"
     r"File \"[^\"\n]{1,300}\", line \d+|\[\s*\d+\.\d{6}\]\s|Device=\d+ CAN(?:NOT)? Access Peer Device=\d+|Device: \d+, |"
@@ -164,8 +164,8 @@ def reline(text: str) -> str:
     out = []
     for line in text.split("\n"):
         if len(line) > RELINE_AVG:
-            starts = _LINE_STARTS.findall(line, 0, 200000)
-            if len(starts) >= RELINE_MIN_STARTS:
+            starts = sum(1 for _ in _LINE_STARTS.finditer(line, 0, 200000))
+            if starts >= RELINE_MIN_STARTS:
                 line = _INLINE_FENCE.sub(lambda m: "\n```" + m.group(1) + "\n", line)
                 line = "\n".join(_matrix_rows(part) for part in _LINE_STARTS.sub(_line_break, line).split("\n"))
         out.append(line)

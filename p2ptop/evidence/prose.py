@@ -62,11 +62,11 @@ import re
 from itertools import islice
 from typing import Optional
 
+from ..knowledge.regex_safety import LiteralGate
 from . import nccl, nccl_tests, smi, tools
 from .gpus import EIGHT_GPU_BOARD_MACHINE, MODEL_IN_PROSE, classify, count_of, nvswitch_board_note
 from .launch import gpus_said
 from .nccl import BENIGN_WARN
-from ..knowledge.regex_safety import LiteralGate
 from .paste import GPU_TOOLS, SAMPLE_HEAD, SAMPLE_TAIL, Collector, Paste
 
 
@@ -550,7 +550,7 @@ _PART = (r"(?:(?:the\s+|to\s+(?:the\s+)?(?:latest|newer|older|new|an?\s+(?:newer
          r"(?:the\s+|to\s+(?:the\s+)?(?:(?:latest|newer|older|new)\s+)?|our\s+|my\s+)?(" + _FRAMEWORK + r")\b)")
 #: the rest of a sentence that says the change brought the trouble ("..., after upgrading the driver it doesn't work
 #: anymore / it hangs / no longer works"): what worked is the state before the change
-_TROUBLE_AFTER = re.compile(r"\b(?:does\s*n[o']?t|do\s*n[o']?t|did\s*n[o']?t|is\s*n[o']?t|no longer|stopped)\s+(?:\w+\s+)?work\w*|"
+_TROUBLE_AFTER = _rx(r"\b(?:does\s*n[o']?t|do\s*n[o']?t|did\s*n[o']?t|is\s*n[o']?t|no longer|stopped)\s+(?:\w+\s+)?work\w*|"
                             r"\b(?<!no longer )(?<!not )(?<!never )(?:breaks?|broke|fails?|failed|hangs?|hung|stuck|crash\w*)\b(?!\s+(?:before|earlier|previously))")
 
 

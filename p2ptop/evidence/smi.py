@@ -177,8 +177,6 @@ def parse_xml(c: Collector) -> bool:
     return True
 
 
-
-
 def parse_q_text(c: Collector) -> bool:
     """``nvidia-smi -q`` as text: "Attached GPUs", "GPU 00000000:3B:00.0" sections of "Key : Value"; also a grep'd
     excerpt without the GPU headers, where grep's "--" separator or the same field met again starts the next GPU."""

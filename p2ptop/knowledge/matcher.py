@@ -24,10 +24,10 @@ hold, different classes first (``ranked``), and each names one next command (``g
 from __future__ import annotations
 
 import bisect
-from itertools import accumulate
 import functools
 import re
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any, Iterable, Optional
 
 from ..findings import SHM_TRANSPORT_FACTS, Finding
