@@ -78,6 +78,7 @@ FACT_KEYS: dict[str, str] = {
     "host.iommu_active": "True when an IOMMU translates DMA (sysfs iommu groups, not passthrough)",
     "host.iommu_passthrough": "True when iommu=pt or the default domain is identity",
     "host.acs_redirect": "True when a bridge between a GPU and its root port has ACS P2P redirect on",
+    "host.acs_enabled": "True when a bridge's ACS Control has any bit on (lspci ACSCtl 'SrcValid+' included), redirect or not",
     "host.virtualized": "True inside a VM (hypervisor flag or GPU virtualization mode)",
     "host.hypervisor": "name of the hypervisor where known",
     "host.container": "container runtime name (docker, podman, kubernetes, ...) or absent",

@@ -507,7 +507,7 @@ HOST_FACT_TYPES: dict[str, Any] = {
         "host.hypervisor", "host.container", "host.fabric_manager", "host.fabric_manager_version", "host.xid_codes",
         "host.cupy", "host.cupy_cuda_runtime")},
     **{name: int for name in ("host.driver_major", "host.shm_mb", "host.nvswitch_pci_count", "host.xid_latest", "host.dma_remap_peer_mmio")},
-    **{name: bool for name in ("host.acs_redirect", "host.hypervisor_flag", "host.iommu_active", "host.iommu_passthrough",
+    **{name: bool for name in ("host.acs_redirect", "host.acs_enabled", "host.hypervisor_flag", "host.iommu_active", "host.iommu_passthrough",
                                "host.nvidia_peermem", "host.virtualized")},
     "host.gpu_bdfs": [str], "host.iommu_units": [str],
     "host.nvidia_params": {str: object}, "host.iommu_gpu_domains": {str: object},

@@ -166,8 +166,9 @@ def test_lspci_acs_redirect_and_acs_off():
     ev = read_text(paste("lspci-plx-acs-redirect.txt"))
     fb = ev.facts_by_subject()["host"]
     assert fb["host.acs_redirect"] is True and ev.evidence_for("host", "host.acs_redirect")[0].startswith("line 2 ")
-    fb = facts((KB_LOGS / "nccl-606-acs-off.log").read_text())["host"]
-    assert fb["host.acs_redirect"] is False
+    fb = facts((KB_LOGS / "nccl-606-acsctl-srcvalid.log").read_text())["host"]
+    assert fb["host.acs_redirect"] is False  # SrcValid+ alone: ACS on (host.acs_enabled), no redirect
+    assert fb["host.acs_enabled"] is True
 
 
 def test_lspci_link_below_capability_on_a_gpu():

@@ -113,11 +113,14 @@ CASES = json.load(open(os.path.join(LOGS, "index.json"), encoding="utf-8"))
 def test_real_logs_match_the_expected_entry_first(case):
     with open(os.path.join(LOGS, case["file"]), encoding="utf-8") as f:
         text = f.read()
-    ranked = [m.entry.id for m in match(KB, text, example_findings({"facts": case.get("facts")}))]
+    ms = match(KB, text, example_findings({"facts": case.get("facts")}))
+    ranked = [m.entry.id for m in ms]
     if case["expect"] is None:
         assert ranked == []
     else:
         assert ranked[:1] == [case["expect"]], ranked[:3]
+        if "confidence" in case:
+            assert ms[0].confidence == case["confidence"]
 
 
 def test_load_kb_reads_the_user_dir_and_extra_dirs_later_ones_override(tmp_path, monkeypatch):

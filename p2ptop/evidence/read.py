@@ -351,7 +351,7 @@ def read_text(text: str, host_links: Optional[Callable[[str, str], Optional[tupl
     except Exception as exc:  # noqa: BLE001
         failed.append(f"derive: {type(exc).__name__}: {exc}")
     gpu_related = bool(set(c.kinds) - {"prose"}) or any(
-        f.facts and next(iter(f.facts)).startswith(("error.", "gpu.", "nccl.", "p2p.", "pair.", "host.acs_redirect",
+        f.facts and next(iter(f.facts)).startswith(("error.", "gpu.", "nccl.", "p2p.", "pair.", "host.acs_",
                                                      "symptom.gpus_missing", "symptom.no_cuda_device") + SHM_TRANSPORT_FACTS)
         for f in c.findings)
     if not gpu_related:

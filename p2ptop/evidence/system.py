@@ -1,7 +1,9 @@
 """``lspci -vvv`` and the kernel log (``dmesg``, ``journalctl -k``).
 
 lspci facts: host.acs_redirect (a bridge with ``ReqRedir+`` or ``CmpltRedir+`` in ACSCtl, or an ACS
-Control register read with ``setpci`` whose redirect bits are set), host.acs_redirect_bridges,
+Control register read with ``setpci`` whose redirect bits are set), host.acs_redirect_bridges, host.acs_enabled (any
+ACS control bit on at a bridge, ``SrcValid+`` alone included: NCCL's troubleshooting guide, "PCI Access Control
+Services (ACS)", tells its readers to run ``lspci -vvv | grep ACSCtl`` and reads "SrcValid+" as "ACS might be enabled"),
 gpu.pcie_gen_cur/max and gpu.pcie_width_cur/max of NVIDIA functions (LnkSta / LnkCap), gpu.bar1_mb of
 NVIDIA display functions (their BAR1: the Resizable BAR capability's "BAR 1: current size", also as lines grepped out
 of their block in NVIDIA's layout, ``Region 1`` of ``lspci -vv`` or the first 64-bit prefetchable
@@ -50,6 +52,9 @@ _REBAR = re.compile(r"^BAR (\d): current size: (\d+)\s*([KMGT])i?B, supported:",
 _SETPCI_ACS = re.compile(r"setpci\b.*?(?:\bf2a\b|ECAP_ACS\s*\+\s*(?:0x)?6\b|ECAP0?0?0?d\s*\+\s*(?:0x)?6\b)(?:\.w)?(?!\s*=)", re.I)
 _SETPCI_VALUE = re.compile(r"^(?:(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s*(?:@\S+\s*)?=?\s*)?([0-9a-fA-F]{4})$")
 ACS_REDIRECT_BITS = 0x4 | 0x8
+#: an ACS control bit lspci prints as on ("SrcValid+", "ReqRedir+" ...; pciutils ls-ecaps.c cap_acs prints each of
+#: SrcValid TransBlk ReqRedir CmpltRedir UpstreamFwd EgressCtrl DirectTrans with "+" or "-")
+_ACS_BIT_ON = re.compile(r"\b(?:SrcValid|TransBlk|ReqRedir|CmpltRedir|UpstreamFwd|EgressCtrl|DirectTrans)\+")
 _XID = re.compile(r"NVRM: Xid \((?:PCI:)?([0-9a-fA-F:.]+)\):\s*(\d+)")
 #: GKE's GPU health checker (container-engine-accelerators pkg/gpu/nvidia/health_check/health_checker.go): the Xid it adds as
 #: the node condition ("XIDCritialError Condition not exists, adding:%!(EXTRA uint64=79)", its own misspelling and a Go format
@@ -125,6 +130,8 @@ def parse_setpci_acs(c: Collector) -> bool:
                       f"({len(on)} of {len(values)} bridges): PCIe P2P goes up through the root complex")
     else:
         c.add("host", "host.acs_redirect", False, values[0][1], severity="ok")
+    any_on = [(v, no) for v, no in values if v & 0x7f]  # the seven control bits, Source Validation (bit 0) first
+    c.add("host", "host.acs_enabled", bool(any_on), (any_on or values)[0][1], severity="info" if any_on else "ok")
     return True
 
 
@@ -154,6 +161,7 @@ def parse_lspci(c: Collector) -> bool:
     c.tool("lspci", c.paste.first_line("ACSCtl", "LnkSta", "LnkCap", "Memory at"))
     bridges_redirect: list[tuple[str, int]] = []
     acs_seen = 0
+    bridges_acs_on: list[tuple[str, int]] = []
     degraded: list[dict[str, Any]] = []
     nv_funcs: list[dict[str, Any]] = []
     cur: Optional[dict[str, Any]] = None
@@ -187,8 +195,11 @@ def parse_lspci(c: Collector) -> bool:
             continue
         if "ACSCtl" in s:  # also in a block whose header the paste cut off, or quoted in a sentence
             acs_seen += 1
+            where = cur["bdf"] if cur else "(bridge above the paste)"
             if "ReqRedir+" in s or "CmpltRedir+" in s:
-                bridges_redirect.append((cur["bdf"] if cur else "(bridge above the paste)", no))
+                bridges_redirect.append((where, no))
+            if _ACS_BIT_ON.search(s):
+                bridges_acs_on.append((where, no))
             continue
         if cur is None:
             continue
@@ -210,6 +221,15 @@ def parse_lspci(c: Collector) -> bool:
     elif acs_seen:
         first = next((no for no, l in enumerate(c.paste.lines, 1) if "ACSCtl" in l), 1)
         c.add("host", "host.acs_redirect", False, first, severity="ok")
+    if bridges_acs_on:
+        where, line = bridges_acs_on[0]
+        c.add("host", "host.acs_enabled", True, line, severity="problem" if bridges_redirect else "info",
+              summary=f"ACS control bits on at {len(bridges_acs_on)} of {acs_seen} bridge(s), first {where}"
+                      + ("" if bridges_redirect else " (redirect bits off; NCCL's troubleshooting guide reads SrcValid+ as "
+                                                   "'ACS might be enabled': the full lspci -vvv of the bridges above the GPUs decides)"))
+    elif acs_seen:
+        c.add("host", "host.acs_enabled", False, bridges_redirect[0][1] if bridges_redirect else
+              next((no for no, l in enumerate(c.paste.lines, 1) if "ACSCtl" in l), 1), severity="ok")
     if not nv_funcs and 1 in loose_rebar and loose_rebar.get(0, (0,))[0] == 16 and 3 in loose_rebar:
         # Resizable BAR lines without their device's header, in NVIDIA's layout (16 MB registers at BAR 0, BAR 3)
         nv_funcs.append({"bdf": "", "desc": "", "line": loose_rebar[1][1], "bar1": loose_rebar[1]})

@@ -295,13 +295,62 @@ def parse_nccl_xml(c: Collector) -> bool:
     return True
 
 
+#: one pair's cell written out on a line of its own, as people retell a topo matrix ("GPU0 ↔ GPU1 : NS (Not
+#: Supported)", "GPU0 <-> GPU1: NV12", "GPU1 - GPU3 = PHB"): two GPUs, then one code of nvidia-smi's legends, the
+#: path legend of topo -m (NV#, PIX, PXB, PHB, NODE, SYS, SOC) or the status legend of topo -p2p (OK, CNS, GNS, TNS,
+#: NS, DR, U; whose capability, read/write/nvlink/atomics/pci, the command above the lines says, as for a matrix).
+#: The two legends share no code; the codes are nvidia-smi's upper-case spellings, matched as written. Joined by a
+#: word or a dash ("GPU0 and GPU1", "GPU0 - GPU1"), the pair must be followed by ":" or "=", so that a sentence
+#: ("GPU0 and GPU1 OK") is not read as a cell.
+_PAIR_LINE = re.compile(r"^\W{0,4}GPU ?(\d{1,2})\s*(?:(?:↔|⟷|<->|<-->|<=>|->)\s*GPU ?(\d{1,2})\s*[:=]?|"
+                        r"(?:-|–|—|/|&|\band\b|\bto\b)\s*GPU ?(\d{1,2})\s*[:=])\s*[`'\"]?"
+                        r"(OK|CNS|GNS|TNS|NS|DR|U|NV\d{1,2}|PIX|PXB|PHB|NODE|SYS|SOC)[`'\"]?(?:\s*\(|\s*$|\s*[,.;]|\s+[-–—]\s)")
+
+
+def _pair_lines(c: Collector) -> bool:
+    """Pairs retold a line each (``_PAIR_LINE``), where the paste holds no matrix: their path or P2P status as a matrix
+    cell of the same code would give it."""
+    found = False
+    kinds = set()
+    for no, line in enumerate(c.paste.lines, 1):
+        if "GPU" not in line:
+            continue
+        m = _PAIR_LINE.match(line)
+        if not m:
+            continue
+        a, b, code = int(m.group(1)), int(m.group(2) or m.group(3)), m.group(4)
+        if a == b:
+            continue
+        subj = pair_subject(a, b)
+        kinds.add("nvidia-smi-topo-p2p" if code in P2P_CODES else "nvidia-smi-topo")
+        if code in P2P_CODES:
+            cap = _cap_for(c, no) or "read"
+            found = c.add(subj, f"p2p.{cap}", P2P_CODES[code], no, severity="ok" if code == "OK" else "problem",
+                          summary=f"GPU{a} -> GPU{b}: P2P {cap} {code} ({P2P_CODES[code]}), as the text retells it") or found
+        else:
+            cls = "SYS" if code == "SOC" else code
+            if c.add(subj, "pair.path", cls, no, summary=f"GPU{a} <-> GPU{b}: {cls}, as the text retells it"):
+                found = True
+                nv = _NV.match(cls)
+                if nv:
+                    c.add(subj, "pair.nvlink_count", int(nv.group(1)), no)
+                c.add(subj, "pair.cross_socket", cls == "SYS", no)
+    if found:
+        for k in sorted(kinds):
+            c.kind(k)
+        c.tool("nvidia-smi-topo", next(no for no, l in enumerate(c.paste.lines, 1) if _PAIR_LINE.match(l)))
+    return found
+
+
 def parse(c: Collector) -> bool:
     xml = parse_nccl_xml(c)
-    if "GPU0" not in c.paste.text:
+    if "GPU" not in c.paste.text:
         return xml
+    if "GPU0" not in c.paste.text:
+        return _pair_lines(c) or xml
     mats = read_matrices(c)
     if not mats:
-        return xml
+        return _pair_lines(c) or xml
     topo = TopoPaste()
     found = False
     for m in mats:

@@ -1322,6 +1322,7 @@ def _hits(kb, log: Log, facts: Facts):
 
 
 _GPU_FACTS = ("gpu.", "p2p.", "pair.", "nccl.", "error.", "bench.", "tool.", "host.gpu_count", "host.xid", "host.nvswitch",
+              "host.acs_",  # ACS Control read at the bridges (lspci's ACSCtl, setpci): NCCL's own check for P2P trouble
               *SHM_TRANSPORT_FACTS)
 
 

@@ -118,6 +118,7 @@ FACT_TERMS: tuple[tuple[str, Any, tuple[str, ...]], ...] = (
     ("host.split_across_containers", True, ("ipc", "_ipc", "namespac", "process")),
     ("host.nvswitch_present", True, ("_nvswitch",)),
     ("host.acs_redirect", True, ("_acs",)),
+    ("host.acs_enabled", True, ("_acs",)),
     ("host.iommu_fault", True, ("_acs",)),
     ("gpu.bar1_mb", None, ("_bar",)),
     ("pair.cross_socket", True, ("socket", "sys", "_topo")),

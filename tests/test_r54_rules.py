@@ -1,0 +1,104 @@
+"""Rules of the twenty-second round (issue 22): each from a tool's or a document's own words, not from one case.
+
+- lspci's ACSCtl with some control bit on and the redirect bits off ("SrcValid+" alone): NCCL's troubleshooting guide,
+  "PCI Access Control Services (ACS)", has its readers run ``sudo lspci -vvv | grep ACSCtl`` and says: 'If lines show
+  "SrcValid+", then ACS might be enabled'. The paste is read as host.acs_enabled (not as a redirect): the ACS entry is a
+  candidate on it, unsure, with the redirect bits against it; ACSCtl with every bit off says ACS is off.
+- a topo pair retold a line each ("GPU0 ↔ GPU1 : NS (Not Supported)", "GPU1 - GPU3 = PHB"): the code of nvidia-smi's
+  legends read as the matrix cell would be.
+"""
+
+from __future__ import annotations
+
+from p2ptop.commands.explain import explain
+from p2ptop.evidence.read import read_text
+from p2ptop.knowledge import load_kb
+
+KB = load_kb()
+
+
+def facts(text: str) -> dict:
+    out = {}
+    for f in read_text(text).findings:
+        for k, v in f.facts.items():
+            out.setdefault((f.subject, k), v)
+    return out
+
+
+ACS_SRCVALID = """$ sudo lspci -vvv | grep ACSCtl
+                ACSCtl: SrcValid+ TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-
+                ACSCtl: SrcValid+ TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-
+                ACSCtl: SrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-
+"""
+ACS_OFF = ACS_SRCVALID.replace("SrcValid+", "SrcValid-")
+ACS_REDIRECT = ACS_SRCVALID.replace("ReqRedir-", "ReqRedir+", 1)
+
+
+def answer(text: str):
+    return [m for m, _ in explain(KB, text, [], None)]
+
+
+def test_srcvalid_alone_is_acs_on_not_redirect():
+    f = facts(ACS_SRCVALID)
+    assert f[("host", "host.acs_enabled")] is True
+    assert f[("host", "host.acs_redirect")] is False
+
+
+def test_acsctl_all_off_is_acs_off():
+    f = facts(ACS_OFF)
+    assert f[("host", "host.acs_enabled")] is False
+    assert f[("host", "host.acs_redirect")] is False
+
+
+def test_redirect_bit_is_both():
+    f = facts(ACS_REDIRECT)
+    assert f[("host", "host.acs_enabled")] is True
+    assert f[("host", "host.acs_redirect")] is True
+
+
+def test_setpci_source_validation_only():
+    f = facts("$ sudo setpci -s 00:01.1 ECAP_ACS+0x6.w\n0001\n")
+    assert f[("host", "host.acs_enabled")] is True
+    assert f[("host", "host.acs_redirect")] is False
+    f = facts("$ sudo setpci -s 00:01.1 ECAP_ACS+0x6.w\n0000\n")
+    assert f[("host", "host.acs_enabled")] is False
+
+
+def test_srcvalid_paste_gives_the_acs_entry_as_an_unsure_candidate():
+    ms = answer(ACS_SRCVALID)
+    assert ms, "a pasted ACSCtl with SrcValid+ is evidence: never an empty answer"
+    assert ms[0].entry.failure_class == "iommu_acs_p2p_broken"
+    assert all(m.confidence == "unsure" for m in ms)  # no symptom: a lead, never likely or possible
+    assert any("against" in r and "host.acs_redirect = False" in r for r in ms[0].reasons)
+
+
+def test_acs_off_paste_offers_no_acs_entry():
+    assert not any(m.entry.failure_class == "iommu_acs_p2p_broken" for m in answer(ACS_OFF))
+
+
+def test_pair_lines_read_as_cells():
+    f = facts("nvidia-smi topo -p2p r\nGPU0 <-> GPU1: CNS\nGPU0 ↔ GPU2 : OK\nGPU1 - GPU2 = SOC\nGPU2 to GPU3: NV12\n")
+    assert f[("pair:0-1", "p2p.read")] == "CHIPSET_NOT_SUPPORTED"
+    assert f[("pair:0-2", "p2p.read")] == "OK"
+    assert f[("pair:1-2", "pair.path")] == "SYS"
+    assert f[("pair:2-3", "pair.path")] == "NV12" and f[("pair:2-3", "pair.nvlink_count")] == 12
+
+
+def test_pair_line_capability_from_the_command_above():
+    f = facts("nvidia-smi topo -p2p a\nresult:\nGPU0 ↔ GPU1 : NS (Not Supported)\n")
+    assert f[("pair:0-1", "p2p.atomics")] == "NOT_SUPPORTED"
+    assert ("pair:0-1", "p2p.read") not in f
+
+
+def test_sentences_are_not_pair_lines():
+    for text in ("GPU0 and GPU1 OK after the reboot\n", "GPU0 - GPU1 NS was what I expected\n",
+                 "GPU0 and GPU1 are on PHB\n", "GPU0 GPU1 OK\n"):
+        f = facts(text)
+        assert not any(k[1].startswith(("p2p.", "pair.path")) for k in f), text
+
+
+def test_a_matrix_wins_over_nothing():
+    """A real matrix is read as before (the pair lines are read only where no matrix is)."""
+    topo = "\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tPHB\t0-15\nGPU1\tPHB\t X \t0-15\n"
+    f = facts(topo)
+    assert f[("pair:0-1", "pair.path")] == "PHB"
