@@ -102,3 +102,12 @@ def test_a_matrix_wins_over_nothing():
     topo = "\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tPHB\t0-15\nGPU1\tPHB\t X \t0-15\n"
     f = facts(topo)
     assert f[("pair:0-1", "pair.path")] == "PHB"
+
+
+def test_volcano_vgpu_plugin_is_gpu_sharing_not_a_vm():
+    """Volcano's vGPU device plugin (volcano-sh/devices, 'volcano-vgpu-device-plugin') shares a GPU between pods, as
+    HAMi does: no hypervisor, no NVIDIA vGPU."""
+    f = facts("vLLM TP=2 in a Kubernetes cluster with volcano-vgpu-device-plugin 1.11.0 fails at NCCL init\n")
+    assert ("host", "gpu.virtualization") not in f
+    f = facts("The GPUs are NVIDIA vGPU profiles in an ESXi guest; NCCL init fails\n")
+    assert f.get(("host", "gpu.virtualization")) == "VGPU"

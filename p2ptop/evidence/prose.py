@@ -125,8 +125,10 @@ _CC_ON = _rx(r"(?<!ppcie )(?<!protected pcie )\b(?:cc|confidential[- ]comput\w*)
 _VGPU = r"\bv-?gpus?\b|\bgrid (?:driver|license|vgpu)|virtualization mode\s*:?\s*vgpu"
 #: GPU sharing in containers that calls its shares "vGPU" with no hypervisor: HAMi (formerly k8s-vGPU-scheduler; its
 #: HAMi-core is the libvgpu.so preloaded into a pod to enforce nvidia.com/gpumem and gpucores) and Volcano's vGPU device
-#: plugin (volcano.sh/vgpu-number, vgpu-memory). A text naming one says nothing of a VM with its "vgpu".
-_VGPU_SHARING = _rx(r"libvgpu|\bhami\b|hami-core|k8s-vgpu|volcano\.sh/vgpu|\bvgpu-(?:number|memory|cores)\b|nvidia\.com/gpu(?:mem|cores)\b")
+#: plugin (volcano.sh/vgpu-number, vgpu-memory; the plugin itself is volcano-vgpu-device-plugin, its repository
+#: volcano-sh/devices). A text naming one says nothing of a VM with its "vgpu".
+_VGPU_SHARING = _rx(r"libvgpu|\bhami\b|hami-core|k8s-vgpu|volcano\.sh/vgpu|\bvolcano[- ]vgpu\b|\bvgpu-device-plugin\b|"
+                    r"\bvgpu-(?:number|memory|cores)\b|nvidia\.com/gpu(?:mem|cores)\b")
 _VM = (r"\bvirtual machines?\b|\b(?:a|an|the|in|inside|my|our|this|each|guest|windows|linux|ubuntu)\s+vms?\b|\bguest os\b|虚拟机|云主机|云服务器|\bec2\b|\bazure\b|\bgcp\b|\bcloud instance|\bcloud vms?\b|"
        r"\b(?:the|a|my|our|linux|windows|ubuntu)\s+guests?\b(?!\s+(?:users?|accounts?|login|wi-?fi|network|access|mode))|"
        r"(?:阿里云|腾讯云|华为云|百度云|火山引擎)(?:(?!裸金属)[^。\n]){0,10}实例|云实例|"
