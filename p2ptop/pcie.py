@@ -1,6 +1,7 @@
 """PCIe link arithmetic shared by the hardware readers (sysfs), the fabric model and the text readers (evidence):
-a generation from a transfer rate, and the bandwidth a trained link gives. No imports beyond the standard library:
-the text readers use it without loading the model."""
+a generation from a transfer rate, the bandwidth a trained link gives, and the bits of a bridge's ACS Control register
+(config space on the host, lspci's ACSCtl or setpci's word in a paste). No imports beyond the standard library: the text
+readers use it without loading the model."""
 
 from __future__ import annotations
 
@@ -40,3 +41,26 @@ def link_gen(speed: Optional[str]) -> Optional[int]:
     if "." in rate:
         rate = rate.rstrip("0").rstrip(".")
     return _GTS_TO_GEN.get(rate)
+
+
+#: ACS Control register bits (PCIe Base Specification, ACS Extended Capability, 7.7.8.3), bit 0 first, with the
+#: names lspci prints for them (pciutils ls-ecaps.c cap_acs: "ACSCtl: SrcValid+ TransBlk- ReqRedir+ ...").
+ACS_BITS = ("SrcValid", "TransBlk", "ReqRedir", "CmpltRedir", "UpstreamFwd", "EgressCtrl", "DirectTrans")
+#: P2P Request Redirect, P2P Completion Redirect and P2P Egress Control send (or block) peer traffic up to the root
+#: complex instead of across the switch.
+ACS_REDIRECT_MASK = (1 << 2) | (1 << 3) | (1 << 5)
+_ACS_FLAG = re.compile(r"\b(SrcValid|TransBlk|ReqRedir|CmpltRedir|UpstreamFwd|EgressCtrl|DirectTrans)([+-])")
+
+
+def acs_text(ctrl: int) -> str:
+    """0x1d -> 'SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-'."""
+    return " ".join(f"{name}{'+' if ctrl >> bit & 1 else '-'}" for bit, name in enumerate(ACS_BITS))
+
+
+def acs_ctrl_of_lspci(line: str) -> Optional[int]:
+    """The ACS Control register an lspci "ACSCtl:" line spells out ('SrcValid+ TransBlk- ReqRedir+ ...' -> 0x5), None
+    where the line names none of its bits."""
+    flags = dict(_ACS_FLAG.findall(line))
+    if not flags:
+        return None
+    return sum(1 << bit for bit, name in enumerate(ACS_BITS) if flags.get(name) == "+")

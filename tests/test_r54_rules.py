@@ -111,3 +111,25 @@ def test_volcano_vgpu_plugin_is_gpu_sharing_not_a_vm():
     assert ("host", "gpu.virtualization") not in f
     f = facts("The GPUs are NVIDIA vGPU profiles in an ESXi guest; NCCL init fails\n")
     assert f.get(("host", "gpu.virtualization")) == "VGPU"
+
+
+def test_egress_control_is_a_redirect_in_a_paste_as_on_the_host():
+    """P2P Egress Control sends (or blocks) peer requests to the root complex like the two redirect bits: the text
+    reader and the host reader (p2ptop.host.iommu) read ACS Control the same way (p2ptop.pcie.ACS_REDIRECT_MASK)."""
+    f = facts("ACSCtl: SrcValid+ TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl+ DirectTrans-\n")
+    assert f[("host", "host.acs_redirect")] is True
+
+
+def test_host_reader_says_acs_enabled_where_every_bridge_was_read():
+    from p2ptop.host.facts import Host
+    from p2ptop.host.iommu import acs_record, add_acs_facts
+
+    h = Host()
+    add_acs_facts(h, [acs_record("0000:41:00.0", "0000:40:01.1", "root port", 0x1, "sysfs config space")], "sysfs")
+    assert h.facts["host.acs_enabled"]["value"] is True and h.facts["host.acs_redirect"]["value"] is False
+    h = Host()
+    add_acs_facts(h, [acs_record("0000:41:00.0", "0000:40:01.1", "root port", 0, "sysfs config space")], "sysfs")
+    assert h.facts["host.acs_enabled"]["value"] is False
+    h = Host()  # a bridge unread (no root): whether ACS is on is not known
+    add_acs_facts(h, [acs_record("0000:41:00.0", "0000:40:01.1", "root port", None, "sysfs", "needs root")], "sysfs")
+    assert "host.acs_enabled" not in h.facts

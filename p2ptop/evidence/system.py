@@ -1,6 +1,6 @@
 """``lspci -vvv`` and the kernel log (``dmesg``, ``journalctl -k``).
 
-lspci facts: host.acs_redirect (a bridge with ``ReqRedir+`` or ``CmpltRedir+`` in ACSCtl, or an ACS
+lspci facts: host.acs_redirect (a bridge with ``ReqRedir+``, ``CmpltRedir+`` or ``EgressCtrl+`` in ACSCtl, or an ACS
 Control register read with ``setpci`` whose redirect bits are set), host.acs_redirect_bridges, host.acs_enabled (any
 ACS control bit on at a bridge, ``SrcValid+`` alone included: NCCL's troubleshooting guide, "PCI Access Control
 Services (ACS)", tells its readers to run ``lspci -vvv | grep ACSCtl`` and reads "SrcValid+" as "ACS might be enabled"),
@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from ..pcie import link_gen
+from ..pcie import ACS_REDIRECT_MASK, acs_ctrl_of_lspci, link_gen
 from .paste import Collector, norm_bus
 
 _BLOCK = re.compile(r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+(.+?)\s*$")
@@ -47,14 +47,11 @@ _REBAR = re.compile(r"^BAR (\d): current size: (\d+)\s*([KMGT])i?B, supported:",
 #: ``setpci -s BDF <ACS control>.w``: the ACS Control register (PCIe Base Specification, ACS Extended Capability) is
 #: the word at the capability + 6: ECAP_ACS+0x6.w by name (NCCL's troubleshooting guide disables ACS with
 #: "setpci -v -s ${BDF} ECAP_ACS+0x6.w=0000"; ECAP0d is the capability's number), f2a.w the same register's fixed
-#: offset on PLX/Broadcom PEX switches (as posted in many P2P threads). Bit 0 is Source Validation, bit 2 P2P
-#: Request Redirect, bit 3 P2P Completion Redirect (lspci's SrcValid/ReqRedir/CmpltRedir).
+#: offset on PLX/Broadcom PEX switches (as posted in many P2P threads). Its bits: p2ptop.pcie.ACS_BITS (bit 0 Source
+#: Validation; the redirect bits, P2P Request and Completion Redirect and P2P Egress Control, ACS_REDIRECT_MASK), the same
+#: reading as the host's (p2ptop.host.iommu).
 _SETPCI_ACS = re.compile(r"setpci\b.*?(?:\bf2a\b|ECAP_ACS\s*\+\s*(?:0x)?6\b|ECAP0?0?0?d\s*\+\s*(?:0x)?6\b)(?:\.w)?(?!\s*=)", re.I)
 _SETPCI_VALUE = re.compile(r"^(?:(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s*(?:@\S+\s*)?=?\s*)?([0-9a-fA-F]{4})$")
-ACS_REDIRECT_BITS = 0x4 | 0x8
-#: an ACS control bit lspci prints as on ("SrcValid+", "ReqRedir+" ...; pciutils ls-ecaps.c cap_acs prints each of
-#: SrcValid TransBlk ReqRedir CmpltRedir UpstreamFwd EgressCtrl DirectTrans with "+" or "-")
-_ACS_BIT_ON = re.compile(r"\b(?:SrcValid|TransBlk|ReqRedir|CmpltRedir|UpstreamFwd|EgressCtrl|DirectTrans)\+")
 _XID = re.compile(r"NVRM: Xid \((?:PCI:)?([0-9a-fA-F:.]+)\):\s*(\d+)")
 #: GKE's GPU health checker (container-engine-accelerators pkg/gpu/nvidia/health_check/health_checker.go): the Xid it adds as
 #: the node condition ("XIDCritialError Condition not exists, adding:%!(EXTRA uint64=79)", its own misspelling and a Go format
@@ -123,7 +120,7 @@ def parse_setpci_acs(c: Collector) -> bool:
         return False
     c.kind("setpci")
     c.tool("setpci", values[0][1])
-    on = [(v, no) for v, no in values if v & ACS_REDIRECT_BITS]
+    on = [(v, no) for v, no in values if v & ACS_REDIRECT_MASK]
     if on:
         c.add("host", "host.acs_redirect", True, on[0][1], severity="problem",
               summary=f"ACS Control {on[0][0]:04x} read with setpci: P2P request/completion redirect on "
@@ -196,9 +193,10 @@ def parse_lspci(c: Collector) -> bool:
         if "ACSCtl" in s:  # also in a block whose header the paste cut off, or quoted in a sentence
             acs_seen += 1
             where = cur["bdf"] if cur else "(bridge above the paste)"
-            if "ReqRedir+" in s or "CmpltRedir+" in s:
+            ctrl = acs_ctrl_of_lspci(s)
+            if ctrl and ctrl & ACS_REDIRECT_MASK:
                 bridges_redirect.append((where, no))
-            if _ACS_BIT_ON.search(s):
+            if ctrl:
                 bridges_acs_on.append((where, no))
             continue
         if cur is None:

@@ -11,26 +11,18 @@ import re
 import struct
 from typing import Any, Optional
 
+from ..pcie import ACS_REDIRECT_MASK, acs_ctrl_of_lspci, acs_text  # ACS bits, shared with the text readers
 from ..sources.sysfs import read_pcie_path
 from .facts import NEEDS_ROOT, Host
 
 TITLE = "IOMMU and ACS"
 #: The facts this module adds, in the order doctor shows them.
 FACTS = ("host.gpu_bdfs", "host.iommu_units", "host.iommu_gpu_domains", "host.iommu_active", "host.iommu_passthrough",
-         "host.acs", "host.acs_redirect", "host.acs_redirect_bridges")
+         "host.acs", "host.acs_redirect", "host.acs_redirect_bridges", "host.acs_enabled")
 
 NVIDIA_VENDOR = "0x10de"
 GPU_CLASSES = ("0x0300", "0x0302")  # VGA and 3D controllers
 ACS_EXT_CAP_ID = 0x000D
-#: ACS control bits (PCIe base spec 7.7.8.3), with the names lspci prints.
-ACS_BITS = ("SrcValid", "TransBlk", "ReqRedir", "CmpltRedir", "UpstreamFwd", "EgressCtrl", "DirectTrans")
-#: Request Redirect, Completion Redirect and Egress Control send peer traffic up to the root complex.
-ACS_REDIRECT_MASK = (1 << 2) | (1 << 3) | (1 << 5)
-
-
-def acs_text(ctrl: int) -> str:
-    """0x1d -> 'SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-'."""
-    return " ".join(f"{name}{'+' if ctrl >> bit & 1 else '-'}" for bit, name in enumerate(ACS_BITS))
 
 
 def acs_from_config(config: bytes, is_root: bool) -> tuple[Optional[int], Optional[str]]:
@@ -62,8 +54,7 @@ def parse_lspci(text: str) -> dict[str, tuple[Optional[int], Optional[str]]]:
         bdf = m.group(1).lower()
         ctl = re.search(r"ACSCtl:\s*(.*)", block)
         if ctl:
-            flags = dict(re.findall(r"(\w+)([+-])", ctl.group(1)))
-            out[bdf] = (sum(1 << bit for bit, name in enumerate(ACS_BITS) if flags.get(name) == "+"), None)
+            out[bdf] = (acs_ctrl_of_lspci(ctl.group(1)) or 0, None)
         elif "<access denied>" in block:
             out[bdf] = (None, NEEDS_ROOT)
         else:
@@ -81,8 +72,11 @@ def acs_record(gpu: str, bridge: str, role: str, ctrl: Optional[int], how: str, 
 
 
 def add_acs_facts(h: Host, records: list[dict[str, Any]], how: str, gpus_found: bool = True) -> None:
-    """host.acs (every bridge), host.acs_redirect and host.acs_redirect_bridges from ACS records."""
+    """host.acs (every bridge), host.acs_redirect, host.acs_redirect_bridges and host.acs_enabled (any ACS control bit
+    on at a bridge, SrcValid alone included) from ACS records."""
     h.add("host.acs", records, how)
+    if gpus_found and records and all(r["acs_ctrl"] is not None for r in records):
+        h.add("host.acs_enabled", any(r["acs_ctrl"] for r in records), how)
     redirect = sorted({r["bridge"] for r in records if r["redirect"]})
     unknown = [r for r in records if r["redirect"] is None]
     if not gpus_found:
