@@ -133,3 +133,17 @@ def test_host_reader_says_acs_enabled_where_every_bridge_was_read():
     h = Host()  # a bridge unread (no root): whether ACS is on is not known
     add_acs_facts(h, [acs_record("0000:41:00.0", "0000:40:01.1", "root port", None, "sysfs", "needs root")], "sysfs")
     assert "host.acs_enabled" not in h.facts
+
+
+def test_launch_past_the_visible_gpus():
+    """CUDA_VISIBLE_DEVICES lists the devices the workers see (CUDA C Programming Guide, "CUDA Environment Variables"):
+    a launch asking for more workers per node than it lists has workers with no GPU of their ordinal."""
+    f = facts("CUDA_VISIBLE_DEVICES=0 torchrun --nproc_per_node=2 train.py\nRuntimeError: CUDA error: invalid device ordinal\n")
+    assert f[("host", "host.ranks_exceed_gpus")] is True
+    f = facts('export CUDA_VISIBLE_DEVICES="0,1,2,3"\ntorchrun --nproc-per-node 8 train.py\n')
+    assert f[("host", "host.ranks_exceed_gpus")] is True
+    f = facts("CUDA_VISIBLE_DEVICES=1,3 accelerate launch --multi_gpu --num_processes=2 train.py\n")
+    assert ("host", "host.ranks_exceed_gpus") not in f  # two workers, two GPUs listed
+    # two different values in one text: which run is which is not said; the host's count is used (8: not exceeded)
+    f = facts("on 8xA100: CUDA_VISIBLE_DEVICES=0 python a.py; CUDA_VISIBLE_DEVICES=1,2 torchrun --nproc_per_node=4 b.py\n")
+    assert ("host", "host.ranks_exceed_gpus") not in f

@@ -12,7 +12,11 @@ an error: ``host.ranks_exceed_gpus`` (True), from the line of the launch.
 The GPUs of the host are read where the text counts them (or a tool's output pasted with it lists them, nvidia-smi's
 ``host.gpu_count``): "2 GPUs", "two 3090s", "3090 24g*2", "8xA100",
 "4 x H100", "one GPU", "a single GPU", 单卡/双卡/两张卡/8卡. Several counts: the largest is taken (the host has at
-least that many), so a launch is said to exceed them only against every count the text gives.
+least that many), so a launch is said to exceed them only against every count the text gives. Where the text sets
+CUDA_VISIBLE_DEVICES (one value throughout), the workers see only the devices it lists, numbered from 0 (CUDA C
+Programming Guide, "CUDA Environment Variables": "Only the devices whose index is present in the sequence are visible to
+CUDA applications and they are enumerated in the order of the sequence"): their count is the GPUs the launch has, however
+many the host holds ("CUDA_VISIBLE_DEVICES=0 torchrun --nproc-per-node 2": the second worker's ordinal 1 does not exist).
 
 And the launch or rendezvous that failed before any GPU communication (``never_met``): the processes never met, so no
 GPU-to-GPU traffic had begun and no P2P entry can explain the paste's trouble; ``text.trouble_before_gpu``.
@@ -63,6 +67,16 @@ def gpus_said(text: str) -> Optional[int]:
 _GPU_WORDS = ("gpu", "card", "卡", "rtx", "gtx", "titan", "quadro", "a100", "a800", "h100", "h800", "h200", "h20", "b200", "b300",
               "gb200", "gh200", "v100", "a6000", "a5000", "a4000", "a40", "a30", "a10", "l40", "l20", "l4", "t4", "p100", "p40",
               "k80", "090", "080", "070", "060")
+#: a CUDA_VISIBLE_DEVICES value as a shell or a launcher's config sets it: indices, GPU-/MIG- UUIDs, comma-separated
+_VISIBLE = re.compile(r"\bcuda_visible_devices\s*[=:]\s*[\"']?((?:\d{1,2}|(?:gpu|mig)-[0-9a-f-]{8,}(?:/\d+/\d+)?)(?:\s*,\s*(?:\d{1,2}|(?:gpu|mig)-[0-9a-f-]{8,}(?:/\d+/\d+)?))*)(?![\w,-])")
+
+
+def visible_said(text: str) -> Optional[int]:
+    """How many devices CUDA_VISIBLE_DEVICES lists where the (lower-case) text sets it to one value throughout, else None."""
+    values = {re.sub(r"\s+", "", m.group(1)) for m in _VISIBLE.finditer(text)}
+    return len(next(iter(values)).split(",")) if len(values) == 1 else None
+
+
 #: literals one of which a launch line holds (lower case): only those lines are searched (a 20 MB log is not)
 _LAUNCH_WORDS = ("nproc", "num_gpus", "num-gpus", "num_processes", "num-processes", "workers", "processes", "ranks")
 
@@ -79,10 +93,15 @@ def parse(c: Collector) -> bool:
     said = gpus_said(c.paste.select(_GPU_WORDS, context=0).text.replace(launch.group(0).lower(), " "))
     counts = [n for n in (said, c.get("host", "host.gpu_count")) if isinstance(n, int) and n > 0]
     gpus = max(counts) if counts else None
+    visible = visible_said(c.paste.select(("cuda_visible_devices",), context=0).text)
+    if visible:
+        gpus, what = visible, "CUDA_VISIBLE_DEVICES gives the workers"
+    else:
+        what = "the text gives the host"
     if gpus is None or ranks <= gpus:
         return False
     return c.add("host", "host.ranks_exceed_gpus", True, line, severity="info",
-                 summary=f"the launch asks for {ranks} processes per node; the text gives the host {gpus} GPU"
+                 summary=f"the launch asks for {ranks} processes per node; {what} {gpus} GPU"
                          f"{'s' if gpus != 1 else ''}: the workers past the last GPU select one that does not exist")
 
 
