@@ -49,6 +49,7 @@ ACS_BITS = ("SrcValid", "TransBlk", "ReqRedir", "CmpltRedir", "UpstreamFwd", "Eg
 #: P2P Request Redirect, P2P Completion Redirect and P2P Egress Control send (or block) peer traffic up to the root
 #: complex instead of across the switch.
 ACS_REDIRECT_MASK = (1 << 2) | (1 << 3) | (1 << 5)
+ACS_ALL_BITS = (1 << len(ACS_BITS)) - 1  # any control bit on: ACS is enabled at the bridge, redirecting or not
 _ACS_FLAG = re.compile(r"\b(SrcValid|TransBlk|ReqRedir|CmpltRedir|UpstreamFwd|EgressCtrl|DirectTrans)([+-])")
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from ..pcie import ACS_REDIRECT_MASK, acs_ctrl_of_lspci, link_gen
+from ..pcie import ACS_ALL_BITS, ACS_REDIRECT_MASK, acs_ctrl_of_lspci, link_gen
 from .paste import Collector, norm_bus
 
 _BLOCK = re.compile(r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+(.+?)\s*$")
@@ -123,11 +123,11 @@ def parse_setpci_acs(c: Collector) -> bool:
     on = [(v, no) for v, no in values if v & ACS_REDIRECT_MASK]
     if on:
         c.add("host", "host.acs_redirect", True, on[0][1], severity="problem",
-              summary=f"ACS Control {on[0][0]:04x} read with setpci: P2P request/completion redirect on "
+              summary=f"ACS Control {on[0][0]:04x} read with setpci: P2P redirect (request, completion or egress) on "
                       f"({len(on)} of {len(values)} bridges): PCIe P2P goes up through the root complex")
     else:
         c.add("host", "host.acs_redirect", False, values[0][1], severity="ok")
-    any_on = [(v, no) for v, no in values if v & 0x7f]  # the seven control bits, Source Validation (bit 0) first
+    any_on = [(v, no) for v, no in values if v & ACS_ALL_BITS]
     c.add("host", "host.acs_enabled", bool(any_on), (any_on or values)[0][1], severity="info" if any_on else "ok")
     return True
 
@@ -216,18 +216,17 @@ def parse_lspci(c: Collector) -> bool:
         c.add("host", "host.acs_redirect", True, bridges_redirect[0][1], severity="problem",
               summary=f"ACS redirect on at bridge {bridges_redirect[0][0]}: PCIe P2P goes through the root complex")
         c.add("host", "host.acs_redirect_bridges", ",".join(b for b, _ in bridges_redirect), bridges_redirect[0][1])
-    elif acs_seen:
-        first = next((no for no, l in enumerate(c.paste.lines, 1) if "ACSCtl" in l), 1)
-        c.add("host", "host.acs_redirect", False, first, severity="ok")
+    first_acs = next((no for no, l in enumerate(c.paste.lines, 1) if "ACSCtl" in l), 1) if acs_seen else 1
+    if acs_seen and not bridges_redirect:
+        c.add("host", "host.acs_redirect", False, first_acs, severity="ok")
     if bridges_acs_on:
         where, line = bridges_acs_on[0]
-        c.add("host", "host.acs_enabled", True, line, severity="problem" if bridges_redirect else "info",
+        c.add("host", "host.acs_enabled", True, line, severity="info",
               summary=f"ACS control bits on at {len(bridges_acs_on)} of {acs_seen} bridge(s), first {where}"
                       + ("" if bridges_redirect else " (redirect bits off; NCCL's troubleshooting guide reads SrcValid+ as "
                                                    "'ACS might be enabled': the full lspci -vvv of the bridges above the GPUs decides)"))
     elif acs_seen:
-        c.add("host", "host.acs_enabled", False, bridges_redirect[0][1] if bridges_redirect else
-              next((no for no, l in enumerate(c.paste.lines, 1) if "ACSCtl" in l), 1), severity="ok")
+        c.add("host", "host.acs_enabled", False, first_acs, severity="ok")
     if not nv_funcs and 1 in loose_rebar and loose_rebar.get(0, (0,))[0] == 16 and 3 in loose_rebar:
         # Resizable BAR lines without their device's header, in NVIDIA's layout (16 MB registers at BAR 0, BAR 3)
         nv_funcs.append({"bdf": "", "desc": "", "line": loose_rebar[1][1], "bar1": loose_rebar[1]})

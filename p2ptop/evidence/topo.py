@@ -310,7 +310,7 @@ _PAIR_LINE = re.compile(r"^\W{0,4}GPU ?(\d{1,2})\s*(?:(?:↔|⟷|<->|<-->|<=>|->
 def _pair_lines(c: Collector) -> bool:
     """Pairs retold a line each (``_PAIR_LINE``), where the paste holds no matrix: their path or P2P status as a matrix
     cell of the same code would give it."""
-    found = False
+    found, first = False, 0
     kinds = set()
     for no, line in enumerate(c.paste.lines, 1):
         if "GPU" not in line:
@@ -322,6 +322,7 @@ def _pair_lines(c: Collector) -> bool:
         if a == b:
             continue
         subj = pair_subject(a, b)
+        first = first or no
         kinds.add("nvidia-smi-topo-p2p" if code in P2P_CODES else "nvidia-smi-topo")
         if code in P2P_CODES:
             cap = _cap_for(c, no) or "read"
@@ -338,7 +339,7 @@ def _pair_lines(c: Collector) -> bool:
     if found:
         for k in sorted(kinds):
             c.kind(k)
-        c.tool("nvidia-smi-topo", next(no for no, l in enumerate(c.paste.lines, 1) if _PAIR_LINE.match(l)))
+        c.tool("nvidia-smi-topo", first)
     return found
 
 
