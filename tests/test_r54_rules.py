@@ -147,3 +147,15 @@ def test_launch_past_the_visible_gpus():
     # two different values in one text: which run is which is not said; the host's count is used (8: not exceeded)
     f = facts("on 8xA100: CUDA_VISIBLE_DEVICES=0 python a.py; CUDA_VISIBLE_DEVICES=1,2 torchrun --nproc_per_node=4 b.py\n")
     assert ("host", "host.ranks_exceed_gpus") not in f
+
+
+def test_a_real_retold_pair_line():
+    """The Korean blog post of fresh52 (https://9566.tistory.com/567, judged and opened): 'nvidia-smi topo -p2p a' and then
+    'GPU0 ↔ GPU1 : NS (Not Supported)' on a line of its own."""
+    import json
+    from pathlib import Path
+
+    case = json.loads((Path(__file__).parent.parent / "benchmarks" / "corpus" / "fresh52" / "tistory-9566-567.json").read_text())
+    assert case["source_url"].startswith("https://9566.tistory.com/")
+    f = facts(case["text"])
+    assert f[("pair:0-1", "p2p.atomics")] == "NOT_SUPPORTED"
