@@ -130,6 +130,9 @@ def test_host_reader_says_acs_enabled_where_every_bridge_was_read():
     h = Host()
     add_acs_facts(h, [acs_record("0000:41:00.0", "0000:40:01.1", "root port", 0, "sysfs config space")], "sysfs")
     assert h.facts["host.acs_enabled"]["value"] is False
+    h = Host()  # the GPU straight on the root bus (the H200 VM of the device runs): no bridge, no ACS on its way
+    add_acs_facts(h, [], "sysfs")
+    assert h.facts["host.acs_enabled"]["value"] is False and h.facts["host.acs_redirect"]["value"] is False
     h = Host()  # a bridge unread (no root): whether ACS is on is not known
     add_acs_facts(h, [acs_record("0000:41:00.0", "0000:40:01.1", "root port", None, "sysfs", "needs root")], "sysfs")
     assert "host.acs_enabled" not in h.facts

@@ -75,8 +75,9 @@ def add_acs_facts(h: Host, records: list[dict[str, Any]], how: str, gpus_found: 
     """host.acs (every bridge), host.acs_redirect, host.acs_redirect_bridges and host.acs_enabled (any ACS control bit
     on at a bridge, SrcValid alone included) from ACS records."""
     h.add("host.acs", records, how)
-    if gpus_found and records and all(r["acs_ctrl"] is not None for r in records):
-        h.add("host.acs_enabled", any(r["acs_ctrl"] for r in records), how)
+    if gpus_found and all(r["acs_ctrl"] is not None for r in records):  # every bridge read (none: no ACS on the way)
+        h.add("host.acs_enabled", any(r["acs_ctrl"] for r in records),
+              how if records else f"{how}: no PCI bridge between the GPUs and the root complex")
     redirect = sorted({r["bridge"] for r in records if r["redirect"]})
     unknown = [r for r in records if r["redirect"] is None]
     if not gpus_found:
