@@ -305,11 +305,16 @@ def parse_nccl_xml(c: Collector) -> bool:
 _PAIR_LINE = re.compile(r"^\W{0,4}GPU ?(\d{1,2})\s*(?:(?:↔|⟷|<->|<-->|<=>|->)\s*GPU ?(\d{1,2})\s*[:=]?|"
                         r"(?:-|–|—|/|&|\band\b|\bto\b)\s*GPU ?(\d{1,2})\s*[:=])\s*[`'\"]?"
                         r"(OK|CNS|GNS|TNS|NS|DR|U|NV\d{1,2}|PIX|PXB|PHB|NODE|SYS|SOC)[`'\"]?(?:\s*\(|\s*$|\s*[,.;]|\s+[-–—]\s)")
+#: two GPUs joined as _PAIR_LINE joins them, anywhere: one search in C over the whole paste before its lines are read one by
+#: one (a 20 MB NCCL log names GPUs on thousands of lines and pairs on none)
+_PAIR_HINT = re.compile(r"GPU ?\d{1,2}\s*(?:↔|⟷|<->|<-->|<=>|->|-|–|—|/|&|and|to)\s*GPU ?\d")
 
 
 def _pair_lines(c: Collector) -> bool:
     """Pairs retold a line each (``_PAIR_LINE``), where the paste holds no matrix: their path or P2P status as a matrix
     cell of the same code would give it."""
+    if not _PAIR_HINT.search(c.paste.text):
+        return False
     found, first = False, 0
     kinds = set()
     for no, line in enumerate(c.paste.lines, 1):
