@@ -407,6 +407,11 @@ def read_nccl_log(text: str) -> NcclLog:
             if e is not None:
                 log.env.append(NcclEnv(host, e.group("name"), e.group("value").strip(), no))
                 continue
+        if msg.startswith("Loading topology file "):  # (added with the reader, 2026-11-30: the file NCCL_TOPO_FILE names)
+            path = msg[len("Loading topology file "):].strip()
+            if path and path != "/var/run/nvidia-topologyd/virtualTopology.xml":
+                log.env.append(NcclEnv(host, "NCCL_TOPO_FILE", path, no))
+                continue
         if "version" in msg or "Version" in msg:
             v = _VERSION.search(msg)
             if v is not None:

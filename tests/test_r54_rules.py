@@ -162,3 +162,14 @@ def test_a_real_retold_pair_line():
     assert case["source_url"].startswith("https://9566.tistory.com/")
     f = facts(case["text"])
     assert f[("pair:0-1", "p2p.atomics")] == "NOT_SUPPORTED"
+
+
+def test_nccl_topology_file_loaded_is_the_variable_in_effect():
+    """NCCL's XML reader prints "Loading topology file %s" when it opens one (graph/xml.cc); graph/topo.cc opens the file
+    NCCL_TOPO_FILE names, else only its default /var/run/nvidia-topologyd/virtualTopology.xml. A log filtered to the GRAPH
+    subsystem shows the first and not the ENV line (NVIDIA/nccl#1008: an image's /etc/nccl.conf set it)."""
+    log = ("a100:648288:648307 [1] NCCL INFO Loading topology file /opt/microsoft/ncv4/topo.xml\n"
+           "a100:648288:648306 [0] NCCL INFO Loading topology file /opt/microsoft/ncv4/topo.xml\n")
+    assert facts(log)[("host", "env.NCCL_TOPO_FILE")] == "/opt/microsoft/ncv4/topo.xml"
+    default = "a100:1:2 [0] NCCL INFO Loading topology file /var/run/nvidia-topologyd/virtualTopology.xml\n"
+    assert ("host", "env.NCCL_TOPO_FILE") not in facts(default)

@@ -443,6 +443,8 @@ def _split_prefix(line: str, cache: dict) -> Optional[tuple[Optional[str], Optio
 
 # What a line gives, by kind: 0-5 index the lists of NcclLog (and the class built); 6-8 change the
 # log's state (first version and driver, the ranks seen), applied by _apply_state.
+#: the topology file NCCL reads where NCCL_TOPO_FILE is not set (graph/topo.cc ncclTopoGetSystem)
+DEFAULT_TOPO_FILE = "/var/run/nvidia-topologyd/virtualTopology.xml"
 _CHANNELS, _ENVS, _DECISIONS, _MESSAGES, _PATHS, _TOPO_GPUS, _VERSION_SEEN, _DRIVER_SEEN, _RANK_SEEN = range(9)
 _LISTS = 6
 #: A cache of what each distinct line gives holds at most this many entries (a log repeats its lines:
@@ -484,6 +486,13 @@ def _examine(caches: tuple, level: str, loc: Optional[str], msg: str, line: str)
         e = _ENV.search(msg)
         if e is not None:
             return ((_ENVS, (e.group("name"), e.group("value").strip())),)
+    if msg.startswith("Loading topology file "):
+        # graph/xml.cc ncclTopoGetXmlFromFile opened the file: graph/topo.cc loads the one NCCL_TOPO_FILE names (from
+        # the environment or nccl.conf), else only its default /var/run/nvidia-topologyd/virtualTopology.xml; a log
+        # with NCCL_DEBUG_SUBSYS=GRAPH shows this line and not the ENV one
+        path = msg[len("Loading topology file "):].strip()
+        if path and path != DEFAULT_TOPO_FILE:
+            return ((_ENVS, ("NCCL_TOPO_FILE", path)),)
     emits: list = []
     if "GPU/" in msg or "NVS/" in msg:
         _topology(msg, emits)
