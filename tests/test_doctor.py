@@ -89,7 +89,7 @@ def test_says_what_root_would_add(tmp_path, capsys):
     line = next(l for l in out.splitlines() if l.startswith("With root"))
     assert "host.acs_redirect" in line and "host.xid" in line
     code, out, _ = run(["doctor", "--replay", str(path), "--json"], capsys)
-    assert set(json.loads(out)["needs_root"]) == {"host.acs_redirect", "host.xid"}
+    assert set(json.loads(out)["needs_root"]) == {"host.acs_redirect", "host.acs_enabled", "host.xid"}
 
 
 def test_no_knowledge_base_is_said_not_an_error(monkeypatch, capsys):

@@ -133,9 +133,16 @@ def test_host_reader_says_acs_enabled_where_every_bridge_was_read():
     h = Host()  # the GPU straight on the root bus (the H200 VM of the device runs): no bridge, no ACS on its way
     add_acs_facts(h, [], "sysfs")
     assert h.facts["host.acs_enabled"]["value"] is False and h.facts["host.acs_redirect"]["value"] is False
-    h = Host()  # a bridge unread (no root): whether ACS is on is not known
+    h = Host()  # a bridge unread (no root): whether ACS is on is not known, and doctor says why
     add_acs_facts(h, [acs_record("0000:41:00.0", "0000:40:01.1", "root port", None, "sysfs", "needs root")], "sysfs")
-    assert "host.acs_enabled" not in h.facts
+    assert h.facts["host.acs_enabled"]["value"] is None and "needs root" in h.facts["host.acs_enabled"]["na"]
+    h = Host()  # one bridge unread, another with a bit on: ACS is on somewhere
+    add_acs_facts(h, [acs_record("0000:41:00.0", "0000:40:01.1", "root port", None, "sysfs", "needs root"),
+                      acs_record("0000:41:00.0", "0000:3f:00.0", "switch port", 0x1, "sysfs")], "sysfs")
+    assert h.facts["host.acs_enabled"]["value"] is True
+    h = Host()  # no GPU: N/A with the reason, as host.acs_redirect
+    add_acs_facts(h, [], "sysfs", gpus_found=False)
+    assert h.facts["host.acs_enabled"]["value"] is None and h.facts["host.acs_enabled"]["na"] == h.facts["host.acs_redirect"]["na"]
 
 
 def test_launch_past_the_visible_gpus():

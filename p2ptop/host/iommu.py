@@ -75,24 +75,29 @@ def add_acs_facts(h: Host, records: list[dict[str, Any]], how: str, gpus_found: 
     """host.acs (every bridge), host.acs_redirect, host.acs_redirect_bridges and host.acs_enabled (any ACS control bit
     on at a bridge, SrcValid alone included) from ACS records."""
     h.add("host.acs", records, how)
-    if gpus_found and all(r["acs_ctrl"] is not None for r in records):  # every bridge read (none: no ACS on the way)
-        h.add("host.acs_enabled", any(r["acs_ctrl"] for r in records),
-              how if records else f"{how}: no PCI bridge between the GPUs and the root complex")
     redirect = sorted({r["bridge"] for r in records if r["redirect"]})
     unknown = [r for r in records if r["redirect"] is None]
+    no_bridge = f"{how}: no PCI bridge between the GPUs and the root complex"
     if not gpus_found:
-        h.add("host.acs_redirect", None, how, "no NVIDIA GPU in /sys/bus/pci/devices")
-    elif redirect:
+        for name in ("host.acs_redirect", "host.acs_enabled"):
+            h.add(name, None, how, "no NVIDIA GPU in /sys/bus/pci/devices")
+        return
+    if unknown:
+        reasons = sorted({r["na"] or "unknown" for r in unknown})
+        why = NEEDS_ROOT if NEEDS_ROOT in reasons else "; ".join(reasons)
+        unreadable = f"{why} ({len(unknown)} of {len(records)} bridges unreadable)"
+    # any control bit on is ACS enabled, redirecting or not; known only where every bridge was read, or one has a bit on
+    if any(r["acs_ctrl"] for r in records):
+        h.add("host.acs_enabled", True, how)
+    else:
+        h.add("host.acs_enabled", None if unknown else False, how if records else no_bridge, unreadable if unknown else None)
+    if redirect:
         h.add("host.acs_redirect", True, how)
         h.add("host.acs_redirect_bridges", ", ".join(redirect), how)
     elif unknown:
-        reasons = sorted({r["na"] or "unknown" for r in unknown})
-        why = NEEDS_ROOT if NEEDS_ROOT in reasons else "; ".join(reasons)
-        h.add("host.acs_redirect", None, how, f"{why} ({len(unknown)} of {len(records)} bridges unreadable)")
-    elif not records:
-        h.add("host.acs_redirect", False, f"{how}: no PCI bridge between the GPUs and the root complex")
+        h.add("host.acs_redirect", None, how, unreadable)
     else:
-        h.add("host.acs_redirect", False, how)
+        h.add("host.acs_redirect", False, how if records else no_bridge)
 
 
 def find_gpus(h: Host) -> list[str]:
