@@ -180,3 +180,10 @@ def test_nccl_topology_file_loaded_is_the_variable_in_effect():
     assert facts(log)[("host", "env.NCCL_TOPO_FILE")] == "/opt/microsoft/ncv4/topo.xml"
     default = "a100:1:2 [0] NCCL INFO Loading topology file /var/run/nvidia-topologyd/virtualTopology.xml\n"
     assert ("host", "env.NCCL_TOPO_FILE") not in facts(default)
+
+
+def test_visible_devices_as_advice_is_no_setting():
+    """The count comes from the values the env reader takes as set (nccl.parse_env_lines): a line that advises setting
+    the variable is none."""
+    f = facts("torchrun --nproc_per_node=2 train.py fails on my 2 GPUs\nyou can set CUDA_VISIBLE_DEVICES=0 to use one GPU\n")
+    assert ("host", "host.ranks_exceed_gpus") not in f

@@ -79,8 +79,8 @@ def _nvlink_counter_key(name: str) -> str:
 
 #: ``dcgmi nvlink --link-status`` (or ``-s``): "gpuId 0:" then one letter a link, "Key: Up=U, Down=D, Disabled=X,
 #: Not Supported=_" (DCGM's dcgmi/Nvlink.cpp); NVSwitches as "physicalId N:" under "NvSwitches:"
-_DCGM_LINK_OWNER = re.compile(r"^(gpuId|physicalId)\s+(\d+)\s*:\s*((?:[UDX_]\s*)*)$")  # (the letters on its line: a paste
-#: that lost its line breaks, relined at "gpuId N:")
+#: (the owner's letters may follow on its own line: a paste that lost its line breaks, relined at "gpuId N:")
+_DCGM_LINK_OWNER = re.compile(r"^(gpuId|physicalId)\s+(\d+)\s*:\s*((?:[UDX_]\s*)*)$")
 _DCGM_LINK_STATES = re.compile(r"^(?:[UDX_]\s*)+$")
 
 

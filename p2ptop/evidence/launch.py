@@ -67,14 +67,18 @@ def gpus_said(text: str) -> Optional[int]:
 _GPU_WORDS = ("gpu", "card", "卡", "rtx", "gtx", "titan", "quadro", "a100", "a800", "h100", "h800", "h200", "h20", "b200", "b300",
               "gb200", "gh200", "v100", "a6000", "a5000", "a4000", "a40", "a30", "a10", "l40", "l20", "l4", "t4", "p100", "p40",
               "k80", "090", "080", "070", "060")
-#: a CUDA_VISIBLE_DEVICES value as a shell or a launcher's config sets it: indices, GPU-/MIG- UUIDs, comma-separated
-_VISIBLE = re.compile(r"\bcuda_visible_devices\s*[=:]\s*[\"']?((?:\d{1,2}|(?:gpu|mig)-[0-9a-f-]{8,}(?:/\d+/\d+)?)(?:\s*,\s*(?:\d{1,2}|(?:gpu|mig)-[0-9a-f-]{8,}(?:/\d+/\d+)?))*)(?![\w,-])")
+#: one device of a CUDA_VISIBLE_DEVICES list: an index, or a GPU-/MIG- UUID
+_VISIBLE_DEVICE = re.compile(r"\d{1,2}|(?:GPU|MIG)-[0-9a-fA-F-]{8,}(?:/\d+/\d+)?")
 
 
-def visible_said(text: str) -> Optional[int]:
-    """How many devices CUDA_VISIBLE_DEVICES lists where the (lower-case) text sets it to one value throughout, else None."""
-    values = {re.sub(r"\s+", "", m.group(1)) for m in _VISIBLE.finditer(text)}
-    return len(next(iter(values)).split(",")) if len(values) == 1 else None
+def visible_count(c: Collector) -> Optional[int]:
+    """How many devices CUDA_VISIBLE_DEVICES lists where the paste's shell lines set it to one value throughout (the
+    values nccl.parse_env_lines read, its advice and workaround lines left out), else None."""
+    values = c.structured.get("env_values", {}).get("CUDA_VISIBLE_DEVICES", [])
+    if len(values) != 1:
+        return None
+    devices = values[0].split(",")
+    return len(devices) if all(_VISIBLE_DEVICE.fullmatch(d) for d in devices) else None
 
 
 #: literals one of which a launch line holds (lower case): only those lines are searched (a 20 MB log is not)
@@ -93,7 +97,7 @@ def parse(c: Collector) -> bool:
     said = gpus_said(c.paste.select(_GPU_WORDS, context=0).text.replace(launch.group(0).lower(), " "))
     counts = [n for n in (said, c.get("host", "host.gpu_count")) if isinstance(n, int) and n > 0]
     gpus = max(counts) if counts else None
-    visible = visible_said(c.paste.select(("cuda_visible_devices",), context=0).text)
+    visible = visible_count(c)
     if visible:
         gpus, what = visible, "CUDA_VISIBLE_DEVICES gives the workers"
     else:

@@ -412,5 +412,9 @@ def parse_env_lines(c: Collector) -> bool:
             if before.rstrip().lower().endswith("you can set") or \
                     (_ADVICE_BEFORE.search(before) and _ADVICE_AFTER.search(line[m.end():m.end() + 40])):
                 continue
-            found = c.add("host", f"env.{m.group(1)}", m.group(2).rstrip(".,)"), no) or found
+            value = m.group(2).rstrip(".,)")
+            seen = c.structured.setdefault("env_values", {}).setdefault(m.group(1), [])
+            if value not in seen:
+                seen.append(value)  # every value the paste sets (the fact keeps the first): launch asks for one throughout
+            found = c.add("host", f"env.{m.group(1)}", value, no) or found
     return found

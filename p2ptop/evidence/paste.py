@@ -324,11 +324,7 @@ class Paste:
         plain = self.plain
         if self._plain_lines is None:
             self._plain_lines = plain.split("\n")
-            starts, pos = [], 0
-            for line in self._plain_lines:
-                starts.append(pos)
-                pos += len(line) + 1
-            self._plain_starts = starts
+            self._plain_starts = [0, *accumulate(len(line) + 1 for line in self._plain_lines[:-1])]
         pstarts = self._plain_starts
         nos: set[int] = set()
         for w in words:
