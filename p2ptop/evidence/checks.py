@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import re
 
+from ..knowledge.regex_safety import LiteralGate
 from .paste import SAMPLE_HEAD, SAMPLE_TAIL, Collector
 
 #: more GPUs asked for than the process sees, in the programs' own words (lower-cased text)
-FEWER_GPUS = re.compile(
+FEWER_GPUS = LiteralGate(re.compile(
     # mistral.rs (device_map: "Could not find cuda device with ordinal %d"; distributed: "NCCL rank %d must match device
     # ordinal, but device ordinal is %d. Ensure GPUs are visible in the correct order")
     r"\bcould not find cuda device with ordinal \d+\b|\bnccl rank \d+ must match device ordinal, but device ordinal is \d+\b|"
@@ -156,9 +157,9 @@ FEWER_GPUS = re.compile(
     r"\bcannot blacklist invalid gpu device ordinal \d+\b|"
     # cutorch (lib/THC/THCGeneral.c: THError("%d is not a device") for an index past the GPUs the process sees, printed
     # with " at <file>:<line>"), Caffe2's data_parallel_model ("** Only {} GPUs available, GPUs {} requested")
-    r"\b\d+ is not a device at \S*thc\w*\.c:\d+|\bonly \d+ gpus available, gpus \[[\d, ]+\] requested\b", re.ASCII)
+    r"\b\d+ is not a device at \S*thc\w*\.c:\d+|\bonly \d+ gpus available, gpus \[[\d, ]+\] requested\b", re.ASCII))
 #: no GPU at all, in the programs' own words (lower-cased text)
-NO_DEVICE = re.compile(
+NO_DEVICE = LiteralGate(re.compile(
     # nvidia-persistenced (its syslog: "Failed to query NVIDIA devices. Please ensure that the NVIDIA device files
     # (/dev/nvidia*) exist", "Unable to find any NVIDIA devices"), modprobe-utils ("NVIDIA: no NVIDIA devices found"),
     # cudarc ("Unable to dynamically load the \"cuda\" shared library": no libcuda in the process)
@@ -254,7 +255,7 @@ NO_DEVICE = re.compile(
     # node in this host or container (not /dev/nvidia-caps*: the MIG and IMEX capability nodes, no GPU)
     r"\bls: cannot access '?/dev/nvidia(?!-caps)[\w*?-]*'?: no such file or directory\b|"
     # Caffe2 (core/common_gpu.cc, cudaErrorUnknown from cudaGetDeviceCount: "... I will set the available devices to be zero.")
-    r"\bi will set the available devices to be zero\b", re.ASCII | re.M)
+    r"\bi will set the available devices to be zero\b", re.ASCII | re.M))
 #: programs' own counts of the GPUs asked for against the GPUs there, as (a literal the text must hold, the pattern): fewer GPUs
 #: where more are asked for than are there. Each pattern names its two numbers ``asked`` and ``have`` (``asked2``/``have2``
 #: in a second branch; ``shape``, a mesh whose product is asked for).

@@ -199,23 +199,78 @@ def _branch_heads(item) -> tuple[str, ...]:
     return tuple(dict.fromkeys(heads)) if heads and all(heads) else ()
 
 
+#: a character class of at most this many characters after a literal run extends the run, one literal per character
+CLASS_CHARS = 10
+
+
+def _class_chars(item) -> tuple[str, ...]:
+    """For a character class of plain characters and ranges only (``[0-4]``, ``[67]``, ``[-_]``; no negation, no
+    category such as ``\\d``, which also matches digits of other scripts) of at most CLASS_CHARS characters, none of
+    them upper case (a case-sensitive class of capitals is not the lower-cased literals), its characters; () for
+    anything else."""
+    op, av = item
+    if str(op) != "IN":
+        return ()
+    chars: list[str] = []
+    for kind, value in av:
+        if str(kind) == "LITERAL":
+            chars.append(chr(value))
+        elif str(kind) == "RANGE" and value[1] - value[0] < CLASS_CHARS:
+            chars.extend(chr(c) for c in range(value[0], value[1] + 1))
+        else:
+            return ()
+        if len(chars) > CLASS_CHARS:
+            return ()
+    if any(c != c.lower() for c in chars):
+        return ()
+    return tuple(dict.fromkeys(chars))
+
+
+#: at most this many literals in one set built by joining a run with the classes after it (``[0-4][0-9]``: 50)
+JOINED_MAX = 32
+
+
 def _sets_of(tree, min_run: int = 3) -> list[tuple[str, ...]]:
     sets: list[tuple[str, ...]] = []
     run = ""
+    joined: tuple[str, ...] = ()  # the run before a small class joined with each of its characters, then with what follows
+    least = 0  # what the joined literals must reach to be a set: longer than the run they grew from, and min_run
+
+    def close() -> None:
+        if joined and min(map(len, joined)) >= least:
+            sets.append(joined)
+
     for item in tree:
         if str(item[0]) == "LITERAL":
-            run += chr(item[1]).lower()
+            ch = chr(item[1]).lower()
+            run += ch
+            joined = tuple(j + ch for j in joined)
             continue
+        chars = _class_chars(item)
+        if joined and chars and len(joined) * len(chars) <= JOINED_MAX:
+            joined = tuple(j + c for j in joined for c in chars)  # 2\.2[4-6]\. -> 2.24., 2.25., 2.26.
+            if len(run) >= min_run:
+                sets.append((run,))
+            run = ""
+            continue
+        close()
+        joined = ()
         if len(run) >= min_run:
             sets.append((run,))
         if run:  # a run and the alternation right after it: one literal per branch, e.g. 2\.(?:1\d|2[0-2]) -> 2.1, 2.2
-            joined = tuple(run + head for head in _branch_heads(item))
-            if joined and min(map(len, joined)) >= max(min_run, len(run) + 1):
-                sets.append(joined)
+            heads = tuple(run + head for head in _branch_heads(item))
+            if heads and min(map(len, heads)) >= max(min_run, len(run) + 1):
+                sets.append(heads)
+            elif chars:  # or the small class right after it, one literal per character (v?2\.[0-4]\. -> 2.0. ... 2.4.),
+                # joined with the literals and small classes that follow it
+                joined, least = tuple(run + c for c in chars), max(min_run, len(run) + 1)
         run = ""
         b = _branch_set(item, 2)
         if b:
             sets.append(b)
+        elif str(item[0]) == "SUBPATTERN" and not _branches(item):  # a group matched once, e.g. (?m:^less than ...)
+            sets.extend(_sets_of(list(item[1][-1]), min_run))
+    close()
     if len(run) >= min_run:
         sets.append((run,))
     if not sets and min_run > 2:
