@@ -48,13 +48,18 @@ PARSERS = (
 #: Transformer Engine's userbuffers): "team_internal.cpp:782: ... Create multicast groups for UC heap failed" is NVSHMEM's.
 #: And the launchers of multi-GPU jobs, whose failure lines name no GPU (torchrun / torch.distributed.elastic's "failed
 #: (exitcode: -7)", DeepSpeed's launcher "exits with return code = -7", logged as "[launch.py:N:sigkill_handler]"): the job
-#: they ran is the GPU communication.
+#: they ran is the GPU communication. So does pidfd_getfd (and pidfd_open) with the error after it: how CUDA VMM memory (PyTorch's
+#: expandable segments, UCX's cuda_ipc, FlashInfer's and symmetric memory's buffers) is shared between processes, the importer
+#: copying the exporter's file descriptor; PyTorch prints "pidfd_getfd: " and strerror (c10/cuda/CUDACachingAllocator.cpp,
+#: ExpandableSegment::fromShared), UCX "pidfd_open(%d) failed: %m" (uct/cuda/cuda_ipc/cuda_ipc_cache.c): a worker's
+#: "failed with error 'pidfd_getfd: Operation not permitted'" names no GPU, and is a CUDA IPC that the kernel refused.
 _GPU_WORDS = re.compile(
     r"\b(?:gpus?|cuda\w*|nccl\w*|nvidia\w*|nvlink|nvswitch|p2p|peer[- ]to[- ]peer|geforce|tesla|quadro|rtx|gtx|cudnn|"
     r"(?:py)?nvml\w*|lib(?:cuda|nvidia)\w*|nvrm|xid|cupy|vllm\w*|sglang\w*|nvshmem\w*|deep_?ep|nixl\w*|uccl\w*|mscclpp|byteps|tensorrt[-_]llm|trt[-_]llm|userbuffers|nvbandwidth|simplep2p|tensor[-_]parallel[-_]size|torchrun|torch[./]distributed\w*|deepspeed|launch\.py:\d+:sigkill_handler|"
     r"\w*symm_?mem\w*|symmetric memory|mnnvl|nvls|multimem|[ahlvbt]\d{2,3}0?s?|[1-5]0[5-9]0(?:\s*ti)?s?|"
     r"(?:enable|enabling|disable|disabling|can(?:not)?|no)[ _]peer[ _]access|peer[ _]access[ _](?:is[ _])?(?:not|already|unsupported|enabled|disabled|fail\w*|error\w*)|"
-    r"peer[ _]?mem\w*|nv_peer_mem|gdr(?:drv|api|copy)|gpudirect|bar1|nvlsm|imex|ub-ipc-socket|"
+    r"peer[ _]?mem\w*|nv_peer_mem|gdr(?:drv|api|copy)|gpudirect|bar1|nvlsm|imex|ub-ipc-socket|pidfd_(?:getfd|open)\W{1,4}(?:\(\d+\) failed: )?"
+    r"(?:operation not permitted|no such process|function not implemented|bad file descriptor)|"
     # NVIDIA's Kubernetes device plugin's own words for its NVML pair queries (alignedAlloc; a kubelet event names no GPU)
     r"unable to get device link information)\b|_cuda_\w+|(?:vendor[ _]?id\W{1,3}|\[|\b)(?:0x)?10de(?=[:\]]|\b(?![.:]\d))|显卡|显存|多卡|单卡|gpu|"
     # a count of cards in Chinese ("4 卡训练", "8卡", "两张卡"): 卡 after a count is a card, not 卡住 (stuck)

@@ -1,0 +1,75 @@
+"""Rules of the twenty-third session: a pidfd_getfd / pidfd_open failure is a CUDA IPC refused by the kernel (the way CUDA VMM
+memory is shared between processes), so a text that names nothing else is answered; literal sets of small classes."""
+
+import pytest
+
+from p2ptop.commands.explain import explain
+from p2ptop.evidence.read import read_text
+from p2ptop.knowledge import load_kb
+from p2ptop.knowledge.regex_safety import LiteralGate, literal_sets
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return load_kb()
+
+
+@pytest.mark.parametrize("text", [
+    # PyTorch's ExpandableSegment::fromShared: TORCH_CHECK(false, "pidfd_getfd: ", std::strerror(err)), re-raised by a worker
+    "Exception: Worker failed with error 'pidfd_getfd: Operation not permitted'",
+    "RuntimeError: pidfd_getfd: Operation not permitted",
+    # UCX's cuda_ipc cache: "pidfd_open(%d) failed: %m" where the exporter's pid is in another PID namespace
+    "cuda_ipc_cache.c:123 UCX ERROR pidfd_open(4242) failed: No such process",
+])
+def test_pidfd_failure_is_a_gpu_text(text):
+    assert read_text(text).gpu_related
+
+
+@pytest.mark.parametrize("text", [
+    "the supervisor duplicates the server's socket with pidfd_getfd and resumes it",  # the syscall named, no failure
+    "seccomp: the default profile blocks pidfd_getfd",
+])
+def test_pidfd_named_without_a_failure_is_no_gpu_text(text):
+    assert not read_text(text).gpu_related
+
+
+def test_pidfd_eperm_answered_with_the_ipc_entry(kb):
+    got = explain(kb, "Exception: Worker failed with error 'pidfd_getfd: Operation not permitted'", [], 3)
+    assert got and got[0][0].entry.id == "torch/cuda-ipc-pidfd-getfd-not-permitted"
+    assert got[0][0].confidence in ("likely", "possible")
+
+
+@pytest.mark.parametrize("pattern,expected", [
+    (r"NCCL (?:version )?v?2\.[0-4]\.\d", ("2.0.", "2.1.", "2.2.", "2.3.", "2.4.")),  # the class joined, and the dot after it
+    (r"RTX 50[6-9]0", ("rtx 5060", "rtx 5070", "rtx 5080", "rtx 5090")),
+    (r"sm_[89]0\b", ("sm_80", "sm_90")),
+])
+def test_literal_sets_join_a_small_class(pattern, expected):
+    assert expected in literal_sets(pattern)[0]
+
+
+@pytest.mark.parametrize("pattern,expected", [
+    (r"x[A-F]yz", ((("yz",),),)),  # capitals in a case-sensitive class are not the lower-cased literals
+    (r"abc\d", ((("abc",),),)),  # a category: \d matches other scripts' digits too
+    (r"abc[^d]", ((("abc",),),)),  # a negation
+    (r"abc[0-9a-z]", ((("abc",),),)),  # more than CLASS_CHARS characters
+])
+def test_literal_sets_leave_other_classes_alone(pattern, expected):
+    assert literal_sets(pattern) == expected
+
+
+def test_literal_sets_read_a_group_matched_once():
+    assert literal_sets(r"(?m:^less than \d+ gpus)") == ((("less than ",), (" gpus",)),)
+    assert literal_sets(r"x(?:abc)?y") == ()  # an optional group says nothing
+
+
+@pytest.mark.parametrize("pattern,text,hit", [
+    (r"nccl 2\.[0-4]\.\d", "x" * 5000 + " nccl 2.3.7 ", True),
+    (r"nccl 2\.[0-4]\.\d", "x" * 5000 + " nccl 2.28.9 ", False),
+    (r"(?m:^less than \d+ gpus)", "x" * 5000 + "\nless than 2 gpus", True),
+])
+def test_gated_search_equals_the_search(pattern, text, hit):
+    import re
+
+    rx = re.compile(pattern)
+    assert (LiteralGate(rx).search(text) is not None) == (rx.search(text) is not None) == hit
