@@ -73,3 +73,16 @@ def test_gated_search_equals_the_search(pattern, text, hit):
 
     rx = re.compile(pattern)
     assert (LiteralGate(rx).search(text) is not None) == (rx.search(text) is not None) == hit
+
+
+@pytest.mark.parametrize("text", [
+    "A performance drop has been introduced, at least on specific hardware.",
+    "we see a 60% busbw regression after the upgrade",
+    "there is a big drop in bandwidth between GPU0 and GPU1",
+])
+def test_a_loss_of_speed_named_is_slow(text):
+    assert any(f.facts.get("symptom.slow") for f in read_text(text + " (NCCL all_reduce on 8 GPUs)").findings)
+
+
+def test_a_drop_of_something_else_is_not_slow():
+    assert not any(f.facts.get("symptom.slow") for f in read_text("the loss drops quickly on 8 GPUs with NCCL").findings)

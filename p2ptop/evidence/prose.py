@@ -341,6 +341,9 @@ _SYMPTOMS = (
                               r"nvlink\s*(?:没有|未|没)(?:被)?(?:使用|用到|利用)|(?:没有|未|没)(?:走|使用|用到|经过)\s*nvlink"),
     ("symptom.slow", r"\bslow(?:er|ly|down)?\b|low bandwidth|poor (?:performance|bandwidth)|bandwidth (?:is|was) (?:low|only)|"
                      r"only (?:gets? |reach(?:es)? |achiev(?:es|ed)? |hits? |sees? |gives? |shows? )?\d+(?:\.\d+)? ?gb/s|throughput drops?|"
+                     # a loss of speed named ("a performance drop has been introduced", "a 60% busbw regression", "drop in bandwidth")
+                     r"\b(?:performance|perf|throughput|bandwidth|busbw|algbw)\s+(?:drops?|dropped|regressions?|regressed|loss|hit|penalty)\b|"
+                     r"\b(?:drop|regression|loss|decrease)\s+(?:in|of)\s+(?:the\s+)?(?:performance|throughput|bandwidth|busbw|algbw)\b|"
                      r"(?:achiev\w*|reach\w*|gets?|getting|got|see|seeing|measur\w*) (?:only|just|merely) (?:about |around |~)?\d+(?:\.\d+)? ?gb/s|"
                      r"(?:performance|bandwidth|throughput|speed)\b[^.\n]{0,25}?\bdegrad\w*|\bdegrad\w* (?:the )?(?:performance|bandwidth|throughput|speed)|"
                      r"(?:bandwidth|throughput|performance|speed|busbw)\b[^.\n]{0,30}?\b(?:is|was|are|were)\s+(?:very |really |quite |extremely |so |pretty )?(?:poor|terrible|bad|awful|horrible|abysmal)|"
