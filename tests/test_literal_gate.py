@@ -6,7 +6,7 @@ import re
 import pytest
 
 from p2ptop.evidence import prose
-from p2ptop.knowledge.regex_safety import GATE_MIN, LiteralGate
+from p2ptop.knowledge.regex_safety import GATE_MIN, GATE_PARSE_MIN, LiteralGate
 
 FILLER = "w1127 12:00:00.000 123 torch/distributed/run.py:792] setting omp_num_threads environment variable\n" * 80
 
@@ -34,10 +34,18 @@ def test_gate_answers_as_the_regex(tail):
 
 def test_absent_literal_skips_and_present_finds():
     gate = LiteralGate(re.compile(r"\bpeer access (?:is )?not (?:supported|available)"))
-    assert gate.search(FILLER) is None and not gate.possible(FILLER)
-    text = FILLER + "error: peer access not available\n"
+    # the first short text is searched as it is (the parse of the literals would cost more than the search it saves)
+    assert gate.search(FILLER) is None and gate.possible(FILLER)
+    text = FILLER + "error: peer access not available\n"  # a second text: the literals are asked first
     assert gate.possible(text) and gate.search(text).group(0) == "peer access not available"
-    assert list(gate.finditer(FILLER)) == [] and gate.findall(FILLER) == []
+    assert not gate.possible(FILLER + "\n") and gate.search(FILLER + "\n") is None
+    assert list(gate.finditer(FILLER + " ")) == [] and gate.findall(FILLER + "  ") == []
+
+
+def test_a_long_first_text_is_gated_at_once():
+    long = FILLER * (GATE_PARSE_MIN // len(FILLER) + 1)
+    gate = LiteralGate(re.compile(r"\bpeer access (?:is )?not (?:supported|available)"))
+    assert not gate.possible(long) and gate.search(long) is None
 
 
 def test_case_that_the_literals_cannot_decide_is_not_gated():
