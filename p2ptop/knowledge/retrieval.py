@@ -87,6 +87,8 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "_lost": ("xid", "fallen", "lost", "bus", "vanish", "disappear", "掉卡", "掉线", "消失"),
 }
 _CONCEPT_OF: dict[str, str] = {w: c for c, words in CONCEPTS.items() for w in words}
+#: the concepts' Chinese words, in _CONCEPT_OF's order: what a run of CJK characters is searched for
+_CJK_CONCEPTS: tuple[tuple[str, str], ...] = tuple((w, c) for w, c in _CONCEPT_OF.items() if w[:1] >= "\u4e00")
 #: the programs people run when P2P fails (frameworks, inference servers, model names): they say what was running,
 #: not why peer traffic failed, and every cause meets every one of them, so a word of theirs shared with an entry
 #: (written from some thread that ran it) weighs a fraction of its IDF
@@ -169,6 +171,32 @@ def _stem(w: str) -> str:
     return w
 
 
+#: the terms of each word seen (a word's terms depend on the word alone): the knowledge base's texts repeat their words, and
+#: the index of the entries is built once per process
+_WORD_TERMS: dict[str, tuple[str, ...]] = {}
+WORD_CACHE = 100_000
+
+
+def _word_terms(raw: str) -> tuple[str, ...]:
+    """One word's terms: itself lower-cased, its identifier parts (snake_case, camelCase), each stemmed, and its concepts."""
+    parts = [raw.lower()]
+    if not raw.isdigit() and ("_" in raw or (raw[1:] != raw[1:].lower() and raw[1:] != raw[1:].upper())):
+        for chunk in raw.split("_"):
+            parts.append(chunk.lower())
+            if chunk[1:] != chunk[1:].lower() and chunk[1:] != chunk[1:].upper():  # camelCase
+                parts.extend(p.lower() for p in _CAMEL.findall(chunk))
+    out: list[str] = []
+    for p in dict.fromkeys(parts):
+        if len(p) < 2 or p in _STOP:
+            continue
+        s = _stem(p)
+        out.append(s)
+        c = _CONCEPT_OF.get(p) or _CONCEPT_OF.get(s)
+        if c:
+            out.append(c)
+    return tuple(out)
+
+
 def tokens(text: str) -> list[str]:
     """The text's terms (see the module docstring): words, identifier parts, stems, concepts, CJK bigrams."""
     out: list[str] = []
@@ -176,25 +204,15 @@ def tokens(text: str) -> list[str]:
         raw = m.group(0)
         if m.start() and text[m.start() - 1] == "=" and raw.isalpha():
             continue  # a setting's value as a tool prints it ("P2P=Disabled"), not a word of the report
-        parts = [raw.lower()]
-        if not raw.isdigit() and ("_" in raw or (raw[1:] != raw[1:].lower() and raw[1:] != raw[1:].upper())):
-            for chunk in raw.split("_"):
-                parts.append(chunk.lower())
-                if chunk[1:] != chunk[1:].lower() and chunk[1:] != chunk[1:].upper():  # camelCase
-                    parts.extend(p.lower() for p in _CAMEL.findall(chunk))
-        for p in dict.fromkeys(parts):
-            if len(p) < 2 or p in _STOP:
-                continue
-            s = _stem(p)
-            out.append(s)
-            c = _CONCEPT_OF.get(p) or _CONCEPT_OF.get(s)
-            if c:
-                out.append(c)
+        terms = _WORD_TERMS.get(raw)
+        if terms is None:
+            if len(_WORD_TERMS) >= WORD_CACHE:
+                _WORD_TERMS.clear()
+            terms = _WORD_TERMS[raw] = _word_terms(raw)
+        out.extend(terms)
     for run in _CJK_RUN.findall(text):
         out.extend(b for b in (run[i:i + 2] for i in range(len(run) - 1)) if not (set(b) & _ZH_FUNCTION) and b not in _ZH_GENERIC)
-        for word, c in _CONCEPT_OF.items():
-            if word[:1] >= "\u4e00" and word in run:
-                out.append(c)
+        out.extend(c for word, c in _CJK_CONCEPTS if word in run)
     return out
 
 
