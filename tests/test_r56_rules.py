@@ -86,3 +86,23 @@ def test_a_loss_of_speed_named_is_slow(text):
 
 def test_a_drop_of_something_else_is_not_slow():
     assert not any(f.facts.get("symptom.slow") for f in read_text("the loss drops quickly on 8 GPUs with NCCL").findings)
+
+
+_BLACKWELL_IMA = ("enqueue.cc:1556 NCCL WARN Cuda failure 700 'an illegal memory access was encountered'\n"
+                  "GPU 0: NVIDIA GeForce RTX 5090\nGPU 1: NVIDIA GeForce RTX 5090\n")
+
+
+def _entry(kb, text, entry_id):
+    return next((m for m, _ in explain(kb, text, [], None) if m.entry.id == entry_id), None)
+
+
+def test_an_entry_on_given_releases_is_unsure_where_the_text_names_no_release(kb):
+    # the matcher's rule for a required fact the text does not give (UNSURE_CAP) holds for a required NCCL release too
+    m = _entry(kb, _BLACKWELL_IMA, "nccl/blackwell-pcie-illegal-access-512k")
+    assert m is not None and m.confidence == "unsure" and "nccl.version" in m.deciding_facts
+
+
+def test_an_entry_on_given_releases_is_out_where_the_text_names_another(kb):
+    assert _entry(kb, "NCCL version 2.28.3+cuda12.9\n" + _BLACKWELL_IMA, "nccl/blackwell-pcie-illegal-access-512k") is None
+    m = _entry(kb, "NCCL version 2.26.2+cuda12.8\n" + _BLACKWELL_IMA, "nccl/blackwell-pcie-illegal-access-512k")
+    assert m is not None and m.confidence in ("likely", "possible")

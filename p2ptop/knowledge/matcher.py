@@ -606,6 +606,12 @@ class Facts:
         return f"{text}, {where}" if where and where != "host" else text  # "host": a caller that named no origin
 
 
+def _unknown_release(cond: dict[str, Any], facts: "Facts") -> bool:
+    """Is ``cond`` a log condition on given NCCL releases (_release_specific) where the text names no NCCL release?"""
+    return (cond["fact"] == LOG_FACT and not facts.values.get("nccl.version") and facts.check(cond) is None
+            and _release_specific(cond["regex"]))
+
+
 @functools.lru_cache(maxsize=512)
 def _release_specific(regex: str) -> bool:
     """Does a ``log`` regex name some NCCL releases and not others (it matches NCCL's "NCCL version 2.M.P" line for some
@@ -855,6 +861,8 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
                 factor *= UNKNOWN_FACTOR
                 if cond["fact"] not in deciding and cond["fact"] != LOG_FACT:
                     deciding.append(cond["fact"])
+                elif _unknown_release(cond, facts) and "nccl.version" not in deciding:
+                    deciding.append("nccl.version")  # the release the entry is about, where the text names none
             else:
                 factor *= CONTRADICTED_FACTOR
                 against.append(_describe(cond, facts))
@@ -878,7 +886,9 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
         symptom = symptom or facts.symptom(cond)
         strong = strong or (cond["fact"] not in WEAK_SYMPTOMS and facts.symptom(cond))
     offered = bool(text_w) or (all_hold and bool(fired if triggers else requires))
-    log_unmet = any(c["fact"] == LOG_FACT and not facts.check(c) for c in requires)
+    # a log condition the text does not meet rules the entry out, except a condition on given NCCL releases where the text
+    # names no release at all: the release is unknown, as any other required fact the text does not give (UNSURE_CAP)
+    log_unmet = any(c["fact"] == LOG_FACT and not facts.check(c) and not _unknown_release(c, facts) for c in requires)
     if not offered and (against or log_unmet or (triggers and all(facts.check(c) is False for c in triggers))):
         return None  # a candidate on facts alone whose own conditions are known false: ruled out, not 'unsure'
     for cond in m.get("support") or []:
