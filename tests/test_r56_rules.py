@@ -106,3 +106,27 @@ def test_an_entry_on_given_releases_is_out_where_the_text_names_another(kb):
     assert _entry(kb, "NCCL version 2.28.3+cuda12.9\n" + _BLACKWELL_IMA, "nccl/blackwell-pcie-illegal-access-512k") is None
     m = _entry(kb, "NCCL version 2.26.2+cuda12.8\n" + _BLACKWELL_IMA, "nccl/blackwell-pcie-illegal-access-512k")
     assert m is not None and m.confidence in ("likely", "possible")
+
+
+@pytest.mark.parametrize("text", [
+    # PyTorch's torch/distributed/distributed_c10d.py where is_nccl_available() is False (Windows, CPU-only builds)
+    'File "C:\\\\Users\\\\me\\\\envs\\\\t\\\\lib\\\\site-packages\\\\torch\\\\distributed\\\\distributed_c10d.py", line 1013\n'
+    "RuntimeError: Distributed package doesn't have NCCL built in",
+    # TensorFlow's op registry on a build without its NCCL ops
+    "InvalidArgumentError: Op type not registered 'NcclAllReduce' in binary running on DESKTOP-K1BEKCL.",
+    # PyTorch's TCPStore on a Windows wheel (no libuv), under a traceback through torch.distributed
+    'File "C:\\\\py\\\\Lib\\\\site-packages\\\\torch\\\\distributed\\\\rendezvous.py", line 185, in _create_c10d_store\n'
+    "RuntimeError: use_libuv was requested but PyTorch was build without libuv support",
+    # torch/cuda/nccl.py's warning
+    "D:\\\\Anaconda3\\\\lib\\\\site-packages\\\\torch\\\\cuda\\\\nccl.py:15: UserWarning: PyTorch is not compiled with NCCL support",
+])
+def test_a_build_without_nccl_is_named(kb, text):
+    got = explain(kb, text, [], 3)
+    assert got and got[0][0].entry.failure_class == "nccl_unavailable_platform"
+
+
+def test_a_build_without_nccl_is_ruled_out_where_nccl_ran(kb):
+    # NCCL's own version line says the build has NCCL: the class is no candidate, however the words fit
+    text = ("host:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+            "the multi-GPU training on Windows with the gloo fallback and tcp init fails with a RuntimeError in distributed\n")
+    assert all(m.entry.failure_class != "nccl_unavailable_platform" for m, _ in explain(kb, text, [], None))

@@ -234,6 +234,9 @@ def ruled_out(failure_class: Optional[str], known: Callable[[str], list], multic
         return "MIG is off on every GPU"
     if failure_class == "mig_p2p_unsupported" and not any(v is True for v in mig or []) and no_mig_gpus(known):
         return "none of the GPUs can run MIG (a GeForce card, or an architecture before Ampere or without MIG)"
+    if failure_class == "nccl_unavailable_platform" and (known("nccl.version") or known("nccl.transport") or known("error.nccl")):
+        # NCCL's own log line, transport or result code: the build has NCCL (a build without it prints none of them)
+        return "NCCL itself ran: its version, a transport or an NCCL result is in the text or on the host"
     if multicast_absent:
         return None  # the rules below say multicast cannot exist: the very cause this entry's message reports
     archs = known("gpu.architecture")
