@@ -123,6 +123,7 @@ FACT_KEYS: dict[str, str] = {
     "code.torch_cuda_build": "the CUDA version PyTorch was built with, as its environment report (collect_env) says ('none' for a CPU-only build)",
     "host.driver_below_cuda_build": "True where the driver is older than the minimum driver of the CUDA release a library was built with (PyTorch's collect_env, NCCL's '+cudaX.Y', a NCCL package's version; CUDA's release notes: e.g. 9.1 >= 387.26, 10.2 >= 440.33, any 11.x >= 450.80.02, 12.x >= 525.60.13, 13.x >= 580.65.06)",
     "host.build_lacks_gpu_arch": "True where a library's GPU code was built without the paste's GPU architecture: PyTorch's own capability check, or NCCL's / PyTorch's CUDA build older than the first CUDA that compiles for it (or newer than the last)",
+    "host.windows": "the text names native Windows (a Windows version, a Windows path, win32): whose builds of PyTorch, TensorFlow and Paddle have no NCCL (WSL runs Linux, and is not this)",
     "host.cc_mode": "the GPUs' confidential-computing mode: on, devtools, ppcie (the multi-GPU protected PCIe mode), off, or enabled (NCCL's 'CC On': one of them)",
     "code.cross_device_read": "True where a pasted operator runs on one GPU and reads another GPU's memory directly (Caffe2's failed operator with inputs under another GPU's scope)",
     "code.peer_access_enabled_where_supported": "the framework that enables peer access itself between every pair CUDA offers it for (Caffe2): a peer read that faults there is a pair without peer access",

@@ -130,3 +130,24 @@ def test_a_build_without_nccl_is_ruled_out_where_nccl_ran(kb):
     text = ("host:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
             "the multi-GPU training on Windows with the gloo fallback and tcp init fails with a RuntimeError in distributed\n")
     assert all(m.entry.failure_class != "nccl_unavailable_platform" for m, _ in explain(kb, text, [], None))
+
+
+@pytest.mark.parametrize("text,windows", [
+    ("I run it on Windows 10 with two GPUs", True),
+    ('File "C:\\\\Users\\\\me\\\\site-packages\\\\torch\\\\x.py", line 3', True),
+    ("windows下 多卡 训练 报错", True),
+    ("WSL2 on Windows 11 with two GPUs", False),  # WSL runs Linux, where the frameworks have NCCL
+    ("the windows of the server room are open; two GPUs", False),
+])
+def test_native_windows_said(text, windows):
+    got = [f.facts["host.windows"] for f in read_text(text).findings if "host.windows" in f.facts]
+    assert got == ([True] if windows else [])
+
+
+def test_a_build_without_nccl_is_no_candidate_on_words_alone(kb):
+    # a rendezvous failure on Linux shares words with the entry (TCPStore, distributed) but names no platform without NCCL
+    text = ('  File "/srv/train.py", line 9, in <module>\n    dist.init_process_group("nccl", rank=rank, world_size=world)\n'
+            "[rank3]: RuntimeError: CUDA error: invalid device ordinal\ntorch.distributed.DistStoreError: Timed out")
+    assert all(m.entry.failure_class != "nccl_unavailable_platform" for m, _ in explain(kb, text, [], None))
+    said = "On Windows 11 " + text.replace("/srv/train.py", "C:\\\\train.py")
+    assert any(m.entry.failure_class == "nccl_unavailable_platform" for m, _ in explain(kb, said, [], None))

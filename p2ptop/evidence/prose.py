@@ -115,6 +115,14 @@ _HYPERVISORS = (
     ("KVM", r"\bkvm\b|\bqemu\b|libvirt|\bunraid\b|\bvirt-manager\b|\bovmf\b|cloud-hypervisor|\bopenstack\b|\bnutanix\b|\bahv\b"),
     ("VirtualBox", r"virtualbox"),
 )
+#: native Windows named (lower-cased text): a Windows version or machine, "on/under Windows" (not "Windows Subsystem for
+#: Linux": WSL runs Linux), win32 / win_amd64, a Windows path (C:\Users\..., ...\site-packages\...), a default Windows
+#: host name (DESKTOP-XXXXXXX), "Windows下": the platform whose builds of PyTorch, TensorFlow and Paddle have no NCCL
+_WINDOWS = _rx(r"\bwindows\s*(?:1[01]|7|8\.1|8|server|pcs?|machines?|hosts?|systems?|os|laptops?|desktops?)\b|"
+               r"\b(?:on|under|in|with|for|using)\s+(?:native\s+)?windows\b(?!\s+subsystem)|\bwin(?:32|_amd64|64)\b|"
+               r"\b[a-z]:\\(?:users|program files|programdata|python\d*|anaconda\d*|miniconda\d*|tools)\\|\\site-packages\\|"
+               r"windows\s*(?:下|上|系统|环境|平台)|\bdesktop-[a-z0-9]{7}\b")
+_WSL = _rx(r"\bwsl ?2?\b|windows subsystem for linux")
 #: confidential computing on the GPUs, in words: "CC mode on/enabled", "confidential computing (mode) enabled", "enabled
 #: confidential computing", a confidential VM (CVM) or a TDX / SEV-SNP guest ("PPCIe mode" is the multi-GPU mode: not this;
 #: gpu-admin-tools' "CC mode is on", a tool's line run on the host, is evidence/cc.py's)
@@ -1323,6 +1331,9 @@ def parse(c: Collector) -> bool:
             c.add("host", "host.virtualized", True, ln(m.start()))
             found = True
             break
+    m = _first(c, _WINDOWS) if not _WSL.search(low) else None
+    if m:
+        c.add("host", "host.windows", True, ln(m.start()), severity="info")
     m = _first(c, _VM)
     if m:
         found = c.add("host", "host.virtualized", True, ln(m.start())) or found

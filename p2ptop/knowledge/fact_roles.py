@@ -191,6 +191,9 @@ def first_look(known: Callable[[str], list]) -> tuple[str, str]:
 #: Classes that need NVSwitch or NVLink: a host with neither rules them out (and NVLink link failures, a host with one GPU
 #: and no NVSwitch: see ruled_out).
 NVSWITCH_CLASSES = frozenset({"nvls_multicast_failure", "fabric_manager_not_running", "fabric_manager_version_mismatch"})
+#: classes that ruled_out decides on whether the entry's own message matched (``own_text``): named by their own messages,
+#: otherwise only where the text says their setup
+OWN_TEXT_CLASSES = frozenset({"nccl_unavailable_platform"})
 #: the classes whose cause lives in NVLink hardware (a link, NVLink peer memory, an NVSwitch fabric and its multicast)
 NVLINK_CLASSES = NVSWITCH_CLASSES | {"nvlink_link_failure", "nvlink_peer_memory_error"}
 
@@ -214,7 +217,7 @@ def no_mig_gpus(known: Callable[[str], list]) -> bool:
 
 
 def ruled_out(failure_class: Optional[str], known: Callable[[str], list], multicast_absent: bool = False,
-              nic_peer: bool = False) -> Optional[str]:
+              nic_peer: bool = False, own_text: bool = True) -> Optional[str]:
     """Why facts rule an entry of this class out (None when they do not). ``known(key)`` gives the
     values the matcher holds for a fact, host facts first. ``multicast_absent``: the entry's message is printed
     *because* the GPUs have no CUDA multicast (an entry's "multicast_absent": Transformer Engine's initialize_ub raises
@@ -222,7 +225,8 @@ def ruled_out(failure_class: Optional[str], known: Callable[[str], list], multic
     which every GPU before Hopper and every GPU without NVSwitch answers; transformer_engine/common/util/cuda_runtime.cpp
     supports_multicast): the rules that say multicast cannot exist then confirm it instead of ruling it out.
     ``nic_peer``: the entry's peer is a NIC or another PCIe device reaching GPU memory (GPUDirect RDMA), so one GPU on the
-    host does not rule it out."""
+    host does not rule it out. ``own_text``: the entry's own message matched a line of the text (or the caller asks as if it
+    had): a build without NCCL is named by its own messages, else only where the text names the platform (Windows)."""
     # one GPU with MIG on holds several instances, and those are what cannot talk P2P (MIG User Guide)
     mig_instances = failure_class == "mig_p2p_unsupported" and any(v is True for v in known("gpu.mig") or [])
     if failure_class in PAIR_CLASSES and known("host.gpu_count") in ([0], [1]) and not mig_instances \
@@ -234,9 +238,14 @@ def ruled_out(failure_class: Optional[str], known: Callable[[str], list], multic
         return "MIG is off on every GPU"
     if failure_class == "mig_p2p_unsupported" and not any(v is True for v in mig or []) and no_mig_gpus(known):
         return "none of the GPUs can run MIG (a GeForce card, or an architecture before Ampere or without MIG)"
-    if failure_class == "nccl_unavailable_platform" and (known("nccl.version") or known("nccl.transport") or known("error.nccl")):
-        # NCCL's own log line, transport or result code: the build has NCCL (a build without it prints none of them)
-        return "NCCL itself ran: its version, a transport or an NCCL result is in the text or on the host"
+    if failure_class == "nccl_unavailable_platform":
+        if known("nccl.version") or known("nccl.transport") or known("error.nccl"):
+            # NCCL's own log line, transport or result code: the build has NCCL (a build without it prints none of them)
+            return "NCCL itself ran: its version, a transport or an NCCL result is in the text or on the host"
+        if not own_text and True not in (known("host.windows") or []):
+            # a Linux build of the frameworks has NCCL; without the build's own message, only a platform said to lack it
+            # (native Windows) makes this class a candidate on words or context
+            return "no message of a build without NCCL, and the text names no platform without it (native Windows)"
     if multicast_absent:
         return None  # the rules below say multicast cannot exist: the very cause this entry's message reports
     archs = known("gpu.architecture")

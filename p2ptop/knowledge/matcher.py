@@ -34,7 +34,7 @@ from ..findings import SHM_TRANSPORT_FACTS, Finding
 from .codes import (CUDA_BY_NUMBER, GATES, GENERIC_CUDA_MESSAGES, codes_in_line, cuda_error, is_generic_cuda_text,
                     key as code_key, unusable_cuda_in_line)
 from .entry import Entry
-from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, NEXT_COMMAND, READ_FROM_OUTPUT, first_look, is_info_line,
+from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, NEXT_COMMAND, OWN_TEXT_CLASSES, READ_FROM_OUTPUT, first_look, is_info_line,
                          is_setting_line, is_symptom, next_command, readable, role, ruled_out)
 from .regex_safety import INVISIBLE_CHARS, MAX_LINE, RECORD_START, TYPOGRAPHIC_QUOTES, compile_pattern, literal_sets, required_literal, required_literals
 from .schema import FINDING_FACT, LOG_FACT
@@ -793,7 +793,7 @@ def why_excluded(entry: Entry, facts: "Facts", own_text: bool) -> Optional[str]:
     words), or one of its own ``exclude`` conditions. An entry reporting absent multicast escapes its class's "no
     multicast here" rules, but only on its own message (``own_text``: its regex or code matched a line)."""
     why = ruled_out(entry.failure_class, facts.known, multicast_absent=entry.multicast_absent and own_text,
-                    nic_peer=entry.nic_peer)
+                    nic_peer=entry.nic_peer, own_text=own_text)
     held = why or next((c for c in (entry.data.get("match") or {}).get("exclude") or [] if facts.check(c)), None)
     return held if held is None or isinstance(held, str) else _describe(held, facts)
 
@@ -822,7 +822,8 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
         return None
     void = _void_wrapper_codes(entry, facts)
     text_w, reasons, hits = _text_hits(entry, log, codes, void) if log.lines else ([], [], [])
-    if entry.multicast_absent and not text_w and why_excluded(entry, facts, own_text=False):
+    if (entry.multicast_absent or entry.failure_class in OWN_TEXT_CLASSES) and not text_w \
+            and why_excluded(entry, facts, own_text=False):
         return None
     code_hits: set[str] = set()  # the error codes of this entry that the text names
     if entry.error_codes:
