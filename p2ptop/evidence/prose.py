@@ -105,11 +105,13 @@ def _rx(pattern: str) -> LiteralGate:
     return LiteralGate(re.compile(pattern, re.ASCII))
 
 
+#: WSL named: a hypervisor of its own (below), and no native Windows (WSL runs Linux)
+_WSL_WORDS = r"\bwsl ?2?\b|windows subsystem for linux"
 _HYPERVISORS = (
     ("Proxmox", r"proxmox|\bpve\b"),
     ("ESXi", r"\besxi\b|vsphere|vmware"),
     # WSL 2 runs Linux in a Hyper-V utility VM with paravirtualised GPUs (CUDA on WSL user guide; kb/wsl__nccl-wsl2-no-p2p)
-    ("WSL2", r"\bwsl ?2?\b|windows subsystem for linux"),
+    ("WSL2", _WSL_WORDS),
     ("Hyper-V", r"hyper-?v\b|\bdda\b"),
     ("Xen", r"\bxen(?:server)?\b|xcp-ng"),
     ("KVM", r"\bkvm\b|\bqemu\b|libvirt|\bunraid\b|\bvirt-manager\b|\bovmf\b|cloud-hypervisor|\bopenstack\b|\bnutanix\b|\bahv\b"),
@@ -122,7 +124,7 @@ _WINDOWS = _rx(r"\bwindows\s*(?:1[01]|7|8\.1|8|server|pcs?|machines?|hosts?|syst
                r"\b(?:on|under|in|with|for|using)\s+(?:native\s+)?windows\b(?!\s+subsystem)|\bwin(?:32|_amd64|64)\b|"
                r"\b[a-z]:\\(?:users|program files|programdata|python\d*|anaconda\d*|miniconda\d*|tools)\\|\\site-packages\\|"
                r"windows\s*(?:下|上|系统|环境|平台)|\bdesktop-[a-z0-9]{7}\b")
-_WSL = _rx(r"\bwsl ?2?\b|windows subsystem for linux")
+_WSL = _rx(_WSL_WORDS)
 #: confidential computing on the GPUs, in words: "CC mode on/enabled", "confidential computing (mode) enabled", "enabled
 #: confidential computing", a confidential VM (CVM) or a TDX / SEV-SNP guest ("PPCIe mode" is the multi-GPU mode: not this;
 #: gpu-admin-tools' "CC mode is on", a tool's line run on the host, is evidence/cc.py's)
