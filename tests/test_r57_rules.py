@@ -1,0 +1,56 @@
+"""Rules of the twenty-fourth session: builds without NCCL (or without its rendezvous) in the frameworks' own words, and a
+setting said to restore what failed is a workaround, not a setting of the failing run."""
+
+import pytest
+
+from p2ptop.commands.explain import explain
+from p2ptop.evidence.read import read_text
+from p2ptop.knowledge import load_kb
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return load_kb()
+
+
+@pytest.mark.parametrize("text", [
+    # torch/distributed/rendezvous.py: "No rendezvous handler for {}://"; PyTorch 1.7 on Windows registered only file://
+    "RuntimeError: No rendezvous handler for env://",
+    "raise RuntimeError(\"No rendezvous handler for {}://\".format(result.scheme))\nRuntimeError: No rendezvous handler for tcp://",
+    # NVIDIA Caffe 0.15 parallel.cpp, BVLC Caffe tools/caffe.cpp, NVIDIA Caffe 0.16+ parallel.cpp
+    'parallel.cpp:160] USE_NCCL := 1 must be specified for multi-GPU',
+    "F0101 22:55:26.495918  8615 caffe.cpp:254] Multi-GPU execution not available - rebuild with USE_NCCL",
+    "F0612 10:01:02.000000 123 parallel.cpp:88] USE_NCCL must be specified for multi-GPU mode",
+    # MXNet src/kvstore/kvstore.cc for kvstore='nccl'
+    "MXNetError: [10:12:01] src/kvstore/kvstore.cc:63: compile with USE_NCCL=1 to use nccl",
+    # XGBoost's collective where it was built without NCCL
+    "xgboost.core.XGBoostError: [12:00:00] src/common/device_helpers.cu:67: XGBoost is not compiled with NCCL.",
+])
+def test_a_build_without_nccl_in_its_own_words(kb, text):
+    got = explain(kb, text, [], 3)
+    assert got and got[0][0].entry.failure_class == "nccl_unavailable_platform"
+    assert got[0][0].confidence in ("likely", "possible")
+
+
+@pytest.mark.parametrize("text", [
+    # a scheme no build registers: a typo, not a build without NCCL's rendezvous
+    "RuntimeError: No rendezvous handler for nccl://",
+    # NCCL ran: the build has it
+    "host:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\nRuntimeError: No rendezvous handler for env://",
+])
+def test_no_build_without_nccl_where_the_text_says_otherwise(kb, text):
+    got = explain(kb, text, [], 3)
+    assert all(m.entry.failure_class != "nccl_unavailable_platform" or m.confidence == "unsure" for m, _ in got)
+    assert not got or got[0][0].entry.failure_class != "nccl_unavailable_platform"
+
+
+def _env(text):
+    return {k: v for f in read_text(text).findings for k, v in f.facts.items() if k.startswith("env.")}
+
+
+def test_a_setting_said_to_restore_is_a_workaround():
+    said = ("Multi-GPU tests fail at the first NCCL collective with CUDA error 217.\n"
+            "Set NCCL_CUMEM_HOST_ENABLE=0 in the shared GPU base image to force the legacy path, restoring multi-GPU collectives.")
+    assert "env.NCCL_CUMEM_HOST_ENABLE" not in _env(said)
+    # the same variable on a shell line of the failing run is a setting of it
+    assert _env("NCCL_CUMEM_HOST_ENABLE=0 torchrun --nproc_per_node 2 train.py\nCUDA error 217")["env.NCCL_CUMEM_HOST_ENABLE"] == "0"
