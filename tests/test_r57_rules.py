@@ -54,3 +54,33 @@ def test_a_setting_said_to_restore_is_a_workaround():
     assert "env.NCCL_CUMEM_HOST_ENABLE" not in _env(said)
     # the same variable on a shell line of the failing run is a setting of it
     assert _env("NCCL_CUMEM_HOST_ENABLE=0 torchrun --nproc_per_node 2 train.py\nCUDA error 217")["env.NCCL_CUMEM_HOST_ENABLE"] == "0"
+
+
+def _symptoms(text):
+    return {k for f in read_text(text).findings for k, v in f.facts.items() if k.startswith("symptom.") and v}
+
+
+@pytest.mark.parametrize("text", [
+    "all GPUs spin at 100%, no error is raised, launch queues fill up behind the spinning kernel.",
+    "both GPUs sit at 99% forever and the loss never prints",
+    "the NCCL kernel keeps spinning forever on rank 1",
+])
+def test_gpus_spinning_at_full_utilisation_is_a_hang(text):
+    assert "symptom.hang" in _symptoms(text)
+
+
+@pytest.mark.parametrize("text", [
+    "GPU utilization is 100% during training and each step takes 0.3 s as expected",  # busy, not stuck
+    "the fan spins at 100% when both GPUs train",
+])
+def test_busy_gpus_are_no_hang(text):
+    assert "symptom.hang" not in _symptoms(text)
+
+
+@pytest.mark.parametrize("text", [
+    "the scheduler ends in SIGFPE (exit code -8) inside symm_mem.rendezvous()",
+    "Floating point exception (core dumped) after NCCL init on 2 GPUs",
+    "worker received SIGILL during all_reduce on the GPUs",
+])
+def test_fatal_signals_by_name_are_a_crash(text):
+    assert "symptom.crash" in _symptoms(text)

@@ -297,6 +297,11 @@ _SYMPTOMS = (
                      r"\b(?:does|did|do)\s*(?:n'?t|not) (?:finish|complete|return|progress|proceed)\b|never (?:finish|complete|return|progress|end)\w*|"
                      r"\bjust sits? (?:there|idle)|\bnothing (?:happens|is happening|moves|progresses)\b(?!\s+to\b)|"
                      r"\butili[sz]ation\b[^.\n]{0,20}?\b(?:stays?|stuck|remains?|sits?|pinned|locked)\b[^.\n]{0,10}?100 ?%|"
+                     # the GPUs said to spin or sit at 99-100 % with nothing moving, and a spinning kernel: NCCL's kernels
+                     # busy-wait on the peer's flags, so a hang shows as full utilisation without traffic (NCCL
+                     # troubleshooting; "all GPUs spin at 100%", "GPUs sit at 99% forever", "the spinning kernel")
+                     r"\bgpus?\b[^.\n]{0,30}?\b(?:spin(?:s|ning)?|sit(?:s|ting)?|stuck|stay(?:s|ing)?|pinned|remain(?:s|ing)?|locked)\s+at\s+~?\s*(?:99|100) ?%|"
+                     r"\bspinning (?:cuda |nccl |gpu )?kernels?\b|\bkernels?\s+(?:\w+\s+){0,2}?spin(?:s|ning)?\s+(?:forever|indefinitely)\b|"
                      r"(?:初始化|启动)(?:时间|过程)?(?:很长|很久|特别久|非常久|非常长)|\btimeouts? (?:in|on|during|at|for|inside) (?:the )?(?:\w+[_.])?(?:all[-_ ]?reduce|all[-_ ]?gather|reduce[-_ ]?scatter|broadcast|barrier|nccl|collective)|"
                      r"卡住|卡死|挂起|死锁|夯住|停滞|(?<![张块个两二三四六八号的显多单双\d])卡顿|卡着不动|一直不动|(?:一直|被)阻塞|阻塞住|(?:出现|发生|产生)阻塞|阻塞现象|无响应|没有响应|没反应|不动了|停住|停在|无进展|一直等|(?<![张块个两二三四六八号的显多单双\d])卡(?:在|再)|一直等待|超时"),
     ("symptom.wrong_results", r"wrong (?:results?|outputs?|values?|answers?|data|numbers?|gradients?|sums?|tokens?|bytes|predictions?|logits)|"
@@ -470,7 +475,7 @@ _SYMPTOMS = (
                  r"is lost|was lost|no longer (?:shows?|visible|detected|appears?))|掉卡|掉了?\s*(?:显卡|gpu|一张卡)|显卡消失|(?:显卡|gpu)\s*(?:不见了|丢失)|"
                  r"(?:显卡|gpu|卡)[^。，,\n]{0,8}?(?:从总线上?掉|掉线|从总线上?消失)"),
     # (SIGBUS, "Bus error": what a process gets touching a /dev/shm file past what tmpfs holds; NCCL troubleshooting)
-    ("symptom.crash", r"segfault|segmentation fault|core dumped|sigsegv|sigabrt|\bbus error\b|\bsigbus\b|\bcrash(?:es|ed|ing)?\b|\bcrash\s?(?:loop\s?)?back\s?off\b|"
+    ("symptom.crash", r"segfault|segmentation fault|core dumped|sigsegv|sigabrt|\bbus error\b|\bsigbus\b|\bsigfpe\b|\bfloating point exception\b|\bsigill\b|\bcrash(?:es|ed|ing)?\b|\bcrash\s?(?:loop\s?)?back\s?off\b|"
                       r"fallen off the bus|fell off the bus|falls? off the bus|falling off the bus|\bxid\s*:?\s*\d{1,3}\b|崩溃|段错误|掉卡"),
 )
 #: facts that are counts on the live host, said in words here: recorded as 1, "at least one"
