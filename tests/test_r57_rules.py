@@ -84,3 +84,18 @@ def test_busy_gpus_are_no_hang(text):
 ])
 def test_fatal_signals_by_name_are_a_crash(text):
     assert "symptom.crash" in _symptoms(text)
+
+
+@pytest.mark.parametrize("text,var", [
+    ("Setting `NCCL_CHUNK_SIZE` / `NCCL_P2P_NET_CHUNKSIZE` to **>= 1 MiB** makes `sendrecv_perf` return **incorrect results**.",
+     "NCCL_CHUNK_SIZE"),
+    ("setting NCCL_ALGO to Tree causes a hang on 8 GPUs", "NCCL_ALGO"),
+])
+def test_a_setting_with_its_value_named_as_the_cause(text, var):
+    got = [f.facts["symptom.caused_by_env"] for f in read_text(text).findings if "symptom.caused_by_env" in f.facts]
+    assert got == [var]
+
+
+def test_a_setting_that_makes_it_work_is_no_cause():
+    text = "setting NCCL_P2P_DISABLE to 1 makes it work on the two GPUs"
+    assert not [f for f in read_text(text).findings if "symptom.caused_by_env" in f.facts]

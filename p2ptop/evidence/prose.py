@@ -626,6 +626,11 @@ _ENV_CAUSE = _rx(r"\b(?:when|whenever|if|once|after|with)\s+(?:i\s+|we\s+|you\s+
                  r"\s*(?:(?:function|variable|option|flag|setting|env(?:ironment variable)?)\s+)?"
                  r"(?:(?:is|was|are|were|gets?|got)\s+)?(?:set|enabled|on|turned on|used|exported|added|applied)?\b|"
                  + _VAR + r"\s+(?:\w+\s+)?(?:causes?|caused|makes?|made|leads? to|led to|results? in|triggers?|triggered|breaks?|broke)\b|"
+                 # the setting named with its value, or with a second variable, before the verb ("Setting NCCL_CHUNK_SIZE /
+                 # NCCL_P2P_NET_CHUNKSIZE to >= 1 MiB makes sendrecv_perf return incorrect results", "setting NCCL_ALGO to
+                 # Tree causes a hang")
+                 r"\bsetting\s+" + _VAR + r"(?:\s*(?:/|,|and|or)\s*[`'\"]?nccl_[a-z0-9_]+[`'\"]?)*\s+to\s+[^.\n]{1,30}?\s"
+                 r"(?:causes?|caused|makes?|made|leads? to|led to|results? in|triggers?|triggered|breaks?|broke)\b|"
                  # named as the reason ("crashed because NCCL_BUFFSIZE was set"), or set and then removed to fix it
                  # ("NCCL_ALGO=Ring was set in the launcher; unsetting it fixed it")
                  r"\b(?:because|due to)\s+(?:of\s+)?(?:the\s+|a\s+|an\s+)?(?:env(?:ironment)?\s+(?:variable\s+)?)?" + _VAR + r"\s+(?:(?:is|was|were|being)\s+)?(?:\w+\s+)?(?:set|exported|enabled)\b|"
@@ -636,7 +641,7 @@ _ENV_CAUSE = _rx(r"\b(?:when|whenever|if|once|after|with)\s+(?:i\s+|we\s+|you\s+
                  r"(?=[^.\n]{0,60}?\b(?:works?|worked|fix\w*|solv\w*|resolv\w*|goes away|went away|fine)\b)|"
                  r"(?:去掉|删除|删掉|取消)\s*" + _VAR + r"(?=[^。\n]{0,20}?(?:正常|解决|好了))|"
                  r"(?:设置|开启|启用|加上)(?:了)?\s*" + _VAR + r"(?:\s*(?:后|之后|以后|时))")
-_ENV_TROUBLE = _rx(r"\bhang\w*|\bhung\b|\bstuck\b|deadlock|\bfreez\w*|\bslow\w*|\bcrash\w*|\bfail\w*|\berrors?\b|\bwrong\b|"
+_ENV_TROUBLE = _rx(r"\bhang\w*|\bhung\b|\bstuck\b|deadlock|\bfreez\w*|\bslow\w*|\bcrash\w*|\bfail\w*|\berrors?\b|\bwrong\b|\bincorrect\b|"
                    r"\bcorrupt\w*|\bsegfault|\btime ?outs?\b|\btimed out\b|\bdrops?\b|\bdegrad\w*|\bnan\b|"
                    r"卡住|卡死|挂起|变慢|很慢|报错|失败|出错|崩溃|错误")
 _ENV_WORKED = _rx(r"\b(?:works?|worked|working|fine|complet\w*|succeed\w*|pass(?:es|ed)?|gets? past|got past|fix\w*|solv\w*|resolv\w*|goes away|went away|no longer|avoid\w*|workaround|help\w*)\b|正常|解决|好了")
