@@ -99,3 +99,16 @@ def test_a_setting_with_its_value_named_as_the_cause(text, var):
 def test_a_setting_that_makes_it_work_is_no_cause():
     text = "setting NCCL_P2P_DISABLE to 1 makes it work on the two GPUs"
     assert not [f for f in read_text(text).findings if "symptom.caused_by_env" in f.facts]
+
+
+def test_an_unregistered_rendezvous_scheme_is_trouble_before_gpu(kb):
+    # printed so on the one-GPU H200 (h200x1-2026-11-30t): init_process_group(init_method="foo://...")
+    from p2ptop.commands.explain import answer
+    text = ('  File "/opt/torch/.venv/lib/python3.12/site-packages/torch/distributed/rendezvous.py", line 87, in rendezvous\n'
+            '    raise RuntimeError(f"No rendezvous handler for {result.scheme}://")\n'
+            "RuntimeError: No rendezvous handler for foo://")
+    got = answer(kb, text, [], 3)
+    assert got["kind"] == "before_gpu" and not got["results"]
+    # env:// is a build's lack (PyTorch 1.7 on Windows), answered by its entry
+    got = answer(kb, "RuntimeError: No rendezvous handler for env://", [], 3)
+    assert got["kind"] == "matches" and got["results"][0][0].entry.id == "platform/no-nccl-in-windows-builds"

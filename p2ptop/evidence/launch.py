@@ -128,6 +128,10 @@ NEVER_MET: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(rx, re.I), wha
     (r"environment variable (?:MASTER_ADDR|MASTER_PORT|RANK|WORLD_SIZE) expected, but not set", "rendezvous"),
     (r"\bRendezvous(?:Timeout|Connection)Error\b", "rendezvous"),
     (r"timed out waiting on barrier on rank \d+, for key prefix", "rendezvous"),
+    # init_process_group given an init_method whose scheme has no handler (rendezvous.py, "No rendezvous handler for {}://"):
+    # a typo or a scheme of the user's own, so the processes never met. Not env:// or tcp://, which every Linux build
+    # registers: their absence is a build's (PyTorch 1.7 on Windows had only file://; platform/no-nccl-in-windows-builds)
+    (r"\bno rendezvous handler for (?!env://|tcp://)[a-z][\w+.-]*://", "init_method"),
     # Open MPI's and PRRTE's launchers (help-errmgr-base.txt "failed-daemon-launch", "node-died"; rmaps "There are not
     # enough slots available in the system to satisfy"), Horovod's launcher (runner/launch.py "could not connect to some
     # hosts via ssh", "Unable to find a set of common task-to-task communication interfaces", util/timeout.py "Timed out
@@ -155,7 +159,14 @@ _NOTE = {
                   "first) and check MASTER_ADDR/MASTER_PORT and the launcher's world size",
     "launch": "the launcher could not start or reach all of the processes, so no GPU-to-GPU traffic had started. Check "
               "the hosts it names (ssh, host names, slots) and the network between them",
+    "init_method": "init_process_group was given an init_method whose scheme no rendezvous handler serves (PyTorch knows "
+                   "env://, tcp:// and file://), so the processes never met and no GPU-to-GPU traffic had started. Check "
+                   "the init_method's spelling",
 }
+
+
+_SUMMARY = {"rendezvous": "the processes never met at the rendezvous", "launch": "the launcher could not start them",
+            "init_method": "the init_method names no rendezvous PyTorch has"}
 
 
 def never_met(c: Collector) -> None:
@@ -174,6 +185,5 @@ def never_met(c: Collector) -> None:
         if fact is not None and (fact.line in said or _SAME_FAILURE.search(c.paste.line(fact.line) or "")):
             c.withdraw("host", key)
     c.add("host", "text.trouble_before_gpu", what, line, severity="info",
-          summary="the trouble lies before any GPU communication: " + ("the processes never met at the rendezvous"
-                                                                        if what == "rendezvous" else "the launcher could not start them"))
+          summary="the trouble lies before any GPU communication: " + _SUMMARY[what])
     c.notes.append(f"line {line} (\"{c.paste.line(line).strip()[:160]}\"): " + _NOTE[what])
