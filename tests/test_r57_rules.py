@@ -112,3 +112,14 @@ def test_an_unregistered_rendezvous_scheme_is_trouble_before_gpu(kb):
     # env:// is a build's lack (PyTorch 1.7 on Windows), answered by its entry
     got = answer(kb, "RuntimeError: No rendezvous handler for env://", [], 3)
     assert got["kind"] == "matches" and got["results"][0][0].entry.id == "platform/no-nccl-in-windows-builds"
+
+
+def test_a_python_traceback_frozen_frame_is_no_hang():
+    # Python 3.11+ tracebacks name frozen modules ('File "<frozen runpy>"'): torchrun's own, printed so on two H200s
+    # (h200x2-2026-11-30g, a worker killed by SIGFPE)
+    text = ('Traceback (most recent call last):\n  File "<frozen runpy>", line 198, in _run_module_as_main\n'
+            '  File "/opt/torch/.venv/lib/python3.12/site-packages/torch/distributed/run.py", line 994, in <module>\n'
+            "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
+            "  traceback : Signal 8 (SIGFPE) received by PID 2025")
+    assert _symptoms(text) >= {"symptom.crash"} and "symptom.hang" not in _symptoms(text)
+    assert "symptom.hang" in _symptoms("the training froze after the first all_reduce on 2 GPUs")

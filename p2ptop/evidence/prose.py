@@ -276,7 +276,7 @@ _CONTAINER_ZH = r"容器|\b(?:in|inside|within|from|into|across|between|among|a|
 _SHORT_OF_X = (r"\b(?:instead of|rather than|not|vs\.?|versus|below|less than|short of)\s+"
                r"(?:the\s+)?(?:theoretical\s+|expected\s+|ideal\s+|linear\s+)?\d+(?:\.\d+)?\s*x\b")
 _SYMPTOMS = (
-    ("symptom.hang", r"\bhangs?\b(?!\s+off\b(?!\s+and\b))|\bhanging\b(?!\s+off\b(?!\s+and\b))|\bhung\b|deadlock|\bstuck\b|\bstuck(?:ing|ed)\b|\bfreez(?:e|es|ing)\b|\bfroze(?:n)?\b|"
+    ("symptom.hang", r"\bhangs?\b(?!\s+off\b(?!\s+and\b))|\bhanging\b(?!\s+off\b(?!\s+and\b))|\bhung\b|deadlock|\bstuck\b|\bstuck(?:ing|ed)\b|\bfreez(?:e|es|ing)\b|(?<!<)\bfroze(?:n)?\b|"
                      r"never (?:finishes|returns|completes)|no progress|100 ?% (?:gpu[- ]?)?util|watchdog|\btimed out\b|"
                      r"\btim(?:es|ing) out\b|\b(?:but|and|then|otherwise|still)\s+time\s?out\b|\b(?:tests?|jobs?|runs?|they|calls?|collectives?|operations?|ranks?)\s+(?:\w+\s+){0,2}time\s?out\b|\btimeout (?:error|exception|occurred|happens|after|while|when|waiting)|"
                      r"operation timeout|\b(?:nccl|collective|all[-_ ]?reduce|all[-_ ]?gather|broadcast|barrier)\s+time-?outs?\b|\bnot responding\b|\bunresponsive\b|\bwaits? (?:forever|indefinitely)|"
