@@ -153,20 +153,20 @@ _SAME_FAILURE = re.compile(r"\bTCPStore\.cpp\b|\bTCP client failed to connect|^\
 _NEVER_MET_WORDS = ("clients joined", "client socket has timed out", "wait timeout after", "store based barrier",
                     "expected, but not set", "rendezvous", "barrier on rank", "daemon", "not enough slots", "via ssh",
                     "task-to-task", "connectivity between servers", "master address")
-_NOTE = {
-    "rendezvous": "the processes never met at the rendezvous (its store timed out or could not be reached), so no "
-                  "GPU-to-GPU traffic had started. Read the output of the rank that did not join (it may have failed "
-                  "first) and check MASTER_ADDR/MASTER_PORT and the launcher's world size",
-    "launch": "the launcher could not start or reach all of the processes, so no GPU-to-GPU traffic had started. Check "
-              "the hosts it names (ssh, host names, slots) and the network between them",
-    "init_method": "init_process_group was given an init_method whose scheme no rendezvous handler serves (PyTorch knows "
-                   "env://, tcp:// and file://), so the processes never met and no GPU-to-GPU traffic had started. Check "
-                   "the init_method's spelling",
+#: each kind: the fact's summary, and the note naming what to read instead
+_KINDS = {
+    "rendezvous": ("the processes never met at the rendezvous",
+                   "the processes never met at the rendezvous (its store timed out or could not be reached), so no "
+                   "GPU-to-GPU traffic had started. Read the output of the rank that did not join (it may have failed "
+                   "first) and check MASTER_ADDR/MASTER_PORT and the launcher's world size"),
+    "launch": ("the launcher could not start them",
+               "the launcher could not start or reach all of the processes, so no GPU-to-GPU traffic had started. Check "
+               "the hosts it names (ssh, host names, slots) and the network between them"),
+    "init_method": ("the init_method names no rendezvous PyTorch has",
+                    "init_process_group was given an init_method whose scheme no rendezvous handler serves (PyTorch knows "
+                    "env://, tcp:// and file://), so the processes never met and no GPU-to-GPU traffic had started. Check "
+                    "the init_method's spelling"),
 }
-
-
-_SUMMARY = {"rendezvous": "the processes never met at the rendezvous", "launch": "the launcher could not start them",
-            "init_method": "the init_method names no rendezvous PyTorch has"}
 
 
 def never_met(c: Collector) -> None:
@@ -185,5 +185,5 @@ def never_met(c: Collector) -> None:
         if fact is not None and (fact.line in said or _SAME_FAILURE.search(c.paste.line(fact.line) or "")):
             c.withdraw("host", key)
     c.add("host", "text.trouble_before_gpu", what, line, severity="info",
-          summary="the trouble lies before any GPU communication: " + _SUMMARY[what])
-    c.notes.append(f"line {line} (\"{c.paste.line(line).strip()[:160]}\"): " + _NOTE[what])
+          summary="the trouble lies before any GPU communication: " + _KINDS[what][0])
+    c.notes.append(f"line {line} (\"{c.paste.line(line).strip()[:160]}\"): " + _KINDS[what][1])

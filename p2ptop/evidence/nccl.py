@@ -392,15 +392,16 @@ _ADVICE_AFTER = re.compile(r"^\)?\s*(?:to (?:enable|disable|avoid|ignore|proceed
 _WORKAROUND = re.compile(r"\b(works?|worked|working|fix(?:es|ed)?|solv\w*|resolv\w*|restor\w*|helps?|helped|avoid\w*|workaround)\b|解决|正常|就好", re.I)
 
 
-def _sentence(line: str, start: int, end: int) -> str:
-    """The sentence of ``line`` around [start, end): a setting in a sentence that says it restores, fixes or works around
-    the trouble ("Set NCCL_X=0 in the base image to force the legacy path, restoring multi-GPU collectives") is advice."""
+_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|。|；")
+
+
+def _around(line: str, start: int, end: int) -> str:
+    """What of ``line`` speaks of the setting at [start, end): 60 characters each side, and its whole sentence (a setting in
+    a sentence that says it restores, fixes or works around the trouble is advice: "Set NCCL_X=0 in the base image to
+    force the legacy path, restoring multi-GPU collectives")."""
     a = max((m.end() for m in _SENTENCE_END.finditer(line, 0, start)), default=0)
     b = _SENTENCE_END.search(line, end)
-    return line[a:b.start() if b else len(line)]
-
-
-_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|。|；")
+    return line[min(a, max(0, start - 60)):max(b.start() if b else len(line), end + 60)]
 
 
 def parse_env_lines(c: Collector) -> bool:
@@ -417,7 +418,7 @@ def parse_env_lines(c: Collector) -> bool:
         if " set by environment" in line:
             continue
         for m in _SHELL_ENV.finditer(line):
-            if _WORKAROUND.search(line[max(0, m.start() - 60):m.end() + 60]) or _WORKAROUND.search(_sentence(line, m.start(), m.end())):
+            if _WORKAROUND.search(_around(line, m.start(), m.end())):
                 continue
             before = line[max(0, m.start() - 30):m.start() + 1]
             if before.rstrip().lower().endswith("you can set") or \
