@@ -1,0 +1,45 @@
+"""Rules of the twenty-fifth session: DDP and a Windows path to torch\\distributed are traces of GPU communication, and
+PyTorch's build without libuv in words."""
+
+import pytest
+
+from p2ptop.commands.explain import answer, explain
+from p2ptop.knowledge import load_kb
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return load_kb()
+
+
+def test_a_windows_path_to_torch_distributed_is_a_trace(kb):
+    # a Windows report naming no GPU: its traceback's path is torch\\distributed, the message PyTorch's TCPStore's own
+    text = ("I've installed on Windows 11 with python 3.11 and Pytorch 2.5.1, but training will not start:\n"
+            "  File \"C:\\\\x\\\\lib\\\\site-packages\\\\torch\\\\distributed\\\\rendezvous.py\", line 185, in _create_c10d_store\n"
+            "RuntimeError: use_libuv was requested but PyTorch was build without libuv support")
+    got = answer(kb, text, [], 3)
+    assert got["kind"] == "matches"
+    assert got["results"][0][0].entry.failure_class == "nccl_unavailable_platform"
+
+
+@pytest.mark.parametrize("text", [
+    "the build is stuck at 99 % and nothing happens",
+    "the docs build hangs on Windows after the update, the same on macOS",
+])
+def test_no_gpu_words_and_no_entrys_message_stays_silent(kb, text):
+    got = answer(kb, text, [], 3)
+    assert got["kind"] == "no_gpu_trace" and not got["results"]
+
+
+@pytest.mark.parametrize("text", [
+    "DDPStrategy under windows is complaining about missing libuv: PyTorch is not built with libuv.",
+    "On Windows the PyTorch wheel was built without libuv, so torchrun cannot start the TCPStore.",
+])
+def test_a_build_without_libuv_in_words(kb, text):
+    got = explain(kb, text, [], 3)
+    assert got and got[0][0].entry.failure_class == "nccl_unavailable_platform"
+
+
+def test_libuv_words_do_not_fire_on_a_build_that_has_it(kb):
+    got = explain(kb, "TCPStore: using the libuv backend (use_libuv=True) on 8 GPUs; all_reduce hangs", [], 3)
+    assert all(m.entry.id != "platform/no-nccl-in-windows-builds" or m.confidence == "unsure" for m, _ in got)
