@@ -73,6 +73,7 @@ FRESH58_MIN = 32  # cases collected in fresh58/ (2026-11-30, twenty-third sessio
 FRESH59_MIN = 39  # cases collected in fresh59/ (2026-11-30, twenty-fourth session)
 FRESH60_MIN = 17  # cases collected in fresh60/ (2026-11-30, twenty-fourth session, second wave)
 FRESH61_MIN = 1  # cases collected in fresh61/ (2026-11-30, twenty-fourth session, third wave; the search budget ran out)
+FRESH62_MIN = 29  # cases collected in fresh62/ (2026-11-30, twenty-fifth session)
 FRESH43_MIN = 21  # cases collected in fresh43/ (2026-11-29, eighteenth session; one AMD ROCm report removed after opening)
 CERTAINTIES = {"maintainer", "reporter confirmed", "inferred"}
 
@@ -172,6 +173,7 @@ def test_corpus_is_not_empty_and_has_all_parts():
     assert len([c for p, _, c in CASES if p == "fresh59"]) >= FRESH59_MIN
     assert len([c for p, _, c in CASES if p == "fresh60"]) >= FRESH60_MIN
     assert len([c for p, _, c in CASES if p == "fresh61"]) >= FRESH61_MIN
+    assert len([c for p, _, c in CASES if p == "fresh62"]) >= FRESH62_MIN
 
 
 @pytest.mark.parametrize("part,path,case", CASES, ids=[os.path.basename(p) for _, p, _ in CASES])
