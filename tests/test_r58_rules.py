@@ -43,3 +43,17 @@ def test_a_build_without_libuv_in_words(kb, text):
 def test_libuv_words_do_not_fire_on_a_build_that_has_it(kb):
     got = explain(kb, "TCPStore: using the libuv backend (use_libuv=True) on 8 GPUs; all_reduce hangs", [], 3)
     assert all(m.entry.id != "platform/no-nccl-in-windows-builds" or m.confidence == "unsure" for m, _ in got)
+
+
+@pytest.mark.parametrize("text", [
+    # torch/csrc/distributed/c10d/TCPStore.cpp, quoted in a report that names no GPU and no path
+    'Training on Windows 10 fails with: "RuntimeError: use_libuv was requested but PyTorch was built without libuv support, '
+    'run with USE_LIBUV=0 to disable it."',
+    # the elastic launcher's note (torch/distributed/elastic/multiprocessing/redirects.py) beside the same error
+    "NOTE: Redirects are currently not supported in Windows or MacOs.\n"
+    "Runtime Error: use_libuv was requested but PyTorch was build without libuv support",
+])
+def test_torch_distributed_own_words_on_windows_are_a_trace(kb, text):
+    got = answer(kb, text, [], 3)
+    assert got["kind"] == "matches"
+    assert got["results"][0][0].entry.failure_class == "nccl_unavailable_platform"
