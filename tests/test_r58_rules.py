@@ -57,3 +57,23 @@ def test_torch_distributed_own_words_on_windows_are_a_trace(kb, text):
     got = answer(kb, text, [], 3)
     assert got["kind"] == "matches"
     assert got["results"][0][0].entry.failure_class == "nccl_unavailable_platform"
+
+
+@pytest.mark.parametrize("text", [
+    # torch/distributed/distributed_c10d.py's message, cut after "NCCL" in an issue's title
+    'RuntimeError:"Distributed package doesn\'t have NCCL" ???',
+    # Paddle binds NCCLParallelContext only where built with CUDA and not for Windows (paddle/fluid/pybind/imperative.cc)
+    '  File "C:\\\\Python38\\\\lib\\\\site-packages\\\\paddle\\\\distributed\\\\parallel.py", line 192, in init_parallel_env\n'
+    "    core.NCCLParallelContext(strategy, place))\n"
+    "AttributeError: module 'paddle.fluid.core_avx' has no attribute 'NCCLParallelContext'",
+])
+def test_builds_without_nccl_cut_or_in_paddles_words(kb, text):
+    got = explain(kb, text, [], 3)
+    assert got and got[0][0].entry.failure_class == "nccl_unavailable_platform"
+    assert got[0][0].confidence in ("likely", "possible")
+
+
+def test_other_packages_without_a_backend_are_not_read_as_nccl(kb):
+    got = explain(kb, "RuntimeError: Distributed package doesn't have MPI built in. MPI is only included if you build "
+                      "PyTorch from source on a host that has MPI installed.", [], 3)
+    assert all(m.entry.id != "platform/no-nccl-in-windows-builds" or m.confidence == "unsure" for m, _ in got)
