@@ -77,3 +77,24 @@ def test_other_packages_without_a_backend_are_not_read_as_nccl(kb):
     got = explain(kb, "RuntimeError: Distributed package doesn't have MPI built in. MPI is only included if you build "
                       "PyTorch from source on a host that has MPI installed.", [], 3)
     assert all(m.entry.id != "platform/no-nccl-in-windows-builds" or m.confidence == "unsure" for m, _ in got)
+
+
+def test_nvbandwidths_waived_device_copies_said_in_words_are_a_p2p_refusal(kb):
+    # nvbandwidth waives a device_to_device test when no GPU pair can access each other (filterHasAccessiblePeerPairs)
+    got = answer(kb, "All the device_to_device test cases are waived on our 8-GPU server. Why?", [], 3)
+    assert got["kind"] == "unsure" and got["results"]
+    classes = {m.entry.failure_class for m, _ in got["results"][:3]}
+    assert "p2p_unsupported_topology" in classes
+    assert any(s.startswith("p2p.read = NOT_SUPPORTED") for s in got["symptoms"])
+
+
+def test_a_single_gpus_waived_device_copies_are_no_p2p_trouble(kb):
+    # the form of nvbandwidth v0.8's output on one GPU (benchmarks/results/h100x1-2026-11-24/probe1.log): no pair exists
+    text = ("nvbandwidth Version: v0.8\nBuilt from Git version: 59bd94c\n\nCUDA Runtime Version: 13000\n"
+            "CUDA Driver Version: 13000\nDriver Version: 580.159.04\n\nDevice 0: NVIDIA H100 80GB HBM3 (00000000:00:06)\n\n"
+            "Running host_to_device_memcpy_ce.\nmemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n           0\n"
+            " 0     52.96\n\nSUM host_to_device_memcpy_ce 52.96\n\n"
+            "Running device_to_device_memcpy_read_ce.\nWaived.\n\nRunning device_to_device_memcpy_write_ce.\nWaived.\n")
+    got = answer(kb, text, [], 3)
+    assert not any(m.confidence in ("likely", "possible") for m, _ in got["results"])
+    assert not any(s.startswith("p2p.read") for s in got["symptoms"])

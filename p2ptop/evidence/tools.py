@@ -307,7 +307,15 @@ def _nvb_device_copies(c: Collector, measured: dict, na: list[tuple[int, int]], 
 
 def _nvb_waived(c: Collector, devices: list[int], no: int) -> None:
     """nvbandwidth waives a device-to-device test when no pair of its GPUs can access each other
-    (Testcase::filterHasAccessiblePeerPairs: cuDeviceCanAccessPeer 0 for every ordered pair)."""
+    (Testcase::filterHasAccessiblePeerPairs: cuDeviceCanAccessPeer 0 for every ordered pair); with no device list
+    (a report that names the waived tests only) that holds of the host's GPUs, as simpleIPC's refusal does; one GPU
+    listed or counted has no pair, and its waiver says nothing of P2P."""
+    if len(devices) == 1 or (not devices and (c.get("host", "host.gpu_count") or 2) < 2):
+        return
+    if not devices:
+        c.add("host", "p2p.read", "NOT_SUPPORTED", no, severity="problem",
+              summary="nvbandwidth waived its device-to-device tests: no pair of the GPUs can access each other")
+        return
     for a in devices:
         for b in devices:
             if a < b:
@@ -484,7 +492,8 @@ def parse_cuda_samples(c: Collector) -> bool:
             _nvb_waived(c, [d[0] for d in nvb.devices], waived)
         tools["nvbandwidth"] = {t.name: t.sum for t in nvb.tests if t.sum is not None}
     elif "nvbandwidth" in text or "Running device_to_device" in text or "Running host_to_device" in text \
-            or "checking the pattern at <" in text or "h_errorFlag == 0" in text:
+            or "checking the pattern at <" in text or "h_errorFlag == 0" in text \
+            or ("device_to_device" in text and "waiv" in text.lower()):  # its test names, said waived in a report's words
         res: dict[str, Any] = {}
         devices: set[int] = set()
         d2d_waived = 0
