@@ -1,6 +1,8 @@
 """Rules of the twenty-fifth session: DDP and a Windows path to torch\\distributed are traces of GPU communication, and
 PyTorch's build without libuv in words."""
 
+import os
+
 import pytest
 
 from p2ptop.commands.explain import answer, explain
@@ -98,3 +100,18 @@ def test_a_single_gpus_waived_device_copies_are_no_p2p_trouble(kb):
     got = answer(kb, text, [], 3)
     assert not any(m.confidence in ("likely", "possible") for m, _ in got["results"])
     assert not any(s.startswith("p2p.read") for s in got["symptoms"])
+
+
+NVB_1GPU = os.path.join(os.path.dirname(__file__), "fixtures", "captures", "h200x1-vm", "nvbandwidth-1gpu.txt")
+
+
+@pytest.mark.parametrize("cut", [False, True])
+def test_real_one_gpu_nvbandwidth_is_healthy_whole_or_without_its_device_list(kb, cut):
+    # the real output of nvbandwidth v0.8 on one H200: a bare "Waived: " per device test, no pair to refuse
+    with open(NVB_1GPU, encoding="utf-8") as f:
+        text = f.read()
+    assert "Waived:" in text
+    if cut:
+        text = "\n".join(line for line in text.split("\n") if not line.startswith("Device"))
+    got = answer(kb, text, [], 3)
+    assert got["kind"] == "healthy" and not got["results"]

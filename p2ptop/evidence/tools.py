@@ -308,8 +308,9 @@ def _nvb_device_copies(c: Collector, measured: dict, na: list[tuple[int, int]], 
 def _nvb_waived(c: Collector, devices: list[int], no: int) -> None:
     """nvbandwidth waives a device-to-device test when no pair of its GPUs can access each other
     (Testcase::filterHasAccessiblePeerPairs: cuDeviceCanAccessPeer 0 for every ordered pair); with no device list
-    (a report that names the waived tests only) that holds of the host's GPUs, as simpleIPC's refusal does; one GPU
-    listed or counted has no pair, and its waiver says nothing of P2P."""
+    (a report that names the waived device_to_device tests only) that holds of the host's GPUs, as simpleIPC's refusal
+    does; one GPU listed or counted has no pair, and its waiver says nothing of P2P (nvbandwidth v0.8 on one H200 prints
+    a bare "Waived: " for each device test: benchmarks/results/h200x1-2026-11-30w/nvbandwidth-1gpu.txt)."""
     if len(devices) == 1 or (not devices and (c.get("host", "host.gpu_count") or 2) < 2):
         return
     if not devices:
@@ -497,6 +498,7 @@ def parse_cuda_samples(c: Collector) -> bool:
         res: dict[str, Any] = {}
         devices: set[int] = set()
         d2d_waived = 0
+        d2d_named = False  # a waived test named as device_to_device (v0.2's line, a report's words), not v0.8's bare "Waived:"
         for no, line in enumerate(lines, 1):
             s = line.strip()
             if s.startswith("SUM "):
@@ -514,6 +516,7 @@ def parse_cuda_samples(c: Collector) -> bool:
                 # single-node build the only filter a test can fail is filterHasAccessiblePeerPairs (testcase.h)
                 if "device_to_device" in test or (s.startswith("Waived:") and "multinode" not in text):
                     d2d_waived = d2d_waived or no
+                    d2d_named = d2d_named or "device_to_device" in test
             elif _NVB_VERIFY.search(s):
                 # the copy's data check failed: on a device-to-device test wrong data between GPUs, on a host test
                 # wrong data over the GPU's host link
@@ -536,7 +539,7 @@ def parse_cuda_samples(c: Collector) -> bool:
             elif _NVB_HOST.match(s):
                 mat, _ = _matrix(lines, no - 1)  # one row (the CPU), a column per GPU
                 judge_host_links(c, {g: v for (_cpu, g), v in mat.items()}, no, "nvbandwidth " + s.split(" bandwidth")[0])
-        if d2d_waived:
+        if d2d_waived and (devices or d2d_named):
             _nvb_waived(c, sorted(devices), d2d_waived)
         if res or "nvbandwidth Version" in text or c.has("host", "tool.verification_error"):
             found = True
