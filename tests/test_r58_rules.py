@@ -115,3 +115,13 @@ def test_real_one_gpu_nvbandwidth_is_healthy_whole_or_without_its_device_list(kb
         text = "\n".join(line for line in text.split("\n") if not line.startswith("Device"))
     got = answer(kb, text, [], 3)
     assert got["kind"] == "healthy" and not got["results"]
+
+
+def test_naming_nccl_is_no_context_for_the_contained_error(kb):
+    # nccl/contained-during-collective needs cudaErrorContained (226); "a multi-rank NCCL job" only keeps it to such jobs:
+    # a text that says an NCCL error and nothing of 226 must not lead with it
+    got = explain(kb, "After upgrading, every run ends in an NCCL error on our 4-GPU node.", [], 3)
+    assert all(m.entry.id != "nccl/contained-during-collective" for m, _ in got[:1])
+    got = explain(kb, "[rank1]: RuntimeError: CUDA error: Invalid access of peer GPU memory over nvlink or a hardware "
+                      "error was encountered\n[rank1]: torch.distributed.DistBackendError: NCCL error", [], 3)
+    assert got and got[0][0].entry.failure_class == "nvlink_peer_memory_error"
