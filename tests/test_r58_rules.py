@@ -125,3 +125,39 @@ def test_naming_nccl_is_no_context_for_the_contained_error(kb):
     got = explain(kb, "[rank1]: RuntimeError: CUDA error: Invalid access of peer GPU memory over nvlink or a hardware "
                       "error was encountered\n[rank1]: torch.distributed.DistBackendError: NCCL error", [], 3)
     assert got and got[0][0].entry.failure_class == "nvlink_peer_memory_error"
+
+
+CAPTURES = os.path.join(os.path.dirname(__file__), "fixtures", "captures")
+RAY_LIKE = (  # the form of NCCL 2.7's init and IPC lines (src/init.cc, transport/p2p.cc), two Ray workers of one host
+    "(pid=909608) z-pc:909608:910337 [0] NCCL INFO comm 0x7f1 rank 1 nranks 2 cudaDev 0 busId 2e000 - Init COMPLETE\n"
+    "(pid=909597) z-pc:909597:910336 [0] NCCL INFO comm 0x7f2 rank 0 nranks 2 cudaDev 0 busId 2d000 - Init COMPLETE\n"
+    "(pid=909608) z-pc:909608:910337 [0] NCCL INFO Channel 00 : 0[2d000] -> 1[2e000] via P2P/IPC\n"
+    "(pid=909608) z-pc:909608:910337 [0] transport/p2p.cc:238 NCCL WARN failed to open CUDA IPC handle : 217 peer access "
+    "is not supported between these two devices\n")
+
+
+def _one_gpu_each(text):
+    from p2ptop.evidence.read import read_text
+    return [f for f in read_text(text).findings if "host.one_gpu_per_process" in f.facts]
+
+
+def test_ranks_of_one_host_on_the_same_cuda_device_of_different_gpus_see_one_gpu_each(kb):
+    found = _one_gpu_each(RAY_LIKE)
+    assert found and found[0].evidence[0].startswith("inferred from")
+    got = explain(kb, RAY_LIKE, [], 3)
+    assert got[0][0].entry.id == "nccl/ipc-peer-gpu-not-visible"
+
+
+@pytest.mark.parametrize("path", [
+    ("h200x2-nccl-2026-11-29", "healthy.log"),  # torchrun: every GPU visible, cudaDev 0 and 1
+    ("h200x2-nvswitch-vm", "nccl-2.28-allreduce-default.log"),
+])
+def test_real_logs_with_every_gpu_visible_say_no_such_thing(path):
+    with open(os.path.join(CAPTURES, *path), encoding="utf-8") as f:
+        assert not _one_gpu_each(f.read())
+
+
+def test_one_process_driving_two_gpus_is_not_one_gpu_each():
+    text = ("host:100:100 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 1a000 - Init COMPLETE\n"
+            "host:100:100 [1] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 1 busId 1b000 - Init COMPLETE\n")
+    assert not _one_gpu_each(text)

@@ -212,6 +212,27 @@ def _ranks_share_a_gpu(c: Collector, log: NcclLog) -> None:
             return
 
 
+def _ranks_each_see_one_gpu(c: Collector, log: NcclLog) -> None:
+    """``host.one_gpu_per_process`` (inferred): ranks of one host in different processes print the same cudaDev and
+    different bus ids. NCCL's init line gives each rank's device as its own process numbers it (cudaGetDevice; src/init.cc
+    "rank %d nranks %d cudaDev %d [nvmlDev %d] busId %lx"): the same CUDA device on different GPUs means each process's
+    CUDA_VISIBLE_DEVICES starts with its own GPU, as Ray's workers and Slurm's --gpus-per-task give it, so a peer GPU is
+    not visible to the process that would map it (NCCL's P2P and CUDA IPC need it: NCCL troubleshooting)."""
+    by_host: dict[str, dict[str, NcclRank]] = {}
+    for r in log.ranks:
+        if r.host and r.pid:
+            by_host.setdefault(r.host, {}).setdefault(r.pid, r)
+    for host, procs in by_host.items():
+        ranks = list(procs.values())
+        if len(ranks) < 2 or len({r.cuda_dev for r in ranks}) != 1 or len({r.bus_id for r in ranks}) != len(ranks):
+            continue
+        a, b = ranks[0], ranks[1]
+        c.add("host", "host.one_gpu_per_process", True, b.line, severity="info", inferred=True,
+              summary=f"NCCL: ranks {a.rank} and {b.rank} on {host} each run on CUDA device {a.cuda_dev} of their own process, "
+                      f"on different GPUs (bus ids {a.bus_id_raw}, {b.bus_id_raw}): each process sees its own GPU only")
+        return
+
+
 def _container_of_hosts(hosts: list[str]) -> Optional[str]:
     """'docker' when every host name is a container id's 12 hex digits (with a letter among them: not a number),
     'kubernetes' when every one is a Deployment pod's name; else None."""
@@ -260,6 +281,7 @@ def parse(c: Collector) -> bool:
     for e in log.env:
         c.add("host", f"env.{e.name}", e.value, e.line)
     _ranks_share_a_gpu(c, log)
+    _ranks_each_see_one_gpu(c, log)
     for m in log.messages:
         if m.result and m.result != "ncclInProgress":
             c.add("host", "error.nccl", m.result, m.line, again=True)
