@@ -161,3 +161,13 @@ def test_one_process_driving_two_gpus_is_not_one_gpu_each():
     text = ("host:100:100 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 1a000 - Init COMPLETE\n"
             "host:100:100 [1] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 1 busId 1b000 - Init COMPLETE\n")
     assert not _one_gpu_each(text)
+
+
+@pytest.mark.parametrize("name", ["masked.log", "masked-cumem-off.log"])
+def test_real_two_h200_logs_of_processes_seeing_one_gpu_each_read_the_setup_and_stay_healthy(kb, name):
+    # two processes with CUDA_VISIBLE_DEVICES=0 / =1 on two H200s (NCCL 2.28.9): via P2P/CUMEM or P2P/IPC, sums right
+    with open(os.path.join(CAPTURES, "h200x2-masked", name), encoding="utf-8") as f:
+        text = f.read()
+    assert _one_gpu_each(text)
+    got = answer(kb, text, [], 3)
+    assert got["kind"] == "healthy" and not got["results"]

@@ -216,8 +216,10 @@ def _ranks_each_see_one_gpu(c: Collector, log: NcclLog) -> None:
     """``host.one_gpu_per_process`` (inferred): ranks of one host in different processes print the same cudaDev and
     different bus ids. NCCL's init line gives each rank's device as its own process numbers it (cudaGetDevice; src/init.cc
     "rank %d nranks %d cudaDev %d [nvmlDev %d] busId %lx"): the same CUDA device on different GPUs means each process's
-    CUDA_VISIBLE_DEVICES starts with its own GPU, as Ray's workers and Slurm's --gpus-per-task give it, so a peer GPU is
-    not visible to the process that would map it (NCCL's P2P and CUDA IPC need it: NCCL troubleshooting)."""
+    CUDA_VISIBLE_DEVICES starts with its own GPU, as Ray's workers and Slurm's --gpus-per-task give it. A setup, no fault:
+    NCCL 2.28 on two H200s went via P2P/CUMEM (and P2P/IPC with NCCL_CUMEM_ENABLE=0) with each process seeing one GPU
+    (benchmarks/results/h200x2-2026-11-30i), while older releases failed to open the peer's IPC handle (NCCL 2.7's
+    "failed to open CUDA IPC handle : 217"); it weighs for the entries whose symptom the text shows."""
     by_host: dict[str, dict[str, NcclRank]] = {}
     for r in log.ranks:
         if r.host and r.pid:
