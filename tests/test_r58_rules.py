@@ -171,3 +171,13 @@ def test_real_two_h200_logs_of_processes_seeing_one_gpu_each_read_the_setup_and_
     assert _one_gpu_each(text)
     got = answer(kb, text, [], 3)
     assert got["kind"] == "healthy" and not got["results"]
+
+
+def test_paddles_newer_process_group_without_nccl(kb):
+    # paddle/fluid/pybind/distributed_py.cc binds ProcessGroupNCCL only with PADDLE_WITH_NCCL (or RCCL)
+    text = ('  File "C:\\\\Anaconda3\\\\lib\\\\site-packages\\\\paddle\\\\distributed\\\\collective.py", line 157, in '
+            "_new_process_group_impl\n    pg = core.ProcessGroupNCCL.create(\n"
+            "AttributeError: module 'paddle.base.libpaddle' has no attribute 'ProcessGroupNCCL'")
+    got = explain(kb, text, [], 3)
+    assert got and got[0][0].entry.failure_class == "nccl_unavailable_platform"
+    assert got[0][0].confidence in ("likely", "possible")
