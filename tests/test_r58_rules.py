@@ -181,3 +181,9 @@ def test_paddles_newer_process_group_without_nccl(kb):
     got = explain(kb, text, [], 3)
     assert got and got[0][0].entry.failure_class == "nccl_unavailable_platform"
     assert got[0][0].confidence in ("likely", "possible")
+
+
+def test_waived_device_tests_beside_a_one_gpu_listing_are_no_refusal(kb):
+    # nvidia-smi -L counts one GPU: nvbandwidth's device tests are waived for want of a pair, not of peer access
+    got = answer(kb, "nvidia-smi -L\nGPU 0: NVIDIA H200 (UUID: GPU-1)\nAll the device_to_device test cases are waived. Why?", [], 3)
+    assert not any(s.startswith("p2p.read") for s in got["symptoms"])

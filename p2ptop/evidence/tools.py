@@ -305,17 +305,18 @@ def _nvb_device_copies(c: Collector, measured: dict, na: list[tuple[int, int]], 
             _peer(c, min(a, b), max(a, b), False, no)
 
 
-def _nvb_waived(c: Collector, devices: list[int], no: int) -> None:
+def _nvb_waived(c: Collector, devices: list[int], no: int, named: bool = True) -> None:
     """nvbandwidth waives a device-to-device test when no pair of its GPUs can access each other
-    (Testcase::filterHasAccessiblePeerPairs: cuDeviceCanAccessPeer 0 for every ordered pair); with no device list
-    (a report that names the waived device_to_device tests only) that holds of the host's GPUs, as simpleIPC's refusal
-    does; one GPU listed or counted has no pair, and its waiver says nothing of P2P (nvbandwidth v0.8 on one H200 prints
-    a bare "Waived: " for each device test: benchmarks/results/h200x1-2026-11-30w/nvbandwidth-1gpu.txt)."""
-    if len(devices) == 1 or (not devices and (c.get("host", "host.gpu_count") or 2) < 2):
-        return
+    (Testcase::filterHasAccessiblePeerPairs: cuDeviceCanAccessPeer 0 for every ordered pair): each pair of the listed
+    devices has no peer access (one GPU listed has no pair). With no device list, that holds of the host's GPUs, as
+    simpleIPC's refusal does, only where the waived tests are ``named`` device_to_device (v0.2's "Waiving
+    device_to_device_...", a report's words) and the text counts no single GPU: nvbandwidth v0.8 on one H200 prints a
+    bare "Waived: " for each device test (benchmarks/results/h200x1-2026-11-30w/nvbandwidth-1gpu.txt)."""
     if not devices:
-        c.add("host", "p2p.read", "NOT_SUPPORTED", no, severity="problem",
-              summary="nvbandwidth waived its device-to-device tests: no pair of the GPUs can access each other")
+        count = c.get("host", "host.gpu_count")
+        if named and (count is None or count >= 2):
+            c.add("host", "p2p.read", "NOT_SUPPORTED", no, severity="problem",
+                  summary="nvbandwidth waived its device-to-device tests: no pair of the GPUs can access each other")
         return
     for a in devices:
         for b in devices:
@@ -539,8 +540,8 @@ def parse_cuda_samples(c: Collector) -> bool:
             elif _NVB_HOST.match(s):
                 mat, _ = _matrix(lines, no - 1)  # one row (the CPU), a column per GPU
                 judge_host_links(c, {g: v for (_cpu, g), v in mat.items()}, no, "nvbandwidth " + s.split(" bandwidth")[0])
-        if d2d_waived and (devices or d2d_named):
-            _nvb_waived(c, sorted(devices), d2d_waived)
+        if d2d_waived:
+            _nvb_waived(c, sorted(devices), d2d_waived, d2d_named)
         if res or "nvbandwidth Version" in text or c.has("host", "tool.verification_error"):
             found = True
             c.kind("nvbandwidth")
