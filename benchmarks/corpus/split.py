@@ -390,6 +390,11 @@ NVIDIA's system repositories; rendering and molecular simulation), each skipping
 checked; about 620 URLs checked, 23 cases.
 Judged blind with the session's rules then (benchmarks/results/eval-diagnosis-fresh65-blind-*.txt). Assigned by collection: every
 case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh64/), one case per thread.
+fresh66/: a sixty-eighth part, collected on 2026-11-30 (twenty-sixth session, second wave) by two helpers (LLM and multimodal model
+repositories and small fine-tuning projects; local and self-hosted inference engines), each skipping every thread an earlier
+collection had checked; about 230 URLs checked, 1 case.
+Judged blind with the session's rules then (benchmarks/results/eval-diagnosis-fresh66-blind-*.txt). Assigned by collection: every
+case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh65/), one case per thread.
 """
 
 from __future__ import annotations
@@ -399,9 +404,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 SEED = "p2ptop-corpus-2026-11-24"
 HOLDOUT_FRACTION = 0.4
-PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47", "fresh48", "fresh49", "fresh50", "fresh51", "fresh52", "fresh53", "fresh54", "fresh55", "fresh56", "fresh57", "fresh58", "fresh59", "fresh60", "fresh61", "fresh62", "fresh63", "fresh64", "fresh65")
-HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh65/ are assigned by collection
-COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47", "fresh48", "fresh49", "fresh50", "fresh51", "fresh52", "fresh53", "fresh54", "fresh55", "fresh56", "fresh57", "fresh58", "fresh59", "fresh60", "fresh61", "fresh62", "fresh63", "fresh64", "fresh65")  # in the order collected; each one's threads are new to every earlier part
+PARTS = ("dev", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47", "fresh48", "fresh49", "fresh50", "fresh51", "fresh52", "fresh53", "fresh54", "fresh55", "fresh56", "fresh57", "fresh58", "fresh59", "fresh60", "fresh61", "fresh62", "fresh63", "fresh64", "fresh65", "fresh66")
+HASHED_PARTS = ("dev", "holdout")  # the parts split_of assigns; fresh/ to fresh66/ are assigned by collection
+COLLECTED_PARTS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47", "fresh48", "fresh49", "fresh50", "fresh51", "fresh52", "fresh53", "fresh54", "fresh55", "fresh56", "fresh57", "fresh58", "fresh59", "fresh60", "fresh61", "fresh62", "fresh63", "fresh64", "fresh65", "fresh66")  # in the order collected; each one's threads are new to every earlier part
 FRESH_COLLECTED = "2026-11-24"
 FRESH2_COLLECTED = "2026-11-24"  # after fresh/ was measured
 FRESH3_COLLECTED = "2026-11-24"  # after fresh2/ was measured
