@@ -52,15 +52,15 @@ PARSERS = (
 #: Windows traceback's path "torch\distributed\rendezvous.py", whose store errors name no GPU; torch.distributed's own words on
 #: Windows name none either: TCPStore's "use_libuv was requested but PyTorch was build without libuv support"
 #: (torch/csrc/distributed/c10d/TCPStore.cpp) and the elastic launcher's "Redirects are currently not supported in Windows or
-#: MacOs." (torch/distributed/elastic/multiprocessing/redirects.py). NCCL's library file (libnccl.so, a loader that cannot find it) is
-#: NCCL too. So does pidfd_getfd (and pidfd_open) with the error after it: how CUDA VMM memory (PyTorch's
+#: MacOs." (torch/distributed/elastic/multiprocessing/redirects.py). NCCL inside a name is NCCL too (libnccl.so, ProcessGroupNCCL,
+#: PyNcclCommunicator, NcclAllReduce). So does pidfd_getfd (and pidfd_open) with the error after it: how CUDA VMM memory (PyTorch's
 #: expandable segments, UCX's cuda_ipc, FlashInfer's and symmetric memory's buffers) is shared between processes, the importer
 #: copying the exporter's file descriptor; PyTorch prints "pidfd_getfd: " and strerror (c10/cuda/CUDACachingAllocator.cpp,
 #: ExpandableSegment::fromShared), UCX "pidfd_open(%d) failed: %m" (uct/cuda/cuda_ipc/cuda_ipc_cache.c): a worker's
 #: "failed with error 'pidfd_getfd: Operation not permitted'" names no GPU, and is a CUDA IPC that the kernel refused.
 _GPU_WORDS = re.compile(
-    r"\b(?:gpus?|cuda\w*|nccl\w*|nvidia\w*|nvlink|nvswitch|p2p|peer[- ]to[- ]peer|geforce|tesla|quadro|rtx|gtx|cudnn|"
-    r"(?:py)?nvml\w*|lib(?:cuda|nvidia|nccl)\w*|nvrm|xid|cupy|vllm\w*|sglang\w*|nvshmem\w*|deep_?ep|nixl\w*|uccl\w*|mscclpp|byteps|tensorrt[-_]llm|trt[-_]llm|userbuffers|nvbandwidth|simplep2p|tensor[-_]parallel[-_]size|torchrun|torch[./\\]distributed\w*|ddp\w*|use_libuv|redirects are currently not supported in windows|deepspeed|launch\.py:\d+:sigkill_handler|"
+    r"\b(?:gpus?|cuda\w*|\w*nccl\w*|nvidia\w*|nvlink|nvswitch|p2p|peer[- ]to[- ]peer|geforce|tesla|quadro|rtx|gtx|cudnn|"
+    r"(?:py)?nvml\w*|lib(?:cuda|nvidia)\w*|nvrm|xid|cupy|vllm\w*|sglang\w*|nvshmem\w*|deep_?ep|nixl\w*|uccl\w*|mscclpp|byteps|tensorrt[-_]llm|trt[-_]llm|userbuffers|nvbandwidth|simplep2p|tensor[-_]parallel[-_]size|torchrun|torch[./\\]distributed\w*|ddp\w*|use_libuv|redirects are currently not supported in windows|deepspeed|launch\.py:\d+:sigkill_handler|"
     r"\w*symm_?mem\w*|symmetric memory|mnnvl|nvls|multimem|[ahlvbt]\d{2,3}0?s?|[1-5]0[5-9]0(?:\s*ti)?s?|"
     r"(?:enable|enabling|disable|disabling|can(?:not)?|no)[ _]peer[ _]access|peer[ _]access[ _](?:is[ _])?(?:not|already|unsupported|enabled|disabled|fail\w*|error\w*)|"
     r"peer[ _]?mem\w*|nv_peer_mem|gdr(?:drv|api|copy)|gpudirect|bar1|nvlsm|imex|ub-ipc-socket|pidfd_(?:getfd|open)\W{1,4}(?:\(\d+\) failed: )?"
