@@ -71,3 +71,21 @@ def test_an_nccl_class_with_its_methods_is_no_build_without_nccl(kb):
     text = "caffe.NCCL.new_uid() returned; then all_reduce hangs on 4 GPUs with NCCL 2.4.8"
     assert all(m.entry.id != "platform/no-nccl-in-windows-builds" or m.confidence == "unsure"
                for m, _ in explain(kb, text, [], 5))
+
+
+@pytest.mark.parametrize("text", [
+    "ImportError: /opt/conda/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister",
+    "torch/lib/libtorch_cuda.so: undefined symbol: ncclMemFree",
+    './build/all_reduce_perf: symbol lookup error: ./build/all_reduce_perf: undefined symbol: "ncclCommWindowRegister"',
+])
+def test_an_nccl_function_missing_from_the_loaded_library(kb, text):
+    m = first(kb, text)
+    assert m is not None and m.entry.id == "nccl/undefined-symbol-older-libnccl"
+    assert m.confidence in ("likely", "possible")
+
+
+def test_another_librarys_missing_symbol_is_not_ncclS(kb):
+    text = "ImportError: libtorch_cuda.so: undefined symbol: cudaGetDriverEntryPointByVersion, version libcudart.so.12 (8 GPUs)"
+    # (retrieval may still list it, unsure, for the words it shares)
+    assert all(m.entry.id != "nccl/undefined-symbol-older-libnccl" or m.confidence == "unsure"
+               for m, _ in explain(kb, text, [], 5))
