@@ -34,7 +34,7 @@ FAILURE_CLASSES: dict[str, str] = {
     "bar1_too_small": "BAR1 aperture too small or unassigned for PCIe P2P / GPUDirect (Above 4G decoding, Resizable BAR)",
     "gpu_fallen_off_bus": "Xid 79, GPU has fallen off the bus, GPU lost during (P2P) traffic",
     "nvlink_peer_memory_error": "invalid access of peer GPU memory over NVLink or a hardware error (cudaErrorContained 226), faults seen only over NVLink",
-    "nccl_unavailable_platform": "the framework's build for this platform has no NCCL for GPU collectives (Windows builds of PyTorch, TensorFlow, Paddle; CPU-only builds), or no libuv for PyTorch's rendezvous store (Windows wheels since PyTorch 2.4)",
+    "nccl_unavailable_platform": "the framework's build for this platform has no NCCL for GPU collectives (Windows builds of PyTorch, TensorFlow, Paddle; CPU-only builds; builds without USE_NCCL), NCCL's library not installed where the loader finds it, or no libuv for PyTorch's rendezvous store (Windows wheels since PyTorch 2.4)",
 }
 
 #: Classes that describe no fault; they may match, but are shown as information.
