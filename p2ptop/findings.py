@@ -151,6 +151,8 @@ FACT_KEYS: dict[str, str] = {
                             "value, an algorithm list, NICs to merge that are not there), e.g. 'NCCL_TOPO_FILE'",
     "nccl.ranks_share_gpu": "True where two ranks of one NCCL communicator on one host print the same bus id (NCCL refuses it: "
                             "'Duplicate GPU detected', 'Multiple Ranks are using the same GPU/Partition')",
+    "nccl.hosts_merged": "True where processes under one host name print different addresses for one interface (two machines or "
+                         "containers) and NCCL (before 2.5.6, whose host hash is the name alone) connects ranks there by P2P or SHM",
     "text.trouble_before_gpu": "where the text's trouble lies before any GPU communication: 'rendezvous' where the processes "
                                "never met (PyTorch's store, torchelastic), 'launch' where the launcher could not start them "
                                "(Open MPI, PRRTE, Horovod, DeepSpeed), 'init_method' where init_process_group was given a "

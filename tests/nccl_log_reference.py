@@ -133,7 +133,7 @@ class NcclTopoGpu:
 class NcclDecision:
     """A choice NCCL made about a transport, e.g. P2P off between two devices."""
     host: Optional[str]
-    kind: str  # p2p_not_enabled | p2p_disabled | p2p_unsupported | cuda_p2p_not_all | nvls_unavailable | net_ib_missing | net_plugin_failed | network | ras_peer_dead | cc_on | setting_refused
+    kind: str  # p2p_not_enabled | p2p_disabled | p2p_unsupported | cuda_p2p_not_all | nvls_unavailable | net_ib_missing | net_plugin_failed | network | ras_peer_dead | cc_on | setting_refused | interface
     detail: str
     devs: Optional[tuple[int, int]]
     line: int
@@ -332,6 +332,7 @@ def read_nccl_log(text: str) -> NcclLog:
     heads: dict = {}
     brackets: dict = {}
     vias: dict = {}
+    addresses: set = set()
     lines = text.split("\n")
     log.lines_total = len(lines)
     for no, line in enumerate(lines, 1):
@@ -463,6 +464,12 @@ def read_nccl_log(text: str) -> NcclLog:
                 log.decisions.append(NcclDecision(host, "network", u.group("net"), None, no))
         elif msg.startswith("CC On,"):
             log.decisions.append(NcclDecision(host, "cc_on", msg.strip(), None, no))
+        # the address each process uses: kept once per host and address (the interface's name, a space, the IPv4)
+        for a in re.finditer(r"(?:Using (?:interface )?|\]|OOB )([A-Za-z][\w.@-]{0,30}):(\d{1,3}(?:\.\d{1,3}){3})<\d+>", msg):
+            detail = f"{a.group(1)} {a.group(2)}"
+            if not a.group(2).startswith("127.") and (host, detail) not in addresses:
+                addresses.add((host, detail))
+                log.decisions.append(NcclDecision(host, "interface", detail, None, no))
         if level == "WARN":
             # NCCL refusing a setting's value (its XML reader, an unknown value, an algorithm list, NICs to merge)
             what = None

@@ -81,3 +81,39 @@ def test_the_library_file_alone_is_a_trace_of_gpu_communication(kb):
 def test_nccl_inside_a_name_is_a_trace_of_gpu_communication(kb):
     text = "AttributeError: module 'paddle.base.libpaddle' has no attribute 'ProcessGroupNCCL'"
     assert answer(kb, text, [], 3)["kind"] == "matches"
+
+
+# NCCL 2.1/2.2's format (no "NCCL" in the prefix), as two machines both named node1 print it (horovod/horovod#148)
+_MERGED = """node1:18225:18239 [0] INFO NET : Using interface eth1:100.102.32.176<0>
+node1:18225:18239 [0] INFO Using NCCL Low-latency algorithm for sizes below 16384
+node1:18226:18240 [1] INFO NET : Using interface eth1:100.102.32.176<0>
+node1:22671:22795 [1] INFO NET : Using interface eth1:100.102.32.175<0>
+node1:22670:22794 [0] INFO [0] Ring 0 :    0   1   2   3
+node1:22671:22795 [1] INFO 1 -> 0 via P2P/IPC
+node1:18225:18239 [0] INFO 2 -> 1 via P2P/IPC
+"""
+
+
+def _merged_fact(text):
+    from p2ptop.evidence import read_text
+    return [f for f in read_text(text).findings if "nccl.hosts_merged" in f.facts]
+
+
+def test_one_host_name_two_addresses_and_p2p_is_hosts_merged(kb):
+    assert _merged_fact(_MERGED)
+    m = first(kb, _MERGED)
+    assert m is not None and m.entry.id == "nccl/same-hostname-two-machines" and m.confidence == "possible"
+
+
+@pytest.mark.parametrize("text", [
+    # NCCL 2.5.6 and later add the boot id to the host hash: two machines named alike are two hosts
+    "node1:1:2 [0] NCCL INFO NCCL version 2.18.3+cuda12.2\n" + _MERGED,
+    # one address: one machine
+    _MERGED.replace("100.102.32.175", "100.102.32.176"),
+    # two interfaces of one machine
+    _MERGED.replace("eth1:100.102.32.175", "ib0:10.0.0.5"),
+    # the ranks under that name meet only over the network
+    _MERGED.replace("via P2P/IPC", "via NET/Socket/0"),
+])
+def test_no_hosts_merged_without_its_signs(text):
+    assert not _merged_fact(text)

@@ -235,6 +235,43 @@ def _ranks_each_see_one_gpu(c: Collector, log: NcclLog) -> None:
         return
 
 
+#: NCCL 2.5.6 (src/misc/utils.cc getHostHash) made a host's identity its name and /proc/sys/kernel/random/boot_id (or
+#: NCCL_HOSTID); before, it was the name alone (with the uts and mnt namespace links from 2.4, the same on every host's
+#: root namespaces; NCCL 2.3 and older cut the name at its first dot, NVIDIA/nccl#187)
+HOST_HASH_WITH_BOOT_ID = (2, 5, 6)
+
+
+def _one_name_two_machines(c: Collector, log: NcclLog) -> None:
+    """``nccl.hosts_merged``: processes under one host name print different addresses for the same interface (each
+    prints the one it uses: bootstrap.cc, misc/socket.cc, the NET transports), so two machines (or two containers)
+    carry that name, and NCCL connects ranks under it by P2P or SHM. An NCCL before 2.5.6 takes such ranks for one host
+    (its host hash is the name alone) and tries CUDA IPC and shared memory between machines, which cannot work. From
+    2.5.6 the hash adds the boot id, so two machines are told apart: there the fact is not drawn (where the log names
+    no version it is, inferred)."""
+    if log.version is not None:
+        try:
+            if tuple(int(x) for x in log.version.split(".")[:3]) >= HOST_HASH_WITH_BOOT_ID:
+                return
+        except ValueError:
+            return
+    seen: dict[tuple[Optional[str], str], list[tuple[str, int]]] = {}
+    for d in log.decisions:
+        if d.kind == "interface" and d.host:
+            iface, ip = d.detail.split(" ", 1)
+            seen.setdefault((d.host, iface), []).append((ip, d.line))
+    for (host, iface), addrs in seen.items():
+        if len(addrs) < 2:
+            continue
+        ch = next((ch for ch in log.channels if ch.host == host and ch.transport.startswith(("P2P", "SHM"))), None)
+        if ch is None:
+            continue
+        (a, _), (b, line) = addrs[0], addrs[1]
+        c.add("host", "nccl.hosts_merged", True, line, severity="problem", inferred=log.version is None,
+              summary=f"NCCL: processes named {host} use {iface} at {a} and at {b}: two machines (or containers) under "
+                      f"one host name, and NCCL connects its ranks there by {ch.transport} (line {ch.line}), as on one host")
+        return
+
+
 def _container_of_hosts(hosts: list[str]) -> Optional[str]:
     """'docker' when every host name is a container id's 12 hex digits (with a letter among them: not a number),
     'kubernetes' when every one is a Deployment pod's name; else None."""
@@ -284,6 +321,7 @@ def parse(c: Collector) -> bool:
         c.add("host", f"env.{e.name}", e.value, e.line)
     _ranks_share_a_gpu(c, log)
     _ranks_each_see_one_gpu(c, log)
+    _one_name_two_machines(c, log)
     for m in log.messages:
         if m.result and m.result != "ncclInProgress":
             c.add("host", "error.nccl", m.result, m.line, again=True)

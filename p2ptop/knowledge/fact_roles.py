@@ -36,6 +36,7 @@ SYMPTOM_KEYS: dict[str, str] = {
     "nccl.p2p_fallback": "NCCL used SHM or NET on a pair that supports P2P",
     "nccl.setting_refused": "NCCL refused the value of one of its variables",
     "nccl.ranks_share_gpu": "two ranks of one NCCL communicator are on the same GPU",
+    "nccl.hosts_merged": "NCCL took two machines under one host name for one host and connects them by P2P or SHM",
     "nccl.p2p_off_by_path": "NCCL left P2P off on a pair whose path crosses the CPU",
     "nccl.p2p_off_by_level": "NCCL left P2P off on a pair whose path is above the NCCL_P2P_LEVEL set",
     "tool.p2p_slower_than_no_p2p": "a copy tool measured P2P slower than without it",

@@ -36,6 +36,9 @@ What NCCL prints, and what is kept (the format strings are NCCL's own, ``src/tra
 * P2P/SHM/NET decisions: ``Could not enable P2P between dev A(=bus) and dev B(=bus)``, ``P2P is
   disabled between [NVLINK] connected GPUs A and B``, ``NVLS multicast support is not available``,
   ``NET/IB : No device found``, ``Using network Socket``, ``CC On, workFifoBytes 0`` (a confidential-computing mode) ...
+* the interface and IPv4 address each process says it uses (``Bootstrap : Using eth0:10.0.0.1<0>``, ``NET/Socket : Using
+  [0]eth0:...``, ``OOB eth0:...``, NCCL 2.1's ``NET : Using interface eth1:...``), kept once per host and address as an
+  ``interface`` decision;
 
 Nothing here imports the rest of p2ptop: the text evidence reader (p2ptop.evidence), ``p2ptop nccl
 --log`` and the dashboard's NCCL view all use this module.
@@ -97,6 +100,10 @@ _P2P_DISABLED = re.compile(r"P2P is disabled between (?:(?P<link>\w+) )?connecte
 #: ncclMemAlloc (src/allocator.cc): cudaDeviceCanAccessPeer answered 0 for the pair, so the buffer is not mapped for it
 _P2P_UNSUPPORTED = re.compile(r"^P2P not supported between GPU(?P<a>\d+) and GPU(?P<b>\d+)")
 _USING_NET = re.compile(r"Using network (?P<net>\S+)")
+#: the address each process says it uses (misc/socket.cc, bootstrap.cc, net_socket.cc, net_ib.cc): "Bootstrap : Using
+#: eth0:10.0.0.1<0>", "NET/Socket : Using [0]eth0:10.0.0.1<0> [1]ib0:...", "NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.1<0>",
+#: NCCL 2.1/2.2's "NET : Using interface eth1:100.102.32.176<0>": an interface's name and its IPv4 address
+_IFACE_ADDR = re.compile(r"(?:Using (?:interface )?|\]|OOB )(?P<iface>[A-Za-z][\w.@-]{0,30}):(?P<ip>\d{1,3}(?:\.\d{1,3}){3})<\d+>")
 #: NCCL refusing what a setting gave it, at WARN level: its XML reader on the file NCCL_TOPO_FILE / NCCL_GRAPH_FILE names
 #: (src/graph/xml.cc, xml.h: "XML Parse ...", "XML Mismatch", "XML Topology/Graph has wrong version", "Attribute %s of node
 #: %s not found", "Error : XML parser is limited to %d nodes", "Error : value %s too long (max %d)"; "xml" below, a file
@@ -207,7 +214,7 @@ class NcclTopoGpu:
 class NcclDecision:
     """A choice NCCL made about a transport, e.g. P2P off between two devices."""
     host: Optional[str]
-    kind: str  # p2p_not_enabled | p2p_disabled | p2p_unsupported | cuda_p2p_not_all | nvls_unavailable | net_ib_missing | net_plugin_failed | network | ras_peer_dead | nvswitch | cc_on | setting_refused
+    kind: str  # p2p_not_enabled | p2p_disabled | p2p_unsupported | cuda_p2p_not_all | nvls_unavailable | net_ib_missing | net_plugin_failed | network | ras_peer_dead | nvswitch | cc_on | setting_refused | interface (detail: "eth0 10.0.0.1")
     detail: str
     devs: Optional[tuple[int, int]]
     line: int
@@ -541,6 +548,10 @@ def _examine(caches: tuple, level: str, loc: Optional[str], msg: str, line: str)
         # src/init.cc (rank 0): "CC %s, workFifoBytes %d", On where NVML reports a confidential-computing mode (CC,
         # multi-GPU protected PCIe or NVLink encryption)
         emits.append((_DECISIONS, ("cc_on", msg.strip(), None)))
+    if "<" in msg and ("Using" in msg or "OOB" in msg):
+        for a in _IFACE_ADDR.finditer(msg):
+            if not a.group("ip").startswith("127."):
+                emits.append((_DECISIONS, ("interface", f"{a.group('iface')} {a.group('ip')}", None)))
     if level == "WARN":
         r = _SETTING_REFUSED.search(msg)
         if r is not None:
@@ -652,6 +663,7 @@ def _read(text: str) -> NcclLog:
     plans: dict = {}  # (level, loc, raw text after the level) -> emits, for prefixes without "nccl"
     text_plans: dict = {}  # a line outside NCCL's format -> emits
     whole: dict = {}  # a whole line seen before, its host known -> (host, pid, emits)
+    addresses: set = set()  # (host, "iface ip") already kept
     appends = tuple(x.append for x in (log.channels, log.env, log.decisions, log.messages, log.paths, log.topo_gpus))
     classes = (NcclChannel, NcclEnv, NcclDecision, NcclMessage, NcclPath, NcclTopoGpu)
     lines = text.split("\n")
@@ -722,6 +734,10 @@ def _read(text: str) -> NcclLog:
                     if len(text_plans) < _PLAN_LIMIT:
                         text_plans[line] = emits
         for kind, fields in emits:
+            if kind == _DECISIONS and fields[0] == "interface":  # every process prints its address: one record a host each
+                if (host, fields[1]) in addresses:
+                    continue
+                addresses.add((host, fields[1]))
             if kind < _LISTS:
                 appends[kind](classes[kind](host, *fields, no))
             else:
