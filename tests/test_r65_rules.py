@@ -5,6 +5,7 @@ from the library the loader found (an older libnccl.so.2 than the program was bu
 import pytest
 
 from p2ptop.commands.explain import answer, explain
+from p2ptop.evidence import read_text
 from p2ptop.knowledge import load_kb
 
 NOT_FOUND, NO_NCCL, OLDER = ("platform/nccl-library-not-found", "platform/no-nccl-in-windows-builds",
@@ -95,7 +96,6 @@ node1:18225:18239 [0] INFO 2 -> 1 via P2P/IPC
 
 
 def _merged_fact(text):
-    from p2ptop.evidence import read_text
     return [f for f in read_text(text).findings if "nccl.hosts_merged" in f.facts]
 
 

@@ -248,12 +248,9 @@ def _one_name_two_machines(c: Collector, log: NcclLog) -> None:
     (its host hash is the name alone) and tries CUDA IPC and shared memory between machines, which cannot work. From
     2.5.6 the hash adds the boot id, so two machines are told apart: there the fact is not drawn (where the log names
     no version it is, inferred)."""
-    if log.version is not None:
-        try:
-            if tuple(int(x) for x in log.version.split(".")[:3]) >= HOST_HASH_WITH_BOOT_ID:
-                return
-        except ValueError:
-            return
+    # log.version is the reader's "\d+.\d+.\d+" (nccl/log.py _VERSION)
+    if log.version is not None and tuple(map(int, log.version.split("."))) >= HOST_HASH_WITH_BOOT_ID:
+        return
     seen: dict[tuple[Optional[str], str], list[tuple[str, int]]] = {}
     for d in log.decisions:
         if d.kind == "interface" and d.host:
