@@ -170,9 +170,25 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
                                      f"host's facts rule out ({why}); if the text comes from another machine, explain "
                                      "it on its own (--text-only)"]
     return {"kind": kind, "results": results, "symptoms": symptoms, "conflicts": conflicts, "ruled_out_by_host": lost,
+            "warnings_unread": warnings_unread(evidence) if kind == "healthy" else [],
             "deciding_facts": missing, "next_command": {"fact": nc[0], "command": nc[1]} if nc else None,
             "gpu_related": bool(evidence.gpu_related) or bool(findings), "text_kinds": list(getattr(evidence, "kinds", []) or []),
             "text_empty": empty_text, "read": what_was_read(evidence), "text_notes": list(getattr(evidence, "notes", []) or [])}
+
+
+def warnings_unread(evidence, limit: int = 3) -> list[dict]:
+    """NCCL's WARN lines of a text that the answer reads no trouble in (NCCL's WARN() is its error level,
+    src/include/debug.h): an answer that says "no sign of P2P trouble" names them, so it never reads as "no error"
+    where NCCL printed one. They are the WARNs that say no failure p2ptop knows (evidence/nccl.py FAILED_WORDS): NCCL
+    refusing a use of its API ("Trying to send to self without a matching recv", "ncclGroupEnd: not in a group call")
+    or an internal check; the lines NCCL prints as WARN on healthy runs (nccl.BENIGN_WARN) are left out."""
+    from ..evidence.nccl import BENIGN_WARN
+    log = getattr(evidence, "nccl_log", None)
+    if log is None:
+        return []
+    out = [{"line": m.line, "location": m.location, "message": m.message[:200]}
+           for m in log.warnings if not BENIGN_WARN.search(m.message)]
+    return out[:limit]
 
 
 def what_was_read(evidence, limit: int = 8) -> list[str]:
@@ -228,7 +244,7 @@ def _as_json(answer, text, source, note, kb, lang) -> dict:
     return {"kind": "p2ptop-explain", "answer": answer["kind"], "text_lines": len(text.splitlines()) if text else 0,
             "source": source, "note": note, "gpu_related": answer["gpu_related"], "text_kinds": answer["text_kinds"],
             "text_empty": answer["text_empty"], "read": answer.get("read", []), "symptoms": answer["symptoms"], "conflicts": answer["conflicts"], "ruled_out_by_host": answer["ruled_out_by_host"], "deciding_facts": answer["deciding_facts"],
-            "text_notes": answer.get("text_notes", []), "next_command": answer["next_command"], "kb_entries": len(kb.entries),
+            "text_notes": answer.get("text_notes", []), "warnings_unread": answer.get("warnings_unread", []), "next_command": answer["next_command"], "kb_entries": len(kb.entries),
             "kb_problems": [str(p) for p in kb.problems], "matches": out}
 
 
@@ -269,9 +285,16 @@ def _as_text(answer, text, source, note, kb, lang) -> str:
                      "(see the notes above), and nothing else in the text or the host's findings points at P2P trouble.")
         return "\n".join(lines)
     if kind == "healthy":
-        lines.append("No sign of P2P trouble: no error, hang, slowness, wrong result or failing P2P state in "
+        lines.append(("No sign of P2P trouble: no P2P, transport or system error, hang, slowness, wrong result or failing "
+                      "P2P state in " if answer.get("warnings_unread") else
+                      "No sign of P2P trouble: no error, hang, slowness, wrong result or failing P2P state in ")
                      + ("the text or the host's findings" if text is not None and source else "the text" if text is not None else "the host's findings")
                      + ", so no knowledge-base entry is offered.")
+        for w in answer.get("warnings_unread") or []:
+            lines.append(f"NCCL warned on line {w['line']}" + (f" ({clean(w['location'])})" if w.get("location") else "")
+                         + f": {clean(w['message'])!r}. It names no P2P, transport or system failure that p2ptop "
+                         "knows: most WARNs of this kind are NCCL refusing how the program calls it, or an internal "
+                         "check; read it with the program's own error.")
         if text is not None:
             kinds = answer.get("text_kinds") or []
             lines.append("Read in the text: " + (", ".join(clean(k) for k in kinds) if kinds else "no tool output or log format")

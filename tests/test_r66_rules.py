@@ -1,0 +1,130 @@
+"""Rules of the twenty-seventh session.
+
+NCCL's own WARN messages, as its source (NVIDIA/nccl at v2.30.7, src/) formats them with the values a user's run would
+print, each read as one WARN line of a log: the class its knowledge-base entry gives must be among the first three.
+This is a table from the source, not from pastes: it keeps the readers of these messages honest when rules change.
+And a WARN that names no failure p2ptop knows ("Trying to send to self without a matching recv", enqueue.cc) is named
+in the answer that finds no P2P trouble, so that answer never says "no error" where NCCL printed one."""
+
+import json
+
+import pytest
+
+from p2ptop.commands.explain import answer, explain, _as_text
+from p2ptop.knowledge import load_kb
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return load_kb()
+
+
+def log_of(location, message):
+    return ("node1:2001:2050 [0] NCCL INFO NCCL version 2.27.3+cuda12.9\n"
+            f"node1:2001:2050 [0] {location} NCCL WARN {message}\n")
+
+
+# (class, NCCL source file:line of the WARN (line numbers of v2.30.7, or of the release that printed it), message)
+NCCL_WARNS = [
+    ('shm_exhausted', 'os/linux.cc:780',
+     'Error: failed to create shared memory file /dev/shm/nccl-XXXXXX, error No space left on device (28)'),
+    ('shm_exhausted', 'os/linux.cc:795',
+     'Error: failed to extend /dev/shm/nccl-a8Bc2D to 9637892 bytes, error: No space left on device (28)'),
+    ('shm_exhausted', 'os/linux.cc:806',
+     'Error: Could not map /dev/shm/nccl-a8Bc2D size 9637892, error: Bus error (7)'),
+    ('shm_exhausted', 'os/linux.cc:842',
+     'Error while creating shared memory segment /dev/shm/nccl-a8Bc2D (size 9637888), error: No space left on device (28)'),
+    ('shm_exhausted', 'shmutils.cc:62',
+     'Call to posix_fallocate failed : No space left on device'),
+    ('p2p_unsupported_topology', 'transport/p2p.cc:355',
+     'failed to peer with device 1(=41000): 217 peer access is not supported between these two devices'),
+    ('cuda_ipc_cross_boundary', 'transport/p2p.cc:250',
+     'cudaIpcGetMemHandle failed : invalid argument'),
+    ('cuda_ipc_cross_boundary', 'transport/p2p.cc:280',
+     'failed to open CUDA IPC handle : 201 invalid device context'),
+    ('cuda_ipc_cross_boundary', 'transport/p2p.cc:280',
+     'failed to open CUDA IPC handle : 400 invalid resource handle'),
+    ('nvls_multicast_failure', 'transport/nvls.cc:376',
+     "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 801 'operation not supported'. This is usually caused by a system or configuration error in the Fabric Manager or NVLink Fabric."),
+    ('vm_p2p_unavailable', 'os/linux.cc:637',
+     'Could not find real path of /sys/class/pci_bus/0000:21/../../0000:21:00.0'),
+    ('driver_too_old_for_cuda', 'misc/cudawrap.cc:292',
+     'CUDA some PFN functions not found in the library'),
+    ('nccl_version_bug', 'init.cc:1043',
+     'Mismatched NCCL version detected : rank 1 version 22703 rank 0 version 22105'),
+    ('device_not_visible', 'init.cc:1057',
+     'Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration'),
+    ('device_not_visible', 'init.cc:2607',
+     'Invalid device 3 (totalnDev=2)'),
+    ('device_not_visible', 'os/linux.cc:615',
+     'Failed to open libnvidia-ml.so.1: libnvidia-ml.so.1: cannot open shared object file: No such file or directory'),
+    ('nvlink_link_failure', 'graph/paths.cc:396',
+     'P2P is disabled between NVLINK connected GPUs 1 and 0. This should not be the case given their connectivity, and is probably due to a hardware issue. If you still want to proceed, you can set NCCL_IGNORE_DISABLED_P2P=1.'),
+    ('fabric_manager_not_running', 'mnnvl.cc:74',
+     'MNNVL (cliqueSize 4) is available but not working on this system. Check the IMEX channel configuration (/dev/nvidia-caps-imex-channels). Set NCCL_MNNVL_ENABLE=0 to ignore this issue.'),
+    ('nccl_env_misconfig', 'transport.cc:39',
+     'No transport found for rank 0[1b000] -> rank 1[1c000]'),
+    ('nccl_env_misconfig', 'graph/xml.cc:1257',
+     'Could not open XML graph file /opt/topo.xml : No such file or directory'),
+    ('nccl_env_misconfig', 'bootstrap.cc:126',
+     'Bootstrap : no socket interface found'),
+    ('device_not_visible', 'misc/nvmlwrap.cc:166',
+     'nvmlDeviceGetHandleByIndex(1) failed: Unknown Error'),
+    ('driver_too_old_for_cuda', 'misc/nvmlwrap.cc:142',
+     'nvmlInit_v2() failed: Driver/library version mismatch'),
+    ('cuda_ipc_cross_boundary', 'proxy.cc:1299',
+     'ncclProxyClientGetFd call to tpRank 1 handle 0x7f2a00000000 failed : 2'),
+    ('cuda_ipc_cross_boundary', 'transport/p2p.cc:300',
+     "Cuda failure 'operation not permitted' cuMemImportFromShareableHandle"),
+    ('nccl_version_bug', 'misc/strongstream.cc:91',
+     "NCCL cannot be captured in a graph if either it wasn't built with CUDA runtime >= 11.3 or if the installed CUDA driver < R465."),
+    ('peer_access_already_enabled', 'transport/p2p.cc:340',
+     "Cuda failure 'peer access is already enabled'"),
+    ('too_many_peers', 'transport/p2p.cc:355',
+     'failed to peer with device 9(=c1000): 711 peer mapping resources exhausted'),
+    ('nvlink_peer_memory_error', 'include/checks.h:18',
+     "Cuda failure 'Invalid access of peer GPU memory over nvlink or a hardware error'"),
+    ('bar1_too_small', 'include/checks.h:18',
+     "Cuda failure 'mapping of buffer object failed'"),
+    ('mig_p2p_unsupported', 'init.cc:1057',
+     'Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration'),
+    ('device_not_visible', 'include/checks.h:18',
+     "Cuda failure 'invalid device ordinal'"),
+    ('driver_too_old_for_cuda', 'include/checks.h:18',
+     "Cuda failure 'CUDA driver version is insufficient for CUDA runtime version'"),
+    ('fabric_manager_not_running', 'include/checks.h:18',
+     "Cuda failure 'system not yet initialized'"),
+    ('device_not_visible', 'include/checks.h:18',
+     "Cuda failure 'no CUDA-capable device is detected'"),
+    ('nccl_version_bug', 'include/checks.h:18',
+     "Cuda failure 'named symbol not found'"),
+]
+
+
+@pytest.mark.parametrize("want,location,message", NCCL_WARNS, ids=[f"{w}:{l}" for w, l, _ in NCCL_WARNS])
+def test_nccl_source_warns_are_read_as_their_class(kb, want, location, message):
+    got = [m.entry.failure_class for m, _ in explain(kb, log_of(location, message), [], 3)]
+    assert want in got, got
+
+
+def test_a_warn_naming_no_known_failure_is_named_not_denied(kb):
+    text = log_of("enqueue.cc:1160", "Trying to send to self without a matching recv")
+    got = answer(kb, text, [], 3)
+    assert got["kind"] == "healthy"
+    assert got["warnings_unread"] == [{"line": 2, "location": "enqueue.cc:1160",
+                                       "message": "Trying to send to self without a matching recv"}]
+    class K:
+        problems = []
+        entries = []
+    out = _as_text(got, text, None, None, K, "en")
+    assert "no error," not in out and "NCCL warned on line 2 (enqueue.cc:1160)" in out
+    assert "'Trying to send to self without a matching recv'" in out
+
+
+def test_benign_warns_and_healthy_logs_name_no_warning(kb):
+    text = log_of("misc/ibvwrap.cc:98", "Failed to open libibverbs.so[.1]")
+    assert answer(kb, text, [], 3)["warnings_unread"] == []
+    healthy = ("node1:1:2 [0] NCCL INFO NCCL version 2.27.3+cuda12.9\n"
+               "node1:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM\n")
+    got = answer(kb, healthy, [], 3)
+    assert got["kind"] == "healthy" and got["warnings_unread"] == []
