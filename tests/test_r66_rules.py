@@ -128,3 +128,45 @@ def test_benign_warns_and_healthy_logs_name_no_warning(kb):
                "node1:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM\n")
     got = answer(kb, healthy, [], 3)
     assert got["kind"] == "healthy" and got["warnings_unread"] == []
+
+
+# --- NCCL's bootstrap words without the word NCCL, Gloo's words for the same mistake ------------------------------------
+
+def test_nccl_bootstrap_words_alone_open_the_gate_and_name_the_interface_variable(kb):
+    from p2ptop.evidence import read_text
+    text = "- no socket interface found\n- Unable to find address for: eth0\n"
+    assert read_text(text).gpu_related
+    got = answer(kb, text, [], 3)
+    assert got["results"][0][0].entry.id == "nccl/socket-ifname-matches-no-interface"
+    assert got["results"][0][0].confidence in ("likely", "possible")
+    # NCCL's subsystem tags are NCCL's
+    assert read_text("NET/IB : No device found.").gpu_related
+    assert read_text("NET/Plugin : Plugin load returned 2").gpu_related
+    # Gloo's words alone name no GPU: the gate stays shut on a CPU job's error
+    assert not read_text("Unable to find address for: eth0\n").gpu_related
+
+
+# --- the NVIDIA driver's own packages updated: the trouble began with another driver ----------------------------------
+
+@pytest.mark.parametrize("text,said", [
+    ("After Ubuntu host got an automatical update of linux-modules-nvidia-440-5.4.0-45-generic:amd64 driver, the DDP "
+     "training in docker container will get stuck at loss.backward().", True),
+    ("Since unattended-upgrades updated nvidia-driver-535 the DDP job hangs at the first all_reduce.", True),
+    ("Following a routine upgrade of libnvidia-compute-550 our NCCL tests hang.", True),
+    ("After the host got an automatic update of the nvidia driver, training hangs on 2 GPUs.", True),
+    # packages of their own, not the driver
+    ("After an update of nvidia-container-toolkit the NCCL job hangs.", False),
+    ("After updating nvidia-fabricmanager the job hangs.", False),
+    ("After I reinstalled nvidia-docker2, NCCL hangs.", False),
+])
+def test_a_driver_package_update_is_the_change_that_broke_it(text, said):
+    from p2ptop.evidence import read_text
+    got = [f.facts["text.broken_by"] for f in read_text(text).findings if "text.broken_by" in f.facts]
+    assert got == (["driver"] if said else [])
+
+
+def test_an_automatic_driver_update_before_a_hang_offers_the_driver_entry(kb):
+    text = ("After Ubuntu host got an automatical update of linux-modules-nvidia-440-5.4.0-45-generic:amd64 driver, the "
+            "Pytorch DDP trainning in docker container will get stuck at loss.backward(), with cpu 100% and GPU 100% usage.")
+    got = explain(kb, text, [], 3)
+    assert got[0][0].entry.failure_class == "p2p_driver_regression" and got[0][0].confidence == "possible"

@@ -650,6 +650,14 @@ _ENV_WORKED = _rx(r"\b(?:works?|worked|working|fine|complet\w*|succeed\w*|pass(?
 _BROKEN_BY_CHANGE = _rx(r"\b(?:after|since|following)\s+(?:the\s+|a\s+|an\s+|my\s+|our\s+|this\s+)?(?:(?:nvidia|gpu)\s+)?"
                         r"(driver|nccl|cuda|kernel|bios|firmware|" + _FRAMEWORK + r")\s+(?:update|upgrade|downgrade|change|install\w*)|"
                         r"\b(?:after|since)\s+" + _CHANGE + r"\s+" + _PART + "|"
+                        # the NVIDIA driver's own packages updated, by hand or by the distribution's automatic updates
+                        # (Ubuntu's linux-modules-nvidia-<branch>-<kernel>, nvidia-driver-<branch>, nvidia-dkms-<branch>,
+                        # libnvidia-compute-<branch>: "after the host got an automatic update of linux-modules-nvidia-440-...",
+                        # "since unattended-upgrades updated nvidia-driver-535"); the container toolkit and Fabric Manager
+                        # are packages of their own, not the driver
+                        r"\b(?:after|since|following)\s+(?:[\w-]+\s+){0,5}?" + _CHANGE + r"\s+(?:of\s+|to\s+)?(?:the\s+)?"
+                        r"(?:(nvidia)\s+(?:gpu\s+)?driver|(?:linux-(?:modules|objects|signatures)-|lib)?(nvidia)-"
+                        r"(?!container|docker|fabric|cuda-mps|persistenced)[a-z0-9][\w.:+-]*)|"
                         # a driver branch as the change's end ("after upgrading from 535", "since moving to 550.54"): NVIDIA's
                         # driver branches are three digits, R450-R599 in the CUDA 11-13 era
                         r"\b(?:after|since)\s+(?:upgrad|updat|downgrad|mov|switch|go)\w*\s+(?:from|to)\s+(?:the\s+)?r?(4[5-9]\d|5\d\d)(?:\.\d{1,3}){0,2}\b"
@@ -1637,7 +1645,8 @@ def parse(c: Collector) -> bool:
     m = _BROKEN_BY_CHANGE.search(low)
     if m and not fixed_by and any(f.facts.get(k) for f in c.findings for k in _SYMPTOM_KEYS):
         what = next(g for g in m.groups() if g)
-        what = "driver" if what.endswith("驱动") or what.isdigit() else "cuda" if what.startswith("cuda") else _component(what)
+        what = ("driver" if what.endswith("驱动") or what.isdigit() or what == "nvidia" else "cuda" if what.startswith("cuda")
+                else _component(what))
         found = c.add("host", "text.broken_by", what, ln(m.start()), severity="info",
                       summary=f"the text says the trouble began after changing the {what} version") or found
     if not c.has("host", "text.fixed_by") and not c.has("host", "text.broken_by"):

@@ -46,6 +46,7 @@ PARSERS = (
 #: driver's libraries (libcuda.so, libnvidia-ml.so).
 #: Also the GPU communication libraries whose own lines may name no GPU word (NVSHMEM, DeepEP, NIXL, UCCL, MSCCL++, BytePS, TensorRT-LLM,
 #: Transformer Engine's userbuffers): "team_internal.cpp:782: ... Create multicast groups for UC heap failed" is NVSHMEM's.
+#: NCCL's own lines without the word NCCL are NCCL's too: its subsystems' tags and its bootstrap's "no socket interface found".
 #: And the launchers of multi-GPU jobs, whose failure lines name no GPU (torchrun / torch.distributed.elastic's "failed
 #: (exitcode: -7)", DeepSpeed's launcher "exits with return code = -7", logged as "[launch.py:N:sigkill_handler]"): the job
 #: they ran is the GPU communication, and so is DDP (PyTorch's DistributedDataParallel, Lightning's DDPStrategy, "ddp_spawn") and a
@@ -65,6 +66,9 @@ _GPU_WORDS = re.compile(
     r"(?:enable|enabling|disable|disabling|can(?:not)?|no)[ _]peer[ _]access|peer[ _]access[ _](?:is[ _])?(?:not|already|unsupported|enabled|disabled|fail\w*|error\w*)|"
     r"peer[ _]?mem\w*|nv_peer_mem|gdr(?:drv|api|copy)|gpudirect|bar1|nvlsm|imex|ub-ipc-socket|pidfd_(?:getfd|open)\W{1,4}(?:\(\d+\) failed: )?"
     r"(?:operation not permitted|no such process|function not implemented|bad file descriptor)|"
+    # NCCL's own words that name no NCCL: its subsystems' tags (NET/Socket, NET/IB, NET/Plugin) and its bootstrap's
+    # "no socket interface found" (src/bootstrap.cc since 2019), which a paste may keep without the tag before it
+    r"net/(?:socket|ib|plugin)|no socket interface found|"
     # NVIDIA's Kubernetes device plugin's own words for its NVML pair queries (alignedAlloc; a kubelet event names no GPU)
     r"unable to get device link information)\b|_cuda_\w+|(?:vendor[ _]?id\W{1,3}|\[|\b)(?:0x)?10de(?=[:\]]|\b(?![.:]\d))|显卡|显存|多卡|单卡|gpu|"
     # a count of cards in Chinese ("4 卡训练", "8卡", "两张卡"): 卡 after a count is a card, not 卡住 (stuck)
