@@ -170,3 +170,39 @@ def test_an_automatic_driver_update_before_a_hang_offers_the_driver_entry(kb):
             "Pytorch DDP trainning in docker container will get stuck at loss.backward(), with cpu 100% and GPU 100% usage.")
     got = explain(kb, text, [], 3)
     assert got[0][0].entry.failure_class == "p2p_driver_regression" and got[0][0].confidence == "possible"
+
+
+# --- each rank given only its own GPU: NCCL cannot see the peer, runs the slow path -------------------------------------
+
+ONE_EACH = "nccl/ranks-see-one-gpu-each-slow"
+
+
+@pytest.mark.parametrize("text", [
+    "With srun --gpus-per-task=1 our DDP all_reduce is very slow, much slower than on the same node with --gpus 2.",
+    "We run one GPU per container; the NVLink is not used at all between the pods on the same DGX.",
+])
+def test_one_gpu_per_rank_with_a_slow_path_offers_the_visibility_entry(kb, text):
+    got = explain(kb, text, [], 3)
+    assert got[0][0].entry.id == ONE_EACH and got[0][0].confidence == "possible"
+
+
+@pytest.mark.parametrize("text", [
+    # the setup alone is no symptom (rule 3)
+    "We launch with srun --gpus-per-task=1 on our 8-GPU nodes.",
+    # a slow path without one GPU per rank is another cause's
+    "Our DDP all_reduce between the two A100s is very slow, NCCL goes via SHM.",
+    # GeForce cards have no P2P to lose
+    "With srun --gpus-per-task=1 on two RTX 4090s the all_reduce is slow.",
+])
+def test_the_visibility_entry_needs_both_one_gpu_per_rank_and_a_slow_path(kb, text):
+    got = [(m.entry.id, m.confidence) for m, _ in explain(kb, text, [], 5)]
+    assert not any(e == ONE_EACH and c in ("likely", "possible") for e, c in got), got
+
+
+def test_an_nvlink_bridge_not_detected_with_the_cards_named_between(kb):
+    from p2ptop.evidence import read_text
+    for text in ("The NVLink bridge between the two 3090s is not detected; nvidia-smi nvlink --status shows nothing.",
+                 "The NVLink bridge on my 3090 pair isn't showing up in nvidia-smi, and NCCL goes via SHM."):
+        assert any(f.facts.get("gpu.nvlink_down") == 1 for f in read_text(text).findings), text
+    # an NVLink said to be absent by design is no link down
+    assert not any("gpu.nvlink_down" in f.facts for f in read_text("Our RTX 4090s have no NVLink bridge.").findings)

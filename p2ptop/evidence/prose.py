@@ -465,6 +465,8 @@ _SYMPTOMS = (
                         r"\b(?:inactive|down)\s+nvlinks?\b|\blinks? (?:\d+ )?(?:is |are )?inactive\b|"
                         # the link not found at all, or a bridge not making contact (nvidia-smi nvlink -s prints no link)
                         r"\bnvlinks?\b(?:\s+bridges?)?\s+(?:is\s+|are\s+|was\s+|were\s+)?(?:not|n't|never)\s+(?:\w+\s+)?(?:detected|recogni[sz]ed|found|seated)\b|"
+                        # ... with the cards between ("the NVLink bridge between the two 3090s is not detected")
+                        r"\bnvlink\s+bridges?\b[^.\n]{0,40}?\b(?:is|are|was|were|does|do|did)\s*(?:not|n't|never)\s+(?:\w+\s+)?(?:detected|recogni[sz]ed|found|seated|show(?:n|ing)? up)\b|"
                         r"\bnvlink\s+bridges?\b[^.\n]{0,40}?\b(?:loose|not (?:fully |properly )?(?:seated|inserted|plugged)|partial(?:ly)? contact)|"
                         # Chinese: NVLink 断开 / 掉线 / 未激活 / 不活跃 / 没有连上 / 识别不到
                         r"\bnvlinks?\b[^。，,\n]{0,12}?(?:断开|断了|掉线|未激活|不活跃|没有?激活|没有?连上|连不上|识别不到|检测不到)|"
