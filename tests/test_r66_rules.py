@@ -206,3 +206,18 @@ def test_an_nvlink_bridge_not_detected_with_the_cards_named_between(kb):
         assert any(f.facts.get("gpu.nvlink_down") == 1 for f in read_text(text).findings), text
     # an NVLink said to be absent by design is no link down
     assert not any("gpu.nvlink_down" in f.facts for f in read_text("Our RTX 4090s have no NVLink bridge.").findings)
+
+
+def test_an_nccl_log_from_a_windows_default_host_name_is_wsl_not_native_windows():
+    from p2ptop.evidence import read_text
+    log = ("#  Rank  0 Group  0 Pid   8347 on DESKTOP-VMBL43V device  0 [0x01] NVIDIA GeForce RTX 3090 Ti\n"
+           "DESKTOP-VMBL43V:8347:8347 [0] NCCL INFO Bootstrap : Using eth0:172.23.125.43<0>\n"
+           "DESKTOP-VMBL43V:8347:8347 [1] NCCL INFO cudaDriverVersion 12010\n"
+           "NCCL version 2.18.3+cuda12.1\n")
+    facts = {k: v for f in read_text(log).findings for k, v in f.facts.items()}
+    assert facts.get("host.hypervisor") == "Hyper-V (WSL2)" and "host.windows" not in facts
+    # the same name in a native Windows traceback (no NCCL line) stays native Windows
+    tb = ("tensorflow.python.framework.errors_impl.InvalidArgumentError: Op type not registered 'NcclAllReduce' in binary "
+          "running on DESKTOP-K1BEKCL.")
+    facts = {k: v for f in read_text(tb).findings for k, v in f.facts.items()}
+    assert facts.get("host.windows") is True and "host.hypervisor" not in facts

@@ -1353,7 +1353,9 @@ def parse(c: Collector) -> bool:
             c.add("host", "host.virtualized", True, ln(m.start()))
             found = True
             break
-    m = _first(c, _WINDOWS) if not _WSL.search(low) else None
+    # (not where NCCL's own lines already read WSL 2 from Windows' default host name, evidence/nccl.py: the same name is
+    # then WSL's Linux VM, no native Windows)
+    m = _first(c, _WINDOWS) if not _WSL.search(low) and "WSL" not in str(c.get("host", "host.hypervisor") or "") else None
     if m:
         c.add("host", "host.windows", True, ln(m.start()), severity="info")
     m = _first(c, _VM)
