@@ -221,3 +221,44 @@ def test_an_nccl_log_from_a_windows_default_host_name_is_wsl_not_native_windows(
           "running on DESKTOP-K1BEKCL.")
     facts = {k: v for f in read_text(tb).findings for k, v in f.facts.items()}
     assert facts.get("host.windows") is True and "host.hypervisor" not in facts
+
+
+# --- tool outputs pasted indented (a literal block after a sentence) read as they do at the margin ----------------------
+
+OLD_TABLE = """Inter-GPU performance was tested on all 4x V100 devices (no NVLINK). Results: ::
+
+   # nThread 1 nGpus 4 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 validation: 1
+   #
+   # Using devices
+   #   Rank  0 Pid 201685 on node026 device  0 [0x3d] Tesla V100-PCIE-32GB
+   #   Rank  1 Pid 201685 on node026 device  1 [0x3e] Tesla V100-PCIE-32GB
+   #
+   #       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error
+   #        (B)    (elements)                       (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+      33554432       8388608     float     sum   5349.2    6.27    9.41  2e-07   5351.0    6.27    9.41  2e-07
+      67108864      16777216     float     sum    10712    6.26    9.40  2e-07    10711    6.27    9.40  2e-07
+     134217728      33554432     float     sum    21410    6.27    9.40  2e-07    21407    6.27    9.40  2e-07
+   # Out of bounds values : 0 OK
+"""
+
+
+def test_an_indented_older_nccl_tests_table_with_whole_microsecond_times_is_no_wrong_data():
+    from p2ptop.evidence import read_text
+    for text in (OLD_TABLE, "\n".join(l.strip() for l in OLD_TABLE.splitlines())):
+        facts = {k for f in read_text(text).findings for k in f.facts}
+        assert "tool.verification_error" not in facts and "symptom.wrong_results" not in facts, text[:40]
+        assert "nccl.status" in facts  # the table was read: a run that checked its data
+    # a difference over float's tolerance in the same layout is wrong data
+    bad = OLD_TABLE.replace("2e-07   5351.0", "4e-02   5351.0")
+    assert any("tool.verification_error" in f.facts for f in read_text(bad).findings)
+
+
+def test_an_indented_lspci_block_keeps_its_device():
+    from p2ptop.evidence import read_text
+    block = ("52:00.0 VGA compatible controller: NVIDIA Corporation Device 2684 (rev a1) (prog-if 00 [VGA controller])\n"
+             "    Subsystem: NVIDIA Corporation Device 167c\n"
+             "    Memory at b8000000 (32-bit, non-prefetchable) [size=16M]\n"
+             "    Memory at 10ffc0000000 (64-bit, prefetchable) [size=256M]\n")
+    for text in (block, "lspci -v says:\n\n" + "\n".join("   " + l for l in block.splitlines())):
+        got = [f.facts.get("gpu.bar1_mb") for f in read_text(text).findings if "gpu.bar1_mb" in f.facts]
+        assert got == [256], text[:20]

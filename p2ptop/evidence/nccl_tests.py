@@ -44,6 +44,7 @@ _OOB = re.compile(r"Out of bounds values\s*:\s*(\d+)\s+FAILED", re.I)
 _AVG_FAILED = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*[\d.]+\s+FAILED\b")
 _TIMEOUT = re.compile(r"^\S+: Test timeout \((\d+)s\) \S+:\d+\s*$")
 _NGPUS = re.compile(r"\bnGpus (\d+)\b")
+_ERROR_FIGURE = re.compile(r"\d(?:\.\d+)?e[-+]\d+", re.I)
 _NUM = re.compile(r"^-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?$")
 
 
@@ -65,6 +66,10 @@ class _Layout:
         """A row whose header the paste cut off: the current layout has an integer root where older ones have a time."""
         if len(tokens) < 8:
             return None
+        # the older layout's error column is the largest difference in "%5.0le" ("2e-07", "0e+00"); its time column, like
+        # the newer one's root, can be a bare integer (nccl-tests prints times of 10 ms and more without decimals)
+        if _ERROR_FIGURE.fullmatch(tokens[7]):
+            return cls(["size", "count", "type", "redop", "time", "algbw", "busbw", "error"])
         if re.fullmatch(r"-?\d+", tokens[4]) and len(tokens) >= 9:
             return cls(["size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong"])
         return cls(["size", "count", "type", "redop", "time", "algbw", "busbw", "error"])
@@ -122,6 +127,8 @@ def parse(c: Collector, gpu_name, link_floor, built_floor=None) -> bool:
     ngpus = next((int(m.group(1)) for m in map(_NGPUS.search, lines[:200]) if m), 0)
     timeout = 0
     for no, line in enumerate(lines, 1):
+        # a table pasted indented (a Markdown or reStructuredText literal block, a quote) keeps its "#" lines after the indent
+        line = line.lstrip() if line[:1] in (" ", "\t") and line.lstrip().startswith("#") else line
         if line.startswith("#"):
             o = _DEV_OLD.match(line)
             d = None if o else _DEV.match(line)

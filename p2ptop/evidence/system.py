@@ -164,7 +164,9 @@ def parse_lspci(c: Collector) -> bool:
     cur: Optional[dict[str, Any]] = None
     loose_rebar: dict[int, tuple[int, int]] = {}  # Resizable BAR lines of no block the paste shows: BAR -> (MiB, line)
     for no, line in enumerate(c.paste.lines, 1):
-        if line[:1] not in (" ", "\t", "") and line.strip():
+        # a device's first line starts with its address; a paste indented as a whole (a quote, a literal block) indents
+        # it too, and no line inside a block starts with an address
+        if line.strip():
             m = _BLOCK.match(line.strip())
             if m:
                 desc = m.group(2)
