@@ -1,6 +1,6 @@
 """How robust the text diagnosis is to the way a paste reaches us: every corpus case whose class p2ptop puts in the
 top 3 is explained again after a change that does not alter what the text says (markdown quote marks, CRLF line ends, a web page's non-breaking spaces, typographic quotes and dashes,
-a launcher's or log collector's prefix before every line, a hard wrap at 80 columns that cuts words, indentation, line breaks lost), and
+a launcher's or log collector's prefix before every line, a hard wrap at 80 columns that cuts words, indentation, a literal block after a sentence, line breaks lost), and
 the script prints, per change, how many of those cases keep their class in the top 3, and which lose it.
 
     python benchmarks/perturb_corpus.py [--split all|dev|...] [--only quote,rank,...]
@@ -40,6 +40,9 @@ CHANGES = {
     "quotes": lambda text: text.replace("'", "\u2019").replace('"', "\u201d"),  # typographic quotes (a word processor, a chat)
     "dashes": lambda text: text.replace("--", "\u2014"),  # "--" made an em dash (a word processor, a chat)
     "indent": _each_line("    "),  # a markdown code block by indentation
+    # the paste as a literal block after a sentence (reStructuredText's "::", a Markdown reply): indented, but not the
+    # sentence before it, so no common indentation to take away
+    "block": lambda text: "Here is the output:\n\n" + "\n".join(("   " + line) if line.strip() else line for line in text.split("\n")),
     "rank": _each_line("[rank1]: "),  # torchrun with a rank prefix
     "default": _each_line("[default0]:"),  # torchrun --tee
     "mpi": _each_line("[1,0]<stdout>:"),  # Open MPI --tag-output
