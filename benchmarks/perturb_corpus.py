@@ -42,7 +42,7 @@ CHANGES = {
     "indent": _each_line("    "),  # a markdown code block by indentation
     # the paste as a literal block after a sentence (reStructuredText's "::", a Markdown reply): indented, but not the
     # sentence before it, so no common indentation to take away
-    "block": lambda text: "Here is the output:\n\n" + "\n".join(("   " + line) if line.strip() else line for line in text.split("\n")),
+    "block": lambda text: "As follows:\n\n" + "\n".join(("   " + line) if line.strip() else line for line in text.split("\n")),
     "rank": _each_line("[rank1]: "),  # torchrun with a rank prefix
     "default": _each_line("[default0]:"),  # torchrun --tee
     "mpi": _each_line("[1,0]<stdout>:"),  # Open MPI --tag-output

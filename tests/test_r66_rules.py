@@ -262,3 +262,13 @@ def test_an_indented_lspci_block_keeps_its_device():
     for text in (block, "lspci -v says:\n\n" + "\n".join("   " + l for l in block.splitlines())):
         got = [f.facts.get("gpu.bar1_mb") for f in read_text(text).findings if "gpu.bar1_mb" in f.facts]
         assert got == [256], text[:20]
+
+
+@pytest.mark.parametrize("text,one", [
+    ("srun -n 2 --tres-per-task=gres/gpu:1 --tres-bind=gres/gpu:per_task:1 ./all_reduce_perf -g 1", True),
+    ("srun -n 2 --gpus-per-task=1 ./all_reduce_perf -g 1", True),
+    ("srun -n 2 --tres-bind=gres/gpu:none ./all_reduce_perf -g 1", False),
+])
+def test_slurm_binding_one_gpu_to_each_task_in_its_newer_form(text, one):
+    from p2ptop.evidence import read_text
+    assert any(f.facts.get("host.one_gpu_per_process") for f in read_text(text).findings) is one
