@@ -179,9 +179,11 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
 def warnings_unread(evidence, limit: int = 3) -> list[dict]:
     """NCCL's WARN lines of a text that the answer reads no trouble in (NCCL's WARN() is its error level,
     src/include/debug.h): an answer that says "no sign of P2P trouble" names them, so it never reads as "no error"
-    where NCCL printed one. They are the WARNs that say no failure p2ptop knows (evidence/nccl.py FAILED_WORDS): NCCL
+    where NCCL printed one. Asked only for a healthy answer, so every WARN left says no failure p2ptop knows (one with a
+    failure word, evidence/nccl.py FAILED_WORDS, would have been the text's error and made the answer unsure): NCCL
     refusing a use of its API ("Trying to send to self without a matching recv", "ncclGroupEnd: not in a group call")
-    or an internal check; the lines NCCL prints as WARN on healthy runs (nccl.BENIGN_WARN) are left out."""
+    or an internal check. The lines NCCL prints as WARN on healthy runs (nccl.BENIGN_WARN) are left out. (The evidence
+    package is imported here, as in read_evidence, so that commands without a text do not load it.)"""
     from ..evidence.nccl import BENIGN_WARN
     log = getattr(evidence, "nccl_log", None)
     if log is None:
