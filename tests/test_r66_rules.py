@@ -272,3 +272,15 @@ def test_an_indented_lspci_block_keeps_its_device():
 def test_slurm_binding_one_gpu_to_each_task_in_its_newer_form(text, one):
     from p2ptop.evidence import read_text
     assert any(f.facts.get("host.one_gpu_per_process") for f in read_text(text).findings) is one
+
+
+def test_the_visibility_entry_stays_out_where_nccls_cumem_path_needs_no_visibility(kb):
+    """Measured on two H200s (benchmarks/results/h200x2-2026-11-30-own-gpu): NCCL 2.28.9 with each rank given only its own
+    GPU went via P2P/CUMEM at the bus bandwidth of the all-visible run. NCCL 2.19 and later import the peer's memory by
+    file descriptor; the legacy CUDA IPC path (NCCL_CUMEM_ENABLE=0) is what needs the peer visible."""
+    words = "Each rank only sees its own GPU (CUDA_VISIBLE_DEVICES=<rank>), and the all_reduce is much slower than with both GPUs visible.\n"
+    new = words + "vm:670:670 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n"
+    assert ONE_EACH not in [m.entry.id for m, _ in explain(kb, new, [], 5)]
+    old = words + "vm:670:670 [0] NCCL INFO NCCL version 2.18.5+cuda12.2\n"
+    got = explain(kb, old, [], 3)
+    assert got[0][0].entry.id == ONE_EACH and got[0][0].confidence == "possible"

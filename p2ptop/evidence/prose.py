@@ -230,6 +230,10 @@ _UNIT = r"(?:containers?|pods?|workers?)"
 _ONE_GPU_EACH = _rx(r"\b(?:one|1|a single)\s+gpus?\s+(?:per|for each|in each|each)\s+" + _UNIT + r"\b|"
                     r"\b(?:each|every)\s+" + _UNIT + r"\s+(?:has|gets|sees|uses|owns|is given|is assigned|only sees|with|)\s*(?:only\s+|just\s+)?(?:one|1|a single)\s+gpu\b|"
                     r"\b" + _UNIT + r"\s+(?:with|having|of)\s+(?:one|1|a single)\s+gpu\s+each\b|"
+                    # what a rank or process SEES ("each rank only sees its own GPU", "every process can see only one GPU"):
+                    # visibility said, not DDP's one GPU used per process
+                    r"\b(?:each|every)\s+(?:ranks?|process(?:es)?|tasks?|containers?|pods?|workers?)\s+(?:only\s+)?(?:sees|can see|is able to see)\s+"
+                    r"(?:only\s+)?(?:one|1|a single|its own|their own)\s+gpu\b|"
                     r"\bper\s+" + _UNIT + r"\s+(?:one|1|a single)\s+gpu\b|"
                     r"\b" + _UNIT + r"\b[^.\n]{0,30}?\bonly\s+(?:one|1|a single)\s+gpu\b|"
                     r"每(?:个|一个)\s*(?:容器|pod|worker)\s*(?:只)?(?:有|分配|使用|用)?\s*(?:一|1)\s*(?:张|块|个)\s*(?:卡|gpu|显卡)|"

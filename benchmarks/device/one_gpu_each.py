@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Two ranks on a host of two GPUs, all-reducing 256 MiB twenty times, timed: with every GPU visible to both ranks (each
+picks its own with set_device), and with each rank given only its own GPU (CUDA_VISIBLE_DEVICES=<rank>, as Slurm's
+--gpus-per-task=1, Ray's workers or one GPU per container give it). For x2_one_gpu_each.sh; prints each rank's bus
+bandwidth (all-reduce's 2(n-1)/n rule) and leaves NCCL's log (NCCL_DEBUG=INFO) on stderr.
+
+    python3 benchmarks/device/one_gpu_each.py all|own"""
+
+import os
+import subprocess
+import sys
+
+
+def rank_main(rank: int, mode: str) -> None:
+    import time
+    import torch
+    import torch.distributed as dist
+
+    dist.init_process_group("nccl", init_method="tcp://127.0.0.1:29533", rank=rank, world_size=2)
+    torch.cuda.set_device(rank if mode == "all" else 0)
+    x = torch.ones(64 << 20, device="cuda")  # 256 MiB of float32
+    for _ in range(3):
+        dist.all_reduce(x)
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(20):
+        dist.all_reduce(x)
+    torch.cuda.synchronize()
+    dt = (time.perf_counter() - t) / 20
+    busbw = x.numel() * 4 / dt / 1e9 * 2 * (2 - 1) / 2
+    print(f"rank {rank} ({mode}): CUDA sees {torch.cuda.device_count()} GPU(s); all_reduce 256 MiB "
+          f"{dt * 1e3:.2f} ms, busbw {busbw:.1f} GB/s, x[0] = {x[0].item()}", flush=True)
+    dist.destroy_process_group()
+
+
+def main(argv=None) -> int:
+    args = argv if argv is not None else sys.argv[1:]
+    if len(args) == 2 and args[0] in ("all", "own") and args[1] in ("0", "1"):
+        rank_main(int(args[1]), args[0])
+        return 0
+    mode = args[0]
+    procs = []
+    for rank in (0, 1):
+        env = dict(os.environ)
+        if mode == "own":
+            env["CUDA_VISIBLE_DEVICES"] = str(rank)
+        procs.append(subprocess.Popen([sys.executable, __file__, mode, str(rank)], env=env))
+    return max(p.wait() for p in procs)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
