@@ -4,7 +4,10 @@ picks its own with set_device), and with each rank given only its own GPU (CUDA_
 --gpus-per-task=1, Ray's workers or one GPU per container give it). For x2_one_gpu_each.sh; prints each rank's bus
 bandwidth (all-reduce's 2(n-1)/n rule) and leaves NCCL's log (NCCL_DEBUG=INFO) on stderr.
 
-    python3 benchmarks/device/one_gpu_each.py all|own"""
+    python3 benchmarks/device/one_gpu_each.py all|own|isolated
+
+isolated: as own, and each rank's process also loses the peer's device node (/dev/nvidia<peer> under /dev/null in a
+private mount namespace: unshare -m, root), as Slurm's per-task cgroup or a one-GPU container takes it away."""
 
 import os
 import subprocess
@@ -42,9 +45,14 @@ def main(argv=None) -> int:
     procs = []
     for rank in (0, 1):
         env = dict(os.environ)
-        if mode == "own":
+        cmd = [sys.executable, __file__, "all" if mode == "all" else "own", str(rank)]
+        if mode in ("own", "isolated"):
             env["CUDA_VISIBLE_DEVICES"] = str(rank)
-        procs.append(subprocess.Popen([sys.executable, __file__, mode, str(rank)], env=env))
+        if mode == "isolated":
+            # the peer's device node hidden too, as a cgroup or a container's device list hides it: a private mount
+            # namespace with /dev/null over /dev/nvidia<peer> (needs root)
+            cmd = ["unshare", "-m", "sh", "-c", f"mount --bind /dev/null /dev/nvidia{1 - rank} && exec \"$0\" \"$@\""] + cmd
+        procs.append(subprocess.Popen(cmd, env=env))
     return max(p.wait() for p in procs)
 
 
