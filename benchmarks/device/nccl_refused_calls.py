@@ -7,7 +7,7 @@ NCCL_DEBUG=WARN; the WARN lines go to stdout, the return codes are printed after
     python3 benchmarks/device/nccl_refused_calls.py selfsend   # a one-rank communicator sending to itself without a
                                                                # receive: enqueue.cc's "Trying to send to self ..."
 
-Needs a GPU, PyTorch and its nvidia-nccl wheel (the device machine); .carry/final27.sh runs both."""
+Needs a GPU, PyTorch and its nvidia-nccl wheel (the device machine); benchmarks/device/nccl_warns.sh runs both."""
 
 import ctypes
 import os

@@ -30,7 +30,8 @@ def rank_main(rank: int, mode: str) -> None:
         dist.all_reduce(x)
     torch.cuda.synchronize()
     dt = (time.perf_counter() - t) / 20
-    busbw = x.numel() * 4 / dt / 1e9 * 2 * (2 - 1) / 2
+    n = 2  # ranks
+    busbw = x.numel() * 4 / dt / 1e9 * 2 * (n - 1) / n  # nccl-tests' all-reduce rule
     print(f"rank {rank} ({mode}): CUDA sees {torch.cuda.device_count()} GPU(s); all_reduce 256 MiB "
           f"{dt * 1e3:.2f} ms, busbw {busbw:.1f} GB/s, x[0] = {x[0].item()}", flush=True)
     dist.destroy_process_group()
