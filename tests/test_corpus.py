@@ -82,7 +82,7 @@ FRESH67_MIN = 5  # cases collected in fresh67/ (2026-11-30, twenty-sixth session
 FRESH68_MIN = 17  # cases collected in fresh68/ (2026-11-30, twenty-seventh session)
 FRESH69_MIN = 19  # cases collected in fresh69/ (2026-11-30, twenty-seventh session, second wave)
 FRESH70_MIN = 15  # cases collected in fresh70/ (2026-11-30, twenty-seventh session, third wave)
-FRESH71_MIN = 54  # cases collected in fresh71/ (2026-11-30, twenty-eighth session)
+FRESH71_MIN = 53  # cases collected in fresh71/ (2026-11-30, twenty-eighth session)
 FRESH43_MIN = 21  # cases collected in fresh43/ (2026-11-29, eighteenth session; one AMD ROCm report removed after opening)
 CERTAINTIES = {"maintainer", "reporter confirmed", "inferred"}
 

@@ -25,7 +25,7 @@ import re
 from typing import Collection, Optional
 
 from ..nccl import levels
-from ..nccl.log import SMI_PATH_OF_NCCL, NcclLog, NcclRank, bus_id_from_nccl, read_nccl_log, transport_rank
+from ..nccl.log import BARE_MESSAGE, SMI_PATH_OF_NCCL, NcclLog, NcclRank, bus_id_from_nccl, read_nccl_log, transport_rank
 from .paste import Collector, pair_subject
 
 _SHELL_ENV = re.compile(r"(?:^|[\s;'\"])(?:export\s+)?((?:NCCL|CUDA_VISIBLE|TORCH_NCCL|NVIDIA_VISIBLE)[A-Z0-9_]*)=[\"']?([A-Za-z0-9_.,:/+-]+)")
@@ -284,7 +284,7 @@ def _container_of_hosts(hosts: list[str]) -> Optional[str]:
 
 def parse(c: Collector) -> bool:
     text = c.paste.text
-    if "NCCL" not in text:
+    if "NCCL" not in text and not BARE_MESSAGE.search(text):
         return False
     log = read_nccl_log(text)
     if not log.is_nccl and not log.messages and log.version is None:
@@ -384,6 +384,11 @@ def parse(c: Collector) -> bool:
             a, b = d.devs
             refused.setdefault((min(a, b), max(a, b)), d.line)
     settings = {k for k in P2P_SETTINGS if k in c.paste.text}  # once: the pair loop below may run 2,556 times (72 GPUs)
+    # "Check P2P Type isAllDirectP2p 0 ... isAllCudaP2p 1" (NCCL >= 2.28.9, transport.cc): every pair of local ranks can
+    # do CUDA P2P, and some pair is beyond NCCL's P2P level (graph/paths.cc ncclTopoCheckP2p: PATH_PXB by default, PATH_SYS
+    # for two GPUs of an AMD host) or needs an intermediate GPU; with no NCCL_P2P_* setting of the text, a pair NCCL then
+    # joins via SHM or NET is one whose path crosses the CPU
+    beyond = next((d.line for d in log.decisions if d.kind == "p2p_beyond_level"), None)
     for (a, b), (tr, line) in sorted(worst.items()):
         subj = pair_subject(a, b)
         p2p = tr.startswith("P2P")
@@ -402,6 +407,11 @@ def parse(c: Collector) -> bool:
             c.add(subj, "nccl.p2p_off_by_path", True, line,
                   summary=f"NCCL went via {tr} between GPU{a} and GPU{b}, whose path ({path}) crosses the CPU: NCCL's default "
                           f"leaves P2P off there (no NCCL_P2P_* setting in the text)")
+        elif beyond is not None and path is None and not settings:
+            c.add(subj, "nccl.p2p_off_by_path", True, beyond, inferred=True,
+                  summary=f"NCCL went via {tr} between GPU{a} and GPU{b} (line {line}) although its check found CUDA P2P "
+                          f"possible between all local GPUs (isAllCudaP2p 1, isAllDirectP2p 0), with no NCCL_P2P_* setting in "
+                          f"the text: the pair's path crosses the CPU, beyond NCCL's default P2P level")
     for (a, b), line in refused.items():
         if (a, b) not in worst and a != b:
             c.add(pair_subject(a, b), "nccl.p2p_fallback", True, line,

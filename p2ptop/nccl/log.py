@@ -214,7 +214,7 @@ class NcclTopoGpu:
 class NcclDecision:
     """A choice NCCL made about a transport, e.g. P2P off between two devices."""
     host: Optional[str]
-    kind: str  # p2p_not_enabled | p2p_disabled | p2p_unsupported | cuda_p2p_not_all | nvls_unavailable | net_ib_missing | net_plugin_failed | network | ras_peer_dead | nvswitch | cc_on | setting_refused | interface (detail: "eth0 10.0.0.1")
+    kind: str  # p2p_not_enabled | p2p_disabled | p2p_unsupported | cuda_p2p_not_all | p2p_beyond_level | nvls_unavailable | net_ib_missing | net_plugin_failed | network | ras_peer_dead | nvswitch | cc_on | setting_refused | interface (detail: "eth0 10.0.0.1")
     detail: str
     devs: Optional[tuple[int, int]]
     line: int
@@ -531,6 +531,8 @@ def _examine(caches: tuple, level: str, loc: Optional[str], msg: str, line: str)
         p = _CHECK_P2P_TYPE.search(msg) if msg.startswith("Check P2P Type") else None
         if p is not None and p.group("cuda") == "0":
             emits.append((_DECISIONS, ("cuda_p2p_not_all", msg.strip(), None)))
+        elif p is not None and p.group("direct") == "0":  # CUDA P2P everywhere, but some pair beyond NCCL's P2P level
+            emits.append((_DECISIONS, ("p2p_beyond_level", msg.strip(), None)))
     if "NVLS multicast support is not available" in msg:
         emits.append((_DECISIONS, ("nvls_unavailable", msg.strip(), None)))
     elif "NET/IB : No device found" in msg:
@@ -634,6 +636,19 @@ def _apply_state(log: NcclLog, versions: dict, seen_ranks: dict, kind: int, f: t
                                       int(nv) if nv is not None else None, bus_id_from_nccl(bus), bus, comm, no))
 
 
+#: NCCL INFO messages that name NCCL's own words without its "host:pid:tid [dev] NCCL INFO" prefix, as a trimmed paste
+#: holds them: a channel's transport (transport.cc "Channel %02d%s : %d[%d] -> %d[%d]%s via %s%s%s") and the P2P type
+#: check (transport.cc ncclTransportCheckP2pType)
+BARE_MESSAGE = re.compile(rf"^\s*(?:{_CHANNEL.pattern}|Check P2P Type isAllDirectP2p \d directMode \d isAllCudaP2p \d)", re.M)
+
+
+def bare_message(line: str) -> bool:
+    """Is ``line`` one of NCCL's INFO messages without its prefix (``BARE_MESSAGE``)?"""
+    if " via " not in line and "Check P2P Type" not in line:
+        return False
+    return BARE_MESSAGE.match(line) is not None
+
+
 def read_nccl_log(text: str) -> NcclLog:
     """Read NCCL's debug output out of ``text`` (any paste: other lines are skipped)."""
     # The records built here hold no cycles: the cyclic collector, which would walk the growing
@@ -672,7 +687,7 @@ def _read(text: str) -> NcclLog:
     no = 0
     for line in lines:
         no += 1
-        if "NCCL" not in line and not ("] INFO " in line or " WARN " in line):  # (NCCL 2.1/2.2: no "NCCL")
+        if "NCCL" not in line and not ("] INFO " in line or " WARN " in line or bare_message(line)):  # (NCCL 2.1/2.2: no "NCCL")
             continue
         # fastest path: a line seen before, character for character (a log repeats whole lines)
         seen = whole.get(line)
@@ -724,6 +739,14 @@ def _read(text: str) -> NcclLog:
                             del plans[key]
                     elif len(whole) < _PLAN_LIMIT:  # the host was added above: replay this line whole
                         whole[line] = (host, pid, emits)
+            elif bare_message(line):  # NCCL's message with its prefix cut off (a trimmed paste)
+                host = pid = None
+                nccl_lines += 1
+                emits = text_plans.get(line)
+                if emits is None:
+                    emits = _examine(caches, "INFO", None, line.strip("\r "), line)
+                    if len(text_plans) < _PLAN_LIMIT:
+                        text_plans[line] = emits
             elif "NCCL" not in line:  # "] INFO " / " WARN " of another logger: not NCCL's
                 continue
             else:  # a framework's line naming NCCL (torch's "NCCL error in: ..."), or plain text
