@@ -42,6 +42,7 @@ FACT_KEYS: dict[str, str] = {
                                 "'CUDA-capable device count: 1'): GPUs CUDA does not see, or a MIG instance",
     "tool.host_copy_corrupt": "True when a copy tool says a copy between the CPU and a GPU returned wrong data (rocm_bandwidth_test's Data Path Validation FAIL): the GPU's host link corrupts transfers",
     "host.p2p_refused_only_across_models": "True when every pair a CUDA sample says cannot access its peer joins two different GPU models (two architectures, or two models beside granted pairs): the GPU mix, no platform fault",
+    "host.p2p_refused_by_placement": "True when peer access is granted between some GPUs of one model and refused between others of the same model (no granted pair on NVLink): the refused pairs' placement (sockets, root complexes) decides",
     "host.nvlink_inactive_maybe_by_design": "True when the partly inactive NVLinks the paste shows may be links the board does not wire (two GPUs of one model with the same links up; the bridged H100 PCIe/NVL spare links without the model): an NVLink entry stays unsure",
     "host.nvlink_inactive_by_design": "True when every inactive NVLink the paste shows is inactive by design (links a bridged H100 NVL/PCIe card leaves unused: 6 of 18; a GPU model without NVLink)",
     "gpu.nvlink_errors": "sum of NVLink error counters of the GPU (CRC included)",

@@ -53,6 +53,10 @@ _P2P_DISABLED = re.compile(r"P2P is disabled between (?:(?P<link>\w+) )?connecte
 #: ncclMemAlloc (src/allocator.cc): cudaDeviceCanAccessPeer answered 0 for the pair, so the buffer is not mapped for it
 _P2P_UNSUPPORTED = re.compile(r"^P2P not supported between GPU(?P<a>\d+) and GPU(?P<b>\d+)")
 _ALL_CUDA_P2P_NO = re.compile(r"^Check P2P Type .*\bisAllCudaP2p 0\b")
+_BEYOND_LEVEL = re.compile(r"^Check P2P Type isAllDirectP2p 0 directMode \d isAllCudaP2p 1\b")
+#: NCCL's channel and P2P-type messages without NCCL's prefix (a trimmed paste), read as INFO
+_BARE = re.compile(r"^\s*(?:(?:Channel|Ring) \d+(?:/\d+)? : \d+(?:\[[0-9a-fA-Fx]+\])? -> \d+(?:\[[0-9a-fA-Fx]+\])?"
+                   r"(?: \[(?:send|receive)\])? via .+?\s*$|Check P2P Type isAllDirectP2p \d directMode \d isAllCudaP2p \d)")
 _USING_NET = re.compile(r"Using network (?P<net>\S+)")
 _CUDA_FAILURE = re.compile(r"(?:Cuda failure(?: (?P<num>\d+))? '(?P<msg>[^']*)'|CUDA IPC handle : (?P<num2>\d+) (?P<msg2>.+))")
 
@@ -336,7 +340,7 @@ def read_nccl_log(text: str) -> NcclLog:
     lines = text.split("\n")
     log.lines_total = len(lines)
     for no, line in enumerate(lines, 1):
-        if "NCCL" not in line and _split_old(line) is None:
+        if "NCCL" not in line and _split_old(line) is None and not _BARE.match(line):
             continue
         # fast path: "host:pid:tid [d] NCCL INFO msg" with a head seen before (most lines of a log)
         i = line.find(" NCCL INFO ")
@@ -355,6 +359,9 @@ def read_nccl_log(text: str) -> NcclLog:
         elif parsed is not None:
             if host is not None and host not in hosts:
                 hosts[host] = None
+            log.nccl_lines += 1
+        elif "NCCL" not in line and _BARE.match(line):  # NCCL's message without its prefix
+            host, _pid, level, loc, msg = None, None, "INFO", None, line.strip("\r ")
             log.nccl_lines += 1
         else:  # a framework's line naming NCCL (torch's "NCCL error in: ..."), or plain text
             host, _pid, level, loc, msg = None, None, "TEXT", None, line.rstrip("\r ")
@@ -450,6 +457,8 @@ def read_nccl_log(text: str) -> NcclLog:
                 log.decisions.append(NcclDecision(host, "p2p_unsupported", msg.strip(), (int(p.group("a")), int(p.group("b"))), no))
             if _ALL_CUDA_P2P_NO.match(msg):
                 log.decisions.append(NcclDecision(host, "cuda_p2p_not_all", msg.strip(), None, no))
+            elif _BEYOND_LEVEL.match(msg):
+                log.decisions.append(NcclDecision(host, "p2p_beyond_level", msg.strip(), None, no))
         if "NVLS multicast support is not available" in msg:
             log.decisions.append(NcclDecision(host, "nvls_unavailable", msg.strip(), None, no))
         elif "NET/IB : No device found" in msg:

@@ -58,6 +58,10 @@ gpu-b:100:200 [0] NCCL INFO NCCL version 2.18.1+cuda12.1
 gpu-a:100:201 [0] NCCL INFO NCCL version 2.18.1+cuda12.1
 gpu-a:100:201 [0] NCCL INFO NCCL version 2.21.5+cuda12.4
 gpu-a:100:201 [0] NCCL INFO cudaDriverVersion 12040
+Check P2P Type isAllDirectP2p 0 directMode 0 isAllCudaP2p 1
+Channel 00 : 0[0] -> 1[1] via SHM/direct/direct
+  Channel 01/0 : 1[1] -> 0[0] via SHM/direct/direct
+gpu-a:100:201 [0] NCCL INFO Check P2P Type isAllDirectP2p 0 directMode 1 isAllCudaP2p 1
 gpu-a:100:201 [0] NCCL INFO misc/socket.cc:50 -> 2
 nccl-node1:100:201 [0] NCCL INFO misc/socket.cc:50 -> 2
 gpu-a:100:201 [0] misc/socket.cc:50 NCCL WARN Call to connect returned Connection refused ncclRemoteError\r

@@ -153,3 +153,58 @@ def test_prose_lines_that_only_look_like_nccl_channels_are_not_read():
 ])
 def test_no_gpu_found_in_a_count_of_zero_and_in_the_progressive(text, said):
     assert bool(facts(text, "symptom.no_cuda_device")) == said
+
+
+# --- peer access granted to some pairs of one model and refused to others: the placement decides --------------------------
+
+TF_MATRIX = """I have four NVIDIA GTX 1080 graphic cards and when I'm initializing a session I see following console output:
+
+Adding visible gpu devices: 0, 1, 2, 3
+ Device interconnect StreamExecutor with strength 1 edge matrix:
+      0 1 2 3
+ 0:   N Y N N
+ 1:   Y N N N
+ 2:   N N N Y
+ 3:   N N Y N
+"""
+
+
+def test_peer_access_granted_to_some_pairs_of_one_model_is_placement(kb):
+    assert facts(TF_MATRIX, "host.p2p_refused_by_placement") == [("host", True)]
+    got = [m.entry.failure_class for m, _ in explain(kb, TF_MATRIX, [], 3)]
+    assert got[0] == "p2p_unsupported_topology", got
+
+
+def test_placement_is_not_said_where_models_differ_or_a_granted_pair_is_nvlink():
+    two_models = TF_MATRIX.replace("four NVIDIA GTX 1080 graphic cards", "a GTX 1080 and a Tesla V100") \
+        .replace("Adding visible gpu devices: 0, 1, 2, 3", "Device 0: NVIDIA GeForce GTX 1080\nDevice 1: Tesla V100-PCIE-16GB\n"
+                 "Device 2: NVIDIA GeForce GTX 1080\nDevice 3: Tesla V100-PCIE-16GB")
+    assert facts(two_models, "host.p2p_refused_by_placement") == []
+    # every pair refused: nothing to tell pairs apart
+    assert facts(TF_MATRIX.replace("Y", "N"), "host.p2p_refused_by_placement") == []
+
+
+def test_an_unsure_candidate_in_doubt_ranks_under_one_nothing_speaks_against(kb):
+    # the VM entry is unsure (no VM said) and in doubt (peer access granted between some GPUs of one model)
+    ranked = [m.entry.id for m, _ in explain(kb, TF_MATRIX, [], 5)]
+    assert ranked.index("cuda/peer-access-unsupported-by-hardware") < ranked.index("vm/peer-access-unsupported-in-vm")
+
+
+# --- NGC's driver check; the reporter's statement that NCCL was never installed --------------------------------------------
+
+def test_ngc_container_driver_check(kb):
+    text = ("ERROR: This container was built for NVIDIA Driver Release 535.86 or later, but\n"
+            "       version 510.85.02 was detected and compatibility mode is UNAVAILABLE.\n")
+    assert first(kb, text) == ("cuda/insufficient-driver", "likely")
+
+
+@pytest.mark.parametrize("text,said", [
+    ("我只需要单卡训练模型，所以就没有安装nccl库。训练模型就会报错", True),
+    ("I did not install NCCL. Multi-GPU training fails with an error on 2 GPUs.", True),
+    ("We never installed libnccl2 on these nodes and the 4-GPU run crashes.", True),
+    # a guess or a question is no statement
+    ("您知道是为什么吗，我猜想是不是NCCL没有安装的问题，训练报错", False),
+    ("Maybe NCCL is not installed? The 2-GPU job fails.", False),
+])
+def test_a_reporters_statement_that_nccl_was_never_installed(kb, text, said):
+    assert (first(kb, text)[0] == "platform/nccl-library-not-found") == said

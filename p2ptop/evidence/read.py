@@ -301,6 +301,7 @@ def derive(c) -> None:
     utilisation 50 % or more, P0-P2): then it is gpu.pcie_degraded_under_load. "Max" is the link's max where the paste gives it,
     else the generation another GPU of the same model shows at the same width in the same paste (nvtop)."""
     tools.refusals_across_models(c)
+    tools.refusals_by_placement(c)
     builds.derive(c)
     nccl.off_by_level(c)
     _vm_by_bus_ids(c)

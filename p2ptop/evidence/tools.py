@@ -1,7 +1,7 @@
 """The outputs of CUDA's P2P samples and tools: simpleP2P, deviceQuery, p2pBandwidthLatencyTest, topologyQuery, simpleIPC,
 conjugateGradientMultiDeviceCG, nvbandwidth, bandwidthTest, nccl-tests' result tables, PyTorch tensors printed after a copy between GPUs, and rocm_bandwidth_test's Device Access and Data
 Path Validation matrices (a FAIL between the CPU and a GPU: tool.host_copy_corrupt; between GPUs: wrong data).
-(DCGM's output is read in evidence/dcgm.py.) After every parser, ``refusals_across_models`` says where peer access is refused only between different GPU models.
+(DCGM's output is read in evidence/dcgm.py.) After every parser, ``refusals_across_models`` says where peer access is refused only between different GPU models, and ``refusals_by_placement`` where it is granted to some pairs of one model and refused to others.
 
 Tolerant of what pastes do: CAN/CANNOT lines in any case and spacing, p2pBandwidthLatencyTest's
 "P2P Connectivity Matrix" (0 = no peer access for the pair), simpleP2P's "Test failed!", nccl-tests'
@@ -28,7 +28,7 @@ from typing import Any, Optional
 
 from . import nccl_tests, nvbandwidth_json
 from ..pcie import PCIE_GBPS_PER_LANE
-from .gpus import BUILT_MIN_WIDTH, built_nvlink, built_pcie, classify
+from .gpus import BUILT_MIN_WIDTH, MODEL_IN_PROSE, built_nvlink, built_pcie, classify
 from .paste import Collector, pair_subject
 
 #: the CUDA samples' lines that state no trouble of a report, as prose reads them (lower case; their verdicts are this
@@ -178,6 +178,48 @@ def refusals_across_models(c: Collector) -> None:
     c.add("host", "host.p2p_refused_only_across_models", True, first, severity="info",
           summary="peer access is refused only between GPUs of different models (CUDA offers none across "
                   "architectures); pairs of one model are not refused")
+
+
+def refusals_by_placement(c: Collector) -> None:
+    """host.p2p_refused_by_placement: on one host, peer access is granted between some GPUs of one model and refused between
+    others of the same model (a CUDA sample's CAN/CANNOT lines or matrix, TensorFlow's interconnect matrix, a topo -p2p
+    matrix, pairs p2pBandwidthLatencyTest copied through the host). The driver and the GPU model offer peer access, so the
+    refused pairs' placement decides: their path crosses sockets or root complexes that do not route peer traffic. Not
+    drawn where refusals are only across models (``refusals_across_models``), where a granted pair is joined by NVLink
+    (a GeForce pair on an NVLink bridge has peer access that its PCIe pairs lack under the stock driver), or where the
+    text names two models among the GPUs of the pairs. Run after every parser."""
+    if c.has("host", "host.p2p_refused_only_across_models"):
+        return
+    granted, refused = [], []
+    for (subject, key), fact in c.facts.items():
+        if key != "p2p.read" or not subject.startswith("pair:"):
+            continue
+        (granted if str(fact.value) == "OK" else refused).append((subject, fact.line))
+    if not granted or not refused:
+        return
+    for subject, _line in granted:
+        path = str(c.get(subject, "pair.path") or "")
+        if path.startswith("NV") or (c.get(subject, "pair.nvlink_count") or 0):
+            return
+    gpus = set()
+    for subject, _line in granted + refused:
+        try:
+            gpus.update(int(x) for x in subject[5:].split("-"))
+        except ValueError:
+            return
+    cuda = c.structured.get("cuda_names", {})
+    models = {_model(n) for n in (cuda.get(g) or c.get(f"gpu:{g}", "gpu.name") for g in gpus) if n}
+    if len(models) > 1:
+        return
+    # the GPUs' names in the text's words: two architectures named may be the pairs' mix (TensorFlow's device lines name
+    # no model per index the readers keep)
+    archs = {classify(m.group(0))[1] for m in MODEL_IN_PROSE.finditer(c.paste.text.lower())} - {None}
+    if len(archs) > 1:
+        return
+    line = min(l for _s, l in refused)
+    c.add("host", "host.p2p_refused_by_placement", True, line, severity="info",
+          summary=f"peer access is granted between some of these GPUs ({granted[0][0][5:].replace('-', ' and ')}) and refused "
+                  f"between others ({refused[0][0][5:].replace('-', ' and ')}), all of one model: the refused pairs' placement decides")
 
 
 #: nvbandwidth's data check after a copy failing: v0.7 on "ASSERT in expression h_errorFlag == 0 in void

@@ -175,7 +175,8 @@ def one_gpu(known: Callable[[str], list]) -> bool:
 
 #: facts only the reading of a tool's whole output gives (the pattern of its refused pairs or inactive links): no
 #: command reads them on their own, so an entry's exclude or doubt on one never names it as the fact that would decide
-READ_FROM_OUTPUT = frozenset({"host.p2p_refused_only_across_models", "host.nvlink_inactive_maybe_by_design"})
+READ_FROM_OUTPUT = frozenset({"host.p2p_refused_only_across_models", "host.p2p_refused_by_placement",
+                              "host.nvlink_inactive_maybe_by_design"})
 
 
 def readable(fact: str, known: Callable[[str], list]) -> bool:

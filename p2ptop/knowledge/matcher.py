@@ -982,13 +982,13 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     # an entry offered on its own signs while one holds is an unsure candidate, never likely or possible, and it ranks as a
     # lead does (DOUBT_FACTOR): a fact says otherwise, so it goes under the candidates nothing speaks against (on a live
     # NVLink pair that NVML calls P2P-capable, a slow table's NCCL setting before "no P2P in the VM")
+    # (an unsure candidate in doubt ranks lower too: a fact speaks against it as against an offered one)
     doubted = False
-    if offered:
-        doubt = [c for c in m.get("doubt") or [] if facts.check_every(c)]  # a fact said both ways is no doubt
-        if doubt:
-            offered = False
-            doubted = True
-            reasons.append("in doubt: " + _describe(doubt[0], facts))
+    doubt = [c for c in m.get("doubt") or [] if facts.check_every(c)]  # a fact said both ways is no doubt
+    if doubt:
+        offered = False
+        doubted = True
+        reasons.append("in doubt: " + _describe(doubt[0], facts))
     deciding = [f for f in deciding if readable(f, facts.known)]  # a pair's fact cannot be read on a one-GPU host
     score = _combine(text_w + fact_w) * factor
     prior = score
