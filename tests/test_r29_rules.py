@@ -124,7 +124,8 @@ def test_both_nccl_readers_read_the_decision():
 
     from .nccl_log_reference import read_nccl_log as reference_read
 
-    for t, want in ((CHECK_NO, [("cuda_p2p_not_all", None)]), (CHECK_YES, []), (OLD, [])):
+    # isAllCudaP2p 1 with isAllDirectP2p 0: some pair beyond NCCL's P2P level (the twenty-eighth session's decision)
+    for t, want in ((CHECK_NO, [("cuda_p2p_not_all", None)]), (CHECK_YES, [("p2p_beyond_level", None)]), (OLD, [])):
         ours = [(d.kind, d.devs) for d in read_nccl_log(t).decisions]
         ref = [(d.kind, d.devs) for d in reference_read(t).decisions]
         assert ours == ref == want
