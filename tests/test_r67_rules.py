@@ -208,3 +208,14 @@ def test_ngc_container_driver_check(kb):
 ])
 def test_a_reporters_statement_that_nccl_was_never_installed(kb, text, said):
     assert (first(kb, text)[0] == "platform/nccl-library-not-found") == said
+
+
+# --- QEMU's iommufd backend cannot map a passed-through device's PCI BAR for peer DMA --------------------------------------
+
+def test_qemu_iommufd_pci_bar_warning_is_no_p2p_in_the_vm(kb):
+    text = ("qemu-system-x86_64: warning: IOMMU_IOAS_MAP failed: Bad address, PCI BAR?\n"
+            "qemu-system-x86_64: vfio_container_dma_map(0x560cb6cb1620, 0xe000000021000, 0x3000, 0x7f32ed55c000) = -14 (Bad address)\n")
+    assert read_text(text).gpu_related
+    assert first(kb, text) == ("vm/peer-access-unsupported-in-vm", "likely")
+    # QEMU's other IOAS errors are not this one ("IOMMU_IOAS_MAP failed: Invalid argument" without "PCI BAR?")
+    assert not read_text("qemu-system-x86_64: IOMMU_IOAS_MAP failed: Invalid argument\n").gpu_related

@@ -72,7 +72,9 @@ _GPU_WORDS = re.compile(
     # NVIDIA's Kubernetes device plugin's own words for its NVML pair queries (alignedAlloc; a kubelet event names no GPU)
     r"unable to get device link information)\b|_cuda_\w+|(?:vendor[ _]?id\W{1,3}|\[|\b)(?:0x)?10de(?=[:\]]|\b(?![.:]\d))|显卡|显存|多卡|单卡|gpu|"
     # a count of cards in Chinese ("4 卡训练", "8卡", "两张卡"): 卡 after a count is a card, not 卡住 (stuck)
-    r"(?<![\d.])\d{1,2}\s*[张块]?\s*卡(?![住死顿在着])|[两二三四六八]\s*[张块]\s*卡(?![住死顿在着])", re.ASCII)
+    r"(?<![\d.])\d{1,2}\s*[张块]?\s*卡(?![住死顿在着])|[两二三四六八]\s*[张块]\s*卡(?![住死顿在着])|"
+    # QEMU's iommufd backend when a passed-through device's PCI BAR cannot be mapped for peer DMA (backends/iommufd.c)
+    r"iommu_ioas_map failed: [a-z ]+, pci bar\?", re.ASCII)
 
 
 @dataclass
