@@ -219,3 +219,16 @@ def test_qemu_iommufd_pci_bar_warning_is_no_p2p_in_the_vm(kb):
     assert first(kb, text) == ("vm/peer-access-unsupported-in-vm", "likely")
     # QEMU's other IOAS errors are not this one ("IOMMU_IOAS_MAP failed: Invalid argument" without "PCI BAR?")
     assert not read_text("qemu-system-x86_64: IOMMU_IOAS_MAP failed: Invalid argument\n").gpu_related
+
+
+# --- the same texts as a reply quotes them, or as a word processor turns "--" into a dash ---------------------------------
+
+def test_the_sessions_texts_survive_a_quote_and_a_dash(kb):
+    ldd = "> \tlibnccl.so.1 => not found\n"
+    assert first(kb, ldd) == ("platform/nccl-library-not-found", "likely")
+    ngc = ("> ERROR: This container was built for NVIDIA Driver Release 535.86 or later, but\n"
+           ">        version 510.85.02 was detected and compatibility mode is UNAVAILABLE.\n")
+    assert first(kb, ngc) == ("cuda/insufficient-driver", "likely")
+    # no driver at all ("version  was detected"): not a driver too old
+    assert first(kb, ngc.replace("510.85.02", ""))[1] != "likely"
+    assert facts("I say \u2014gpus-per-task=1 to launch 8 processes with 1 GPU each.", "host.one_gpu_per_process")

@@ -241,7 +241,8 @@ _ONE_GPU_EACH = _rx(r"\b(?:one|1|a single)\s+gpus?\s+(?:per|for each|in each|eac
                     # option implies --gpu-bind=per_task, each task's cgroup and CUDA_VISIBLE_DEVICES hold its own GPU
                     # only) and "--gpu-bind=single:1"
                     # (Slurm 23.11 on: the same binding as "--tres-bind=gres/gpu:per_task:1", srun's general form of --gpu-bind)
-                    r"--gpus-per-task[= ]1\b|--gpu-bind[= ](?:single:1|per_task:1)\b|--tres-bind[= ]gres/gpu:(?:single:1|per_task:1)\b")
+                    # (a word processor or a chat makes the "--" a dash: "—gpus-per-task=1")
+                    r"(?:--|[\u2013\u2014])(?:gpus-per-task[= ]1\b|gpu-bind[= ](?:single:1|per_task:1)\b|tres-bind[= ]gres/gpu:(?:single:1|per_task:1)\b)")
 #: one job's GPUs or ranks said to sit in different containers or pods ("between two docker", "across containers", "two
 #: jobs running in two containers respectively", "two docker with each holding two graphic cards", 不同容器之间, 跨容器):
 #: CUDA IPC (and so NCCL's P2P transport) between processes of different containers needs a shared IPC namespace, else
