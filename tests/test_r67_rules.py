@@ -232,3 +232,30 @@ def test_the_sessions_texts_survive_a_quote_and_a_dash(kb):
     # no driver at all ("version  was detected"): not a driver too old
     assert first(kb, ngc.replace("510.85.02", ""))[1] != "likely"
     assert facts("I say \u2014gpus-per-task=1 to launch 8 processes with 1 GPU each.", "host.one_gpu_per_process")
+
+
+def test_p2p_through_the_cpu_as_slow_as_staging_is_not_called_refused():
+    # GPUs 0 and 1 on NVLink gain, 0 and 2 go through the CPU's root complex with peer access: their bandwidth is the
+    # staged one, their latency a peer write's (a few us): peer access was granted there
+    text = """Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)
+   D\\D     0      1      2
+     0 770.0  11.2  11.3
+     1  11.2 771.0  11.1
+     2  11.3  11.1 772.0
+Unidirectional P2P=Enabled Bandwidth Matrix (GB/s)
+   D\\D     0      1      2
+     0 770.5  48.3  11.6
+     1  48.4 771.2  11.5
+     2  11.6  11.5 772.3
+P2P=Disabled Latency Matrix (us)
+   GPU     0      1      2
+     0   1.8  15.9  16.2
+     1  15.8   1.8  16.0
+     2  16.1  16.0   1.8
+P2P=Enabled Latency (P2P Writes) Matrix (us)
+   GPU     0      1      2
+     0   1.8   1.6   3.1
+     1   1.6   1.8   3.0
+     2   3.1   3.0   1.8
+"""
+    assert not [v for _, v in facts(text, "p2p.read") if v == "NOT_SUPPORTED"]
