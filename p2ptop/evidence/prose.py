@@ -725,13 +725,11 @@ _NO_CUDA_DEVICE = _rx(
     r"\b(?:cuda\.|torch\.cuda\.)device_count\(\)\W{0,3}\s*(?:(?:always|still)\s+)?(?:returns?|returned|is|was|=+|gives?|gave|prints?|printed|shows?|->|:|返回|为|是)\s*:?\s*[`'\"]?0\b(?!\.\d)|"
     r"\bnum gpus available:?\s*0\b|\bnumber of (?:available |visible |cuda )?gpus(?: available| found| visible)?\s*[:=]\s*0\b(?!\.\d)|\blist_physical_devices\(\W*gpu\W*\)\W{0,3}\s*(?:returns?|returned|is|gives?|gave|shows?|->|:)?\s*(?:an\s+)?(?:\[\]|empty)|"
     r"\bno gpu/tpu found, falling back to cpu\b|"
-    r"\b(?:cuda|pytorch|torch|tensorflow|jax|vllm|sglang|ollama|docker|the container|containers?|the (?:program|code|application|app|job|process|model|server|service|framework|pod))\s+"
-    r"(?:still\s+)?(?:can(?:not|'t| not)|could(?: not|n't)|does(?: not|n't)|did(?: not|n't)|do(?: not|n't)|won't|is(?: not|n't) able to|fails? to|failed to|unable to)\s+"
-    r"(?:find|see|detect|recogni[sz]e|use|access|locate)\s+(?:the\s+|any\s+|a\s+|my\s+|our\s+)?(?:nvidia\s+)?(?:gpus?|cuda devices?|cuda-capable devices?|graphics cards?)\b(?!\s*\d)|"
     # ... and the same in the progressive ("the GPU Docker install is not finding GPU devices")
     r"\b(?:cuda|pytorch|torch|tensorflow|jax|vllm|sglang|ollama|docker|install(?:ation)?|image|the container|containers?|the (?:program|code|application|app|job|process|model|server|service|framework|pod))\s+"
-    r"(?:is|are|was|were)(?: not|n't)\s+(?:finding|seeing|detecting|recogni[sz]ing|picking up|locating)\s+(?:the\s+|any\s+|my\s+|our\s+)?(?:nvidia\s+)?"
-    r"(?:gpus?|gpu devices?|cuda devices?|cuda-capable devices?|graphics cards?)\b(?!\s*\d)|"
+    r"(?:(?:still\s+)?(?:can(?:not|'t| not)|could(?: not|n't)|does(?: not|n't)|did(?: not|n't)|do(?: not|n't)|won't|is(?: not|n't) able to|fails? to|failed to|unable to)\s+"
+    r"(?:find|see|detect|recogni[sz]e|use|access|locate)|(?:is|are|was|were)(?: not|n't)\s+(?:finding|seeing|detecting|recogni[sz]ing|picking up|locating))\s+"
+    r"(?:the\s+|any\s+|a\s+|my\s+|our\s+)?(?:nvidia\s+)?(?:gpus?|gpu devices?|cuda devices?|cuda-capable devices?|graphics cards?)\b(?!\s*\d)|"
     # ... and the NGC containers' start check ("ERROR: No supported GPU(s) detected to run this container": CUDA
     # initialisation found no GPU it can use)
     r"\bno\s+(?:supported\s+|compatible\s+|usable\s+)?(?:nvidia\s+|cuda\s+)?(?:gpus?|gpu\(s\)|cuda(?:-capable)? devices?)\s+(?:is\s+|are\s+|was\s+|were\s+)?(?:found|detected|available|visible|recogni[sz]ed)\b|"

@@ -90,33 +90,37 @@ def _peer(c: Collector, a: int, b: int, ok: bool, line: int) -> None:
           summary=f"GPU{min(a, b)} <-> GPU{max(a, b)}: cudaDeviceCanAccessPeer {'yes' if ok else 'no'} (CUDA sample)")
 
 
-def _staged_pairs(c: Collector, mats: dict[str, dict]) -> None:
-    """Pairs that p2pBandwidthLatencyTest's "P2P=Enabled" pass copied through the host: the sample enables peer access only
-    where cudaDeviceCanAccessPeer says yes (p2pBandwidthLatencyTest.cu, every output*Matrix: "if (p2p) {
-    cudaDeviceCanAccessPeer(&access, i, j); if (access) cudaDeviceEnablePeerAccess(...)"), and cudaMemcpyPeerAsync stages
-    the other pairs' copies through host memory, so their enabled figures are the disabled ones again. Read where the
-    paste lacks the "Device=%d CANNOT Access Peer Device=%d" lines (cut off): a pair whose enabled latency stays at the
-    staged figure (both at least 5 us, within a third of each other) while another pair of the same matrices gains
-    (under half): the test did use P2P where it could, and not on this pair. Inferred: cudaDeviceCanAccessPeer said no
-    there. Latency only: a peer write is one transaction (a few us, also through a CPU's root complex), a staged copy
-    ten or more; bandwidth is not enough, since P2P allowed through the CPU often moves no faster than staging."""
-    on = next((m for t, m in mats.items() if t.startswith("P2P=Enabled Latency")), None)
+def _judge_latency(c: Collector, mats: dict[str, dict]) -> None:
+    """p2pBandwidthLatencyTest's "P2P=Disabled Latency Matrix (us)" against its "P2P=Enabled Latency (P2P Writes) Matrix
+    (us)" (each a GPU matrix then a CPU one; the reader keeps the GPU one), pair by pair. A peer write is one PCIe/NVLink
+    transaction (a few us, also through a CPU's root complex); staged through the host it takes ten or more.
+    - Enabled far above disabled: the peer path stalls (the ACS/IOMMU detour, a root complex that forwards P2P badly):
+      ``tool.p2p_slower_than_no_p2p``.
+    - Enabled at the staged figure (both at least 5 us, within a third of each other) while another pair gains (under
+      half): the sample enables peer access only where cudaDeviceCanAccessPeer says yes (p2pBandwidthLatencyTest.cu, every
+      output*Matrix: "if (p2p) { cudaDeviceCanAccessPeer(&access, i, j); if (access) cudaDeviceEnablePeerAccess(...)"),
+      and cudaMemcpyPeerAsync stages the other pairs' copies, so the test used P2P where it could and not there: an
+      inferred ``p2p.read`` NOT_SUPPORTED, where the paste lacks the sample's "CANNOT Access Peer" lines (cut off). Not
+      from bandwidth: P2P allowed through a CPU often moves no faster than staging."""
     off = next((m for t, m in mats.items() if t.startswith("P2P=Disabled Latency")), None)
-    if not (on and off):
+    on = next((m for t, m in mats.items() if t.startswith("P2P=Enabled Latency")), None)
+    if not (off and on):
         return
-    same: list[tuple[int, int]] = []
+    staged: set[tuple[int, int]] = set()
     gains = False
     for (a, b), v_on in on["values"].items():
         v_off = off["values"].get((a, b))
-        if a == b or not v_off or v_off <= 0 or v_on <= 0:
+        if a == b or v_off is None or v_off <= 0:
             continue
-        if v_on >= 5 and v_off >= 5 and 0.75 <= v_on / v_off <= 1.33:
-            same.append((a, b))
-        elif v_on < 0.5 * v_off:
+        if v_on > 2 * v_off and v_on - v_off > 5:
+            c.add(pair_subject(a, b), "tool.p2p_slower_than_no_p2p", True, on["line"],
+                  summary=f"GPU{a} -> GPU{b}: P2P enabled latency {v_on:.2f} us > P2P disabled {v_off:.2f} us")
+            c.add("host", "symptom.slow", True, on["line"])
+        elif v_on >= 5 and v_off >= 5 and 0.75 <= v_on / v_off <= 1.33:
+            staged.add((min(a, b), max(a, b)))
+        elif 0 < v_on < 0.5 * v_off:
             gains = True
-    if not gains:
-        return
-    for a, b in sorted({(min(a, b), max(a, b)) for a, b in same}):
+    for a, b in sorted(staged) if gains else ():
         subj = pair_subject(a, b)
         if c.has(subj, "p2p.read"):  # the sample's own CAN/CANNOT line, or a topo -p2p matrix, said it
             continue
@@ -131,6 +135,11 @@ _NAME_NOISE = re.compile(r"\b(?:nvidia|geforce|tesla|quadro)\b|\b\d+\s*[gm]i?b\b
 
 def _model(name: str) -> str:
     return _NAME_NOISE.sub("", name.lower())
+
+
+def _name_of(c: Collector, idx: int) -> Optional[str]:
+    """GPU ``idx``'s name: a CUDA sample's own first (its indices are CUDA's), else the one the paste gives the GPU."""
+    return c.structured.get("cuda_names", {}).get(idx) or c.get(f"gpu:{idx}", "gpu.name")
 
 
 def refusals_across_models(c: Collector) -> None:
@@ -156,8 +165,7 @@ def refusals_across_models(c: Collector) -> None:
             a, b = (int(x) for x in subject[5:].split("-"))
         except ValueError:
             return
-        cuda = c.structured.get("cuda_names", {})  # the sample's own names first: its indices are CUDA's
-        na, nb = cuda.get(a) or c.get(f"gpu:{a}", "gpu.name"), cuda.get(b) or c.get(f"gpu:{b}", "gpu.name")
+        na, nb = _name_of(c, a), _name_of(c, b)
         if not na or not nb or _model(na) == _model(nb):
             return
         (ca, xa), (cb, xb) = classify(na), classify(nb)
@@ -197,8 +205,7 @@ def refusals_by_placement(c: Collector) -> None:
             gpus.update(int(x) for x in subject[5:].split("-"))
         except ValueError:
             return
-    cuda = c.structured.get("cuda_names", {})
-    models = {_model(n) for n in (cuda.get(g) or c.get(f"gpu:{g}", "gpu.name") for g in gpus) if n}
+    models = {_model(n) for n in (_name_of(c, g) for g in gpus) if n}
     if len(models) > 1:
         return
     # the GPUs' names in the text's words: two architectures named may be the pairs' mix (TensorFlow's device lines name
@@ -526,22 +533,7 @@ def parse_cuda_samples(c: Collector) -> bool:
                         c.add(subj, "tool.p2p_slower_than_no_p2p", True, on["line"],
                               summary=f"GPU{a} -> GPU{b}: {direction.lower()} P2P enabled {v_on:.2f} GB/s < P2P disabled {v_off:.2f} GB/s")
                         c.add("host", "symptom.slow", True, on["line"])
-            # latency: p2pBandwidthLatencyTest prints "P2P=Disabled Latency Matrix (us)" and "P2P=Enabled Latency (P2P
-            # Writes) Matrix (us)", each a GPU matrix then a CPU one (the reader keeps the GPU one). A peer write is
-            # one PCIe/NVLink transaction (a few us); staged through the host it takes ~10-20 us. Enabled far above
-            # disabled means the peer path stalls (the ACS/IOMMU detour, a root complex that forwards P2P badly).
-            off = next((m for t, m in mats.items() if t.startswith("P2P=Disabled Latency")), None)
-            on = next((m for t, m in mats.items() if t.startswith("P2P=Enabled Latency")), None)
-            if off and on:
-                for (a, b), v_on in on["values"].items():
-                    v_off = off["values"].get((a, b))
-                    if a == b or v_off is None or v_off <= 0:
-                        continue
-                    if v_on > 2 * v_off and v_on - v_off > 5:
-                        c.add(pair_subject(a, b), "tool.p2p_slower_than_no_p2p", True, on["line"],
-                              summary=f"GPU{a} -> GPU{b}: P2P enabled latency {v_on:.2f} us > P2P disabled {v_off:.2f} us")
-                        c.add("host", "symptom.slow", True, on["line"])
-            _staged_pairs(c, mats)
+            _judge_latency(c, mats)
             on = next((m for t, m in mats.items() if t.startswith("Unidirectional P2P=Enabled Bandwidth")), None)
             if on:
                 judge_link(c, on["values"], on["line"], "p2pBandwidthLatencyTest P2P=Enabled")
