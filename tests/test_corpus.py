@@ -86,7 +86,7 @@ FRESH71_MIN = 53  # cases collected in fresh71/ (2026-11-30, twenty-eighth sessi
 FRESH72_MIN = 41  # cases collected in fresh72/ (2026-11-30, twenty-eighth session, second wave)
 FRESH73_MIN = 17  # cases collected in fresh73/ (2026-11-30, twenty-eighth session, third wave)
 FRESH74_MIN = 4  # cases collected in fresh74/ (2026-11-30, twenty-eighth session, fourth wave)
-FRESH75_MIN = 73  # cases collected in fresh75/ (2026-11-30, twenty-ninth session)
+FRESH75_MIN = 72  # cases collected in fresh75/ (2026-11-30, twenty-ninth session)
 FRESH43_MIN = 21  # cases collected in fresh43/ (2026-11-29, eighteenth session; one AMD ROCm report removed after opening)
 CERTAINTIES = {"maintainer", "reporter confirmed", "inferred"}
 

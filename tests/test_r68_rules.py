@@ -1,0 +1,79 @@
+"""Rules of the twenty-ninth session, each from the program that prints the words (written after fresh75 was judged).
+
+- Triton's driver (third_party/nvidia/backend/driver.c, load_binary) loads the cubin its bundled ptxas built for the GPU with
+  cuModuleLoadData and raises "Triton Error [CUDA]: " + cuGetErrorString: CUDA_ERROR_INVALID_IMAGE ("device kernel image is
+  invalid") there is a cubin newer than the driver reads (cuda/insufficient-driver); the bare message has other causes.
+- CUDA's "no CUDA-capable device is detected" with the noun dropped, as people retype it.
+- AMI Aptio's POST code D4, "PCI resource allocation error. Out of Resources", when a GPU is added: no room for the BARs.
+- An entry's own pattern on a line makes the text a GPU text, though it names no GPU (a misspelt "GUP" around PyTorch's
+  "AssertionError: Invalid device id"): the answer is not emptied as "no trace of GPUs"."""
+
+import pytest
+
+from p2ptop.commands.explain import answer, explain
+from p2ptop.knowledge import load_kb
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return load_kb()
+
+
+def first(kb, text):
+    got = explain(kb, text, [], 3)
+    return (got[0][0].entry.id, got[0][0].confidence) if got else (None, None)
+
+
+@pytest.mark.parametrize("text", [
+    "BackendCompilerFailed: backend='inductor' raised: RuntimeError: Triton Error [CUDA]: device kernel image is invalid",
+    '  File "/usr/local/lib/python3.10/dist-packages/triton/compiler/compiler.py", line 230, in _init_handles\n'
+    "    mod, func, n_regs, n_spills = cuda_utils.load_binary(self.metadata[\"name\"], self.asm[\"cubin\"], self.shared, device)\n"
+    "RuntimeError: Triton Error [CUDA]: device kernel image is invalid\n",
+])
+def test_triton_cubin_the_driver_cannot_load_is_an_old_driver(kb, text):
+    assert first(kb, text) == ("cuda/insufficient-driver", "likely")
+
+
+def test_invalid_image_without_tritons_prefix_is_not_claimed_for_the_driver(kb):
+    # a cubin built for another architecture gives the same CUDA message outside Triton: not this entry's regex
+    got = [m.entry.id for m, _ in explain(kb, "CUDA error: device kernel image is invalid", [], 3)
+           if any(h.kind == "regex" for h in m.hits)]
+    assert "cuda/insufficient-driver" not in got
+
+
+def test_triton_ptxas_workaround_is_offered(kb):
+    entry = next(e for e in kb.entries if e.id == "cuda/insufficient-driver")
+    assert any("TRITON_PTXAS_PATH" in (w.get("command") or "") for w in entry.workarounds)
+
+
+@pytest.mark.parametrize("text", ["no CUDA-capable is detected", "RuntimeError: no CUDA-capable devices is detected"])
+def test_no_device_message_with_its_noun_dropped(kb, text):
+    assert first(kb, text)[0] == "cuda/no-device-visible"
+
+
+@pytest.mark.parametrize("text", [
+    "when i add gpu 4 the code d4 appears. and does not let the system start.",
+    "Board stuck on Q-Code D4 with the third RTX 3090 installed",
+])
+def test_post_code_d4_is_pci_resources_exhausted(kb, text):
+    assert first(kb, text) == ("pcie/bar1-cannot-assign-no-space", "possible")
+
+
+@pytest.mark.parametrize("text", [
+    "the code d45 appears when I add gpu 4",  # another code
+    "mov eax, 0xd4 ; the gpu driver code",  # a hex byte
+])
+def test_other_codes_are_not_d4(kb, text):
+    assert first(kb, text)[0] != "pcie/bar1-cannot-assign-no-space"
+
+
+def test_an_entrys_pattern_makes_the_text_a_gpu_text(kb):
+    text = "在run train_demo.py时，出现‘AssertionError: Invalid device id’这样的错误，这个错误是由于我的GUP设置不对吗？"
+    got = answer(kb, text, [], 3, "text")
+    assert got["gpu_related"] and got["kind"] == "matches"
+    assert got["results"][0][0].entry.id == "cuda/invalid-device-ordinal-hidden-gpu"
+
+
+def test_a_text_without_gpus_or_entry_patterns_stays_empty(kb):
+    got = answer(kb, "the build is stuck at 99 % and never finishes", [], 3, "text")
+    assert got["kind"] == "no_gpu_trace" and not got["results"]
