@@ -87,6 +87,7 @@ FRESH72_MIN = 41  # cases collected in fresh72/ (2026-11-30, twenty-eighth sessi
 FRESH73_MIN = 17  # cases collected in fresh73/ (2026-11-30, twenty-eighth session, third wave)
 FRESH74_MIN = 4  # cases collected in fresh74/ (2026-11-30, twenty-eighth session, fourth wave)
 FRESH75_MIN = 72  # cases collected in fresh75/ (2026-11-30, twenty-ninth session)
+FRESH76_MIN = 21  # cases collected in fresh76/ (2026-11-30, twenty-ninth session)
 FRESH43_MIN = 21  # cases collected in fresh43/ (2026-11-29, eighteenth session; one AMD ROCm report removed after opening)
 CERTAINTIES = {"maintainer", "reporter confirmed", "inferred"}
 
@@ -200,6 +201,7 @@ def test_corpus_is_not_empty_and_has_all_parts():
     assert len([c for p, _, c in CASES if p == "fresh73"]) >= FRESH73_MIN
     assert len([c for p, _, c in CASES if p == "fresh74"]) >= FRESH74_MIN
     assert len([c for p, _, c in CASES if p == "fresh75"]) >= FRESH75_MIN
+    assert len([c for p, _, c in CASES if p == "fresh76"]) >= FRESH76_MIN
 
 
 @pytest.mark.parametrize("part,path,case", CASES, ids=[os.path.basename(p) for _, p, _ in CASES])
