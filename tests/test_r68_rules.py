@@ -77,3 +77,19 @@ def test_an_entrys_pattern_makes_the_text_a_gpu_text(kb):
 def test_a_text_without_gpus_or_entry_patterns_stays_empty(kb):
     got = answer(kb, "the build is stuck at 99 % and never finishes", [], 3, "text")
     assert got["kind"] == "no_gpu_trace" and not got["results"]
+
+
+# --- NCCL's library named missing in the reporter's words (after fresh76 was judged) -----------------------------------
+
+@pytest.mark.parametrize("text", [
+    "Installing pre-build binaries gives an error when testing caffe2 due to missing `libnccl.so.2`.",
+    "the wheel imports fine but libnccl.so.2 is not found at run time",
+    "运行时找不到 libnccl.so.2",
+])
+def test_libnccl_named_missing(kb, text):
+    assert first(kb, text)[0] == "platform/nccl-library-not-found"
+
+
+def test_libnccl_found_is_not_missing(kb):
+    assert first(kb, "ldconfig -p | grep nccl\n\tlibnccl.so.2 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libnccl.so.2")[0] \
+        != "platform/nccl-library-not-found"

@@ -265,6 +265,10 @@ _SENTENCE_BEFORE = re.compile(r"[a-z]{2,}\s+[a-z]{2,}\s+[a-z]{2,}")
 _NCCL_OWN_INFO = re.compile(r"^[^\s:]*:\d+:\d+ \[\d+\] nccl info[^\n]*", re.M)
 
 
+#: the same INFO lines as NCCL prints them (case kept): blanked in ``Paste.outside_nccl`` for the readers of other programs
+_NCCL_OWN_INFO_CASED = re.compile(r"^[^\s:]*:\d+:\d+ \[\d+\] NCCL INFO[^\n]*", re.M)
+
+
 def _quoted_info(line: str) -> str:
     """A lower-cased line holding "nccl info", for the readers of sentences: blank where it is NCCL's INFO line (its
     prefix, then the message: NCCL's INFO lines are the NCCL reader's); the writer's words where the line is a sentence
@@ -294,12 +298,33 @@ class Paste:
         self._plain_lines: Optional[list[str]] = None
         self._plain_starts: list[int] = []
         self._samples: dict[tuple[int, int], "View"] = {}
+        self._outside: Optional["Paste"] = None
 
     @property
     def lower(self) -> str:
         if self._lower is None:
             self._lower = self.text.lower()
         return self._lower
+
+    def outside_nccl(self) -> "Paste":
+        """This paste with NCCL's own INFO lines ("host:pid:tid [d] NCCL INFO ...") blank, every line number kept: what
+        the readers of other programs' output read (nvidia-smi, lspci, the kernel log, the CUDA samples, DCGM, df), none
+        of which is ever printed on such a line. A 20 MB NCCL log is mostly them, and each of those readers' first
+        question (does the text hold my program's words?) was a pass over all of it. The paste itself where there are
+        none; built once."""
+        if self._outside is None:
+            if " NCCL INFO " not in self.text:
+                self._outside = self
+            else:
+                other = Paste.__new__(Paste)
+                other.__dict__.update(self.__dict__)
+                other.text = _NCCL_OWN_INFO_CASED.sub("", self.text)
+                other.lines = other.text.split("\n")
+                other._starts = other._lower = other._plain = other._plain_lines = None
+                other._plain_starts, other._samples = [], {}
+                other._outside = other
+                self._outside = other
+        return self._outside
 
     @property
     def plain(self) -> str:

@@ -34,6 +34,9 @@ PARSERS = (
     ("prose", prose.parse),
     ("launch", launch.parse),
 )
+#: the readers of programs that never print on an NCCL INFO line: they read the paste with those lines blank
+#: (Paste.outside_nccl, line numbers kept), so a long NCCL log costs them nothing
+OUTSIDE_NCCL = frozenset({"nvidia-smi", "lspci", "sysfs-links", "kernel-log", "fabric-state", "cc-mode", "df", "cuda-tools", "dcgm"})
 #: ASCII word boundaries: "禁用p2p和shm", "NCCL报错" name P2P and NCCL (a Chinese character is a Unicode word character).
 #: Also GPU words that name no GPU: "peer access" (CUDA's cudaDeviceEnablePeerAccess/cudaDeviceCanAccessPeer, as servers and
 #: frameworks word it: "failed to enable peer access for some device pairs"), NVIDIA's PCI vendor id 10de where a kernel or
@@ -359,10 +362,12 @@ def read_text(text: str, host_links: Optional[Callable[[str, str], Optional[tupl
                        "(line numbers count the restored lines)")
     failed: list[str] = []
     for name, parser in PARSERS:
+        c.paste = paste.outside_nccl() if name in OUTSIDE_NCCL else paste
         try:
             parser(c)
         except Exception as exc:  # noqa: BLE001 - one broken parser must not lose the others' facts
             failed.append(f"{name}: {type(exc).__name__}: {exc}")
+    c.paste = paste
     try:
         derive(c)
     except Exception as exc:  # noqa: BLE001
