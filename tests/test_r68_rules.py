@@ -93,3 +93,24 @@ def test_libnccl_named_missing(kb, text):
 def test_libnccl_found_is_not_missing(kb):
     assert first(kb, "ldconfig -p | grep nccl\n\tlibnccl.so.2 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libnccl.so.2")[0] \
         != "platform/nccl-library-not-found"
+
+
+# --- a shared error code: an entry whose required words are absent ranks under those that need none --------------------
+
+SYSTEM_ERROR = ("RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:825, unhandled system error, "
+                "NCCL version 2.7.8\nncclSystemError: System call (socket, malloc, munmap, etc) failed.\n")
+
+
+def test_shared_code_without_the_setup_words_ranks_under_the_others(kb):
+    got = [(m.entry.id, m.score) for m, _ in explain(kb, SYSTEM_ERROR, [], 5)]
+    ids = [i for i, _ in got]
+    assert ids.index("nccl/shm-dev-shm-full") < ids.index("wsl/nccl-wsl2-no-p2p")
+    wsl = next(m for m, _ in explain(kb, SYSTEM_ERROR, [], 5) if m.entry.id == "wsl/nccl-wsl2-no-p2p")
+    assert any("words it requires of the text are absent" in r for r in wsl.reasons)
+
+
+def test_shared_code_with_the_setup_words_is_not_lowered(kb):
+    text = "Running under WSL2 on Windows 11 with two RTX 4090s:\n" + SYSTEM_ERROR
+    got = [m for m, _ in explain(kb, text, [], 5)]
+    assert got[0].entry.id == "wsl/nccl-wsl2-no-p2p"
+    assert not any("words it requires of the text are absent" in r for r in got[0].reasons)

@@ -932,10 +932,14 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     # (nor is a condition on the error fact itself: "error.nccl = ncclSystemError" restates the shared code, it adds no sign)
     own_held = [c for c in requires + fired + list(m.get("support") or [])
                 if c["fact"] not in WEAK_SYMPTOMS and not c["fact"].startswith("error.") and facts.check(c)]
+    words_unmet = False  # offered on a shared code alone while the words it requires of the text are absent
     if offered and code_hits and shared_codes is not None and entry.patterns and not own_held \
             and not any(h.kind == "regex" for h in hits) and code_hits <= shared_codes:
         offered = False
         reasons.append("only an error code that entries of several classes share; this entry's own text is absent")
+        # the words it requires of the text (its setup named: "WSL", "Windows", MIG) are absent too: of the entries the
+        # code is shared by, it ranks under those that need nothing the text does not say (OTHER_SETUP_FACTOR)
+        words_unmet = log_unmet
     # "it fails" beside a specific error the text names (a CUDA or NCCL code) is that error: an entry offered on the
     # words alone, with its setup held (a VM, a GeForce), but which neither matches the error's text nor lists its code,
     # does not explain the failure the text shows: unsure (an AWS instance's 802 is Fabric Manager's, not the VM's)
@@ -998,6 +1002,10 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
         score = min(score, UNSURE_CAP)
     if doubted:
         score = round(score * DOUBT_FACTOR, 4)
+    if words_unmet:
+        score = round(score * OTHER_SETUP_FACTOR, 4)
+        reasons.append("the words it requires of the text are absent: " + "; ".join(
+            c.get("reason") or c["fact"] for c in requires if c["fact"] == LOG_FACT and not facts.check(c)))
     if is_lead:
         score = round(score * LEAD_FACTOR, 4)
         reasons.append("lead: its context fits, beside the text's symptom (" + "; ".join(facts.symptoms()[:2]) + ")")
