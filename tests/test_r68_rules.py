@@ -114,3 +114,34 @@ def test_shared_code_with_the_setup_words_is_not_lowered(kb):
     got = [m for m, _ in explain(kb, text, [], 5)]
     assert got[0].entry.id == "wsl/nccl-wsl2-no-p2p"
     assert not any("words it requires of the text are absent" in r for r in got[0].reasons)
+
+
+# --- CUDA IPC refused because the peer GPU is hidden from the process (device_not_visible) ------------------------------
+
+OMPI_IPC = ("If I launch a job with `srun -n 2 --gpus-per-task=1` (which uses Slurm GPU binding), then I get the following:\n"
+            "The call to cuIpcOpenMemHandle failed. This is an unrecoverable error\nand will cause the program to abort.\n"
+            "  Hostname:                         node7\n  cuIpcOpenMemHandle return value:  1\n"
+            "  address:                          0x7fd865200000\n")
+GTL_IPC = "(GTL DEBUG: 0) cuIpcOpenMemHandle: invalid argument, CUDA_ERROR_INVALID_VALUE, line no 360\n"
+
+
+def test_mpi_stacks_name_the_ipc_call():
+    from p2ptop.evidence import read_text
+    for text in (OMPI_IPC, GTL_IPC):
+        calls = [f.facts["error.cuda_call"] for f in read_text(text).findings if "error.cuda_call" in f.facts]
+        assert calls == ["cuIpcOpenMemHandle"], text
+
+
+def test_ipc_open_failure_with_one_gpu_per_task_is_the_hidden_peer(kb):
+    got = explain(kb, OMPI_IPC, [], 3)
+    assert (got[0][0].entry.id, got[0][0].confidence) == ("nccl/ipc-peer-gpu-not-visible", "likely")
+    assert got[0][0].entry.failure_class == "device_not_visible"
+    cont = [m for m, _ in got if m.entry.id == "cuda-ipc/open-handle-across-containers"]
+    assert cont and cont[0].confidence == "unsure"  # in doubt: each task sees only its own GPU
+
+
+def test_ipc_open_failure_across_containers_stays_the_container_entry(kb):
+    text = ("Two containers on one node, each started with --gpus all, exchange tensors:\n"
+            "RuntimeError: CUDA error: invalid argument\n  File \"torch/multiprocessing/reductions.py\", line 121, in rebuild_cuda_tensor\n")
+    assert first(kb, "docker run --gpus all ... (two containers)\n" + GTL_IPC)[0] != "nccl/ipc-peer-gpu-not-visible"
+    assert first(kb, text)[0] != "nccl/ipc-peer-gpu-not-visible"

@@ -228,6 +228,15 @@ _FABRIC_REFUSED = re.compile(
     r"\b(?:transport/p2p|transport/nvls|dev_runtime|register/\w+|include/alloc|allocator)\.(?:cc|h):\d+(?: \(\w+\))? nccl warn cuda failure 800\b")
 
 
+#: a CUDA IPC call an MPI stack names as the subject of its error, without parentheses: Open MPI's help text
+#: (help-mpi-common-cuda.txt: "The call to cuIpcOpenMemHandle failed. ..." and, lines later, "cuIpcOpenMemHandle return
+#: value: %d") and Cray MPICH's GTL ("(GTL DEBUG: %d) cuIpcOpenMemHandle: invalid argument, CUDA_ERROR_INVALID_VALUE, line
+#: no %d"); the error is that call's
+_IPC_CALL_NAMED = re.compile(r"\b(cu(?:da)?Ipc(?:Open|Get)(?:Mem|Event)Handle)(?:\s+return value:|:\s|\s+failed\b)")
+#: lines above the error an MPI stack's message names the call on (Open MPI's help text: six)
+IPC_CALL_ABOVE = 8
+
+
 def _cuda_call(c: Collector, line: int) -> Optional[tuple[str, int]]:
     """The CUDA call the error on ``line`` came from: one named on that line before the message (a check macro's
     "CUDA error: cudaMemcpyAsync(...): invalid argument"), else the first one in the stack frames that follow."""
@@ -240,6 +249,10 @@ def _cuda_call(c: Collector, line: int) -> Optional[tuple[str, int]]:
             break  # a blank line ends the trace
     if _IPC_OPEN_WORDS.search(p.line(line)):
         return "cudaIpcOpenMemHandle", line
+    for no in range(line, max(0, line - IPC_CALL_ABOVE), -1):
+        m = _IPC_CALL_NAMED.search(p.line(no))
+        if m:
+            return m.group(1), no
     # Python prints the frames BEFORE the error: the innermost ones just above it that open CUDA IPC memory
     for no in range(line - 1, max(0, line - CALL_FRAMES), -1):
         if _IPC_OPEN_FRAMES.search(p.line(no)):
