@@ -145,3 +145,26 @@ def test_ipc_open_failure_across_containers_stays_the_container_entry(kb):
             "RuntimeError: CUDA error: invalid argument\n  File \"torch/multiprocessing/reductions.py\", line 121, in rebuild_cuda_tensor\n")
     assert first(kb, "docker run --gpus all ... (two containers)\n" + GTL_IPC)[0] != "nccl/ipc-peer-gpu-not-visible"
     assert first(kb, text)[0] != "nccl/ipc-peer-gpu-not-visible"
+
+
+def test_a_doubt_its_own_setup_answers_does_not_hold(kb):
+    # one GPU per container AND the job split across containers: the IPC boundary (the container entry's own setup) is said
+    text = ("Two docker containers on one node, each container with a single GPU: NCCL falls back to NET/Socket "
+            "and P2P does not work between them.")
+    got = [m for m, _ in explain(kb, text, [], 3)]
+    cont = next(m for m in got if m.entry.id == "cuda-ipc/open-handle-across-containers")
+    assert not any(r.startswith("in doubt") for r in cont.reasons)
+    assert got[0].entry.id == "cuda-ipc/open-handle-across-containers"
+
+
+def test_unless_is_validated_like_any_condition():
+    from p2ptop.knowledge.schema import validate
+    import json, os
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "kb", "cuda-ipc__open-handle-across-containers.json"), encoding="utf-8") as f:
+        data = json.load(f)
+    assert validate(data) == []
+    data["match"]["doubt"][-1]["unless"][0]["fact"] = "host.no_such_fact"
+    assert any(field.endswith("unless[0].fact") for field, _ in validate(data))
+    data["match"]["doubt"][-1]["unless"][0] = {"fact": "log", "regex": "(unclosed"}
+    assert any("unless[0].regex" in field for field, _ in validate(data))

@@ -988,7 +988,9 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     # NVLink pair that NVML calls P2P-capable, a slow table's NCCL setting before "no P2P in the VM")
     # (an unsure candidate in doubt ranks lower too: a fact speaks against it as against an offered one)
     doubted = False
-    doubt = [c for c in m.get("doubt") or [] if facts.check_every(c)]  # a fact said both ways is no doubt
+    # a fact said both ways is no doubt; nor is one the entry's own setup answers ("unless": one GPU per process is the hidden
+    # peer's cause, except where the text splits the job across containers, the IPC boundary's own setup)
+    doubt = [c for c in m.get("doubt") or [] if facts.check_every(c) and not any(facts.check(u) for u in c.get("unless") or ())]
     if doubt:
         offered = False
         doubted = True

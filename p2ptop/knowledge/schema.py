@@ -60,6 +60,9 @@ def entry_patterns(data: dict[str, Any]) -> list[tuple[str, str]]:
         for i, c in enumerate((data.get("match") or {}).get(part) or []):
             if isinstance(c, dict) and isinstance(c.get("regex"), str):
                 out.append((f"match.{part}[{i}].regex", c["regex"]))
+            for j, u in enumerate(c.get("unless") or [] if isinstance(c, dict) and isinstance(c.get("unless"), list) else []):
+                if isinstance(u, dict) and isinstance(u.get("regex"), str):
+                    out.append((f"match.{part}[{i}].unless[{j}].regex", u["regex"]))
     return out
 
 
@@ -92,6 +95,9 @@ def validate(data: Any) -> list[tuple[str, str]]:
     for part in ("require", "trigger", "support", "exclude", "doubt"):
         conds = (data.get("match") or {}).get(part) or [] if isinstance(data.get("match"), dict) else []
         for i, c in enumerate(conds if isinstance(conds, list) else []):
+            for j, u in enumerate(c.get("unless") or [] if isinstance(c, dict) and isinstance(c.get("unless"), list) else []):
+                if isinstance(u, dict) and isinstance(u.get("fact"), str) and not known_fact(u["fact"]):
+                    problems.append((f"match.{part}[{i}].unless[{j}].fact", f"unknown fact {u['fact']!r} (see p2ptop/findings.py FACT_KEYS)"))
             if isinstance(c, dict) and isinstance(c.get("fact"), str) and not known_fact(c["fact"]):
                 problems.append((f"match.{part}[{i}].fact", f"unknown fact {c['fact']!r} (see p2ptop/findings.py FACT_KEYS)"))
             elif isinstance(c, dict) and c.get("fact") == LOG_FACT and "regex" not in c:
