@@ -71,3 +71,11 @@ def explained(text):
     from p2ptop.commands.explain import explain
 
     return [(m.entry.failure_class, m.confidence) for m, _ in explain(bundled_kb(), text, [], None)]
+
+
+def first_entry(text):
+    """``p2ptop explain``'s first entry for a text alone, as (entry id, confidence); (None, None) when it offers none."""
+    from p2ptop.commands.explain import explain
+
+    got = explain(bundled_kb(), text, [], 3)
+    return (got[0][0].entry.id, got[0][0].confidence) if got else (None, None)

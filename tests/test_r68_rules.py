@@ -9,19 +9,18 @@
   "AssertionError: Invalid device id"): the answer is not emptied as "no trace of GPUs"."""
 
 import pytest
+from .kbtools import bundled_kb, first_entry
 
 from p2ptop.commands.explain import answer, explain
-from p2ptop.knowledge import load_kb
 
 
 @pytest.fixture(scope="module")
 def kb():
-    return load_kb()
+    return bundled_kb()
 
 
 def first(kb, text):
-    got = explain(kb, text, [], 3)
-    return (got[0][0].entry.id, got[0][0].confidence) if got else (None, None)
+    return first_entry(text)
 
 
 @pytest.mark.parametrize("text", [
