@@ -135,9 +135,7 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
     results = match_grouped(kb, log, everything, top, origin)
     facts = known_facts(log, everything, origin)
     symptoms = facts.symptoms()
-    # an entry's own pattern on a line is a GPU error whatever else the text names (every entry is one: "AssertionError: Invalid
-    # device id" with the GPU misspelt around it)
-    gpu_related = bool(evidence.gpu_related) or any(h.kind == "regex" for m, _ in results for h in m.hits)
+    gpu_related = bool(evidence.gpu_related)
     if text is not None and not findings and not gpu_related:
         # a text that names no GPU, CUDA, NCCL, NVLink or P2P ("the build is stuck"): no entry, and it says so
         results, symptoms = [], []

@@ -232,7 +232,10 @@ _FABRIC_REFUSED = re.compile(
 #: (help-mpi-common-cuda.txt: "The call to cuIpcOpenMemHandle failed. ..." and, lines later, "cuIpcOpenMemHandle return
 #: value: %d") and Cray MPICH's GTL ("(GTL DEBUG: %d) cuIpcOpenMemHandle: invalid argument, CUDA_ERROR_INVALID_VALUE, line
 #: no %d"); the error is that call's
-_IPC_CALL_NAMED = re.compile(r"\b(cu(?:da)?Ipc(?:Open|Get)(?:Mem|Event)Handle)(?:\s+return value:|:\s|\s+failed\b)")
+#: and compute-sanitizer's report ("Program hit cudaErrorPeerAccessUnsupported (error 217) due to \"...\" on CUDA API call to
+#: cudaIpcOpenMemHandle.")
+_IPC_CALL_NAMED = re.compile(r"\b(cu(?:da)?Ipc(?:Open|Get)(?:Mem|Event)Handle)(?:\s+return value:|:\s|\s+failed\b)|"
+                            r"\bon CUDA API call to (cu(?:da)?Ipc(?:Open|Get)(?:Mem|Event)Handle)\b")
 #: lines above the error an MPI stack's message names the call on (Open MPI's help text: six)
 IPC_CALL_ABOVE = 8
 
@@ -252,7 +255,7 @@ def _cuda_call(c: Collector, line: int) -> Optional[tuple[str, int]]:
     for no in range(line, max(0, line - IPC_CALL_ABOVE), -1):
         m = _IPC_CALL_NAMED.search(p.line(no))
         if m:
-            return m.group(1), no
+            return m.group(1) or m.group(2), no
     # Python prints the frames BEFORE the error: the innermost ones just above it that open CUDA IPC memory
     for no in range(line - 1, max(0, line - CALL_FRAMES), -1):
         if _IPC_OPEN_FRAMES.search(p.line(no)):

@@ -77,7 +77,10 @@ _GPU_WORDS = re.compile(
     # a count of cards in Chinese ("4 卡训练", "8卡", "两张卡"): 卡 after a count is a card, not 卡住 (stuck)
     r"(?<![\d.])\d{1,2}\s*[张块]?\s*卡(?![住死顿在着])|[两二三四六八]\s*[张块]\s*卡(?![住死顿在着])|"
     # QEMU's iommufd backend when a passed-through device's PCI BAR cannot be mapped for peer DMA (backends/iommufd.c)
-    r"iommu_ioas_map failed: [a-z ]+, pci bar\?", re.ASCII)
+    r"iommu_ioas_map failed: [a-z ]+, pci bar\?|"
+    # torch.cuda.get_device_properties' own check of the index (torch/cuda/__init__.py: raise AssertionError("Invalid device
+    # id")): a CUDA device is its subject, whatever words the writer puts around it
+    r"assertionerror: invalid device id", re.ASCII)
 
 
 @dataclass
