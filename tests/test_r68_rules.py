@@ -19,10 +19,6 @@ def kb():
     return bundled_kb()
 
 
-def first(kb, text):
-    return first_entry(text)
-
-
 @pytest.mark.parametrize("text", [
     "BackendCompilerFailed: backend='inductor' raised: RuntimeError: Triton Error [CUDA]: device kernel image is invalid",
     '  File "/usr/local/lib/python3.10/dist-packages/triton/compiler/compiler.py", line 230, in _init_handles\n'
@@ -30,7 +26,7 @@ def first(kb, text):
     "RuntimeError: Triton Error [CUDA]: device kernel image is invalid\n",
 ])
 def test_triton_cubin_the_driver_cannot_load_is_an_old_driver(kb, text):
-    assert first(kb, text) == ("cuda/insufficient-driver", "likely")
+    assert first_entry(text) == ("cuda/insufficient-driver", "likely")
 
 
 def test_invalid_image_without_tritons_prefix_is_not_claimed_for_the_driver(kb):
@@ -47,7 +43,7 @@ def test_triton_ptxas_workaround_is_offered(kb):
 
 @pytest.mark.parametrize("text", ["no CUDA-capable is detected", "RuntimeError: no CUDA-capable devices is detected"])
 def test_no_device_message_with_its_noun_dropped(kb, text):
-    assert first(kb, text)[0] == "cuda/no-device-visible"
+    assert first_entry(text)[0] == "cuda/no-device-visible"
 
 
 @pytest.mark.parametrize("text", [
@@ -55,7 +51,7 @@ def test_no_device_message_with_its_noun_dropped(kb, text):
     "Board stuck on Q-Code D4 with the third RTX 3090 installed",
 ])
 def test_post_code_d4_is_pci_resources_exhausted(kb, text):
-    assert first(kb, text) == ("pcie/bar1-cannot-assign-no-space", "possible")
+    assert first_entry(text) == ("pcie/bar1-cannot-assign-no-space", "possible")
 
 
 @pytest.mark.parametrize("text", [
@@ -63,7 +59,7 @@ def test_post_code_d4_is_pci_resources_exhausted(kb, text):
     "mov eax, 0xd4 ; the gpu driver code",  # a hex byte
 ])
 def test_other_codes_are_not_d4(kb, text):
-    assert first(kb, text)[0] != "pcie/bar1-cannot-assign-no-space"
+    assert first_entry(text)[0] != "pcie/bar1-cannot-assign-no-space"
 
 
 def test_an_entrys_pattern_makes_the_text_a_gpu_text(kb):
@@ -86,11 +82,11 @@ def test_a_text_without_gpus_or_entry_patterns_stays_empty(kb):
     "运行时找不到 libnccl.so.2",
 ])
 def test_libnccl_named_missing(kb, text):
-    assert first(kb, text)[0] == "platform/nccl-library-not-found"
+    assert first_entry(text)[0] == "platform/nccl-library-not-found"
 
 
 def test_libnccl_found_is_not_missing(kb):
-    assert first(kb, "ldconfig -p | grep nccl\n\tlibnccl.so.2 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libnccl.so.2")[0] \
+    assert first_entry("ldconfig -p | grep nccl\n\tlibnccl.so.2 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libnccl.so.2")[0] \
         != "platform/nccl-library-not-found"
 
 
@@ -146,8 +142,8 @@ def test_ipc_open_failure_with_one_gpu_per_task_is_the_hidden_peer(kb):
 def test_ipc_open_failure_across_containers_stays_the_container_entry(kb):
     text = ("Two containers on one node, each started with --gpus all, exchange tensors:\n"
             "RuntimeError: CUDA error: invalid argument\n  File \"torch/multiprocessing/reductions.py\", line 121, in rebuild_cuda_tensor\n")
-    assert first(kb, "docker run --gpus all ... (two containers)\n" + GTL_IPC)[0] != "nccl/ipc-peer-gpu-not-visible"
-    assert first(kb, text)[0] != "nccl/ipc-peer-gpu-not-visible"
+    assert first_entry("docker run --gpus all ... (two containers)\n" + GTL_IPC)[0] != "nccl/ipc-peer-gpu-not-visible"
+    assert first_entry(text)[0] != "nccl/ipc-peer-gpu-not-visible"
 
 
 def test_a_doubt_its_own_setup_answers_does_not_hold(kb):
@@ -178,9 +174,9 @@ def test_nccls_ipc_open_217_after_choosing_p2p_is_the_hidden_peer(kb):
     text = ("z-pc:909608:910337 [0] NCCL INFO Channel 00 : 0[2d000] -> 1[2e000] via P2P/IPC\n"
             "z-pc:909608:910337 [0] transport/p2p.cc:238 NCCL WARN failed to open CUDA IPC handle : 217 peer access is not "
             "supported between these two devices\n")
-    assert first(kb, text)[0] == "nccl/ipc-peer-gpu-not-visible"  # first, unsure: the 217 line is shared by several classes
+    assert first_entry(text)[0] == "nccl/ipc-peer-gpu-not-visible"  # first, unsure: the 217 line is shared by several classes
     said = "Ray gives each worker 1 GPU through CUDA_VISIBLE_DEVICES.\n" + text
-    assert first(kb, said) == ("nccl/ipc-peer-gpu-not-visible", "likely")
+    assert first_entry(said) == ("nccl/ipc-peer-gpu-not-visible", "likely")
 
 
 def test_a_bare_ipc_open_217_is_not_the_hidden_peer(kb):

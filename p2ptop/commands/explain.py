@@ -135,15 +135,14 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
     results = match_grouped(kb, log, everything, top, origin)
     facts = known_facts(log, everything, origin)
     symptoms = facts.symptoms()
-    gpu_related = bool(evidence.gpu_related)
-    if text is not None and not findings and not gpu_related:
+    if text is not None and not findings and not evidence.gpu_related:
         # a text that names no GPU, CUDA, NCCL, NVLink or P2P ("the build is stuck"): no entry, and it says so
         results, symptoms = [], []
     if any(m.confidence in ("likely", "possible") for m, _ in results):
         kind = "matches"
     elif results or symptoms:
         kind = "unsure"
-    elif text is not None and not gpu_related and not findings:
+    elif text is not None and not evidence.gpu_related and not findings:
         kind = "no_gpu_trace"
     elif text is None and not findings:
         kind = "nothing"
@@ -162,7 +161,7 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
         kind = "empty_text"
     conflicts = list(dict.fromkeys(c for m, _ in results for c in m.notes)) or facts.conflicts
     lost: list[dict] = []
-    if findings and text is not None and kind in ("healthy", "unsure") and gpu_related:
+    if findings and text is not None and kind in ("healthy", "unsure") and evidence.gpu_related:
         for entry, line, why, confidence in ruled_out_by_host(kb, log, everything, origin, facts=facts):
             lost.append({"entry": entry.id, "failure_class": entry.failure_class, "line": line, "why": why,
                          "confidence_on_text": confidence})
@@ -173,7 +172,7 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
     return {"kind": kind, "results": results, "symptoms": symptoms, "conflicts": conflicts, "ruled_out_by_host": lost,
             "warnings_unread": warnings_unread(evidence) if kind == "healthy" else [],
             "deciding_facts": missing, "next_command": {"fact": nc[0], "command": nc[1]} if nc else None,
-            "gpu_related": gpu_related or bool(findings), "text_kinds": list(getattr(evidence, "kinds", []) or []),
+            "gpu_related": bool(evidence.gpu_related) or bool(findings), "text_kinds": list(getattr(evidence, "kinds", []) or []),
             "text_empty": empty_text, "read": what_was_read(evidence), "text_notes": list(getattr(evidence, "notes", []) or [])}
 
 

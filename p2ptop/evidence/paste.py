@@ -260,13 +260,9 @@ SAMPLE_HEAD, SAMPLE_TAIL = 96_000, 32_000
 _SENTENCE_BEFORE = re.compile(r"[a-z]{2,}\s+[a-z]{2,}\s+[a-z]{2,}")
 
 
-#: an INFO line as NCCL prints it, lower-cased: its "host:pid:tid [dev] " prefix (no space in the host) and the message;
-#: its head holds no sentence (_quoted_info gives it blank), so the whole run of them is blanked by one substitution
-_NCCL_OWN_INFO = re.compile(r"^[^\s:]*:\d+:\d+ \[\d+\] nccl info[^\n]*", re.M)
-
-
-#: the same INFO lines as NCCL prints them (case kept): blanked in ``Paste.outside_nccl`` for the readers of other programs
-_NCCL_OWN_INFO_CASED = re.compile(r"^[^\s:]*:\d+:\d+ \[\d+\] NCCL INFO[^\n]*", re.M)
+#: an INFO line as NCCL prints it: its "host:pid:tid [dev] " prefix (no space in the host) and the message; its head holds
+#: no sentence (_quoted_info gives it blank), so the whole run of them is blanked by one substitution (Paste.outside_nccl)
+_NCCL_OWN_INFO = re.compile(r"^[^\s:]*:\d+:\d+ \[\d+\] nccl info[^\n]*", re.M | re.I)
 
 
 def _quoted_info(line: str) -> str:
@@ -313,12 +309,12 @@ class Paste:
         question (does the text hold my program's words?) was a pass over all of it. The paste itself where there are
         none; built once."""
         if self._outside is None:
-            if " NCCL INFO " not in self.text:
+            if "nccl info" not in self.lower:
                 self._outside = self
             else:
                 other = Paste.__new__(Paste)
                 other.__dict__.update(self.__dict__)
-                other.text = _NCCL_OWN_INFO_CASED.sub("", self.text)
+                other.text = _NCCL_OWN_INFO.sub("", self.text)
                 other.lines = other.text.split("\n")
                 other._starts = other._lower = other._plain = other._plain_lines = None
                 other._plain_starts, other._samples = [], {}
@@ -333,7 +329,7 @@ class Paste:
         if self._plain is None:
             low = self.lower
             if "nccl info" in low:
-                low = _NCCL_OWN_INFO.sub("", low)  # NCCL's own INFO lines, blank in one pass (a 20 MB log is mostly them)
+                low = self.outside_nccl().text.lower()  # NCCL's own INFO lines blank (a 20 MB log is mostly them)
             lines = low.split("\n")
             if "nccl info" in low or max(map(len, lines)) > LINE_CAP:
                 # what is left: sentences quoting an INFO line (_quoted_info), lines too long for a regex

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from typing import Any
+from typing import Any, Iterator
 
 
 from ..findings import FACT_KEYS
@@ -56,14 +56,27 @@ def entry_patterns(data: dict[str, Any]) -> list[tuple[str, str]]:
     for i, p in enumerate(data.get("regexes") or []):
         if isinstance(p, str):
             out.append((f"regexes[{i}]", p))
-    for part in ("require", "trigger", "support", "exclude", "doubt"):
-        for i, c in enumerate((data.get("match") or {}).get(part) or []):
-            if isinstance(c, dict) and isinstance(c.get("regex"), str):
-                out.append((f"match.{part}[{i}].regex", c["regex"]))
-            for j, u in enumerate(c.get("unless") or [] if isinstance(c, dict) and isinstance(c.get("unless"), list) else []):
-                if isinstance(u, dict) and isinstance(u.get("regex"), str):
-                    out.append((f"match.{part}[{i}].unless[{j}].regex", u["regex"]))
+    for field, c in _conditions(data):
+        if isinstance(c.get("regex"), str):
+            out.append((f"{field}.regex", c["regex"]))
     return out
+
+
+def _conditions(data: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(field, condition) for every condition of an entry's match, in order, a doubt's ``unless`` conditions included."""
+    match = data.get("match")
+    if not isinstance(match, dict):
+        return
+    for part in ("require", "trigger", "support", "exclude", "doubt"):
+        conds = match.get(part) or []
+        for i, c in enumerate(conds if isinstance(conds, list) else []):
+            if not isinstance(c, dict):
+                continue
+            yield f"match.{part}[{i}]", c
+            unless = c.get("unless")
+            for j, u in enumerate(unless if isinstance(unless, list) else []):
+                if isinstance(u, dict):
+                    yield f"match.{part}[{i}].unless[{j}]", u
 
 
 def validate(data: Any) -> list[tuple[str, str]]:
@@ -92,16 +105,11 @@ def validate(data: Any) -> list[tuple[str, str]]:
         slow = nested_repeat(pattern)
         if slow:
             problems.append((field, f"regex rejected: {slow}"))
-    for part in ("require", "trigger", "support", "exclude", "doubt"):
-        conds = (data.get("match") or {}).get(part) or [] if isinstance(data.get("match"), dict) else []
-        for i, c in enumerate(conds if isinstance(conds, list) else []):
-            for j, u in enumerate(c.get("unless") or [] if isinstance(c, dict) and isinstance(c.get("unless"), list) else []):
-                if isinstance(u, dict) and isinstance(u.get("fact"), str) and not known_fact(u["fact"]):
-                    problems.append((f"match.{part}[{i}].unless[{j}].fact", f"unknown fact {u['fact']!r} (see p2ptop/findings.py FACT_KEYS)"))
-            if isinstance(c, dict) and isinstance(c.get("fact"), str) and not known_fact(c["fact"]):
-                problems.append((f"match.{part}[{i}].fact", f"unknown fact {c['fact']!r} (see p2ptop/findings.py FACT_KEYS)"))
-            elif isinstance(c, dict) and c.get("fact") == LOG_FACT and "regex" not in c:
-                problems.append((f"match.{part}[{i}]", "a condition on the log needs a regex"))
+    for field, c in _conditions(data):
+        if isinstance(c.get("fact"), str) and not known_fact(c["fact"]):
+            problems.append((f"{field}.fact", f"unknown fact {c['fact']!r} (see p2ptop/findings.py FACT_KEYS)"))
+        elif c.get("fact") == LOG_FACT and "regex" not in c:
+            problems.append((field, "a condition on the log needs a regex"))
     zh = data.get("workarounds_zh")
     if isinstance(zh, list) and isinstance(data.get("workarounds"), list) and zh and len(zh) != len(data["workarounds"]):
         problems.append(("workarounds_zh", f"{len(zh)} translations for {len(data['workarounds'])} workarounds"))
