@@ -34,7 +34,7 @@ from ..findings import SHM_TRANSPORT_FACTS, Finding
 from .codes import (CUDA_BY_NUMBER, GATES, GENERIC_CUDA_MESSAGES, codes_in_line, cuda_error, is_generic_cuda_text,
                     key as code_key, unusable_cuda_in_line)
 from .entry import Entry
-from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, NEXT_COMMAND, OWN_TEXT_CLASSES, READ_FROM_OUTPUT, first_look, is_info_line,
+from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, NEXT_COMMAND, NVLINK_CLASSES, OWN_TEXT_CLASSES, READ_FROM_OUTPUT, first_look, is_info_line,
                          is_setting_line, is_symptom, next_command, readable, role, ruled_out)
 from .regex_safety import INVISIBLE_CHARS, MAX_LINE, RECORD_START, TYPOGRAPHIC_QUOTES, compile_pattern, literal_sets, required_literal, required_literals
 from .schema import FINDING_FACT, LOG_FACT
@@ -1135,6 +1135,7 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
         rel = relevance(kb, log, facts) if _gpu_trace(log, facts) or any(m.basis == "signs" for m in out) else {}
         for m in out:
             m.relevance = rel.get(m.entry.id, 0.0)
+    _setup_unsaid(out, facts, log)
     for m in out:
         give_next_command(m, facts)
     _share_deciding_facts(out)
@@ -1143,6 +1144,82 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
     _named_error_over_wrapper(out, log)
     out = ranked(out)
     return out[:top] if top else out
+
+
+def _text_says(log: Log, rx: re.Pattern) -> bool:
+    """Does a line of the text match ``rx`` (a lower-case pattern)?"""
+    if log.lower is not None:
+        return rx.search(log.lower) is not None
+    return any(rx.search(line.lower()) for line in log.lines)
+
+
+def _fact_says(facts: Facts, words: tuple[str, ...]) -> bool:
+    """Is a fact whose key holds one of ``words`` known with a value that says the thing is there (not False, not a
+    "host.no_..." absence)?"""
+    return any(any(w in k for w in words) and "no_" not in k and any(x not in (False, None, "") for x in v)
+               for k, v in facts.values.items())
+
+
+#: the setups a class's cause lives in: (how a reason names it, the key words of facts that say it is there, the words of a
+#: line that say it, the symptom that points at it though unsaid). NVLink hardware: the link and the switch, NCCL's NVLS
+#: and the CUDA multicast objects it builds, nvidia-smi topo's NV# codes, the SXM/HGX/DGX/NVL boards that carry NVSwitches,
+#: Fabric Manager and IMEX. An NCCL variable: nccl_env_misconfig is "NCCL_P2P_* and kin forcing a transport the hardware
+#: does not need", and what that costs is speed (NCCL's troubleshooting guide: P2P or SHM disabled, traffic goes over
+#: sockets): a slow run points at a variable nobody named (set in an image, a launcher, a module file), a hang or an error
+#: does not. (MIG, a VM, a CUDA IPC boundary and the BAR1 aperture were tried the same way and left out: reporters leave
+#: those setups unsaid far more often, a cloud instance being a VM, a launcher's processes an IPC boundary; the corpus lost
+#: 7 right answers in the top 3 for 2 gained.)
+_NVLINK_SETUP = ("NVLink or NVSwitch hardware", ("nvlink", "nvswitch", "fabric", "nvls", "multicast"),
+                 re.compile(r"nvlink|nvswitch|\bnvls|multicast|\bnv\d{1,2}\b|\bsxm\d?\b|\bhgx\b|\bdgx|\bnvl\d{1,3}\b|"
+                            r"fabric\s?manager|fabricmanager|\bimex\b"), ())
+_ENV_SETUP = ("an NCCL variable", ("env.NCCL_",), re.compile(r"nccl_"), ("symptom.slow",))
+SETUPS = {**{c: _NVLINK_SETUP for c in NVLINK_CLASSES}, "nccl_env_misconfig": _ENV_SETUP}
+#: data-centre generations without an NVLink part (T4 is Turing; L4, L40, L40S are Ada) and those before NVLink
+_NO_NVLINK_ARCHITECTURES = frozenset({"Kepler", "Maxwell", "Turing", "Ada"})
+SETUP_UNSAID_FACTOR = 0.5  # such a candidate ranks under the others, as one whose setup is not said (OTHER_SETUP_FACTOR)
+#: the symptoms any cause shows (a hang, slowness, wrong data, a failure or crash said, trouble reported in words): a
+#: candidate that holds nothing else is there on the symptom alone, not on a measured state or a setup of its own
+GENERIC_SYMPTOMS = frozenset({"symptom.hang", "symptom.slow", "symptom.wrong_results", "symptom.fails", "symptom.crash",
+                              "symptom.reported"})
+
+
+def _setup_said(setup: tuple, facts: Facts, log: Log) -> bool:
+    """Does the text (or the host) say ``setup`` (one of SETUPS) is there: a fact of its own known with a value that is
+    not an absence (False, a "host.no_..." key), its words in a line; for NVLink hardware also a pair's NV# path or a
+    data-centre GPU of a generation NVIDIA sells on NVLink boards?"""
+    _name, keys, rx, _symptom = setup
+    if any(any(w in k for w in keys) and "no_" not in k and any(x not in (False, None, "") for x in v)
+           for k, v in facts.values.items()):
+        return True
+    if setup is _NVLINK_SETUP:
+        if any(str(p).upper().startswith("NV") for p in facts.values.get("pair.path", [])):
+            return True
+        if "data-centre" in facts.values.get("gpu.product_class", []) and \
+                set(map(str, facts.values.get("gpu.architecture", []))) - _NO_NVLINK_ARCHITECTURES:
+            return True
+    if log.lower is not None:
+        return rx.search(log.lower) is not None
+    return any(rx.search(line.lower()) for line in log.lines)
+
+
+def _setup_unsaid(out: list[Match], facts: Facts, log: Log) -> None:
+    """A cause that lives in a setup of its own (SETUPS: NVLink hardware, an NCCL variable) is an unsure candidate on a
+    generic symptom or its words (no line or code of its own, no fact beyond GENERIC_SYMPTOMS: not a measured state,
+    such as a slow table on a pair the host calls P2P-capable) wherever that symptom shows. Where neither
+    the text nor the host says that setup, it ranks under the candidates whose setup may be there (SETUP_UNSAID_FACTOR):
+    a hang on "a server with 4 GPUs" is far more often anything else than an NVSwitch fabric's or a variable nobody named."""
+    said: dict[str, bool] = {}
+    for m in out:
+        setup = SETUPS.get(m.entry.failure_class or "")
+        if setup is None or m.confidence != "unsure" or m.shared_line or m.quiet or m.hits \
+                or not GENERIC_SYMPTOMS.issuperset(m.held_facts) or set(setup[3]) & set(m.held_facts):
+            continue
+        if setup[0] not in said:
+            said[setup[0]] = _setup_said(setup, facts, log)
+        if not said[setup[0]]:
+            m.score = round(m.score * SETUP_UNSAID_FACTOR, 4)
+            m.relevance = round(m.relevance * SETUP_UNSAID_FACTOR, 4)
+            m.reasons.append(f"neither the text nor the host names {setup[0]}, which this cause needs")
 
 
 def ruled_out_by_host(kb, text=None, findings: Iterable[Finding] = (), origin: str = "host",
