@@ -80,3 +80,88 @@ def test_an_absence_said_is_no_setup_said(kb):
     assert not matcher._setup_said(matcher._NVLINK_SETUP, facts, matcher.prepare("a hang"))
     facts.values["host.nvswitch_present"] = [True]
     assert matcher._setup_said(matcher._NVLINK_SETUP, facts, matcher.prepare("a hang"))
+
+
+# --- after fresh79 was judged: builds without the distributed package or NCCL, drivers older than a build's CUDA ---
+
+from .kbtools import first_entry  # noqa: E402
+from p2ptop.evidence import read_text  # noqa: E402
+
+
+def _facts(text):
+    return {k: v for f in read_text(text).findings for k, v in f.facts.items()}
+
+
+@pytest.mark.parametrize("text", [
+    "AttributeError: module 'torch.distributed' has no attribute 'is_initialized'",
+    "我的环境安装好后出现了这个问题：AttributeError: module \"torch.distributed' has no attribute \"ReduceOp“，请问该如何解决呢？",
+    "    print(f'is_nccl_available={td.is_nccl_available()}')\nAttributeError: module 'torch.distributed' has no attribute 'is_nccl_available'",
+    "ImportError: cannot import name 'ProcessGroup' from 'torch.distributed' (/usr/lib/python3/dist-packages/torch/distributed/__init__.py)",
+    "On the Jetson, torch.distributed.is_available() returns False, so DDP cannot start.",
+])
+def test_a_pytorch_build_without_the_distributed_package(kb, text):
+    assert first_entry(text)[0] == "platform/pytorch-built-without-distributed"
+
+
+@pytest.mark.parametrize("text", [
+    # subpackages and APIs newer than the c10d core: their absence says an older PyTorch, not a build without c10d
+    "AttributeError: module 'torch.distributed' has no attribute 'checkpoint'",
+    "AttributeError: module 'torch.distributed' has no attribute 'device_mesh'",
+    "print(torch.distributed.is_available())  # True",
+])
+def test_names_a_build_without_c10d_does_not_explain(kb, text):
+    got = [m.entry.id for m, _ in explain(kb, text, [], 3)]
+    assert "platform/pytorch-built-without-distributed" not in got
+
+
+@pytest.mark.parametrize("text", [
+    "nvidia-docker | 2016/08/22 12:54:02 Error: unsupported CUDA version: driver 7.5 < image 8.0",
+    "UserWarning: cudaGetDeviceCount() returned cudaErrorNotSupported, likely using older driver or on CPU machine "
+    "(Triggered internally at C:\\actions-runner\\_work\\pytorch\\pytorch\\c10\\cuda\\CUDAFunctions.cpp:88.)",
+])
+def test_the_tools_own_words_for_a_driver_too_old(kb, text):
+    assert first_entry(text) == ("cuda/insufficient-driver", "likely")
+
+
+def test_nvidia_docker_refusing_a_docker_version_is_not_the_driver(kb):
+    got = [m.entry.id for m, _ in explain(kb, "nvidia-docker | 2017/03/02 16:51:26 Error: unsupported Docker version", [], 3)
+           if m.confidence in ("likely", "possible")]
+    assert "cuda/insufficient-driver" not in got
+
+
+def test_a_wheels_cuda_tag_against_an_older_driver(kb):
+    text = ("torch/cuda/__init__.py:52: UserWarning: CUDA initialization: CUDA driver initialization failed, you might not have "
+            "a CUDA gpu.\nubuntu16.04, GeForce GTX 1080 Ti, torch 1.8.1+cu111, Driver version: 440.82")
+    assert _facts(text).get("host.driver_below_cuda_build") is True  # CUDA 11.1 needs 450.80.02 or newer
+    got = [m.entry.id for m, _ in explain(kb, text, [], 3)]
+    assert "cuda/insufficient-driver" in got
+
+
+@pytest.mark.parametrize("text", [
+    "torch==1.13.1+cu117 on driver 470.82.01: RuntimeError: CUDA error: an illegal memory access was encountered",
+    "torch 2.1.0+cu121, Driver Version: 535.104.05",
+])
+def test_a_driver_new_enough_for_the_wheel_is_not_below_it(text):
+    assert "host.driver_below_cuda_build" not in _facts(text)
+
+
+def test_paddle_without_its_nccl_op_on_windows(kb):
+    text = ("我的笔记本是window10 x64, 显卡是NVIDIA GeForce GTX 1650.\npython -m paddle.distributed.launch --selected_gpus=\"0\" "
+            "tools/train.py\n结果提示 ”gen_nccl_id ” has not been registered,")
+    assert first_entry(text)[0] == "platform/no-nccl-in-windows-builds"
+
+
+def test_cmake_finding_no_nccl_beside_a_release_named_in_words(kb):
+    text = ("cmake .. -DUSE_CUDA=ON -DUSE_NCCL=ON -DNCCL_ROOT=\"c:/dev/nccl\"\n"
+            "The nccl is from https://developer.nvidia.com/nccl, version NCCL 2.2.12 O/S agnostic and CUDA 9.2.\n"
+            "Error:  Could NOT find Nccl (missing: NCCL_LIBRARY)")
+    assert first_entry(text)[0] == "platform/nccl-library-not-found"
+
+
+def test_nccls_own_log_still_says_nccl_ran(kb):
+    # NCCL printing its own INFO lines is NCCL loaded: a missing-library entry stays ruled out beside them
+    text = ("node1:2001:2050 [0] NCCL INFO NCCL version 2.18.3+cuda12.2\n"
+            "node1:2001:2050 [0] NCCL INFO NET/Plugin: Could not find: libnccl-net.so. Using internal network plugin.\n"
+            "CMake Error: Could NOT find NCCL (missing: NCCL_INCLUDE_DIR)")
+    got = [m.entry.id for m, _ in explain(kb, text, [], 5) if m.confidence in ("likely", "possible")]
+    assert "platform/nccl-library-not-found" not in got

@@ -241,8 +241,11 @@ def ruled_out(failure_class: Optional[str], known: Callable[[str], list], multic
     if failure_class == "mig_p2p_unsupported" and not any(v is True for v in mig or []) and no_mig_gpus(known):
         return "none of the GPUs can run MIG (a GeForce card, or an architecture before Ampere or without MIG)"
     if failure_class == "nccl_unavailable_platform":
-        if known("nccl.version") or known("nccl.transport") or known("error.nccl"):
-            # NCCL's own log line, transport or result code: the build has NCCL (a build without it prints none of them)
+        ran = known("nccl.transport") or known("error.nccl") or "nccl-log" in (known("text.tool") or [])
+        if ran or (known("nccl.version") and not own_text):
+            # NCCL's own log line, transport or result code: the build has NCCL (a build without it prints none of them);
+            # a release named in words ("NCCL 2.2.12 downloaded from the site") beside the entry's own message (CMake's
+            # "Could NOT find Nccl") is the package the build could not find, not NCCL running
             return "NCCL itself ran: its version, a transport or an NCCL result is in the text or on the host"
         if not own_text and True not in (known("host.windows") or []):
             # a Linux build of the frameworks has NCCL; without the build's own message, only a platform said to lack it
