@@ -22,8 +22,9 @@ And ``host.driver_below_cuda_build``: the driver the paste names (nvidia-smi's "
 the one the CUDA runtime of a library's build needs (``MIN_DRIVER``, CUDA's release notes, "CUDA Toolkit and Corresponding
 Driver Versions"): a runtime newer than the driver cannot start (cudaErrorInsufficientDriver, 35, which NCCL reports as
 "unhandled cuda error"). The builds read: NCCL's "NCCL version 2.7.8+cuda11.0", a NCCL package's version as apt, dpkg and rpm
-list it ("libnccl2 ... 2.1.4-1+cuda9.1"), PyTorch's collect_env "CUDA used to build PyTorch" (collect_env.py), and a PyTorch
-wheel's local version tag ("torch 1.8.1+cu111": the CUDA runtime the wheel bundles). Not read where
+list it ("libnccl2 ... 2.1.4-1+cuda9.1"), PyTorch's collect_env "CUDA used to build PyTorch" (collect_env.py, where the
+report does not say CUDA is available), and a PyTorch wheel's local version tag ("torch 1.8.1+cu111": the CUDA runtime the
+wheel bundles; not where the text says CUDA is available). Not read where
 NCCL's log shows it got as far as its transports (the runtime started: CUDA's forward-compatibility package runs a newer
 CUDA on an older data-centre driver).
 """
@@ -96,6 +97,11 @@ _DRIVER_VERSION = re.compile(r"^(\d{3})\.(\d{1,3})(?:\.(\d{1,3}))?$")
 #: a wheel's local version tag naming the CUDA runtime it bundles, as PyTorch's (and torchvision's, torchaudio's) wheels
 #: carry it: "torch 1.8.1+cu111", "torch==2.1.0+cu121", "1.4.0+cu92" (cu + major + minor: cu92 is 9.2, cu111 11.1)
 _WHEEL_CUDA = re.compile(r"\b(?:torch|torchvision|torchaudio|pytorch)\b[^\n]{0,30}?\+cu(\d{2,3})\b|(?<![\w.])\d\.\d{1,2}\.\d{1,2}\+cu(\d{2,3})\b", re.I)
+
+
+#: the text saying CUDA is available to the program: collect_env's "Is CUDA available: True", a console's
+#: torch.cuda.is_available() answered True
+_CUDA_AVAILABLE = re.compile(r"\bcuda available\s*:\s*true\b|\bis_available\(\)\s*(?:out\[\d+\]:\s*)?true\b")
 
 
 def wheel_cuda(tag: str) -> tuple[int, int]:
@@ -179,12 +185,12 @@ def _driver_below_build(c: Collector) -> None:
     package = _NCCL_PACKAGE.search(v.text) if v.text else None
     if package is not None:
         builds.append(("the NCCL package", f"{package.group(1)}.{package.group(2)}", v.line_of(package.start())))
-    torch = c.facts.get(("host", "code.torch_cuda_build"))
-    if torch is not None and torch.value != "none":
-        builds.append(("PyTorch", str(torch.value), torch.line))
+    # (PyTorch's collect_env "CUDA used to build PyTorch" is read against the driver by collect_env.py, which knows whether
+    # the report says CUDA is available; a wheel's tag is read here, except where the text says CUDA is available: CUDA's
+    # forward-compatibility package runs a newer CUDA on an older data-centre driver)
     v = c.paste.select(("+cu",), context=0)
     wheel = _WHEEL_CUDA.search(v.text) if v.text else None
-    if wheel is not None:
+    if wheel is not None and not _CUDA_AVAILABLE.search(c.paste.plain):
         major, minor = wheel_cuda(wheel.group(1) or wheel.group(2))
         builds.append(("the wheel " + wheel.group(0).strip(), f"{major}.{minor}", v.line_of(wheel.start())))
     for who, cuda, line in builds:
