@@ -165,3 +165,49 @@ def test_nccls_own_log_still_says_nccl_ran(kb):
             "CMake Error: Could NOT find NCCL (missing: NCCL_INCLUDE_DIR)")
     got = [m.entry.id for m, _ in explain(kb, text, [], 5) if m.confidence in ("likely", "possible")]
     assert "platform/nccl-library-not-found" not in got
+
+
+# --- after fresh80 was judged: containers started without their GPUs, drivers older than a container's CUDA ---
+
+@pytest.mark.parametrize("text", [
+    "==========\n== CUDA ==\n==========\n\nCUDA Version 11.4.3\n\nWARNING: The NVIDIA Driver was not detected.  GPU functionality will "
+    "not be available.\n   Use the NVIDIA Container Toolkit to start this container with GPU support; see\n"
+    "   https://docs.nvidia.com/datacenter/cloud-native/ .",
+    "WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.\n   Use 'nvidia-docker run' to start "
+    "this container; see\n   https://github.com/NVIDIA/nvidia-docker/wiki/nvidia-docker .",
+])
+def test_an_nvidia_image_started_without_its_gpus_says_so(kb, text):
+    assert first_entry(text)[0] == "container/docker-no-nvidia-runtime"
+
+
+def test_an_nvidia_image_on_a_legacy_driver_in_compatibility_mode_is_not_that(kb):
+    got = [m.entry.id for m, _ in explain(kb, "NOTE: Legacy NVIDIA Driver detected.  Compatibility mode ENABLED.", [], 3)]
+    assert "container/docker-no-nvidia-runtime" not in got
+
+
+def test_nvidia_smi_missing_inside_a_container(kb):
+    text = ("after connected to container with command `docker run -it anibali/pytorch:1.4.0-cuda10.1 sh`\n"
+            "both nvcc and nvidia-smi not found.")
+    assert _facts(text).get("symptom.container_without_driver") is True
+    assert first_entry(text)[0] == "container/docker-no-nvidia-runtime"
+
+
+def test_nvidia_smi_missing_on_a_host_is_no_container_fault(kb):
+    assert "symptom.container_without_driver" not in _facts("bash: nvidia-smi: command not found")
+    got = [m.entry.id for m, _ in explain(kb, "bash: nvidia-smi: command not found", [], 3) if m.confidence in ("likely", "possible")]
+    assert "container/docker-no-nvidia-runtime" not in got
+
+
+@pytest.mark.parametrize("text", [
+    "Cuda failure in file 'yolo_layer.cu' line 51: 35\n/etc/s6-overlay/s6-rc.d/trt-model-prepare/run: line 82:   204 Aborted",
+    "ERROR: LoadError: CUDA 10.0 is not supported by\nyour driver (which supports up to 9.0)",
+])
+def test_a_driver_older_than_the_containers_cuda(kb, text):
+    assert first_entry(text)[0] == "cuda/insufficient-driver"
+
+
+def test_a_check_macros_line_number_is_not_the_code(kb):
+    # "line 35:" names where it failed; the status after it (700, an illegal address) is no driver fault
+    got = [m.entry.id for m, _ in explain(kb, "Cuda failure in file 'plugin.cu' line 35: 700", [], 3)
+           if m.confidence in ("likely", "possible")]
+    assert "cuda/insufficient-driver" not in got

@@ -677,6 +677,10 @@ _BROKEN_BY_CHANGE = _rx(r"\b(?:after|since|following)\s+(?:the\s+|a\s+|an\s+|my\
                         # performance regression", "a regression in the 545 driver", "从 NCCL 2.19 开始", "驱动 545 回退"):
                         # NCCL's release notes list "Fix ... regression"; NVIDIA's driver release notes "Fixed a regression"
                         + _REGRESSION_SAID)
+#: nvidia-smi not found ("bash: nvidia-smi: command not found", "both nvcc and nvidia-smi not found", "nvidia-smi 命令返回错误
+#: command not found"): in a container, nvidia-smi is one of the host's files the NVIDIA Container Toolkit mounts (its
+#: "utility" capability), so a container started without the toolkit (no --gpus, no nvidia runtime) has none
+_SMI_MISSING = _rx(r"\bnvidia-smi\b[^\n.]{0,40}?(?::\s*|\s+)(?:command not found|not found)\b|\bnvidia-smi\b[^\n]{0,20}?(?:命令)?(?:找不到|未找到)")
 #: fewer GPUs seen than the machine holds, said in words: what a process sees is what CUDA_VISIBLE_DEVICES, the
 #: container's device list (NVIDIA_VISIBLE_DEVICES, docker --gpus, a pod's nvidia.com/gpu) or the scheduler passes on
 #: (CUDA C Programming Guide, "CUDA Environment Variables"; NVIDIA Container Toolkit, "Specialized configurations"),
@@ -1467,6 +1471,10 @@ def parse(c: Collector) -> bool:
         m = _first(c, _CONTAINER_ZH)
         if m:
             found = c.add("host", "host.container", "container", ln(m.start())) or found
+    m = _first(c, _SMI_MISSING) if c.has("host", "host.container") else None
+    if m:
+        found = c.add("host", "symptom.container_without_driver", True, ln(m.start()), severity="problem",
+                      summary="inside a container, nvidia-smi is not found: the host's driver files were not mounted into it") or found
     m = _first(c, _SPLIT_CONTAINERS)
     if m:
         found = c.add("host", "host.split_across_containers", True, ln(m.start()), severity="info",

@@ -36,6 +36,9 @@ _CUDA_WORDS = ("cuda", "nvrtc", "cublas", "nccl")
 _NUMBER = re.compile(r"\b(?:error|err|code|status|returned|result|failure)\s*(?:code|=|:|#|is|number)?\s*[=:]?\s*\(?\s*(\d{2,3})\b")
 _HEX = re.compile(r"\b(?:error|err|code|status|returned|result)\s*[=:]?\s*\(?\s*0x([0-9a-f]{1,4})\b")  # cuda-gdb: returned (0x2c0)
 _GLOG = re.compile(r"==\s*cudasuccess\s*\((\d{2,3}) vs\.? 0\)")  # glog/Caffe: error == cudaSuccess (35 vs. 0)
+#: a CUDA check macro that prints where it failed before the status ("Cuda failure in file 'yolo_layer.cu' line 51: 35", the
+#: TensorRT plugins' CHECK in yolo_layer.cu of the TensorRT YOLO demos that Frigate and others ship)
+_FILE_LINE = re.compile(r"\bcuda failure in file\b[^\n]{0,160}?\bline \d+\s*:\s*(\d{2,3})\b")
 #: an Xid as NVRM prints it ("Xid (PCI:0000:3b:00): 79"), as the device plugin logs it ("XidCriticalError: Xid=79 on
 #: Device=...", NVIDIA/k8s-device-plugin internal/rm/health.go) and as DCGM exporter labels its gauge
 #: (DCGM_FI_DEV_XID_ERRORS{...,err_code="74",...}, dcgm-exporter's xid collector)
@@ -75,7 +78,7 @@ def codes_in_line(line: str) -> Iterator[tuple[str, str]]:
     low = line.lower()
     shown = line if len(low) == len(line) else low
     if any(w in low for w in _CUDA_WORDS):
-        for rx, base in ((_NUMBER, 10), (_HEX, 16), (_GLOG, 10)):
+        for rx, base in ((_NUMBER, 10), (_HEX, 16), (_GLOG, 10), (_FILE_LINE, 10)):
             for m in rx.finditer(low):
                 n = int(m.group(1), base)
                 if n in CUDA_NUMBERS:
