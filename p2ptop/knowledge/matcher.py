@@ -34,8 +34,8 @@ from ..findings import SHM_TRANSPORT_FACTS, Finding
 from .codes import (CUDA_BY_NUMBER, GATES, GENERIC_CUDA_MESSAGES, codes_in_line, cuda_error, is_generic_cuda_text,
                     key as code_key, unusable_cuda_in_line)
 from .entry import Entry
-from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, NEXT_COMMAND, NVLINK_CLASSES, OWN_TEXT_CLASSES, READ_FROM_OUTPUT, first_look, is_info_line,
-                         is_setting_line, is_symptom, next_command, readable, role, ruled_out)
+from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, NEXT_COMMAND, NVLINK_CLASSES, OWN_TEXT_CLASSES, READ_FROM_OUTPUT,
+                         first_look, is_info_line, is_setting_line, is_symptom, next_command, readable, role, ruled_out)
 from .regex_safety import INVISIBLE_CHARS, MAX_LINE, RECORD_START, TYPOGRAPHIC_QUOTES, compile_pattern, literal_sets, required_literal, required_literals
 from .schema import FINDING_FACT, LOG_FACT
 
@@ -1144,20 +1144,6 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
     _named_error_over_wrapper(out, log)
     out = ranked(out)
     return out[:top] if top else out
-
-
-def _text_says(log: Log, rx: re.Pattern) -> bool:
-    """Does a line of the text match ``rx`` (a lower-case pattern)?"""
-    if log.lower is not None:
-        return rx.search(log.lower) is not None
-    return any(rx.search(line.lower()) for line in log.lines)
-
-
-def _fact_says(facts: Facts, words: tuple[str, ...]) -> bool:
-    """Is a fact whose key holds one of ``words`` known with a value that says the thing is there (not False, not a
-    "host.no_..." absence)?"""
-    return any(any(w in k for w in words) and "no_" not in k and any(x not in (False, None, "") for x in v)
-               for k, v in facts.values.items())
 
 
 #: the setups a class's cause lives in: (how a reason names it, the key words of facts that say it is there, the words of a
