@@ -211,3 +211,20 @@ def test_a_check_macros_line_number_is_not_the_code(kb):
     got = [m.entry.id for m, _ in explain(kb, "Cuda failure in file 'plugin.cu' line 35: 700", [], 3)
            if m.confidence in ("likely", "possible")]
     assert "cuda/insufficient-driver" not in got
+
+
+# --- "it fails" that is an error line's own words ---
+
+@pytest.mark.parametrize("text", [
+    "Two GeForce RTX 3090 cards. When I run dist.barrier(), `RuntimeError: ProcessGroupNCCL does not support barrier` occurs.\n"
+    "RuntimeError: ProcessGroupNCCL does not support barrier",
+    "TITAN V, pytorch 1.0.0.dev20181009\nRuntimeError: ProcessGroupNCCL does not support barrier",
+])
+def test_a_framework_error_read_as_it_fails_is_not_the_geforce(kb, text):
+    got = [(m.entry.failure_class, m.confidence) for m, _ in explain(kb, text, [], 3)]
+    assert ("p2p_unsupported_consumer_gpu", "possible") not in got and ("p2p_unsupported_consumer_gpu", "likely") not in got
+
+
+def test_p2p_said_not_to_work_on_a_geforce_is_still_the_geforce(kb):
+    got = [(m.entry.failure_class, m.confidence) for m, _ in explain(kb, "P2P does not work between my two GeForce RTX 3090 cards.", [], 3)]
+    assert got and got[0][0] == "p2p_unsupported_consumer_gpu" and got[0][1] in ("likely", "possible")

@@ -682,6 +682,14 @@ def _excerpt(line: str, width: int = 100) -> str:
 WRAPPER_RESULTS = frozenset({"nccl:unhandledcudaerror"})
 
 
+def _fails_is_error_line(facts: "Facts", log: Log) -> bool:
+    """Is the line "it fails" (symptom.fails) was read from one that holds the text's error line (error.text)?"""
+    n, err = facts.origin_line("symptom.fails"), facts.values.get("error.text")
+    if not n or not err or n > len(log.lines):
+        return False
+    return str(err[0]).strip()[:60].lower() in log.lines[n - 1].lower()
+
+
 def _void_wrapper_codes(entry: Entry, facts: "Facts") -> set[str]:
     """The entry's wrapper codes (ncclUnhandledCudaError) that say nothing for it here: the text names the
     CUDA error(s) behind the wrapper and none of them is one the entry lists."""
@@ -950,6 +958,13 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
         offered = False
         reasons.append("only 'it fails' in words, beside an error this entry does not explain (" +
                        ", ".join(named for _, named, _ in facts.code_facts()[:2]) + ")")
+    # ... and where the "it fails" is the very words of an error line the text holds (a framework's "RuntimeError:
+    # ProcessGroupNCCL does not support barrier" read as "does not support"), that error, which this entry's text does not
+    # match, is what failed: its setup (a GeForce) beside it is context, not its explanation
+    elif offered and symptom and not strong and not code_hits and not cause_said and _fails_is_error_line(facts, log):
+        offered = False
+        reasons.append("only 'it fails' in words, read from an error line this entry does not explain (" +
+                       _excerpt(str(facts.values["error.text"][0]), 60) + ")")
     # a setting is context, and an informational line is no failure: an entry whose only text is a line stating an NCCL
     # variable (NCCL's INFO echo "NCCL_P2P_LEVEL set by environment to LOC", an export) or a line the framework printed
     # at its INFO level (NCCL INFO, glog "I"), and no code, is offered only beside a complaint of the text (an error, a
