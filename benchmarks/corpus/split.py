@@ -436,7 +436,7 @@ case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh77/), 
 fresh79/: a seventy-ninth part, collected on 2026-12-01 (thirtieth session, second wave) by three helpers told to search the stored documentation pages (full GitHub issue pages) with the words of a fix rather than of an error, each skipping every thread an earlier collection had checked, sealed after the session's ranking rule; about 440 URLs checked, 39 cases
 Judged blind with the session's rules then (benchmarks/results/eval-diagnosis-fresh79-blind-*.txt). Assigned by collection: every
 case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh78/), one case per thread.
-fresh80/: a eightieth part, collected on 2026-12-01 (thirtieth session, third wave) by two helpers searching the stored issue pages with a fix's words (drivers older than a build's CUDA and builds without NCCL in frameworks other than PyTorch; GPUs hidden from a process), each skipping every thread an earlier collection had checked, sealed after the session's rules for fresh79's misses; about 320 URLs checked, 31 cases
+fresh80/: an eightieth part, collected on 2026-12-01 (thirtieth session, third wave) by two helpers searching the stored issue pages with a fix's words (drivers older than a build's CUDA and builds without NCCL in frameworks other than PyTorch; GPUs hidden from a process), each skipping every thread an earlier collection had checked, sealed after the session's rules for fresh79's misses; about 320 URLs checked, 31 cases
 Judged blind with the session's rules then (benchmarks/results/eval-diagnosis-fresh80-blind-*.txt). Assigned by collection: every
 case comes from a thread in no other part (dev/, holdout/, fresh/ to fresh79/), one case per thread.
 """
