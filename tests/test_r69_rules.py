@@ -228,3 +228,22 @@ def test_a_framework_error_read_as_it_fails_is_not_the_geforce(kb, text):
 def test_p2p_said_not_to_work_on_a_geforce_is_still_the_geforce(kb):
     got = [(m.entry.failure_class, m.confidence) for m, _ in explain(kb, "P2P does not work between my two GeForce RTX 3090 cards.", [], 3)]
     assert got and got[0][0] == "p2p_unsupported_consumer_gpu" and got[0][1] in ("likely", "possible")
+
+
+# --- a terminal's wrap that leaves "(" or "<" at the start of the continued line ---
+
+@pytest.mark.parametrize("text", [
+    "miniconda3/envs/chatglm3/lib/python3.10/site-packages/torch/cuda/__init__.py:138\n: UserWarning: CUDA initialization: "
+    "The NVIDIA driver on your system is too old \n(found version 11030). Please update your GPU driver by downloading and installi",
+    "nvidia-docker | 2016/08/22 12:54:02 Error: unsupported CUDA version: driver 7.5 \n< image 8.0",
+])
+def test_a_wrapped_driver_message_is_read_across_its_bracket(kb, text):
+    assert first_entry(text)[0] == "cuda/insufficient-driver"
+
+
+def test_records_that_start_with_a_bracket_are_not_joined():
+    long = "x" * (matcher.WRAP_MIN + 5)
+    for nxt in ("(pid=4242) NCCL INFO ring 0", "(RayTrainWorker pid=77) hello", "(venv) $ python train.py",
+                "(base) root@host:~# nvidia-smi", "<stdout>: rank 1"):
+        assert matcher._flat_texts([long, nxt]) == [], nxt
+    assert matcher._flat_texts([long, "(found version 11030). Please update"]) != []

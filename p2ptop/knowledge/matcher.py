@@ -313,6 +313,12 @@ WRAP_MIN = 50  # a line this long may have been wrapped (mail reflows at 64-78, 
 WRAP_JOIN = 3  # at most this many lines are joined into one message
 
 
+#: a line that starts with "(" or "<" and yet continues the one before it, cut by a terminal's wrap ("...is too old" /
+#: "(found version 11030)", "...driver 7.5" / "< image 8.0"): not one of the records that start so, a Ray worker's
+#: "(pid=123)" or "(RayWorker pid=123)", a shell prompt's "(venv) " or "(base) ", MPI's "<stdout>"
+_WRAPPED_BRACKET = re.compile(r"[(<](?!(?:[\w-]+\s+)?pid=|[\w.-]+\)\s|std(?:in|out|err)>)")
+
+
 def _flat_texts(lines: list[str]) -> list[tuple[str, list[int]]]:
     """The paste with each wrapped line joined to the lines continuing it, once with a space and once with
     nothing at the breaks ("\\n" elsewhere), with the offset where each original line starts; [] when no line
@@ -321,7 +327,8 @@ def _flat_texts(lines: list[str]) -> list[tuple[str, list[int]]]:
     run = 1
     for i in range(len(lines) - 1):
         nxt = lines[i + 1]
-        j = (len(lines[i]) >= WRAP_MIN and run < WRAP_JOIN and bool(nxt) and not RECORD_START.match(nxt))
+        j = (len(lines[i]) >= WRAP_MIN and run < WRAP_JOIN and bool(nxt)
+             and (not RECORD_START.match(nxt) or _WRAPPED_BRACKET.match(nxt) is not None))
         joins.append(j)
         run = run + 1 if j else 1
     if not any(joins):
