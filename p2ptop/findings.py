@@ -118,6 +118,7 @@ FACT_KEYS: dict[str, str] = {
     "symptom.fails_beyond_two_gpus": "True when the text says a run works on one or two GPUs and hangs or fails on more",
     "symptom.fails_beyond_nine_gpus": "True when the text gives the host ten or more GPUs and says the job works on nine or fewer",
     "symptom.no_cuda_device_driver_sees_gpus": "True when the text says a program sees no GPU (symptom.no_cuda_device) and that nvidia-smi or another framework sees them",
+    "host.cuda_available": "True when the text shows CUDA available to the program (collect_env's 'Is CUDA available: True', a console's torch.cuda.is_available() answering True)",
     "symptom.container_without_driver": "True when the text, inside a container, says nvidia-smi is not found (the host's driver files were not mounted)",
     "tool.host_copy_slow": "True when a copy tool (bandwidthTest, nvbandwidth) measured pinned copies between the CPU and this GPU under a quarter of what its PCIe link gives (said, or as its model is built) or of a sibling of the same model",
     "symptom.illegal_address_across_devices": "True when a pasted program selects two or more GPUs by number and fails with an illegal memory access (cudaErrorIllegalAddress, 700)",

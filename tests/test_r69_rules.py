@@ -244,6 +244,15 @@ def test_a_wrapped_driver_message_is_read_across_its_bracket(kb, text):
 def test_records_that_start_with_a_bracket_are_not_joined():
     long = "x" * (matcher.WRAP_MIN + 5)
     for nxt in ("(pid=4242) NCCL INFO ring 0", "(RayTrainWorker pid=77) hello", "(venv) $ python train.py",
-                "(base) root@host:~# nvidia-smi", "<stdout>: rank 1"):
+                "(base) root@host:~# nvidia-smi", "<stdout>: rank 1", "<product_name>NVIDIA H100 80GB HBM3</product_name>"):
         assert matcher._flat_texts([long, nxt]) == [], nxt
     assert matcher._flat_texts([long, "(found version 11030). Please update"]) != []
+    assert matcher._flat_texts([long, "< image 8.0"]) != []
+
+
+def test_console_or_collect_env_saying_cuda_is_available_stops_the_wheel_tag_reading():
+    # forward compatibility: a newer CUDA that runs on an older data-centre driver is no fault
+    for said in (">>> torch.cuda.is_available()\nTrue", "Is CUDA available: True"):
+        text = f"torch 2.1.0+cu121\nNvidia driver version: 470.256.02\n{said}\n"
+        assert _facts(text).get("host.cuda_available") is True
+        assert "host.driver_below_cuda_build" not in _facts(text)

@@ -99,11 +99,6 @@ _DRIVER_VERSION = re.compile(r"^(\d{3})\.(\d{1,3})(?:\.(\d{1,3}))?$")
 _WHEEL_CUDA = re.compile(r"\b(?:torch|torchvision|torchaudio|pytorch)\b[^\n]{0,30}?\+cu(\d{2,3})\b|(?<![\w.])\d\.\d{1,2}\.\d{1,2}\+cu(\d{2,3})\b", re.I)
 
 
-#: the text saying CUDA is available to the program: collect_env's "Is CUDA available: True", a console's
-#: torch.cuda.is_available() answered True
-_CUDA_AVAILABLE = re.compile(r"\bcuda available\s*:\s*true\b|\bis_available\(\)\s*(?:out\[\d+\]:\s*)?true\b")
-
-
 def wheel_cuda(tag: str) -> tuple[int, int]:
     """The CUDA release of a wheel tag's digits: "111" -> (11, 1), "92" -> (9, 2), "130" -> (13, 0)."""
     return (int(tag[0]), int(tag[1])) if len(tag) == 2 else (int(tag[:2]), int(tag[2]))
@@ -190,7 +185,7 @@ def _driver_below_build(c: Collector) -> None:
     # forward-compatibility package runs a newer CUDA on an older data-centre driver)
     v = c.paste.select(("+cu",), context=0)
     wheel = _WHEEL_CUDA.search(v.text) if v.text else None
-    if wheel is not None and not _CUDA_AVAILABLE.search(c.paste.plain):
+    if wheel is not None and not c.has("host", "host.cuda_available"):  # collect_env's or the console's answer
         major, minor = wheel_cuda(wheel.group(1) or wheel.group(2))
         builds.append(("the wheel " + wheel.group(0).strip(), f"{major}.{minor}", v.line_of(wheel.start())))
     for who, cuda, line in builds:

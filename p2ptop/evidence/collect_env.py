@@ -90,6 +90,9 @@ def parse(c: Collector) -> bool:
         c.add("host", "code.torch_cuda_build", "none" if cpu_only else build.group(1), line(build.start()), severity="info",
               summary="PyTorch is a CPU-only build" if cpu_only
               else f"PyTorch was built with CUDA {build.group(1)}")
+    if avail is not None and avail.group(1) == "true":
+        c.add("host", "host.cuda_available", True, line(avail.start()), severity="info",
+              summary="collect_env: CUDA is available to PyTorch")
     if avail is not None and avail.group(1) == "false" and not cpu_only:
         c.add("host", "symptom.no_cuda_device", True, line(avail.start()), severity="problem",
               summary="collect_env: a CUDA build of PyTorch reports CUDA not available (it finds no usable GPU)")

@@ -86,4 +86,7 @@ def parse(c: Collector) -> bool:
         if none:
             found = c.add("host", "symptom.no_cuda_device", True, no, severity="problem",
                           summary=f"the console: {q.split('.')[-1]}() answers {value[:40]}: the framework sees no GPU") or found
+        elif q.endswith("is_available") and value == "true":
+            found = c.add("host", "host.cuda_available", True, no, severity="info",
+                          summary="the console: torch.cuda.is_available() answers True") or found
     return found

@@ -28,7 +28,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, NamedTuple, Optional
 
 from ..findings import SHM_TRANSPORT_FACTS, Finding
 from .codes import (CUDA_BY_NUMBER, GATES, GENERIC_CUDA_MESSAGES, codes_in_line, cuda_error, is_generic_cuda_text,
@@ -313,12 +313,6 @@ WRAP_MIN = 50  # a line this long may have been wrapped (mail reflows at 64-78, 
 WRAP_JOIN = 3  # at most this many lines are joined into one message
 
 
-#: a line that starts with "(" or "<" and yet continues the one before it, cut by a terminal's wrap ("...is too old" /
-#: "(found version 11030)", "...driver 7.5" / "< image 8.0"): not one of the records that start so, a Ray worker's
-#: "(pid=123)" or "(RayWorker pid=123)", a shell prompt's "(venv) " or "(base) ", MPI's "<stdout>"
-_WRAPPED_BRACKET = re.compile(r"[(<](?!(?:[\w-]+\s+)?pid=|[\w.-]+\)\s|std(?:in|out|err)>)")
-
-
 def _flat_texts(lines: list[str]) -> list[tuple[str, list[int]]]:
     """The paste with each wrapped line joined to the lines continuing it, once with a space and once with
     nothing at the breaks ("\\n" elsewhere), with the offset where each original line starts; [] when no line
@@ -327,8 +321,7 @@ def _flat_texts(lines: list[str]) -> list[tuple[str, list[int]]]:
     run = 1
     for i in range(len(lines) - 1):
         nxt = lines[i + 1]
-        j = (len(lines[i]) >= WRAP_MIN and run < WRAP_JOIN and bool(nxt)
-             and (not RECORD_START.match(nxt) or _WRAPPED_BRACKET.match(nxt) is not None))
+        j = (len(lines[i]) >= WRAP_MIN and run < WRAP_JOIN and bool(nxt) and not RECORD_START.match(nxt))
         joins.append(j)
         run = run + 1 if j else 1
     if not any(joins):
@@ -1168,22 +1161,27 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
     return out[:top] if top else out
 
 
-#: the setups a class's cause lives in: (how a reason names it, the key words of facts that say it is there, the words of a
-#: line that say it, the symptom that points at it though unsaid). NVLink hardware: the link and the switch, NCCL's NVLS
-#: and the CUDA multicast objects it builds, nvidia-smi topo's NV# codes, the SXM/HGX/DGX/NVL boards that carry NVSwitches,
-#: Fabric Manager and IMEX. An NCCL variable: nccl_env_misconfig is "NCCL_P2P_* and kin forcing a transport the hardware
-#: does not need", and what that costs is speed (NCCL's troubleshooting guide: P2P or SHM disabled, traffic goes over
-#: sockets): a slow run points at a variable nobody named (set in an image, a launcher, a module file), a hang or an error
-#: does not. (MIG, a VM, a CUDA IPC boundary and the BAR1 aperture were tried the same way and left out: reporters leave
-#: those setups unsaid far more often, a cloud instance being a VM, a launcher's processes an IPC boundary; the corpus lost
-#: 7 right answers in the top 3 for 2 gained.)
-_NVLINK_SETUP = ("NVLink or NVSwitch hardware", ("nvlink", "nvswitch", "fabric", "nvls", "multicast"),
-                 re.compile(r"nvlink|nvswitch|\bnvls|multicast|\bnv\d{1,2}\b|\bsxm\d?\b|\bhgx\b|\bdgx|\bnvl\d{1,3}\b|"
-                            r"fabric\s?manager|fabricmanager|\bimex\b"), ())
-_ENV_SETUP = ("an NCCL variable", ("env.NCCL_",), re.compile(r"nccl_"), ("symptom.slow",))
+class Setup(NamedTuple):
+    """A setup a class's cause lives in (SETUPS)."""
+    name: str  # how a reason names it
+    fact_words: tuple[str, ...]  # words of the keys of facts that say it is there
+    words: str  # a pattern of the words of a line that say it
+    exempt: tuple[str, ...] = ()  # symptoms that point at it though unsaid
+
+
+#: the setups a class's cause lives in. NVLink hardware: the link and the switch, NCCL's NVLS and the CUDA multicast
+#: objects it builds, nvidia-smi topo's NV# codes, the SXM/HGX/DGX/NVL boards that carry NVSwitches, Fabric Manager and
+#: IMEX. An NCCL variable: nccl_env_misconfig is "NCCL_P2P_* and kin forcing a transport the hardware does not need", and
+#: what that costs is speed (NCCL's troubleshooting guide: P2P or SHM disabled, traffic goes over sockets): a slow run
+#: points at a variable nobody named (set in an image, a launcher, a module file), a hang or an error does not. (MIG, a
+#: VM, a CUDA IPC boundary and the BAR1 aperture were tried the same way and left out: reporters leave those setups unsaid
+#: far more often, a cloud instance being a VM, a launcher's processes an IPC boundary; the corpus lost 7 right answers in
+#: the top 3 for 2 gained.)
+_NVLINK_SETUP = Setup("NVLink or NVSwitch hardware", ("nvlink", "nvswitch", "fabric", "nvls", "multicast"),
+                      r"nvlink|nvswitch|\bnvls|multicast|\bnv\d{1,2}\b|\bsxm\d?\b|\bhgx\b|\bdgx|\bnvl\d{1,3}\b|"
+                      r"fabric\s?manager|fabricmanager|\bimex\b")
+_ENV_SETUP = Setup("an NCCL variable", ("env.NCCL_",), r"nccl_", ("symptom.slow",))
 SETUPS = {**{c: _NVLINK_SETUP for c in NVLINK_CLASSES}, "nccl_env_misconfig": _ENV_SETUP}
-#: data-centre generations without an NVLink part (T4 is Turing; L4, L40, L40S are Ada) and those before NVLink
-_NO_NVLINK_ARCHITECTURES = frozenset({"Kepler", "Maxwell", "Turing", "Ada"})
 SETUP_UNSAID_FACTOR = 0.5  # such a candidate ranks under the others, as one whose setup is not said (OTHER_SETUP_FACTOR)
 #: the symptoms any cause shows (a hang, slowness, wrong data, a failure or crash said, trouble reported in words): a
 #: candidate that holds nothing else is there on the symptom alone, not on a measured state or a setup of its own
@@ -1191,23 +1189,17 @@ GENERIC_SYMPTOMS = frozenset({"symptom.hang", "symptom.slow", "symptom.wrong_res
                               "symptom.reported"})
 
 
-def _setup_said(setup: tuple, facts: Facts, log: Log) -> bool:
-    """Does the text (or the host) say ``setup`` (one of SETUPS) is there: a fact of its own known with a value that is
-    not an absence (False, a "host.no_..." key), its words in a line; for NVLink hardware also a pair's NV# path or a
-    data-centre GPU of a generation NVIDIA sells on NVLink boards?"""
-    _name, keys, rx, _symptom = setup
-    if any(any(w in k for w in keys) and "no_" not in k and any(x not in (False, None, "") for x in v)
+def _setup_said(setup: Setup, facts: Facts, log: Log) -> bool:
+    """Does the text (or the host) say ``setup`` is there: a fact of its own known with a value that is not an absence
+    (False, a "host.no_..." key), its words in a line; for NVLink hardware also a pair's NV# path or a data-centre GPU
+    named (one without NVLink, evidence/gpus.no_nvlink_hardware, has ruled the NVLink classes out already)?"""
+    if any(any(w in k for w in setup.fact_words) and "no_" not in k and any(x not in (False, None, "") for x in v)
            for k, v in facts.values.items()):
         return True
-    if setup is _NVLINK_SETUP:
-        if any(str(p).upper().startswith("NV") for p in facts.values.get("pair.path", [])):
-            return True
-        if "data-centre" in facts.values.get("gpu.product_class", []) and \
-                set(map(str, facts.values.get("gpu.architecture", []))) - _NO_NVLINK_ARCHITECTURES:
-            return True
-    if log.lower is not None:
-        return rx.search(log.lower) is not None
-    return any(rx.search(line.lower()) for line in log.lines)
+    if setup is _NVLINK_SETUP and (any(str(p).upper().startswith("NV") for p in facts.values.get("pair.path", []))
+                                   or "data-centre" in facts.values.get("gpu.product_class", [])):
+        return True
+    return log.search(setup.words)
 
 
 def _setup_unsaid(out: list[Match], facts: Facts, log: Log) -> None:
@@ -1220,14 +1212,14 @@ def _setup_unsaid(out: list[Match], facts: Facts, log: Log) -> None:
     for m in out:
         setup = SETUPS.get(m.entry.failure_class or "")
         if setup is None or m.confidence != "unsure" or m.shared_line or m.quiet or m.hits \
-                or not GENERIC_SYMPTOMS.issuperset(m.held_facts) or set(setup[3]) & set(m.held_facts):
+                or not GENERIC_SYMPTOMS.issuperset(m.held_facts) or set(setup.exempt) & set(m.held_facts):
             continue
-        if setup[0] not in said:
-            said[setup[0]] = _setup_said(setup, facts, log)
-        if not said[setup[0]]:
+        if setup.name not in said:
+            said[setup.name] = _setup_said(setup, facts, log)
+        if not said[setup.name]:
             m.score = round(m.score * SETUP_UNSAID_FACTOR, 4)
             m.relevance = round(m.relevance * SETUP_UNSAID_FACTOR, 4)
-            m.reasons.append(f"neither the text nor the host names {setup[0]}, which this cause needs")
+            m.reasons.append(f"neither the text nor the host names {setup.name}, which this cause needs")
 
 
 def ruled_out_by_host(kb, text=None, findings: Iterable[Finding] = (), origin: str = "host",

@@ -29,8 +29,11 @@ INVISIBLE_CHARS = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
 TYPOGRAPHIC_QUOTES = {ord(c): "'" for c in "\u2018\u2019\u201a\u201b\u2032"} | {ord(c): '"' for c in "\u201c\u201d\u201e\u201f\u2033"}
 #: A line that starts a record of its own, never the rest of a wrapped one: a log's timestamp, date or bracket, a label
 #: ("3: "), host:pid:tid, syslog's "Mon  5 ", a traceback's lines, an exception or a level word, a list or prompt mark.
+#: A "(" or "<" only as the records that start so (a Ray worker's "(pid=123)" or "(RayWorker pid=123)", a shell prompt's
+#: "(venv) ", a tag or MPI's "<stdout>"): a terminal's wrap leaves either at the start of a continued line ("...is too old"
+#: / "(found version 11030)", "...driver 7.5" / "< image 8.0").
 #: Both readers' wrap joining use it (the matcher's wrapped_line, evidence.paste.unwrap, which adds a table's rows).
-RECORD_START = re.compile(r"^(?:[\[(<{#$>*|-]|\d{4}-\d\d-\d\d|\d{1,2}:\d\d:\d\d|\d{1,2}/\d{1,2}/\d{2,4}|\d+: |[\w.-]+:\d+:\d+ |"
+RECORD_START = re.compile(r"^(?:[\[{#$>*|-]|\((?:[\w-]+\s+)?pid=|\([\w.-]+\)\s|<[\w/!?]|\d{4}-\d\d-\d\d|\d{1,2}:\d\d:\d\d|\d{1,2}/\d{1,2}/\d{2,4}|\d+: |[\w.-]+:\d+:\d+ |"
                           r"[A-Z][a-z]{2} [ \d]?\d |Traceback|File \"|During handling|The above exception|"
                           r"[\w.]*(?:Error|Exception|Warning)\b|(?:INFO|WARN(?:ING)?|ERROR|DEBUG)\b)")
 #: A regex that needs longer than this on one adversarial line is rejected.
