@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue 22 on two GPUs (nvidia-h200-x2 or nvidia-h100-x2): real NCCL_DEBUG=INFO logs of a two-rank torchrun
-# all-reduce, healthy and with NCCL_P2P_DISABLE=1, NCCL_P2P_LEVEL=LOC, LOC + NCCL_SHM_DISABLE=1 and a 64 KiB
+# all-reduce, healthy and with NCCL_P2P_DISABLE=1, NCCL_P2P_LEVEL=LOC, LOC + NCCL_SHM_DISABLE=1, P2P + SHM off with
+# NCCL_NET_DISABLE_INTRA=1 (no transport left) and a 64 KiB
 # /dev/shm in a private mount namespace (NCCL_CUMEM_ENABLE=0), each through `p2ptop explain` on the live host
 # (text and --json) and `p2ptop nccl --log`; two ranks on GPU 0 (and that log cut before NCCL's refusal); PyTorch's
 # peer-access errors on two GPUs; then `doctor` and
@@ -42,6 +43,8 @@ job healthy
 job p2p-disable NCCL_P2P_DISABLE=1
 job p2p-level-loc NCCL_P2P_LEVEL=LOC
 job loc-shm-off NCCL_P2P_LEVEL=LOC NCCL_SHM_DISABLE=1
+# P2P and SHM off and the network refused between ranks of one host: NCCL's "No transport found for rank" (transport.cc)
+job no-transport NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_NET_DISABLE_INTRA=1
 # two ranks of one communicator on GPU 0 (NCCL refuses them: "Duplicate GPU detected" / "Multiple Ranks ...")
 sed 's/torch.cuda.set_device(rank)/torch.cuda.set_device(0)/' "$W/ar.py" > "$W/ar_same.py"
 NCCL_DEBUG=INFO timeout 150 torchrun --standalone --nproc_per_node=2 "$W/ar_same.py" > "$W/same-gpu.log" 2>&1
