@@ -1157,6 +1157,7 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
     _one_of_several(out)
     _mark_first_failure(out, log)
     _named_error_over_wrapper(out, log)
+    _code_after_explained_failure(out, log, shared)
     out = ranked(out)
     return out[:top] if top else out
 
@@ -1370,6 +1371,35 @@ def _named_error_over_wrapper(out: list[Match], log: Log) -> None:
             m.score = round(max(0.0, best.score - 0.01), 4)
             m.reasons.append(f"its line names a CUDA error it does not explain ({', '.join(sorted(named))}), "
                              f"which {best.entry.id} lists")
+
+
+def _code_after_explained_failure(out: list[Match], log: Log, shared: frozenset) -> None:
+    """A log's error code is what its first failure returned: NCCL's WARN names the failure and the call returns a code
+    the caller then reports ("transport.cc:40 NCCL WARN No transport found for rank 0 -> rank 1" and then "unhandled
+    system error ... ncclSystemError", selectTransport's return). An entry offered only on a code that entries of
+    several classes share (no text of its own matched; a condition on context held, a small /dev/shm, a container),
+    whose code lines all follow a failure line another offered entry's own regex explains, is that failure's
+    consequence, not a cause of its own: it stays an unsure candidate."""
+    offered = [m for m in out if m.confidence in ("likely", "possible") and not m.entry.benign]
+    explained = [n for m in offered if m.basis == "signs" and not m.shared_line
+                 for n in _hit_lines(m.hits, regex_only=True)
+                 if n <= len(log.lines) and _FAILURE_LINE.search(log.lines[n - 1])
+                 and not is_info_line(log.lines[n - 1])]
+    if not explained:
+        return
+    first = min(explained)
+    for m in offered:
+        if any(h.kind == "regex" for h in m.hits) or not m.hits:
+            continue
+        lines = [h.line for h in m.hits if h.line is not None]
+        named = {code_key(c) for c in m.entry.error_codes} & {k for k, v in (log.codes or {}).items() if v}
+        if not lines or min(lines) <= first or not named or not named <= shared:
+            continue
+        by = next(o for o in offered if first in _hit_lines(o.hits, regex_only=True))
+        m.unsure = True
+        m.score = min(m.score, UNSURE_CAP)
+        m.reasons.append(f"its only sign is an error code shared by several classes, which follows line {first}'s "
+                         f"failure ({by.entry.id}): the code is that failure's")
 
 
 RELEVANCE_WEIGHT = 0.3  # what sharing the most words with the text adds to an unsure candidate's rank

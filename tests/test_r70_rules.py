@@ -1,0 +1,76 @@
+"""Rules of the thirty-first session.
+
+An NCCL log's error code is what its first failure returned: "transport.cc:40 NCCL WARN No transport found for rank"
+and then PyTorch's "unhandled system error" / ncclSystemError (selectTransport's return). An entry offered on nothing
+but that shared code, beside context (a small /dev/shm on the live host, the release the log names), is the failure's
+consequence and stays unsure (matcher._code_after_explained_failure); where the code is all the text has, it is
+offered as before."""
+
+import json
+import os
+
+import pytest
+from .kbtools import bundled_kb
+
+from p2ptop.cli import main
+from p2ptop.commands.explain import explain
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CAPS = os.path.join(HERE, "fixtures", "captures")
+NO_TRANSPORT = os.path.join(CAPS, "h200x2-nccl-2026-11-29", "no-transport-2026-12-01.log")
+SNAPSHOT = os.path.join(CAPS, "h200x2-live", "p2ptop-snapshot-bench.json")
+REASON = "its only sign is an error code shared by several classes, which follows line"
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return bundled_kb()
+
+
+def answers(kb, text, n=6):
+    return [(m.entry.id, m.confidence, m) for m, _ in explain(kb, text, [], n)]
+
+
+def test_real_no_transport_log_alone(kb):
+    with open(NO_TRANSPORT, encoding="utf-8") as f:
+        text = f.read()
+    got = answers(kb, text)
+    assert got[0][:2] == ("nccl/p2p-and-shm-disabled-uses-network", "likely")
+    for eid in ("nccl/shm-attach-no-such-file", "nccl/shm-dev-shm-full"):
+        m = next(m for i, c, m in got if i == eid)
+        assert m.confidence == "unsure"
+    attach = next(m for i, c, m in got if i == "nccl/shm-attach-no-such-file")
+    assert any(r.startswith(REASON) and "nccl/p2p-and-shm-disabled-uses-network" in r for r in attach.reasons)
+
+
+def test_live_host_small_dev_shm_does_not_make_the_code_its_own(tmp_path, capsys):
+    # the two-H200 host as it ran the job: its /dev/shm set small (the device machine's was); the log's failure is
+    # NCCL's "No transport found", the ncclSystemError after it is that failure's
+    with open(SNAPSHOT, encoding="utf-8") as f:
+        snap = json.load(f)
+    snap["host"]["facts"]["host.shm_mb"]["value"] = 64
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(snap), encoding="utf-8")
+    main(["explain", "--replay", str(path), "--json", NO_TRANSPORT])
+    got = {m["id"]: m for m in json.loads(capsys.readouterr().out)["matches"]}
+    assert got["nccl/p2p-and-shm-disabled-uses-network"]["confidence"] == "likely"
+    shm = got.get("nccl/shm-dev-shm-full")
+    assert shm is None or shm["confidence"] == "unsure"
+
+
+def test_the_code_alone_is_still_offered_on_a_small_dev_shm(kb):
+    # nothing explains the failure but the code: a container and the code, as before (offered, not demoted by this rule)
+    text = ("Running in a docker container.\n"
+            "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error "
+            "(run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5\n"
+            "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n")
+    got = answers(kb, text)
+    assert not any(REASON in r for _i, _c, m in got for r in m.reasons)
+
+
+def test_a_failure_after_the_code_does_not_explain_it(kb):
+    # the code comes first, the explained WARN after it: the code's entry is not that WARN's consequence
+    text = ("misc/shmutils.cc:72 NCCL WARN Error: failed to extend /dev/shm/nccl-abc to 9637892 bytes\n"
+            "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n")
+    got = answers(kb, text)
+    assert got[0][:2] == ("nccl/shm-dev-shm-full", "likely")
