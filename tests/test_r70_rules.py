@@ -74,3 +74,21 @@ def test_a_failure_after_the_code_does_not_explain_it(kb):
             "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n")
     got = answers(kb, text)
     assert got[0][:2] == ("nccl/shm-dev-shm-full", "likely")
+
+
+@pytest.mark.parametrize("line", [
+    # nvidia-smi names the GPU by index and bus id (newer releases), by index alone, or by bus id alone
+    "Unable to determine the device handle for GPU1: 0000:82:00.0: Unknown Error",
+    "Unable to determine the device handle for GPU1: Unknown Error",
+    "Unable to determine the device handle for GPU 0000:02:00.0: GPU is lost. Reboot the system to recover this GPU",
+    "Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error",
+    "Unable to determine the device handle for GPU3: 0000:04:00.0: GPU is lost.",
+])
+def test_nvidia_smi_lost_gpu_in_every_form(kb, line):
+    got = answers(kb, line)
+    assert got and got[0][0] == "nvml/gpu-is-lost" and got[0][1] in ("likely", "possible")
+
+
+def test_lost_gpu_needs_the_error_after_the_bus_id(kb):
+    got = answers(kb, "Unable to determine the device handle for GPU1: 0000:82:00.0: Insufficient Permissions")
+    assert not any(i == "nvml/gpu-is-lost" and c in ("likely", "possible") for i, c, _m in got)
