@@ -10,7 +10,7 @@ import json
 import os
 
 import pytest
-from .kbtools import bundled_kb
+from .kbtools import bundled_kb, text_facts
 
 from p2ptop.cli import main
 from p2ptop.commands.explain import explain
@@ -92,3 +92,21 @@ def test_nvidia_smi_lost_gpu_in_every_form(kb, line):
 def test_lost_gpu_needs_the_error_after_the_bus_id(kb):
     got = answers(kb, "Unable to determine the device handle for GPU1: 0000:82:00.0: Insufficient Permissions")
     assert not any(i == "nvml/gpu-is-lost" and c in ("likely", "possible") for i, c, _m in got)
+
+
+@pytest.mark.parametrize("said,value", [
+    # nvidia-smi topo -p2p's codes written as a reading's value (its legend: GNS = GPU not supported, CNS = Chipset...)
+    ("- `nvidia-smi topo -p2p r`: GNS (GPU not supported)", "GPU_NOT_SUPPORTED"),
+    ("canAccessPeer is 0 on all pairs; `nvidia-smi topo -p2p r` = GNS", "GPU_NOT_SUPPORTED"),
+    ("nvidia-smi topo -p2p r: CNS for every pair", "CHIPSET_NOT_SUPPORTED"),
+    ("topo -p2p r shows TNS", "TOPOLOGY_NOT_SUPPORTED"),
+])
+def test_topo_p2p_code_as_a_value_in_prose(said, value):
+    got = [f.get("p2p.read") for f in text_facts(said).values()]
+    assert value in got
+
+
+def test_topo_p2p_legend_or_matrix_after_a_colon_is_no_reading():
+    for text in ("nvidia-smi topo -p2p r:\n        GPU0    GPU1\n GPU0   X       OK\n GPU1   OK      X\n",
+                 "Legend:\n  GNS  = GPU not supported\n"):
+        assert all(f.get("p2p.read") in (None, "OK") for f in text_facts(text).values())

@@ -823,8 +823,9 @@ _PEER_QUERY = r"(?:candeviceaccesspeer|can_device_access_peer|can_access_peer|cu
 _P2P_SAID_OK = _rx(_PEER_QUERY + r"\W{0,3}\s*"
                           r"(?:\w+\s+){0,2}(?:reports?|returns?|says?|gives?|is)\s+(?:1|true)\b|topo -p2p r`?\s+(?:says|shows|reports)\s+`?ok\b")
 #: P2P said unavailable in words, with nvidia-smi topo -p2p's own codes (its legend: CNS = Chipset not supported,
-#: GNS = GPU not supported, TNS = Topology not supported, NS = Not supported): "topo -p2p r shows CNS for every pair"
-_P2P_SAID_NO = _rx(r"(?:topo\s+-p2p\s*\w?|p2p (?:status|matrix))`?[^.\n]{0,40}?\b(?:shows?|says?|reports?|gives?|prints?|is|are)\s+"
+#: GNS = GPU not supported, TNS = Topology not supported, NS = Not supported): "topo -p2p r shows CNS for every pair", or
+#: the reading written as a value ("`nvidia-smi topo -p2p r`: GNS (GPU not supported)", "topo -p2p r = GNS")
+_P2P_SAID_NO = _rx(r"(?:topo\s+-p2p\s*\w?|p2p (?:status|matrix))`?(?:[^.\n]{0,40}?\b(?:shows?|says?|reports?|gives?|prints?|is|are)\s+|[ \t]*[:=][ \t]*)"
                           r"(?:only\s+|all\s+)?[`'\"]?(cns|gns|tns|ns|chipset not supported|gpu not supported|topology not supported|not supported)\b")
 _P2P_NO_VALUE = {"cns": "CHIPSET_NOT_SUPPORTED", "chipset not supported": "CHIPSET_NOT_SUPPORTED", "gns": "GPU_NOT_SUPPORTED",
                  "gpu not supported": "GPU_NOT_SUPPORTED", "tns": "TOPOLOGY_NOT_SUPPORTED",
