@@ -110,3 +110,31 @@ def test_topo_p2p_legend_or_matrix_after_a_colon_is_no_reading():
     for text in ("nvidia-smi topo -p2p r:\n        GPU0    GPU1\n GPU0   X       OK\n GPU1   OK      X\n",
                  "Legend:\n  GNS  = GPU not supported\n"):
         assert all(f.get("p2p.read") in (None, "OK") for f in text_facts(text).values())
+
+
+def test_cmp_mining_cards_are_geforce_class_with_their_own_link():
+    from p2ptop.evidence.gpus import built_pcie, classify
+    assert classify("NVIDIA CMP 170HX") == ("consumer", "Ampere")
+    assert classify("CMP 30HX") == ("consumer", "Turing")
+    # a CMP's PCIe link is cut down by design (170HX: x4 Gen1): no built generation to judge its link against
+    assert built_pcie("NVIDIA CMP 170HX") is None and built_pcie("NVIDIA GeForce RTX 3090") == 4
+    # laptop MX parts have no built generation either (the pattern once held a backspace character where \b was meant)
+    assert built_pcie("NVIDIA GeForce MX450") is None
+
+
+def test_no_control_characters_in_sources():
+    # a control character in a source file (a backspace written where a regex meant \b) is invisible and silently wrong
+    import re
+    bad = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+    root = os.path.join(HERE, "..")
+    found = []
+    for top in ("p2ptop", "tests", "benchmarks", "kb"):
+        for dirpath, _dirs, files in os.walk(os.path.join(root, top)):
+            if "corpus" in dirpath or "fixtures" in dirpath or "results" in dirpath:
+                continue  # verbatim real text and captures keep what their tools printed
+            for name in files:
+                if name.endswith((".py", ".json")):
+                    with open(os.path.join(dirpath, name), encoding="utf-8", errors="replace") as f:
+                        if bad.search(f.read()):
+                            found.append(os.path.join(dirpath, name))
+    assert found == []

@@ -49,6 +49,10 @@ _MODELS: list[tuple[str, str, str, str]] = [
     # Tesla M-series (Maxwell): M40, M60, M10, M4, M6
     (r"m40\b|m60\b|m10\b", "M40", "data-centre", "Maxwell"),
     (r"quadro", "Quadro", "workstation", ""),
+    # NVIDIA's CMP HX mining cards ("NVIDIA CMP 170HX" in nvidia-smi): GeForce-class boards without display, whose stock
+    # driver gives no peer access, as on GeForce (170HX: GA100, 90HX/70HX: GA102/GA104; 50HX/40HX/30HX: Turing)
+    (r"cmp\s*(?:170|90|70)\s*hx", "CMP HX", "consumer", "Ampere"),
+    (r"cmp\s*(?:50|40|30)\s*hx", "CMP HX", "consumer", "Turing"),
 ]
 #: any model of the table as one pattern (lower-case text), for readers that count GPUs by their model ("8xA100")
 MODEL_NAMES = "(?:" + "|".join(rx for rx, *_ in _MODELS) + ")"
@@ -62,7 +66,7 @@ MODEL_IN_PROSE = re.compile(
     # (not a hex number's "0x": "0xa100" is an address)
     r"(?:(?<![a-z0-9])|(?<=[1-9][x×\*])|(?<=\d0[x×\*])|(?<=\d\s[x×\*]))(?:(?:nvidia\s+|geforce\s+|tesla\s+|quadro\s+)?(?:rtx\s*pro\s*6000|rtx\s*\d{4}(?:\s*ti|\s*super|\s*ada|d)?|"
     r"gtx\s*\d{3,4}(?:\s*ti)?|titan\s*(?:rtx|v|xp?)|rtx\s*a\d{4}|a\d{4}\b|gb[23]00|b[123]00|gh200|h100|h800|h200|h20|a100|a800|"
-    r"a10g?|a30|a40|l40s?|l20|l4(?=s?\s*(?:gpus?|cards?|显卡|卡))|v100|p100|t4|k80|(?<=tesla )m[46]0)s?|(?:50|40|30|20)(?:90|80|70|60)(?:\s*ti|\s*d)?s?(?=\s*(?:gpu|显卡|卡|x|×|\*|,|，|。|\)|[?.;:!](?!\d)|$|"
+    r"a10g?|a30|a40|l40s?|l20|l4(?=s?\s*(?:gpus?|cards?|显卡|卡))|v100|p100|t4|k80|(?<=tesla )m[46]0|cmp\s*(?:170|90|70|50|40|30)\s*hx)s?|(?:50|40|30|20)(?:90|80|70|60)(?:\s*ti|\s*d)?s?(?=\s*(?:gpu|显卡|卡|x|×|\*|,|，|。|\)|[?.;:!](?!\d)|$|"
     # or its memory written after it ("3090 24g*2", "4090 24GB", "3090 24G"): a card's memory is how people name it
     r"(?:12|16|20|24|32|48|96)\s*(?:gb?|gib)(?![a-z]))|"
     r"\s+(?:and|with|和)))(?![a-z0-9])|"
@@ -114,7 +118,7 @@ def nvswitch_board_note(name: Optional[str]) -> Optional[str]:
 PCIE_GEN_BY_ARCH = {"Kepler": 3, "Maxwell": 3, "Pascal": 3, "Volta": 3, "Turing": 3, "Ampere": 4, "Ada": 4, "Hopper": 5,
                     "Blackwell": 5}
 BUILT_MIN_WIDTH = 8
-_LAPTOP = re.compile(r"laptop|mobile|max-?q|mx\s?\d|jetson|orin|xavier", re.I)
+_LAPTOP = re.compile(r"laptop|mobile|max-?q|\bmx\s?\d|jetson|orin|xavier|cmp\s?\d+\s?hx", re.I)
 
 
 #: data-centre GPUs built only into boards that join every pair of them by NVLink, and the least GB/s one way such a pair
