@@ -138,3 +138,37 @@ def test_no_control_characters_in_sources():
                         if bad.search(f.read()):
                             found.append(os.path.join(dirpath, name))
     assert found == []
+
+
+DOCKER_217 = ("Running in a docker container.\n"
+              "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error (run "
+              "with NCCL_DEBUG=INFO for details), NCCL version 2.21.5\n"
+              "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n")
+
+
+def _replayed(tmp_path, capsys, text, shm_mb):
+    with open(SNAPSHOT, encoding="utf-8") as f:
+        snap = json.load(f)
+    snap["host"]["facts"]["host.shm_mb"]["value"] = shm_mb
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(snap), encoding="utf-8")
+    paste = tmp_path / "paste.txt"
+    paste.write_text(text, encoding="utf-8")
+    capsys.readouterr()
+    main(["explain", "--replay", str(path), "--json", str(paste)])
+    return {m["id"]: m for m in json.loads(capsys.readouterr().out)["matches"]}
+
+
+def test_a_large_dev_shm_puts_the_full_shm_entry_in_doubt_on_a_shared_code(tmp_path, capsys):
+    # the one-H200 device host: /dev/shm 128 GiB, 0 % used; a container's "unhandled system error" is no sign it is full
+    got = _replayed(tmp_path, capsys, DOCKER_217, 257811)
+    shm = got["nccl/shm-dev-shm-full"]
+    assert shm["confidence"] == "unsure" and any(r.startswith("in doubt: /dev/shm is 16 GiB") for r in shm["reasons"])
+    # a small /dev/shm: the same text offers it, as before
+    assert _replayed(tmp_path, capsys, DOCKER_217, 64)["nccl/shm-dev-shm-full"]["confidence"] == "likely"
+
+
+def test_nccls_own_full_shm_message_is_believed_on_a_large_dev_shm(tmp_path, capsys):
+    text = "misc/shmutils.cc:72 NCCL WARN Error: failed to extend /dev/shm/nccl-abc to 9637892 bytes\n"
+    shm = _replayed(tmp_path, capsys, text, 257811)["nccl/shm-dev-shm-full"]
+    assert shm["confidence"] == "likely" and not any(r.startswith("in doubt") for r in shm["reasons"])
