@@ -172,3 +172,17 @@ def test_nccls_own_full_shm_message_is_believed_on_a_large_dev_shm(tmp_path, cap
     text = "misc/shmutils.cc:72 NCCL WARN Error: failed to extend /dev/shm/nccl-abc to 9637892 bytes\n"
     shm = _replayed(tmp_path, capsys, text, 257811)["nccl/shm-dev-shm-full"]
     assert shm["confidence"] == "likely" and not any(r.startswith("in doubt") for r in shm["reasons"])
+
+
+@pytest.mark.parametrize("text", [
+    "when i am running this command : mpirun -np 1 ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 2. I found this",
+    "./build/sendrecv_perf_mpi -b 8 -e 1G hangs after the first size",
+])
+def test_nccl_tests_programs_are_gpu_words(text):
+    from p2ptop.evidence import read_text
+    assert read_text(text).gpu_related
+
+
+def test_perf_words_of_other_tools_are_not():
+    from p2ptop.evidence import read_text
+    assert not read_text("./build/my_perf -b 8 finished; perf stat shows 3 IPC").gpu_related

@@ -72,6 +72,8 @@ _GPU_WORDS = re.compile(
     # NCCL's own words that name no NCCL: its subsystems' tags (NET/Socket, NET/IB, NET/Plugin) and its bootstrap's
     # "no socket interface found" (src/bootstrap.cc since 2019), which a paste may keep without the tag before it
     r"net/(?:socket|ib|plugin)|no socket interface found|"
+    # nccl-tests' programs (src/*.cu: all_reduce_perf, all_gather_perf, ..., built as build/*_perf, *_perf_mpi with MPI=1)
+    r"(?:all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|sendrecv|scatter|gather|hypercube)_perf(?:_mpi)?|"
     # NVIDIA's Kubernetes device plugin's own words for its NVML pair queries (alignedAlloc; a kubelet event names no GPU)
     r"unable to get device link information)\b|_cuda_\w+|(?:vendor[ _]?id\W{1,3}|\[|\b)(?:0x)?10de(?=[:\]]|\b(?![.:]\d))|显卡|显存|多卡|单卡|gpu|"
     # a count of cards in Chinese ("4 卡训练", "8卡", "两张卡"): 卡 after a count is a card, not 卡住 (stuck)
