@@ -186,3 +186,17 @@ def test_nccl_tests_programs_are_gpu_words(text):
 def test_perf_words_of_other_tools_are_not():
     from p2ptop.evidence import read_text
     assert not read_text("./build/my_perf -b 8 finished; perf stat shows 3 IPC").gpu_related
+
+
+@pytest.mark.parametrize("said,value", [
+    ("nvidia-smi topo -p2p a\nGPU0 ↔ GPU1 : NS (Not Supported)", "NOT_SUPPORTED"),
+    ("GPU0<->GPU1: CNS (Chipset not supported)", "CHIPSET_NOT_SUPPORTED"),
+    ("we ran topo -p2p r; GPU 2 - GPU 3 = GNS", "GPU_NOT_SUPPORTED"),
+])
+def test_a_pairs_topo_p2p_code_written_out(said, value):
+    assert value in [f.get("p2p.read") for f in text_facts(said).values()]
+
+
+def test_a_pair_and_ns_without_topo_p2p_or_its_legend_is_no_reading():
+    # "ns" is also nanoseconds: without the tool named or the legend's words, no status is read
+    assert all(f.get("p2p.read") is None for f in text_facts("GPU0 - GPU1 : ns latency 350").values())

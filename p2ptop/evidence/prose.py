@@ -827,6 +827,10 @@ _P2P_SAID_OK = _rx(_PEER_QUERY + r"\W{0,3}\s*"
 #: the reading written as a value ("`nvidia-smi topo -p2p r`: GNS (GPU not supported)", "topo -p2p r = GNS")
 _P2P_SAID_NO = _rx(r"(?:topo\s+-p2p\s*\w?|p2p (?:status|matrix))`?(?:[^.\n]{0,40}?\b(?:shows?|says?|reports?|gives?|prints?|is|are)\s+|[ \t]*[:=][ \t]*)"
                           r"(?:only\s+|all\s+)?[`'\"]?(cns|gns|tns|ns|chipset not supported|gpu not supported|topology not supported|not supported)\b")
+#: ... or a pair's reading written out ("GPU0 ↔ GPU1 : NS (Not Supported)", "GPU0<->GPU1: CNS"): the pair, then a colon or
+#: "=", then topo -p2p's code; taken where the text names topo -p2p or the code is followed by its legend's words
+_P2P_PAIR_SAID_NO = _rx(r"\bgpu\s?\d+\s*(?:↔|⟷|⇔|<->|<-->|<=>|->|→|-|–|/|and|&)\s*gpu\s?\d+\s*[:=]\s*[`'\"]?(cns|gns|tns|ns)\b"
+                        r"[`'\"]?(\s*\((?:chipset|gpu|topology)?\s*not supported\))?")
 _P2P_NO_VALUE = {"cns": "CHIPSET_NOT_SUPPORTED", "chipset not supported": "CHIPSET_NOT_SUPPORTED", "gns": "GPU_NOT_SUPPORTED",
                  "gpu not supported": "GPU_NOT_SUPPORTED", "tns": "TOPOLOGY_NOT_SUPPORTED",
                  "topology not supported": "TOPOLOGY_NOT_SUPPORTED", "ns": "NOT_SUPPORTED", "not supported": "NOT_SUPPORTED"}
@@ -1548,6 +1552,8 @@ def parse(c: Collector) -> bool:
                       summary="the text says CUDA/NVML report P2P available") or found
     said_ok = m is not None
     m = _P2P_SAID_NO.search(low) if not said_ok else None
+    if m is None and not said_ok:
+        m = next((p for p in _P2P_PAIR_SAID_NO.finditer(low) if p.group(2) or "topo -p2p" in low), None)
     if m is None and not said_ok:
         m2 = _P2P_CAN_NO.search(low)
         if m2:
