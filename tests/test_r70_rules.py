@@ -200,3 +200,22 @@ def test_a_pairs_topo_p2p_code_written_out(said, value):
 def test_a_pair_and_ns_without_topo_p2p_or_its_legend_is_no_reading():
     # "ns" is also nanoseconds: without the tool named or the legend's words, no status is read
     assert all(f.get("p2p.read") is None for f in text_facts("GPU0 - GPU1 : ns latency 350").values())
+
+
+NVLINK_UNSAID = "neither the text nor the host names NVLink or NVSwitch hardware"
+
+
+def test_a_shared_code_alone_puts_an_nvlink_cause_last_where_no_nvlink_is_said(kb):
+    # ncclUnhandledCudaError is listed by entries of several classes; the NVLink one's setup is nowhere in the text
+    got = answers(kb, "NCCL Error 1: unhandled cuda error on the broadcast step of torch.nn.parallel.replicate.", 8)
+    nv = next(m for i, c, m in got if i == "nccl/p2p-disabled-nvlink-connected-hw")
+    assert nv.confidence == "unsure" and any(r.startswith(NVLINK_UNSAID) for r in nv.reasons)
+    assert got[0][0] != "nccl/p2p-disabled-nvlink-connected-hw"
+
+
+def test_the_same_code_beside_nvlink_said_keeps_its_rank(kb):
+    got = answers(kb, "NCCL Error 1: unhandled cuda error on the broadcast step; the two A100 are joined by NVLink "
+                      "bridges.", 8)
+    nv = next(m for i, c, m in got if i == "nccl/p2p-disabled-nvlink-connected-hw")
+    assert not any(r.startswith(NVLINK_UNSAID) for r in nv.reasons)
+    assert got[0][0] == "nccl/p2p-disabled-nvlink-connected-hw" or got[0][2].score == nv.score

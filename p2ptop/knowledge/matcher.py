@@ -90,6 +90,7 @@ class Match:
     context_held: int = 0  # conditions of its own on context (not a symptom) that hold: a VM, a GeForce card, a setting
     first_failure: bool = False  # its own text is the earliest failure line of a log several offered entries read
     shared_line: bool = False  # offered on a line that entries of several classes share, nothing of its own (_one_of_several)
+    shared_code: bool = False  # offered on an error code that entries of several classes share alone (score_entry)
     quiet: bool = False  # offered only on lines of settings or information, no complaint beside them (score_entry)
     shared_score: float = 0.0  # its score before one of those two rules capped it: ranks it among the others so capped
     sign_score: float = 0.0  # its score without weak symptoms ("it fails"), which every entry of a shared line holds alike
@@ -941,9 +942,11 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     own_held = [c for c in requires + fired + list(m.get("support") or [])
                 if c["fact"] not in WEAK_SYMPTOMS and not c["fact"].startswith("error.") and facts.check(c)]
     words_unmet = False  # offered on a shared code alone while the words it requires of the text are absent
+    shared_code = False
     if offered and code_hits and shared_codes is not None and entry.patterns and not own_held \
             and not any(h.kind == "regex" for h in hits) and code_hits <= shared_codes:
         offered = False
+        shared_code = True
         reasons.append("only an error code that entries of several classes share; this entry's own text is absent")
         # the words it requires of the text (its setup named: "WSL", "Windows", MIG) are absent too: of the entries the
         # code is shared by, it ranks under those that need nothing the text does not say (OTHER_SETUP_FACTOR)
@@ -1030,7 +1033,8 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     reasons = list(dict.fromkeys(reasons + held + ["against: " + a for a in against]))
     ctx = 0 if doubted else _context_held(m, facts)  # a setup that fits earns no bonus where a fact speaks against the entry
     return Match(entry, round(score, 4), reasons, deciding, unsure=not offered, context_held=ctx, own_signs=len(own_held),
-                 quiet=quiet_only, weak_offer=offered and not strong, shared_score=round(prior, 4) if quiet_only else 0.0,
+                 quiet=quiet_only, shared_code=shared_code, weak_offer=offered and not strong,
+                 shared_score=round(prior, 4) if quiet_only else 0.0,
                  cause_said=cause_said, sign_score=sign_score, hits=tuple(hits), held_facts=tuple(dict.fromkeys(held_facts)),
                  facts_for=[r for r in reasons if not r.startswith("against: ")], facts_against=against,
                  notes=list(facts.conflicts), own_deciding=list(deciding), basis="lead" if is_lead else "signs")
@@ -1212,8 +1216,11 @@ def _setup_unsaid(out: list[Match], facts: Facts, log: Log) -> None:
     said: dict[str, bool] = {}
     for m in out:
         setup = SETUPS.get(m.entry.failure_class or "")
-        if setup is None or m.confidence != "unsure" or m.shared_line or m.quiet or m.hits \
-                or not GENERIC_SYMPTOMS.issuperset(m.held_facts) or set(setup.exempt) & set(m.held_facts):
+        # (a code that entries of several classes share, and nothing of its own, is as generic as a symptom: "one of them")
+        coded = m.shared_code and not any(h.kind == "regex" for h in m.hits)
+        if setup is None or m.confidence != "unsure" or m.shared_line or m.quiet or (m.hits and not coded) \
+                or not GENERIC_SYMPTOMS.issuperset(f for f in m.held_facts if not (coded and f.startswith("error."))) \
+                or set(setup.exempt) & set(m.held_facts):
             continue
         if setup.name not in said:
             said[setup.name] = _setup_said(setup, facts, log)
