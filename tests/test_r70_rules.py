@@ -219,3 +219,12 @@ def test_the_same_code_beside_nvlink_said_keeps_its_rank(kb):
     nv = next(m for i, c, m in got if i == "nccl/p2p-disabled-nvlink-connected-hw")
     assert not any(r.startswith(NVLINK_UNSAID) for r in nv.reasons)
     assert got[0][0] == "nccl/p2p-disabled-nvlink-connected-hw" or got[0][2].score == nv.score
+
+
+def test_an_offered_entry_of_the_setup_says_the_setup(kb):
+    # CUDA's 802 (cudaErrorSystemNotReady) offers Fabric Manager not running on its own code: NVSwitch hardware is in play,
+    # so the version-mismatch entry beside it on a shared code alone is not put last as "no NVLink said"
+    got = answers(kb, "RuntimeError: CUDA error: system not yet initialized\nCUDA error 802 on cudaGetDeviceCount", 8)
+    assert any(c in ("likely", "possible") and m.entry.failure_class == "fabric_manager_not_running" for i, c, m in got)
+    assert not any(r.startswith(NVLINK_UNSAID) for _i, _c, m in got for r in m.reasons
+                   if m.entry.failure_class in ("fabric_manager_version_mismatch", "fabric_manager_not_running"))

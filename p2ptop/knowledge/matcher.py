@@ -1213,7 +1213,9 @@ def _setup_unsaid(out: list[Match], facts: Facts, log: Log) -> None:
     such as a slow table on a pair the host calls P2P-capable) wherever that symptom shows. Where neither
     the text nor the host says that setup, it ranks under the candidates whose setup may be there (SETUP_UNSAID_FACTOR):
     a hang on "a server with 4 GPUs" is far more often anything else than an NVSwitch fabric's or a variable nobody named."""
-    said: dict[str, bool] = {}
+    # an entry of the same setup offered on signs of its own (Fabric Manager not running on code 802) says that setup is there
+    said: dict[str, bool] = {SETUPS[m.entry.failure_class].name: True for m in out
+                             if m.entry.failure_class in SETUPS and m.confidence in ("likely", "possible")}
     for m in out:
         setup = SETUPS.get(m.entry.failure_class or "")
         # (a code that entries of several classes share, and nothing of its own, is as generic as a symptom: "one of them")
