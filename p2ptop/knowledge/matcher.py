@@ -1390,13 +1390,13 @@ def _code_after_explained_failure(out: list[Match], log: Log, shared: frozenset)
     whose code lines all follow a failure line another offered entry's own regex explains, is that failure's
     consequence, not a cause of its own: it stays an unsure candidate."""
     offered = [m for m in out if m.confidence in ("likely", "possible") and not m.entry.benign]
-    explained = [n for m in offered if m.basis == "signs" and not m.shared_line
+    explained = [(n, m.entry.id) for m in offered if m.basis == "signs" and not m.shared_line
                  for n in _hit_lines(m.hits, regex_only=True)
                  if n <= len(log.lines) and _FAILURE_LINE.search(log.lines[n - 1])
                  and not is_info_line(log.lines[n - 1])]
     if not explained:
         return
-    first = min(explained)
+    first, by = min(explained)
     for m in offered:
         if any(h.kind == "regex" for h in m.hits) or not m.hits:
             continue
@@ -1404,11 +1404,10 @@ def _code_after_explained_failure(out: list[Match], log: Log, shared: frozenset)
         named = {code_key(c) for c in m.entry.error_codes} & {k for k, v in (log.codes or {}).items() if v}
         if not lines or min(lines) <= first or not named or not named <= shared:
             continue
-        by = next(o for o in offered if first in _hit_lines(o.hits, regex_only=True))
         m.unsure = True
         m.score = min(m.score, UNSURE_CAP)
         m.reasons.append(f"its only sign is an error code shared by several classes, which follows line {first}'s "
-                         f"failure ({by.entry.id}): the code is that failure's")
+                         f"failure ({by}): the code is that failure's")
 
 
 RELEVANCE_WEIGHT = 0.3  # what sharing the most words with the text adds to an unsure candidate's rank
