@@ -228,3 +228,21 @@ def test_an_offered_entry_of_the_setup_says_the_setup(kb):
     assert any(c in ("likely", "possible") and m.entry.failure_class == "fabric_manager_not_running" for i, c, m in got)
     assert not any(r.startswith(NVLINK_UNSAID) for _i, _c, m in got for r in m.reasons
                    if m.entry.failure_class in ("fabric_manager_version_mismatch", "fabric_manager_not_running"))
+
+
+def test_a_word_one_hard_wrap_cut_still_names_gpus():
+    from p2ptop.evidence import read_text
+    from p2ptop.evidence.paste import words_rejoined
+    text = ("The default version was cu121, which didn't work and failed (RuntimeError: The N\n"
+            "VIDIA driver on your system is too old) in this cell:\n"
+            "PyTorch Version: 2.1.2+cu121")
+    assert "The NVIDIA driver" in words_rejoined(text)
+    assert read_text(text).gpu_related
+    got = answers(bundled_kb(), text)
+    assert got and got[0][0] == "cuda/insufficient-driver"
+
+
+def test_short_lines_and_cuts_between_words_are_not_rejoined():
+    from p2ptop.evidence.paste import words_rejoined
+    assert words_rejoined("short line N\nVIDIA") == ""  # under the width a terminal wraps at
+    assert words_rejoined("x" * 70 + " \nnext line") == ""  # the cut fell between words: nothing to rejoin

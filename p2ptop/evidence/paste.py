@@ -85,6 +85,27 @@ def unwrap(text: str) -> str:
     return "\n".join(lines)
 
 
+def words_rejoined(text: str) -> str:
+    """The text with each line of the longest length (at least WRAP_WIDTH_MIN) that ends inside a word joined to the next
+    line: what a single hard wrap cut ("...(RuntimeError: The N" / "VIDIA driver on your system is too old)"), which
+    :func:`unwrap` leaves alone (it joins only where two or more lines show the width). For asking which words a text
+    holds, never for reading its records; "" where nothing was joined."""
+    if len(text) > WRAP_TEXT_MAX:
+        return ""
+    lines = text.split("\n")
+    width = max((len(l) for l in lines), default=0)
+    if width < WRAP_WIDTH_MIN:
+        return ""
+    cut = [i for i in range(len(lines) - 1)
+           if len(lines[i]) == width and lines[i][-1:].isalnum() and lines[i + 1][:1].isalnum()]
+    if not cut:
+        return ""
+    for i in reversed(cut):
+        lines[i] += lines[i + 1]
+        lines[i + 1] = ""
+    return "\n".join(lines)
+
+
 #: the spaces a web page or a word processor puts in place of " " (no-break, figure, thin, narrow no-break, ideographic):
 #: read as the space the program printed
 _WIDE_SPACE = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")

@@ -9,7 +9,7 @@ from typing import Any, Callable, Optional
 from ..findings import SHM_TRANSPORT_FACTS, Finding
 from . import builds, cc, checks, collect_env, console, dcgm, device_use, df, errors, launch, nccl, prose, smi, system, tools, topo
 from .gpus import geforce_with_pcie_p2p, no_nvlink_hardware
-from .paste import SYMPTOM_PREFIXES, Collector, Paste
+from .paste import SYMPTOM_PREFIXES, Collector, Paste, words_rejoined
 
 #: (name, parser) in the order they run: structured outputs first, so their values win over prose.
 PARSERS = (
@@ -139,9 +139,18 @@ class Evidence:
 _NCCL_PREFIX = re.compile(r"\bNCCL (?:INFO|WARN)\b")
 
 
+def _names_gpu_words(text: str, paste: Optional[Paste] = None) -> bool:
+    """Do the GPU words occur in the text's sample (of ``paste``, the text read already, where given), or in a short
+    paste once a word a single hard wrap cut is whole again (paste.words_rejoined: "The N" / "VIDIA driver")?"""
+    if _GPU_WORDS.search((paste or Paste(text)).sample(500_000, 100_000).text) is not None:
+        return True
+    joined = words_rejoined(text)
+    return bool(joined) and _GPU_WORDS.search(Paste(joined).sample(500_000, 100_000).text) is not None
+
+
 def gpu_trace(text: str) -> bool:
     """Does the text name GPUs, CUDA, NCCL, NVLink, P2P or a GPU model anywhere (first 500 KB, last 100 KB)?"""
-    if _GPU_WORDS.search(Paste(text).sample(500_000, 100_000).text) is not None:
+    if _names_gpu_words(text):
         return True
     return _NCCL_PREFIX.search(text[:500_000]) is not None or _NCCL_PREFIX.search(text[-100_000:]) is not None
 
@@ -382,6 +391,6 @@ def read_text(text: str, host_links: Optional[Callable[[str, str], Optional[tupl
                                                      "symptom.gpus_missing", "symptom.no_cuda_device") + SHM_TRANSPORT_FACTS)
         for f in c.findings)
     if not gpu_related:
-        gpu_related = _GPU_WORDS.search(paste.sample(500_000, 100_000).text) is not None
+        gpu_related = _names_gpu_words(text, paste)
     return Evidence(findings=c.findings, kinds=c.kinds, gpu_related=gpu_related, notes=c.notes,
                     structured=c.structured, lines=len(paste.lines), failed_parsers=failed)
