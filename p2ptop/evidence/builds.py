@@ -99,9 +99,9 @@ _DRIVER_VERSION = re.compile(r"^(\d{3})\.(\d{1,3})(?:\.(\d{1,3}))?$")
 _WHEEL_CUDA = re.compile(r"\b(?:torch|torchvision|torchaudio|pytorch)\b[^\n]{0,30}?\+cu(\d{2,3})\b|(?<![\w.])\d\.\d{1,2}\.\d{1,2}\+cu(\d{2,3})\b", re.I)
 
 
-def wheel_cuda(tag: str) -> tuple[int, int]:
-    """The CUDA release of a wheel tag's digits: "111" -> (11, 1), "92" -> (9, 2), "130" -> (13, 0)."""
-    return (int(tag[0]), int(tag[1])) if len(tag) == 2 else (int(tag[:2]), int(tag[2]))
+def wheel_cuda(tag: str) -> str:
+    """The CUDA release of a wheel tag's digits, as the other builds say it: "111" -> "11.1", "92" -> "9.2", "130" -> "13.0"."""
+    return f"{tag[0]}.{tag[1]}" if len(tag) == 2 else f"{tag[:2]}.{tag[2]}"
 
 
 def parse(c: Collector) -> bool:
@@ -186,8 +186,8 @@ def _driver_below_build(c: Collector) -> None:
     v = c.paste.select(("+cu",), context=0)
     wheel = _WHEEL_CUDA.search(v.text) if v.text else None
     if wheel is not None and not c.has("host", "host.cuda_available"):  # collect_env's or the console's answer
-        major, minor = wheel_cuda(wheel.group(1) or wheel.group(2))
-        builds.append(("the wheel " + wheel.group(0).strip(), f"{major}.{minor}", v.line_of(wheel.start())))
+        builds.append(("the wheel " + wheel.group(0).strip(), wheel_cuda(wheel.group(1) or wheel.group(2)),
+                       v.line_of(wheel.start())))
     for who, cuda, line in builds:
         want = _version(cuda)
         if want is None or not driver_below_cuda(have, want):

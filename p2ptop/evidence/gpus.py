@@ -118,7 +118,9 @@ def nvswitch_board_note(name: Optional[str]) -> Optional[str]:
 PCIE_GEN_BY_ARCH = {"Kepler": 3, "Maxwell": 3, "Pascal": 3, "Volta": 3, "Turing": 3, "Ampere": 4, "Ada": 4, "Hopper": 5,
                     "Blackwell": 5}
 BUILT_MIN_WIDTH = 8
-_LAPTOP = re.compile(r"laptop|mobile|max-?q|\bmx\s?\d|jetson|orin|xavier|cmp\s?\d+\s?hx", re.I)
+#: parts whose PCIe link is their own, not their family's: laptop and embedded parts (x4, x8), NVIDIA's CMP HX mining
+#: cards (cut down by design: the 170HX runs Gen1 x4)
+_OWN_LINK = re.compile(r"laptop|mobile|max-?q|\bmx\s?\d|jetson|orin|xavier|cmp\s?\d+\s?hx", re.I)
 
 
 #: data-centre GPUs built only into boards that join every pair of them by NVLink, and the least GB/s one way such a pair
@@ -149,9 +151,9 @@ def built_nvlink(name: Optional[str]) -> Optional[float]:
 
 
 def built_pcie(name: Optional[str]) -> Optional[int]:
-    """The PCIe generation a card of this name is built with (PCIE_GEN_BY_ARCH), None for unknown models and laptop
-    or embedded parts."""
-    if not name or _LAPTOP.search(name):
+    """The PCIe generation a card of this name is built with (PCIE_GEN_BY_ARCH), None for unknown models and for parts
+    whose link is their own (_OWN_LINK: laptop, embedded, mining cards)."""
+    if not name or _OWN_LINK.search(name):
         return None
     cls, arch = classify(name)
     return PCIE_GEN_BY_ARCH.get(arch) if cls in ("consumer", "workstation", "data-centre") else None

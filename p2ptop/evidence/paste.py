@@ -62,11 +62,8 @@ def unwrap(text: str) -> str:
     and four in five of the lines within a tenth of that width exactly as long) with each cut line joined again to its
     continuation, which is left empty: the same number of lines, a message whole on the line where it starts. Anything
     else unchanged."""
-    if len(text) > WRAP_TEXT_MAX:
-        return text
-    lines = text.split("\n")
-    width = max((len(l) for l in lines), default=0)
-    if width < WRAP_WIDTH_MIN:
+    lines, width = _wrap_width(text)
+    if not width:
         return text
     near = sum(1 for l in lines if len(l) >= width * 0.9)
     full = sum(1 for l in lines if len(l) == width)
@@ -79,7 +76,23 @@ def unwrap(text: str) -> str:
            and _shape(lines[i]) != _shape(lines[i + 1])]  # a run of records alike ("diag: ...", "7  [0] NCCL INFO ...")
     if len({lines[i] for i in cut}) < 2 or not any(lines[i][-1].isalnum() and lines[i + 1][0].isalnum() for i in cut):
         return text  # two different cut lines, one cut inside a word: what a width does and lines of one's own do not
-    for i in reversed(cut):  # from the end, so a message cut twice is joined whole on its first line
+    return _joined(lines, cut)
+
+
+def _wrap_width(text: str) -> tuple[list[str], int]:
+    """The lines of a paste short enough to have been copied off a screen, and the width a terminal would have cut them
+    at (the longest line's length, at least WRAP_WIDTH_MIN); 0 where none applies."""
+    if len(text) > WRAP_TEXT_MAX:
+        return [], 0
+    lines = text.split("\n")
+    width = max((len(l) for l in lines), default=0)
+    return (lines, width) if width >= WRAP_WIDTH_MIN else ([], 0)
+
+
+def _joined(lines: list[str], cut: list[int]) -> str:
+    """Each cut line joined again to its continuation, which is left empty (line numbers stay), from the end, so a message
+    cut twice is joined whole on its first line."""
+    for i in reversed(cut):
         lines[i] += lines[i + 1]
         lines[i + 1] = ""
     return "\n".join(lines)
@@ -90,20 +103,10 @@ def words_rejoined(text: str) -> str:
     line: what a single hard wrap cut ("...(RuntimeError: The N" / "VIDIA driver on your system is too old)"), which
     :func:`unwrap` leaves alone (it joins only where two or more lines show the width). For asking which words a text
     holds, never for reading its records; "" where nothing was joined."""
-    if len(text) > WRAP_TEXT_MAX:
-        return ""
-    lines = text.split("\n")
-    width = max((len(l) for l in lines), default=0)
-    if width < WRAP_WIDTH_MIN:
-        return ""
+    lines, width = _wrap_width(text)
     cut = [i for i in range(len(lines) - 1)
            if len(lines[i]) == width and lines[i][-1:].isalnum() and lines[i + 1][:1].isalnum()]
-    if not cut:
-        return ""
-    for i in reversed(cut):
-        lines[i] += lines[i + 1]
-        lines[i + 1] = ""
-    return "\n".join(lines)
+    return _joined(lines, cut) if cut else ""
 
 
 #: the spaces a web page or a word processor puts in place of " " (no-break, figure, thin, narrow no-break, ideographic):

@@ -831,6 +831,7 @@ _P2P_SAID_NO = _rx(r"(?:topo\s+-p2p\s*\w?|p2p (?:status|matrix))`?(?:[^.\n]{0,40
 #: "=", then topo -p2p's code; taken where the text names topo -p2p or the code is followed by its legend's words
 _P2P_PAIR_SAID_NO = _rx(r"\bgpu\s?\d+\s*(?:↔|⟷|⇔|<->|<-->|<=>|->|→|-|–|/|and|&)\s*gpu\s?\d+\s*[:=]\s*[`'\"]?(cns|gns|tns|ns)\b"
                         r"[`'\"]?(\s*\((?:chipset|gpu|topology)?\s*not supported\))?")
+_TOPO_P2P = re.compile(r"topo\s+-p2p\b")  # the tool named, as _P2P_SAID_NO reads it
 _P2P_NO_VALUE = {"cns": "CHIPSET_NOT_SUPPORTED", "chipset not supported": "CHIPSET_NOT_SUPPORTED", "gns": "GPU_NOT_SUPPORTED",
                  "gpu not supported": "GPU_NOT_SUPPORTED", "tns": "TOPOLOGY_NOT_SUPPORTED",
                  "topology not supported": "TOPOLOGY_NOT_SUPPORTED", "ns": "NOT_SUPPORTED", "not supported": "NOT_SUPPORTED"}
@@ -1553,7 +1554,7 @@ def parse(c: Collector) -> bool:
     said_ok = m is not None
     m = _P2P_SAID_NO.search(low) if not said_ok else None
     if m is None and not said_ok:
-        m = next((p for p in _P2P_PAIR_SAID_NO.finditer(low) if p.group(2) or "topo -p2p" in low), None)
+        m = next((p for p in _P2P_PAIR_SAID_NO.finditer(low) if p.group(2) or _TOPO_P2P.search(low)), None)
     if m is None and not said_ok:
         m2 = _P2P_CAN_NO.search(low)
         if m2:

@@ -91,6 +91,7 @@ class Match:
     first_failure: bool = False  # its own text is the earliest failure line of a log several offered entries read
     shared_line: bool = False  # offered on a line that entries of several classes share, nothing of its own (_one_of_several)
     shared_code: bool = False  # offered on an error code that entries of several classes share alone (score_entry)
+    code_hits: frozenset = frozenset()  # the keys of the error codes it lists that the text names (score_entry)
     quiet: bool = False  # offered only on lines of settings or information, no complaint beside them (score_entry)
     shared_score: float = 0.0  # its score before one of those two rules capped it: ranks it among the others so capped
     sign_score: float = 0.0  # its score without weak symptoms ("it fails"), which every entry of a shared line holds alike
@@ -1033,7 +1034,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     reasons = list(dict.fromkeys(reasons + held + ["against: " + a for a in against]))
     ctx = 0 if doubted else _context_held(m, facts)  # a setup that fits earns no bonus where a fact speaks against the entry
     return Match(entry, round(score, 4), reasons, deciding, unsure=not offered, context_held=ctx, own_signs=len(own_held),
-                 quiet=quiet_only, shared_code=shared_code, weak_offer=offered and not strong,
+                 quiet=quiet_only, shared_code=shared_code, code_hits=frozenset(code_hits), weak_offer=offered and not strong,
                  shared_score=round(prior, 4) if quiet_only else 0.0,
                  cause_said=cause_said, sign_score=sign_score, hits=tuple(hits), held_facts=tuple(dict.fromkeys(held_facts)),
                  facts_for=[r for r in reasons if not r.startswith("against: ")], facts_against=against,
@@ -1219,7 +1220,7 @@ def _setup_unsaid(out: list[Match], facts: Facts, log: Log) -> None:
     for m in out:
         setup = SETUPS.get(m.entry.failure_class or "")
         # (a code that entries of several classes share, and nothing of its own, is as generic as a symptom: "one of them")
-        coded = m.shared_code and not any(h.kind == "regex" for h in m.hits)
+        coded = m.shared_code
         if setup is None or m.confidence != "unsure" or m.shared_line or m.quiet or (m.hits and not coded) \
                 or not GENERIC_SYMPTOMS.issuperset(f for f in m.held_facts if not (coded and f.startswith("error."))) \
                 or set(setup.exempt) & set(m.held_facts):
@@ -1401,8 +1402,7 @@ def _code_after_explained_failure(out: list[Match], log: Log, shared: frozenset)
         if any(h.kind == "regex" for h in m.hits) or not m.hits:
             continue
         lines = [h.line for h in m.hits if h.line is not None]
-        named = {code_key(c) for c in m.entry.error_codes} & {k for k, v in (log.codes or {}).items() if v}
-        if not lines or min(lines) <= first or not named or not named <= shared:
+        if not lines or min(lines) <= first or not m.code_hits or not m.code_hits <= shared:
             continue
         m.unsure = True
         m.score = min(m.score, UNSURE_CAP)
