@@ -38,6 +38,13 @@ def text_facts(text):
     return read_text(text).facts_by_subject()
 
 
+def flat_facts(text):
+    """Every fact read from a pasted text, whatever its subject (a key read for several subjects: the last one's value)."""
+    from p2ptop.evidence import read_text
+
+    return {k: v for f in read_text(text).findings for k, v in f.facts.items()}
+
+
 def host_facts(text):
     """The host-level facts read from a pasted text."""
     return text_facts(text).get("host", {})

@@ -2,6 +2,8 @@
 
 import pytest
 
+from .kbtools import flat_facts
+
 from p2ptop.commands.explain import explain
 from p2ptop.knowledge import load_kb
 
@@ -43,9 +45,7 @@ def test_the_shared_line_names_the_three_setups_it_may_be():
     assert all(m.confidence == "unsure" for m in ms if m.entry.id != "nccl/cumem-host-shm-217")
 
 
-def _facts(text):
-    from p2ptop.evidence import read_text
-    return {k: v for f in read_text(text).findings for k, v in f.facts.items()}
+_facts = flat_facts  # every fact of the text, whatever its subject
 
 
 @pytest.mark.parametrize("text", [

@@ -6,7 +6,7 @@ NVSwitch hardware; nccl_env_misconfig: an NCCL variable forcing a transport) is 
 whose setup may be there (matcher.SETUP_UNSAID_FACTOR), and says why; where the text names it, nothing changes."""
 
 import pytest
-from .kbtools import bundled_kb
+from .kbtools import flat_facts, bundled_kb
 
 from p2ptop.commands.explain import explain
 from p2ptop.knowledge import matcher
@@ -85,11 +85,9 @@ def test_an_absence_said_is_no_setup_said(kb):
 # --- after fresh79 was judged: builds without the distributed package or NCCL, drivers older than a build's CUDA ---
 
 from .kbtools import first_entry  # noqa: E402
-from p2ptop.evidence import read_text  # noqa: E402
 
 
-def _facts(text):
-    return {k: v for f in read_text(text).findings for k, v in f.facts.items()}
+_facts = flat_facts  # every fact of the text, whatever its subject
 
 
 @pytest.mark.parametrize("text", [
