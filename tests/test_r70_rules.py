@@ -246,3 +246,19 @@ def test_short_lines_and_cuts_between_words_are_not_rejoined():
     from p2ptop.evidence.paste import words_rejoined
     assert words_rejoined("short line N\nVIDIA") == ""  # under the width a terminal wraps at
     assert words_rejoined("x" * 70 + " \nnext line") == ""  # the cut fell between words: nothing to rejoin
+
+
+def test_the_wrappers_code_above_nccls_last_error_is_that_errors(kb):
+    # PyTorch prints the code first and NCCL's own last error under "Last error:" (ProcessGroupNCCL): the code is the
+    # last error's, as _mark_first_failure already takes NCCL's last error for the first failure
+    text = ("[rank0]: torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:3780, unhandled system error "
+            "(run with NCCL_DEBUG=INFO for details), NCCL version 2.28.9\n"
+            "[rank0]: ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n"
+            "[rank0]: Last error:\n"
+            "[rank0]: Error while creating shared memory segment /dev/shm/nccl-XG7Qvq (size 9637888), error: No space left "
+            "on device (28)\n")
+    got = answers(kb, text)
+    assert got[0][:2] == ("nccl/shm-dev-shm-full", "likely")
+    attach = next(m for i, c, m in got if i == "nccl/shm-attach-no-such-file")
+    assert attach.confidence == "unsure"
+    assert any("is PyTorch's wrapper of line 4's failure" in r for r in attach.reasons)

@@ -1334,13 +1334,18 @@ def _mark_first_failure(out: list[Match], log: Log) -> None:
                and (_FAILURE_LINE.search(log.lines[n - 1]) or _after_last_error(log, n))]
     if len({n for n, _m in offered}) < 2:
         return
-    # NCCL's own last error, which PyTorch prints under "Last error:" after its wrapper line (ProcessGroupNCCL's
-    # "NCCL error in: ..., internal error - please report ..., NCCL version X" / "ncclInternalError: ..." / "Last error:"
-    # / ncclGetLastError()), is the first failure: the lines above it only say which call returned it
-    under = [n for n, _m in offered if _after_last_error(log, n)]
-    first = min(under) if under else min(n for n, _m in offered)
+    first = _first_failure_line([n for n, _m in offered], log)
     for n, m in offered:
         m.first_failure = n == first
+
+
+def _first_failure_line(lines: list[int], log: Log) -> int:
+    """Of a log's failure lines, the first failure's: NCCL's own last error, which PyTorch prints under "Last error:" after
+    its wrapper line (ProcessGroupNCCL's "NCCL error in: ..., internal error - please report ..., NCCL version X" /
+    "ncclInternalError: ..." / "Last error:" / ncclGetLastError()), where there is one (the lines above it only say which
+    call returned it), else the earliest."""
+    under = [n for n in lines if _after_last_error(log, n)]
+    return min(under) if under else min(lines)
 
 
 def _named_cuda_errors(line: str) -> set[str]:
@@ -1388,26 +1393,33 @@ def _code_after_explained_failure(out: list[Match], log: Log, shared: frozenset)
     the caller then reports ("transport.cc:40 NCCL WARN No transport found for rank 0 -> rank 1" and then "unhandled
     system error ... ncclSystemError", selectTransport's return). An entry offered only on a code that entries of
     several classes share (no text of its own matched; a condition on context held, a small /dev/shm, a container),
-    whose code lines all follow a failure line another offered entry's own regex explains, is that failure's
-    consequence, not a cause of its own: it stays an unsure candidate."""
+    whose code lines all follow a failure line another offered entry's own regex explains (or, where that line is NCCL's
+    last error, which PyTorch prints under its wrapper: _first_failure_line, the wrapper's code above it), is that
+    failure's consequence, not a cause of its own: it stays an unsure candidate."""
     offered = [m for m in out if m.confidence in ("likely", "possible") and not m.entry.benign]
-    explained = [(n, m.entry.id) for m in offered if m.basis == "signs" and not m.shared_line
-                 for n in _hit_lines(m.hits, regex_only=True)
-                 if n <= len(log.lines) and _FAILURE_LINE.search(log.lines[n - 1])
-                 and not is_info_line(log.lines[n - 1])]
+    explained: dict[int, str] = {}  # failure line -> the first entry (by id) whose own regex explains it
+    for m in sorted(offered, key=lambda m: m.entry.id):
+        if m.basis == "signs" and not m.shared_line:
+            for n in _hit_lines(m.hits, regex_only=True):
+                if n <= len(log.lines) and _FAILURE_LINE.search(log.lines[n - 1]) and not is_info_line(log.lines[n - 1]):
+                    explained.setdefault(n, m.entry.id)
     if not explained:
         return
-    first, by = min(explained)
+    first = _first_failure_line(list(explained), log)  # as _mark_first_failure takes it: NCCL's last error first
+    last_error = _after_last_error(log, first)
     for m in offered:
         if any(h.kind == "regex" for h in m.hits) or not m.hits:
             continue
         lines = [h.line for h in m.hits if h.line is not None]
-        if not lines or min(lines) <= first or not m.code_hits or not m.code_hits <= shared:
+        # its code printed after that failure, or, where that failure is NCCL's last error, by PyTorch's wrapper above it
+        if not lines or first in lines or (min(lines) < first and not last_error) \
+                or not m.code_hits or not m.code_hits <= shared:
             continue
         m.unsure = True
         m.score = min(m.score, UNSURE_CAP)
-        m.reasons.append(f"its only sign is an error code shared by several classes, which follows line {first}'s "
-                         f"failure ({by}): the code is that failure's")
+        where = "follows" if min(lines) > first else "is PyTorch's wrapper of"
+        m.reasons.append(f"its only sign is an error code shared by several classes, which {where} line {first}'s "
+                         f"failure ({explained[first]}): the code is that failure's")
 
 
 RELEVANCE_WEIGHT = 0.3  # what sharing the most words with the text adds to an unsure candidate's rank
