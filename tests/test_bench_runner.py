@@ -13,6 +13,8 @@ import pytest
 from p2ptop.bench.runner import BenchOptions, bench_available, run_all, run_pair
 from p2ptop.demos import load_demo
 
+from .workers import alive, assert_all_gone, live_snapshot
+
 FAKE = pathlib.Path(__file__).parent / "fake_workers" / "fake_worker.py"
 BOTH = [(0, 1), (1, 0)]  # two jobs in one run (bench --all itself tests each unordered pair once)
 
@@ -20,37 +22,12 @@ BOTH = [(0, 1), (1, 0)]  # two jobs in one run (bench --all itself tests each un
 @pytest.fixture
 def live():
     """A 2-GPU snapshot that claims to be live, so the runner starts a worker instead of simulating."""
-    snap = load_demo("h200x2-vm")
-    snap.source.kind = "nvml"
-    snap.source.simulated = False
-    return snap
+    return live_snapshot()
 
 
 def opts(mode, pidfile=None, timeout=10.0):
     cmd = [sys.executable, str(FAKE), mode] + ([str(pidfile)] if pidfile else [])
     return BenchOptions(worker=cmd, timeout_s=timeout, check_contention=False)  # hermetic: this host's GPUs do not matter
-
-
-def alive(pid):
-    """True while pid exists and is not a zombie (no psutil: /proc)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
-def assert_all_gone(pidfile):
-    pids = [int(x) for x in pidfile.read_text().split()]
-    assert pids
-    deadline = time.monotonic() + 3
-    while any(alive(p) for p in pids) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert [p for p in pids if alive(p)] == []
 
 
 def test_ok_worker_gives_judged_results(live):

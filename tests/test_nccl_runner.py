@@ -11,41 +11,20 @@ import pytest
 from p2ptop.demos import load_demo
 from p2ptop.nccl.runner import ONE_GPU, NcclOptions, nccl_available, plan_all, run_group, run_plan
 
+from .workers import alive, assert_all_gone, live_snapshot
+
 FAKE = pathlib.Path(__file__).parent / "fake_workers" / "fake_nccl_worker.py"
 SIZES = [8, 1024, 1 << 20, 256 << 20]
 
 
 @pytest.fixture
 def live():
-    snap = load_demo("h200x2-vm")
-    snap.source.kind = "nvml"
-    snap.source.simulated = False
-    return snap
+    """A 2-GPU snapshot that claims to be live, so the runner starts a worker instead of simulating."""
+    return live_snapshot()
 
 
 def opts(mode, timeout=10.0):
     return NcclOptions(sizes=SIZES, worker=[sys.executable, str(FAKE), mode], timeout_s=timeout)
-
-
-def alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
-def assert_all_gone(pidfile):
-    pids = [int(x) for x in pidfile.read_text().split()]
-    assert pids
-    deadline = time.monotonic() + 3
-    while any(alive(p) for p in pids) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert [p for p in pids if alive(p)] == []
 
 
 def test_ok_run_gives_rows_transports_and_version(live, monkeypatch):
