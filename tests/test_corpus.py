@@ -94,7 +94,7 @@ FRESH79_MIN = 39  # cases collected in fresh79/ (2026-12-01, thirtieth session)
 FRESH80_MIN = 31  # cases collected in fresh80/ (2026-12-01, thirtieth session)
 FRESH81_MIN = 19  # cases collected in fresh81/ (2026-12-01, thirty-first session)
 FRESH82_MIN = 11  # cases collected in fresh82/ (2026-12-01, thirty-first session)
-FRESH83_MIN = 23  # cases collected in fresh83/ (2026-12-01, thirty-second session)
+FRESH83_MIN = 14  # cases collected in fresh83/ (2026-12-01, thirty-second session)
 FRESH43_MIN = 21  # cases collected in fresh43/ (2026-11-29, eighteenth session; one AMD ROCm report removed after opening)
 CERTAINTIES = {"maintainer", "reporter confirmed", "inferred"}
 
