@@ -255,7 +255,7 @@ def _cuda_driver(v: str) -> str:
     n = int(v)
     return f"{n // 1000}.{(n % 1000) // 10}"
 
-_LEVELS = ("INFO", "WARN", "TRACE", "ABORT")
+_LEVELS = ("INFO", "WARN", "TRACE", "ABORT", "DIAG")  # (DIAG added with the reader, 2026-12-01: NCCL 2.31's diagnostics)
 # NCCL 2.1/2.2's prefix without "NCCL" (round 7), plain: one regex on the line
 _OLD_PREFIX = re.compile(r"(?:^|[\s:>)\]])(?P<host>[^\s:\[\]()<>]+):(?P<pid>\d+):(?P<tid>\d+) \[\d+\] "
                          r"(?:(?P<loc>[\w./+-]+\.(?:cc|cu|cpp|c|h):\d+) )?(?P<level>INFO|WARN|ABORT) ")
@@ -409,6 +409,12 @@ def read_nccl_log(text: str) -> NcclLog:
             continue
         if msg.lstrip().startswith("+ NVL[") and "- NVS/" in msg:
             log.decisions.append(NcclDecision(host, "nvswitch", msg.strip(), None, no))
+            continue
+        if level == "DIAG":  # (added with the reader, 2026-12-01: NCCL 2.31's active diagnostics, "[OK]   p2p: ...")
+            d = re.match(r"\[(OK|INFO|WARN|FAIL|ERROR)\]\s+([\w-]+):\s*(.*)", msg)
+            if d is not None:
+                log.decisions.append(NcclDecision(host, "diag_ok" if d.group(1) == "OK" else "diag_issue",
+                                                  f"{d.group(2)}: {d.group(3).strip()}", None, no))
             continue
         if "set by environment" in msg:
             e = _ENV.search(msg)

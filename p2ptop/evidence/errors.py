@@ -429,7 +429,17 @@ def parse(c: Collector) -> bool:
         first = _first_error_line(c)
         if first:
             c.add("host", "error.text", " ".join(p.line(first).split())[:200], first)
+    if not c.has("host", "error.text") and not c.has("host", "symptom.fails"):
+        # Python's header of a raised exception (CPython's traceback module: "Traceback (most recent call last):"), the
+        # exception line itself cut off (a paste stopped at the stack's frames): the program failed, what with is unsaid
+        m = _TRACEBACK.search(p.text)
+        if m:
+            c.add("host", "symptom.fails", True, p.text.count("\n", 0, m.start()) + 1,
+                  summary="a Python traceback whose exception line the paste does not show")
     return found
+
+
+_TRACEBACK = re.compile(r"^\W{0,12}Traceback \(most recent call last\):", re.M)
 
 
 def _first_error_line(c: Collector) -> Optional[int]:

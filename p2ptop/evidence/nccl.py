@@ -192,6 +192,33 @@ _K8S_ALNUM = "[bcdfghjklmnpqrstvwxz2456789]"
 _K8S_POD = re.compile(rf"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?-{_K8S_ALNUM}{{6,10}}-{_K8S_ALNUM}{{5}}")
 
 
+#: NCCL's P2P diagnostic counting the peer accesses that passed ("only 52/56 GPU-to-GPU peer accesses passed verification")
+_DIAG_PASSED = re.compile(r"\bonly (\d+)\s*/\s*(\d+)\b.*\bpassed verification\b")
+
+
+def _diagnostics(c: Collector, log: NcclLog) -> None:
+    """NCCL 2.31's active diagnostics (NCCL_RUN_DIAGNOSTICS=1: at communicator init every pair NCCL expects to reach
+    directly reads from and writes to its peer and the data is validated; user guide, Troubleshooting > Diagnostics).
+    "[OK] p2p: verified P2P access in both directions between every GPU pair" is P2P reads and writes working on every
+    pair of the communicator; "[INFO] p2p: only 52/56 GPU-to-GPU peer accesses passed verification" is peer accesses
+    whose data or access failed: tool.verification_error, as a copy tool finding wrong data."""
+    for d in log.decisions:
+        check, _, what = d.detail.partition(": ")
+        if check != "p2p":
+            continue
+        if d.kind == "diag_ok" and what.startswith("verified P2P access"):
+            for cap in ("p2p.read", "p2p.write"):
+                c.add("host", cap, "OK", d.line, severity="ok",
+                      summary="NCCL's diagnostics verified P2P reads and writes between every GPU pair of the communicator")
+        elif d.kind == "diag_issue":
+            m = _DIAG_PASSED.search(what)
+            if m and int(m.group(1)) < int(m.group(2)):
+                c.add("host", "tool.verification_error", True, d.line, severity="problem",
+                      summary=f"NCCL's diagnostics: only {m.group(1)} of {m.group(2)} peer accesses passed verification")
+            elif FAILED_WORDS.search(what):
+                c.add("host", "symptom.fails", True, d.line, summary=f"NCCL's diagnostics: p2p: {what[:80]}")
+
+
 def _ranks_share_a_gpu(c: Collector, log: NcclLog) -> None:
     """``nccl.ranks_share_gpu``: two ranks of one communicator (one commId) on one host print the same bus id. NCCL's init
     refuses that after its first all-gather (src/init.cc: up to 2.28 "Duplicate GPU detected : rank %d and rank %d both on
@@ -314,6 +341,7 @@ def parse(c: Collector) -> bool:
             c.add("host", "nccl.setting_refused", var, d.line, severity="problem",
                   summary=f"NCCL refused what {var} gave it (its own WARN)")
             break
+    _diagnostics(c, log)
     for e in log.env:
         c.add("host", f"env.{e.name}", e.value, e.line)
     _ranks_share_a_gpu(c, log)

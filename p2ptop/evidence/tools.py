@@ -308,7 +308,8 @@ def judge_link(c: Collector, measured: dict, line: int, tool: str) -> None:
                   summary=f"GPU{a} -> GPU{b}: {tool} {v:.1f} GB/s on {link}")
 
 
-def judge_host_links(c: Collector, measured: dict[int, float], line: int, tool: str) -> None:
+def judge_host_links(c: Collector, measured: dict[int, float], line: int, tool: str,
+                     what: str = "between the CPU and the GPU") -> None:
     """A copy tool's GB/s between the CPU and each GPU (pinned memory, one direction) against the GPU's own link: the
     PCIe generation and width the paste gives it, else as its model is built (built_floor, a GPU paired with itself);
     and against its siblings of the same model in the same run. Under a quarter of either is gpu tool.host_copy_slow
@@ -327,7 +328,7 @@ def judge_host_links(c: Collector, measured: dict[int, float], line: int, tool: 
             why = f"under a quarter of what another GPU of the same model gets in the same run ({best[model]:.1f} GB/s)"
         if why:
             c.add(f"gpu:{g}", "tool.host_copy_slow", True, line, severity="problem",
-                  summary=f"GPU{g}: {tool} {v:.1f} GB/s between the CPU and the GPU, {why}")
+                  summary=f"GPU{g}: {tool} {v:.1f} GB/s {what}, {why}")
             c.add("host", "symptom.slow", True, line, summary=f"{tool}: GPU{g} {v:.1f} GB/s to or from the CPU")
 
 
@@ -534,6 +535,18 @@ def parse_cuda_samples(c: Collector) -> bool:
                               summary=f"GPU{a} -> GPU{b}: {direction.lower()} P2P enabled {v_on:.2f} GB/s < P2P disabled {v_off:.2f} GB/s")
                         c.add("host", "symptom.slow", True, on["line"])
             _judge_latency(c, mats)
+            # P2P=Disabled: cudaMemcpyPeer without peer access, which the driver stages through host memory, so each
+            # pair's figure is bounded by the slower of its two GPUs' host links. A GPU whose best staged pair is far
+            # under what its link gives has a slow host link itself, or every GPU it was paired with has one.
+            off = next((m for t, m in mats.items() if t.startswith("Unidirectional P2P=Disabled Bandwidth")), None)
+            if off:
+                best: dict[int, float] = {}
+                for (a, b), v in off["values"].items():
+                    if a != b and v is not None:
+                        for g in (a, b):
+                            best[g] = max(best.get(g, 0.0), v)
+                judge_host_links(c, best, off["line"], "p2pBandwidthLatencyTest P2P=Disabled",
+                                 "at best, staged through the host with any other GPU (its link or all its peers' slow)")
             on = next((m for t, m in mats.items() if t.startswith("Unidirectional P2P=Enabled Bandwidth")), None)
             if on:
                 judge_link(c, on["values"], on["line"], "p2pBandwidthLatencyTest P2P=Enabled")

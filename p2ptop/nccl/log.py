@@ -129,6 +129,7 @@ _PATH_HEAD = re.compile(rf"^GPU/(?P<id>{_TOPO_ID}) :")
 _PATH_CELL = re.compile(rf"\b(?P<node>GPU|NVS|CPU|NIC|NET|PCI|GIN|RMA)/(?P<id>{_TOPO_ID}) \((?P<hops>\d+)/(?P<bw>[\d.]+)/(?P<type>[A-Z]{{3}})\)")
 #: ... and its tree (graph/topo.cc ncclTopoPrintRec): a GPU with its rank, "+ PCI[24.0] - GPU/0-1b000 (3)", "GPU/1B000 (0)"
 _TREE_GPU = re.compile(rf"(?:^|\] - )GPU/(?P<id>{_TOPO_ID}) \((?P<rank>-?\d+)\)")
+_DIAG = re.compile(r"\[(?P<tag>OK|INFO|WARN|FAIL|ERROR)\]\s+(?P<check>[\w-]+):\s*(?P<what>.*)")
 _CUDA_FAILURE = re.compile(r"(?:Cuda failure(?: (?P<num>\d+))? '(?P<msg>[^']*)'|CUDA IPC handle : (?P<num2>\d+) (?P<msg2>.+))")
 
 
@@ -214,7 +215,7 @@ class NcclTopoGpu:
 class NcclDecision:
     """A choice NCCL made about a transport, e.g. P2P off between two devices."""
     host: Optional[str]
-    kind: str  # p2p_not_enabled | p2p_disabled | p2p_unsupported | cuda_p2p_not_all | p2p_beyond_level | nvls_unavailable | net_ib_missing | net_plugin_failed | network | ras_peer_dead | nvswitch | cc_on | setting_refused | interface (detail: "eth0 10.0.0.1")
+    kind: str  # diag_ok | diag_issue (detail: "p2p: verified ...") | p2p_not_enabled | p2p_disabled | p2p_unsupported | cuda_p2p_not_all | p2p_beyond_level | nvls_unavailable | net_ib_missing | net_plugin_failed | network | ras_peer_dead | nvswitch | cc_on | setting_refused | interface (detail: "eth0 10.0.0.1")
     detail: str
     devs: Optional[tuple[int, int]]
     line: int
@@ -378,7 +379,7 @@ def _cuda_driver(v: str) -> str:
     n = int(v)
     return f"{n // 1000}.{(n % 1000) // 10}"
 
-_LEVELS = ("INFO", "WARN", "TRACE", "ABORT")
+_LEVELS = ("INFO", "WARN", "TRACE", "ABORT", "DIAG")  # DIAG: NCCL 2.31's active diagnostics (NCCL_RUN_DIAGNOSTICS=1)
 #: NCCL 2.1/2.2 (binary releases before the source of 2.3 was published) printed the same prefix without the word
 #: "NCCL": ``host:pid:tid [cudaDev] INFO msg`` and ``host:pid:tid [cudaDev] misc/ibvwrap.cu:60 WARN msg`` (horovod/horovod#98,
 #: horovod/horovod#489). Only a whole host:pid:tid [dev] prefix before the level counts (other loggers print "[1] INFO").
@@ -533,6 +534,16 @@ def _examine(caches: tuple, level: str, loc: Optional[str], msg: str, line: str)
             emits.append((_DECISIONS, ("cuda_p2p_not_all", msg.strip(), None)))
         elif p is not None and p.group("direct") == "0":  # CUDA P2P everywhere, but some pair beyond NCCL's P2P level
             emits.append((_DECISIONS, ("p2p_beyond_level", msg.strip(), None)))
+    if level == "DIAG":
+        # NCCL 2.31's active diagnostics (NCCL_RUN_DIAGNOSTICS=1; user guide, Troubleshooting > Diagnostics): rank 0 prints
+        # "NCCL DIAG [OK]   p2p: verified P2P access in both directions between every GPU pair (56 peer accesses)" or
+        # "NCCL DIAG [INFO] p2p: only 52/56 GPU-to-GPU peer accesses passed verification" ([INFO]: a failed verification or
+        # a check that could not be completed)
+        d = _DIAG.match(msg)
+        if d is not None:
+            kind = "diag_ok" if d.group("tag") == "OK" else "diag_issue"
+            return ((_DECISIONS, (kind, f"{d.group('check')}: {d.group('what').strip()}", None)),)
+        return ()
     if "NVLS multicast support is not available" in msg:
         emits.append((_DECISIONS, ("nvls_unavailable", msg.strip(), None)))
     elif "NET/IB : No device found" in msg:

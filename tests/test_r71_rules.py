@@ -1,0 +1,130 @@
+"""Rules of the thirty-second session, each written from the tool's or language's own definition and checked with
+near misses:
+
+- Python prints "Traceback (most recent call last):" only for a raised exception (CPython's traceback module): a paste
+  that stops at the stack's frames, its exception line cut off, still says the program failed (symptom.fails).
+- p2pBandwidthLatencyTest's P2P=Disabled figures are copies the driver stages through host memory (cudaMemcpyPeer
+  without peer access): a GPU whose best staged pair is far under what its PCIe link gives has a slow host link, or all
+  its peers do (tool.host_copy_slow, as bandwidthTest's and nvbandwidth's host copies).
+- NCCL 2.31's active diagnostics (NCCL_RUN_DIAGNOSTICS=1) print "NCCL DIAG [OK]   p2p: verified P2P access in both
+  directions between every GPU pair" or "NCCL DIAG [INFO] p2p: only 52/56 GPU-to-GPU peer accesses passed verification"
+  (NCCL user guide, Troubleshooting > Diagnostics): P2P reads and writes working, or failing verification."""
+
+import json
+import os
+
+from p2ptop.nccl.log import read_nccl_log
+
+from .kbtools import alarms, classes, explained, flat_facts
+from .nccl_log_reference import read_nccl_log as reference_read
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = os.path.join(HERE, "..", "benchmarks", "corpus")
+FIXTURES = os.path.join(HERE, "fixtures")
+
+
+def corpus_text(part, case_id):
+    with open(os.path.join(CORPUS, part, case_id + ".json"), encoding="utf-8") as f:
+        return json.load(f)["text"]
+
+
+def fixture(*path):
+    with open(os.path.join(FIXTURES, *path), encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+
+# ---- a traceback cut before its exception line --------------------------------------------------------------------
+
+WINDOWS_LAUNCH = corpus_text("fresh83", "sd-scripts-1627-windows-libuv")  # kohya-ss/sd-scripts#1627, first post
+
+
+def test_a_traceback_without_its_exception_line_is_a_failure():
+    assert flat_facts(WINDOWS_LAUNCH).get("symptom.fails") is True
+
+
+def test_the_windows_launch_cut_short_gets_the_windows_build_entry_as_a_candidate():
+    # Windows said (a drive letter's site-packages, PyTorch's "not supported in Windows or MacOs"), torch.distributed's
+    # launcher in the frames: the candidate, unsure (no line of its own says NCCL or libuv is missing)
+    got = explained(WINDOWS_LAUNCH)
+    assert got and got[0] == ("nccl_unavailable_platform", "unsure")
+
+
+def test_a_traceback_with_its_exception_line_is_that_error_not_the_header():
+    text = ("Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n"
+            "    torch.cuda.set_device(1)\nRuntimeError: CUDA error: invalid device ordinal\n")
+    facts = flat_facts(text)
+    assert facts.get("error.cuda") == "cudaErrorInvalidDevice"
+    assert "symptom.fails" not in facts
+
+
+def test_the_word_traceback_in_a_sentence_is_no_failure():
+    facts = flat_facts("The traceback module prints 'Traceback (most recent call last):' before the frames, see the docs.\n"
+                       "Two RTX 3090 GPUs.")
+    assert "symptom.fails" not in facts
+
+
+# ---- p2pBandwidthLatencyTest: copies staged through the host ----------------------------------------------------
+
+X1_RISERS = corpus_text("fresh83", "rossumai-keras-multi-gpu-7gforce-x1-risers")  # rossumai/keras-multi-gpu notes
+
+
+def test_staged_copies_far_under_any_link_are_slow_host_links():
+    facts = flat_facts(X1_RISERS)
+    assert facts.get("tool.host_copy_slow") is True
+    assert classes(X1_RISERS)[0] == "pcie_link_degraded"
+
+
+def test_healthy_staged_copies_are_no_slow_host_link():
+    for text in (fixture("device", "h200x2-healthy-outputs", "p2pBandwidthLatencyTest.txt"),
+                 fixture("pastes", "p2pBandwidthLatencyTest-nccl-814-p2p-slower.txt")):
+        assert "tool.host_copy_slow" not in flat_facts(text)
+
+
+def test_a_pair_slow_only_with_p2p_on_is_not_the_host_link():
+    # NVIDIA/nccl#814: P2P enabled slower than disabled; the staged copies themselves are at the link's speed
+    text = fixture("pastes", "p2pBandwidthLatencyTest-nccl-814-p2p-slower.txt")
+    facts = flat_facts(text)
+    assert facts.get("tool.p2p_slower_than_no_p2p") is True
+    assert "pcie_link_degraded" not in classes(text, 1)
+
+
+# ---- NCCL 2.31's diagnostics --------------------------------------------------------------------------------------
+
+DIAG_OK = corpus_text("fresh83", "nccl-docs-diag-p2p-ok-8ranks")  # NCCL user guide, Diagnostics
+DIAG_PARTIAL = ("NCCL DIAG === NCCL Diagnostics ===\n"
+                "NCCL DIAG [INFO] p2p: only 52/56 GPU-to-GPU peer accesses passed verification\n"
+                "NCCL DIAG NCCL diagnostics completed in 245.3 ms across 8 ranks\n")  # the same page's partial result
+
+
+def test_the_reader_keeps_the_diagnostic_lines_as_the_reference_reader_does():
+    for text in (DIAG_OK, DIAG_PARTIAL):
+        log = read_nccl_log(text)
+        assert log.is_nccl
+        assert log.to_dict() == reference_read(text).to_dict()
+    assert [d.kind for d in read_nccl_log(DIAG_OK).decisions] == ["diag_ok"]
+    assert [d.kind for d in read_nccl_log(DIAG_PARTIAL).decisions] == ["diag_issue"]
+
+
+def test_verified_p2p_is_a_healthy_state_and_offers_nothing():
+    facts = flat_facts(DIAG_OK)
+    assert facts.get("p2p.read") == "OK" and facts.get("p2p.write") == "OK"
+    assert explained(DIAG_OK) == []
+
+
+def test_peer_accesses_failing_verification_are_a_verification_error():
+    facts = flat_facts(DIAG_PARTIAL)
+    assert facts.get("tool.verification_error") is True
+    assert "p2p.read" not in facts
+    assert not alarms(DIAG_PARTIAL)  # NCCL says which check, not why: candidates, unsure
+    assert explained(DIAG_PARTIAL)
+
+
+def test_all_accesses_passing_in_a_count_is_no_error():
+    text = "NCCL DIAG [INFO] p2p: only 56/56 GPU-to-GPU peer accesses passed verification\n"
+    assert "tool.verification_error" not in flat_facts(text)
+
+
+def test_a_diag_line_of_another_check_gives_no_p2p_fact():
+    text = "NCCL DIAG [OK]   ras: every rank reports the same CUDA driver and NCCL version\n"  # a near miss, written here
+    facts = flat_facts(text)
+    assert "p2p.read" not in facts and "tool.verification_error" not in facts
