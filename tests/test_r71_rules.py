@@ -128,3 +128,20 @@ def test_a_diag_line_of_another_check_gives_no_p2p_fact():
     text = "NCCL DIAG [OK]   ras: every rank reports the same CUDA driver and NCCL version\n"  # a near miss, written here
     facts = flat_facts(text)
     assert "p2p.read" not in facts and "tool.verification_error" not in facts
+
+
+# ---- NCCL's "P2P is disabled between ... GPUs A and B" names two GPUs ----------------------------------------------
+
+def test_p2p_disabled_between_one_gpu_and_itself_is_no_link_fault():
+    # NVIDIA/nccl 04cdb80: with several ranks on one GPU, NCCL compared topology indices and warned for the same
+    # physical GPU ("GPUs 0 and 0"); the warning about two NVLink-connected GPUs is then about no link at all
+    got = explained("P2P is disabled between NVLINK connected GPUs 0 and 0")
+    assert ("nvlink_link_failure", "likely") not in got
+    assert all(conf == "unsure" for _cls, conf in got)
+
+
+def test_p2p_disabled_between_two_nvlink_gpus_stays_the_hardware_entry():
+    for a, b in (("1", "0"), ("10", "1"), ("1", "10")):
+        text = (f"NCCL WARN P2P is disabled between NVLINK connected GPUs {a} and {b}. This should not be the case given "
+                "their connectivity, and is probably due to a hardware issue.")
+        assert explained(text)[0] == ("nvlink_link_failure", "likely")
