@@ -57,6 +57,14 @@ def test_a_traceback_with_its_exception_line_is_that_error_not_the_header():
     assert "symptom.fails" not in facts
 
 
+def test_an_exception_line_without_a_message_completes_the_traceback():
+    # torch.distributed.elastic raises RendezvousTimeoutError without a message (dynamic_rendezvous.py): the line is the
+    # exception, so the paste is not cut
+    text = ("Traceback (most recent call last):\n  File \"/usr/local/bin/torchrun\", line 8, in <module>\n"
+            "    sys.exit(main())\ntorch.distributed.elastic.rendezvous.api.RendezvousTimeoutError\n")
+    assert "symptom.fails" not in flat_facts(text)
+
+
 def test_the_word_traceback_in_a_sentence_is_no_failure():
     facts = flat_facts("The traceback module prints 'Traceback (most recent call last):' before the frames, see the docs.\n"
                        "Two RTX 3090 GPUs.")
@@ -145,3 +153,34 @@ def test_p2p_disabled_between_two_nvlink_gpus_stays_the_hardware_entry():
         text = (f"NCCL WARN P2P is disabled between NVLINK connected GPUs {a} and {b}. This should not be the case given "
                 "their connectivity, and is probably due to a hardware issue.")
         assert explained(text)[0] == ("nvlink_link_failure", "likely")
+
+
+# ---- Paddle's install check: one GPU passes, several fail ----------------------------------------------------------
+
+PADDLE_SEGV = corpus_text("fresh84", "paddle-26898-multicard-check-segv-conda-cuda")  # PaddlePaddle/Paddle#26898
+PADDLE_HEALTHY = ("Running Verify Fluid Program ...\nYour Paddle Fluid works well on SINGLE GPU or CPU.\n"
+                  "Your Paddle Fluid works well on MUTIPLE GPU or CPU.\n"
+                  "Your Paddle Fluid is installed successfully! Let's start deep Learning with Paddle Fluid now\n")  # its docstring
+
+
+def test_paddle_check_crashing_after_its_single_gpu_line_is_the_multi_gpu_run():
+    assert explained(PADDLE_SEGV)[0] == ("nccl_unavailable_platform", "possible")
+
+
+def test_paddle_check_warning_names_the_multi_gpu_run():
+    # python/paddle/utils/install_check.py: the warning, then the "ONLY for single GPU" line
+    for text in ("PaddlePaddle meets some problem with 2 GPUs. This may be caused by:",
+                 "Your Paddle Fluid has some problem with multiple GPU. This may be caused by:",
+                 "PaddlePaddle is installed successfully ONLY for single GPU! Let's start deep learning with PaddlePaddle now."):
+        assert explained(text)[0][0] == "nccl_unavailable_platform", text
+
+
+def test_paddle_check_passing_on_every_gpu_offers_nothing():
+    assert explained(PADDLE_HEALTHY) == []
+    assert explained("PaddlePaddle works well on 1 GPU.\nPaddlePaddle works well on 8 GPUs.\n"
+                     "PaddlePaddle is installed successfully! Let's start deep learning with PaddlePaddle now.") == []
+
+
+def test_paddle_check_cut_after_its_single_gpu_line_is_only_a_candidate():
+    got = explained("Running Verify Fluid Program ...\nYour Paddle Fluid works well on SINGLE GPU or CPU.\n")
+    assert got and all(conf == "unsure" for _cls, conf in got)

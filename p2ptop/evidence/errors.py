@@ -432,14 +432,27 @@ def parse(c: Collector) -> bool:
     if not c.has("host", "error.text") and not c.has("host", "symptom.fails"):
         # Python's header of a raised exception (CPython's traceback module: "Traceback (most recent call last):"), the
         # exception line itself cut off (a paste stopped at the stack's frames): the program failed, what with is unsaid
-        m = _TRACEBACK.search(p.text)
-        if m:
-            c.add("host", "symptom.fails", True, p.text.count("\n", 0, m.start()) + 1,
-                  summary="a Python traceback whose exception line the paste does not show")
+        ln = _cut_traceback(p.lines)
+        if ln:
+            c.add("host", "symptom.fails", True, ln, summary="a Python traceback whose exception line the paste does not show")
     return found
 
 
-_TRACEBACK = re.compile(r"^\W{0,12}Traceback \(most recent call last\):", re.M)
+_TRACEBACK = re.compile(r"^\W{0,12}Traceback \(most recent call last\):")
+
+
+def _cut_traceback(lines: list[str]) -> Optional[int]:
+    """The line of a Python traceback header whose stack runs to the end of the paste: its frames ("  File ...", indented)
+    and no exception line after them (CPython's traceback module prints the exception, unindented, after the last frame;
+    "torch...RendezvousTimeoutError" with no message is one too). None where every traceback has its exception line."""
+    for no, line in enumerate(lines, 1):
+        if not _TRACEBACK.match(line):
+            continue
+        head = len(line) - len(line.lstrip())
+        rest = [x for x in lines[no:] if x.strip()]
+        if rest and not any(len(x) - len(x.lstrip()) <= head for x in rest):
+            return no
+    return None
 
 
 def _first_error_line(c: Collector) -> Optional[int]:

@@ -115,8 +115,11 @@ COMPLAINT_EXEMPT = frozenset({"nccl.p2p_fallback", "nccl.transport", "symptom.fi
 #: TensorFlow, XLA, Caffe and PaddlePaddle use ("I tensorflow/core/common_runtime/gpu/gpu_init.cc:45] ...",
 #: "2017-06-28 16:04:54.002462: I tensorflow/...cc:779] ...", "I0614 10:20:30.123456 1234 file.cc:45] ...": glog's
 #: LogMessage prefix, severity letter I/W/E/F). The framework goes on after such a line: on its own it is no failure.
+#: So do the success lines of Paddle's install check (python/paddle/utils/install_check.py: "PaddlePaddle works well on 1
+#: GPU.", the older fluid check's "Your Paddle Fluid works well on SINGLE GPU or CPU.").
 INFO_LINE = re.compile(
     r"\bNCCL INFO\b(?!.*(?:->\s*\d+\s*$|\berror\b|\bfail))|"
+    r"\bworks well on (?:SINGLE|MUTIPLE|MULTIPLE|\d+) (?:GPU|CPU)s?\b|"
     r"(?:^|[\]:]\s)I(?:\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+)?\s+[\w/.\-]+\.(?:cc|cpp|cu|h|py):\d+\]", re.I)
 
 
