@@ -184,3 +184,18 @@ def test_paddle_check_passing_on_every_gpu_offers_nothing():
 def test_paddle_check_cut_after_its_single_gpu_line_is_only_a_candidate():
     got = explained("Running Verify Fluid Program ...\nYour Paddle Fluid works well on SINGLE GPU or CPU.\n")
     assert got and all(conf == "unsure" for _cls, conf in got)
+
+
+# ---- a link generation said to drop while the GPU is not in use -----------------------------------------------------
+
+def test_nvidia_smis_own_words_on_an_idle_link_are_the_idle_downclock():
+    # nvidia-smi's manual, "GPU Link information - current": "The current link generation and width. These may be reduced
+    # when the GPU is not in use."; and a user's words for the same
+    for text in ("The current link generation and width. These may be reduced when the GPU is not in use.",
+                 "The PCIe generation drops when the card is idle, nvidia-smi shows Gen1 on an RTX A6000."):
+        assert flat_facts(text).get("gpu.pcie_idle_downclock") is True, text
+
+
+def test_a_generation_lower_under_load_is_not_the_idle_downclock():
+    for text in ("My Gen4 card only runs at Gen3 under load.", "The link speed drops when the GPU is busy."):
+        assert "gpu.pcie_idle_downclock" not in flat_facts(text), text

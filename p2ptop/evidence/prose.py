@@ -975,7 +975,12 @@ _BUSY = _rx(r"\b(?:training|under (?:heavy )?load|while (?:busy|running|training
 #: be reduced when the GPU is not in use"; Gen1/Gen2 only: every GPU doing P2P trains Gen3 or faster under load)
 _LINK_LOW = r"(?:\d(?:\.\d)?\s*gt/s|\bgen\s?[12]\b|\bpcie\s*(?:1\.[01]|2\.0)\b)"
 _IDLE_LINK = _rx(_LINK_LOW + r"[\s\S]{0,300}?(?:\bidle|low[- ]power|power[- ]saving|not (?:being )?used|resting)|"
-                 r"(?:\bidle|low[- ]power|power[- ]saving|resting|no (?:tasks?|work|load|jobs?|processes) (?:on|running))[\s\S]{0,300}?" + _LINK_LOW)
+                 r"(?:\bidle|low[- ]power|power[- ]saving|resting|no (?:tasks?|work|load|jobs?|processes) (?:on|running))[\s\S]{0,300}?" + _LINK_LOW + "|"
+                 # the link's generation said to drop while the GPU is not in use, in nvidia-smi's own words ("the current
+                 # link generation and width. These may be reduced when the GPU is not in use") or a user's
+                 r"\b(?:link )?(?:generation|gen|speed)s?\b[^.\n]{0,80}?\b(?:reduc\w*|drops?|dropp\w*|lower\w*|downgrad\w*|falls?)\b"
+                 r"[^.\n]{0,40}?\bwhen (?:the )?(?:gpus?|cards?|devices?) (?:is |are )?(?:not in use|idle)\b|"
+                 r"\blink generation and width\b[\s\S]{0,40}?\breduced when (?:the )?gpu is not in use\b")
 _DRIVER = _rx(r"(?:driver(?: version)?|nvidia-driver-|驱动(?:版本)?)\s*[:=]?\s*(?:(?:is|was)\s+)?(?:(?:still|now|at|on)\s+)?v?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b")
 #: a driver branch written bare, as people contrast them ("works with driver 525 but hangs with 530", "535 正常, 550 报错"):
 #: NVIDIA's branches are numbered in steps of five (450 ... 580), so 512 or 600 W are not one; used only for a contrast
