@@ -199,3 +199,18 @@ def test_nvidia_smis_own_words_on_an_idle_link_are_the_idle_downclock():
 def test_a_generation_lower_under_load_is_not_the_idle_downclock():
     for text in ("My Gen4 card only runs at Gen3 under load.", "The link speed drops when the GPU is busy."):
         assert "gpu.pcie_idle_downclock" not in flat_facts(text), text
+
+
+# ---- "CUDA devices" are the process's view --------------------------------------------------------------------------
+
+def test_cuda_devices_said_to_vanish_are_hidden_from_the_process_not_lost_from_the_bus():
+    # ultralytics/yolov5#13681: select_device('cpu') sets CUDA_VISIBLE_DEVICES=-1 for the whole process
+    facts = flat_facts("Loading YOLOv5 model to CPU causes CUDA devices to disappear")
+    assert facts.get("symptom.no_cuda_device") is True
+    assert "gpu.lost" not in facts
+
+
+def test_gpus_said_to_vanish_are_still_lost_gpus():
+    for text in ("After a few hours of training one of the GPUs disappears from nvidia-smi.",
+                 "The second card vanished after the Xid error."):
+        assert flat_facts(text).get("gpu.lost") is True, text

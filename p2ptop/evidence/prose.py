@@ -479,7 +479,8 @@ _SYMPTOMS = (
                         # ... or the verb first: 查不到/找不到/看不到/识别不到/检测不到 NVLink (在工作)
                         r"(?:查不到|找不到|看不到|识别不到|检测不到)[^。，,\n]{0,6}?\bnvlinks?\b"),
     # a GPU said to vanish from the host (what NVRM's "fallen off the bus" looks like to a user)
-    ("gpu.lost", r"\b(?:gpus?|cards?|devices?)\b[^.;,!?\n]{0,24}?\b(?:vanish\w*|disappear\w*|drops? off|dropped off|falls? off the bus|falling off the bus|fell off the bus|goes missing|went missing|"
+    # (not "CUDA devices": the devices a process's CUDA runtime enumerates, which a setting hides: _NO_CUDA_DEVICE)
+    ("gpu.lost", r"(?<!cuda )\b(?:gpus?|cards?|devices?)\b[^.;,!?\n]{0,24}?\b(?:vanish\w*|disappear\w*|drops? off|dropped off|falls? off the bus|falling off the bus|fell off the bus|goes missing|went missing|"
                  r"is lost|was lost|no longer (?:shows?|visible|detected|appears?))|掉卡|掉了?\s*(?:显卡|gpu|一张卡)|显卡消失|(?:显卡|gpu)\s*(?:不见了|丢失)|"
                  r"(?:显卡|gpu|卡)[^。，,\n]{0,8}?(?:从总线上?掉|掉线|从总线上?消失)"),
     # (SIGBUS, "Bus error": what a process gets touching a /dev/shm file past what tmpfs holds; NCCL troubleshooting)
@@ -729,6 +730,8 @@ _NO_CUDA_DEVICE = _rx(
     r"\b(?:cuda\.|torch\.cuda\.)device_count\(\)\W{0,3}\s*(?:(?:always|still)\s+)?(?:returns?|returned|is|was|=+|gives?|gave|prints?|printed|shows?|->|:|返回|为|是)\s*:?\s*[`'\"]?0\b(?!\.\d)|"
     r"\bnum gpus available:?\s*0\b|\bnumber of (?:available |visible |cuda )?gpus(?: available| found| visible)?\s*[:=]\s*0\b(?!\.\d)|\blist_physical_devices\(\W*gpu\W*\)\W{0,3}\s*(?:returns?|returned|is|gives?|gave|shows?|->|:)?\s*(?:an\s+)?(?:\[\]|empty)|"
     r"\bno gpu/tpu found, falling back to cpu\b|"
+    # CUDA's devices (what the process's runtime enumerates under CUDA_VISIBLE_DEVICES) said to vanish
+    r"\bcuda devices?\b[^.;,!?\n]{0,20}?\b(?:vanish\w*|disappear\w*|goes missing|go missing|went missing)\b|"
     # ... and the same in the progressive ("the GPU Docker install is not finding GPU devices")
     r"\b(?:cuda|pytorch|torch|tensorflow|jax|vllm|sglang|ollama|docker|install(?:ation)?|image|the container|containers?|the (?:program|code|application|app|job|process|model|server|service|framework|pod))\s+"
     r"(?:(?:still\s+)?(?:can(?:not|'t| not)|could(?: not|n't)|does(?: not|n't)|did(?: not|n't)|do(?: not|n't)|won't|is(?: not|n't) able to|fails? to|failed to|unable to)\s+"
