@@ -8,9 +8,6 @@ from .kbtools import flat_facts
 from p2ptop.evidence import read_text
 
 
-_facts = flat_facts  # every fact of the text, whatever its subject
-
-
 def _top(text, n=3):
     from p2ptop.commands.explain import explain
     from p2ptop.knowledge import load_kb
@@ -27,7 +24,7 @@ def _top(text, n=3):
 def test_a_copy_said_wrong_or_data_shown_as_zeros_is_wrong_results(text):
     """After opening fresh42: a GPU-to-GPU copy said not to copy the data correctly, and data shown turned into zeros
     where other values were expected, are wrong results (what a peer copy through a broken IOMMU mapping looks like)."""
-    assert _facts(text).get("symptom.wrong_results") is True
+    assert flat_facts(text).get("symptom.wrong_results") is True
 
 
 @pytest.mark.parametrize("text", [
@@ -36,7 +33,7 @@ def test_a_copy_said_wrong_or_data_shown_as_zeros_is_wrong_results(text):
     "x = torch.zeros(3)  # [0, 0, 0] is the start value",
 ])
 def test_a_correct_copy_or_a_start_value_is_no_wrong_result(text):
-    assert "symptom.wrong_results" not in _facts(text)
+    assert "symptom.wrong_results" not in flat_facts(text)
 
 
 @pytest.mark.parametrize("text", [
@@ -67,7 +64,7 @@ def test_another_nvml_error_is_not_that_entry():
 def test_fabric_manager_said_to_stop_or_not_start_has_failed(text, state):
     """After opening fresh43, from Fabric Manager's user guide (a service that refuses to start, e.g. on a version that
     differs from the driver's): a service said to stop, exit or not start has failed; one not started is not running."""
-    assert _facts(text).get("host.fabric_manager") == state
+    assert flat_facts(text).get("host.fabric_manager") == state
 
 
 def test_a_failed_fabric_manager_offers_the_version_mismatch_among_its_causes():
@@ -79,7 +76,7 @@ def test_the_ngc_containers_start_check_is_cuda_seeing_no_gpu():
     """After opening fresh43: NGC containers' entrypoint prints "ERROR: No supported GPU(s) detected to run this
     container" when CUDA finds no GPU it can use (on an NVSwitch board, also while Fabric Manager is down)."""
     text = "[MaskRCNN/Pytorch] ERROR: No supported GPU(s) detected to run this container"
-    assert _facts(text).get("symptom.no_cuda_device") is True
+    assert flat_facts(text).get("symptom.no_cuda_device") is True
     top = [e for e, _ in _top(text)]
     assert "fabric-manager/not-running-system-not-initialized" in top
 
@@ -130,7 +127,7 @@ def test_a_paste_that_lost_its_line_breaks_gets_them_back_where_programs_start_l
               "Bandwidth (P2P Writes) Matrix (GB/s) D\\D 0 1 0 673.49 2.60 1 2.12 672.33")
     lines = reline(sample).split("\n")
     assert "D\\D 0 1" in lines and "0 673.49 2.60" in lines and "1 2.12 672.33" in lines
-    facts = _facts(sample)
+    facts = flat_facts(sample)
     assert facts.get("tool.p2p_slower_than_no_p2p") is True
 
 
@@ -164,7 +161,7 @@ def test_restored_line_breaks_are_said():
 def test_nvlink_said_to_stay_idle_is_a_symptom(text):
     """After opening fresh45: NVLink said to carry no traffic while the GPUs exchange data means the copies do not go
     peer to peer over it (CUDA stages cudaMemcpyPeer through the host without peer access; a VM that hides the links)."""
-    assert _facts(text).get("symptom.nvlink_unused") is True
+    assert flat_facts(text).get("symptom.nvlink_unused") is True
 
 
 @pytest.mark.parametrize("text", [
@@ -173,7 +170,7 @@ def test_nvlink_said_to_stay_idle_is_a_symptom(text):
     "we do not use nvlink bridges on these cards",
 ])
 def test_a_question_or_a_setup_without_nvlink_is_no_such_symptom(text):
-    assert "symptom.nvlink_unused" not in _facts(text)
+    assert "symptom.nvlink_unused" not in flat_facts(text)
 
 
 def test_idle_nvlink_offers_the_missing_peer_access_first():

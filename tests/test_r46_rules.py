@@ -6,10 +6,6 @@ import pytest
 from .kbtools import flat_facts
 
 
-
-_facts = flat_facts  # every fact of the text, whatever its subject
-
-
 @pytest.mark.parametrize("text,arch", [
     ("vllm serve hangs on 8x B300 during multi-GPU init", "Blackwell"),
     ("every rank freezes on our 8× B300 node", "Blackwell"),
@@ -19,7 +15,7 @@ _facts = flat_facts  # every fact of the text, whatever its subject
 def test_blackwell_ultra_models_are_read_in_prose(text, arch):
     """After opening fresh46: B300 (Blackwell Ultra, HGX B300) is in the model table but the prose reader only knew B100
     and B200, so a report on B300s named no GPU and a consumer-card entry stayed among the candidates."""
-    f = _facts(text)
+    f = flat_facts(text)
     assert f.get("gpu.architecture") == arch
     assert f.get("gpu.product_class") == "data-centre"
 
@@ -33,7 +29,7 @@ def test_blackwell_ultra_models_are_read_in_prose(text, arch):
 def test_no_gain_over_one_gpu_is_slow(text):
     """After opening fresh46: no gain from a second GPU, said against one GPU named by its count or model, is the
     data-parallel report's "slow" (the gradients' all-reduce across the link eats the second GPU's work)."""
-    assert _facts(text).get("symptom.slow") is True
+    assert flat_facts(text).get("symptom.slow") is True
 
 
 @pytest.mark.parametrize("text", [
@@ -42,7 +38,7 @@ def test_no_gain_over_one_gpu_is_slow(text):
     "we bought the same card as one of our colleagues",
 ])
 def test_the_same_result_or_setting_is_not_slow(text):
-    assert "symptom.slow" not in _facts(text)
+    assert "symptom.slow" not in flat_facts(text)
 
 
 @pytest.mark.parametrize("text", [
@@ -55,7 +51,7 @@ def test_the_same_result_or_setting_is_not_slow(text):
 def test_dgx_and_hgx_machines_without_nvswitch_are_not_read_as_nvswitch_hosts(text):
     """DGX-1/HGX-1 (hybrid cube-mesh), DGX Station, DGX Spark and the 4-GPU HGX boards carry no NVSwitch (NVIDIA's system
     guides): naming them says nothing of an NVSwitch fabric, nor of NVLink between every pair."""
-    f = _facts(text)
+    f = flat_facts(text)
     assert f.get("host.nvswitch_present") is not True
     assert "host.all_pairs_nvlink" not in f
 
@@ -71,7 +67,7 @@ def test_an_nvswitch_host_joins_every_pair_by_nvlink(text):
     IOMMU-translation entries (which act on PCIe peer traffic) are ruled out for its hangs."""
     from p2ptop.commands.explain import explain
     from p2ptop.knowledge import load_kb
-    f = _facts(text)
+    f = flat_facts(text)
     assert f.get("host.nvswitch_present") is True
     assert f.get("host.all_pairs_nvlink") is True
     ids = [m.entry.id for m, _ in explain(load_kb(), text, [], 10)]
@@ -86,7 +82,7 @@ def test_a_matrix_decides_over_the_nvswitch_words():
             "        GPU0    GPU1    CPU Affinity\n"
             "GPU0     X      SYS     0-63\n"
             "GPU1    SYS      X      0-63\n")
-    assert "host.all_pairs_nvlink" not in _facts(text)
+    assert "host.all_pairs_nvlink" not in flat_facts(text)
 
 
 @pytest.mark.parametrize("text", [
@@ -96,7 +92,7 @@ def test_a_matrix_decides_over_the_nvswitch_words():
 def test_a_sentence_quoting_an_nccl_info_line_keeps_its_words(text):
     """A writer quoting NCCL's INFO line inside a sentence: the sentence is read (its hang, its GPUs), the quoted INFO
     line stays the NCCL reader's; before, the whole line was blanked for the readers of sentences."""
-    assert _facts(text).get("symptom.hang") is True
+    assert flat_facts(text).get("symptom.hang") is True
 
 
 @pytest.mark.parametrize("line", [
@@ -159,7 +155,7 @@ def test_cuda_work_done_puts_fabric_manager_not_running_in_doubt():
     text = ("The nvidia-fabricmanager service is not running on the DGX H100 and training hangs\n"
             "node1:100:100 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM\n"
             "node1:100:100 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via P2P/CUMEM\n")
-    assert _facts(text).get("host.cuda_ran") is True
+    assert flat_facts(text).get("host.cuda_ran") is True
     fm = [m for m, _ in explain(load_kb(), text, [], 5) if m.entry.id == "fabric-manager/not-running-system-not-initialized"]
     assert fm and fm[0].confidence == "unsure"
     assert any("in doubt" in r for r in fm[0].reasons)
@@ -175,7 +171,7 @@ def test_cuda_work_done_puts_fabric_manager_not_running_in_doubt():
 def test_an_nvswitch_host_with_links_said_down_or_idle_is_not_all_nvlink(text):
     """NVLinks said down or carrying nothing on an NVSwitch host: that GPU's peers may go over PCIe, so every pair is not
     said to be joined by NVLink (ACS and the IOMMU stay possible causes)."""
-    assert "host.all_pairs_nvlink" not in _facts(text)
+    assert "host.all_pairs_nvlink" not in flat_facts(text)
 
 
 @pytest.mark.parametrize("text,said", [
@@ -187,4 +183,4 @@ def test_an_nvswitch_host_with_links_said_down_or_idle_is_not_all_nvlink(text):
 def test_nvlink_said_unused_in_the_passive(text, said):
     """NVLink said to carry nothing in the passive is `symptom.nvlink_unused` as the active form is; a bridge not used
     by default, or NVLink said used, is not."""
-    assert _facts(text).get("symptom.nvlink_unused") is said
+    assert flat_facts(text).get("symptom.nvlink_unused") is said

@@ -45,9 +45,6 @@ def test_the_shared_line_names_the_three_setups_it_may_be():
     assert all(m.confidence == "unsure" for m in ms if m.entry.id != "nccl/cumem-host-shm-217")
 
 
-_facts = flat_facts  # every fact of the text, whatever its subject
-
-
 @pytest.mark.parametrize("text", [
     "4 L4 gpus, vLLM server on one and training on the rest: NCCL error",
     "two RTX 4090 cards, NCCL hangs",
@@ -61,7 +58,7 @@ def test_gpus_without_nvlink_rule_out_the_nvlink_classes(text):
     card, no T4, A10, A16 or A2 has NVLink. Where every GPU a text names is one of these and nothing shows a link, no
     NVLink can fail, no NVSwitch or multicast exists and no peer memory is reached over NVLink: those classes are ruled out
     (issue 22 point 3: a fact that rules an entry out removes it)."""
-    assert _facts(text).get("host.no_nvlink_hardware") is True
+    assert flat_facts(text).get("host.no_nvlink_hardware") is True
     classes = {m.entry.failure_class for m in _ranked(text, top=12)}
     assert not classes & {"nvlink_link_failure", "nvlink_peer_memory_error", "nvls_multicast_failure",
                           "fabric_manager_not_running", "fabric_manager_version_mismatch"}
@@ -77,7 +74,7 @@ def test_gpus_without_nvlink_rule_out_the_nvlink_classes(text):
     "We moved from 2x 4090 to 8x H100 and NCCL hangs",           # the model named first is not the host's now
 ])
 def test_no_nvlink_is_said_only_where_every_named_gpu_lacks_it(text):
-    assert "host.no_nvlink_hardware" not in _facts(text)
+    assert "host.no_nvlink_hardware" not in flat_facts(text)
 
 
 @pytest.mark.parametrize("text,key", [
@@ -91,14 +88,14 @@ def test_a_framework_update_is_an_nccl_change(text, key):
     .github/scripts/generate_binary_build_matrix.py), TensorFlow's and JAX's CUDA wheels likewise, and vLLM and SGLang pin a
     PyTorch: trouble said to begin (or end) with a framework's update is a change of NCCL too, and the entry for trouble
     that follows the NCCL release takes it as a sign of its own."""
-    assert _facts(text).get(key) == "framework"
+    assert flat_facts(text).get(key) == "framework"
     ids = [m.entry.id for m in _ranked(text, top=5)]
     assert "nccl/trouble-follows-nccl-version" in ids
 
 
 @pytest.mark.parametrize("text", ["after updating torchvision it hangs", "after updating drivers NCCL hangs"])
 def test_only_a_framework_named_whole_is_one(text):
-    assert _facts(text).get("text.broken_by") != "framework"
+    assert flat_facts(text).get("text.broken_by") != "framework"
 
 
 def test_nvidia_smi_rows_without_the_table_header_are_read():
@@ -112,7 +109,7 @@ def test_nvidia_smi_rows_without_the_table_header_are_read():
     ev = read_text(text)
     names = [f.facts["gpu.name"] for f in ev.findings if "gpu.name" in f.facts and f.subject.startswith("gpu:")]
     assert names == ["NVIDIA A10G", "NVIDIA A10G"]
-    f = _facts(text)
+    f = flat_facts(text)
     assert f.get("host.gpu_count") == 2 and f.get("host.virtualized") is True
     assert _ranked(text)[0].entry.failure_class == "vm_p2p_unavailable"
 
@@ -127,6 +124,6 @@ def test_nvidia_smi_rows_without_the_table_header_are_read():
 def test_what_follows_the_change_says_whether_it_fixed_or_broke(text, key, value):
     """"X works, after upgrading to Y it doesn't work anymore": the words that follow the change in its sentence say it
     brought the trouble, whatever "works" said before it."""
-    f = _facts(text)
+    f = flat_facts(text)
     assert f.get(key) == value
     assert ({"text.fixed_by", "text.broken_by"} - {key}).pop() not in f

@@ -87,9 +87,6 @@ def test_an_absence_said_is_no_setup_said(kb):
 from .kbtools import first_entry  # noqa: E402
 
 
-_facts = flat_facts  # every fact of the text, whatever its subject
-
-
 @pytest.mark.parametrize("text", [
     "AttributeError: module 'torch.distributed' has no attribute 'is_initialized'",
     "我的环境安装好后出现了这个问题：AttributeError: module \"torch.distributed' has no attribute \"ReduceOp“，请问该如何解决呢？",
@@ -130,7 +127,7 @@ def test_nvidia_docker_refusing_a_docker_version_is_not_the_driver(kb):
 def test_a_wheels_cuda_tag_against_an_older_driver(kb):
     text = ("torch/cuda/__init__.py:52: UserWarning: CUDA initialization: CUDA driver initialization failed, you might not have "
             "a CUDA gpu.\nubuntu16.04, GeForce GTX 1080 Ti, torch 1.8.1+cu111, Driver version: 440.82")
-    assert _facts(text).get("host.driver_below_cuda_build") is True  # CUDA 11.1 needs 450.80.02 or newer
+    assert flat_facts(text).get("host.driver_below_cuda_build") is True  # CUDA 11.1 needs 450.80.02 or newer
     got = [m.entry.id for m, _ in explain(kb, text, [], 3)]
     assert "cuda/insufficient-driver" in got
 
@@ -140,7 +137,7 @@ def test_a_wheels_cuda_tag_against_an_older_driver(kb):
     "torch 2.1.0+cu121, Driver Version: 535.104.05",
 ])
 def test_a_driver_new_enough_for_the_wheel_is_not_below_it(text):
-    assert "host.driver_below_cuda_build" not in _facts(text)
+    assert "host.driver_below_cuda_build" not in flat_facts(text)
 
 
 def test_paddle_without_its_nccl_op_on_windows(kb):
@@ -186,12 +183,12 @@ def test_an_nvidia_image_on_a_legacy_driver_in_compatibility_mode_is_not_that(kb
 def test_nvidia_smi_missing_inside_a_container(kb):
     text = ("after connected to container with command `docker run -it anibali/pytorch:1.4.0-cuda10.1 sh`\n"
             "both nvcc and nvidia-smi not found.")
-    assert _facts(text).get("symptom.container_without_driver") is True
+    assert flat_facts(text).get("symptom.container_without_driver") is True
     assert first_entry(text)[0] == "container/docker-no-nvidia-runtime"
 
 
 def test_nvidia_smi_missing_on_a_host_is_no_container_fault(kb):
-    assert "symptom.container_without_driver" not in _facts("bash: nvidia-smi: command not found")
+    assert "symptom.container_without_driver" not in flat_facts("bash: nvidia-smi: command not found")
     got = [m.entry.id for m, _ in explain(kb, "bash: nvidia-smi: command not found", [], 3) if m.confidence in ("likely", "possible")]
     assert "container/docker-no-nvidia-runtime" not in got
 
@@ -252,5 +249,5 @@ def test_console_or_collect_env_saying_cuda_is_available_stops_the_wheel_tag_rea
     # forward compatibility: a newer CUDA that runs on an older data-centre driver is no fault
     for said in (">>> torch.cuda.is_available()\nTrue", "Is CUDA available: True"):
         text = f"torch 2.1.0+cu121\nNvidia driver version: 470.256.02\n{said}\n"
-        assert _facts(text).get("host.cuda_available") is True
-        assert "host.driver_below_cuda_build" not in _facts(text)
+        assert flat_facts(text).get("host.cuda_available") is True
+        assert "host.driver_below_cuda_build" not in flat_facts(text)

@@ -444,15 +444,14 @@ _TRACEBACK = re.compile(r"^\W{0,12}Traceback \(most recent call last\):")
 def _cut_traceback(lines: list[str]) -> Optional[int]:
     """The line of a Python traceback header whose stack runs to the end of the paste: its frames ("  File ...", indented)
     and no exception line after them (CPython's traceback module prints the exception, unindented, after the last frame;
-    "torch...RendezvousTimeoutError" with no message is one too). None where every traceback has its exception line."""
-    for no, line in enumerate(lines, 1):
-        if not _TRACEBACK.match(line):
-            continue
-        head = len(line) - len(line.lstrip())
-        rest = [x for x in lines[no:] if x.strip()]
-        if rest and not any(len(x) - len(x.lstrip()) <= head for x in rest):
-            return no
-    return None
+    "torch...RendezvousTimeoutError" with no message is one too). Only the last header can be so; None where it has its
+    exception line."""
+    no = next((n for n in range(len(lines), 0, -1) if _TRACEBACK.match(lines[n - 1])), None)
+    if no is None:
+        return None
+    head = len(lines[no - 1]) - len(lines[no - 1].lstrip())
+    rest = [x for x in lines[no:] if x.strip()]
+    return no if rest and not any(len(x) - len(x.lstrip()) <= head for x in rest) else None
 
 
 def _first_error_line(c: Collector) -> Optional[int]:

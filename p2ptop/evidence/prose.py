@@ -1562,7 +1562,8 @@ def parse(c: Collector) -> bool:
     said_ok = m is not None
     m = _P2P_SAID_NO.search(low) if not said_ok else None
     if m is None and not said_ok:
-        m = next((p for p in _P2P_PAIR_SAID_NO.finditer(low) if p.group(2) or _TOPO_P2P.search(low)), None)
+        named = _TOPO_P2P.search(low) is not None
+        m = next((p for p in _P2P_PAIR_SAID_NO.finditer(low) if p.group(2) or named), None)
     if m is None and not said_ok:
         m2 = _P2P_CAN_NO.search(low)
         if m2:

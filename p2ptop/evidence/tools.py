@@ -90,6 +90,11 @@ def _peer(c: Collector, a: int, b: int, ok: bool, line: int) -> None:
           summary=f"GPU{min(a, b)} <-> GPU{max(a, b)}: cudaDeviceCanAccessPeer {'yes' if ok else 'no'} (CUDA sample)")
 
 
+def _titled(mats: dict[str, dict], title: str) -> Optional[dict]:
+    """p2pBandwidthLatencyTest's matrix whose title starts with ``title`` (the first printed), None where the paste has none."""
+    return next((m for t, m in mats.items() if t.startswith(title)), None)
+
+
 def _judge_latency(c: Collector, mats: dict[str, dict]) -> None:
     """p2pBandwidthLatencyTest's "P2P=Disabled Latency Matrix (us)" against its "P2P=Enabled Latency (P2P Writes) Matrix
     (us)" (each a GPU matrix then a CPU one; the reader keeps the GPU one), pair by pair. A peer write is one PCIe/NVLink
@@ -102,8 +107,7 @@ def _judge_latency(c: Collector, mats: dict[str, dict]) -> None:
       and cudaMemcpyPeerAsync stages the other pairs' copies, so the test used P2P where it could and not there: an
       inferred ``p2p.read`` NOT_SUPPORTED, where the paste lacks the sample's "CANNOT Access Peer" lines (cut off). Not
       from bandwidth: P2P allowed through a CPU often moves no faster than staging."""
-    off = next((m for t, m in mats.items() if t.startswith("P2P=Disabled Latency")), None)
-    on = next((m for t, m in mats.items() if t.startswith("P2P=Enabled Latency")), None)
+    off, on = _titled(mats, "P2P=Disabled Latency"), _titled(mats, "P2P=Enabled Latency")
     if not (off and on):
         return
     staged: set[tuple[int, int]] = set()
@@ -329,7 +333,7 @@ def judge_host_links(c: Collector, measured: dict[int, float], line: int, tool: 
         if why:
             c.add(f"gpu:{g}", "tool.host_copy_slow", True, line, severity="problem",
                   summary=f"GPU{g}: {tool} {v:.1f} GB/s {what}, {why}")
-            c.add("host", "symptom.slow", True, line, summary=f"{tool}: GPU{g} {v:.1f} GB/s to or from the CPU")
+            c.add("host", "symptom.slow", True, line, summary=f"{tool}: GPU{g} {v:.1f} GB/s {what}")
 
 
 def _int_after(line: str) -> Optional[int]:
@@ -521,8 +525,7 @@ def parse_cuda_samples(c: Collector) -> bool:
             tools["p2pBandwidthLatencyTest"] = {k: {f"{a}-{b}": v for (a, b), v in m["values"].items()} for k, m in mats.items()}
             # uni- and bidirectional matrices alike (p2pBandwidthLatencyTest prints both; a paste may hold either)
             for direction in ("Unidirectional", "Bidirectional"):
-                off = next((m for t, m in mats.items() if t.startswith(f"{direction} P2P=Disabled Bandwidth")), None)
-                on = next((m for t, m in mats.items() if t.startswith(f"{direction} P2P=Enabled Bandwidth")), None)
+                off, on = _titled(mats, f"{direction} P2P=Disabled Bandwidth"), _titled(mats, f"{direction} P2P=Enabled Bandwidth")
                 if not (off and on):
                     continue
                 for (a, b), v_on in on["values"].items():
@@ -538,7 +541,7 @@ def parse_cuda_samples(c: Collector) -> bool:
             # P2P=Disabled: cudaMemcpyPeer without peer access, which the driver stages through host memory, so each
             # pair's figure is bounded by the slower of its two GPUs' host links. A GPU whose best staged pair is far
             # under what its link gives has a slow host link itself, or every GPU it was paired with has one.
-            off = next((m for t, m in mats.items() if t.startswith("Unidirectional P2P=Disabled Bandwidth")), None)
+            off = _titled(mats, "Unidirectional P2P=Disabled Bandwidth")
             if off:
                 best: dict[int, float] = {}
                 for (a, b), v in off["values"].items():
@@ -547,7 +550,7 @@ def parse_cuda_samples(c: Collector) -> bool:
                             best[g] = max(best.get(g, 0.0), v)
                 judge_host_links(c, best, off["line"], "p2pBandwidthLatencyTest P2P=Disabled",
                                  "at best, staged through the host with any other GPU (its link or all its peers' slow)")
-            on = next((m for t, m in mats.items() if t.startswith("Unidirectional P2P=Enabled Bandwidth")), None)
+            on = _titled(mats, "Unidirectional P2P=Enabled Bandwidth")
             if on:
                 judge_link(c, on["values"], on["line"], "p2pBandwidthLatencyTest P2P=Enabled")
             found = True

@@ -490,6 +490,16 @@ def _examine(caches: tuple, level: str, loc: Optional[str], msg: str, line: str)
             sb, db = _bracket(sraw), _bracket(draw)
             return ((_CHANNELS, (0, None, int(src), int(dst), sb[0], db[0], sb[1], db[1],
                                  normalise_transport(via), via, "/read" in via, direction)),)
+    if level == "DIAG":
+        # NCCL 2.31's active diagnostics (NCCL_RUN_DIAGNOSTICS=1; user guide, Troubleshooting > Diagnostics): rank 0 prints
+        # "NCCL DIAG [OK]   p2p: verified P2P access in both directions between every GPU pair (56 peer accesses)" or
+        # "NCCL DIAG [INFO] p2p: only 52/56 GPU-to-GPU peer accesses passed verification" ([INFO]: a failed verification or
+        # a check that could not be completed)
+        d = _DIAG.match(msg)
+        if d is not None:
+            kind = "diag_ok" if d.group("tag") == "OK" else "diag_issue"
+            return ((_DECISIONS, (kind, f"{d.group('check')}: {d.group('what').strip()}", None)),)
+        return ()
     if "set by environment" in msg:
         e = _ENV.search(msg)
         if e is not None:
@@ -534,16 +544,6 @@ def _examine(caches: tuple, level: str, loc: Optional[str], msg: str, line: str)
             emits.append((_DECISIONS, ("cuda_p2p_not_all", msg.strip(), None)))
         elif p is not None and p.group("direct") == "0":  # CUDA P2P everywhere, but some pair beyond NCCL's P2P level
             emits.append((_DECISIONS, ("p2p_beyond_level", msg.strip(), None)))
-    if level == "DIAG":
-        # NCCL 2.31's active diagnostics (NCCL_RUN_DIAGNOSTICS=1; user guide, Troubleshooting > Diagnostics): rank 0 prints
-        # "NCCL DIAG [OK]   p2p: verified P2P access in both directions between every GPU pair (56 peer accesses)" or
-        # "NCCL DIAG [INFO] p2p: only 52/56 GPU-to-GPU peer accesses passed verification" ([INFO]: a failed verification or
-        # a check that could not be completed)
-        d = _DIAG.match(msg)
-        if d is not None:
-            kind = "diag_ok" if d.group("tag") == "OK" else "diag_issue"
-            return ((_DECISIONS, (kind, f"{d.group('check')}: {d.group('what').strip()}", None)),)
-        return ()
     if "NVLS multicast support is not available" in msg:
         emits.append((_DECISIONS, ("nvls_unavailable", msg.strip(), None)))
     elif "NET/IB : No device found" in msg:
