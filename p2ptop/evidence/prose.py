@@ -1206,12 +1206,12 @@ _CPU = (("AMD", r"(?:amd\s+)?(epyc\s*\w*(?:\s+\d{4}\w*)?|threadripper(?:\s+pro)?
         ("Intel", r"(?:intel\s+)?(xeon(?:\(r\))?\s*(?:platinum|gold|silver|bronze|w|e5|e7)?[-\s]*\w*|core(?:\(tm\))?\s+i[3579]-\w+)"),
         ("ARM", r"(grace\s+(?:hopper|cpu)|neoverse[-\s]\w+|\baarch64\b|ampere altra\w*)"))
 #: A host named by its CPU's maker alone ("on an AMD server", "Intel-based host", "AMD平台"): the vendor without a model.
-#: Only the words for the machine or its CPU follow the maker, so an AMD or Intel GPU ("AMD GPU server", "Intel Arc") is
-#: not read as the host's CPU.
-_CPU_VENDOR_ONLY = (("AMD", r"\bamd(?:[- ]based)?\s*(?:server|host|platform|cpus?|processors?|machine|motherboard|mainboard|"
-                            r"system|node|chipset|workstation|服务器|平台|主板|处理器|机器)s?(?![a-z0-9_])"),
-                    ("Intel", r"\bintel(?:[- ]based)?\s*(?:server|host|platform|cpus?|processors?|machine|motherboard|mainboard|"
-                              r"system|node|chipset|workstation|服务器|平台|主板|处理器|机器)s?(?![a-z0-9_])"))
+#: Only a word for the machine or its processor follows the maker, so an AMD or Intel GPU ("AMD GPU server", "Intel Arc")
+#: is not read as the host's CPU.
+_HOST_WORDS = (r"(?:server|host|platform|cpu|processor|machine|motherboard|mainboard|system|node|chipset|workstation|"
+               r"服务器|平台|主板|处理器|机器)s?(?![a-z0-9_])")
+_CPU_VENDOR_ONLY = tuple((vendor, _rx(rf"\b{maker}(?:[- ]based)?\s*{_HOST_WORDS}"))
+                         for vendor, maker in (("AMD", "amd"), ("Intel", "intel")))
 _TOPIC_STRONG = (r"\bp2p\b|peer[- ]to[- ]peer|\bpeer (?:access|memory|copy|copies|device)|gpu ?direct|\bgdr\b|memcpy_?peer|\bcan_?(?:device_)?access_?peer|\bnccl\w*|\bnvlink\w*|\bnvswitch|"
                  # NCCL under other names: vLLM's pynccl wrapper, CuPy's cupy.cuda.nccl, AMD's RCCL (NCCL's port, same API and env)
                  r"\bpy_?nccl\b|\brccl\w*|"
