@@ -4,7 +4,8 @@
   list asks for the CPU vendor, and before only a model (EPYC, Threadripper, Ryzen, Xeon) was read. The maker counts
   only when the word after it names the machine or its processor, so an AMD or Intel GPU is not read as the host's CPU.
   The vendor is a fact of context: it raises an entry the symptom points at (the IOMMU entries: AMD CPUs turn the IOMMU
-  on by default), it offers none by itself."""
+  on by default); by itself it offers none as likely or possible (a setup without a symptom gets unsure leads, as a
+  named model did before)."""
 
 import pytest
 
