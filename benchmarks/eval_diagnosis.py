@@ -1,7 +1,7 @@
 """Measure how well p2ptop's text diagnosis names the cause of real cases from public threads.
 
 Runs p2ptop's explain logic in process (text only, no host) on every case of the evaluation corpus
-(benchmarks/corpus/dev, holdout and the collected parts fresh to fresh87: split.PARTS, see benchmarks/corpus/README.md) and prints:
+(benchmarks/corpus/dev, holdout and the collected parts fresh to fresh88: split.PARTS, see benchmarks/corpus/README.md) and prints:
 
 - top-1 / top-3: the case's class is the failure_class of the first / one of the first three entries
   (over cases with a fault class, i.e. not ``none`` and not ``other``);
@@ -17,9 +17,9 @@ Runs p2ptop's explain logic in process (text only, no host) on every case of the
 per part (each of split.PARTS its own section), per class, per kind, and for cases whose thread the knowledge base cites
 (any URL in kb/*.json sources/examples equal to or containing the thread's URL) vs not.
 
-    python benchmarks/eval_diagnosis.py [--split dev|holdout|fresh|fresh2|...|fresh87|all] [--json] [--show-cases]
+    python benchmarks/eval_diagnosis.py [--split dev|holdout|fresh|fresh2|...|fresh88|all] [--json] [--show-cases]
 
-The holdout and the collected parts (fresh to fresh87) are kept aside from the people writing rules: look at their figures, never
+The holdout and the collected parts (fresh to fresh88) are kept aside from the people writing rules: look at their figures, never
 at their cases, when changing the knowledge base or the text evidence. ``--show-cases`` lists dev's
 cases only, unless --split names another part explicitly.
 """
@@ -193,7 +193,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--split", choices=PARTS + ("all",), default="all", help="which part(s) to run (default: all, each reported separately)")
     p.add_argument("--json", action="store_true", help="print JSON: figures per part and group, and every case's answer")
     p.add_argument("--show-cases", action="store_true", help="also list each case's expected class and top-3 answer (dev only, unless --split names another part)")
-    p.add_argument("--corpus", default=CORPUS, help="corpus directory holding one folder per part (dev/, holdout/, fresh/ ... fresh87/)")
+    p.add_argument("--corpus", default=CORPUS, help="corpus directory holding one folder per part (dev/, holdout/, fresh/ ... fresh88/)")
     p.add_argument("--limit", type=int, default=0, help="run only the first N cases of each part (for smoke tests)")
     args = p.parse_args(argv)
     parts = PARTS if args.split == "all" else (args.split,)

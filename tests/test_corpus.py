@@ -99,6 +99,7 @@ FRESH84_MIN = 13  # cases collected in fresh84/ (2026-12-01, thirty-second sessi
 FRESH85_MIN = 5  # cases collected in fresh85/ (2026-12-01, thirty-second session)
 FRESH86_MIN = 15  # cases collected in fresh86/ (2026-12-01, thirty-third session)
 FRESH87_MIN = 7  # cases collected in fresh87/ (2026-12-01, thirty-third session)
+FRESH88_MIN = 2  # cases collected in fresh88/ (2026-12-01, thirty-fourth session)
 FRESH43_MIN = 21  # cases collected in fresh43/ (2026-11-29, eighteenth session; one AMD ROCm report removed after opening)
 CERTAINTIES = {"maintainer", "reporter confirmed", "inferred"}
 
@@ -224,6 +225,7 @@ def test_corpus_is_not_empty_and_has_all_parts():
     assert len([c for p, _, c in CASES if p == "fresh85"]) >= FRESH85_MIN
     assert len([c for p, _, c in CASES if p == "fresh86"]) >= FRESH86_MIN
     assert len([c for p, _, c in CASES if p == "fresh87"]) >= FRESH87_MIN
+    assert len([c for p, _, c in CASES if p == "fresh88"]) >= FRESH88_MIN
 
 
 @pytest.mark.parametrize("part,path,case", CASES, ids=[os.path.basename(p) for _, p, _ in CASES])
