@@ -1,6 +1,6 @@
 """How robust the text diagnosis is to the way a paste reaches us: every corpus case whose class p2ptop puts in the
 top 3 is explained again after a change that does not alter what the text says (markdown quote marks, CRLF line ends, a web page's non-breaking spaces, typographic quotes and dashes,
-a launcher's or log collector's prefix before every line, a hard wrap at 80 columns that cuts words, indentation, a literal block after a sentence, line breaks lost), and
+a launcher's or log collector's prefix before every line, a hard wrap at 80 columns that cuts words, indentation, a literal block after a sentence, HTML's escapes, a terminal's colour codes, line breaks lost), and
 the script prints, per change, how many of those cases keep their class in the top 3, and which lose it.
 
     python benchmarks/perturb_corpus.py [--split all|dev|...] [--only quote,rank,...]
@@ -10,6 +10,7 @@ No GPU needed. Figures are in README ("Text evidence and imported pastes")."""
 from __future__ import annotations
 
 import argparse
+import html
 import os
 import sys
 
@@ -19,6 +20,15 @@ import eval_diagnosis as ev  # noqa: E402  (the one place that calls p2ptop's ex
 
 def _each_line(prefix: str):
     return lambda text: "\n".join(prefix + line for line in text.split("\n"))
+
+
+def _each_line_colored(text: str) -> str:
+    """Each line's first word in a terminal's colour codes (a launcher's prefix or a log level coloured, as vLLM and Ray print them)."""
+    out = []
+    for line in text.split("\n"):
+        head, sep, rest = line.partition(" ")
+        out.append(f"\x1b[1;36m{head}\x1b[0m{sep}{rest}" if head else line)
+    return "\n".join(out)
 
 
 def _wrap(width: int):
@@ -50,6 +60,8 @@ CHANGES = {
     "compose": _each_line("vllm-1  | "),  # docker compose logs
     "srun": _each_line("0: "),  # Slurm srun --label
     "timestamp": _each_line("2026-11-29T14:03:07.123456789Z "),  # docker logs -t, kubectl logs --timestamps
+    "html": lambda text: html.escape(text, quote=True),  # copied from a page's source, a mail archive or an API: HTML's escapes
+    "ansi": _each_line_colored,  # a coloured terminal copied with its escape codes
     "wrap80": _wrap(80),  # a terminal's hard wrap, cutting words
     "oneline": lambda text: text.replace("\n", " "),  # line breaks lost (a chat or a form field that folds the paste)
 }

@@ -11,7 +11,7 @@ from itertools import accumulate
 from typing import Any, Callable, Optional
 
 from ..findings import Finding
-from ..knowledge.regex_safety import INVISIBLE_CHARS, RECORD_START, TYPOGRAPHIC_QUOTES
+from ..knowledge.regex_safety import INVISIBLE_CHARS, RECORD_START, TYPOGRAPHIC_QUOTES, unescape_html
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 #: what a paste carries around the tool's own lines, as people post them: markdown/e-mail quote marks ("> ",
@@ -231,10 +231,7 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
             text = _WIDE_SPACE.sub(" ", text)
         if _TYPOGRAPHIC.search(text):
             text = text.translate(TYPOGRAPHIC_QUOTES)
-    if "&" in text and ("&lt;" in text or "&gt;" in text or "&amp;" in text or "&quot;" in text or "&#" in text):
-        import html
-
-        text = html.unescape(text)
+    text = unescape_html(text)
     if text[:1] in (">", " ", "\t") or _QUOTE.search(text):  # one fast search first: a 20 MB log has no quote mark
         text = _QUOTE.sub("\n", "\n" + text)[1:]
     text = unprefix(text, removed)

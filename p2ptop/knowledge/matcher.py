@@ -36,7 +36,7 @@ from .codes import (CUDA_BY_NUMBER, GATES, GENERIC_CUDA_MESSAGES, codes_in_line,
 from .entry import Entry
 from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, NEXT_COMMAND, NVLINK_CLASSES, OWN_TEXT_CLASSES, READ_FROM_OUTPUT,
                          first_look, is_info_line, is_setting_line, is_symptom, next_command, readable, role, ruled_out)
-from .regex_safety import INVISIBLE_CHARS, MAX_LINE, RECORD_START, TYPOGRAPHIC_QUOTES, compile_pattern, literal_sets, required_literal, required_literals
+from .regex_safety import INVISIBLE_CHARS, MAX_LINE, RECORD_START, TYPOGRAPHIC_QUOTES, compile_pattern, unescape_html, literal_sets, required_literal, required_literals
 from .schema import FINDING_FACT, LOG_FACT
 
 PRIMARY_REGEX, CODE = 0.7, 0.45  # default weight of a line matched by the main regex, or naming an error code
@@ -123,9 +123,10 @@ class Match:
 
 
 def clean_lines(text: str) -> list[str]:
-    """The log as the matcher reads it: one string per line, no terminal codes, whitespace folded."""
+    """The log as the matcher reads it: one string per line, no terminal codes, HTML's escapes read back, whitespace folded."""
     if "\x1b" in text:
         text = _CONTROL.sub("", text)
+    text = unescape_html(text)  # a paste with HTML's escapes, read back as the evidence readers do (paste.tidy)
     # an ASCII line with single spaces only is folded already (after the translation its only whitespace is space and
     # tab); any other is split and joined (str.split folds every Unicode space too): half the time on a 20 MB log
     return [(line if line.isascii() and "  " not in line and "\t" not in line and line[:1] != " " and line[-1:] != " "

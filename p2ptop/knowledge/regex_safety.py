@@ -27,6 +27,24 @@ INVISIBLE_CHARS = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
 #: quotes, primes): both readers of a paste read them back as ASCII quotes, so "Cuda failure ‘invalid argument’" is
 #: CUDA's "Cuda failure 'invalid argument'"
 TYPOGRAPHIC_QUOTES = {ord(c): "'" for c in "\u2018\u2019\u201a\u201b\u2032"} | {ord(c): '"' for c in "\u201c\u201d\u201e\u201f\u2033"}
+#: HTML's escapes of a paste copied from a page's source, a mail archive or an API ("&lt;inactive&gt;", "&#39;out of
+#: memory&#39;", "GPU(row) -&gt; GPU(column)"): both readers read them back (unescape_html), the evidence readers in
+#: paste.tidy and the matcher in its lines, so an entry's pattern ("Cuda failure 401 'the operation ...'") reads them too
+_HTML_HINTS = ("&lt;", "&gt;", "&amp;", "&quot;", "&#", "&apos;")
+#: the escapes of a line break, which would add a line that the other reader does not have (one numbering for both)
+_HTML_BREAK = re.compile(r"&(?:#0*1[03]|#[xX]0*[aAdD]|NewLine);?")
+
+
+def unescape_html(text: str) -> str:
+    """``text`` with HTML's character references read back where it holds any of the common ones (_HTML_HINTS), each
+    escaped line break as a space (the lines stay the lines of the paste); else ``text`` itself, unread."""
+    if "&" not in text or not any(h in text for h in _HTML_HINTS):
+        return text
+    import html
+
+    return html.unescape(_HTML_BREAK.sub(" ", text))
+
+
 #: A line that starts a record of its own, never the rest of a wrapped one: a log's timestamp, date or bracket, a label
 #: ("3: "), host:pid:tid, syslog's "Mon  5 ", a traceback's lines, an exception or a level word, a list or prompt mark.
 #: A "(" or "<" only as the records that start so (a Ray worker's "(pid=123)" or "(RayWorker pid=123)", a shell prompt's
