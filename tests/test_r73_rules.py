@@ -95,3 +95,35 @@ def test_unescape_html(raw, want):
 def test_matcher_lines_keep_the_paste_numbering():
     text = "first &lt;a&gt;\nsecond&#10;still second\nthird"
     assert clean_lines(text) == ["first <a>", "second still second", "third"]
+
+
+# --- the journal's prefix ----------------------------------------------------------------------------------------------
+# A job run by systemd and read with `journalctl -u` (or a syslog file) has "Dec 01 11:38:40 node7 python3[41234]: "
+# before every line it printed: tables (topo -m, p2pBandwidthLatencyTest) were not read under it (perturb_corpus's
+# "journal" change lost 36 of 1,195 right answers). It is a launcher's prefix now, for a process with a pid; the kernel's
+# lines and those of the daemons whose name says what the line is keep theirs.
+
+from p2ptop.evidence.paste import unprefix  # noqa: E402
+
+J = "Dec 01 11:38:40 node7 python3[41234]: "
+
+
+@pytest.mark.parametrize("line, want", [
+    (J + "GPU0\tX \tNV18", "GPU0\tX \tNV18"),
+    ("Dec  1 01:02:03.123 gpu-3 torchrun[77]: [rank0]: RuntimeError: x", "RuntimeError: x"),  # and the launcher's after it
+    ("Dec 01 11:38:40 node7 kernel: NVRM: Xid (PCI:0000:17:00): 79", None),  # the kernel's line keeps its prefix
+    ("Aug 11 06:47:54 sprocket nv-fabricmanager[186868]: request to query NVSwitch device information", None),
+    ("Feb 24 09:28:18 ip-172-31-92-157 systemd[1]: nvidia-fabricmanager.service: Failed", None),
+    ("Dec 01 11:38:40 is when it hung[1]: no host", None),  # not the journal's shape
+])
+def test_journal_prefix(line, want):
+    assert unprefix(line) == (line if want is None else want)
+
+
+def test_topology_read_under_the_journal_prefix():
+    topo = ("\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\n"
+            "GPU0\t X \tSYS\t0-31\t0\n"
+            "GPU1\tSYS\t X \t32-63\t1\n")
+    plain = flat_facts(topo)
+    journal = flat_facts("\n".join(J + line for line in topo.split("\n")))
+    assert plain and journal == plain

@@ -36,7 +36,14 @@ _PROMPT_CMD = re.compile("(?:" + "|".join(map(re.escape, GPU_TOOLS)) + r"|\w+_pe
 #: was removed is kept aside (``Paste.prefixes``): a prefix can say which program ran (Ray's actor RayWorkerVllm).
 _LAUNCHER = re.compile(r"^[ \t]*(?:(?:\[(?:rank|default|[a-z_]+)\d+\]:|\[\d+,\d+\]<std(?:out|err)>:|"
                        r"\((?:[\w.]+ )?pid=\d+(?:, ip=[\d.:a-f]+)?\)|[\w.-]+[-_]\d+[ \t]+\||\[pod/[\w.-]+/[\w.-]+\]|"
-                       r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d))[ \t]?)+", re.M)
+                       r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)|"
+                       # the journal's and syslog's "Dec 01 11:38:40 node7 python3[41234]:" before a job's line (run by systemd,
+                       # read with journalctl -u): a process's, with its pid. The kernel's lines ("... kernel: NVRM: Xid") and
+                       # the daemons' whose name says what the line is (systemd, Fabric Manager, persistenced, DCGM's
+                       # hostengine, IMEX) keep theirs, as the readers of dmesg and of those logs know them
+                       r"[A-Z][a-z]{2} [ \d]?\d \d\d:\d\d:\d\d(?:\.\d+)? [\w.-]+ "
+                       r"(?!(?:systemd|nv-fabricmanager|nvidia-fabricmanager|nvidia-persistenced|nv-hostengine|nvidia-dcgm|"
+                       r"nvidia-imex)[\w.-]*\[)[\w./@:-]+\[\d+\]:)[ \t]?)+", re.M)
 _LAUNCHER_HINT = re.compile(r"\]:|\]<std|pid=\d|[-_]\d+[ \t]+\||\[pod/|\d\dT\d\d:")
 #: Slurm's srun --label ("  0: " before each task's line): only where most lines carry it, as "1: lo: <LOOPBACK" of
 #: one `ip a` line does not
