@@ -127,3 +127,53 @@ def test_topology_read_under_the_journal_prefix():
     plain = flat_facts(topo)
     journal = flat_facts("\n".join(J + line for line in topo.split("\n")))
     assert plain and journal == plain
+
+
+# --- a reflowed paragraph ----------------------------------------------------------------------------------------------
+# A mail client, a mailing list's archive or a fixed-width page reflows a paragraph at 72-100 columns: a phrase the
+# sentence readers look for ("peer access is not supported", "Operation not permitted") is cut in two. The readers of
+# sentences now read each soft break (the next line's first word would not have fitted: the rule every reflow follows) as
+# a space, offsets and line numbers kept; a writer's own breaks (short lines, indented code, records, list items, table
+# rows, lines longer than any reflow's width) stay.
+
+from p2ptop.evidence.paste import Paste, soft_breaks  # noqa: E402
+
+PARA = ["We run two RTX 3090 cards in one box and every all_reduce in NCCL hangs",
+        "forever; the GPUs sit at 100 % and nothing moves. Setting",
+        "NCCL_P2P_DISABLE=1 makes it work again."]
+
+
+def test_soft_breaks_of_a_reflowed_paragraph():
+    assert soft_breaks(PARA) == [0, 1]
+
+
+@pytest.mark.parametrize("lines", [
+    ["Environment:", "CUDA 12.1", "Driver 535"],                                    # a writer's short lines
+    ["Traceback (most recent call last):", '  File "train.py", line 3, in <module>'],  # a record, an indent
+    ["The steps I took to reproduce the problem on the machine were these:", "- install the driver 535"],  # a list item
+    ["x" * 150, "a continuation that is not a reflow's"],                               # written as one long line
+    ["GPU0 and GPU1 are both on the same PCIe switch under the same root port", "GPU1\tX\tPIX"],  # a table row
+])
+def test_writers_breaks_stay(lines):
+    assert soft_breaks(lines) == []
+
+
+def test_sentence_readers_read_the_flowed_paragraph_with_its_lines():
+    text = "\n".join(PARA)
+    view = Paste(text).sample(1_000_000, 256_000)
+    flowed = view.flowed(Paste(text).lines)
+    assert len(flowed) == len(view.text) and "\n" not in flowed
+    assert view.line_of(flowed.index("nccl_p2p_disable")) == 3
+    facts = flat_facts(text)
+    assert facts.get("symptom.hang") is True and facts.get("gpu.consumer") is True
+
+
+def test_reflowed_message_read_as_written():
+    # MXNet's kvstore message (src/kvstore/comm.h), as a mail archive reflows it at 72 columns: "enabled" / "direct access"
+    line = ("src/kvstore/././comm.h:290: only 0 out of 12 GPU pairs are enabled direct access. It may affect the "
+            "performance. You can set MXNET_ENABLE_GPU_P2P=0 to turn it off")
+    import textwrap
+    reflowed = "\n".join(textwrap.wrap(line, 72, break_long_words=False, break_on_hyphens=False))
+    assert "enabled\ndirect" in reflowed
+    assert flat_facts(line).get("p2p.read") == "NOT_SUPPORTED"
+    assert flat_facts(reflowed).get("p2p.read") == "NOT_SUPPORTED"

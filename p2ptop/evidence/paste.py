@@ -301,6 +301,41 @@ def _quoted_info(line: str) -> str:
     return head[:LINE_CAP] if _SENTENCE_BEFORE.search(head) else ""
 
 
+#: a paragraph that a mail client, a mailing list's archive or a fixed-width page reflowed: its lines at most this long
+#: (mail at 72-78 columns, the web's fixed-width views at 80-100) and at least WRAP_WIDTH_MIN; a longer line is written
+#: as one, never reflowed
+REFLOW_WIDTH_MAX = 100
+_LIST_ITEM = re.compile(r"^(?:[-*+•]\s|\d{1,2}[.)]\s|[a-z][.)]\s)")
+
+
+def soft_breaks(lines: list[str]) -> list[int]:
+    """The indexes ``i`` of ``lines`` whose break before line ``i + 1`` is a reflow's, not the writer's: in a paragraph (a
+    run of non-blank lines) whose longest line W is WRAP_WIDTH_MIN to REFLOW_WIDTH_MAX long, a line that the next line's
+    first word would have made longer than W (the rule any reflow follows: a word goes to the next line only where it did
+    not fit), neither line indented (code, a traceback), the next one no record of its own (RECORD_START: a timestamp,
+    a bracket, a traceback's line), no table row and no list item."""
+    out: list[int] = []
+    i, n = 0, len(lines)
+    while i < n:
+        if not lines[i].strip():
+            i += 1
+            continue
+        j = i
+        while j < n and lines[j].strip():
+            j += 1
+        width = max(len(line.rstrip()) for line in lines[i:j])
+        if j - i >= 2 and WRAP_WIDTH_MIN <= width <= REFLOW_WIDTH_MAX:
+            for k in range(i, j - 1):
+                a, b = lines[k].rstrip(), lines[k + 1]
+                if (a[:1] in " \t" or b[:1] in " \t" or RECORD_START.match(b) or _TABLE_ROW.match(b)
+                        or _LIST_ITEM.match(b)):
+                    continue
+                if len(a) + 1 + len(b.split(None, 1)[0]) > width:
+                    out.append(k)
+        i = j
+    return out
+
+
 class Paste:
     """The text, split into lines once; ``line_of(offset)`` for matches over the whole text."""
 
@@ -464,6 +499,22 @@ class View:
 
     def __init__(self, text: str, starts: list[int], numbers: list[int]) -> None:
         self.text, self._starts, self._numbers = text, starts, numbers
+        self._flowed: Optional[str] = None
+
+    def flowed(self, lines: list[str]) -> str:
+        """``text`` with each soft line break of a reflowed paragraph a space (:func:`soft_breaks`; ``lines`` are the
+        paste's lines as written, which the checks for a record's start read): what the readers of sentences read, so
+        that a phrase a mail client or a fixed-width page broke ("peer access is not" / "supported") is one again. The
+        same length as ``text``: every offset stays on its line."""
+        if self._flowed is None:
+            originals = [lines[n - 1] if 0 < n <= len(lines) else "" for n in self._numbers]
+            parts, last = [], 0
+            for i in soft_breaks(originals):
+                at = self._starts[i + 1] - 1  # the "\n" ending line i
+                parts += [self.text[last:at], " "]
+                last = at + 1
+            self._flowed = "".join(parts) + self.text[last:] if parts else self.text
+        return self._flowed
 
     def line_of(self, offset: int) -> int:
         return self._numbers[bisect_right(self._starts, offset) - 1] if self._numbers else 1
