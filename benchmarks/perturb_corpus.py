@@ -1,6 +1,6 @@
 """How robust the text diagnosis is to the way a paste reaches us: every corpus case whose class p2ptop puts in the
 top 3 is explained again after a change that does not alter what the text says (markdown quote marks, CRLF line ends, a web page's non-breaking spaces, typographic quotes and dashes,
-a launcher's, log collector's or the journal's prefix before every line, a hard wrap at 80 columns that cuts words, indentation, a literal block after a sentence, HTML's escapes, a terminal's colour codes, line breaks lost), and
+a launcher's, log collector's or the journal's prefix before every line, a hard wrap at 80 columns that cuts words, a mail client's reflow at 72 columns, indentation, a literal block after a sentence, HTML's escapes, a terminal's colour codes, line breaks lost), and
 the script prints, per change, how many of those cases keep their class in the top 3, and which lose it.
 
     python benchmarks/perturb_corpus.py [--split all|dev|...] [--only quote,rank,...]
@@ -29,6 +29,19 @@ def _each_line_colored(text: str) -> str:
         head, sep, rest = line.partition(" ")
         out.append(f"\x1b[1;36m{head}\x1b[0m{sep}{rest}" if head else line)
     return "\n".join(out)
+
+
+def _reflow(width: int):
+    """Each line longer than ``width`` reflowed between words as a mail client does (a word longer than the width stays whole)."""
+    import textwrap
+
+    def reflow(text: str) -> str:
+        out = []
+        for line in text.split("\n"):
+            out.extend(textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False) or [line]
+                       if len(line) > width else [line])
+        return "\n".join(out)
+    return reflow
 
 
 def _wrap(width: int):
@@ -64,6 +77,7 @@ CHANGES = {
     "html": lambda text: html.escape(text, quote=True),  # copied from a page's source, a mail archive or an API: HTML's escapes
     "ansi": _each_line_colored,  # a coloured terminal copied with its escape codes
     "wrap80": _wrap(80),  # a terminal's hard wrap, cutting words
+    "mail72": _reflow(72),  # a mail client's or a mailing list archive's reflow at 72 columns, between words
     "oneline": lambda text: text.replace("\n", " "),  # line breaks lost (a chat or a form field that folds the paste)
 }
 
