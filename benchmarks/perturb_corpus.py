@@ -1,6 +1,6 @@
 """How robust the text diagnosis is to the way a paste reaches us: every corpus case whose class p2ptop puts in the
 top 3 is explained again after a change that does not alter what the text says (markdown quote marks, CRLF line ends, a web page's non-breaking spaces, typographic quotes and dashes,
-a launcher's, log collector's or the journal's prefix before every line, a hard wrap at 80 columns that cuts words, a mail client's reflow at 72 columns, indentation, a literal block after a sentence, HTML's escapes, a terminal's colour codes, line breaks lost), and
+a launcher's, log collector's or the journal's prefix before every line, grep's or cat's file name and line number, a hard wrap at 80 columns that cuts words, a mail client's reflow at 72 columns, indentation, a literal block after a sentence, HTML's escapes, a terminal's colour codes, line breaks lost), and
 the script prints, per change, how many of those cases keep their class in the top 3, and which lose it.
 
     python benchmarks/perturb_corpus.py [--split all|dev|...] [--only quote,rank,...]
@@ -74,6 +74,9 @@ CHANGES = {
     "srun": _each_line("0: "),  # Slurm srun --label
     "timestamp": _each_line("2026-11-29T14:03:07.123456789Z "),  # docker logs -t, kubectl logs --timestamps
     "journal": _each_line("Dec 01 11:38:40 node7 python3[41234]: "),  # a job run by systemd, read with journalctl -u
+    "grepn": lambda text: "\n".join(f"{n}:{line}" for n, line in enumerate(text.split("\n"), 101)),  # grep -n over a log
+    "grepfile": _each_line("logs/train_rank0.log:"),  # grep -H / grep -r: the file's name before every line
+    "catn": lambda text: "\n".join(f"{n:6}\t{line}" for n, line in enumerate(text.split("\n"), 1)),  # cat -n
     "html": lambda text: html.escape(text, quote=True),  # copied from a page's source, a mail archive or an API: HTML's escapes
     "ansi": _each_line_colored,  # a coloured terminal copied with its escape codes
     "wrap80": _wrap(80),  # a terminal's hard wrap, cutting words

@@ -48,6 +48,12 @@ _LAUNCHER_HINT = re.compile(r"\]:|\]<std|pid=\d|[-_]\d+[ \t]+\||\[pod/|\d\dT\d\d
 #: Slurm's srun --label ("  0: " before each task's line): only where most lines carry it, as "1: lo: <LOOPBACK" of
 #: one `ip a` line does not
 _SRUN_LABEL = re.compile(r"^[ \t]*\d{1,4}: ", re.M)
+#: what grep and cat put before each line of a log file they print: the file's name (grep -H, grep -r over several files:
+#: "logs/rank0.log:" for a match, "logs/rank0.log-" for a context line) and the line's number (grep -n "1234:" or
+#: "1234-", cat -n "  1234<TAB>"); read as a prefix only where most lines carry one and their numbers rise
+#: (_numbered_by_tool), as a log's own fields ("0: ", "1: lo: <LOOPBACK") do not
+_FILE_PREFIX = re.compile(r"^[\w./~-]*[\w-]\.(?:log|txt|out|err)\d*[:-]", re.M)
+_LINE_NUMBER = re.compile(r"^[ \t]*(\d{1,7})(?::|-(?=\S)|\t)", re.M)
 HEAD_CHECK = 65536  # how much of a paste the checks for a prefix or an indent on every line read
 _INDENTED_START = re.compile(r"\n*[ \t]")
 
@@ -203,6 +209,20 @@ def reline(text: str) -> str:
     return "\n".join(out)
 
 
+def _numbered_by_tool(text: str) -> bool:
+    """Does (nearly) every line of the text's head start with a line number that grep -n or cat -n put there: four in five
+    of three or more non-blank lines, their numbers rising in nine of ten steps (a log's own counters and labels repeat
+    or restart: srun's task ids, "1: lo:", "2: eth0:" of ip a only on some lines)?"""
+    head = _head(text)
+    if len(head) < 3:
+        return False
+    numbers = [int(m.group(1)) for m in map(_LINE_NUMBER.match, head) if m]
+    if len(numbers) * 5 < len(head) * 4:
+        return False
+    rising = sum(1 for a, b in zip(numbers, numbers[1:]) if b > a)
+    return rising * 10 >= (len(numbers) - 1) * 9
+
+
 def unprefix(text: str, removed: Optional[list[str]] = None) -> str:
     """The text without the prefixes launchers put before every line (``_LAUNCHER``: torchrun's ``[rank0]:``, Open MPI's
     ``[1,0]<stdout>:``, Ray's ``(pid=...)``, docker compose's ``name-1  |``, a timestamp; ``_SRUN_LABEL``: srun's
@@ -215,6 +235,15 @@ def unprefix(text: str, removed: Optional[list[str]] = None) -> str:
         head = _head(text)
         if len(head) >= 2 and sum(1 for line in head if _SRUN_LABEL.match(line)) * 2 > len(head):
             text = _SRUN_LABEL.sub("", text)
+    if "." in text[:HEAD_CHECK]:  # grep -H / grep -r: the file's name before every line
+        head = _head(text)
+        if len(head) >= 3 and sum(1 for line in head if _FILE_PREFIX.match(line)) * 5 >= len(head) * 4:
+            if removed is not None:
+                removed.extend(dict.fromkeys(m.group(0) for m in _FILE_PREFIX.finditer(text, 0, HEAD_CHECK)))
+                del removed[8:]
+            text = _FILE_PREFIX.sub("", text)
+    if _numbered_by_tool(text):  # grep -n, cat -n: the line's number before every line
+        text = _LINE_NUMBER.sub("", text)
     if _LAUNCHER_HINT.search(text, 0, HEAD_CHECK):
         if removed is not None:  # the distinct prefixes of the first lines, for what they say (``Paste.prefixes``)
             removed.extend(dict.fromkeys(m.group(0).strip() for m in _LAUNCHER.finditer(text, 0, HEAD_CHECK) if m.group(0).strip()))
