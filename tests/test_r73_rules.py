@@ -153,6 +153,8 @@ def test_soft_breaks_of_a_reflowed_paragraph():
     ["The steps I took to reproduce the problem on the machine were these:", "- install the driver 535"],  # a list item
     ["x" * 150, "a continuation that is not a reflow's"],                               # written as one long line
     ["GPU0 and GPU1 are both on the same PCIe switch under the same root port", "GPU1\tX\tPIX"],  # a table row
+    ["NCCL DIAG [INFO] p2p: only 52/56 GPU-to-GPU peer accesses passed verification",  # a program's records
+     "NCCL DIAG NCCL diagnostics completed in 245.3 ms across 8 ranks"],
 ])
 def test_writers_breaks_stay(lines):
     assert soft_breaks(lines) == []

@@ -342,7 +342,8 @@ def soft_breaks(lines: list[str]) -> list[int]:
     run of non-blank lines) whose longest line W is WRAP_WIDTH_MIN to REFLOW_WIDTH_MAX long, a line that the next line's
     first word would have made longer than W (the rule any reflow follows: a word goes to the next line only where it did
     not fit), neither line indented (code, a traceback), the next one no record of its own (RECORD_START: a timestamp,
-    a bracket, a traceback's line), no table row and no list item."""
+    a bracket, a traceback's line; a line starting with the word its line starts with, as a program's lines do), no
+    table row and no list item."""
     out: list[int] = []
     i, n = 0, len(lines)
     while i < n:
@@ -357,8 +358,8 @@ def soft_breaks(lines: list[str]) -> list[int]:
             for k in range(i, j - 1):
                 a, b = lines[k].rstrip(), lines[k + 1]
                 if (a[:1] in " \t" or b[:1] in " \t" or RECORD_START.match(b) or _TABLE_ROW.match(b)
-                        or _LIST_ITEM.match(b)):
-                    continue
+                        or _LIST_ITEM.match(b) or b.split(None, 1)[0] == a.split(None, 1)[0]):
+                    continue  # (lines that start with the same word are a program's records: "NCCL DIAG ...")
                 if len(a) + 1 + len(b.split(None, 1)[0]) > width:
                     out.append(k)
         i = j
