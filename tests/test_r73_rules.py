@@ -162,8 +162,8 @@ def test_writers_breaks_stay(lines):
 
 def test_sentence_readers_read_the_flowed_paragraph_with_its_lines():
     text = "\n".join(PARA)
-    view = Paste(text).sample(1_000_000, 256_000)
-    flowed = view.flowed(Paste(text).lines)
+    paste = Paste(text)
+    view, flowed = paste.sample(1_000_000, 256_000), paste.flowed(1_000_000, 256_000)
     assert len(flowed) == len(view.text) and "\n" not in flowed
     assert view.line_of(flowed.index("nccl_p2p_disable")) == 3
     facts = flat_facts(text)

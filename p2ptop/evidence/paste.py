@@ -209,23 +209,35 @@ def reline(text: str) -> str:
     return "\n".join(out)
 
 
+def _keep_prefixes(removed: Optional[list[str]], rx: re.Pattern, text: str) -> None:
+    """The distinct prefixes ``rx`` finds in the text's head, appended to ``removed`` (at most 8 kept): what a prefix
+    says (``Paste.prefixes``: Ray's actor names the program)."""
+    if removed is not None:
+        removed.extend(dict.fromkeys(m.group(0).strip() for m in rx.finditer(text, 0, HEAD_CHECK) if m.group(0).strip()))
+        del removed[8:]
+
+
+def _most_lines(text: str, rx: re.Pattern) -> bool:
+    """Do four in five of the three or more non-blank lines of the text's head start with ``rx``?"""
+    head = _head(text)
+    return len(head) >= 3 and sum(1 for line in head if rx.match(line)) * 5 >= len(head) * 4
+
+
 def _numbered_by_tool(text: str) -> bool:
     """Does (nearly) every line of the text's head start with a line number that grep -n or cat -n put there: four in five
     of three or more non-blank lines, their numbers rising in nine of ten steps (a log's own counters and labels repeat
     or restart: srun's task ids, "1: lo:", "2: eth0:" of ip a only on some lines)?"""
-    head = _head(text)
-    if len(head) < 3:
+    if not _most_lines(text, _LINE_NUMBER):
         return False
-    numbers = [int(m.group(1)) for m in map(_LINE_NUMBER.match, head) if m]
-    if len(numbers) * 5 < len(head) * 4:
-        return False
+    numbers = [int(m.group(1)) for m in map(_LINE_NUMBER.match, _head(text)) if m]
     rising = sum(1 for a, b in zip(numbers, numbers[1:]) if b > a)
     return rising * 10 >= (len(numbers) - 1) * 9
 
 
 def unprefix(text: str, removed: Optional[list[str]] = None) -> str:
     """The text without the prefixes launchers put before every line (``_LAUNCHER``: torchrun's ``[rank0]:``, Open MPI's
-    ``[1,0]<stdout>:``, Ray's ``(pid=...)``, docker compose's ``name-1  |``, a timestamp; ``_SRUN_LABEL``: srun's
+    ``[1,0]<stdout>:``, Ray's ``(pid=...)``, docker compose's ``name-1  |``, a timestamp, the journal's; grep's file name and
+    grep -n's or cat -n's line number where most lines carry one (``_FILE_PREFIX``, ``_LINE_NUMBER``); ``_SRUN_LABEL``: srun's
     ``0: `` where most lines carry it), the same lines otherwise: what tidy removes first, and what the matcher's lines
     lose too, so that an entry's pattern written for a program's line start reads it under any launcher. ``removed`` gets
     the distinct prefixes of the first lines (``Paste.prefixes``)."""
@@ -235,19 +247,13 @@ def unprefix(text: str, removed: Optional[list[str]] = None) -> str:
         head = _head(text)
         if len(head) >= 2 and sum(1 for line in head if _SRUN_LABEL.match(line)) * 2 > len(head):
             text = _SRUN_LABEL.sub("", text)
-    if "." in text[:HEAD_CHECK]:  # grep -H / grep -r: the file's name before every line
-        head = _head(text)
-        if len(head) >= 3 and sum(1 for line in head if _FILE_PREFIX.match(line)) * 5 >= len(head) * 4:
-            if removed is not None:
-                removed.extend(dict.fromkeys(m.group(0) for m in _FILE_PREFIX.finditer(text, 0, HEAD_CHECK)))
-                del removed[8:]
-            text = _FILE_PREFIX.sub("", text)
-    if _numbered_by_tool(text):  # grep -n, cat -n: the line's number before every line
+    if _FILE_PREFIX.match(text.lstrip("\n")) and _most_lines(text, _FILE_PREFIX):  # grep -H / -r: a file's name
+        _keep_prefixes(removed, _FILE_PREFIX, text)
+        text = _FILE_PREFIX.sub("", text)
+    if _LINE_NUMBER.match(text.lstrip("\n")) and _numbered_by_tool(text):  # grep -n, cat -n: the line's number
         text = _LINE_NUMBER.sub("", text)
     if _LAUNCHER_HINT.search(text, 0, HEAD_CHECK):
-        if removed is not None:  # the distinct prefixes of the first lines, for what they say (``Paste.prefixes``)
-            removed.extend(dict.fromkeys(m.group(0).strip() for m in _LAUNCHER.finditer(text, 0, HEAD_CHECK) if m.group(0).strip()))
-            del removed[8:]
+        _keep_prefixes(removed, _LAUNCHER, text)  # the distinct prefixes of the first lines, for what they say
         text = _LAUNCHER.sub("", text)
     return text
 
@@ -334,7 +340,7 @@ def _quoted_info(line: str) -> str:
 #: (mail at 72-78 columns, the web's fixed-width views at 80-100) and at least WRAP_WIDTH_MIN; a longer line is written
 #: as one, never reflowed
 REFLOW_WIDTH_MAX = 100
-_LIST_ITEM = re.compile(r"^(?:[-*+•]\s|\d{1,2}[.)]\s|[a-z][.)]\s)")
+_LIST_ITEM = re.compile(r"^(?:[+•]\s|\d{1,2}[.)]\s|[a-z][.)]\s)")  # (RECORD_START has "-" and "*")
 
 
 def soft_breaks(lines: list[str]) -> list[int]:
@@ -386,7 +392,7 @@ class Paste:
         self._plain: Optional[str] = None
         self._plain_lines: Optional[list[str]] = None
         self._plain_starts: list[int] = []
-        self._samples: dict[tuple[int, int], "View"] = {}
+        self._samples: dict[tuple, Any] = {}  # (head, tail): the View; ("flowed", head, tail): its flowed text
         self._outside: Optional["Paste"] = None
 
     @property
@@ -468,6 +474,24 @@ class Paste:
             view = self._samples[(head, tail)] = self._sample(head, tail)
         return view
 
+    def flowed(self, head: int = 1_000_000, tail: int = 256_000) -> str:
+        """The text of ``sample(head, tail)`` with each soft line break of a reflowed paragraph a space (:func:`soft_breaks`,
+        on the lines as written): what the readers of sentences read, so that a phrase a mail client or a fixed-width
+        page broke ("peer access is not" / "supported") is one again. The same length: the sample's ``line_of`` holds
+        for every offset. Built once per size."""
+        key = ("flowed", head, tail)
+        text = self._samples.get(key)
+        if text is None:
+            view = self.sample(head, tail)
+            originals = [self.line(n) for n in view.numbers]
+            parts, last = [], 0
+            for i in soft_breaks(originals):
+                at = view.start(i + 1) - 1  # the "\n" ending line i
+                parts += [view.text[last:at], " "]
+                last = at + 1
+            text = self._samples[key] = "".join(parts) + view.text[last:] if parts else view.text
+        return text
+
     def _sample(self, head: int, tail: int) -> "View":
         self.select(())  # builds the plain lines
         lines = self._plain_lines or []
@@ -529,25 +553,13 @@ class View:
 
     def __init__(self, text: str, starts: list[int], numbers: list[int]) -> None:
         self.text, self._starts, self._numbers = text, starts, numbers
-        self._flowed: Optional[str] = None
-
-    def flowed(self, lines: list[str]) -> str:
-        """``text`` with each soft line break of a reflowed paragraph a space (:func:`soft_breaks`; ``lines`` are the
-        paste's lines as written, which the checks for a record's start read): what the readers of sentences read, so
-        that a phrase a mail client or a fixed-width page broke ("peer access is not" / "supported") is one again. The
-        same length as ``text``: every offset stays on its line."""
-        if self._flowed is None:
-            originals = [lines[n - 1] if 0 < n <= len(lines) else "" for n in self._numbers]
-            parts, last = [], 0
-            for i in soft_breaks(originals):
-                at = self._starts[i + 1] - 1  # the "\n" ending line i
-                parts += [self.text[last:at], " "]
-                last = at + 1
-            self._flowed = "".join(parts) + self.text[last:] if parts else self.text
-        return self._flowed
 
     def line_of(self, offset: int) -> int:
         return self._numbers[bisect_right(self._starts, offset) - 1] if self._numbers else 1
+
+    def start(self, i: int) -> int:
+        """The offset in ``text`` where its ``i``-th line (0-based) starts."""
+        return self._starts[i]
 
     @property
     def numbers(self) -> list[int]:

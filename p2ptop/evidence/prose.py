@@ -1335,7 +1335,7 @@ def _model_named(m: re.Match) -> tuple[str, Optional[str], Optional[str], str]:
 
 def parse(c: Collector) -> bool:
     view = c.paste.sample(SAMPLE_HEAD, SAMPLE_TAIL)
-    low = view.flowed(c.paste.lines)  # a reflowed paragraph's phrases whole again (paste.soft_breaks), offsets kept
+    low = c.paste.flowed(SAMPLE_HEAD, SAMPLE_TAIL)  # the sample's text, a reflowed paragraph's phrases whole again
     found = False
     ln = view.line_of
 
