@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections import Counter
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from ..findings import Finding
 from ..knowledge.regex_safety import INVISIBLE_CHARS, RECORD_START, TYPOGRAPHIC_QUOTES, unescape_html
@@ -159,9 +160,13 @@ _LINE_STARTS = re.compile(
     r"GPU \d+: [^()\n]{3,80}\(UUID: |(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.\d (?:VGA compatible|3D|PCI bridge|Bridge|"
     r"Infiniband|Ethernet|Non-Volatile)|(?:Subsystem|Flags|Capabilities|Kernel driver in use|LnkCap|LnkSta|LnkCtl|ACSCap|ACSCtl):|"
     r"Memory at [0-9a-f]+ |BAR \d+: current size|Last error:|"
+    # PyTorch's NCCL error detail (c10d NCCLUtils getNcclErrorDetailStr: "\n" + "ncclUnhandledCudaError: Call to CUDA
+    # function failed." + "\nLast error:\n" + NCCL's last error)
+    r"nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|RemoteError|InProgress|Timeout): |"
     # dcgmi nvlink --link-status: its heads; nvtop's device lines ("Device 0 [GeForce GTX 1080 Ti] PCIe GEN 3@16x")
     r"GPUs:\s|NvSwitches:\s|Key: Up=|Device \d+ \[[^\]\n]{3,80}\] PCIe GEN|"
-    r"(?P<q>" + _Q_LINE + r"))")
+    r"(?P<q>" + _Q_LINE + r"))"
+    r"|(?<=Last error:)[ \t]+(?=\S)")  # ... and NCCL's last error on the line after it
 #: a markdown code fence inside a line that lost its breaks ("main() ``` torch.distributed..."): a line of its own again
 _INLINE_FENCE = re.compile(r"[ \t]*```([\w+-]*)[ \t]+")
 RELINE_AVG = 150  # a text whose lines average more characters than this may have lost its line breaks
@@ -218,15 +223,18 @@ def _keep_prefixes(removed: Optional[list[str]], rx: re.Pattern, text: str) -> N
 
 
 def _most_lines(text: str, rx: re.Pattern) -> bool:
-    """Do four in five of the three or more non-blank lines of the text's head start with ``rx``?"""
+    """Do four in five of the three or more non-blank lines of the text's head start with ``rx``, or both of two (an
+    excerpt of two lines: a match and its context line, grep -A1)?"""
     head = _head(text)
+    if len(head) == 2:
+        return all(rx.match(line) for line in head)
     return len(head) >= 3 and sum(1 for line in head if rx.match(line)) * 5 >= len(head) * 4
 
 
 def _numbered_by_tool(text: str) -> bool:
     """Does (nearly) every line of the text's head start with a line number that grep -n or cat -n put there: four in five
-    of three or more non-blank lines, their numbers rising in nine of ten steps (a log's own counters and labels repeat
-    or restart: srun's task ids, "1: lo:", "2: eth0:" of ip a only on some lines)?"""
+    of three or more non-blank lines, or both of two, their numbers rising in nine of ten steps (a log's own counters and
+    labels repeat or restart: srun's task ids, "1: lo:", "2: eth0:" of ip a only on some lines)?"""
     if not _most_lines(text, _LINE_NUMBER):
         return False
     numbers = [int(m.group(1)) for m in map(_LINE_NUMBER.match, _head(text)) if m]
@@ -241,17 +249,20 @@ def unprefix(text: str, removed: Optional[list[str]] = None) -> str:
     ``0: `` where most lines carry it), the same lines otherwise: what tidy removes first, and what the matcher's lines
     lose too, so that an entry's pattern written for a program's line start reads it under any launcher. ``removed`` gets
     the distinct prefixes of the first lines (``Paste.prefixes``)."""
-    # srun's --label first: Slurm puts it before whatever the task prints, a launcher's own prefix included
-    # ("0: (EngineCore_DP1 pid=2944727) RuntimeError: ...")
-    if ": " in text[:HEAD_CHECK]:
-        head = _head(text)
-        if len(head) >= 2 and sum(1 for line in head if _SRUN_LABEL.match(line)) * 2 > len(head):
-            text = _SRUN_LABEL.sub("", text)
+    # grep's file name and line number first: grep reads a file that holds what the job printed, srun's labels included
+    # ("logs/run.out:12:0: RuntimeError ..."), and its numbers would read as srun's "12: " label where a line goes on
+    # with a space ("103:   D\D     0      1")
     if _FILE_PREFIX.match(text.lstrip("\n")) and _most_lines(text, _FILE_PREFIX):  # grep -H / -r: a file's name
         _keep_prefixes(removed, _FILE_PREFIX, text)
         text = _FILE_PREFIX.sub("", text)
     if _LINE_NUMBER.match(text.lstrip("\n")) and _numbered_by_tool(text):  # grep -n, cat -n: the line's number
         text = _LINE_NUMBER.sub("", text)
+    # then srun's --label: Slurm puts it before whatever the task prints, a launcher's own prefix included
+    # ("0: (EngineCore_DP1 pid=2944727) RuntimeError: ...")
+    if ": " in text[:HEAD_CHECK]:
+        head = _head(text)
+        if len(head) >= 2 and sum(1 for line in head if _SRUN_LABEL.match(line)) * 2 > len(head):
+            text = _SRUN_LABEL.sub("", text)
     if _LAUNCHER_HINT.search(text, 0, HEAD_CHECK):
         _keep_prefixes(removed, _LAUNCHER, text)  # the distinct prefixes of the first lines, for what they say
         text = _LAUNCHER.sub("", text)
@@ -260,8 +271,8 @@ def unprefix(text: str, removed: Optional[list[str]] = None) -> str:
 
 def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list[int]] = None) -> str:
     """The text without quote marks, launchers' line prefixes (``_LAUNCHER``, ``_SRUN_LABEL``; their distinct forms
-    appended to ``removed``), code fences and shell prompts (``_QUOTE``, ``_FENCE``, ``_PROMPT``), a common indent or a
-    terminal's hard wrap (:func:`unwrap`), with HTML's escapes read back (a paste copied from a web page or a mail:
+    appended to ``removed``), code fences and shell prompts (``_QUOTE``, ``_FENCE``, ``_PROMPT``), a common indent, a
+    terminal's hard wrap (:func:`unwrap`) or a mail client's reflow of the whole paste (:func:`unreflow`), with HTML's escapes read back (a paste copied from a web page or a mail:
     "&lt;inactive&gt;", "GPU(row) -&gt; GPU(column)"), without invisible characters (``_INVISIBLE``) and with a web
     page's non-breaking spaces as spaces (``_WIDE_SPACE``) and typographic quotes as ASCII ones; the same lines
     otherwise. ``commands`` gets the numbers of the lines whose shell prompt was removed: a command typed, not a
@@ -286,6 +297,7 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
             import textwrap
 
             text = textwrap.dedent(text)
+    typed: list[int] = commands if commands is not None else []
     if "$" in text or "# " in text:
         # a prompt only before a command people run (a "# " row of nccl-tests' table is no prompt)
         at = [0, 1]  # where the line count stands (offset, line): prompts come in order, so each part is counted once
@@ -293,14 +305,13 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
         def prompt(m: re.Match) -> str:
             if not _PROMPT_CMD.match(text, m.end()):
                 return m.group(0)
-            if commands is not None:
-                at[1] += text.count("\n", at[0], m.start())
-                at[0] = m.start()
-                commands.append(at[1])
+            at[1] += text.count("\n", at[0], m.start())
+            at[0] = m.start()
+            typed.append(at[1])
             return ""
 
         text = _PROMPT.sub(prompt, text)
-    return unwrap(text)
+    return unreflow(unwrap(text), typed)
 EXCERPT = 160
 #: what the error and prose patterns read of one line: a message is short, and a line of megabytes (a
 #: JSON blob, a paste that lost its line breaks) must not cost seconds of regex time
@@ -340,16 +351,21 @@ def _quoted_info(line: str) -> str:
 #: (mail at 72-78 columns, the web's fixed-width views at 80-100) and at least WRAP_WIDTH_MIN; a longer line is written
 #: as one, never reflowed
 REFLOW_WIDTH_MAX = 100
+#: lines of a paragraph that start with the same this many characters are a program's records ("/sys/bus/pci/devices/..."),
+#: as lines starting with the same word are ("NCCL DIAG ...", "GPU 0: " / "NVML: "): never a reflow's remainders
+RECORD_HEAD = 8
 _LIST_ITEM = re.compile(r"^(?:[+•]\s|\d{1,2}[.)]\s|[a-z][.)]\s)")  # (RECORD_START has "-" and "*")
 
 
-def soft_breaks(lines: list[str]) -> list[int]:
+def soft_breaks(lines: list[str], width: int = 0) -> list[int]:
     """The indexes ``i`` of ``lines`` whose break before line ``i + 1`` is a reflow's, not the writer's: in a paragraph (a
     run of non-blank lines) whose longest line W is WRAP_WIDTH_MIN to REFLOW_WIDTH_MAX long, a line that the next line's
     first word would have made longer than W (the rule any reflow follows: a word goes to the next line only where it did
     not fit), neither line indented (code, a traceback), the next one no record of its own (RECORD_START: a timestamp,
-    a bracket, a traceback's line; a line starting with the word its line starts with, as a program's lines do), no
-    table row and no list item."""
+    a bracket, a traceback's line; grep's or cat's line number; a line starting with a word, or with the RECORD_HEAD
+    characters, that another line of the paragraph starts with, as a program's lines do), no table row and no list item.
+    With ``width`` (a whole paste reflowed at that width, :func:`unreflow`), W is that width for every paragraph, and an
+    indented line may be cut too (a reflow leaves its remainder unindented)."""
     out: list[int] = []
     i, n = 0, len(lines)
     while i < n:
@@ -359,17 +375,55 @@ def soft_breaks(lines: list[str]) -> list[int]:
         j = i
         while j < n and lines[j].strip():
             j += 1
-        width = max(len(line.rstrip()) for line in lines[i:j])
-        if j - i >= 2 and WRAP_WIDTH_MIN <= width <= REFLOW_WIDTH_MAX:
+        w = width or max(len(line.rstrip()) for line in lines[i:j])
+        if j - i >= 2 and WRAP_WIDTH_MIN <= w <= REFLOW_WIDTH_MAX:
+            starts = Counter(line.split(None, 1)[0] for line in lines[i:j])
+            firsts = {word for word, count in starts.items() if count > 1}  # the first words of two lines or more
+            heads = Counter(line.lstrip()[:RECORD_HEAD] for line in lines[i:j])  # and their first characters
+            firsts.update(h for h, count in heads.items() if count > 1 and len(h) == RECORD_HEAD)
             for k in range(i, j - 1):
                 a, b = lines[k].rstrip(), lines[k + 1]
-                if (a[:1] in " \t" or b[:1] in " \t" or RECORD_START.match(b) or _TABLE_ROW.match(b)
-                        or _LIST_ITEM.match(b) or b.split(None, 1)[0] == a.split(None, 1)[0]):
-                    continue  # (lines that start with the same word are a program's records: "NCCL DIAG ...")
-                if len(a) + 1 + len(b.split(None, 1)[0]) > width:
+                if ((a[:1] in " \t" and not width) or b[:1] in " \t" or RECORD_START.match(b) or _TABLE_ROW.match(b)
+                        or _LIST_ITEM.match(b) or _LINE_NUMBER.match(b) or b.split(None, 1)[0] in firsts
+                        or b.lstrip()[:RECORD_HEAD] in firsts):
+                    continue  # (lines that start with the same word are a program's records: "NCCL DIAG ...", "Link 0: ...")
+                if len(a) + 1 + len(b.split(None, 1)[0]) > w:
                     out.append(k)
         i = j
     return out
+
+
+#: a paste reflowed as a whole shows its width at this many soft breaks at least (one only where its remainder starts
+#: mid-sentence, _MID_SENTENCE: the longest line of any paste is "full", and the line a writer or a program starts after
+#: it, "NCCL 2.18", "0", is no remainder)
+REFLOW_CUTS_MIN = 1
+
+
+#: how the remainder of a single cut starts: mid-sentence, a small letter or a quoted word ("'the operation ...")
+_MID_SENTENCE = re.compile(r"""[a-z]|['"(][A-Za-z]""")
+
+
+def unreflow(text: str, commands: Iterable[int] = ()) -> str:
+    """A paste that a mail client, a mailing list's archive or a fixed-width page reflowed between words at one width (its
+    longest line, WRAP_WIDTH_MIN to REFLOW_WIDTH_MAX long, and REFLOW_CUTS_MIN soft breaks or more at that width,
+    :func:`soft_breaks`) with each cut line joined again to its remainder by a space, the remainder's line left empty
+    (the same number of lines, as :func:`unwrap` does for a terminal's hard wrap): a message, a JSON value or a table's
+    header whole on the line where it starts, for every reader. ``commands``: the numbers of lines typed at a prompt
+    (tidy's), never joined to the line before them, nor to the next unless it goes on mid-sentence. Anything else
+    unchanged."""
+    lines, width = _wrap_width(text)
+    if not width or width > REFLOW_WIDTH_MAX:
+        return text
+    typed = {n - 1 for n in commands}  # a command typed at a prompt starts a record; what it printed next too, unless
+    # it goes on mid-sentence (a long command reflowed)
+    cut = [i for i in soft_breaks(lines, width)
+           if i + 1 not in typed and (i not in typed or _MID_SENTENCE.match(lines[i + 1].lstrip()))]
+    if len(cut) < REFLOW_CUTS_MIN or (len(cut) == 1 and not _MID_SENTENCE.match(lines[cut[0] + 1].lstrip())):
+        return text  # one cut alone only mid-sentence: not a writer's "NCCL 2.18", a program's "0" or "-1"
+    for i in reversed(cut):
+        lines[i] = lines[i].rstrip() + " " + lines[i + 1].strip()
+        lines[i + 1] = ""
+    return "\n".join(lines)
 
 
 class Paste:

@@ -1,0 +1,209 @@
+"""A paste reflowed as a whole (the forty-fifth session).
+
+A mail client, a mailing list's archive or a fixed-width web view reflows every line longer than its width between
+words (textwrap's rule: a word goes to the next line only where it did not fit). Until now only the readers of
+sentences read such a paragraph whole (``Paste.flowed``); the readers of a program's output (a topology matrix, an
+nccl-tests table, an NCCL WARN line) read the cut lines as they were. ``paste.unreflow``, the last step of ``tidy``, joins
+each soft break of a paste whose longest line is a reflow's width (60-100 columns) for every reader, the line count kept
+(each remainder's line is left empty, as ``unwrap`` does for a terminal's hard wrap). ``soft_breaks`` no longer joins a
+line that starts with a word two or more lines of its paragraph start with (a program's records: nvidia-smi nvlink -s's
+"GPU 0:" / "NVML:", not only lines that repeat the previous line's first word)."""
+
+import os
+import textwrap
+
+import pytest
+
+from p2ptop.evidence.paste import soft_breaks, tidy, unreflow
+
+from .kbtools import explained, flat_facts
+
+CAPTURES = os.path.join(os.path.dirname(__file__), "fixtures", "captures")
+
+
+def reflow(text: str, width: int = 72) -> str:
+    """Every line longer than ``width`` reflowed between words, as a mail client does."""
+    out = []
+    for line in text.split("\n"):
+        out.extend(textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False)
+                   if len(line) > width else [line])
+    return "\n".join(out)
+
+
+def capture(*parts: str) -> str:
+    with open(os.path.join(CAPTURES, *parts), encoding="utf-8") as f:
+        return f.read()
+
+
+MESSAGES = [
+    # NCCL's driver-call failure (src/include/cudawrap.h CUCHECK) under its host:pid:tid prefix
+    "node7:1234:1290 [3] transport/alloc.cc:88 NCCL WARN Cuda failure 401 'the operation cannot be performed in the "
+    "present state'\nnode7:1234:1290 [3] NCCL INFO init.cc:1200 -> 1",
+    # NCCL's /dev/shm failure (src/misc/shmutils.cc), both WARN lines
+    "misc/shmutils.cc:72 NCCL WARN Error: failed to extend /dev/shm/nccl-0aAbCd to 9637892 bytes, error 28 (No space "
+    "left on device)\ninclude/shm.h:48 NCCL WARN Call to posix_fallocate failed : No space left on device",
+    # a log collector's JSON record holding NCCL's message
+    '{"level":"error","msg":"nccl failure","error":"NCCL WARN Cuda failure 217 \'peer access is not supported between '
+    'these two devices\'","rank":3}',
+]
+
+
+@pytest.mark.parametrize("text, width", [(MESSAGES[0], 72), (MESSAGES[0], 80), (MESSAGES[1], 64), (MESSAGES[1], 72),
+                                         (MESSAGES[1], 80), (MESSAGES[2], 64), (MESSAGES[2], 80)])
+def test_each_message_whole_again_on_its_line(text, width):
+    cut = reflow(text, width)
+    assert cut.count("\n") > text.count("\n")  # the reflow did cut it
+    joined = unreflow(cut)
+    assert joined.count("\n") == cut.count("\n")  # line numbers kept: the remainders' lines are empty
+    assert [line for line in joined.split("\n") if line] == text.split("\n")
+
+
+def test_a_single_cut_joined_only_mid_sentence():
+    # one soft break alone is weak evidence (the longest line of any paste is "full"): joined where its remainder goes on
+    # mid-sentence ("'the operation ...", "devices"), not where it starts as a line of its own could ("401 'the ...",
+    # "NCCL 2.18", "0")
+    assert reflow(MESSAGES[0], 64).count("\n") == 2 and unreflow(reflow(MESSAGES[0], 64)) == reflow(MESSAGES[0], 64)
+    flux = ("$ flux run -N1 -n1 printenv CUDA_VISIBLE_DEVICES\n-1\n"
+            "$ flux run -N1 -n1 python -c 'import torch; print(torch.cuda.device_count())'\n0")
+    assert tidy(flux) == flux
+
+
+def test_a_command_line_is_never_a_remainder():
+    smi = ("$ nvidia-smi -L\nGPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-2c8a6b16-b2c2-3df8-4a46-1c019335308d)\n"
+           "GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-2c8a6b16-b2c2-3df8-4a46-1c0193353000)\n"
+           "$ torchrun --standalone --nproc_per_node=2 r.py\n[rank1]: RuntimeError: CUDA error: invalid device ordinal")
+    assert tidy(smi).split("\n")[3] == "torchrun --standalone --nproc_per_node=2 r.py"
+
+
+@pytest.mark.parametrize("text", MESSAGES[:2])
+def test_reflowed_message_answered_as_written(text):
+    # (the JSON record is not: the matcher's own lines are not unreflowed, see ARCHITECTURE, and its wrapped-line search
+    # puts one entry's hit on the cut line and the others' on the remainder, so the shared-message rule misses it)
+    assert explained(reflow(text)) == explained(text)
+
+
+@pytest.mark.parametrize("parts", [("h100x1-vm", "nvidia-smi-topo-m.txt"), ("h200x2-nvswitch-vm", "nvidia-smi-topo-m.txt"),
+                                   ("h200x2-nvswitch-vm", "nvidia-smi-topo-p2p.txt"), ("h200x2-live", "nvidia-smi-topo-m.txt")])
+def test_reflowed_topology_reads_as_the_capture(parts):
+    # a real host's matrix mailed at 72 columns: before, its CPU-affinity column lost, a pair read as crossing sockets
+    # (H100 VM, H200) or a -p2p matrix as failing
+    text = capture(*parts)
+    assert max(len(line) for line in text.split("\n")) > 72
+    assert flat_facts(reflow(text)) == flat_facts(text)
+
+
+@pytest.mark.parametrize("text", [
+    capture("h200x2-live", "nvidia-smi-nvlink-s.txt"),  # records, each link's line indented
+    # nvidia-smi nvlink -s on GPUs without NVLink: "GPU N: ..." and "NVML: ..." alternate; neither continues the other
+    "GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-1b2c3d4e-aaaa-bbbb-cccc-00000000aaaa)\n"
+    "NVML: Unable to retrieve NVLink information as all links are inActive\n"
+    "GPU 1: NVIDIA GeForce RTX 3090 (UUID: GPU-1b2c3d4e-aaaa-bbbb-cccc-00000000bbbb)\n"
+    "NVML: Unable to retrieve NVLink information as all links are inActive",
+    # a writer's short lines and a traceback
+    "Environment:\nCUDA 12.1\nDriver 535.104.05 on Ubuntu 22.04 with two RTX 4090 cards in one workstation\nNCCL 2.18",
+    'Traceback (most recent call last):\n  File "/opt/app/train.py", line 41, in <module>\n'
+    "    model = DDP(model, device_ids=[local_rank])\nRuntimeError: CUDA error: peer access is not supported between "
+    "these two devices",
+    # a line written longer than any reflow's width: no reflow happened
+    "x" * 150 + "\nnot a continuation of a reflow",
+])
+def test_writers_lines_stay(text):
+    assert unreflow(text) == text
+
+
+def test_records_alternating_with_another_record_are_no_continuations():
+    lines = ["GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-1b2c3d4e-aaaa-bbbb-cccc-00000000aaaa)",
+             "NVML: Unable to retrieve NVLink information as all links are inActive",
+             "GPU 1: NVIDIA GeForce RTX 3090 (UUID: GPU-1b2c3d4e-aaaa-bbbb-cccc-00000000bbbb)",
+             "NVML: Unable to retrieve NVLink information as all links are inActive"]
+    assert soft_breaks(lines, 80) == []
+    # the same width, a writer's paragraph: its soft break is found
+    assert soft_breaks(["We run two RTX 3090 cards in one box and every all_reduce in NCCL hangs forever",
+                        "unless NCCL_P2P_DISABLE=1 is set."], 80) == [0]
+
+
+def test_tidy_ends_with_unreflow():
+    text = MESSAGES[1]
+    assert tidy("> " + reflow(text).replace("\n", "\n> ")).split("\n")[0] == text.split("\n")[0]
+
+
+def test_records_with_one_head_are_no_continuations():
+    # grep . /sys/bus/pci/devices/*/current_link_* (each line a file's name and value): no reflow joins them
+    lines = ["/sys/bus/pci/devices/0000:41:00.0/current_link_speed:2.5 GT/s PCIe",
+             "/sys/bus/pci/devices/0000:41:00.0/current_link_width:16",
+             "/sys/bus/pci/devices/0000:41:00.0/max_link_speed:16.0 GT/s PCIe",
+             "/sys/bus/pci/devices/0000:41:00.0/max_link_width:16"]
+    assert soft_breaks(lines, 72) == [] and unreflow("\n".join(lines)) == "\n".join(lines)
+
+
+# --- an excerpt of two lines under grep's or cat's prefixes ------------------------------------------------------------
+# grep -n -A1 / grep -H -A1 / cat -n of a two-line excerpt: both lines carry the prefix, which was read as one only on
+# three lines or more. Two of two now count (the numbers must still rise); one line alone, or two where only one carries
+# a number, stay as written.
+
+PIDFD = ("RuntimeError: pidfd_getfd(pidfd=..., fd=...) failed with errno 1: Operation not permitted.\n"
+         "  ... try adding --cap-add=SYS_PTRACE to your docker run command.")
+
+
+@pytest.mark.parametrize("prefixed", [
+    "101:" + PIDFD.replace("\n", "\n102:"),                                  # grep -n of two matches
+    "logs/worker3.log:" + PIDFD.replace("\n", "\nlogs/worker3.log-"),        # grep -H -A1
+    "    41\t" + PIDFD.replace("\n", "\n    42\t"),                          # cat -n
+])
+def test_two_line_excerpt_read_without_its_prefix(prefixed):
+    assert tidy(prefixed) == tidy(PIDFD)
+    assert explained(prefixed)[:1] == explained(PIDFD)[:1] == [("cuda_ipc_cross_boundary", "likely")]
+
+
+@pytest.mark.parametrize("text", [
+    "12:RuntimeError: CUDA error: invalid device ordinal\n3:during the second epoch",  # numbers that do not rise
+    "2: GPU 1 is missing after the reboot\nnothing else changed",                          # one line numbered
+])
+def test_two_lines_not_a_tools_excerpt(text):
+    assert tidy(text) == text
+
+
+# --- PyTorch's NCCL error detail that lost its line breaks -------------------------------------------------------------
+# c10d's getNcclErrorDetailStr returns "ncclUnhandledCudaError: Call to CUDA function failed." + "\nLast error:\n" + NCCL's
+# last error, after "\n": in a paste folded onto one line (a chat, a form field) NCCL's last error starts a line again,
+# so an entry's pattern for its start ("^Cuda failure ...") reads it.
+
+FOLDED = ("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1331, "
+          "unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.1 ncclUnhandledCudaError: Call "
+          "to CUDA function failed. Last error: Cuda failure 'invalid argument' Traceback (most recent call last): "
+          "File \"train.py\", line 14, in <module> main()")
+
+
+def test_folded_nccl_detail_gets_its_lines_back():
+    from p2ptop.evidence.paste import reline
+
+    lines = reline(FOLDED).split("\n")
+    assert "ncclUnhandledCudaError: Call to CUDA function failed." in lines
+    assert "Last error:" in lines and "Cuda failure 'invalid argument'" in lines
+
+
+def test_folded_nccl_detail_answered_as_the_lines():
+    from p2ptop.evidence.paste import reline
+
+    assert explained(FOLDED) == explained(reline(FOLDED))
+    assert "nccl_version_bug" in [c for c, _ in explained(FOLDED)[:3]]
+
+
+# --- grep -n's numbers before srun's label -----------------------------------------------------------------------------
+# grep reads a file holding what the job printed: its "103:" is outermost, and where the line goes on with a space
+# ("103:   D\D     0      1") it read as srun's "103: " label on those lines alone, so the numbers stayed on the others.
+
+MATRIX = ("Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)\n"
+          "   D\\D     0      1      2      3\n"
+          "     0 912.68   9.90   9.90   9.90\n"
+          "     1   9.90 922.37   9.90   9.90\n"
+          "     2  10.01  10.01 922.24  10.01\n"
+          "     3  10.23  10.23  10.23 921.83")
+
+
+def test_grep_numbers_come_off_before_srun_labels():
+    numbered = "\n".join(f"{n}:{line}" for n, line in enumerate(MATRIX.split("\n"), 110))
+    assert tidy(numbered) == tidy(MATRIX)
+    labelled = "\n".join(f"{n}:0: {line}" for n, line in enumerate(MATRIX.split("\n"), 110))  # grep -n of srun -l output
+    assert tidy(labelled) == tidy(MATRIX)
+    assert tidy("\n".join("0: " + line for line in MATRIX.split("\n"))) == tidy(MATRIX)  # srun's label alone, as before
