@@ -16,7 +16,7 @@ import pytest
 
 from p2ptop.evidence.paste import soft_breaks, tidy, unreflow
 
-from .kbtools import explained, flat_facts
+from .kbtools import explained, flat_facts, text_facts
 
 CAPTURES = os.path.join(os.path.dirname(__file__), "fixtures", "captures")
 
@@ -207,3 +207,20 @@ def test_grep_numbers_come_off_before_srun_labels():
     labelled = "\n".join(f"{n}:0: {line}" for n, line in enumerate(MATRIX.split("\n"), 110))  # grep -n of srun -l output
     assert tidy(labelled) == tidy(MATRIX)
     assert tidy("\n".join("0: " + line for line in MATRIX.split("\n"))) == tidy(MATRIX)  # srun's label alone, as before
+
+
+# --- a topology matrix as a markdown table, folded ---------------------------------------------------------------------
+# GitHub issues often carry `nvidia-smi topo -m` as a markdown table; folded onto one line (a chat, a form field) its
+# header, separator and rows start lines again, as the plain matrix's rows did.
+
+MD_TOPO = ("| | GPU0 | GPU1 | CPU Affinity | NUMA Affinity |\n|---|---|---|---|---|\n"
+           "| GPU0 | X | SYS | 0-15 | 0 |\n| GPU1 | SYS | X | 16-31 | 1 |")
+
+
+def test_folded_markdown_topology_gets_its_rows_back():
+    from p2ptop.evidence.paste import reline
+
+    folded = "Two GPUs are slow to talk; nvidia-smi topo -m shows this on the node we got from the provider: " + \
+        MD_TOPO.replace("\n", " ")
+    assert reline(folded).split("\n")[1:] == MD_TOPO.split("\n")
+    assert text_facts(folded).get("pair:0-1", {}).get("pair.path") == "SYS"

@@ -156,6 +156,8 @@ _LINE_STARTS = re.compile(
     r"(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d|Legend:|gpuId \d+:|"
     # nvidia-smi topo's matrices: the header ("GPU0 GPU1 ... CPU Affinity") and each row ("GPU1 PHB X NV4 0-63")
     r"GPU0[ \t]+(?:GPU1|NIC0)\b|(?:GPU|NIC)\d+[ \t]+(?:X|NV\d+|PIX|PXB|PHB|NODE|SYS|OK|CNS|GNS|TNS|NS|DR|U)[ \t]|"
+    # ... and as a markdown table in an issue ("| | GPU0 | GPU1 |", "|---|---|", "| GPU0 | X | NODE |")
+    r"\|[ \t]*\|[ \t]*GPU0[ \t]*\||\|[ \t]*:?-{3,}:?[ \t]*\||\|[ \t]*(?:GPU|NIC)\d+[ \t]*\|[ \t]*(?:X|NV\d+|PIX|PXB|PHB|NODE|SYS)[ \t]*\||"
     # nvidia-smi -L's "GPU 0: NVIDIA A100 (UUID: ...)", lspci's device heads and the fields of -v/-vv, NCCL's "Last error:"
     r"GPU \d+: [^()\n]{3,80}\(UUID: |(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.\d (?:VGA compatible|3D|PCI bridge|Bridge|"
     r"Infiniband|Ethernet|Non-Volatile)|(?:Subsystem|Flags|Capabilities|Kernel driver in use|LnkCap|LnkSta|LnkCtl|ACSCap|ACSCtl):|"
