@@ -224,3 +224,43 @@ def test_folded_markdown_topology_gets_its_rows_back():
         MD_TOPO.replace("\n", " ")
     assert reline(folded).split("\n")[1:] == MD_TOPO.split("\n")
     assert text_facts(folded).get("pair:0-1", {}).get("pair.path") == "SYS"
+
+
+# --- a single hard cut inside an error's name or message ---------------------------------------------------------------
+# A terminal cuts at its width wherever it stands; with only one line at that width, unwrap cannot tell the width and
+# leaves the cut. Where the cut splits a name or message of CUDA's error table or NCCL's results (codes.known_across)
+# it is no writer's break: joined, for the evidence readers (tidy) and for the matcher's codes alike.
+
+from p2ptop.evidence.paste import rejoin_cut_names  # noqa: E402
+from p2ptop.knowledge.codes import known_across  # noqa: E402
+
+
+@pytest.mark.parametrize("a, b", [
+    ("when I try run python train.py , it get an error :failed call to cuInit: CUDA_ER", "ROR_NO_DEVICE"),
+    ("RuntimeError: CUDA error: cudaErrorPeerAcc", "essUnsupported (217) in the all-reduce"),
+    ("NCCL error: ncclUnhandledCuda", "Error: Call to CUDA function failed."),
+    ("RuntimeError: CUDA error: peer access is not sup", "ported between these two devices"),
+])
+def test_known_across(a, b):
+    assert known_across(a, b)
+
+
+@pytest.mark.parametrize("a, b", [
+    ("RuntimeError: CUDA error: invalid argu", "ment"),              # a generic message: no sign of a cut
+    ("the run failed with CUDA_ERROR_NO_DEVICE", "and then stopped"),  # whole on the first line
+    ("we saw CUDA_ERROR_NO_DEVICE in the log; the", "next run was fine"),
+    ("cudaErrorPeer", "Stuff"),                                       # no such name
+])
+def test_not_known_across(a, b):
+    assert not known_across(a, b)
+
+
+def test_single_cut_name_joined_for_readers_and_matcher():
+    cut = "when I try run python train.py , it get an error :failed call to cuInit: CUDA_ER\nROR_NO_DEVICE\n"
+    assert rejoin_cut_names(cut).split("\n")[:2] == [
+        "when I try run python train.py , it get an error :failed call to cuInit: CUDA_ERROR_NO_DEVICE", ""]
+    assert flat_facts(cut).get("error.cuda") == "cudaErrorNoDevice"
+    assert explained(cut)[:1] == explained(cut.replace("CUDA_ER\n", "CUDA_ER"))[:1] == [("device_not_visible", "possible")]
+    # a line of that length cut elsewhere stays as written
+    other = "when I try run python train.py , it get an error :failed call to cuInit: somethi\nng else\n"
+    assert rejoin_cut_names(other) == other

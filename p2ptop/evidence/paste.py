@@ -12,6 +12,7 @@ from itertools import accumulate
 from typing import Any, Callable, Iterable, Optional
 
 from ..findings import Finding
+from ..knowledge.codes import known_across
 from ..knowledge.regex_safety import INVISIBLE_CHARS, RECORD_START, TYPOGRAPHIC_QUOTES, unescape_html
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -82,15 +83,33 @@ def unwrap(text: str) -> str:
     near = sum(1 for l in lines if len(l) >= width * 0.9)
     full = sum(1 for l in lines if len(l) == width)
     if full * 5 < near * 4:  # a terminal cuts every long line at its width; lines of a tool's own just under it are no wrap
-        return text
+        return _named_cuts(text, lines, width)
     cut = [i for i in range(len(lines) - 1)
            if len(lines[i]) == width and lines[i + 1] and not RECORD_START.match(lines[i + 1])
            and not _TABLE_ROW.match(lines[i + 1])
            and not (lines[i][0].isspace() and lines[i + 1][0].isspace())  # rows of an indented table
            and _shape(lines[i]) != _shape(lines[i + 1])]  # a run of records alike ("diag: ...", "7  [0] NCCL INFO ...")
     if len({lines[i] for i in cut}) < 2 or not any(lines[i][-1].isalnum() and lines[i + 1][0].isalnum() for i in cut):
-        return text  # two different cut lines, one cut inside a word: what a width does and lines of one's own do not
+        # two different cut lines, one cut inside a word: what a width does and lines of one's own do not; a single cut
+        # only where it splits an error's name or message (_named_cuts)
+        return _named_cuts(text, lines, width)
     return _joined(lines, cut)
+
+
+def _named_cuts(text: str, lines: list[str], width: int) -> str:
+    """The text with each line of the longest length whose last word runs on into the next line's first as one of the
+    error tables' names or messages (codes.known_across: "...cuInit: CUDA_ER" / "ROR_NO_DEVICE") joined to it; the text
+    unchanged where none does."""
+    cut = [i for i in range(len(lines) - 1)
+           if len(lines[i]) == width and lines[i + 1][:1].isalnum() and known_across(lines[i], lines[i + 1])]
+    return _joined(lines, cut) if cut else text
+
+
+def rejoin_cut_names(text: str) -> str:
+    """A short paste with every error name or message that a single hard cut split whole again on its first line
+    (:func:`_named_cuts`; the matcher's lines, whose own search joins wrapped lines for its patterns, not for codes)."""
+    lines, width = _wrap_width(text)
+    return _named_cuts(text, lines, width) if width else text
 
 
 def _wrap_width(text: str) -> tuple[list[str], int]:

@@ -161,6 +161,35 @@ GENERIC_CUDA_MESSAGES = frozenset({"invalid argument", "out of memory", "initial
 CUDA_BY_NUMBER: dict[int, tuple[str, str, str]] = {n: (rt, drv, msg) for n, rt, drv, msg in CUDA_ERRORS}
 CUDA_BY_NAME: dict[str, int] = {**{rt: n for n, rt, _d, _m in CUDA_ERRORS}, **{d: n for n, _r, d, _m in CUDA_ERRORS if d}}
 CUDA_BY_MESSAGE: dict[str, int] = {msg.lower().rstrip("."): n for n, _r, _d, msg in CUDA_ERRORS}
+#: every error name a terminal's hard cut could split: CUDA's runtime and driver names, NCCL's results (nccl.h)
+ERROR_NAMES = frozenset({*CUDA_BY_NAME, "ncclUnhandledCudaError", "ncclSystemError", "ncclInternalError",
+                         "ncclInvalidArgument", "ncclInvalidUsage", "ncclRemoteError", "ncclInProgress"})
+#: CUDA's messages that say which error they are (not the generic ones), lower case
+_TOLD_MESSAGES = tuple(m for m in CUDA_BY_MESSAGE if m not in GENERIC_CUDA_MESSAGES and len(m) >= 16)
+_WORD_TAIL = re.compile(r"\w+$")
+_WORD_HEAD = re.compile(r"\w+")
+
+
+def known_across(a: str, b: str) -> bool:
+    """Does an error name (ERROR_NAMES) or one of CUDA's own messages run from the end of line ``a`` straight on into
+    line ``b``, cut inside a word and whole in neither line ("...cuInit: CUDA_ER" / "ROR_NO_DEVICE", "peer access is not
+    sup" / "ported between these two devices"): a terminal's hard cut, which no writer makes?"""
+    tail, head = _WORD_TAIL.search(a), _WORD_HEAD.match(b)
+    if tail is None or head is None:
+        return False
+    if tail.group(0) + head.group(0) in ERROR_NAMES:
+        return True
+    left = a[-160:].lower()
+    joined, at = left + b[:160].lower(), len(left)
+    for msg in _TOLD_MESSAGES:
+        i = joined.find(msg)
+        while i != -1:
+            if i < at < i + len(msg):
+                return True
+            i = joined.find(msg, i + 1)
+    return False
+
+
 #: Runtime names as CUDA < 10.1 numbered them (cudaErrorPeerAccessAlreadyEnabled was 50 then): names
 #: stay valid, only the old numbers differ, so a number is read only beside a modern name or message.
 _ALIASES.update({"launchfailed": "launchfailure", "invalidimage": "invalidkernelimage", "notfound": "symbolnotfound",

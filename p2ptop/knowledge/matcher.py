@@ -137,13 +137,13 @@ class Log:
     """A cleaned log, as lines and as one text, with the line of any offset in the text."""
 
     def __init__(self, text: Optional[str]):
-        from ..evidence.paste import reline, unprefix  # the line breaks a paste lost, restored as the evidence readers see
+        from ..evidence.paste import rejoin_cut_names, reline, unprefix  # the line breaks a paste lost, restored as the evidence readers see
         # them (one numbering for the facts' lines and the entries' hits: "line 14 of the paste" means the same line to
         # both), and the launchers' prefixes off every line as the evidence readers have them (an entry's pattern for a
         # program's line start, "^Cuda failure", reads it under "[1,0]<stdout>:" or a timestamp too)
 
         self.prefixes: list[str] = []  # the launchers' prefixes taken off (their distinct forms): a condition on the text reads them
-        self.lines = clean_lines(unprefix(reline(text), self.prefixes)) if text else []
+        self.lines = clean_lines(rejoin_cut_names(unprefix(reline(text), self.prefixes))) if text else []
         self.text = "\n".join(self.lines)
         self.starts = [0, *accumulate(len(line) + 1 for line in self.lines)]
         lower = self.text.lower()
