@@ -264,3 +264,27 @@ def test_single_cut_name_joined_for_readers_and_matcher():
     # a line of that length cut elsewhere stays as written
     other = "when I try run python train.py , it get an error :failed call to cuInit: somethi\nng else\n"
     assert rejoin_cut_names(other) == other
+
+
+# --- a folded traceback's exception line ---------------------------------------------------------------------------------
+# Python's traceback ends with the exception as traceback.format_exception_only prints it, "module.Type: message" at a
+# line's start: in a paste folded onto one line it starts its line again, so the readers of an exception line read it.
+
+def test_folded_traceback_ends_with_its_exception_line():
+    from p2ptop.evidence.paste import reline
+
+    folded = ('Traceback (most recent call last):   File "test_dist.py", line 4, in <module>     '
+              'dist.init_process_group(backend="nccl", world_size=2, rank=0)   File "C:\\\\Anaconda\\\\lib\\\\site-packages\\\\torch'
+              '\\\\distributed\\\\__init__.py", line 73, in init_process_group     raise RuntimeError("PyTorch built without '
+              'distributed support") RuntimeError: PyTorch built without distributed support  ## Environment  - OS : Windows10')
+    lines = reline(folded).split("\n")
+    assert lines[-1].startswith("RuntimeError: PyTorch built without distributed support")
+    assert any(line.rstrip().endswith('raise RuntimeError("PyTorch built without distributed support")') for line in lines)
+    assert "nccl_unavailable_platform" in [c for c, _ in explained(folded)[:3]]
+
+
+def test_an_exception_named_in_a_short_sentence_stays():
+    from p2ptop.evidence.paste import reline
+
+    text = "I get RuntimeError: CUDA error: invalid device ordinal when I start the second rank on the node."
+    assert reline(text) == text
