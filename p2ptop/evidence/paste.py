@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable, Optional
 
 from ..findings import Finding
 from ..knowledge.codes import known_across
+from ..nccl.log import NCCL_RESULTS
 from ..knowledge.regex_safety import INVISIBLE_CHARS, RECORD_START, TYPOGRAPHIC_QUOTES, unescape_html
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -163,9 +164,9 @@ Q_SECTIONS = ("BAR1 Memory Usage", "GPU Link Info", "PCIe Generation", "Link Wid
 #: ("        Total                             : 256 MiB"): -q nests its sections by indent, which reline keeps
 _Q_LINE = r"(?:" + "|".join(map(re.escape, Q_SECTIONS)) + r")(?=\s{2})|[A-Z][A-Za-z0-9()/.+-]*(?: [A-Za-z0-9()/.+-]+){0,6} {2,}: "
 #: where programs start a line of their own, and nothing else does: NCCL's "host:pid:tid [dev] NCCL INFO" prefix,
-#: PyTorch's "[rank0]:", Python's traceback and its exception line, dmesg's "[  12.345678]" clock, the CUDA samples' "Device=0 CAN Access Peer",
-#: "Device: 0, ...", "Unidirectional P2P=Enabled ..." and "D\D" rows, nccl-tests' "#  Rank  0 ..." heads and table rows,
-#: vLLM's "INFO 05-08 21:28:45", nvidia-smi's "Legend:", dcgmi's "gpuId 0:"
+#: PyTorch's "[rank0]:", Python's traceback and its exception line, dmesg's "[  12.345678]" clock, the CUDA samples'
+#: "Device=0 CAN Access Peer", "Device: 0, ...", "Unidirectional P2P=Enabled ..." and "D\D" rows, nccl-tests' "#  Rank  0
+#: ..." heads and table rows, vLLM's "INFO 05-08 21:28:45", nvidia-smi's "Legend:", dcgmi's "gpuId 0:"
 _LINE_STARTS = re.compile(
     r"\s+(?=[\w.-]+:\d+:\d+ \[\d+\] (?:[\w/.-]+:\d+ )?(?:NCCL )?(?:INFO|WARN|ERROR|TRACE)\b|\[rank\d+\]:|Traceback \(most recent call last\):|"
     # the exception line that ends a traceback (traceback.format_exception_only: "module.Type: message", at a line's start)
@@ -185,7 +186,7 @@ _LINE_STARTS = re.compile(
     r"Memory at [0-9a-f]+ |BAR \d+: current size|Last error:|"
     # PyTorch's NCCL error detail (c10d NCCLUtils getNcclErrorDetailStr: "\n" + "ncclUnhandledCudaError: Call to CUDA
     # function failed." + "\nLast error:\n" + NCCL's last error)
-    r"nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|RemoteError|InProgress|Timeout): |"
+    r"(?:" + "|".join(NCCL_RESULTS.values()) + r"): |"
     # dcgmi nvlink --link-status: its heads; nvtop's device lines ("Device 0 [GeForce GTX 1080 Ti] PCIe GEN 3@16x")
     r"GPUs:\s|NvSwitches:\s|Key: Up=|Device \d+ \[[^\]\n]{3,80}\] PCIe GEN|"
     r"(?P<q>" + _Q_LINE + r"))"
@@ -295,8 +296,8 @@ def unprefix(text: str, removed: Optional[list[str]] = None) -> str:
 def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list[int]] = None) -> str:
     """The text without quote marks, launchers' line prefixes (``_LAUNCHER``, ``_SRUN_LABEL``; their distinct forms
     appended to ``removed``), code fences and shell prompts (``_QUOTE``, ``_FENCE``, ``_PROMPT``), a common indent, a
-    terminal's hard wrap (:func:`unwrap`) or a mail client's reflow of the whole paste (:func:`unreflow`), with HTML's escapes read back (a paste copied from a web page or a mail:
-    "&lt;inactive&gt;", "GPU(row) -&gt; GPU(column)"), without invisible characters (``_INVISIBLE``) and with a web
+    terminal's hard wrap (:func:`unwrap`) or a mail client's reflow of the whole paste (:func:`unreflow`), with HTML's
+    escapes read back (a paste copied from a web page or a mail: "&lt;inactive&gt;", "GPU(row) -&gt; GPU(column)"), without invisible characters (``_INVISIBLE``) and with a web
     page's non-breaking spaces as spaces (``_WIDE_SPACE``) and typographic quotes as ASCII ones; the same lines
     otherwise. ``commands`` gets the numbers of the lines whose shell prompt was removed: a command typed, not a
     sentence."""
@@ -416,20 +417,16 @@ def soft_breaks(lines: list[str], width: int = 0) -> list[int]:
     return out
 
 
-#: a paste reflowed as a whole shows its width at this many soft breaks at least (one only where its remainder starts
-#: mid-sentence, _MID_SENTENCE: the longest line of any paste is "full", and the line a writer or a program starts after
-#: it, "NCCL 2.18", "0", is no remainder)
-REFLOW_CUTS_MIN = 1
-
-
-#: how the remainder of a single cut starts: mid-sentence, a small letter or a quoted word ("'the operation ...")
+#: how the remainder of a soft break that stands alone starts: mid-sentence, a small letter or a quoted word ("'the
+#: operation ..."); the longest line of any paste is "full", and the line a writer or a program starts after it, "NCCL
+#: 2.18", "0", is no remainder
 _MID_SENTENCE = re.compile(r"""[a-z]|['"(][A-Za-z]""")
 
 
 def unreflow(text: str, commands: Iterable[int] = ()) -> str:
     """A paste that a mail client, a mailing list's archive or a fixed-width page reflowed between words at one width (its
-    longest line, WRAP_WIDTH_MIN to REFLOW_WIDTH_MAX long, and REFLOW_CUTS_MIN soft breaks or more at that width,
-    :func:`soft_breaks`) with each cut line joined again to its remainder by a space, the remainder's line left empty
+    longest line, WRAP_WIDTH_MIN to REFLOW_WIDTH_MAX long, and a soft break at that width, :func:`soft_breaks`; one alone
+    only where its remainder goes on mid-sentence, _MID_SENTENCE) with each cut line joined again to its remainder by a space, the remainder's line left empty
     (the same number of lines, as :func:`unwrap` does for a terminal's hard wrap): a message, a JSON value or a table's
     header whole on the line where it starts, for every reader. ``commands``: the numbers of lines typed at a prompt
     (tidy's), never joined to the line before them, nor to the next unless it goes on mid-sentence. Anything else
@@ -441,7 +438,7 @@ def unreflow(text: str, commands: Iterable[int] = ()) -> str:
     # it goes on mid-sentence (a long command reflowed)
     cut = [i for i in soft_breaks(lines, width)
            if i + 1 not in typed and (i not in typed or _MID_SENTENCE.match(lines[i + 1].lstrip()))]
-    if len(cut) < REFLOW_CUTS_MIN or (len(cut) == 1 and not _MID_SENTENCE.match(lines[cut[0] + 1].lstrip())):
+    if not cut or (len(cut) == 1 and not _MID_SENTENCE.match(lines[cut[0] + 1].lstrip())):
         return text  # one cut alone only mid-sentence: not a writer's "NCCL 2.18", a program's "0" or "-1"
     for i in reversed(cut):
         lines[i] = lines[i].rstrip() + " " + lines[i + 1].strip()

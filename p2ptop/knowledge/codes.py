@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import Iterator, Optional, Union
 
+from ..nccl.log import NCCL_RESULTS
+
 #: CUDA error numbers (the runtime and driver API share these) -> key; only those the KB needs to read.
 CUDA_NUMBERS: dict[int, str] = {
     35: "insufficientdriver",
@@ -162,8 +164,7 @@ CUDA_BY_NUMBER: dict[int, tuple[str, str, str]] = {n: (rt, drv, msg) for n, rt, 
 CUDA_BY_NAME: dict[str, int] = {**{rt: n for n, rt, _d, _m in CUDA_ERRORS}, **{d: n for n, _r, d, _m in CUDA_ERRORS if d}}
 CUDA_BY_MESSAGE: dict[str, int] = {msg.lower().rstrip("."): n for n, _r, _d, msg in CUDA_ERRORS}
 #: every error name a terminal's hard cut could split: CUDA's runtime and driver names, NCCL's results (nccl.h)
-ERROR_NAMES = frozenset({*CUDA_BY_NAME, "ncclUnhandledCudaError", "ncclSystemError", "ncclInternalError",
-                         "ncclInvalidArgument", "ncclInvalidUsage", "ncclRemoteError", "ncclInProgress"})
+ERROR_NAMES = frozenset({*CUDA_BY_NAME, *NCCL_RESULTS.values()})
 #: CUDA's messages that say which error they are (not the generic ones), lower case
 _TOLD_MESSAGES = tuple(m for m in CUDA_BY_MESSAGE if m not in GENERIC_CUDA_MESSAGES and len(m) >= 16)
 _WORD_TAIL = re.compile(r"\w+$")

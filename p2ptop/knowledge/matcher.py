@@ -137,8 +137,10 @@ class Log:
     """A cleaned log, as lines and as one text, with the line of any offset in the text."""
 
     def __init__(self, text: Optional[str]):
-        from ..evidence.paste import rejoin_cut_names, reline, unprefix  # the line breaks a paste lost, restored as the evidence readers see
-        # them (one numbering for the facts' lines and the entries' hits: "line 14 of the paste" means the same line to
+        from ..evidence.paste import rejoin_cut_names, reline, unprefix
+
+        # the line breaks a paste lost, restored as the evidence readers see them, and an error's name a single hard cut
+        # split joined again (one numbering for the facts' lines and the entries' hits: "line 14 of the paste" means the same line to
         # both), and the launchers' prefixes off every line as the evidence readers have them (an entry's pattern for a
         # program's line start, "^Cuda failure", reads it under "[1,0]<stdout>:" or a timestamp too)
 
