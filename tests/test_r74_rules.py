@@ -288,3 +288,11 @@ def test_an_exception_named_in_a_short_sentence_stays():
 
     text = "I get RuntimeError: CUDA error: invalid device ordinal when I start the second rank on the node."
     assert reline(text) == text
+
+
+def test_the_answer_says_the_paste_was_reflowed():
+    from p2ptop.evidence import read_text
+
+    notes = read_text(reflow(MESSAGES[0], 72)).notes
+    assert any("reflowed" in n and "1 line break" in n for n in notes)
+    assert not any("reflowed" in n for n in read_text(MESSAGES[0]).notes)

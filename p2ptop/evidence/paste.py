@@ -293,14 +293,15 @@ def unprefix(text: str, removed: Optional[list[str]] = None) -> str:
     return text
 
 
-def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list[int]] = None) -> str:
+def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list[int]] = None,
+         rejoined: Optional[list[int]] = None) -> str:
     """The text without quote marks, launchers' line prefixes (``_LAUNCHER``, ``_SRUN_LABEL``; their distinct forms
     appended to ``removed``), code fences and shell prompts (``_QUOTE``, ``_FENCE``, ``_PROMPT``), a common indent, a
     terminal's hard wrap (:func:`unwrap`) or a mail client's reflow of the whole paste (:func:`unreflow`), with HTML's
     escapes read back (a paste copied from a web page or a mail: "&lt;inactive&gt;", "GPU(row) -&gt; GPU(column)"), without invisible characters (``_INVISIBLE``) and with a web
     page's non-breaking spaces as spaces (``_WIDE_SPACE``) and typographic quotes as ASCII ones; the same lines
     otherwise. ``commands`` gets the numbers of the lines whose shell prompt was removed: a command typed, not a
-    sentence."""
+    sentence; ``rejoined`` the numbers of the lines a reflow's soft break had cut (:func:`unreflow`)."""
     if not text.isascii():  # every character of these three is outside ASCII: a log that is all ASCII skips them (C, ms)
         if _INVISIBLE.search(text):
             text = _INVISIBLE.sub("", text)
@@ -335,7 +336,7 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
             return ""
 
         text = _PROMPT.sub(prompt, text)
-    return unreflow(unwrap(text), typed)
+    return unreflow(unwrap(text), typed, rejoined)
 EXCERPT = 160
 #: what the error and prose patterns read of one line: a message is short, and a line of megabytes (a
 #: JSON blob, a paste that lost its line breaks) must not cost seconds of regex time
@@ -423,14 +424,14 @@ def soft_breaks(lines: list[str], width: int = 0) -> list[int]:
 _MID_SENTENCE = re.compile(r"""[a-z]|['"(][A-Za-z]""")
 
 
-def unreflow(text: str, commands: Iterable[int] = ()) -> str:
+def unreflow(text: str, commands: Iterable[int] = (), rejoined: Optional[list[int]] = None) -> str:
     """A paste that a mail client, a mailing list's archive or a fixed-width page reflowed between words at one width (its
     longest line, WRAP_WIDTH_MIN to REFLOW_WIDTH_MAX long, and a soft break at that width, :func:`soft_breaks`; one alone
     only where its remainder goes on mid-sentence, _MID_SENTENCE) with each cut line joined again to its remainder by a space, the remainder's line left empty
     (the same number of lines, as :func:`unwrap` does for a terminal's hard wrap): a message, a JSON value or a table's
     header whole on the line where it starts, for every reader. ``commands``: the numbers of lines typed at a prompt
-    (tidy's), never joined to the line before them, nor to the next unless it goes on mid-sentence. Anything else
-    unchanged."""
+    (tidy's), never joined to the line before them, nor to the next unless it goes on mid-sentence; ``rejoined`` gets
+    the numbers of the lines joined to their remainders. Anything else unchanged."""
     lines, width = _wrap_width(text)
     if not width or width > REFLOW_WIDTH_MAX:
         return text
@@ -443,6 +444,8 @@ def unreflow(text: str, commands: Iterable[int] = ()) -> str:
     for i in reversed(cut):
         lines[i] = lines[i].rstrip() + " " + lines[i + 1].strip()
         lines[i + 1] = ""
+    if rejoined is not None:
+        rejoined.extend(i + 1 for i in cut)
     return "\n".join(lines)
 
 
@@ -456,9 +459,10 @@ class Paste:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         self.prefixes: list[str] = []  # what tidy removed before every line (a launcher's, a collector's)
         self.commands: list[int] = []  # the lines a shell prompt stood before (tidy removed it): commands, not sentences
+        self.reflowed: list[int] = []  # the lines a mail client's or an archive's reflow had cut, joined again by tidy
         relined = reline(text)  # a paste that lost its line breaks, with them again: the restored lines are counted
         self.relined = relined.count("\n") - text.count("\n")  # line breaks restored (0: the paste's own lines)
-        text = tidy(relined, self.prefixes, self.commands)
+        text = tidy(relined, self.prefixes, self.commands, self.reflowed)
         self.text = text
         self.lines = text.split("\n")
         self._starts: Optional[list[int]] = None

@@ -374,6 +374,9 @@ def read_text(text: str, host_links: Optional[Callable[[str, str], Optional[tupl
     if paste.relined:
         c.notes.append(f"the paste had lost its line breaks: {paste.relined} restored where programs start their lines "
                        "(line numbers count the restored lines)")
+    if paste.reflowed:
+        c.notes.append(f"the paste had been reflowed (a mail client, an archive, a fixed-width page): {len(paste.reflowed)} "
+                       "line break(s) inside its messages read as spaces, so a message's facts are on the line where it starts")
     failed: list[str] = []
     for name, parser in PARSERS:
         c.paste = paste.outside_nccl() if name in OUTSIDE_NCCL else paste
