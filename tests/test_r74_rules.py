@@ -296,3 +296,32 @@ def test_the_answer_says_the_paste_was_reflowed():
     notes = read_text(reflow(MESSAGES[0], 72)).notes
     assert any("reflowed" in n and "1 line break" in n for n in notes)
     assert not any("reflowed" in n for n in read_text(MESSAGES[0]).notes)
+
+
+# --- a paste that was not reflowed as a whole ----------------------------------------------------------------------------
+# A reflow at the paste's width fills every line: a paragraph that a writer wrapped at a narrower width of their own,
+# beside log lines longer than it, shows only a break here and there that the next word "would not have fitted" at the
+# paste's width; it is left as written. A word longer than the width (a path, a URL) stands on a line of its own and
+# does not set the width.
+
+MIXED = ("I'm encountering intermittent errors while trying to use the Multi-Process\n"
+         "Service with CUDA 7.0 for improving concurrent access to a Kepler K20Xm GPU by\n"
+         "multiple MPI processes that perform GPU-to-GPU communication with each other.\n"
+         "For certain transmission patterns between these processes, the program runs\n"
+         "without any problems. For others (e.g., 16 processes partitioned into 4 groups),\n"
+         "however, it dies with the following error:\n\n"
+         "[node05:20562] [[58522,2],4] ORTE_ERROR_LOG: Error in file pml_ob1_recvreq.c at line 477\n"
+         "[node05:20564] [[58522,2],6] ORTE_ERROR_LOG: Error in file pml_ob1_recvreq.c at line 477")
+
+
+def test_a_paragraph_written_narrower_than_the_log_beside_it_stays():
+    assert unreflow(MIXED) == MIXED
+
+
+def test_a_long_word_on_its_own_line_does_not_set_the_width():
+    text = ("E0216 06:57:36.106158  4415 pybind_state.h:422] Exception encountered running PythonOp function: "
+            "RuntimeError: [enforce fail at context_gpu.h:307] error == cudaSuccess. 77 vs 0. Error at: "
+            "/opt/caffe2/caffe2/core/context_gpu.h:307: an illegal memory access was encountered")
+    cut = reflow(text, 72) + "\n\nAt:\n/opt/project/detectron/lib/ops/collect_and_distribute_fpn_rpn_proposals.py(62):"
+    assert max(len(line) for line in cut.split("\n")) > 72
+    assert unreflow(cut).split("\n")[0] == text

@@ -389,8 +389,10 @@ def soft_breaks(lines: list[str], width: int = 0) -> list[int]:
     not fit), neither line indented (code, a traceback), the next one no record of its own (RECORD_START: a timestamp,
     a bracket, a traceback's line; grep's or cat's line number; a line starting with a word, or with the RECORD_HEAD
     characters, that another line of the paragraph starts with, as a program's lines do), no table row and no list item.
-    With ``width`` (a whole paste reflowed at that width, :func:`unreflow`), W is that width for every paragraph, and an
-    indented line may be cut too (a reflow leaves its remainder unindented)."""
+    With ``width`` (a whole paste reflowed at that width, :func:`unreflow`), W is that width for every paragraph, an
+    indented line may be cut too (a reflow leaves its remainder unindented), and a paragraph counts only where half of
+    the breaks between its lines or more are such cuts (a reflow fills every line; a paragraph written at a narrower
+    width of its own, beside longer log lines, shows a cut here and there)."""
     out: list[int] = []
     i, n = 0, len(lines)
     while i < n:
@@ -406,14 +408,19 @@ def soft_breaks(lines: list[str], width: int = 0) -> list[int]:
             firsts = {word for word, count in starts.items() if count > 1}  # the first words of two lines or more
             heads = Counter(line.lstrip()[:RECORD_HEAD] for line in lines[i:j])  # and their first characters
             firsts.update(h for h, count in heads.items() if count > 1 and len(h) == RECORD_HEAD)
+            pairs, cuts = 0, []
             for k in range(i, j - 1):
                 a, b = lines[k].rstrip(), lines[k + 1]
                 if ((a[:1] in " \t" and not width) or b[:1] in " \t" or RECORD_START.match(b) or _TABLE_ROW.match(b)
                         or _LIST_ITEM.match(b) or _LINE_NUMBER.match(b) or b.split(None, 1)[0] in firsts
                         or b.lstrip()[:RECORD_HEAD] in firsts):
                     continue  # (lines that start with the same word are a program's records: "NCCL DIAG ...", "Link 0: ...")
+                pairs += 1
                 if len(a) + 1 + len(b.split(None, 1)[0]) > w:
-                    out.append(k)
+                    cuts.append(k)
+            if not width or len(cuts) * 2 >= pairs:
+                out.extend(cuts)  # (a reflow at the paste's width fills every line of a paragraph: a paragraph where it
+                # would have cut at most a few of the breaks between its lines was written so, at a width of its own)
         i = j
     return out
 
@@ -433,7 +440,12 @@ def unreflow(text: str, commands: Iterable[int] = (), rejoined: Optional[list[in
     (tidy's), never joined to the line before them, nor to the next unless it goes on mid-sentence; ``rejoined`` gets
     the numbers of the lines joined to their remainders. Anything else unchanged."""
     lines, width = _wrap_width(text)
-    if not width or width > REFLOW_WIDTH_MAX:
+    if not width:
+        return text
+    # the width is the longest line that holds a space: a reflow puts a word longer than its width (a path, a URL) on a
+    # line of its own, longer than the rest
+    width = max((len(line.rstrip()) for line in lines if " " in line.strip()), default=0)
+    if not WRAP_WIDTH_MIN <= width <= REFLOW_WIDTH_MAX:
         return text
     typed = {n - 1 for n in commands}  # a command typed at a prompt starts a record; what it printed next too, unless
     # it goes on mid-sentence (a long command reflowed)
