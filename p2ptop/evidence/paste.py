@@ -13,8 +13,8 @@ from typing import Any, Callable, Iterable, Optional
 
 from ..findings import Finding
 from ..knowledge.codes import known_across
-from ..nccl.log import NCCL_RESULTS
 from ..knowledge.regex_safety import INVISIBLE_CHARS, RECORD_START, TYPOGRAPHIC_QUOTES, unescape_html
+from ..nccl.log import NCCL_RESULTS
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 #: what a paste carries around the tool's own lines, as people post them: markdown/e-mail quote marks ("> ",
@@ -123,11 +123,12 @@ def _wrap_width(text: str) -> tuple[list[str], int]:
     return (lines, width) if width >= WRAP_WIDTH_MIN else ([], 0)
 
 
-def _joined(lines: list[str], cut: list[int]) -> str:
+def _joined(lines: list[str], cut: list[int], sep: str = "") -> str:
     """Each cut line joined again to its continuation, which is left empty (line numbers stay), from the end, so a message
-    cut twice is joined whole on its first line."""
+    cut twice is joined whole on its first line. ``sep``: what the cut took away (a terminal's hard wrap nothing, a
+    reflow's soft break the space between two words)."""
     for i in reversed(cut):
-        lines[i] += lines[i + 1]
+        lines[i] = lines[i].rstrip() + sep + lines[i + 1].strip() if sep else lines[i] + lines[i + 1]
         lines[i + 1] = ""
     return "\n".join(lines)
 
@@ -298,9 +299,9 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
     """The text without quote marks, launchers' line prefixes (``_LAUNCHER``, ``_SRUN_LABEL``; their distinct forms
     appended to ``removed``), code fences and shell prompts (``_QUOTE``, ``_FENCE``, ``_PROMPT``), a common indent, a
     terminal's hard wrap (:func:`unwrap`) or a mail client's reflow of the whole paste (:func:`unreflow`), with HTML's
-    escapes read back (a paste copied from a web page or a mail: "&lt;inactive&gt;", "GPU(row) -&gt; GPU(column)"), without invisible characters (``_INVISIBLE``) and with a web
-    page's non-breaking spaces as spaces (``_WIDE_SPACE``) and typographic quotes as ASCII ones; the same lines
-    otherwise. ``commands`` gets the numbers of the lines whose shell prompt was removed: a command typed, not a
+    escapes read back (a paste copied from a web page or a mail: "&lt;inactive&gt;", "GPU(row) -&gt; GPU(column)"),
+    without invisible characters (``_INVISIBLE``) and with a web page's non-breaking spaces as spaces (``_WIDE_SPACE``)
+    and typographic quotes as ASCII ones; the same lines otherwise. ``commands`` gets the numbers of the lines whose shell prompt was removed: a command typed, not a
     sentence; ``rejoined`` the numbers of the lines a reflow's soft break had cut (:func:`unreflow`)."""
     if not text.isascii():  # every character of these three is outside ASCII: a log that is all ASCII skips them (C, ms)
         if _INVISIBLE.search(text):
@@ -404,16 +405,17 @@ def soft_breaks(lines: list[str], width: int = 0) -> list[int]:
             j += 1
         w = width or max(len(line.rstrip()) for line in lines[i:j])
         if j - i >= 2 and WRAP_WIDTH_MIN <= w <= REFLOW_WIDTH_MAX:
-            starts = Counter(line.split(None, 1)[0] for line in lines[i:j])
-            firsts = {word for word, count in starts.items() if count > 1}  # the first words of two lines or more
-            heads = Counter(line.lstrip()[:RECORD_HEAD] for line in lines[i:j])  # and their first characters
-            firsts.update(h for h, count in heads.items() if count > 1 and len(h) == RECORD_HEAD)
+            # the first words, and the first RECORD_HEAD characters, of two lines or more: a program's records
+            words = Counter(line.split(None, 1)[0] for line in lines[i:j])
+            heads = Counter(line.lstrip()[:RECORD_HEAD] for line in lines[i:j])
+            record_words = {word for word, count in words.items() if count > 1}
+            record_heads = {head for head, count in heads.items() if count > 1 and len(head) == RECORD_HEAD}
             pairs, cuts = 0, []
             for k in range(i, j - 1):
                 a, b = lines[k].rstrip(), lines[k + 1]
                 if ((a[:1] in " \t" and not width) or b[:1] in " \t" or RECORD_START.match(b) or _TABLE_ROW.match(b)
-                        or _LIST_ITEM.match(b) or _LINE_NUMBER.match(b) or b.split(None, 1)[0] in firsts
-                        or b.lstrip()[:RECORD_HEAD] in firsts):
+                        or _LIST_ITEM.match(b) or _LINE_NUMBER.match(b) or b.split(None, 1)[0] in record_words
+                        or b.lstrip()[:RECORD_HEAD] in record_heads):
                     continue  # (lines that start with the same word are a program's records: "NCCL DIAG ...", "Link 0: ...")
                 pairs += 1
                 if len(a) + 1 + len(b.split(None, 1)[0]) > w:
@@ -428,15 +430,16 @@ def soft_breaks(lines: list[str], width: int = 0) -> list[int]:
 #: how the remainder of a soft break that stands alone starts: mid-sentence, a small letter or a quoted word ("'the
 #: operation ..."); the longest line of any paste is "full", and the line a writer or a program starts after it, "NCCL
 #: 2.18", "0", is no remainder
-_MID_SENTENCE = re.compile(r"""[a-z]|['"(][A-Za-z]""")
+_MID_SENTENCE = re.compile(r"""[ \t]*(?:[a-z]|['"(][A-Za-z])""")
 
 
 def unreflow(text: str, commands: Iterable[int] = (), rejoined: Optional[list[int]] = None) -> str:
     """A paste that a mail client, a mailing list's archive or a fixed-width page reflowed between words at one width (its
-    longest line, WRAP_WIDTH_MIN to REFLOW_WIDTH_MAX long, and a soft break at that width, :func:`soft_breaks`; one alone
-    only where its remainder goes on mid-sentence, _MID_SENTENCE) with each cut line joined again to its remainder by a space, the remainder's line left empty
-    (the same number of lines, as :func:`unwrap` does for a terminal's hard wrap): a message, a JSON value or a table's
-    header whole on the line where it starts, for every reader. ``commands``: the numbers of lines typed at a prompt
+    longest line holding a space, WRAP_WIDTH_MIN to REFLOW_WIDTH_MAX long, and a soft break at that width,
+    :func:`soft_breaks`; one alone only where its remainder goes on mid-sentence, _MID_SENTENCE) with each cut line
+    joined again to its remainder by a space, the remainder's line left empty (the same number of lines, as
+    :func:`unwrap` does for a terminal's hard wrap): a message, a JSON value or a table's header whole on the line where
+    it starts, for every reader. ``commands``: the numbers of lines typed at a prompt
     (tidy's), never joined to the line before them, nor to the next unless it goes on mid-sentence; ``rejoined`` gets
     the numbers of the lines joined to their remainders. Anything else unchanged."""
     lines, width = _wrap_width(text)
@@ -450,15 +453,12 @@ def unreflow(text: str, commands: Iterable[int] = (), rejoined: Optional[list[in
     typed = {n - 1 for n in commands}  # a command typed at a prompt starts a record; what it printed next too, unless
     # it goes on mid-sentence (a long command reflowed)
     cut = [i for i in soft_breaks(lines, width)
-           if i + 1 not in typed and (i not in typed or _MID_SENTENCE.match(lines[i + 1].lstrip()))]
-    if not cut or (len(cut) == 1 and not _MID_SENTENCE.match(lines[cut[0] + 1].lstrip())):
+           if i + 1 not in typed and (i not in typed or _MID_SENTENCE.match(lines[i + 1]))]
+    if not cut or (len(cut) == 1 and not _MID_SENTENCE.match(lines[cut[0] + 1])):
         return text  # one cut alone only mid-sentence: not a writer's "NCCL 2.18", a program's "0" or "-1"
-    for i in reversed(cut):
-        lines[i] = lines[i].rstrip() + " " + lines[i + 1].strip()
-        lines[i + 1] = ""
     if rejoined is not None:
         rejoined.extend(i + 1 for i in cut)
-    return "\n".join(lines)
+    return _joined(lines, cut, " ")
 
 
 class Paste:

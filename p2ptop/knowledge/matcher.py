@@ -140,9 +140,9 @@ class Log:
         from ..evidence.paste import rejoin_cut_names, reline, unprefix
 
         # the line breaks a paste lost, restored as the evidence readers see them, and an error's name a single hard cut
-        # split joined again (one numbering for the facts' lines and the entries' hits: "line 14 of the paste" means the same line to
-        # both), and the launchers' prefixes off every line as the evidence readers have them (an entry's pattern for a
-        # program's line start, "^Cuda failure", reads it under "[1,0]<stdout>:" or a timestamp too)
+        # split joined again (one numbering for the facts' lines and the entries' hits: "line 14 of the paste" means the
+        # same line to both), and the launchers' prefixes off every line as the evidence readers have them (an entry's
+        # pattern for a program's line start, "^Cuda failure", reads it under "[1,0]<stdout>:" or a timestamp too)
 
         self.prefixes: list[str] = []  # the launchers' prefixes taken off (their distinct forms): a condition on the text reads them
         self.lines = clean_lines(rejoin_cut_names(unprefix(reline(text), self.prefixes))) if text else []
