@@ -1,6 +1,8 @@
 """How robust the text diagnosis is to the way a paste reaches us: every corpus case whose class p2ptop puts in the
 top 3 is explained again after a change that does not alter what the text says (markdown quote marks, CRLF line ends, a web page's non-breaking spaces, typographic quotes and dashes,
-a launcher's, log collector's or the journal's prefix before every line, grep's or cat's file name and line number, a hard wrap at 80 columns that cuts words, a mail client's reflow at 72 columns, indentation, a literal block after a sentence, HTML's escapes, a terminal's colour codes, line breaks lost), and
+a launcher's, log collector's or the journal's prefix before every line, grep's or cat's file name and line number, a hard wrap at 80 columns that cuts words, a mail client's reflow at 72 columns, indentation, a literal block after a sentence, HTML's escapes, a terminal's colour codes, line breaks lost, kubectl's
+pod prefix, Julia's log box, pytest's fail marker, a console that wraps and pads every line, runs of spaces collapsed, each
+line's start trimmed), and
 the script prints, per change, how many of those cases keep their class in the top 3, and which lose it.
 
     python benchmarks/perturb_corpus.py [--split all|dev|...] [--only quote,rank,...]
@@ -12,6 +14,7 @@ from __future__ import annotations
 import argparse
 import html
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -29,6 +32,12 @@ def _each_line_colored(text: str) -> str:
         head, sep, rest = line.partition(" ")
         out.append(f"\x1b[1;36m{head}\x1b[0m{sep}{rest}" if head else line)
     return "\n".join(out)
+
+
+def _boxed(text: str) -> str:
+    """The text as Julia's ConsoleLogger prints a record of several lines, in a box's left edge."""
+    lines = text.split("\n")
+    return "\n".join(("┌ " if i == 0 else "└ " if i == len(lines) - 1 else "│ ") + line for i, line in enumerate(lines))
 
 
 def _reflow(width: int):
@@ -82,6 +91,12 @@ CHANGES = {
     "wrap80": _wrap(80),  # a terminal's hard wrap, cutting words
     "mail72": _reflow(72),  # a mail client's or a mailing list archive's reflow at 72 columns, between words
     "oneline": lambda text: text.replace("\n", " "),  # line breaks lost (a chat or a form field that folds the paste)
+    "kubectl": _each_line("[pod/trainer-0/pytorch] "),  # kubectl logs --prefix
+    "julia": _boxed,  # Julia's ConsoleLogger printing a record of several lines: "┌ ", "│ ", "└ "
+    "pytest": _each_line("E   "),  # pytest's fail marker before an exception's lines
+    "conhost": lambda text: "\n".join(line.ljust(80) for line in _wrap(80)(text).split("\n")),  # a console that wraps and pads
+    "squeeze": lambda text: re.sub(r"[ \t]+", " ", text),  # a web page that collapsed runs of spaces (text outside <pre>)
+    "lstrip": lambda text: "\n".join(line.lstrip() for line in text.split("\n")),  # a viewer that trimmed each line's start
 }
 
 

@@ -58,6 +58,21 @@ _SRUN_LABEL = re.compile(r"^[ \t]*\d{1,4}: ", re.M)
 _FILE_PREFIX = re.compile(r"^[\w./~-]*[\w-]\.(?:log|txt|out|err)\d*[:-]", re.M)
 _LINE_NUMBER = re.compile(r"^[ \t]*(\d{1,7})(?::|-(?=\S)|\t)", re.M)
 HEAD_CHECK = 65536  # how much of a paste the checks for a prefix or an indent on every line read
+#: what a program that frames its own lines puts before each of them, taken off the lines that carry it: a box's left
+#: edge (Julia's ConsoleLogger: "┌ Error: ...", "│   key = value", "└ @ Main file.jl:12"; rich's panels and traceback
+#: boxes: "│ ... │", whose right edge comes off too), pytest's fail marker before an exception's lines (_PYTEST_RUN)
+_BOX = re.compile(r"^[ \t]*[│┃║┆┊┌└├╭╰](?: |$)(?:(.*?)[ \t]*[│┃║┆┊][ \t]*$)?", re.M)
+_BOX_HINT = re.compile("[│┃║┆┊┌└├╭╰]")
+#: pytest's exception lines, a run of them: "E" and the indent less one, the message's own indent after it (the run's
+#: least indent is pytest's: 4, or 4 and the failing statement's own, _getindent)
+_PYTEST_RUN = re.compile(r"(?:^E(?: {3,}[^\n]*)?(?:\n|\Z))+", re.M)
+_PYTEST_LINE = re.compile(r"^E( *)", re.M)
+#: spaces and tabs at a line's end: a console that pads every line to its width (Windows' conhost, screen), a markdown
+#: line break; never a tool's (they would stretch the distance between words that a reader allows). A terminal's hard
+#: wrap can cut a line right after a space, though: the line's length says it was cut, so the spaces come off before
+#: the wrap checks only where a console padded the paste (:func:`_padded`), and after them otherwise (a paste as short
+#: as one copied off a screen, WRAP_TEXT_MAX)
+_TRAILING = re.compile(r"[ \t]+$", re.M)
 _INDENTED_START = re.compile(r"\n*[ \t]")
 
 #: a table's border or row, which a terminal's width never continues: nvidia-smi's "+---", topo's GPU0/NIC0/mlx5_0/CPU
@@ -271,10 +286,14 @@ def unprefix(text: str, removed: Optional[list[str]] = None) -> str:
     """The text without the prefixes launchers put before every line (``_LAUNCHER``: torchrun's ``[rank0]:``, Open MPI's
     ``[1,0]<stdout>:``, Ray's ``(pid=...)``, docker compose's ``name-1  |``, a timestamp, the journal's; grep's file name and
     grep -n's or cat -n's line number where most lines carry one (``_FILE_PREFIX``, ``_LINE_NUMBER``); ``_SRUN_LABEL``: srun's
-    ``0: `` where most lines carry it), the same lines otherwise: what tidy removes first, and what the matcher's lines
+    ``0: `` where most lines carry it) and the marks a program frames its lines with (:func:`unframe`), the same lines
+    otherwise: what tidy removes first, and what the matcher's lines
     lose too, so that an entry's pattern written for a program's line start reads it under any launcher. ``removed`` gets
     the distinct prefixes of the first lines (``Paste.prefixes``)."""
-    # grep's file name and line number first: grep reads a file that holds what the job printed, srun's labels included
+    # a frame around a launcher's lines first (a panel printing a job's output, pytest an exception whose message holds
+    # them), and again last: Julia and pytest print inside what a launcher or a collector prefixes
+    text = unframe(text)
+    # then grep's file name and line number: grep reads a file that holds what the job printed, srun's labels included
     # ("logs/run.out:12:0: RuntimeError ..."), and its numbers would read as srun's "12: " label where a line goes on
     # with a space ("103:   D\D     0      1")
     if _FILE_PREFIX.match(text.lstrip("\n")) and _most_lines(text, _FILE_PREFIX):  # grep -H / -r: a file's name
@@ -291,7 +310,31 @@ def unprefix(text: str, removed: Optional[list[str]] = None) -> str:
     if _LAUNCHER_HINT.search(text, 0, HEAD_CHECK):
         _keep_prefixes(removed, _LAUNCHER, text)  # the distinct prefixes of the first lines, for what they say
         text = _LAUNCHER.sub("", text)
+    return unframe(text)
+
+
+def unframe(text: str) -> str:
+    """The text without the marks a program frames its lines with (a box's edges, pytest's "E" marker), on the lines
+    that carry them; the same lines otherwise."""
+    if "\nE   " in text or text.startswith("E   "):
+        text = _PYTEST_RUN.sub(_pytest_unmarked, text)
+    if not text.isascii() and _BOX_HINT.search(text):
+        text = _BOX.sub(_unboxed, text)
     return text
+
+
+def _pytest_unmarked(m: re.Match) -> str:
+    """A run of pytest's exception lines without the marker and pytest's indent (the run's least), each line's own kept."""
+    run = m.group(0)
+    if "E   " not in run:  # a lone "E" line is no pytest's
+        return run
+    indent = min(len(s) for s in _PYTEST_LINE.findall(run) if s) if re.search(r"^E +\S", run, re.M) else 3
+    return re.sub(r"^E(?: {%d}| *$)" % indent, "", run, flags=re.M)
+
+
+def _unboxed(m: re.Match) -> str:
+    """What is left of a box's line: nothing before the text, and for a line with a right edge too, what stood inside."""
+    return m.group(1) or ""
 
 
 def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list[int]] = None,
@@ -311,6 +354,8 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
         if _TYPOGRAPHIC.search(text):
             text = text.translate(TYPOGRAPHIC_QUOTES)
     text = unescape_html(text)
+    if _padded(text):
+        text = _unpadded(text)
     if text[:1] in (">", " ", "\t") or _QUOTE.search(text):  # one fast search first: a 20 MB log has no quote mark
         text = _QUOTE.sub("\n", "\n" + text)[1:]
     text = unprefix(text, removed)
@@ -337,7 +382,29 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
             return ""
 
         text = _PROMPT.sub(prompt, text)
-    return unreflow(unwrap(text), typed, rejoined)
+    text = unreflow(unwrap(text), typed, rejoined)
+    if len(text) <= WRAP_TEXT_MAX and (" \n" in text or "\t\n" in text or text[-1:] in (" ", "\t")):
+        text = _TRAILING.sub("", text)  # (a paste copied off a screen; a long log's own spaces cost 0.4 s per 20 MB)
+    return text
+
+
+def _unpadded(text: str) -> str:
+    """A padded paste without its padding, but for a line that a terminal's width cut right after a space: its text ends
+    one column short of the width, and it keeps that space, so that :func:`unwrap` sees it as full as it was."""
+    width = max(map(len, text[:HEAD_CHECK].split("\n")))
+    return "\n".join(line if len(line) == width and line[-2:-1] not in (" ", "\t", "") and line[-1] == " " else line.rstrip(" \t")
+                     for line in text.split("\n"))
+
+
+def _padded(text: str) -> bool:
+    """Did a console pad the paste's lines to its width: of three or more lines in the head, four in five as long as
+    its longest, and half of them ending in spaces?"""
+    if " \n" not in text[:HEAD_CHECK]:
+        return False
+    lines = text[:HEAD_CHECK].split("\n")
+    width = max(map(len, lines))
+    full = [line for line in lines if len(line) == width]
+    return len(lines) >= 3 and len(full) * 5 >= len(lines) * 4 and sum(1 for line in full if line[-1:] in " \t") * 2 >= len(full)
 EXCERPT = 160
 #: what the error and prose patterns read of one line: a message is short, and a line of megabytes (a
 #: JSON blob, a paste that lost its line breaks) must not cost seconds of regex time

@@ -177,6 +177,29 @@ def parse_xml(c: Collector) -> bool:
     return True
 
 
+def _flattened(lines: list[str]) -> bool:
+    """Has the paste lost -q's nesting: no field ("Key : Value") indented deeper than the section title before it, where
+    nvidia-smi indents every field under its title (a web page that collapsed runs of spaces, a viewer that trimmed
+    each line's start)? Only with two titles or more followed by a field."""
+    title, titled, deeper = None, 0, False
+    for raw in lines:
+        line = raw.strip()
+        if not line or line == "--":
+            continue
+        indent = len(raw) - len(raw.lstrip())
+        key, colon, value = line.partition(":")
+        if not colon or not value.strip():
+            if re.match(r"GPU [0-9A-Fa-f]{4,8}:", line) or not colon and len(line) > 40:
+                continue  # a GPU's header or a sentence, no title
+            title = indent
+            continue
+        if title is not None:
+            titled += 1
+            deeper = deeper or indent > title
+            title = None if deeper else title
+    return titled >= 2 and not deeper
+
+
 def parse_q_text(c: Collector) -> bool:
     """``nvidia-smi -q`` as text: "Attached GPUs", "GPU 00000000:3B:00.0" sections of "Key : Value"; also a grep'd
     excerpt without the GPU headers, where grep's "--" separator or the same field met again starts the next GPU."""
@@ -187,11 +210,14 @@ def parse_q_text(c: Collector) -> bool:
     host: dict[str, Any] = {}
     cur: Optional[dict[str, Any]] = None
     section: list[tuple[int, str]] = []  # (indent, title)
+    flat = _flattened(c.paste.lines)
     for no, raw in enumerate(c.paste.lines, 1):
         if not raw.strip():
             continue
         indent = len(raw) - len(raw.lstrip())
         line = raw.strip()
+        if flat:  # every line at one indent: a title holds the fields after it, up to the next title
+            indent = 0 if ":" not in line or not line.partition(":")[2].strip() else 1
         m = re.match(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s*$", line)
         if m:
             cur = {"bus_id": norm_bus(m.group(1)), "_line": no, "_lines": {}, "_headed": True}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Iterator, Optional, Union
 
-from ..nccl.log import NCCL_RESULTS
+from ..nccl.log import NCCL_RESULT_TEXTS, NCCL_RESULTS
 
 #: CUDA error numbers (the runtime and driver API share these) -> key; only those the KB needs to read.
 CUDA_NUMBERS: dict[int, str] = {
@@ -165,14 +165,16 @@ CUDA_BY_NAME: dict[str, int] = {**{rt: n for n, rt, _d, _m in CUDA_ERRORS}, **{d
 CUDA_BY_MESSAGE: dict[str, int] = {msg.lower().rstrip("."): n for n, _r, _d, msg in CUDA_ERRORS}
 #: every error name a terminal's hard cut could split: CUDA's runtime and driver names, NCCL's results (nccl.h)
 ERROR_NAMES = frozenset({*CUDA_BY_NAME, *NCCL_RESULTS.values()})
-#: CUDA's messages that say which error they are (not the generic ones), lower case
-_TOLD_MESSAGES = tuple(m for m in CUDA_BY_MESSAGE if m not in GENERIC_CUDA_MESSAGES and len(m) >= 16)
+#: CUDA's messages that say which error they are (not the generic ones), and NCCL's (ncclGetErrorString: "unhandled
+#: system error", "remote process exited or there was a network error"), lower case
+_TOLD_MESSAGES = tuple(m for m in (*CUDA_BY_MESSAGE, *(t for t, _name in NCCL_RESULT_TEXTS))
+                       if m not in GENERIC_CUDA_MESSAGES and len(m) >= 16)
 _WORD_TAIL = re.compile(r"\w+$")
 _WORD_HEAD = re.compile(r"\w+")
 
 
 def known_across(a: str, b: str) -> bool:
-    """Does an error name (ERROR_NAMES) or one of CUDA's own messages run from the end of line ``a`` straight on into
+    """Does an error name (ERROR_NAMES) or one of CUDA's or NCCL's own messages run from the end of line ``a`` straight on into
     line ``b``, cut inside a word and whole in neither line ("...cuInit: CUDA_ER" / "ROR_NO_DEVICE", "peer access is not
     sup" / "ported between these two devices"): a terminal's hard cut, which no writer makes?"""
     tail, head = _WORD_TAIL.search(a), _WORD_HEAD.match(b)
