@@ -152,3 +152,13 @@ def test_nested_q_keeps_its_nesting():
     text = "    Clocks Event Reasons\n        Idle                : Active\n    PCIe Generation\n        Current : 4\n" \
            "    Max                                  : 3\n"
     assert "gpu.pcie_gen_max" not in flat_facts(text)
+
+
+def test_squeezed_q_with_its_gpu_header_reads_as_nested():
+    # `tr -s ' '` keeps one level of -q's nesting (a GPU header at column 0, its fields at 1) and loses the rest: on the
+    # live H200 (h200x1-2026-12-02d) the squeezed -q had lost every field below a title
+    text = "==============NVSMI LOG==============\n\nTimestamp                       : Wed Dec  2 05:01:12 2026\n" \
+           "Driver Version                  : 580.159.04\n\nAttached GPUs                   : 1\n" + Q_EXCERPT
+    facts = flat_facts(text)
+    assert facts["gpu.pcie_gen_cur"] == 1 and facts["gpu.bar1_mb"] == 256
+    assert flat_facts(re.sub(" +", " ", text)) == facts

@@ -8,7 +8,9 @@
 #           exception's lines after its "E" marker
 #   rich:   the real CUDA error of that test printed by rich inside a panel (rich.panel.Panel: "│ ... │" edges)
 #   pad:    the printed -q excerpt padded to 120 columns with awk (what Windows' conhost does: simulated here)
+[ -x /tmp/v/bin/python ] || { python3 -m venv /tmp/v && /tmp/v/bin/pip install -q --no-index --no-deps .whl/*.whl >/dev/null 2>&1; }
 export PYTHONPATH=$PWD:/tmp/site
+R=/tmp/r75; mkdir -p $R  # the work files; $OUT gets the log and the real outputs worth keeping
 facts() { timeout 60 /tmp/v/bin/python -c "
 import sys
 from p2ptop.evidence import read_text
@@ -17,12 +19,12 @@ print(sorted((f.subject, k, str(v)) for f in ev.findings for k, v in f.facts.ite
 ex() { timeout 60 /tmp/v/bin/python -m p2ptop explain "$1" 2>&1 | grep -E "^[0-9]\. |No sign|Nothing|Unsure|Symptoms|in doubt|Note" | head -4; }
 {
 echo "### q"
-nvidia-smi -q > "$OUT/q.txt"; sed 's/^[ \t]*//' "$OUT/q.txt" > "$OUT/q_trimmed.txt"; tr -s ' ' < "$OUT/q.txt" > "$OUT/q_squeezed.txt"
-awk '{printf "%-120s\n", $0}' "$OUT/q.txt" > "$OUT/q_padded.txt"
-facts "$OUT/q.txt" > "$OUT/q.facts"; head -c 600 "$OUT/q.facts"; echo
+nvidia-smi -q > "$R/q.txt"; sed 's/^[ \t]*//' "$R/q.txt" > "$R/q_trimmed.txt"; tr -s ' ' < "$R/q.txt" > "$R/q_squeezed.txt"
+awk '{printf "%-120s\n", $0}' "$R/q.txt" > "$R/q_padded.txt"
+facts "$R/q.txt" > "$R/q.facts"; head -c 600 "$R/q.facts"; echo
 for v in trimmed squeezed padded; do
-  facts "$OUT/q_$v.txt" > "$OUT/q_$v.facts"
-  if cmp -s "$OUT/q.facts" "$OUT/q_$v.facts"; then echo "$v: the same facts"; else echo "$v: DIFFERENT"; diff "$OUT/q.facts" "$OUT/q_$v.facts" | head -5; fi
+  facts "$R/q_$v.txt" > "$R/q_$v.facts"
+  if cmp -s "$R/q.facts" "$R/q_$v.facts"; then echo "$v: the same facts"; else echo "$v: DIFFERENT"; diff "$R/q.facts" "$R/q_$v.facts" | head -5; fi
 done
 echo "### pytest"
 python3 -m pip install -q --no-index --no-deps --target /tmp/pt .whl/pytest-*.whl .whl/pluggy-*.whl .whl/iniconfig-*.whl .whl/packaging-*.whl >/dev/null 2>&1
@@ -33,22 +35,23 @@ import torch
 def test_second_gpu():
     torch.cuda.set_device(1)
 EOF
-(cd /tmp/ptest && PYTHONPATH=/tmp/pt timeout 120 python3 -m pytest -q -p no:cacheprovider test_peer.py) > "$OUT/pytest.txt" 2>&1; echo "rc $?"
-grep -E "^E " "$OUT/pytest.txt" | head -4
-ex "$OUT/pytest.txt"
-grep -E "^E " "$OUT/pytest.txt" | sed 's/^E *//' > "$OUT/pytest_unmarked.txt"; echo "-- the E lines unmarked by sed:"; ex "$OUT/pytest_unmarked.txt"
+(cd /tmp/ptest && PYTHONPATH=/tmp/pt timeout 120 python3 -m pytest -q -p no:cacheprovider test_peer.py) > "$R/pytest.txt" 2>&1; echo "rc $?"
+grep -E "^E " "$R/pytest.txt" | head -4
+ex "$R/pytest.txt"
+grep -E "^E " "$R/pytest.txt" | sed 's/^E *//' > "$R/pytest_unmarked.txt"; echo "-- the E lines unmarked by sed:"; ex "$R/pytest_unmarked.txt"
 echo "### rich"
-python3 -c "import torch; torch.cuda.set_device(1)" > "$OUT/err.txt" 2>&1
+python3 -c "import torch; torch.cuda.set_device(1)" > "$R/err.txt" 2>&1
 PYTHONPATH=/tmp/site:$(ls -d /tmp/v/lib/python3*/site-packages) timeout 60 python3 -c "
 import sys
 from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
-Console(width=140, force_terminal=False, color_system=None).print(Panel(Text(open(sys.argv[1]).read().rstrip()), title='job 4711 failed'))" "$OUT/err.txt" > "$OUT/rich.txt" 2>&1
-head -3 "$OUT/rich.txt"; tail -4 "$OUT/rich.txt"
-ex "$OUT/rich.txt"; echo "-- unframed:"; ex "$OUT/err.txt"
-echo "### pad"
-grep -A4 -E "^    (PCI|GPU Link Info)$" "$OUT/q.txt" | head -12 > "$OUT/link.txt"; awk '{printf "%-120s\n", $0}' "$OUT/link.txt" > "$OUT/link_padded.txt"
-facts "$OUT/link.txt"; facts "$OUT/link_padded.txt"
+Console(width=140, force_terminal=False, color_system=None).print(Panel(Text(open(sys.argv[1]).read().rstrip()), title='job 4711 failed'))" "$R/err.txt" > "$R/rich.txt" 2>&1
+head -3 "$R/rich.txt"; tail -4 "$R/rich.txt"
+ex "$R/rich.txt"; echo "-- unframed:"; ex "$R/err.txt"
+echo "### pad: a grep'd -q excerpt padded"
+grep -A11 "GPU Link Info" "$R/q.txt" > "$R/link.txt"; awk '{printf "%-120s\n", $0}' "$R/link.txt" > "$R/link_padded.txt"
+facts "$R/link.txt"; facts "$R/link_padded.txt"
 } > "$OUT/r75.log" 2>&1
+cp "$R/q.txt" "$R/pytest.txt" "$R/rich.txt" "$OUT/"
 cat "$OUT/r75.log"

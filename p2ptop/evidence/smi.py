@@ -184,19 +184,21 @@ def _flattened(lines: list[str]) -> bool:
     title, titled, deeper = None, 0, False
     for raw in lines:
         line = raw.strip()
-        if not line or line == "--":
+        if not line or line == "--" or line.startswith("="):  # grep's separator, "====NVSMI LOG===="
             continue
         indent = len(raw) - len(raw.lstrip())
         key, colon, value = line.partition(":")
+        if re.match(r"GPU [0-9A-Fa-f]{4,8}:", line):
+            title = None  # a GPU's header: its fields are a level of their own, below no title
+            continue
         if not colon or not value.strip():
-            if re.match(r"GPU [0-9A-Fa-f]{4,8}:", line) or not colon and len(line) > 40:
-                continue  # a GPU's header or a sentence, no title
+            if not colon and len(line) > 40:
+                continue  # a sentence, no title
             title = indent
             continue
         if title is not None:
             titled += 1
             deeper = deeper or indent > title
-            title = None if deeper else title
     return titled >= 2 and not deeper
 
 
