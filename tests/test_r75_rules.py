@@ -162,3 +162,31 @@ def test_squeezed_q_with_its_gpu_header_reads_as_nested():
     facts = flat_facts(text)
     assert facts["gpu.pcie_gen_cur"] == 1 and facts["gpu.bar1_mb"] == 256
     assert flat_facts(re.sub(" +", " ", text)) == facts
+
+
+# --- a healthy host's nvidia-smi -q is no report -------------------------------------------------------------------------
+# The live H200's full `nvidia-smi -q` (tests/fixtures/captures/h200x1-vm/nvidia-smi-q.txt) read "HW Slowdown : Not Active"
+# as slowness and the "MIG Mode" title as MIG in use, so the MIG entries were offered as leads on a healthy host. The
+# readers of sentences now skip the lines -q's reader reads as its own (smi._q_own_lines: its aligned fields and the
+# titles above deeper fields).
+
+LIVE_Q = capture("h200x1-vm", "nvidia-smi-q.txt")
+
+
+def test_live_q_says_no_trouble():
+    facts = flat_facts(LIVE_Q)
+    assert not any(k.startswith("symptom.") for k in facts)
+    assert facts.get("gpu.mig") is not True and facts["gpu.name"] == "NVIDIA H200"
+    assert explained(LIVE_Q) == []
+
+
+@pytest.mark.parametrize("change", [lambda t: "\n".join(line.lstrip() for line in t.split("\n")),
+                                    lambda t: re.sub(" +", " ", t), padded])
+def test_live_q_reframed_reads_the_same(change):
+    assert flat_facts(change(LIVE_Q)) == flat_facts(LIVE_Q)
+
+
+def test_sentences_beside_q_still_read():
+    text = "Training is very slow on this host, here is nvidia-smi -q:\n" + LIVE_Q + "\nWe use MIG instances for the job."
+    facts = flat_facts(text)
+    assert facts.get("symptom.slow") is True and facts.get("gpu.mig") is True

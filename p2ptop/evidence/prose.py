@@ -1339,13 +1339,17 @@ def parse(c: Collector) -> bool:
     found = False
     ln = view.line_of
 
+    # the lines a tool's reader read as its own (smi._q_own_lines: -q's fields and titles): no sentences of the report
+    tool_lines: set[int] = c.structured.get("tool_lines", set())
+
     def _first(_c: Collector, rx: str | re.Pattern | LiteralGate, skip: re.Pattern | LiteralGate | None = None) -> re.Match | None:
         """The first match outside a tool's legend lines (nvidia-smi topo's "SYS = ... (e.g., QPI/UPI)",
-        "GNS = GPU not supported"): a legend is printed by the tool, it says nothing of the report; nor on a line ``skip``
-        finds."""
+        "GNS = GPU not supported") and its own lines (``tool_lines``): a legend is printed by the tool, it says nothing
+        of the report; nor on a line ``skip`` finds."""
         rx = _rx(rx) if isinstance(rx, str) else rx
         m = rx.search(low)
-        while m and (_LEGEND.search(line := c.paste.line(ln(m.start())).lower()) or (skip is not None and skip.search(line))):
+        while m and (ln(m.start()) in tool_lines or _LEGEND.search(line := c.paste.line(ln(m.start())).lower())
+                     or (skip is not None and skip.search(line))):
             nl = low.find("\n", m.start())
             m = rx.search(low, nl + 1) if nl >= 0 else None
         return m
@@ -1516,14 +1520,15 @@ def parse(c: Collector) -> bool:
                      or BENIGN_WARN.search(c.paste.line(ln(m.start())))  # NCCL's own no-fault WARN
                      or (key == "symptom.wrong_results" and _WATCHDOG_CAVEAT.search(c.paste.line(ln(m.start())).lower()))):
             nxt = _rx(rx).search(low, m.end())
-            m = nxt if nxt and not _LEGEND.search(c.paste.line(ln(nxt.start())).lower()) else None
+            m = nxt if nxt and ln(nxt.start()) not in tool_lines and not _LEGEND.search(c.paste.line(ln(nxt.start())).lower()) else None
         if m:
             if key in _COUNTED:  # a count said in words: "at least one" (the live host gives the number)
                 found = c.add("host", key, 1, ln(m.start()), summary=_COUNTED[key]) or found
                 continue
             found = c.add("host", key, True, ln(m.start())) or found
     def unsaid(at: int) -> bool:  # "no longer ...", or a tool's legend line: not the text's own statement
-        return bool(_SAID_ABSENT.search(low[max(0, at - 24):at]) or _LEGEND.search(c.paste.line(ln(at)).lower()))
+        return bool(_SAID_ABSENT.search(low[max(0, at - 24):at]) or ln(at) in tool_lines
+                    or _LEGEND.search(c.paste.line(ln(at)).lower()))
 
     m = _gpus_missing(low)
     if m and not unsaid(m.start()):
@@ -1844,7 +1849,7 @@ def _reported(c: Collector, low: str, ln) -> tuple[int | None, int | None]:
     the module docstring), the line of the first sentence that names a strong topic at all), each or None.
     A substring search for the topic literals picks the lines
     (at most 400), so a long log costs a few passes in C, not a regex over the whole text."""
-    commands = set(c.paste.commands)
+    commands = set(c.paste.commands) | c.structured.get("tool_lines", set())  # typed, or a tool's own line
     starts: set[int] = set()
     for lit in _TOPIC_LITERALS:
         pos, n = low.find(lit), 0

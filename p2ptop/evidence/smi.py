@@ -177,6 +177,31 @@ def parse_xml(c: Collector) -> bool:
     return True
 
 
+_Q_FIELD = re.compile(r"^\s*[A-Za-z][\w /().,+-]*?\s+:(?:\s|$)")
+
+
+def _q_own_lines(lines: list[str], flat: bool = False) -> set[int]:
+    """The numbers of the lines that are -q's own: each field ("    HW Slowdown          : Not Active") and each section
+    title whose next line is a field indented deeper ("    MIG Mode"; any field, where the paste lost -q's nesting), from the first GPU header or field aligned as
+    nvidia-smi aligns them (two spaces or more before the colon) to the last field. The readers of sentences skip them: a tool's labels are not the report's words (a healthy H200's -q read
+    "HW Slowdown : Not Active" as slowness and "MIG Mode" as MIG in use)."""
+    own: set[int] = set()
+    shown = [(no, raw) for no, raw in enumerate(lines, 1) if raw.strip()]
+    start = next((i for i, (_no, raw) in enumerate(shown) if re.match(r"\s*GPU [0-9A-Fa-f]{4,8}:|\s*[A-Z][\w /().,+-]*?\s{2,}:", raw)), None)
+    if start is None:
+        return own
+    end = max((i for i in range(start, len(shown)) if _Q_FIELD.match(shown[i][1])), default=start)
+    for i, (no, raw) in enumerate(shown[start:end + 1], start):
+        if _Q_FIELD.match(raw) or re.match(r"\s*GPU [0-9A-Fa-f]{4,8}:", raw):
+            own.add(no)
+        elif ":" not in raw and i + 1 < len(shown) and _Q_FIELD.match(shown[i + 1][1]):
+            indent = len(raw) - len(raw.lstrip())
+            nxt = shown[i + 1][1]
+            if (flat or len(nxt) - len(nxt.lstrip()) > indent) and len(raw.strip()) <= 40:
+                own.add(no)
+    return own
+
+
 def _flattened(lines: list[str]) -> bool:
     """Has the paste lost -q's nesting: no field ("Key : Value") indented deeper than the section title before it, where
     nvidia-smi indents every field under its title (a web page that collapsed runs of spaces, a viewer that trimmed
@@ -301,6 +326,7 @@ def parse_q_text(c: Collector) -> bool:
     if all(g.get("_headed") for g in gpus):  # a grep'd section without its "GPU 0000:.." header says no count
         c.add("host", "host.gpu_count", len(gpus), gpus[0]["_line"])
     c.structured.setdefault("smi_q", {"host": host, "gpus": gpus})
+    c.structured.setdefault("tool_lines", set()).update(_q_own_lines(c.paste.lines, flat))
     return True
 
 
