@@ -1,7 +1,7 @@
 """How robust the text diagnosis is to the way a paste reaches us: every corpus case whose class p2ptop puts in the
 top 3 is explained again after a change that does not alter what the text says (markdown quote marks, CRLF line ends, a web page's non-breaking spaces, typographic quotes and dashes,
 a launcher's, log collector's or the journal's prefix before every line, grep's or cat's file name and line number, a hard wrap at 80 columns that cuts words, a mail client's reflow at 72 columns, indentation, a literal block after a sentence, HTML's escapes, a terminal's colour codes, line breaks lost, kubectl's
-pod prefix, Julia's log box, pytest's fail marker, a console that wraps and pads every line, runs of spaces collapsed, each
+pod prefix, Jenkins' timestamp, Julia's log box, pytest's fail marker, a console that wraps and pads every line, runs of spaces collapsed, each
 line's start trimmed), and
 the script prints, per change, how many of those cases keep their class in the top 3, and which lose it.
 
@@ -92,6 +92,7 @@ CHANGES = {
     "mail72": _reflow(72),  # a mail client's or a mailing list archive's reflow at 72 columns, between words
     "oneline": lambda text: text.replace("\n", " "),  # line breaks lost (a chat or a form field that folds the paste)
     "kubectl": _each_line("[pod/trainer-0/pytorch] "),  # kubectl logs --prefix
+    "jenkins": _each_line("[2026-11-29T14:03:07.123Z] "),  # Jenkins' Timestamper in a pipeline's console text
     "julia": _boxed,  # Julia's ConsoleLogger printing a record of several lines: "┌ ", "│ ", "└ "
     "pytest": _each_line("E   "),  # pytest's fail marker before an exception's lines
     "conhost": lambda text: "\n".join(line.ljust(80) for line in _wrap(80)(text).split("\n")),  # a console that wraps and pads

@@ -190,3 +190,11 @@ def test_sentences_beside_q_still_read():
     text = "Training is very slow on this host, here is nvidia-smi -q:\n" + LIVE_Q + "\nWe use MIG instances for the job."
     facts = flat_facts(text)
     assert facts.get("symptom.slow") is True and facts.get("gpu.mig") is True
+
+
+def test_jenkins_timestamps_come_off():
+    # Jenkins' Timestamper writes the RFC 3339 time in brackets before each line of a pipeline's console text
+    stamped = "\n".join("[2026-11-29T14:03:07.123Z] " + line for line in TOPO.split("\n"))
+    assert flat_facts(stamped) == flat_facts(TOPO)
+    assert unprefix("[2026-11-29T14:03:07.123Z] RuntimeError: x\n[2026-11-29T14:03:08.001Z] y") == "RuntimeError: x\ny"
+    assert unprefix("[2026-11-29] RuntimeError: x") == "[2026-11-29] RuntimeError: x"  # a date alone is no Timestamper's
