@@ -2,8 +2,9 @@
 # The forty-sixth round's readers on real output of one GPU, framed by the real programs that frame it, each through
 # `p2ptop explain` on the live host beside the same output unframed. Expects p2ptop's wheel in /tmp/v and pytest's wheels
 # (pytest, pluggy, iniconfig, packaging) in .whl/ (session_check.sh / texts_on_host.sh install the rest).
-#   q:      the live `nvidia-smi -q` as printed, with each line's start trimmed (sed), and with runs of spaces squeezed
-#           (tr -s): the text facts of each (read_text), compared with the printed one's
+#   q:      the live `nvidia-smi -q` as printed (and through explain: a healthy host's -q is no report), with each line's
+#           start trimmed (sed), and with runs of spaces squeezed (tr -s): the text facts of each (read_text), compared
+#           with the printed one's
 #   pytest: a real pytest run of a test that asks PyTorch for a GPU this host does not have (cuda:1): pytest prints the
 #           exception's lines after its "E" marker
 #   rich:   the real CUDA error of that test printed by rich inside a panel (rich.panel.Panel: "│ ... │" edges)
@@ -22,6 +23,7 @@ echo "### q"
 nvidia-smi -q > "$R/q.txt"; sed 's/^[ \t]*//' "$R/q.txt" > "$R/q_trimmed.txt"; tr -s ' ' < "$R/q.txt" > "$R/q_squeezed.txt"
 awk '{printf "%-120s\n", $0}' "$R/q.txt" > "$R/q_padded.txt"
 facts "$R/q.txt" > "$R/q.facts"; head -c 600 "$R/q.facts"; echo
+echo "-- the printed -q through explain on the live host:"; ex "$R/q.txt"
 for v in trimmed squeezed padded; do
   facts "$R/q_$v.txt" > "$R/q_$v.facts"
   if cmp -s "$R/q.facts" "$R/q_$v.facts"; then echo "$v: the same facts"; else echo "$v: DIFFERENT"; diff "$R/q.facts" "$R/q_$v.facts" | head -5; fi
