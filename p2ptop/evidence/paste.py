@@ -394,8 +394,8 @@ def _unpadded(text: str) -> str:
     """A padded paste without its padding, but for a line that a terminal's width cut right after a space: its text ends
     one column short of the width, and it keeps that space, so that :func:`unwrap` sees it as full as it was."""
     width = max(map(len, text[:HEAD_CHECK].split("\n")))
-    return "\n".join(line if len(line) == width and line[-2:-1] not in (" ", "\t", "") and line[-1] == " " else line.rstrip(" \t")
-                     for line in text.split("\n"))
+    return "\n".join(line if len(line) == width and line[-1:] == " " and line[-2:-1] not in (" ", "\t", "")
+                     else line.rstrip(" \t") for line in text.split("\n"))
 
 
 def _padded(text: str) -> bool:
@@ -406,7 +406,10 @@ def _padded(text: str) -> bool:
     lines = text[:HEAD_CHECK].split("\n")
     width = max(map(len, lines))
     full = [line for line in lines if len(line) == width]
-    return len(lines) >= 3 and len(full) * 5 >= len(lines) * 4 and sum(1 for line in full if line[-1:] in " \t") * 2 >= len(full)
+    return (len(lines) >= 3 and len(full) * 5 >= len(lines) * 4
+            and sum(1 for line in full if line[-1:] in (" ", "\t")) * 2 >= len(full))
+
+
 EXCERPT = 160
 #: what the error and prose patterns read of one line: a message is short, and a line of megabytes (a
 #: JSON blob, a paste that lost its line breaks) must not cost seconds of regex time
