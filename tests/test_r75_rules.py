@@ -198,3 +198,35 @@ def test_jenkins_timestamps_come_off():
     assert flat_facts(stamped) == flat_facts(TOPO)
     assert unprefix("[2026-11-29T14:03:07.123Z] RuntimeError: x\n[2026-11-29T14:03:08.001Z] y") == "RuntimeError: x\ny"
     assert unprefix("[2026-11-29] RuntimeError: x") == "[2026-11-29] RuntimeError: x"  # a date alone is no Timestamper's
+
+
+# --- a healthy host's other outputs (h200x1-2026-12-02g) -------------------------------------------------------------------
+# Each was answered with leads on the live H200: the matcher's never-silent gate read a word of trouble in -q's labels
+# (its lines are folded and lower case there, so -q's own lines are found by its GPU header and fields: prose._q_lines),
+# in a dotted name of --query-gpu's header, and "No MIG-enabled devices found." was read as MIG in use.
+
+@pytest.mark.parametrize("name", ["nvidia-smi-q-d-performance.txt", "nvidia-smi-q-d-ecc.txt", "nvidia-smi-q-d-row-remapper.txt",
+                                  "nvidia-smi-query-gpu.csv", "nvidia-smi-q.txt"])
+def test_healthy_outputs_are_no_report(name):
+    from p2ptop.evidence.read import trouble_said
+
+    text = capture("h200x1-vm", name)
+    assert not trouble_said(text)
+    assert explained(text) == []
+
+
+def test_no_mig_enabled_devices_is_no_mig():
+    assert "gpu.mig" not in flat_facts(capture("h200x1-vm", "nvidia-smi-mig-lgi.txt"))
+    assert flat_facts("We run the job on MIG-enabled GPUs and NCCL hangs.").get("gpu.mig") is True
+
+
+@pytest.mark.parametrize("text, said", [
+    ("Vulnerability Tsx async abort:   Mitigation; TSX disabled", False),  # lscpu's
+    ("name, clocks_event_reasons.hw_slowdown, ecc.errors.uncorrected.volatile.total\nNVIDIA H200, Not Active, 0", False),
+    ("The all-reduce hangs and then NCCL errors out on both GPUs.", True),  # a sentence still says it
+    ("GPU 00000000:00:06.0\n    HW Slowdown : Not Active\nOur training became slow after the upgrade.", True),
+])
+def test_trouble_said(text, said):
+    from p2ptop.evidence.read import trouble_said
+
+    assert trouble_said(text) is said

@@ -219,7 +219,9 @@ _MIG = (r"\bmig (?:(?:gpu|compute) )?(?:devices?|instances?|slices?|mode|enabled
 #: a program that will not or cannot look for MIG instances ("nvmlInit() failed with error 9; will not discover dynamic
 #: properties or MIG instances", HTCondor's condor_gpu_discovery): MIG named as what it could not query
 _MIG_NOT_READ = re.compile(r"\b(?:will not|won't|cannot|can't|unable to|failed to|could not|couldn't) (?:discover|detect|enumerate|query|list)\b"
-                          r"[^\n]{0,80}\bmig\b")
+                          r"[^\n]{0,80}\bmig\b|"
+                          # nvidia-smi mig -lgi / -lci on a GPU with MIG off: "No MIG-enabled devices found."
+                          r"\bno mig[- ]enabled (?:devices?|gpus?)\b")
 #: a CUDA error number in a sentence: "CUDA initialization fails with 802 system error", "CUDA error 401"
 _CUDA_NUMBER_WORDS = _rx(r"cuda[^.\n]{0,60}?\b(?:with|error|code)\s+(?:error\s+|code\s+)?(\d{3})\b")
 #: GPUs of one host split one per process, worker, container or pod ("one GPU per container", "each pod gets 1 GPU",
@@ -1262,7 +1264,10 @@ _GPU_NAMED = _rx(r"\bgpus?\b|\bcuda\b|显卡|\bgpu")
 #: lines of tool output (not sentences), each tool's as its reader knows them (PLAIN_LINES of nccl_tests, nccl, tools, smi),
 #: and p2ptop topo's own section titles for the -p2p matrices ("## n (nvlink)", topo_text.CAP_TITLES; nvidia-smi's "p (prop)")
 _TOOL_LINE = _rx("|".join((nccl_tests.PLAIN_LINES, nccl.PLAIN_LINES, tools.PLAIN_LINES, smi.PLAIN_LINES,
-                           r"^## [rwnap] \((?:read|write|nvlink|atomics|pci|prop)\w*\)\s*$")))
+                           r"^## [rwnap] \((?:read|write|nvlink|atomics|pci|prop)\w*\)\s*$",
+                           # lscpu's (and collect_env's CPU section's) "Vulnerability Tsx async abort: Mitigation; ...", one
+                           # per file of /sys/devices/system/cpu/vulnerabilities: the CPU's, no trouble of the report
+                           r"^\s*vulnerability [\w /.-]+:\s")))
 #: a tool's counter of errors at zero ("Link 0: Replay Errors: 0" of nvidia-smi nvlink -e, "Volatile ... Errors : 0"):
 #: read after the trouble word, it says none happened
 _ZERO_COUNT = _rx(r"\s*:\s*0+(?:\.0+)?\s*(?:$|\|)")
@@ -1893,6 +1898,21 @@ def _reported(c: Collector, low: str, ln) -> tuple[int | None, int | None]:
 
 
 _URL = re.compile(r"\S+://\S+")
+_IN_IDENTIFIER = re.compile(r"[._]\w")
+
+
+def _q_lines(lines: list[str]) -> set[int]:
+    """The numbers of the lines of an ``nvidia-smi -q`` in ``lines`` (smi._q_own_lines: its fields and titles, as the
+    matcher's folded lines hold them too), none where no GPU header of -q's is there: "HW Slowdown : Not Active", "ECC
+    Errors", "Remapping Failure Occurred : No" are the tool's labels, no words of trouble."""
+    if not any(_Q_GPU_HEADER.match(line) for line in lines):
+        return set()
+    from . import smi
+
+    return smi._q_own_lines(lines, smi._flattened(lines))
+
+
+_Q_GPU_HEADER = re.compile(r"\s*GPU [0-9A-F]{4,8}:[0-9A-F]{2}:[0-9A-F]{2}\.\d\s*$", re.I)  # (the matcher's lines: lower case)
 
 
 def trouble_said(text: str) -> bool:
@@ -1900,13 +1920,19 @@ def trouble_said(text: str) -> bool:
     (_REPORT_TROUBLE: an error, a failure, a problem, a hang...), not negated ("no issues so far")? A tool's header or
     legend ("#wrong", "errors") and a URL's path ("/issues/12") are no such words. (read.trouble_said, for the
     matcher's never-silent gate.)"""
-    for line in Paste(text).sample(256_000, 0).text.lower().splitlines()[:2000]:
-        if _TOOL_LINE.search(line) or _LEGEND.search(line):
+    lines = Paste(text).sample(256_000, 0).text.splitlines()[:2000]
+    own = _q_lines(lines)
+    for no, line in enumerate(lines, 1):
+        line = line.lower()
+        if no in own or _TOOL_LINE.search(line) or _LEGEND.search(line):
             continue
         line = _URL.sub(" ", line)
         for t in _REPORT_TROUBLE.finditer(line):
-            if line[t.start() - 1:t.start()] == "#" or _ZERO_COUNT.match(line, t.end()):
-                continue  # a column of a tool's table ("#wrong" of nccl-tests, whitespace folded by the matcher), a zero count
+            if line[t.start() - 1:t.start()] == "#" or _ZERO_COUNT.match(line, t.end()) or _IN_IDENTIFIER.match(line, t.end()) \
+                    or line[t.start() - 1:t.start()] in (".", "_"):
+                # a column of a tool's table ("#wrong" of nccl-tests, whitespace folded by the matcher), a zero count, a
+                # part of a dotted or snake-case name (nvidia-smi --query-gpu's "ecc.errors.uncorrected", "hw_slowdown")
+                continue
             if not _NEGATED.search(line[max(0, t.start() - 12):t.start()]):
                 return True
     return False

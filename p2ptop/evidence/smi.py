@@ -178,18 +178,34 @@ def parse_xml(c: Collector) -> bool:
 
 
 _Q_FIELD = re.compile(r"^\s*[A-Za-z][\w /().,+-]*?\s+:(?:\s|$)")
+#: where -q starts: a GPU's header, or a field aligned as nvidia-smi aligns them (in any case: the matcher's lines are
+#: lower case)
+_Q_START = re.compile(r"\s*GPU [0-9A-F]{4,8}:|\s*[A-Z][\w /().,+-]*?\s{2,}:", re.I)
+_Q_GPU = re.compile(r"\s*GPU [0-9A-F]{4,8}:", re.I)
 
 
 def _q_own_lines(lines: list[str], flat: bool = False) -> set[int]:
-    """The numbers of the lines that are -q's own: each field ("    HW Slowdown          : Not Active") and each section
-    title whose next line is a field indented deeper ("    MIG Mode"; any field, where the paste lost -q's nesting), from the first GPU header or field aligned as
-    nvidia-smi aligns them (two spaces or more before the colon) to the last field. The readers of sentences skip them: a tool's labels are not the report's words (a healthy H200's -q read
-    "HW Slowdown : Not Active" as slowness and "MIG Mode" as MIG in use)."""
+    """The numbers of the lines that are -q's own, from the first GPU header or field aligned as nvidia-smi aligns them
+    (two spaces or more before the colon) to the last field: each field ("    HW Slowdown          : Not Active"), each
+    GPU header, and each section title whose next line is a field or a title of its own indented deeper ("    MIG Mode",
+    "    ECC Errors" above "        Volatile"; any, where the paste lost -q's nesting). The readers of sentences skip
+    them: a tool's labels are not the report's words (a healthy H200's -q read "HW Slowdown : Not Active" as slowness
+    and "MIG Mode" as MIG in use)."""
     own: set[int] = set()
     shown = [(no, raw) for no, raw in enumerate(lines, 1) if raw.strip()]
-    start = next((i for i, (_no, raw) in enumerate(shown) if re.match(r"\s*GPU [0-9A-Fa-f]{4,8}:|\s*[A-Z][\w /().,+-]*?\s{2,}:", raw)), None)
+    start = next((i for i, (_no, raw) in enumerate(shown) if _Q_START.match(raw)), None)
     if start is None:
         return own
+    end = max((i for i in range(start, len(shown)) if _Q_FIELD.match(shown[i][1])), default=start)
+    for i in range(end, start - 1, -1):  # from the last: a title is known by what follows it
+        no, raw = shown[i]
+        if _Q_FIELD.match(raw) or _Q_GPU.match(raw):
+            own.add(no)
+        elif ":" not in raw and len(raw.strip()) <= 40 and i < end and shown[i + 1][0] in own:
+            nxt = shown[i + 1][1]
+            if flat or len(nxt) - len(nxt.lstrip()) > len(raw) - len(raw.lstrip()):
+                own.add(no)
+    return own
     end = max((i for i in range(start, len(shown)) if _Q_FIELD.match(shown[i][1])), default=start)
     for i, (no, raw) in enumerate(shown[start:end + 1], start):
         if _Q_FIELD.match(raw) or re.match(r"\s*GPU [0-9A-Fa-f]{4,8}:", raw):
