@@ -206,16 +206,6 @@ def _q_own_lines(lines: list[str], flat: bool = False) -> set[int]:
             if flat or len(nxt) - len(nxt.lstrip()) > len(raw) - len(raw.lstrip()):
                 own.add(no)
     return own
-    end = max((i for i in range(start, len(shown)) if _Q_FIELD.match(shown[i][1])), default=start)
-    for i, (no, raw) in enumerate(shown[start:end + 1], start):
-        if _Q_FIELD.match(raw) or re.match(r"\s*GPU [0-9A-Fa-f]{4,8}:", raw):
-            own.add(no)
-        elif ":" not in raw and i + 1 < len(shown) and _Q_FIELD.match(shown[i + 1][1]):
-            indent = len(raw) - len(raw.lstrip())
-            nxt = shown[i + 1][1]
-            if (flat or len(nxt) - len(nxt.lstrip()) > indent) and len(raw.strip()) <= 40:
-                own.add(no)
-    return own
 
 
 def _flattened(lines: list[str]) -> bool:
@@ -229,7 +219,7 @@ def _flattened(lines: list[str]) -> bool:
             continue
         indent = len(raw) - len(raw.lstrip())
         key, colon, value = line.partition(":")
-        if re.match(r"GPU [0-9A-Fa-f]{4,8}:", line):
+        if _Q_GPU.match(line):
             title = None  # a GPU's header: its fields are a level of their own, below no title
             continue
         if not colon or not value.strip():
