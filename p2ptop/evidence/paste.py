@@ -72,7 +72,7 @@ _PYTEST_LINE = re.compile(r"^E( *)", re.M)
 #: spaces and tabs at a line's end: a console that pads every line to its width (Windows' conhost, screen), a markdown
 #: line break; never a tool's (they would stretch the distance between words that a reader allows). A terminal's hard
 #: wrap can cut a line right after a space, though: the line's length says it was cut, so the spaces come off before
-#: the wrap checks only where a console padded the paste (:func:`_padded`), and after them otherwise (a paste as short
+#: the wrap checks only where a console padded the paste (:func:`_padded_width`), and after them otherwise (a paste as short
 #: as one copied off a screen, WRAP_TEXT_MAX)
 _TRAILING = re.compile(r"[ \t]+$", re.M)
 _INDENTED_START = re.compile(r"\n*[ \t]")
@@ -356,8 +356,9 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
         if _TYPOGRAPHIC.search(text):
             text = text.translate(TYPOGRAPHIC_QUOTES)
     text = unescape_html(text)
-    if _padded(text):
-        text = _unpadded(text)
+    width = _padded_width(text)
+    if width:
+        text = _unpadded(text, width)
     if text[:1] in (">", " ", "\t") or _QUOTE.search(text):  # one fast search first: a 20 MB log has no quote mark
         text = _QUOTE.sub("\n", "\n" + text)[1:]
     text = unprefix(text, removed)
@@ -390,24 +391,25 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
     return text
 
 
-def _unpadded(text: str) -> str:
-    """A padded paste without its padding, but for a line that a terminal's width cut right after a space: its text ends
-    one column short of the width, and it keeps that space, so that :func:`unwrap` sees it as full as it was."""
-    width = max(map(len, text[:HEAD_CHECK].split("\n")))
+def _unpadded(text: str, width: int) -> str:
+    """A paste padded to ``width`` without its padding, but for a line that a terminal's width cut right after a space:
+    its text ends one column short of the width, and it keeps that space, so that :func:`unwrap` sees it as full as it
+    was."""
     return "\n".join(line if len(line) == width and line[-1:] == " " and line[-2:-1] not in (" ", "\t", "")
                      else line.rstrip(" \t") for line in text.split("\n"))
 
 
-def _padded(text: str) -> bool:
-    """Did a console pad the paste's lines to its width: of three or more lines in the head, four in five as long as
-    its longest, and half of them ending in spaces?"""
+def _padded_width(text: str) -> int:
+    """The width a console padded the paste's lines to (of three or more lines in the head, four in five as long as its
+    longest, and half of them ending in spaces), or 0."""
     if " \n" not in text[:HEAD_CHECK]:
-        return False
+        return 0
     lines = text[:HEAD_CHECK].split("\n")
     width = max(map(len, lines))
     full = [line for line in lines if len(line) == width]
-    return (len(lines) >= 3 and len(full) * 5 >= len(lines) * 4
-            and sum(1 for line in full if line[-1:] in (" ", "\t")) * 2 >= len(full))
+    padded = (len(lines) >= 3 and len(full) * 5 >= len(lines) * 4
+              and sum(1 for line in full if line[-1:] in (" ", "\t")) * 2 >= len(full))
+    return width if padded else 0
 
 
 EXCERPT = 160

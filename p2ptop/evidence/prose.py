@@ -1344,8 +1344,8 @@ def parse(c: Collector) -> bool:
     found = False
     ln = view.line_of
 
-    # the lines a tool's reader read as its own (smi._q_own_lines: -q's fields and titles): no sentences of the report
-    tool_lines: set[int] = c.structured.get("tool_lines", set())
+    # -q's own lines (its fields and titles), where its reader read one: no sentences of the report
+    tool_lines = smi.q_own_lines(c.paste.lines) if "smi_q" in c.structured else set()
 
     def _first(_c: Collector, rx: str | re.Pattern | LiteralGate, skip: re.Pattern | LiteralGate | None = None) -> re.Match | None:
         """The first match outside a tool's legend lines (nvidia-smi topo's "SYS = ... (e.g., QPI/UPI)",
@@ -1561,7 +1561,7 @@ def parse(c: Collector) -> bool:
             found = c.add("host", "symptom.no_cuda_device_driver_sees_gpus", True, ln(m.start()), severity="problem",
                           summary="a program sees no GPU while the text says the driver (nvidia-smi) or another "
                                   "framework sees them") or found
-    hit, topic = _reported(c, low, ln)
+    hit, topic = _reported(c, low, ln, tool_lines)
     if topic is not None:
         found = c.add("host", "text.topic", "gpu communication", topic, severity="info",
                       summary="a sentence of the text names GPU communication (P2P, NCCL, NVLink, peer access ...)") or found
@@ -1849,12 +1849,12 @@ _TOPIC_LITERALS = ("p2p", "peer", "nccl", "nvlink", "nvswitch", "ipc", "between"
                    "多卡", "双卡", "卡间", "卡与卡", "显卡", "点对点", "通信", "分布式", "并行", "互联")
 
 
-def _reported(c: Collector, low: str, ln) -> tuple[int | None, int | None]:
+def _reported(c: Collector, low: str, ln, tool_lines: set[int] = frozenset()) -> tuple[int | None, int | None]:
     """(the line of the first sentence that names a topic of GPU communication and a word of trouble (see
     the module docstring), the line of the first sentence that names a strong topic at all), each or None.
     A substring search for the topic literals picks the lines
     (at most 400), so a long log costs a few passes in C, not a regex over the whole text."""
-    commands = set(c.paste.commands) | c.structured.get("tool_lines", set())  # typed, or a tool's own line
+    commands = set(c.paste.commands) | tool_lines  # typed, or a tool's own line
     starts: set[int] = set()
     for lit in _TOPIC_LITERALS:
         pos, n = low.find(lit), 0
@@ -1901,18 +1901,6 @@ _URL = re.compile(r"\S+://\S+")
 _IN_IDENTIFIER = re.compile(r"[._]\w")
 
 
-def _q_lines(lines: list[str]) -> set[int]:
-    """The numbers of the lines of an ``nvidia-smi -q`` in ``lines`` (smi._q_own_lines: its fields and titles, as the
-    matcher's folded lines hold them too), none where no GPU header of -q's is there: "HW Slowdown : Not Active", "ECC
-    Errors", "Remapping Failure Occurred : No" are the tool's labels, no words of trouble."""
-    if not any(_Q_GPU_HEADER.match(line) for line in lines):
-        return set()
-    from . import smi
-
-    return smi._q_own_lines(lines, smi._flattened(lines))
-
-
-_Q_GPU_HEADER = re.compile(r"\s*GPU [0-9A-F]{4,8}:[0-9A-F]{2}:[0-9A-F]{2}\.\d\s*$", re.I)  # (the matcher's lines: lower case)
 
 
 def trouble_said(text: str) -> bool:
@@ -1921,7 +1909,7 @@ def trouble_said(text: str) -> bool:
     legend ("#wrong", "errors") and a URL's path ("/issues/12") are no such words. (read.trouble_said, for the
     matcher's never-silent gate.)"""
     lines = Paste(text).sample(256_000, 0).text.splitlines()[:2000]
-    own = _q_lines(lines)
+    own = smi.q_own_lines(lines)  # -q's labels ("HW Slowdown", "ECC Errors", "Remapping Failure"): no words of trouble
     for no, line in enumerate(lines, 1):
         line = line.lower()
         if no in own or _TOOL_LINE.search(line) or _LEGEND.search(line):

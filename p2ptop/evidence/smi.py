@@ -184,18 +184,20 @@ _Q_START = re.compile(r"\s*GPU [0-9A-F]{4,8}:|\s*[A-Z][\w /().,+-]*?\s{2,}:", re
 _Q_GPU = re.compile(r"\s*GPU [0-9A-F]{4,8}:", re.I)
 
 
-def _q_own_lines(lines: list[str], flat: bool = False) -> set[int]:
+def q_own_lines(lines: list[str]) -> set[int]:
     """The numbers of the lines that are -q's own, from the first GPU header or field aligned as nvidia-smi aligns them
     (two spaces or more before the colon) to the last field: each field ("    HW Slowdown          : Not Active"), each
     GPU header, and each section title whose next line is a field or a title of its own indented deeper ("    MIG Mode",
-    "    ECC Errors" above "        Volatile"; any, where the paste lost -q's nesting). The readers of sentences skip
-    them: a tool's labels are not the report's words (a healthy H200's -q read "HW Slowdown : Not Active" as slowness
-    and "MIG Mode" as MIG in use)."""
+    "    ECC Errors" above "        Volatile"; any, where the paste lost -q's nesting: :func:`_flattened`). The readers
+    of sentences skip them (prose.parse, and the matcher's never-silent gate, prose.trouble_said, on its folded lower-case
+    lines, where only the GPU header starts -q): a tool's labels are not the report's words (a healthy H200's -q read
+    "HW Slowdown : Not Active" as slowness and "MIG Mode" as MIG in use)."""
     own: set[int] = set()
     shown = [(no, raw) for no, raw in enumerate(lines, 1) if raw.strip()]
     start = next((i for i, (_no, raw) in enumerate(shown) if _Q_START.match(raw)), None)
     if start is None:
         return own
+    flat = _flattened(lines)
     end = max((i for i in range(start, len(shown)) if _Q_FIELD.match(shown[i][1])), default=start)
     for i in range(end, start - 1, -1):  # from the last: a title is known by what follows it
         no, raw = shown[i]
@@ -332,7 +334,6 @@ def parse_q_text(c: Collector) -> bool:
     if all(g.get("_headed") for g in gpus):  # a grep'd section without its "GPU 0000:.." header says no count
         c.add("host", "host.gpu_count", len(gpus), gpus[0]["_line"])
     c.structured.setdefault("smi_q", {"host": host, "gpus": gpus})
-    c.structured.setdefault("tool_lines", set()).update(_q_own_lines(c.paste.lines, flat))
     return True
 
 
