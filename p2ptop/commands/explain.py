@@ -9,6 +9,7 @@ not mixed; an entry is reported once, for the pair where it scores best.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from typing import Optional
@@ -131,18 +132,25 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
     blank and the host, if read, shows no trouble), "nothing" (no text and no findings)."""
     log = prepare(text)
     evidence = evidence if evidence is not None else read_evidence(text, log, links)
-    everything = list(findings) + list(evidence.findings)
+    # a text that names no GPU, CUDA, NCCL, NVLink or P2P says nothing about GPUs: alone it gets no entry, and beside a
+    # host's facts only what a GPU pair can cause in any job (a hang, slowness, wrong results: "training hangs" on the
+    # host) joins them, not a failure or an error of its own ("Failed to parse --display/-d flags": a one-GPU host's
+    # context would make a lead of it); the answer then says that the text holds no trace of GPUs
+    text_says = text is None or bool(evidence.gpu_related)
+    empty_text = text is not None and not log.text.strip()
+    said = list(evidence.findings) if text_says else _job_symptoms(evidence.findings) if findings else []
+    log.evidence = said  # what the matcher reads of the text (text_findings), as it joins the host's findings
+    everything = list(findings) + said
     results = match_grouped(kb, log, everything, top, origin)
     facts = known_facts(log, everything, origin)
     symptoms = facts.symptoms()
-    if text is not None and not findings and not evidence.gpu_related:
-        # a text that names no GPU, CUDA, NCCL, NVLink or P2P ("the build is stuck"): no entry, and it says so
-        results, symptoms = [], []
+    if not text_says and not findings:
+        results, symptoms = [], []  # alone, such a text gets no entry, not even on an entry's own words
     if any(m.confidence in ("likely", "possible") for m, _ in results):
         kind = "matches"
     elif results or symptoms:
         kind = "unsure"
-    elif text is not None and not evidence.gpu_related and not findings:
+    elif not text_says:
         kind = "no_gpu_trace"
     elif text is None and not findings:
         kind = "nothing"
@@ -156,7 +164,6 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
     nc = deciding_command([m.deciding_facts or m.own_deciding for m, _ in results])
     if nc is None and kind == "unsure":
         nc = first_look(facts.known)  # the first look at any pair trouble (on one GPU: the GPUs it can see)
-    empty_text = text is not None and not log.text.strip()
     if empty_text and kind in ("healthy", "no_gpu_trace"):
         kind = "empty_text"
     conflicts = list(dict.fromkeys(c for m, _ in results for c in m.notes)) or facts.conflicts
@@ -174,6 +181,21 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
             "deciding_facts": missing, "next_command": {"fact": nc[0], "command": nc[1]} if nc else None,
             "gpu_related": bool(evidence.gpu_related) or bool(findings), "text_kinds": list(getattr(evidence, "kinds", []) or []),
             "text_empty": empty_text, "read": what_was_read(evidence), "text_notes": list(getattr(evidence, "notes", []) or [])}
+
+
+_NOT_OF_GPUS = ("symptom.fails", "symptom.reported", "symptom.crash", "error.")
+
+
+def _job_symptoms(findings: list[Finding]) -> list[Finding]:
+    """The findings of a text that names no GPU without its failures and errors (prose's "failed", "error", a crash, an
+    error line): what stays (a hang, slowness, wrong results, a setup) is what a GPU pair of the host can cause or
+    shape in a job whose log does not name its GPUs."""
+    out = []
+    for f in findings:
+        facts = {k: v for k, v in f.facts.items() if not k.startswith(_NOT_OF_GPUS)}
+        if facts:
+            out.append(dataclasses.replace(f, facts=facts))
+    return out
 
 
 def warnings_unread(evidence, limit: int = 3) -> list[dict]:
@@ -275,7 +297,8 @@ def _as_text(answer, text, source, note, kb, lang) -> str:
         return "\n".join(lines)
     if kind == "no_gpu_trace":
         lines.append("Nothing to explain: the text holds no trace of GPUs or P2P (no GPU, CUDA, NCCL, NVLink or "
-                     "peer-access words, error names or tool output), so no entry is offered.")
+                     "peer-access words, error names or tool output), so no entry is offered."
+                     + (" The host's findings show no sign of P2P trouble." if source else ""))
         return "\n".join(lines)
     if kind == "before_gpu":
         lines.append("Not a GPU-to-GPU fault as far as the text shows: its trouble lies before any GPU communication "

@@ -1267,7 +1267,11 @@ _TOOL_LINE = _rx("|".join((nccl_tests.PLAIN_LINES, nccl.PLAIN_LINES, tools.PLAIN
                            r"^## [rwnap] \((?:read|write|nvlink|atomics|pci|prop)\w*\)\s*$",
                            # lscpu's (and collect_env's CPU section's) "Vulnerability Tsx async abort: Mitigation; ...", one
                            # per file of /sys/devices/system/cpu/vulnerabilities: the CPU's, no trouble of the report
-                           r"^\s*vulnerability [\w /.-]+:\s")))
+                           r"^\s*vulnerability [\w /.-]+:\s",
+                           # the NVIDIA module's /proc/driver/nvidia/params, one parameter a line as nv-procfs.c's
+                           # nv_procfs_read_params prints it ("%s: %u", "RmMsg: \"%s\""): "NvLinkDisable: 1" names
+                           # NVLink in no sentence of a report
+                           r'^\s*[a-z][a-z0-9]*:\s*(?:\d+|"[^"\n]*")\s*$')))
 #: a tool's counter of errors at zero ("Link 0: Replay Errors: 0" of nvidia-smi nvlink -e, "Volatile ... Errors : 0"):
 #: read after the trouble word, it says none happened
 _ZERO_COUNT = _rx(r"\s*:\s*0+(?:\.0+)?\s*(?:$|\|)")

@@ -920,9 +920,12 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
     if not symptom:
         # a host's absence ("no NVSwitch on this host", equals false, read from the host) is true of most hosts: it fits
         # any text, so it makes no lead on its own (a slow job on a one-GPU host is no sign of Fabric Manager started
-        # without NVSwitch); an absence the text itself says ("deployed without NVSwitch") is the writer's context, and counts
+        # without NVSwitch); an absence the text itself says ("deployed without NVSwitch") is the writer's context, and counts.
+        # So is the host's count of GPUs: one GPU on this host fits every text read on it (a hang on a one-GPU host is no
+        # sign of a peer hidden from the process, whose sign is an error of its own)
         absent = {_describe(c, facts) for c in requires + fired + list(m.get("support") or [])
-                  if c.get("equals") is False and facts.check(c) and facts.origin_line(c["fact"]) is None}
+                  if (c.get("equals") is False or c["fact"] == "host.gpu_count") and facts.check(c)
+                  and facts.origin_line(c["fact"]) is None}
         if not (lead and set(held) - set(weak_only) - absent and facts.has_symptom()):
             return None  # context alone never offers an entry
         is_lead = True  # context that fits, beside a symptom of the text that no entry claims
@@ -1146,7 +1149,7 @@ def match(kb, text=None, findings: Iterable[Finding] = (), top: Optional[int] = 
     # never silent where there is evidence (issue 22 point 4): beside a symptom, or on a text that names GPUs
     # and shows nothing working (a bare topology, a description of a setup), candidates on its words, unsure; not a
     # text whose trouble is shown to lie before any GPU communication (processes that never met: its own answer)
-    described = (not facts.has_symptom() and not facts.health() and _gpu_trace(log, facts)
+    described = (not facts.has_symptom() and not facts.health() and _gpu_trace(log, facts, own=True)
                  and not facts.known("text.trouble_before_gpu")
                  and not any(m.confidence in ("likely", "possible") for m in out))
     if (facts.has_symptom() or described) and not any(m.confidence == "likely" for m in out):
@@ -1477,9 +1480,11 @@ _GPU_FACTS = ("gpu.", "p2p.", "pair.", "nccl.", "error.", "bench.", "tool.", "ho
               *SHM_TRANSPORT_FACTS)
 
 
-def _gpu_trace(log: Log, facts: Optional[Facts] = None) -> bool:
-    """Does the text (or a fact read from it or the host) name GPUs, CUDA, NCCL or P2P?"""
-    if facts is not None and any(k.startswith(_GPU_FACTS) for k in facts.values):
+def _gpu_trace(log: Log, facts: Optional[Facts] = None, own: bool = False) -> bool:
+    """Does the text (or a fact read from it or the host) name GPUs, CUDA, NCCL or P2P? ``own``: the text itself, or a
+    fact read from a line of it, not the host's facts (a host has GPUs whatever the text says)."""
+    if facts is not None and any(k.startswith(_GPU_FACTS) and (not own or facts.origin_line(k) is not None)
+                                 for k in facts.values):
         return True
     hit = log.__dict__.get("_gpu_trace")
     if hit is None:

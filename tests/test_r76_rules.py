@@ -1,0 +1,97 @@
+"""A text that names no GPU, read beside a host's facts, and a driver's parameter list (the forty-seventh round).
+
+From the healthy one-GPU H200's own outputs pasted to ``p2ptop explain`` on the device (benchmarks/results/
+h200x1-2026-12-02h): ``nvidia-smi -q -d RESET_STATUS``, which that driver's nvidia-smi refuses ("Failed to parse
+--display/-d flags"), got a lead on the live host that it does not get alone (its bare "Failed" beside the host's one
+GPU); ``/proc/driver/nvidia/params`` got a lead on its words alone ("NvLinkDisable: 1" read as a sentence naming NVLink).
+
+- A text with no trace of GPUs, CUDA, NCCL or P2P says nothing about GPUs: beside a host's facts only what a GPU pair can
+  cause in a job that does not name its GPUs joins them (a hang, slowness, wrong results), never its failures or errors.
+- The host's count of GPUs fits every text read on that host, as its absences do: it makes no lead on its own.
+- nv-procfs.c's nv_procfs_read_params prints one parameter a line ("%s: %u", 'RmMsg: "%s"'): a listing, no sentence.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from p2ptop import cli
+from p2ptop.findings import Finding
+from p2ptop.knowledge import load_kb, match
+
+from .conftest import FIXTURES
+from .kbtools import explained, flat_facts
+
+KB = load_kb()
+H100 = os.path.join(FIXTURES, "captures", "h100x1-vm", "p2ptop-snapshot.json")
+H200 = os.path.join(FIXTURES, "captures", "h200x1-vm")
+
+
+def explain_json(path, capsys, *extra):
+    assert cli.main(["explain", str(path), *extra, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def explain_text(path, capsys, *extra):
+    assert cli.main(["explain", str(path), *extra]) == 0
+    return capsys.readouterr().out
+
+
+def one_gpu():
+    return [Finding("host.facts", "host", "ok", "host", [], {"host.gpu_count": 1})]
+
+
+def test_a_failure_that_names_no_gpu_gets_no_lead_from_a_one_gpu_host(capsys):
+    path = os.path.join(H200, "nvidia-smi-q-d-reset-status.txt")
+    for extra in (("--replay", H100), ("--text-only",)):
+        doc = explain_json(path, capsys, *extra)
+        assert doc["answer"] == "no_gpu_trace" and doc["matches"] == [] and doc["symptoms"] == [], (extra, doc["answer"])
+    out = explain_text(path, capsys, "--replay", H100)
+    assert "Nothing to explain: the text holds no trace of GPUs or P2P" in out
+    assert "The host's findings show no sign of P2P trouble." in out
+
+
+def test_words_of_failure_that_name_no_gpu_stay_out_of_the_hosts_facts(tmp_path, capsys):
+    for text in ("the job failed with an error", "Killed", "ERROR: something went wrong", "The build is broken, it crashed."):
+        p = tmp_path / "t.txt"
+        p.write_text(text + "\n")
+        doc = explain_json(p, capsys, "--replay", H100)
+        assert doc["answer"] == "no_gpu_trace" and doc["matches"] == [] and doc["symptoms"] == [], (text, doc["matches"])
+
+
+def test_a_hang_that_names_no_gpu_still_meets_the_hosts_facts(tmp_path, capsys):
+    # "training hangs" run on a host whose pairs cross an IOMMU with ACS on: the host's pairs can hang a job whose log
+    # does not name its GPUs, so the hang joins the host's facts, and the hang's own entry comes first among them
+    p = tmp_path / "t.txt"
+    p.write_text("training hangs\n")
+    doc = explain_json(p, capsys, "--demo", "pcie-4gpu-iommu")
+    ids = [m["entry_id"] if "entry_id" in m else m["id"] for m in doc["matches"]]
+    assert "iommu/p2p-hang-or-corruption" in ids, ids
+    assert any(s.startswith("symptom.hang = True") for s in doc["symptoms"]), doc["symptoms"]
+    # a failure in words on the same host: the host's own findings are answered, the text's "failed" is not a symptom
+    p.write_text("the job failed with an error\n")
+    doc = explain_json(p, capsys, "--demo", "pcie-4gpu-iommu")
+    assert doc["matches"] and not any(s.startswith(("symptom.fails", "symptom.reported")) for s in doc["symptoms"])
+
+
+def test_the_hosts_count_of_gpus_alone_makes_no_lead():
+    # a hang on a one-GPU host is no sign of a peer hidden from the process: that entry's sign is an error of its own
+    for text in ("The NCCL job hangs.", "training hangs", "NCCL all_reduce is very slow"):
+        got = [(m.entry.id, m.basis) for m in match(KB, text, one_gpu())]
+        assert ("cuda/peer-access-unsupported-one-gpu", "lead") not in got, (text, got)
+    # its own error still offers it on that host
+    got = match(KB, "RuntimeError: CUDA error: peer access is not supported between these two devices", one_gpu())
+    assert got[0].entry.id == "cuda/peer-access-unsupported-one-gpu" and got[0].confidence == "likely"
+
+
+def test_the_driver_parameter_list_is_no_sentence_about_nvlink():
+    with open(os.path.join(H200, "proc-driver-nvidia-version-params.txt"), encoding="utf-8") as f:
+        text = f.read()
+    assert "NvLinkDisable: 1" in text
+    assert "text.topic" not in flat_facts(text)
+    assert explained(text) == []
+    # a writer's sentence about NVLink still is one, and its trouble is read
+    said = "NvLinkDisable: 1\nThe NVLink between GPU0 and GPU1 is down since the upgrade.\n"
+    assert flat_facts(said).get("text.topic") == "gpu communication"
+    assert explained(said)
