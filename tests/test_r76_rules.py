@@ -95,3 +95,82 @@ def test_the_driver_parameter_list_is_no_sentence_about_nvlink():
     said = "NvLinkDisable: 1\nThe NVLink between GPU0 and GPU1 is down since the upgrade.\n"
     assert flat_facts(said).get("text.topic") == "gpu communication"
     assert explained(said)
+
+
+# ---- pastes that lost or moved their line breaks ------------------------------------------------------------------
+
+TRACEBACK_CUT = '''Traceback (most recent call last):
+  File "/opt/conda/lib/python3.10/runpy.py", line 196, in _run_module_as_main
+    return _run_code(code, main_globals, None,
+  File "/opt/conda/lib/python3.10/site-packages/torch/distributed/run.py", line 806, in main
+    run(args)
+  File "/opt/conda/lib/python3.10/site-packages/torch/distributed/launcher/api.py", line 135, in __call__
+    return launch_agent(self._config, self._entrypoint, list(args))'''
+
+
+def reflow(text: str, width: int = 44) -> str:
+    import textwrap
+
+    return "\n".join(x for line in text.split("\n")
+                     for x in (textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False)
+                               if len(line) > width else [line]))
+
+
+def test_a_traceback_cut_before_its_exception_stays_cut_when_reflowed_or_joined():
+    from p2ptop.evidence.errors import _cut_traceback
+
+    assert _cut_traceback(TRACEBACK_CUT.split("\n")) == 1
+    # a mail client's reflow moves the file's name, "line N, in NAME" and the code's last words to the line's start
+    moved = reflow(TRACEBACK_CUT)
+    assert {'"/opt/conda/lib/python3.10/site-packages/torch/distributed/run.py",', "None,"} <= set(moved.split("\n")), moved
+    assert _cut_traceback(moved.split("\n")) == 1
+    for text in (moved, TRACEBACK_CUT.replace("\n", " ")):  # and a paste that lost its breaks gets its frames back
+        assert flat_facts("NCCL all_reduce on 2 GPUs\n" + text).get("symptom.fails") is True, text[:80]
+    # the exception line still ends it, at the line's start whatever came before, its name alone or with a message
+    for end in ("RuntimeError: boom", "torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError", "KeyError: 'x'"):
+        assert _cut_traceback((TRACEBACK_CUT + "\n" + end).split("\n")) is None
+        assert _cut_traceback((moved + "\n" + end).split("\n")) is None
+
+
+SMI_ROWS = ("peer access between the two GPUs fails in our VM\n"
+            "|   0  NVIDIA A10G                    On  | 00000000:00:1B.0 Off |                    0 |\n"
+            "|   1  NVIDIA A10G                    On  | 00000000:00:1C.0 Off |                    0 |\n")
+
+
+def test_nvidia_smis_gpu_rows_get_their_lines_back():
+    from p2ptop.evidence.paste import reline
+
+    joined = SMI_ROWS.replace("\n", " ")
+    again = reline(joined).split("\n")
+    assert [x.split()[1] for x in again[1:3]] == ["0", "1"], again
+    assert flat_facts(joined).get("host.gpu_count") == flat_facts(SMI_ROWS).get("host.gpu_count") == 2
+
+
+LATENCY = """P2P=Disabled Latency Matrix (us)
+   GPU     0      1      2      3
+     0   1.78  17.52  16.41  16.43
+     1  17.10   1.80  16.90  16.70
+     2  16.40  16.80   1.79  17.20
+     3  16.50  16.60  17.30   1.77
+P2P=Enabled Latency (P2P Writes) Matrix (us)
+   GPU     0      1      2      3
+     0   1.76   1.62  16.61  16.80
+     1   1.63   1.81  16.70  16.90
+     2  16.50  16.70   1.78   1.61
+     3  16.60  16.40   1.62   1.76
+"""
+
+
+def test_the_latency_matrices_of_p2pbandwidthlatencytest_get_their_rows_back():
+    from p2ptop.evidence.paste import reline
+
+    joined = LATENCY.replace("\n", " ")
+    rows = reline(joined).split("\n")
+    assert "GPU 0 1 2 3" in rows and "3 16.60 16.40 1.62 1.76" in rows, rows
+    # the pairs across the two halves were staged (P2P=Enabled at the P2P=Disabled figure while 0-1 and 2-3 gain)
+    from p2ptop.evidence import read_text
+
+    def refused(text):
+        return sorted(f.subject for f in read_text(text).findings if f.facts.get("p2p.read") == "NOT_SUPPORTED")
+
+    assert refused(joined) == refused(LATENCY) == ["pair:0-2", "pair:0-3", "pair:1-2", "pair:1-3"]

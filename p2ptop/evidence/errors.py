@@ -451,7 +451,14 @@ def _cut_traceback(lines: list[str]) -> Optional[int]:
         return None
     head = len(lines[no - 1]) - len(lines[no - 1].lstrip())
     rest = [x for x in lines[no:] if x.strip()]
-    return no if rest and not any(len(x) - len(x.lstrip()) <= head for x in rest) else None
+    return no if rest and not any(len(x) - len(x.lstrip()) <= head and _EXCEPTION_LINE.match(x.strip()) for x in rest) \
+        else None
+
+
+#: the exception's line (CPython's traceback.format_exception_only: "{qualified name}: {message}", or the name alone), as
+#: against what a reflow between words or a paste that lost its breaks moves to a line's start: pieces of a frame's line
+#: ('"/path/file.py", line 12, in main', paste.reline's 'File "..."') and of the code under it ("None,", "list(args))")
+_EXCEPTION_LINE = re.compile(r"(?!File\b)[A-Za-z_][\w.]*(?::\s|:$|$)")
 
 
 def _first_error_line(c: Collector) -> Optional[int]:

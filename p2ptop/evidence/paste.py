@@ -191,6 +191,8 @@ _LINE_STARTS = re.compile(
     r"(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)(?=: )|"
     r"File \"[^\"\n]{1,300}\", line \d+|\[\s*\d+\.\d{6}\]\s|Device=\d+ CAN(?:NOT)? Access Peer Device=\d+|Device: \d+, |"
     r"(?:Unidirectional|Bidirectional) P2P=(?:Enabled|Disabled)|P2P=(?:Enabled|Disabled) Latency|D\\D\s|"
+    # ... and the head of its latency matrices, GPU's then CPU's ("   GPU     0      1 ...", "   CPU     0      1 ...")
+    r"(?:GPU|CPU)\s+0\s+1\s|"
     r"#\s+(?:Rank\s+\d+|nThread\b|Using devices|Out of bounds|Avg bus|Collective test|out-of-place|bytes\s|size\s)|"
     r"\d+\s+\d+\s+(?:float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64|fp8\w*)\s+(?:sum|prod|max|min|avg|none)\s|"
     r"(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d|Legend:|gpuId \d+:|"
@@ -199,7 +201,10 @@ _LINE_STARTS = re.compile(
     # ... and as a markdown table in an issue ("| | GPU0 | GPU1 |", "|---|---|", "| GPU0 | X | NODE |")
     r"\|[ \t]*\|[ \t]*GPU0[ \t]*\||\|[ \t]*:?-{3,}:?[ \t]*\||\|[ \t]*(?:GPU|NIC)\d+[ \t]*\|[ \t]*(?:X|NV\d+|PIX|PXB|PHB|NODE|SYS)[ \t]*\||"
     # nvidia-smi -L's "GPU 0: NVIDIA A100 (UUID: ...)", lspci's device heads and the fields of -v/-vv, NCCL's "Last error:"
-    r"GPU \d+: [^()\n]{3,80}\(UUID: |(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.\d (?:VGA compatible|3D|PCI bridge|Bridge|"
+    r"GPU \d+: [^()\n]{3,80}\(UUID: |"
+    # nvidia-smi's table: a GPU's first row ("|   0  NVIDIA A10G    On  | 00000000:00:1B.0 Off |    0 |": index, name,
+    # persistence mode, then the bus id)
+    r"\|\s+\d+\s+[^|\n]{3,60}?\s(?:On|Off)\s+\|\s+[0-9A-Fa-f]{8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d|(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.\d (?:VGA compatible|3D|PCI bridge|Bridge|"
     r"Infiniband|Ethernet|Non-Volatile)|(?:Subsystem|Flags|Capabilities|Kernel driver in use|LnkCap|LnkSta|LnkCtl|ACSCap|ACSCtl):|"
     r"Memory at [0-9a-f]+ |BAR \d+: current size|Last error:|"
     # PyTorch's NCCL error detail (c10d NCCLUtils getNcclErrorDetailStr: "\n" + "ncclUnhandledCudaError: Call to CUDA
@@ -216,9 +221,10 @@ RELINE_MIN_STARTS = 2  # ... and did, where at least this many places start a li
 
 
 def _matrix_rows(line: str) -> str:
-    """A CUDA sample's matrix that lost its line breaks ("D\\D 0 1 2 0 673.20 13.15 13.15 1 12.99 ...") as its rows: the
-    header's columns 0..n-1, then each row's label and its n values; any other line unchanged."""
-    if not line.startswith("D\\D"):
+    """A CUDA sample's matrix that lost its line breaks ("D\\D 0 1 2 0 673.20 13.15 13.15 1 12.99 ...", its latency
+    matrices' "GPU 0 1 2 0 1.78 17.52 ...") as its rows: the header's columns 0..n-1, then each row's label and its n
+    values; any other line unchanged."""
+    if not line.startswith(("D\\D", "GPU", "CPU")):
         return line
     t = line.split()
     n = 0
