@@ -174,3 +174,40 @@ def test_the_latency_matrices_of_p2pbandwidthlatencytest_get_their_rows_back():
         return sorted(f.subject for f in read_text(text).findings if f.facts.get("p2p.read") == "NOT_SUPPORTED")
 
     assert refused(joined) == refused(LATENCY) == ["pair:0-2", "pair:0-3", "pair:1-2", "pair:1-3"]
+
+
+# ---- an excerpt of nvidia-smi -q without its GPU header -------------------------------------------------------------
+
+def _grep_after(text: str, label: str, after: int) -> str:
+    """``grep -A AFTER LABEL`` over a text."""
+    lines = text.split("\n")
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        if label in line:
+            out.extend(lines[i:i + after + 1])
+    return "\n".join(out)
+
+
+def test_an_excerpt_of_nvidia_smi_q_reads_no_slowness_from_its_labels():
+    from p2ptop.evidence.smi import q_excerpt
+
+    with open(os.path.join(H200, "nvidia-smi-q.txt"), encoding="utf-8") as f:
+        q = f.read()
+    for label, after in (("Temperature", 8), ("Clocks Event Reasons", 10), ("HW Slowdown", 2)):
+        part = _grep_after(q, label, after)
+        assert q_excerpt(part.split("\n")), label
+        facts = flat_facts(part)
+        assert not any(k.startswith("symptom.") for k in facts), (label, facts)
+    # nvidia-smi -q | grep -i slowdown: the labels alone
+    grep = "\n".join(line for line in q.split("\n") if "slowdown" in line.lower())
+    assert "symptom.slow" not in flat_facts(grep), grep
+
+
+def test_a_writers_aligned_list_is_no_excerpt_of_nvidia_smi_q():
+    from p2ptop.evidence.smi import q_excerpt
+
+    said = ("OS                      : Ubuntu 22.04\n"
+            "GPU                     : 2x RTX 4090\n"
+            "Problem                 : NCCL all_reduce hangs after the first step\n")
+    assert not q_excerpt(said.split("\n"))
+    assert flat_facts(said).get("symptom.hang") is True

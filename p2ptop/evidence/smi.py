@@ -210,6 +210,22 @@ def q_own_lines(lines: list[str]) -> set[int]:
     return own
 
 
+#: nvidia-smi -q pads every field's label to one width, whatever its section's indent: each colon of one output sits at one
+#: column (55 on a 580 driver, 38 to 42 on older ones), further right than a writer aligns a list of "Key : value" lines
+Q_COLON_MIN = 36
+_Q_ALIGNED = re.compile(r"^\s*[A-Za-z][\w /().,+-]*?\s{2,}:(?:\s|$)")
+
+
+def q_excerpt(lines: list[str]) -> bool:
+    """Is the paste an excerpt of ``nvidia-smi -q`` that its reader may not have read (a grep for labels, "nvidia-smi -q |
+    grep -i slowdown", without the GPU header and without a section it reads): three or more fields, each colon at one
+    column from Q_COLON_MIN on, that make half of its non-blank lines or more? Its lines are then the tool's, not the
+    report's words ("HW Slowdown : Not Active", "GPU Slowdown Temp : 87 C")."""
+    shown = [raw for raw in lines if raw.strip()]
+    cols = [m.end() - 1 - (raw[m.end() - 1] != ":") for raw in shown if (m := _Q_ALIGNED.match(raw))]
+    return len(cols) >= 3 and 2 * len(cols) >= len(shown) and len(set(cols)) == 1 and cols[0] >= Q_COLON_MIN
+
+
 def _flattened(lines: list[str]) -> bool:
     """Has the paste lost -q's nesting: no field ("Key : Value") indented deeper than the section title before it, where
     nvidia-smi indents every field under its title (a web page that collapsed runs of spaces, a viewer that trimmed
