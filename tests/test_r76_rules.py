@@ -95,6 +95,9 @@ def test_the_driver_parameter_list_is_no_sentence_about_nvlink():
     said = "NvLinkDisable: 1\nThe NVLink between GPU0 and GPU1 is down since the upgrade.\n"
     assert flat_facts(said).get("text.topic") == "gpu communication"
     assert explained(said)
+    # so is a record's quoted message with spaces (a health event's YAML), though its key has the parameters' shape
+    event = 'checkName: GpuNvlinkWatch\nmessage: "GPU 3\'s NvLink link 16 is currently down"\n'
+    assert flat_facts(event).get("text.topic") == "gpu communication"
 
 
 # ---- pastes that lost or moved their line breaks ------------------------------------------------------------------

@@ -1269,9 +1269,10 @@ _TOOL_LINE = _rx("|".join((nccl_tests.PLAIN_LINES, nccl.PLAIN_LINES, tools.PLAIN
                            # per file of /sys/devices/system/cpu/vulnerabilities: the CPU's, no trouble of the report
                            r"^\s*vulnerability [\w /.-]+:\s",
                            # the NVIDIA module's /proc/driver/nvidia/params, one parameter a line as nv-procfs.c's
-                           # nv_procfs_read_params prints it ("%s: %u", "RmMsg: \"%s\""): "NvLinkDisable: 1" names
-                           # NVLink in no sentence of a report
-                           r'^\s*[a-z][a-z0-9]*:\s*(?:\d+|"[^"\n]*")\s*$')))
+                           # nv_procfs_read_params prints it ("%s: %u", "RmMsg: \"%s\"", a string of registry keys
+                           # without spaces): "NvLinkDisable: 1" names NVLink in no sentence of a report; a record's
+                           # quoted message with spaces (YAML's message: "GPU 3's NvLink link 16 is down") is a sentence
+                           r'^\s*[a-z][a-z0-9]*:\s*(?:\d+|"[^"\s]*")\s*$')))
 #: a tool's counter of errors at zero ("Link 0: Replay Errors: 0" of nvidia-smi nvlink -e, "Volatile ... Errors : 0"):
 #: read after the trouble word, it says none happened
 _ZERO_COUNT = _rx(r"\s*:\s*0+(?:\.0+)?\s*(?:$|\|)")
