@@ -2,7 +2,8 @@
 # A healthy one-GPU host's own outputs, each pasted to `p2ptop explain` as a user would paste them: none is a report of
 # trouble, so each answer should be "No sign of P2P trouble" (or nothing GPU-related), on the live host and text alone.
 # The forty-sixth round found the full `nvidia-smi -q` read as slowness and MIG ("HW Slowdown : Not Active", "MIG
-# Mode"); this sweeps the other outputs people paste. Each line of $OUT/sweep.log: the command, the first line of each
+# Mode"); this sweeps the other outputs people paste (the forty-seventh round added three grep'd excerpts of -q without
+# its GPU header). Each line of $OUT/sweep.log: the command, the first line of each
 # answer, and the symptom facts read (read_text). Outputs that got an answer other than "No sign" are kept in $OUT.
 # Expects p2ptop's wheel in .whl/ (installs it into /tmp/v when missing).
 [ -x /tmp/v/bin/python ] || { python3 -m venv /tmp/v && /tmp/v/bin/pip install -q --no-index --no-deps .whl/*.whl >/dev/null 2>&1; }
@@ -34,6 +35,9 @@ sweep "nvidia-smi -q -d ROW_REMAPPER,PAGE_RETIREMENT"
 sweep "nvidia-smi -q -d MEMORY,UTILIZATION,TEMPERATURE,POWER"
 sweep "nvidia-smi -q -d RESET_STATUS"
 sweep "nvidia-smi -q -x"
+sweep "nvidia-smi -q | grep -i slowdown"
+sweep "nvidia-smi -q | grep -A8 Temperature"
+sweep "nvidia-smi -q | grep -A10 'Clocks Event Reasons'"
 sweep "nvidia-smi -L"
 sweep "nvidia-smi topo -m"
 sweep "nvidia-smi topo -p2p r"
