@@ -201,9 +201,13 @@ def test_an_excerpt_of_nvidia_smi_q_reads_no_slowness_from_its_labels():
         assert q_excerpt(part.split("\n")), label
         facts = flat_facts(part)
         assert not any(k.startswith("symptom.") for k in facts), (label, facts)
+        # nor does the matcher's never-silent gate read their labels as words of trouble (it reads the text as the
+        # evidence readers do, alignment kept): no candidates on the excerpt's words
+        assert explained(part) == [], label
     # nvidia-smi -q | grep -i slowdown: the labels alone
     grep = "\n".join(line for line in q.split("\n") if "slowdown" in line.lower())
     assert "symptom.slow" not in flat_facts(grep), grep
+    assert explained(grep) == []
 
 
 def test_a_writers_aligned_list_is_no_excerpt_of_nvidia_smi_q():
@@ -214,3 +218,8 @@ def test_a_writers_aligned_list_is_no_excerpt_of_nvidia_smi_q():
             "Problem                 : NCCL all_reduce hangs after the first step\n")
     assert not q_excerpt(said.split("\n"))
     assert flat_facts(said).get("symptom.hang") is True
+    # the gate reads a writer's aligned words of trouble too ("is broken": no symptom fact of its own)
+    from p2ptop.evidence.read import trouble_said
+
+    broken = said.replace("NCCL all_reduce hangs after the first step", "the NCCL all_reduce is broken")
+    assert trouble_said(broken) and explained(broken)

@@ -1915,7 +1915,7 @@ def trouble_said(text: str) -> bool:
     legend ("#wrong", "errors") and a URL's path ("/issues/12") are no such words. (read.trouble_said, for the
     matcher's never-silent gate.)"""
     lines = Paste(text).sample(256_000, 0).text.splitlines()[:2000]
-    own = smi.q_own_lines(lines)  # -q's labels ("HW Slowdown", "ECC Errors", "Remapping Failure"): no words of trouble
+    own = smi.q_lines_of_paste(lines)  # -q's labels ("HW Slowdown", "ECC Errors", "Remapping Failure"): no words of trouble
     for no, line in enumerate(lines, 1):
         line = line.lower()
         if no in own or _TOOL_LINE.search(line) or _LEGEND.search(line):

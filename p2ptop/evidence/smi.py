@@ -226,6 +226,15 @@ def q_excerpt(lines: list[str]) -> bool:
     return len(cols) >= 3 and 2 * len(cols) >= len(shown) and len(set(cols)) == 1 and cols[0] >= Q_COLON_MIN
 
 
+def q_lines_of_paste(lines: list[str]) -> set[int]:
+    """-q's own lines (:func:`q_own_lines`) where the paste shows itself as -q's without its reader: a GPU header ("GPU
+    00000000:18:00.0"), or an excerpt (:func:`q_excerpt`); none in a writer's text that aligns a few "Key   : value"
+    lines. (The never-silent gate's view, prose.trouble_said, which has no reader's verdict.)"""
+    if any(_Q_GPU.match(raw) for raw in lines) or q_excerpt(lines):
+        return q_own_lines(lines)
+    return set()
+
+
 def _flattened(lines: list[str]) -> bool:
     """Has the paste lost -q's nesting: no field ("Key : Value") indented deeper than the section title before it, where
     nvidia-smi indents every field under its title (a web page that collapsed runs of spaces, a viewer that trimmed

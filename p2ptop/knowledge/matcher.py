@@ -145,6 +145,7 @@ class Log:
         # pattern for a program's line start, "^Cuda failure", reads it under "[1,0]<stdout>:" or a timestamp too)
 
         self.prefixes: list[str] = []  # the launchers' prefixes taken off (their distinct forms): a condition on the text reads them
+        self.source = text  # the text as given (not a copy): what the evidence readers read, its alignment kept
         self.lines = clean_lines(rejoin_cut_names(unprefix(reline(text), self.prefixes))) if text else []
         self.text = "\n".join(self.lines)
         self.starts = [0, *accumulate(len(line) + 1 for line in self.lines)]
@@ -1502,7 +1503,9 @@ def _trouble_said(log: Log) -> bool:
     if hit is None:
         from ..evidence.read import trouble_said  # lazy: the evidence package imports knowledge.codes
 
-        hit = log.__dict__["_trouble_said"] = trouble_said(log.text)
+        # on the text as the evidence readers read it (paste.Paste), not on the matcher's folded lines: -q's aligned
+        # labels ("HW Slowdown      : Not Active") are known by their alignment (smi.q_own_lines), which folding loses
+        hit = log.__dict__["_trouble_said"] = trouble_said(log.source if log.source is not None else log.text)
     return hit
 
 
