@@ -223,3 +223,26 @@ def test_a_writers_aligned_list_is_no_excerpt_of_nvidia_smi_q():
 
     broken = said.replace("NCCL all_reduce hangs after the first step", "the NCCL all_reduce is broken")
     assert trouble_said(broken) and explained(broken)
+
+
+LOG4J = ("The server in the GPU container finds no GPU; from `ts_log.log`:\n"
+         "model-server@a8819511cfaa:~/logs$ more ts_log.log\n"
+         "2020-04-16 01:53:17,099 [INFO ] main org.pytorch.serve.ModelServer -\n"
+         "Temp directory: /home/model-server/tmp\n"
+         "Number of GPUs: 0\n"
+         "Number of CPUs: 8\n"
+         "2020-04-16 01:53:17,232 [INFO ] main org.pytorch.serve.ModelServer - Loading initial models\n")
+
+
+def test_a_log_records_date_ends_the_command_typed_before_it_in_a_paste_that_lost_its_breaks():
+    from p2ptop.evidence.paste import reline
+
+    joined = LOG4J.replace("\n", " ")
+    rows = reline(joined).split("\n")
+    assert any(r.startswith("2020-04-16 01:53:17,099 [INFO ]") for r in rows), rows
+    assert not any(r.startswith("GPUs: 0") for r in rows), rows  # "Number of GPUs: 0" is no dcgmi head
+    assert flat_facts(joined).get("symptom.no_cuda_device") is True
+    assert flat_facts(LOG4J).get("symptom.no_cuda_device") is True
+    # dcgmi nvlink --link-status' head still starts a line ("GPUs:" before its "gpuId 0:")
+    dcgmi = "x" * 160 + " GPUs:     gpuId 0:         U U U U     gpuId 1:         U U U U NvSwitches: No NvSwitches found."
+    assert any(r.startswith("GPUs:") for r in reline(dcgmi).split("\n"))

@@ -196,6 +196,9 @@ _LINE_STARTS = re.compile(
     r"#\s+(?:Rank\s+\d+|nThread\b|Using devices|Out of bounds|Avg bus|Collective test|out-of-place|bytes\s|size\s)|"
     r"\d+\s+\d+\s+(?:float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64|fp8\w*)\s+(?:sum|prod|max|min|avg|none)\s|"
     r"(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d|Legend:|gpuId \d+:|"
+    # a log record's ISO date and time (log4j's and Python logging's "2020-04-16 01:53:17,099", RFC 3339's "T"), which
+    # also ends a shell prompt's command typed before the log it printed ("$ more ts_log.log 2020-04-16 01:53:17,099 ...")
+    r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|"
     # nvidia-smi topo's matrices: the header ("GPU0 GPU1 ... CPU Affinity") and each row ("GPU1 PHB X NV4 0-63")
     r"GPU0[ \t]+(?:GPU1|NIC0)\b|(?:GPU|NIC)\d+[ \t]+(?:X|NV\d+|PIX|PXB|PHB|NODE|SYS|OK|CNS|GNS|TNS|NS|DR|U)[ \t]|"
     # ... and as a markdown table in an issue ("| | GPU0 | GPU1 |", "|---|---|", "| GPU0 | X | NODE |")
@@ -211,7 +214,7 @@ _LINE_STARTS = re.compile(
     # function failed." + "\nLast error:\n" + NCCL's last error)
     r"(?:" + "|".join(NCCL_RESULTS.values()) + r"): |"
     # dcgmi nvlink --link-status: its heads; nvtop's device lines ("Device 0 [GeForce GTX 1080 Ti] PCIe GEN 3@16x")
-    r"GPUs:\s|NvSwitches:\s|Key: Up=|Device \d+ \[[^\]\n]{3,80}\] PCIe GEN|"
+    r"GPUs:\s(?=\s*gpuId)|NvSwitches:\s|Key: Up=|Device \d+ \[[^\]\n]{3,80}\] PCIe GEN|"
     r"(?P<q>" + _Q_LINE + r"))"
     r"|(?<=Last error:)[ \t]+(?=\S)")  # ... and NCCL's last error on the line after it
 #: a markdown code fence inside a line that lost its breaks ("main() ``` torch.distributed..."): a line of its own again
