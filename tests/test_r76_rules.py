@@ -47,6 +47,7 @@ def test_a_failure_that_names_no_gpu_gets_no_lead_from_a_one_gpu_host(capsys):
     for extra in (("--replay", H100), ("--text-only",)):
         doc = explain_json(path, capsys, *extra)
         assert doc["answer"] == "no_gpu_trace" and doc["matches"] == [] and doc["symptoms"] == [], (extra, doc["answer"])
+        assert doc["gpu_related"] is False  # of the text, as the answer says, whatever the host holds
     out = explain_text(path, capsys, "--replay", H100)
     assert "Nothing to explain: the text holds no trace of GPUs or P2P" in out
     assert "The host's findings show no sign of P2P trouble." in out

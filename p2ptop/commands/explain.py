@@ -179,7 +179,8 @@ def answer(kb, text: Optional[str], findings: list[Finding], top: Optional[int],
     return {"kind": kind, "results": results, "symptoms": symptoms, "conflicts": conflicts, "ruled_out_by_host": lost,
             "warnings_unread": warnings_unread(evidence) if kind == "healthy" else [],
             "deciding_facts": missing, "next_command": {"fact": nc[0], "command": nc[1]} if nc else None,
-            "gpu_related": bool(evidence.gpu_related) or bool(findings), "text_kinds": list(getattr(evidence, "kinds", []) or []),
+            # of the text where one is given (the host's GPUs do not make a text about them), else of the host
+            "gpu_related": text_says if text is not None else bool(findings), "text_kinds": list(getattr(evidence, "kinds", []) or []),
             "text_empty": empty_text, "read": what_was_read(evidence), "text_notes": list(getattr(evidence, "notes", []) or [])}
 
 
