@@ -1351,7 +1351,7 @@ def parse(c: Collector) -> bool:
 
     # -q's own lines (its fields and titles), where its reader read one or the paste is an excerpt of it: no sentences of
     # the report
-    tool_lines = smi.q_own_lines(c.paste.lines) if "smi_q" in c.structured or smi.q_excerpt(c.paste.lines) else set()
+    tool_lines = smi.q_lines_of_paste(c.paste.lines, read="smi_q" in c.structured)
 
     def _first(_c: Collector, rx: str | re.Pattern | LiteralGate, skip: re.Pattern | LiteralGate | None = None) -> re.Match | None:
         """The first match outside a tool's legend lines (nvidia-smi topo's "SYS = ... (e.g., QPI/UPI)",

@@ -178,9 +178,10 @@ def parse_xml(c: Collector) -> bool:
 
 
 _Q_FIELD = re.compile(r"^\s*[A-Za-z][\w /().,+-]*?\s+:(?:\s|$)")
-#: where -q starts: a GPU's header, or a field aligned as nvidia-smi aligns them (in any case: the matcher's lines are
-#: lower case)
-_Q_START = re.compile(r"\s*GPU [0-9A-F]{4,8}:|\s*[A-Z][\w /().,+-]*?\s{2,}:", re.I)
+#: a field aligned as nvidia-smi aligns them: the label, two spaces or more, the colon (the match ends on it)
+_Q_ALIGNED = re.compile(r"^\s*[A-Za-z][\w /().,+-]*?\s{2,}:(?=\s|$)")
+#: where -q starts: a GPU's header, or an aligned field (in any case: a paste may be lower-cased)
+_Q_START = re.compile(r"\s*GPU [0-9A-F]{4,8}:|" + _Q_ALIGNED.pattern, re.I)
 _Q_GPU = re.compile(r"\s*GPU [0-9A-F]{4,8}:", re.I)
 
 
@@ -213,7 +214,6 @@ def q_own_lines(lines: list[str]) -> set[int]:
 #: nvidia-smi -q pads every field's label to one width, whatever its section's indent: each colon of one output sits at one
 #: column (55 on a 580 driver, 38 to 42 on older ones), further right than a writer aligns a list of "Key : value" lines
 Q_COLON_MIN = 36
-_Q_ALIGNED = re.compile(r"^\s*[A-Za-z][\w /().,+-]*?\s{2,}:(?:\s|$)")
 
 
 def q_excerpt(lines: list[str]) -> bool:
@@ -222,17 +222,16 @@ def q_excerpt(lines: list[str]) -> bool:
     column from Q_COLON_MIN on, that make half of its non-blank lines or more? Its lines are then the tool's, not the
     report's words ("HW Slowdown : Not Active", "GPU Slowdown Temp : 87 C")."""
     shown = [raw for raw in lines if raw.strip()]
-    cols = [m.end() - 1 - (raw[m.end() - 1] != ":") for raw in shown if (m := _Q_ALIGNED.match(raw))]
+    cols = [m.end() - 1 for raw in shown if (m := _Q_ALIGNED.match(raw))]
     return len(cols) >= 3 and 2 * len(cols) >= len(shown) and len(set(cols)) == 1 and cols[0] >= Q_COLON_MIN
 
 
-def q_lines_of_paste(lines: list[str]) -> set[int]:
-    """-q's own lines (:func:`q_own_lines`) where the paste shows itself as -q's without its reader: a GPU header ("GPU
-    00000000:18:00.0"), or an excerpt (:func:`q_excerpt`); none in a writer's text that aligns a few "Key   : value"
-    lines. (The never-silent gate's view, prose.trouble_said, which has no reader's verdict.)"""
-    if any(_Q_GPU.match(raw) for raw in lines) or q_excerpt(lines):
-        return q_own_lines(lines)
-    return set()
+def q_lines_of_paste(lines: list[str], read: Optional[bool] = None) -> set[int]:
+    """-q's own lines (:func:`q_own_lines`) where the paste is -q's: its reader read it (``read``: prose.parse knows; the
+    never-silent gate, prose.trouble_said, does not and takes -q's GPU header, "GPU 00000000:18:00.0", for it), or it is
+    an excerpt (:func:`q_excerpt`); none in a writer's text that aligns a few "Key   : value" lines."""
+    headed = read if read is not None else any(_Q_GPU.match(raw) for raw in lines)
+    return q_own_lines(lines) if headed or q_excerpt(lines) else set()
 
 
 def _flattened(lines: list[str]) -> bool:
