@@ -120,6 +120,7 @@ FACT_KEYS: dict[str, str] = {
     "symptom.no_cuda_device_driver_sees_gpus": "True when the text says a program sees no GPU (symptom.no_cuda_device) and that nvidia-smi or another framework sees them",
     "host.cuda_available": "True when the text shows CUDA available to the program (collect_env's 'Is CUDA available: True', a console's torch.cuda.is_available() answering True)",
     "symptom.container_without_driver": "True when the text, inside a container, says nvidia-smi is not found (the host's driver files were not mounted)",
+    "symptom.container_cuda_insufficient_driver": "True when, inside a container the text names, CUDA reports its driver insufficient (cudaErrorInsufficientDriver, 35) and the text shows no driver older than the program's CUDA build: the CUDA runtime says the same when it finds no driver library at all (a container started without the NVIDIA Container Toolkit's mounts)",
     "tool.host_copy_slow": "True when a copy tool (bandwidthTest, nvbandwidth) measured pinned copies between the CPU and this GPU under a quarter of what its PCIe link gives (said, or as its model is built) or of a sibling of the same model",
     "symptom.illegal_address_across_devices": "True when a pasted program selects two or more GPUs by number and fails with an illegal memory access (cudaErrorIllegalAddress, 700)",
     "code.devices_selected": "how many GPUs a pasted program selects by number (torch.cuda.set_device(1), cudaSetDevice(1), CUDA.device!(1), cupy.cuda.Device(1), .to('cuda:1')); read only where two or more",

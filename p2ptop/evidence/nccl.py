@@ -481,11 +481,20 @@ def _ends_in_setup(c: Collector, log) -> None:
 
 
 # NCCL's own advice inside a WARN names a variable it does not see set ("Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable
-# this", "you can set NCCL_IGNORE_DISABLED_P2P=1", "Disable NVLS (NCCL_NVLS_ENABLE=0) if you wish to avoid this error"),
-# and so do its error strings, which frameworks print in their exceptions (init.cc ncclGetErrorString: "unhandled cuda
-# error (run with NCCL_DEBUG=INFO for details)", "invalid usage (run with NCCL_DEBUG=WARN for details)")
+# this", "Set NCCL_IGNORE_NET_MISMATCH=1 to continue.", "Disable NVLS (NCCL_NVLS_ENABLE=0) if you wish to avoid this
+# error"), and so do its error strings, which frameworks print in their exceptions (init.cc ncclGetErrorString: "unhandled
+# cuda error (run with NCCL_DEBUG=INFO for details)", "invalid usage (run with NCCL_DEBUG=WARN for details)")
 _ADVICE_BEFORE = re.compile(r"(?:\byou can set|\bSet|\(|\bset it to|\(run with)\s*$")
-_ADVICE_AFTER = re.compile(r"^\)?\s*(?:to (?:enable|disable|avoid|ignore|proceed)\b|if you (?:wish|want|still want)\b|for details\b)", re.I)
+_ADVICE_AFTER = re.compile(r"^\)?\s*(?:to (?:enable|disable|avoid|ignore|proceed|continue|confirm)\b|if you (?:wish|want|still want)\b|"
+                           r"for details\b)", re.I)
+#: ... and where the words before the variable are advice whatever follows (NCCL's sources: graph/paths.cc "P2P is disabled
+#: between connected GPUs 0 and 1. You can repress this message with NCCL_IGNORE_DISABLED_P2P=1.", misc/cudawrap.cc
+#: "cuMem host allocations do not appear to be working; falling back to a /dev/shm/ based implementation. ... To disable
+#: this warning, set NCCL_CUMEM_HOST_ENABLE=0", net_ib's "To disable this warning, set NCCL_IB_WARN_RAIL_LOCAL=0",
+#: "Please set NCCL_ELASTIC_BUFFER_REGISTER=1 and retry", "Please retry by setting NCCL_MNNVL_ENABLE=0"; a reply's
+#: "you can set ...")
+_ADVICE_ALONE = re.compile(r"(?:\byou can set|\brepress this message with|\bthis warning,? set|\bplease set|\bretry by setting)\s*$",
+                           re.I)
 _WORKAROUND = re.compile(r"\b(works?|worked|working|fix(?:es|ed)?|solv\w*|resolv\w*|restor\w*|helps?|helped|avoid\w*|workaround)\b|解决|正常|就好", re.I)
 
 
@@ -518,7 +527,7 @@ def parse_env_lines(c: Collector) -> bool:
             if _WORKAROUND.search(_around(line, m.start(), m.end())):
                 continue
             before = line[max(0, m.start() - 30):m.start() + 1]
-            if before.rstrip().lower().endswith("you can set") or \
+            if _ADVICE_ALONE.search(before) or \
                     (_ADVICE_BEFORE.search(before) and _ADVICE_AFTER.search(line[m.end():m.end() + 40])):
                 continue
             value = m.group(2).rstrip(".,)")

@@ -1000,6 +1000,8 @@ _DRIVER_WORD = _rx(r"\bdrivers?\b|驱动")
 _NCCL_VERSION = _rx(r"(?:nccl(?: version)?\s*[:=]{0,2}\s*v?|nvidia-nccl-cu\d+\s*(?:==\s*|[ \t]+)|\blibnccl(?:2|-dev)?[ \t-]+|"
                     r"(?:nccl|nvidia-nccl-cu\d+)(?: library)?(?: version)? (?:is|was) v?)(2\.\d{1,2}\.\d{1,2})\b")
 _NCCL_VERSION_TUPLE = _rx(r"\bnccl\.version\(\)\W{0,4}\s*\((2),\s*(\d{1,2}),\s*(\d{1,2})\)")
+#: what stands right before nvidia-smi's "CUDA Version:", on its banner line or -q's line before: the driver's version
+_SMI_BANNER = re.compile(r"driver version\s*:\s*\d+\.[\d.]*\s*$")
 _CUDA_VERSION = _rx(r"(?:cuda(?: toolkit| runtime| version)?\s*[:=]?\s*v?|\+cu)(1[0-3])\.?(\d)(?:\.\d+)?\b")
 #: the IOMMU said to be on / off / in passthrough, in words or as the kernel parameters people quote (kernel
 #: parameters: https://docs.kernel.org/admin-guide/kernel-parameters.html intel_iommu=, amd_iommu=, iommu=pt/soft;
@@ -1788,9 +1790,15 @@ def parse(c: Collector) -> bool:
         m = _NCCL_VERSION_TUPLE.search(low)
         if m:
             found = c.add("host", "nccl.version", ".".join(m.groups()), ln(m.start())) or found
-    m = _CUDA_VERSION.search(low)
-    if m:
+    for m in _CUDA_VERSION.finditer(low):
+        # nvidia-smi's banner ("NVIDIA-SMI 550.144.03  Driver Version: 550.144.03  CUDA Version: 12.4") and -q ("Driver
+        # Version : 580.159.04" then "CUDA Version : 13.0") give the newest CUDA the driver supports (host.cuda_driver_version,
+        # read by smi), not the CUDA a program was built with: a "CUDA Version" right after a driver's version, on its line
+        # or the line before, is the driver's
+        if _SMI_BANNER.search(low, low.rfind("\n", 0, max(0, low.rfind("\n", 0, m.start()))) + 1, m.start()):
+            continue
         found = c.add("host", "host.cuda_runtime_version", f"{m.group(1)}.{m.group(2)}", ln(m.start())) or found
+        break
     # the IOMMU said to be on, off or in passthrough ("disabled IOMMU in BIOS", "intel_iommu=on", "开启 IOMMU 后");
     # turning it off (or to passthrough) said to have FIXED the trouble says it was on when the trouble was seen
     pt, off, on = _first(c, _IOMMU_PT), _first(c, _IOMMU_OFF), _first(c, _IOMMU_ON)

@@ -249,6 +249,27 @@ def _cuda_ran(c) -> None:
               summary="CUDA work ran on the text's GPUs (NCCL channels connected, bandwidth measured or a run finished)")
 
 
+def _container_cuda_insufficient_driver(c) -> None:
+    """``symptom.container_cuda_insufficient_driver``: inside a container the text names, CUDA reports its driver
+    insufficient (cudaErrorInsufficientDriver, 35), and the text shows no driver older than the program's CUDA build
+    (``host.driver_below_cuda_build``, read before). CUDA images carry no driver: the NVIDIA Container Toolkit mounts the
+    host's driver libraries (libcuda.so.1 with its 'compute' capability, nvidia-smi with 'utility') into containers started
+    with --gpus, --runtime=nvidia or a pod's nvidia.com/gpu, and the CUDA runtime that finds no driver library at all
+    reports that same 35 ("CUDA driver version is insufficient for CUDA runtime version"; nvidia-docker's maintainers:
+    "we need to mount the driver libraries from the host inside the container"; nvidia-docker#400: fixed by `--gpus all`).
+    So beside an image's CUDA newer than the host's driver, the container started without the host's driver is a cause."""
+    container = c.facts.get(("host", "host.container"))
+    error = c.facts.get(("host", "error.cuda_code"))
+    if container is None or not container.value or error is None or error.value != 35:
+        return
+    if c.get("host", "host.driver_below_cuda_build") is True:
+        return  # the text shows the driver older than the build: the runtime's 35 says just that
+    c.add("host", "symptom.container_cuda_insufficient_driver", True, error.line, severity="problem",
+          summary=f"inside a container ({container.value}, line {container.line}) CUDA says its driver is insufficient "
+                  "(35): also what CUDA says where the container has no driver library at all (started without the "
+                  "NVIDIA Container Toolkit's mounts)")
+
+
 def _vm_by_bus_ids(c) -> None:
     """host.virtualized where every GPU bus id the paste gives (nvidia-smi, topo, lspci, CUDA samples, NCCL's ranks
     and pre-2.19 channel brackets) is on a root bus (_root_bus)."""
@@ -328,6 +349,7 @@ def derive(c) -> None:
     _no_nvlink_hardware(c)
     _geforce_pcie_p2p(c)
     _cuda_ran(c)
+    _container_cuda_insufficient_driver(c)
     _error_is_a_benign_warning(c)
     launch.never_met(c)
     widths: dict[str, tuple[int, Any]] = {}

@@ -65,6 +65,7 @@ SYMPTOM_KEYS: dict[str, str] = {
     "symptom.no_cuda_device": "CUDA or the framework sees no GPU at all (described)",
     "symptom.no_cuda_device_driver_sees_gpus": "a program sees no GPU while nvidia-smi or another framework sees them (described)",
     "symptom.container_without_driver": "inside a container, nvidia-smi is not found: the host's driver files were not mounted",
+    "symptom.container_cuda_insufficient_driver": "inside a container, CUDA says its driver is insufficient (35), with no driver shown too old",
     "symptom.fails": "a failure was described (fails, does not work, not supported)",
     "symptom.reported": "the text reports trouble with GPU communication in general words (weak: opens leads only)",
     "bench.error": "a copy test failed with an error",
