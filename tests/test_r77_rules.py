@@ -86,3 +86,14 @@ def test_nvidia_smis_banner_cuda_is_the_drivers_not_the_programs():
     q = capture("h200x1-vm", "nvidia-smi-q.txt")
     facts = flat_facts(q)
     assert facts.get("host.cuda_driver_version") == "13.0" and "host.cuda_runtime_version" not in facts
+
+
+def test_real_35_without_a_driver_library_reads_as_both_causes_in_a_container():
+    """The H200's own CuPy and cudart errors with libcuda.so.1 hidden (benchmarks/results/h200x1-2026-12-02m): alone, the
+    driver's entry; pasted after the `docker run` that started them, the container without the driver library second."""
+    for name in ("cupy-no-libcuda.txt", "cudart-no-libcuda.txt"):
+        text = capture("h200x1-vm", name)
+        assert [a[3] for a in answer(text)][:1] == ["cuda/insufficient-driver"], name
+        assert "container/docker-no-nvidia-runtime" not in [a[3] for a in answer(text)]
+        got = answer("$ docker run --rm -it myimage python3 repro.py\n" + text)
+        assert [a[3] for a in got][:2] == ["cuda/insufficient-driver", "container/docker-no-nvidia-runtime"], (name, got[:3])
