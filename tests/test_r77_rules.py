@@ -40,6 +40,17 @@ def test_ncccls_advice_names_no_variable_of_the_run():
     assert not [k for k in facts if k.startswith("env.")], facts
 
 
+def test_an_example_a_message_gives_is_no_setting():
+    # MindSpore's hint after "invalid device ordinal" (runtime/device/gpu/cuda_driver.cc)
+    text = ("[ERROR] DEVICE [mindspore/ccsrc/runtime/device/gpu/cuda_driver.cc:245] SetDevice] SetDevice for id:7 failed, "
+            "ret[101], invalid device ordinal. Please make sure that the 'device_id' set in context is in the range:[0, total "
+            "number of GPU). If the environment variable 'CUDA_VISIBLE_DEVICES' is set, the total number of GPU will be the "
+            "number set in the environment variable 'CUDA_VISIBLE_DEVICES'. For example, if export CUDA_VISIBLE_DEVICES=4,5,6, "
+            "the 'device_id' can be 0,1,2 at the moment\n")
+    assert "env.CUDA_VISIBLE_DEVICES" not in flat_facts(text)
+    assert flat_facts("Setting e.g. NCCL_P2P_LEVEL=NVL avoids it\n").get("env.NCCL_P2P_LEVEL") is None
+
+
 def test_a_variable_the_run_sets_is_still_read():
     facts = flat_facts("NCCL_CUMEM_HOST_ENABLE=0 NCCL_IGNORE_DISABLED_P2P=1 torchrun --nproc_per_node 2 train.py\n"
                        "RuntimeError: NCCL error: unhandled cuda error\n")

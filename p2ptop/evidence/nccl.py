@@ -492,9 +492,10 @@ _ADVICE_AFTER = re.compile(r"^\)?\s*(?:to (?:enable|disable|avoid|ignore|proceed
 #: "cuMem host allocations do not appear to be working; falling back to a /dev/shm/ based implementation. ... To disable
 #: this warning, set NCCL_CUMEM_HOST_ENABLE=0", net_ib's "To disable this warning, set NCCL_IB_WARN_RAIL_LOCAL=0",
 #: "Please set NCCL_ELASTIC_BUFFER_REGISTER=1 and retry", "Please retry by setting NCCL_MNNVL_ENABLE=0"; a reply's
-#: "you can set ...")
-_ADVICE_ALONE = re.compile(r"(?:\byou can set|\brepress this message with|\bthis warning,? set|\bplease set|\bretry by setting)\s*$",
-                           re.I)
+#: "you can set ..."); and an example a message gives (MindSpore's invalid-device-ordinal hint: "For example, if export
+#: CUDA_VISIBLE_DEVICES=4,5,6, the 'device_id' can be 0,1,2")
+_ADVICE_ALONE = re.compile(r"(?:\byou can set|\brepress this message with|\bthis warning,? set|\bplease set|\bretry by setting|"
+                           r"(?:\bfor example|\bfor instance|\be\.g\.)[,:]?\s+(?:if\s+|with\s+|set\s+|setting\s+)?)\s*$", re.I)
 _WORKAROUND = re.compile(r"\b(works?|worked|working|fix(?:es|ed)?|solv\w*|resolv\w*|restor\w*|helps?|helped|avoid\w*|workaround)\b|解决|正常|就好", re.I)
 
 
