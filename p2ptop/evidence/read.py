@@ -255,9 +255,10 @@ def _container_cuda_insufficient_driver(c) -> None:
     (``host.driver_below_cuda_build``, read before). CUDA images carry no driver: the NVIDIA Container Toolkit mounts the
     host's driver libraries (libcuda.so.1 with its 'compute' capability, nvidia-smi with 'utility') into containers started
     with --gpus, --runtime=nvidia or a pod's nvidia.com/gpu, and the CUDA runtime that finds no driver library at all
-    reports that same 35 ("CUDA driver version is insufficient for CUDA runtime version"; nvidia-docker's maintainers:
-    "we need to mount the driver libraries from the host inside the container"; nvidia-docker#400: fixed by `--gpus all`).
-    So beside an image's CUDA newer than the host's driver, the container started without the host's driver is a cause."""
+    reports that same 35 ("CUDA driver version is insufficient for CUDA runtime version"; the toolkit's "Specialized
+    Configurations with Docker": 'compute' is "required for CUDA and OpenCL applications"; nvidia-docker#400: fixed by
+    `--gpus all`; seen on the H200 with libcuda.so.1 hidden, benchmarks/results/h200x1-2026-12-02m). So beside an image's
+    CUDA newer than the host's driver, the container started without the host's driver is a cause."""
     container = c.facts.get(("host", "host.container"))
     error = c.facts.get(("host", "error.cuda_code"))
     if container is None or not container.value or error is None or error.value != 35:
