@@ -108,3 +108,12 @@ def test_real_35_without_a_driver_library_reads_as_both_causes_in_a_container():
         assert "container/docker-no-nvidia-runtime" not in [a[3] for a in answer(text)]
         got = answer("$ docker run --rm -it myimage python3 repro.py\n" + text)
         assert [a[3] for a in got][:2] == ["cuda/insufficient-driver", "container/docker-no-nvidia-runtime"], (name, got[:3])
+
+
+def test_a_container_denied_is_no_container():
+    err = "RuntimeError: CUDA driver version is insufficient for CUDA runtime version\n"
+    for said in ("Bare metal, not in a container. ", "We do not use docker. ", "This runs without docker. "):
+        facts = flat_facts(said + err)
+        assert "host.container" not in facts and "symptom.container_cuda_insufficient_driver" not in facts, said
+    for said in ("It does not work in docker: ", "Not in docker but in a podman container: ", "Inside the pod: "):
+        assert flat_facts(said + err).get("symptom.container_cuda_insufficient_driver") is True, said

@@ -1496,9 +1496,17 @@ def parse(c: Collector) -> bool:
             if isinstance(name, str) and name.startswith("cuda"):
                 c.add("host", "error.cuda", name, ln(m.start()))
                 found = c.add("host", "error.cuda_code", num, ln(m.start())) or found
-    # containers
+    # containers: said, not denied ("bare metal, not in a container", "we do not use docker", "without docker")
+    def _said(rx: str) -> re.Match | None:
+        gate = _rx(rx)
+        m = _first(c, gate)
+        while m and _SAID_ABSENT.search(low[max(0, m.start() - 24):m.start()]):
+            nxt = gate.search(low, m.end())
+            m = nxt if nxt and ln(nxt.start()) not in tool_lines and not _LEGEND.search(c.paste.line(ln(nxt.start())).lower()) else None
+        return m
+
     for name, rx in _CONTAINERS:
-        m = _first(c, rx)
+        m = _said(rx)
         if m:
             c.add("host", "host.container", name, ln(m.start()))
             if name == "kubernetes":
@@ -1506,7 +1514,7 @@ def parse(c: Collector) -> bool:
             found = True
             break
     else:
-        m = _first(c, _CONTAINER_ZH)
+        m = _said(_CONTAINER_ZH)
         if m:
             found = c.add("host", "host.container", "container", ln(m.start())) or found
     m = _first(c, _SMI_MISSING) if c.has("host", "host.container") else None
