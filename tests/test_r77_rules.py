@@ -117,3 +117,29 @@ def test_a_container_denied_is_no_container():
         assert "host.container" not in facts and "symptom.container_cuda_insufficient_driver" not in facts, said
     for said in ("It does not work in docker: ", "Not in docker but in a podman container: ", "Inside the pod: "):
         assert flat_facts(said + err).get("symptom.container_cuda_insufficient_driver") is True, said
+
+
+TORCH_NO_DRIVER = (
+    "cuda available: False\nTraceback (most recent call last):\n  File \"<string>\", line 3, in <module>\n"
+    "  File \"/usr/local/lib/python3.12/dist-packages/torch/cuda/__init__.py\", line 372, in _lazy_init\n"
+    "    torch._C._cuda_init()\nRuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA "
+    "GPU and installed a driver from http://www.nvidia.com/Download/index.aspx\n")
+
+
+def test_no_driver_at_all_puts_fabric_manager_in_doubt():
+    """PyTorch's own words on the H200 with libcuda.so.1 hidden (h200x1-2026-12-02m): no driver at all is not a fabric
+    that Fabric Manager did not set up (that leaves the driver loaded and fails CUDA with 802)."""
+    got = answer(TORCH_NO_DRIVER)
+    assert got[0][3] == "cuda/no-device-visible" and got[0][1] == "likely"
+    fm = [a for a in got if a[3].startswith("fabric-manager/")]
+    assert all(a[1] == "unsure" for a in fm)
+    from p2ptop.knowledge import match
+    from .kbtools import bundled_kb
+    ms = {m.entry.id: m for m in match(bundled_kb(), TORCH_NO_DRIVER)}
+    fm_match = ms.get("fabric-manager/not-running-system-not-initialized")
+    assert fm_match is None or any("in doubt" in r for r in fm_match.reasons)
+    # ... unless the text holds the fabric's own 802 too
+    both = TORCH_NO_DRIVER + "after loading the driver: CUDA error: system not yet initialized (802)\n"
+    ms = {m.entry.id: m for m in match(bundled_kb(), both)}
+    assert "fabric-manager/not-running-system-not-initialized" in ms
+    assert not any("in doubt: the text says no NVIDIA driver" in r for r in ms["fabric-manager/not-running-system-not-initialized"].reasons)
