@@ -119,11 +119,7 @@ def test_a_container_denied_is_no_container():
         assert flat_facts(said + err).get("symptom.container_cuda_insufficient_driver") is True, said
 
 
-TORCH_NO_DRIVER = (
-    "cuda available: False\nTraceback (most recent call last):\n  File \"<string>\", line 3, in <module>\n"
-    "  File \"/usr/local/lib/python3.12/dist-packages/torch/cuda/__init__.py\", line 372, in _lazy_init\n"
-    "    torch._C._cuda_init()\nRuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA "
-    "GPU and installed a driver from http://www.nvidia.com/Download/index.aspx\n")
+TORCH_NO_DRIVER = capture("h200x1-vm", "torch-no-libcuda.txt")
 
 
 def test_no_driver_at_all_puts_fabric_manager_in_doubt():
