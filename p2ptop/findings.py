@@ -160,7 +160,8 @@ FACT_KEYS: dict[str, str] = {
     "text.trouble_before_gpu": "where the text's trouble lies before any GPU communication: 'rendezvous' where the processes "
                                "never met (PyTorch's store, torchelastic), 'launch' where the launcher could not start them "
                                "(Open MPI, PRRTE, Horovod, DeepSpeed), 'init_method' where init_process_group was given a "
-                               "scheme no rendezvous handler serves",
+                               "scheme no rendezvous handler serves, 'tool_usage' where nvidia-smi refused its own command "
+                               "line and read no GPU",
     "host.all_pairs_nvlink": "True where every GPU pair the text gives a path for is joined by NVLink (NV#): no peer traffic crosses PCIe",
     "host.no_nvlink_hardware": "True where every GPU the text names is a model without NVLink (Ada, RTX 50, RTX PRO Blackwell, T4, A10/A16/A2) and nothing shows a link",
     "host.geforce_pcie_p2p": "True where every GPU the text names is a GeForce/TITAN card before Turing (GTX 10, 900, 700, TITAN X/Xp), "

@@ -139,3 +139,27 @@ def test_no_driver_at_all_puts_fabric_manager_in_doubt():
     ms = {m.entry.id: m for m in match(bundled_kb(), both)}
     assert "fabric-manager/not-running-system-not-initialized" in ms
     assert not any("in doubt: the text says no NVIDIA driver" in r for r in ms["fabric-manager/not-running-system-not-initialized"].reasons)
+
+
+def test_nvidia_smi_refusing_its_command_line_is_no_gpu_fault(capsys):
+    """`nvidia-smi -L -i 7` on the H200's 580 driver printed the first line (benchmarks/device/diagnosis.sh): explain
+    offered the container entry on its words. nvidia-smi refused its own options and read no GPU."""
+    import json
+
+    from p2ptop import cli
+    for text in ("ERROR: Option -i is not valid for this command. Please run 'nvidia-smi -h' for help.",
+                 "ERROR: Option and is not recognized. Please run 'nvidia-smi -h'.",
+                 "Invalid combination of input arguments. Please run 'nvidia-smi -h' for help."):
+        assert flat_facts(text + "\n").get("text.trouble_before_gpu") == "tool_usage", text
+        assert answer(text + "\n") == [], text
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("ERROR: Option -i is not valid for this command. Please run 'nvidia-smi -h' for help.\n")
+    assert cli.main(["explain", f.name, "--text-only", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["answer"] == "before_gpu" and doc["matches"] == []
+    os.unlink(f.name)
+    # a program's own error beside it is still answered
+    both = ("ERROR: Option -i is not valid for this command. Please run 'nvidia-smi -h' for help.\n"
+            "RuntimeError: CUDA error: peer access is not supported between these two devices\n")
+    assert answer(both)
