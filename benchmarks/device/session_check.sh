@@ -3,7 +3,7 @@
 # benchmarks/results/h200x1-* did by hand):
 #   1. texts_on_host.sh TEXTS: provoked PyTorch/CuPy/NCCL errors and doctor ($OUT/diagnosis.log), TEXTS through explain on
 #      the live host ($OUT/onegpu2.log); $OUT/md5.txt: the md5 of the provoked errors' first answers and doctor's count,
-#      to compare with the last session's;
+#      to compare with the last session's ($OUT/first.txt: those first lines, to diff where it moved);
 #   2. NEW (optional): every line of it through `p2ptop explain -` on the live host, its first lines into $OUT/new.log;
 #   3. START (optional): a folder of the session-start p2ptop wheel: bench_explain.py on the 20 MB NCCL log, three runs
 #      of each wheel alternately, compiled modules ($OUT/bench.log).
@@ -13,6 +13,9 @@ set -u
 TEXTS=${1:-.carry/texts.txt}; NEW=${2:-}; START=${3:-}
 bash benchmarks/device/texts_on_host.sh "$TEXTS" > "$OUT/run.log" 2>&1
 { grep -E '^1\. ' "$OUT/diagnosis.log" | md5sum; grep 'entries match' "$OUT/diagnosis.log"; } > "$OUT/md5.txt"
+# each provoked output's first answer line, to diff against an earlier call's where the md5 moved (a provoked program's
+# output can vary with timing: the NCCL run with an invalid rank printed nothing on most machines, a store timeout on one)
+grep -E '^(================|1\. |Not a GPU|No sign|Nothing|The text is empty)' "$OUT/diagnosis.log" | cut -c1-120 > "$OUT/first.txt"
 if [ -n "$NEW" ]; then
   while IFS= read -r t; do
     [ -z "$t" ] && continue
