@@ -13,8 +13,9 @@ set -u
 TEXTS=${1:-.carry/texts.txt}; NEW=${2:-}; START=${3:-}
 bash benchmarks/device/texts_on_host.sh "$TEXTS" > "$OUT/run.log" 2>&1
 { grep -E '^1\. ' "$OUT/diagnosis.log" | md5sum; grep 'entries match' "$OUT/diagnosis.log"; } > "$OUT/md5.txt"
-# each provoked output's first answer line, to diff against an earlier call's where the md5 moved (a provoked program's
-# output can vary with timing: the NCCL run with an invalid rank printed nothing on most machines, a store timeout on one)
+# each provoked output's first answer line (its "1." line, or the answer's sentence where there is none), to diff against
+# an earlier call's where the md5 moved (a provoked program's output can vary with timing: the NCCL run with an invalid
+# rank printed nothing on most machines, a store timeout on one; neither gives a "1." line, so the md5 did not see it)
 grep -E '^(================|1\. |Not a GPU|No sign|Nothing|The text is empty)' "$OUT/diagnosis.log" | cut -c1-120 > "$OUT/first.txt"
 if [ -n "$NEW" ]; then
   while IFS= read -r t; do
