@@ -19,7 +19,8 @@ CUDA applications and they are enumerated in the order of the sequence"): their 
 many the host holds ("CUDA_VISIBLE_DEVICES=0 torchrun --nproc-per-node 2": the second worker's ordinal 1 does not exist).
 
 And the launch or rendezvous that failed before any GPU communication (``never_met``): the processes never met, so no
-GPU-to-GPU traffic had begun and no P2P entry can explain the paste's trouble; ``text.trouble_before_gpu``.
+GPU-to-GPU traffic had begun and no P2P entry can explain the paste's trouble; ``text.trouble_before_gpu``. So is
+nvidia-smi refusing its own command line ("tool_usage"): it read no GPU.
 """
 
 from __future__ import annotations
@@ -142,6 +143,14 @@ NEVER_MET: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(rx, re.I), wha
     (r"could not connect to some hosts via ssh|unable to find a set of common task-to-task communication interfaces|"
      r"timed out waiting for [\w ]+\. please check connectivity between servers", "launch"),
     (r"\bwas not reachable via ssh\b|unable to detect suitable master address", "launch"),
+    # nvidia-smi refusing its own command line, before it reads any GPU: "ERROR: Option -i is not valid for this command.
+    # Please run 'nvidia-smi -h' for help." (`nvidia-smi -L -i 7`, printed so by the 580 driver's nvidia-smi on the H200,
+    # benchmarks/device/diagnosis.sh), "ERROR: Option and is not recognized. Please run 'nvidia-smi -h'.", "Failed to
+    # parse --display/-d flags" (`-q -d RESET_STATUS` on that nvidia-smi, r75_healthy_sweep.sh), "Invalid combination of
+    # input arguments", and --query-gpu's 'Field "temperature.memory" is not a valid field to query.' (a field that version lacks)
+    (r"\berror: option \S+ is not (?:valid for this command|recognized)\b|\bfailed to parse --display/-d flags\b|"
+     r"\binvalid combination of input arguments\b|\bfield [\"\u201c\u201d][^\"\u201c\u201d\n]{1,80}[\"\u201c\u201d] is not a valid field to query\b",
+     "tool_usage"),
 ))
 #: lines of the same failure around it: the store's client retrying before the timeout (TCPStore.cpp, "[c10d] TCP client
 #: failed to connect/validate to host"), the ssh a launcher ran to reach a host ("ssh: connect to host ... Connection timed
@@ -152,9 +161,13 @@ _SAME_FAILURE = re.compile(r"\bTCPStore\.cpp\b|\bTCP client failed to connect|^\
                            r"\bException raised from \w+ at \S*\bc10d/(?:socket|TCPStore\w*)\.cpp:\d+", re.I)
 _NEVER_MET_WORDS = ("clients joined", "client socket has timed out", "wait timeout after", "store based barrier",
                     "expected, but not set", "rendezvous", "barrier on rank", "daemon", "not enough slots", "via ssh",
-                    "task-to-task", "connectivity between servers", "master address")
+                    "task-to-task", "connectivity between servers", "master address", "is not valid for this command",
+                    "is not recognized", "failed to parse --display", "invalid combination of input", "is not a valid field to query")
 #: each kind: the fact's summary, and the note naming what to read instead
 _KINDS = {
+    "tool_usage": ("nvidia-smi refused its own command line: it read no GPU",
+                   "nvidia-smi refused its own command line and read no GPU; `nvidia-smi -h` lists the options this version "
+                   "takes (`--help-query-gpu` its fields)"),
     "rendezvous": ("the processes never met at the rendezvous",
                    "the processes never met at the rendezvous (its store timed out or could not be reached), so no "
                    "GPU-to-GPU traffic had started. Read the output of the rank that did not join (it may have failed "

@@ -484,7 +484,7 @@ def _ends_in_setup(c: Collector, log) -> None:
 # this", "Set NCCL_IGNORE_NET_MISMATCH=1 to continue.", "Disable NVLS (NCCL_NVLS_ENABLE=0) if you wish to avoid this
 # error"), and so do its error strings, which frameworks print in their exceptions (init.cc ncclGetErrorString: "unhandled
 # cuda error (run with NCCL_DEBUG=INFO for details)", "invalid usage (run with NCCL_DEBUG=WARN for details)")
-_ADVICE_BEFORE = re.compile(r"(?:\byou can set|\bSet|\(|\bset it to|\(run with)\s*$")
+_ADVICE_BEFORE = re.compile(r"(?:\bSet|\(|\bset it to|\(run with)\s*$")  # ("you can set" is advice whatever follows: _ADVICE_ALONE)
 _ADVICE_AFTER = re.compile(r"^\)?\s*(?:to (?:enable|disable|avoid|ignore|proceed|continue|confirm)\b|if you (?:wish|want|still want)\b|"
                            r"for details\b)", re.I)
 #: ... and where the words before the variable are advice whatever follows (NCCL's sources: graph/paths.cc "P2P is disabled

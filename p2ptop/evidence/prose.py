@@ -1355,14 +1355,17 @@ def parse(c: Collector) -> bool:
     # the report
     tool_lines = smi.q_lines_of_paste(c.paste.lines, read="smi_q" in c.structured)
 
-    def _first(_c: Collector, rx: str | re.Pattern | LiteralGate, skip: re.Pattern | LiteralGate | None = None) -> re.Match | None:
+    def _first(_c: Collector, rx: str | re.Pattern | LiteralGate, skip: re.Pattern | LiteralGate | None = None,
+               said: bool = False) -> re.Match | None:
         """The first match outside a tool's legend lines (nvidia-smi topo's "SYS = ... (e.g., QPI/UPI)",
         "GNS = GPU not supported") and its own lines (``tool_lines``): a legend is printed by the tool, it says nothing
-        of the report; nor on a line ``skip`` finds."""
+        of the report; nor on a line ``skip`` finds; nor, with ``said``, one the words before deny (``_SAID_ABSENT``:
+        "not in a container", "we do not use docker")."""
         rx = _rx(rx) if isinstance(rx, str) else rx
         m = rx.search(low)
         while m and (ln(m.start()) in tool_lines or _LEGEND.search(line := c.paste.line(ln(m.start())).lower())
-                     or (skip is not None and skip.search(line))):
+                     or (skip is not None and skip.search(line))
+                     or (said and _SAID_ABSENT.search(low[max(0, m.start() - 24):m.start()]))):
             nl = low.find("\n", m.start())
             m = rx.search(low, nl + 1) if nl >= 0 else None
         return m
@@ -1497,16 +1500,8 @@ def parse(c: Collector) -> bool:
                 c.add("host", "error.cuda", name, ln(m.start()))
                 found = c.add("host", "error.cuda_code", num, ln(m.start())) or found
     # containers: said, not denied ("bare metal, not in a container", "we do not use docker", "without docker")
-    def _said(rx: str) -> re.Match | None:
-        gate = _rx(rx)
-        m = _first(c, gate)
-        while m and _SAID_ABSENT.search(low[max(0, m.start() - 24):m.start()]):
-            nxt = gate.search(low, m.end())
-            m = nxt if nxt and ln(nxt.start()) not in tool_lines and not _LEGEND.search(c.paste.line(ln(nxt.start())).lower()) else None
-        return m
-
     for name, rx in _CONTAINERS:
-        m = _said(rx)
+        m = _first(c, rx, said=True)
         if m:
             c.add("host", "host.container", name, ln(m.start()))
             if name == "kubernetes":
@@ -1514,7 +1509,7 @@ def parse(c: Collector) -> bool:
             found = True
             break
     else:
-        m = _said(_CONTAINER_ZH)
+        m = _first(c, _CONTAINER_ZH, said=True)
         if m:
             found = c.add("host", "host.container", "container", ln(m.start())) or found
     m = _first(c, _SMI_MISSING) if c.has("host", "host.container") else None

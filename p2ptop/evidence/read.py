@@ -353,7 +353,6 @@ def derive(c) -> None:
     _container_cuda_insufficient_driver(c)
     _error_is_a_benign_warning(c)
     launch.never_met(c)
-    smi.refused_command_line(c)
     widths: dict[str, tuple[int, Any]] = {}
     for (subject, key), fact in list(c.facts.items()):
         if key != "gpu.pcie_width_cur" or not subject.startswith("gpu:"):

@@ -588,38 +588,6 @@ def parse_failures(c: Collector) -> bool:
     return found
 
 
-#: nvidia-smi refusing its own command line, before it reads any GPU: "ERROR: Option -i is not valid for this command.
-#: Please run 'nvidia-smi -h' for help." (`nvidia-smi -L -i 7`, printed so by the 580 driver's nvidia-smi on the H200,
-#: benchmarks/device/diagnosis.sh), "ERROR: Option and is not recognized. Please run 'nvidia-smi -h'.", "Failed to parse
-#: --display/-d flags" (`-q -d RESET_STATUS` on that nvidia-smi, r75_healthy_sweep.sh), "Invalid combination of input
-#: arguments", and --query-gpu's 'Field "temperature.memory" is not a valid field to query.' (a field that version lacks)
-_REFUSED = re.compile(r"\bERROR: Option \S+ is not (?:valid for this command|recognized)\b|\bFailed to parse --display/-d flags\b|"
-                      r"\bInvalid combination of input arguments\b|\bField [\"\u201c\u201d][^\"\u201c\u201d\n]{1,80}[\"\u201c\u201d] is not a valid field to query\b",
-                      re.I)
-_REFUSED_WORDS = ("is not valid for this command", "is not recognized", "failed to parse --display", "invalid combination of input",
-                  "is not a valid field to query")  # (Paste.select's words are lower case)
-
-
-def refused_command_line(c: Collector) -> None:
-    """``text.trouble_before_gpu`` = "tool_usage": nvidia-smi refused its own command line (``_REFUSED``) and read no GPU,
-    so the "ERROR" of that line is no symptom of the GPUs: the failure read from it is taken back, with a note. Other
-    lines of the paste (a program's error beside it) stay and are answered."""
-    view = c.paste.select(_REFUSED_WORDS, context=0)
-    m = _REFUSED.search(view.text) if view.text else None
-    if m is None:
-        return
-    lines = {view.line_of(x.start()) for x in _REFUSED.finditer(view.text)}
-    for key in ("error.text", "symptom.fails", "symptom.reported"):
-        fact = c.facts.get(("host", key))
-        if fact is not None and fact.line in lines:
-            c.withdraw("host", key)
-    line = min(lines)
-    c.add("host", "text.trouble_before_gpu", "tool_usage", line, severity="info",
-          summary="nvidia-smi refused its own command line: it read no GPU")
-    c.notes.append(f"line {line} (\"{c.paste.line(line).strip()[:160]}\"): nvidia-smi refused its own command line and read "
-                   "no GPU; `nvidia-smi -h` lists the options this version takes (`--help-query-gpu` its fields)")
-
-
 _LIST_GPU = re.compile(r"^GPU (\d+): (.+?) \(UUID: GPU-[0-9a-fA-F-]+\)\s*$")
 _LIST_MIG = re.compile(r"^MIG \S+\s+Device\s+\d+: \(UUID: MIG-")
 
