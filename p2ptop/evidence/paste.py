@@ -493,6 +493,17 @@ def soft_breaks(lines: list[str], width: int = 0) -> list[int]:
             heads = Counter(line.lstrip()[:RECORD_HEAD] for line in lines[i:j])
             record_words = {word for word, count in words.items() if count > 1}
             record_heads = {head for head, count in heads.items() if count > 1 and len(head) == RECORD_HEAD}
+            if record_words or record_heads:
+                # but the remainders of one message printed again and again (each rank's "NCCL WARN Error: network AWS"
+                # / "Libfabric not found.", the kernel's "BAR 1: no space for [mem size" / "0x800000000 64bit pref]"),
+                # cut the same way each time: each after a line that ends in the same word and starts otherwise
+                remainders = _repeated_remainders(lines[i:j], record_words, w)
+                record_words -= remainders
+                if remainders:  # a head those remainders share, alone or with a line of its own ("0x80000000-...")
+                    for head in list(record_heads):
+                        firsts = [line.split(None, 1)[0] for line in lines[i:j] if line.lstrip()[:RECORD_HEAD] == head]
+                        if any(w in remainders for w in firsts) and all(w in remainders or words[w] == 1 for w in firsts):
+                            record_heads.discard(head)
             pairs, cuts = 0, []
             for k in range(i, j - 1):
                 a, b = lines[k].rstrip(), lines[k + 1]
@@ -507,6 +518,26 @@ def soft_breaks(lines: list[str], width: int = 0) -> list[int]:
                 out.extend(cuts)  # (a reflow at the paste's width fills every line of a paragraph: a paragraph where it
                 # would have cut at most a few of the breaks between its lines was written so, at a width of its own)
         i = j
+    return out
+
+
+_COLUMNS = re.compile(r"\S(?: {2,}|\t)\S")  # words in aligned columns: a table's row, no sentence
+
+
+def _repeated_remainders(lines: list[str], words: set[str], width: int) -> set[str]:
+    """Of ``words`` (the first words of two lines or more of a paragraph), those whose every line follows a line that
+    starts otherwise, ends in the same word as the others and would have been longer than ``width`` with that word: the
+    remainders of one message that a reflow cut the same way each time it was printed, no program's records (PyTorch's
+    "CUDA error: ..." / "Compile with `TORCH_USE_CUDA_DSA` ..." printed twice, once after a short line, is no cut)."""
+    out = set()
+    firsts = [line.split(None, 1)[0] for line in lines]
+    for word in words:
+        before = [k - 1 for k in range(1, len(lines)) if firsts[k] == word]
+        if (len(before) == firsts.count(word)  # (never the paragraph's first line)
+                and not any(_COLUMNS.search(lines[k + 1]) for k in before)  # a table's rows cut ("SYS     0-55 ...")
+                and all(firsts[k] != word and len(lines[k].rstrip()) + 1 + len(word) > width for k in before)
+                and len({lines[k].rsplit(None, 1)[-1] for k in before}) == 1):
+            out.add(word)
     return out
 
 

@@ -322,12 +322,25 @@ WRAP_JOIN = 3  # at most this many lines are joined into one message
 def _flat_texts(lines: list[str]) -> list[tuple[str, list[int]]]:
     """The paste with each wrapped line joined to the lines continuing it, once with a space and once with
     nothing at the breaks ("\\n" elsewhere), with the offset where each original line starts; [] when no line
-    continues another."""
-    joins: list[bool] = []  # joins[i]: line i+1 continues line i
+    continues another. A break that a reflow of the whole paste made is joined with a space both times."""
+    from ..evidence.paste import tidy
+
+    # the breaks that a reflow of the whole paste made (a mail client's, an archive's), as the evidence readers find
+    # them (paste.unreflow, which joins them for those readers): a cut where the next word did not fit, however short
+    # the line that a long word (a path, an argument list) left behind, and however many lines a message runs over; a
+    # reflow cuts at a space, so a line shorter than the paste's longest is never joined with nothing ("network AWS" /
+    # "Libfabric" is no "AWSLibfabric"); one as long as the longest may be a terminal's cut inside a word ("...has no
+    # attribute "Red" / "uceOp""): both ways
+    rejoined: list[int] = []
+    tidy("\n".join(lines), rejoined=rejoined)
+    reflowed = {n - 1 for n in rejoined}
+    longest = max(map(len, lines), default=0)
+    joins: list[Optional[str]] = []  # joins[i]: how line i+1 continues line i ("reflow", "wrap" or None)
     run = 1
     for i in range(len(lines) - 1):
         nxt = lines[i + 1]
-        j = (len(lines[i]) >= WRAP_MIN and run < WRAP_JOIN and bool(nxt) and not RECORD_START.match(nxt))
+        j = (("wrap" if len(lines[i]) == longest else "reflow") if i in reflowed else "wrap"
+             if len(lines[i]) >= WRAP_MIN and run < WRAP_JOIN and nxt and not RECORD_START.match(nxt) else None)
         joins.append(j)
         run = run + 1 if j else 1
     if not any(joins):
@@ -342,7 +355,7 @@ def _flat_texts(lines: list[str]) -> list[tuple[str, list[int]]]:
             parts.append(line)
             pos += len(line)
             if i < len(joins):
-                sep = glue if joins[i] else "\n"
+                sep = " " if joins[i] == "reflow" else glue if joins[i] else "\n"
                 parts.append(sep)
                 pos += len(sep)
         out.append(("".join(parts), starts))
