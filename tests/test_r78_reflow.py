@@ -94,3 +94,36 @@ def test_a_two_line_message_printed_twice_is_no_reflow():
     flowed = Paste(text).flowed(10_000, 10_000)
     assert "ordinal compile" not in flowed.lower()
     assert Paste(text).reflowed == []
+
+
+# PyTorch's ProcessGroupNCCL error over NCCL's "Cuda failure 217" (its CUDACHECK's words), printed by a Ray actor
+RAY = ("(Runner pid=16018) torch.distributed.DistBackendError: NCCL error in: "
+       "/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:3699, unhandled cuda error (run with NCCL_DEBUG=INFO for "
+       "details), NCCL version 2.27.3\n"
+       "(Runner pid=16018) ncclUnhandledCudaError: Call to CUDA function failed.\n"
+       "(Runner pid=16018) Last error:\n"
+       "(Runner pid=16018) Cuda failure 217 'peer access is not supported between these two devices'")
+
+
+def test_a_launchers_lines_reflowed_with_their_prefix_are_joined_at_that_width():
+    pasted = mail(RAY)
+    assert "(Runner pid=16018) Cuda failure 217 'peer access is not supported\nbetween" in pasted
+    paste = Paste(pasted)
+    assert any(line.endswith("Cuda failure 217 'peer access is not supported between these two devices'")
+               for line in paste.lines)
+    rx = compile_pattern(r"peer access is not supported between these two devices")
+    assert Log(pasted).first_line(rx) is not None
+    assert "p2p_unsupported_topology" in top3(pasted)
+
+
+def test_a_launchers_lines_a_terminal_cut_are_joined_without_a_space():
+    # the same lines hard-wrapped at 80 columns (words cut): joined as the terminal cut them, no space inside a word
+    lines = []
+    for line in RAY.split("\n"):
+        while len(line) > 80:
+            lines.append(line[:80])
+            line = line[80:]
+        lines.append(line)
+    paste = Paste("\n".join(lines))
+    assert "ProcessGroupNCCL.cpp:3699, unhandled cuda error" in paste.text
+    assert "Cuda failure 217 'peer access is not supported between these two devices'" in paste.text

@@ -320,6 +320,10 @@ def unprefix(text: str, removed: Optional[list[str]] = None) -> str:
             text = _SRUN_LABEL.sub("", text)
     if _LAUNCHER_HINT.search(text, 0, HEAD_CHECK):
         _keep_prefixes(removed, _LAUNCHER, text)  # the distinct prefixes of the first lines, for what they say
+        if _LAUNCHER.search(text, 0, HEAD_CHECK):
+            # a mail client or an archive reflowed the lines as the launcher printed them, its prefix counted in their
+            # width, and left each remainder without one: joined first, at that width, where the whole paste shows it
+            text = unreflow(unwrap(text))
         text = _LAUNCHER.sub("", text)
     return unframe(text)
 
