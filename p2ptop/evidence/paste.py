@@ -52,7 +52,7 @@ _LAUNCHER = re.compile(r"^[ \t]*(?:(?:\[(?:rank|default|[a-z_]+)\d+\]:|\[\d+,\d+
 _LAUNCHER_HINT = re.compile(r"\]:|\]<std|pid=\d|[-_]\d+[ \t]+\||\[pod/|\d\dT\d\d:")
 #: Slurm's srun --label ("  0: " before each task's line): only where most lines carry it, as "1: lo: <LOOPBACK" of
 #: one `ip a` line does not
-_SRUN_LABEL = re.compile(r"^[ \t]*\d{1,4}: ", re.M)
+_SRUN_LABEL = re.compile(r"^[ \t]*\d{1,4}: (?![ \t]*[YN](?:[ \t]+[YN])+[ \t]*$)", re.M)  # (not TensorFlow's "0:   N Y N N")
 #: what grep and cat put before each line of a log file they print: the file's name (grep -H, grep -r over several files:
 #: "logs/rank0.log:" for a match, "logs/rank0.log-" for a context line) and the line's number (grep -n "1234:" or
 #: "1234-", cat -n "  1234<TAB>"); read as a prefix only where most lines carry one and their numbers rise
@@ -215,6 +215,10 @@ _LINE_STARTS = re.compile(
     r"(?:" + "|".join(NCCL_RESULTS.values()) + r"): |"
     # dcgmi nvlink --link-status: its heads; nvtop's device lines ("Device 0 [GeForce GTX 1080 Ti] PCIe GEN 3@16x")
     r"GPUs:\s(?=\s*gpuId)|NvSwitches:\s|Key: Up=|Device \d+ \[[^\]\n]{3,80}\] PCIe GEN|"
+    # TensorFlow's peer matrix head (gpu_device.cc); an interactive Python's prompts, IPython's ("In [2]: ", "Out[2]: ")
+    # and the REPL's (">>> "), before what a user typed and what it printed
+    r"Device interconnect StreamExecutor with strength \d+ edge matrix:|\d{1,2}:(?:[ \t]+[YN]){2,16}\b|"
+    r"(?:In |Out)\[\d+\]: |>>> |"
     r"(?P<q>" + _Q_LINE + r"))"
     r"|(?<=Last error:)[ \t]+(?=\S)")  # ... and NCCL's last error on the line after it
 #: a markdown code fence inside a line that lost its breaks ("main() ``` torch.distributed..."): a line of its own again
@@ -227,6 +231,11 @@ def _matrix_rows(line: str) -> str:
     """A CUDA sample's matrix that lost its line breaks ("D\\D 0 1 2 0 673.20 13.15 13.15 1 12.99 ...", its latency
     matrices' "GPU 0 1 2 0 1.78 17.52 ...") as its rows: the header's columns 0..n-1, then each row's label and its n
     values; any other line unchanged."""
+    if line.startswith(_TF_MATRIX):
+        return _tf_rows(line)
+    row = _TF_ROW_CELLS.match(line)
+    if row and row.end() < len(line.rstrip()):  # a row of it with what followed the matrix: that on a line of its own
+        return line[:row.end()] + "\n" + line[row.end():].lstrip()
     if not line.startswith(("D\\D", "GPU", "CPU")):
         return line
     t = line.split()
@@ -237,6 +246,28 @@ def _matrix_rows(line: str) -> str:
         return line
     rows, i = [" ".join(t[:1 + n])], 1 + n
     while i + n < len(t) + 1 and t[i] == str(len(rows) - 1) and len(t[i:i + 1 + n]) == 1 + n:
+        rows.append(" ".join(t[i:i + 1 + n]))
+        i += 1 + n
+    return "\n".join(rows + ([" ".join(t[i:])] if i < len(t) else []))
+
+
+_TF_MATRIX = "Device interconnect StreamExecutor with strength"
+_TF_ROW_CELLS = re.compile(r"\d{1,2}:(?:[ \t]+[YN]){2,16}\b")
+
+
+def _tf_rows(line: str) -> str:
+    """TensorFlow's peer matrix that lost its line breaks ("... edge matrix: 0 1 2 3 0: N Y N N 1: Y N N N ...") as
+    TensorFlow prints it: the head, the devices' ids, then each device's row of n Y/N cells; the rest on a line after."""
+    head, sep, rest = line.partition("edge matrix:")
+    t = rest.split()
+    n = 0
+    while n < len(t) and t[n] == str(n):
+        n += 1
+    if not sep or n < 2:
+        return line
+    rows, i = [head + sep, " ".join(t[:n])], n
+    while i + n < len(t) + 1 and t[i] == f"{len(rows) - 2}:" and all(cell in ("Y", "N") for cell in t[i + 1:i + 1 + n]) \
+            and len(t[i + 1:i + 1 + n]) == n:
         rows.append(" ".join(t[i:i + 1 + n]))
         i += 1 + n
     return "\n".join(rows + ([" ".join(t[i:])] if i < len(t) else []))

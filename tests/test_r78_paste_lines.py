@@ -1,4 +1,5 @@
-"""A paste reflowed by a mail client or an archive, read by the matcher as the evidence readers read it (the forty-ninth round).
+"""A paste's lines as they reached us: reflowed by a mail client or an archive, cut with a launcher's prefix, run together
+into one line; TensorFlow's peer matrix under a line label (the forty-ninth round).
 
 - The matcher's regexes run on its own lines; where the whole paste was reflowed, the breaks the evidence readers find
   to be the reflow's (paste.unreflow) are joined for the entries' patterns too, however short the line that a long
@@ -9,6 +10,12 @@
 - One message printed again and again (each rank's NCCL WARN, the kernel's BAR lines) and reflowed the same way each
   time leaves remainders that start alike: those are no program's records, so the breaks before them are the reflow's.
   A program's two-line message printed twice is not taken for one (PyTorch's "Compile with `TORCH_USE_CUDA_DSA`").
+- A launcher's lines (Ray's "(Runner pid=...) ") reflowed with their prefix are joined at the width they had with it,
+  before the prefix comes off (each remainder has none).
+- TensorFlow's peer matrix (gpu_device.cc: "Device interconnect StreamExecutor with strength 1 edge matrix:", the ids,
+  then "0:   N Y N N" per device) was read only beside enough other lines: where its rows were most of the paste, their
+  "0: " was taken for Slurm's srun --label and removed. Run into one line, it and an interactive Python's prompts
+  (IPython's "In [2]: " / "Out[2]: ", the REPL's ">>> ") start lines again.
 """
 
 from __future__ import annotations
@@ -127,3 +134,48 @@ def test_a_launchers_lines_a_terminal_cut_are_joined_without_a_space():
     paste = Paste("\n".join(lines))
     assert "ProcessGroupNCCL.cpp:3699, unhandled cuda error" in paste.text
     assert "Cuda failure 217 'peer access is not supported between these two devices'" in paste.text
+
+
+TF_HEAD = "Device interconnect StreamExecutor with strength 1 edge matrix:"
+TF_ROWS = "     0 1 2 3 \n0:   N Y N N \n1:   Y N N N \n2:   N N N Y \n3:   N N Y N \n"
+PAIRS = {"0-1": "OK", "0-2": "NOT_SUPPORTED", "0-3": "NOT_SUPPORTED", "1-2": "NOT_SUPPORTED", "1-3": "NOT_SUPPORTED",
+         "2-3": "OK"}
+
+
+def peer_reads(text: str) -> dict:
+    from p2ptop.evidence import read_text
+
+    return {f.subject.split(":", 1)[1]: v for f in read_text(text).findings for k, v in f.facts.items()
+            if k == "p2p.read"}
+
+
+def test_tensorflows_peer_matrix_alone_is_read():
+    assert peer_reads(TF_HEAD + "\n" + TF_ROWS) == PAIRS
+    assert peer_reads("2019-01-01 10:00:00.000000: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1115] "
+                      + TF_HEAD + "\n" + TF_ROWS) == PAIRS
+
+
+def test_srun_labels_still_come_off():
+    text = "0: RuntimeError: CUDA error: invalid device ordinal\n1: RuntimeError: CUDA error: invalid device ordinal\n"
+    assert Paste(text).lines[0] == "RuntimeError: CUDA error: invalid device ordinal"
+
+
+def test_tensorflows_peer_matrix_run_into_one_line_is_read():
+    text = ("I have four GTX 1080 cards and see: Adding visible gpu devices: 0, 1, 2, 3 " + TF_HEAD + " "
+            + " ".join(TF_ROWS.split("\n")) + " and then it hangs when I train on all four cards with MirroredStrategy")
+    assert "\n" not in text
+    assert peer_reads(text) == PAIRS
+    assert Paste(text).lines[-1].startswith("and then it hangs")
+
+
+def test_an_interactive_pythons_prompts_start_lines_again():
+    # (the one-line form of fresh80's floydhub paste: its code fence's marks survive the lost breaks)
+    text = ("``` $ sudo docker run -t -i floydhub/pytorch:latest-gpu-py3 ipython Python 3.5.3 (default, Feb 13 2017, 20:35:17) "
+            "Type \"copyright\", \"credits\" or \"license\" for more information. IPython 5.3.0 -- An enhanced "
+            "Interactive Python. In [1]: import torch In [2]: torch.cuda.is_available() Out[2]: False ``` Any idea what "
+            "went wrong here?")
+    lines = Paste(text).lines
+    assert "In [2]: torch.cuda.is_available()" in lines and any(line.startswith("Out[2]: False") for line in lines)
+    from .kbtools import flat_facts
+
+    assert flat_facts(text).get("symptom.no_cuda_device") is True
