@@ -118,6 +118,7 @@ def test_a_launchers_lines_reflowed_with_their_prefix_are_joined_at_that_width()
     paste = Paste(pasted)
     assert any(line.endswith("Cuda failure 217 'peer access is not supported between these two devices'")
                for line in paste.lines)
+    assert paste.reflowed  # (explain's note says the paste had been reflowed)
     rx = compile_pattern(r"peer access is not supported between these two devices")
     assert Log(pasted).first_line(rx) is not None
     assert "p2p_unsupported_topology" in top3(pasted)

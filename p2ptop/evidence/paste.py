@@ -266,8 +266,7 @@ def _tf_rows(line: str) -> str:
     if not sep or n < 2:
         return line
     rows, i = [head + sep, " ".join(t[:n])], n
-    while i + n < len(t) + 1 and t[i] == f"{len(rows) - 2}:" and all(cell in ("Y", "N") for cell in t[i + 1:i + 1 + n]) \
-            and len(t[i + 1:i + 1 + n]) == n:
+    while i + n < len(t) and t[i] == f"{len(rows) - 2}:" and all(cell in ("Y", "N") for cell in t[i + 1:i + 1 + n]):
         rows.append(" ".join(t[i:i + 1 + n]))
         i += 1 + n
     return "\n".join(rows + ([" ".join(t[i:])] if i < len(t) else []))
@@ -324,14 +323,15 @@ def _numbered_by_tool(text: str) -> bool:
     return rising * 10 >= (len(numbers) - 1) * 9
 
 
-def unprefix(text: str, removed: Optional[list[str]] = None) -> str:
+def unprefix(text: str, removed: Optional[list[str]] = None, rejoined: Optional[list[int]] = None) -> str:
     """The text without the prefixes launchers put before every line (``_LAUNCHER``: torchrun's ``[rank0]:``, Open MPI's
     ``[1,0]<stdout>:``, Ray's ``(pid=...)``, docker compose's ``name-1  |``, a timestamp, the journal's; grep's file name and
     grep -n's or cat -n's line number where most lines carry one (``_FILE_PREFIX``, ``_LINE_NUMBER``); ``_SRUN_LABEL``: srun's
     ``0: `` where most lines carry it) and the marks a program frames its lines with (:func:`unframe`), the same lines
     otherwise: what tidy removes first, and what the matcher's lines
     lose too, so that an entry's pattern written for a program's line start reads it under any launcher. ``removed`` gets
-    the distinct prefixes of the first lines (``Paste.prefixes``)."""
+    the distinct prefixes of the first lines (``Paste.prefixes``); ``rejoined`` the numbers of the lines a reflow of the
+    launcher's lines had cut, joined again here (:func:`unreflow`)."""
     # a frame around a launcher's lines first (a panel printing a job's output, pytest an exception whose message holds
     # them), and again last: Julia and pytest print inside what a launcher or a collector prefixes
     text = unframe(text)
@@ -354,7 +354,7 @@ def unprefix(text: str, removed: Optional[list[str]] = None) -> str:
         if _LAUNCHER.search(text, 0, HEAD_CHECK):
             # a mail client or an archive reflowed the lines as the launcher printed them, its prefix counted in their
             # width, and left each remainder without one: joined first, at that width, where the whole paste shows it
-            text = unreflow(unwrap(text))
+            text = unreflow(unwrap(text), (), rejoined)
         text = _LAUNCHER.sub("", text)
     return unframe(text)
 
@@ -405,7 +405,7 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
         text = _unpadded(text, width)
     if text[:1] in (">", " ", "\t") or _QUOTE.search(text):  # one fast search first: a 20 MB log has no quote mark
         text = _QUOTE.sub("\n", "\n" + text)[1:]
-    text = unprefix(text, removed)
+    text = unprefix(text, removed, rejoined)
     if "```" in text or "~~~" in text:
         text = _FENCE.sub("", text)
     if _INDENTED_START.match(text):
@@ -536,8 +536,8 @@ def soft_breaks(lines: list[str], width: int = 0) -> list[int]:
                 record_words -= remainders
                 if remainders:  # a head those remainders share, alone or with a line of its own ("0x80000000-...")
                     for head in list(record_heads):
-                        firsts = [line.split(None, 1)[0] for line in lines[i:j] if line.lstrip()[:RECORD_HEAD] == head]
-                        if any(w in remainders for w in firsts) and all(w in remainders or words[w] == 1 for w in firsts):
+                        starts = [line.split(None, 1)[0] for line in lines[i:j] if line.lstrip()[:RECORD_HEAD] == head]
+                        if not remainders.isdisjoint(starts) and all(s in remainders or words[s] == 1 for s in starts):
                             record_heads.discard(head)
             pairs, cuts = 0, []
             for k in range(i, j - 1):

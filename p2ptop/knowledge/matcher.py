@@ -339,8 +339,12 @@ def _flat_texts(lines: list[str]) -> list[tuple[str, list[int]]]:
     run = 1
     for i in range(len(lines) - 1):
         nxt = lines[i + 1]
-        j = (("wrap" if len(lines[i]) == longest else "reflow") if i in reflowed else "wrap"
-             if len(lines[i]) >= WRAP_MIN and run < WRAP_JOIN and nxt and not RECORD_START.match(nxt) else None)
+        if i in reflowed:
+            j: Optional[str] = "wrap" if len(lines[i]) == longest else "reflow"
+        elif len(lines[i]) >= WRAP_MIN and run < WRAP_JOIN and nxt and not RECORD_START.match(nxt):
+            j = "wrap"
+        else:
+            j = None
         joins.append(j)
         run = run + 1 if j else 1
     if not any(joins):
