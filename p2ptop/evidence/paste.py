@@ -231,7 +231,7 @@ def _matrix_rows(line: str) -> str:
     """A CUDA sample's matrix that lost its line breaks ("D\\D 0 1 2 0 673.20 13.15 13.15 1 12.99 ...", its latency
     matrices' "GPU 0 1 2 0 1.78 17.52 ...") as its rows: the header's columns 0..n-1, then each row's label and its n
     values; any other line unchanged."""
-    if line.startswith(_TF_MATRIX):
+    if line.startswith(TF_MATRIX):
         return _tf_rows(line)
     row = _TF_ROW_CELLS.match(line)
     if row and row.end() < len(line.rstrip()):  # a row of it with what followed the matrix: that on a line of its own
@@ -251,7 +251,9 @@ def _matrix_rows(line: str) -> str:
     return "\n".join(rows + ([" ".join(t[i:])] if i < len(t) else []))
 
 
-_TF_MATRIX = "Device interconnect StreamExecutor with strength"
+#: TensorFlow's peer matrix head (gpu_device.cc: "Device interconnect StreamExecutor with strength 1 edge matrix:"), for
+#: reline and for its reader (tools.parse_tf_interconnect)
+TF_MATRIX = "Device interconnect StreamExecutor with strength"
 _TF_ROW_CELLS = re.compile(r"\d{1,2}:(?:[ \t]+[YN]){2,16}\b")
 
 

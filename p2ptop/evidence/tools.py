@@ -29,7 +29,7 @@ from typing import Any, Optional
 from . import nccl_tests, nvbandwidth_json
 from ..pcie import PCIE_GBPS_PER_LANE
 from .gpus import BUILT_MIN_WIDTH, MODEL_IN_PROSE, built_nvlink, built_pcie, classify
-from .paste import Collector, pair_subject
+from .paste import TF_MATRIX, Collector, pair_subject
 
 #: the CUDA samples' lines that state no trouble of a report, as prose reads them (lower case; their verdicts are this
 #: module's: "Verification error", "Test failed!", "Peer access ... : No"): p2pBandwidthLatencyTest's "Device=0 CAN Access
@@ -879,16 +879,15 @@ def parse_sniff_test(c: Collector) -> bool:
 #: TensorFlow's GPU device setup (core/common_runtime/gpu/gpu_device.cc): "Device interconnect StreamExecutor with strength 1
 #: edge matrix:", a header of device ids, then per device "0:   N Y " (Y where peer access between the two can be enabled;
 #: the diagonal is N), each a log line of its own ("2019-.. I tensorflow/.../gpu_device.cc:1064] 0:   N Y ")
-_TF_INTERCONNECT = "Device interconnect StreamExecutor with strength 1 edge matrix"
 _TF_ROW = re.compile(r"(?:\]|^)\s*(\d+):\s+((?:[YN]\s*)+)$")
 
 
 def parse_tf_interconnect(c: Collector) -> bool:
     """TensorFlow's peer matrix: an N between two of its devices is no peer access for the pair, a Y peer access."""
-    if _TF_INTERCONNECT not in c.paste.text:
+    if TF_MATRIX not in c.paste.text:
         return False
     lines = c.paste.lines
-    start = next(no for no, line in enumerate(lines, 1) if _TF_INTERCONNECT in line)
+    start = next(no for no, line in enumerate(lines, 1) if TF_MATRIX in line)
     rows: dict[int, tuple[list[str], int]] = {}
     for no in range(start + 2, min(len(lines), start + 66) + 1):  # the id header, then a row per device
         m = _TF_ROW.search(lines[no - 1].rstrip())
