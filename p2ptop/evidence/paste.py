@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable, Optional
 
 from ..findings import Finding
 from ..knowledge.codes import known_across
-from ..knowledge.regex_safety import INVISIBLE_CHARS, RECORD_START, TYPOGRAPHIC_QUOTES, unescape_html
+from ..knowledge.regex_safety import INVISIBLE_CHARS, RECORD_START, TYPOGRAPHIC_QUOTES, read_fullwidth, unescape_html
 from ..nccl.log import NCCL_RESULTS
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -34,7 +34,8 @@ _PROMPT_CMD = re.compile("(?:" + "|".join(map(re.escape, GPU_TOOLS)) + r"|\w+_pe
 #: what a launcher or a log collector writes before every line of a program's output, each in its own format:
 #: torchrun's tee ("[default0]:", TailLog's "[{role}{local_rank}]:"; "[rank3]:" with a rank template), Open MPI's
 #: --tag-output ("[1,0]<stdout>:"), Ray's worker prefix ("(RayWorkerVllm pid=4711, ip=10.0.0.2) ", "(pid=909)"),
-#: docker compose ("vllm-1  | "), kubectl logs --prefix ("[pod/name/container] "), an RFC 3339 timestamp (docker logs
+#: docker compose ("vllm-1  | "), kubectl logs --prefix ("[pod/name/container] "), vLLM's logger ("INFO 11-29 14:03:07
+#: [worker.py:123] "), an RFC 3339 timestamp (docker logs
 #: -t, kubectl --timestamps, GitHub Actions' raw logs; in brackets, Jenkins' Timestamper). Removed like the quote marks, so a table or a message starts where the tool put it; what
 #: was removed is kept aside (``Paste.prefixes``): a prefix can say which program ran (Ray's actor RayWorkerVllm).
 _LAUNCHER = re.compile(r"^[ \t]*(?:(?:\[(?:rank|default|[a-z_]+)\d+\]:|\[\d+,\d+\]<std(?:out|err)>:|"
@@ -42,6 +43,10 @@ _LAUNCHER = re.compile(r"^[ \t]*(?:(?:\[(?:rank|default|[a-z_]+)\d+\]:|\[\d+,\d+
                        r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)|"
                        # Jenkins' Timestamper in a pipeline's console text: the same timestamp in brackets
                        r"\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)\]|"
+                       # vLLM's logger ("%(levelname)s %(asctime)s [%(fileinfo)s:%(lineno)d] ", dates "%m-%d %H:%M:%S"; before
+                       # 0.6 "%(filename)s:%(lineno)d] " unbracketed), whose NewLineFormatter repeats it before every line
+                       # of a message of several (a table, a traceback logged)
+                       r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[\w.-]+\.py:\d+\]|"
                        # the journal's and syslog's "Dec 01 11:38:40 node7 python3[41234]:" before a job's line (run by systemd,
                        # read with journalctl -u): a process's, with its pid. The kernel's lines ("... kernel: NVRM: Xid") and
                        # the daemons' whose name says what the line is (systemd, Fabric Manager, persistenced, DCGM's
@@ -49,7 +54,7 @@ _LAUNCHER = re.compile(r"^[ \t]*(?:(?:\[(?:rank|default|[a-z_]+)\d+\]:|\[\d+,\d+
                        r"[A-Z][a-z]{2} [ \d]?\d \d\d:\d\d:\d\d(?:\.\d+)? [\w.-]+ "
                        r"(?!(?:systemd|nv-fabricmanager|nvidia-fabricmanager|nvidia-persistenced|nv-hostengine|nvidia-dcgm|"
                        r"nvidia-imex)[\w.-]*\[)[\w./@:-]+\[\d+\]:)[ \t]?)+", re.M)
-_LAUNCHER_HINT = re.compile(r"\]:|\]<std|pid=\d|[-_]\d+[ \t]+\||\[pod/|\d\dT\d\d:")
+_LAUNCHER_HINT = re.compile(r"\]:|\]<std|pid=\d|[-_]\d+[ \t]+\||\[pod/|\d\dT\d\d:|\.py:\d+\] ")
 #: Slurm's srun --label ("  0: " before each task's line): only where most lines carry it, as "1: lo: <LOOPBACK" of
 #: one `ip a` line does not
 _SRUN_LABEL = re.compile(r"^[ \t]*\d{1,4}: (?![ \t]*[YN](?:[ \t]+[YN])+[ \t]*$)", re.M)  # (not TensorFlow's "0:   N Y N N")
@@ -392,7 +397,8 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
     terminal's hard wrap (:func:`unwrap`) or a mail client's reflow of the whole paste (:func:`unreflow`), with HTML's
     escapes read back (a paste copied from a web page or a mail: "&lt;inactive&gt;", "GPU(row) -&gt; GPU(column)"),
     without invisible characters (``_INVISIBLE``) and with a web page's non-breaking spaces as spaces (``_WIDE_SPACE``)
-    and typographic quotes as ASCII ones; the same lines otherwise. ``commands`` gets the numbers of the lines whose shell prompt was removed: a command typed, not a
+    and typographic quotes and an input method's fullwidth forms as ASCII ones (regex_safety.read_fullwidth); the same
+    lines otherwise. ``commands`` gets the numbers of the lines whose shell prompt was removed: a command typed, not a
     sentence; ``rejoined`` the numbers of the lines a reflow's soft break had cut (:func:`unreflow`)."""
     if not text.isascii():  # every character of these three is outside ASCII: a log that is all ASCII skips them (C, ms)
         if _INVISIBLE.search(text):
@@ -401,6 +407,7 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
             text = _WIDE_SPACE.sub(" ", text)
         if _TYPOGRAPHIC.search(text):
             text = text.translate(TYPOGRAPHIC_QUOTES)
+        text = read_fullwidth(text)
     text = unescape_html(text)
     width = _padded_width(text)
     if width:

@@ -36,7 +36,7 @@ from .codes import (CUDA_BY_NUMBER, GATES, GENERIC_CUDA_MESSAGES, codes_in_line,
 from .entry import Entry
 from .fact_roles import (CLASS_FACT, COMPLAINT_EXEMPT, NEXT_COMMAND, NVLINK_CLASSES, OWN_TEXT_CLASSES, READ_FROM_OUTPUT,
                          first_look, is_info_line, is_setting_line, is_symptom, next_command, readable, role, ruled_out)
-from .regex_safety import INVISIBLE_CHARS, MAX_LINE, RECORD_START, TYPOGRAPHIC_QUOTES, compile_pattern, unescape_html, literal_sets, required_literal, required_literals
+from .regex_safety import INVISIBLE_CHARS, MAX_LINE, RECORD_START, TYPOGRAPHIC_QUOTES, compile_pattern, read_fullwidth, unescape_html, literal_sets, required_literal, required_literals
 from .schema import FINDING_FACT, LOG_FACT
 
 PRIMARY_REGEX, CODE = 0.7, 0.45  # default weight of a line matched by the main regex, or naming an error code
@@ -142,11 +142,12 @@ class Log:
         # the line breaks a paste lost, restored as the evidence readers see them, and an error's name a single hard cut
         # split joined again (one numbering for the facts' lines and the entries' hits: "line 14 of the paste" means the
         # same line to both), and the launchers' prefixes off every line as the evidence readers have them (an entry's
-        # pattern for a program's line start, "^Cuda failure", reads it under "[1,0]<stdout>:" or a timestamp too)
+        # pattern for a program's line start, "^Cuda failure", reads it under "[1,0]<stdout>:" or a timestamp too); an input
+        # method's fullwidth forms as ASCII first, as paste.tidy reads them ("CUDA error\uff1a" is "CUDA error: ")
 
         self.prefixes: list[str] = []  # the launchers' prefixes taken off (their distinct forms): a condition on the text reads them
         self.source = text  # the text as given (not a copy): what the evidence readers read, its alignment kept
-        self.lines = clean_lines(rejoin_cut_names(unprefix(reline(text), self.prefixes))) if text else []
+        self.lines = clean_lines(rejoin_cut_names(unprefix(read_fullwidth(reline(text)), self.prefixes))) if text else []
         self.text = "\n".join(self.lines)
         self.starts = [0, *accumulate(len(line) + 1 for line in self.lines)]
         lower = self.text.lower()

@@ -27,6 +27,25 @@ INVISIBLE_CHARS = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
 #: quotes, primes): both readers of a paste read them back as ASCII quotes, so "Cuda failure ‘invalid argument’" is
 #: CUDA's "Cuda failure 'invalid argument'"
 TYPOGRAPHIC_QUOTES = {ord(c): "'" for c in "\u2018\u2019\u201a\u201b\u2032"} | {ord(c): '"' for c in "\u201c\u201d\u201e\u201f\u2033"}
+#: What an East Asian input method types in place of ASCII (Unicode's fullwidth forms, U+FF01-FF5E, whose compatibility
+#: decomposition is the ASCII character 0xFEE0 below: "RuntimeError\uff1aCUDA error\uff1a out of memory", "\uff08CUDA\uff09",
+#: "\uff23\uff35\uff24\uff21"): both readers of a paste read them back as ASCII (read_fullwidth)
+FULLWIDTH_FORMS = {c: chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)}
+_FULLWIDTH = re.compile("[\uff01-\uff5e]")
+#: a fullwidth colon, comma, semicolon, "!" and "?" hold their own space (the input method types none after them): a space
+#: where a word follows (not between digits, hexadecimal ones too: a bus id's or a clock's "01\uff1a00", "c1\uff1a0a" stay whole)
+_FULLWIDTH_SPACED = re.compile("([\uff1a\uff0c\uff1b\uff01\uff1f])(?=[^\\W\\d_])(?:(?<![0-9A-Fa-f].)|(?![0-9A-Fa-f]))")
+
+
+def read_fullwidth(text: str) -> str:
+    """The text with Unicode's fullwidth forms as the ASCII characters they stand for, a space after a fullwidth colon,
+    comma, semicolon, "!" or "?" that a letter follows (as ASCII text has it: "error\uff1aCUDA" reads "error: CUDA"); the
+    same text where it holds none."""
+    if text.isascii() or not _FULLWIDTH.search(text):
+        return text
+    return _FULLWIDTH_SPACED.sub(r"\1 ", text).translate(FULLWIDTH_FORMS)
+
+
 #: HTML's escapes of a paste copied from a page's source, a mail archive or an API ("&lt;inactive&gt;", "&#39;out of
 #: memory&#39;", "GPU(row) -&gt; GPU(column)"): both readers read them back (unescape_html), the evidence readers in
 #: paste.tidy and the matcher in its lines, so an entry's pattern ("Cuda failure 401 'the operation ...'") reads them too
