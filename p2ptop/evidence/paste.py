@@ -394,7 +394,8 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
          rejoined: Optional[list[int]] = None) -> str:
     """The text without quote marks, launchers' line prefixes (``_LAUNCHER``, ``_SRUN_LABEL``; their distinct forms
     appended to ``removed``), code fences and shell prompts (``_QUOTE``, ``_FENCE``, ``_PROMPT``), a common indent, a
-    terminal's hard wrap (:func:`unwrap`) or a mail client's reflow of the whole paste (:func:`unreflow`), with HTML's
+    terminal's hard wrap (:func:`unwrap`) or a mail client's reflow of the whole paste (:func:`unreflow`), a markdown table
+    as the tool's own (:func:`unpipe_tables`), with HTML's
     escapes read back (a paste copied from a web page or a mail: "&lt;inactive&gt;", "GPU(row) -&gt; GPU(column)"),
     without invisible characters (``_INVISIBLE``) and with a web page's non-breaking spaces as spaces (``_WIDE_SPACE``)
     and typographic quotes and an input method's fullwidth forms as ASCII ones (regex_safety.read_fullwidth); the same
@@ -417,6 +418,7 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
     text = unprefix(text, removed, rejoined)
     if "```" in text or "~~~" in text:
         text = _FENCE.sub("", text)
+    text = unpipe_tables(text)
     if _INDENTED_START.match(text):
         head = _head(text)
         if head and all(line[0] in " \t" for line in head):
@@ -444,6 +446,52 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
     return text
 
 
+#: a markdown table's delimiter row, GitHub's (GFM): cells of dashes, a colon at either end for the alignment, between pipes
+#: ("|---|:--:|", "| --- | --- |", "--- | ---"); a line of dashes alone is no table's
+MD_SEPARATOR = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
+_MD_DELIMITER_ROW = re.compile(r"^[ \t]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:?[ \t]*)?$", re.M)
+_MD_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+_MD_HINTS = ("|-", "-|", "| -", "- |", "|:", ":|")
+
+
+def _md_cells(line: str) -> list[str]:
+    """The cells of a markdown table's row: between its pipes (an escaped one, "\\|", is a cell's), each stripped."""
+    st = line.strip()
+    if st.startswith("|"):
+        st = st[1:]
+    if st.endswith("|") and not st.endswith("\\|"):
+        st = st[:-1]
+    return [cell.strip().replace("\\|", "|") for cell in _MD_CELL_SPLIT.split(st)]
+
+
+def unpipe_tables(text: str) -> str:
+    """The text with every markdown table (a row of cells between pipes and, under it, a delimiter row of as many cells,
+    MD_SEPARATOR; then its body, each line with a pipe until a blank one) as a tool prints a table: each row's cells
+    apart by two spaces, the delimiter row blank (the lines keep their numbers). A tool's own table that someone put into
+    markdown in an issue or a blog ("| D\\D | 0 | 1 |", "|---|---|---|", "| 0 | 911.08 | 20.10 |") reads as the tool's:
+    p2pBandwidthLatencyTest's matrices, nvbandwidth's, nccl-tests', topo's. nvidia-smi's own table (its rules are "+---+"
+    and "|===+===|") has no such delimiter row and stays as it is. The same text where it holds none."""
+    if not any(h in text for h in _MD_HINTS):
+        return text
+    lines: Optional[list[str]] = None
+    for m in _MD_DELIMITER_ROW.finditer(text):
+        if lines is None:
+            lines = text.split("\n")
+        at = text.count("\n", 0, m.start())
+        if at == 0 or "|" not in lines[at - 1] or not MD_SEPARATOR.match(lines[at]):
+            continue
+        width = len(_md_cells(lines[at]))
+        if width < 2 or len(_md_cells(lines[at - 1])) != width:
+            continue
+        lines[at - 1] = "  ".join(_md_cells(lines[at - 1]))
+        lines[at] = ""
+        row = at + 1
+        while row < len(lines) and "|" in lines[row] and lines[row].strip():
+            lines[row] = "  ".join(_md_cells(lines[row]))
+            row += 1
+    return text if lines is None else "\n".join(lines)
+
+
 def _unpadded(text: str, width: int) -> str:
     """A paste padded to ``width`` without its padding, but for a line that a terminal's width cut right after a space:
     its text ends one column short of the width, and it keeps that space, so that :func:`unwrap` sees it as full as it
@@ -465,6 +513,10 @@ def _padded_width(text: str) -> int:
     return width if padded else 0
 
 
+#: a line end that a text-mode write on Windows made of one already CRLF ("\r\n" written as "\r\r\n": a log saved from a
+#: Windows console or a CRLF file copied through a text-mode tool): one line end, as an editor shows it, not a line and a
+#: blank one (both readers: Paste and the matcher's Log)
+CR_TWICE = "\r\r\n"
 EXCERPT = 160
 #: what the error and prose patterns read of one line: a message is short, and a line of megabytes (a
 #: JSON blob, a paste that lost its line breaks) must not cost seconds of regex time
@@ -626,7 +678,7 @@ class Paste:
         if "\x1b" in text:
             text = _ANSI.sub("", text)  # terminal colours (nvidia-smi underlines its header)
         if "\r" in text:
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
+            text = text.replace(CR_TWICE, "\n").replace("\r\n", "\n").replace("\r", "\n")
         self.prefixes: list[str] = []  # what tidy removed before every line (a launcher's, a collector's)
         self.commands: list[int] = []  # the lines a shell prompt stood before (tidy removed it): commands, not sentences
         self.reflowed: list[int] = []  # the lines a mail client's or an archive's reflow had cut, joined again by tidy

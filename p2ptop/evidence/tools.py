@@ -60,6 +60,9 @@ def _matrix(lines: list[str], start: int, na: Optional[list[tuple[int, int]]] = 
     while i < len(lines):
         t = lines[i].split()
         if not t:
+            if cols and not out and i + 1 < len(lines) and lines[i + 1][:1] != "":
+                i += 1  # a blank line between the head and the rows: a markdown table's delimiter row (paste.unpipe_tables)
+                continue
             break
         if re.fullmatch(r"D[\\/]*D|GPU", t[0]) or (not cols and all(x.isdigit() for x in t)):  # D\D, D\\D (escaped in a post), D/D
             cols = [int(x) for x in t if x.isdigit()]

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .paste import Collector, pair_subject
+from .paste import MD_SEPARATOR, Collector, pair_subject
 
 PATH_CELLS = {"X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS", "SOC", "N/A", "PSB"}
 _NV = re.compile(r"^NV(\d+)$")
@@ -104,15 +104,12 @@ def _columns(tokens: list[str]) -> tuple[list[str], list[str]]:
     return cols, tail
 
 
-_MD_SEPARATOR = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
-
-
 def _unpipe(line: str) -> str:
     """A matrix row someone turned into a markdown table ("| GPU0 | X | NV12 | 0-63 |") as topo prints it; the
     table's separator row ("|---|---|") as a blank line."""
     if "|" not in line:
         return line
-    if _MD_SEPARATOR.match(line):
+    if MD_SEPARATOR.match(line):
         return ""
     st = line.strip()
     return line.replace("|", " ") if st.startswith("|") and st.endswith("|") else line
