@@ -33,13 +33,14 @@ _PROMPT_CMD = re.compile("(?:" + "|".join(map(re.escape, GPU_TOOLS)) + r"|\w+_pe
 
 #: what a launcher or a log collector writes before every line of a program's output, each in its own format:
 #: torchrun's tee ("[default0]:", TailLog's "[{role}{local_rank}]:"; "[rank3]:" with a rank template), Open MPI's
-#: --tag-output ("[1,0]<stdout>:"), Ray's worker prefix ("(RayWorkerVllm pid=4711, ip=10.0.0.2) ", "(pid=909)"),
+#: --tag-output ("[1,0]<stdout>:"), Ray's worker prefix ("(RayWorkerVllm pid=4711, ip=10.0.0.2) ", "(pid=909)") and
+#: vLLM's multiprocessing one ("(VllmWorker rank=0 pid=467) "),
 #: docker compose ("vllm-1  | "), kubectl logs --prefix ("[pod/name/container] "), vLLM's logger ("INFO 11-29 14:03:07
 #: [worker.py:123] "), an RFC 3339 timestamp (docker logs
 #: -t, kubectl --timestamps, GitHub Actions' raw logs; in brackets, Jenkins' Timestamper). Removed like the quote marks, so a table or a message starts where the tool put it; what
 #: was removed is kept aside (``Paste.prefixes``): a prefix can say which program ran (Ray's actor RayWorkerVllm).
 _LAUNCHER = re.compile(r"^[ \t]*(?:(?:\[(?:rank|default|[a-z_]+)\d+\]:|\[\d+,\d+\]<std(?:out|err)>:|"
-                       r"\((?:[\w.]+ )?pid=\d+(?:, ip=[\d.:a-f]+)?\)|[\w.-]+[-_]\d+[ \t]+\||\[pod/[\w.-]+/[\w.-]+\]|"
+                       r"\((?:[\w.]+ )?(?:rank=\d+ )?pid=\d+(?:, ip=[\d.:a-f]+)?\)|[\w.-]+[-_]\d+[ \t]+\||\[pod/[\w.-]+/[\w.-]+\]|"
                        r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)|"
                        # Jenkins' Timestamper in a pipeline's console text: the same timestamp in brackets
                        r"\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)\]|"

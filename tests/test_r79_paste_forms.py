@@ -1,0 +1,167 @@
+"""Forms a paste takes on its way to a ticket, read as the program printed it (the fortieth session).
+
+- An East Asian input method's fullwidth punctuation ("RuntimeError：CUDA error：invalid device ordinal", "（", "，"):
+  Unicode's fullwidth forms (U+FF01-FF5E) are the ASCII characters 0xFEE0 below; a fullwidth colon or comma before a word
+  holds its own space. Both readers (paste.tidy and the matcher's Log) read them back.
+- vLLM's logger ("INFO 11-29 14:03:07 [worker.py:123] ", before 0.6 "INFO 05-08 21:28:45 llm_engine.py:72] "), whose
+  NewLineFormatter repeats the prefix before every line of a message of several: taken off as a launcher's.
+- A CRLF text written again in text mode on Windows ("\\r\\r\\n"): one line end, not a line and a blank one.
+- A tool's table that someone put into a markdown table (GFM: a head row, a delimiter row "|---|---|", the rows): read as
+  the tool's own; nvidia-smi's own boxed table is no markdown table and stays as it is.
+
+Each form is made from a real paste (tests/fixtures/pastes, their sources in its index.json) and must give the facts and
+the answer the plain paste gives."""
+
+import os
+import re
+
+import pytest
+
+from .kbtools import classes, text_facts
+
+from p2ptop.evidence.paste import Paste, unpipe_tables
+from p2ptop.knowledge.matcher import Log
+from p2ptop.knowledge.regex_safety import read_fullwidth
+
+PASTES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "pastes")
+FW = str.maketrans({":": "\uff1a", ",": "\uff0c", "(": "\uff08", ")": "\uff09", ";": "\uff1b", "!": "\uff01", "?": "\uff1f"})
+
+
+def paste(name):
+    with open(os.path.join(PASTES, name), encoding="utf-8") as f:
+        return f.read()
+
+
+def pair_facts(text):
+    return {s: f for s, f in text_facts(text).items() if s.startswith("pair:")}
+
+
+# --- fullwidth forms
+
+
+def test_read_fullwidth_spaces_words_not_numbers():
+    assert read_fullwidth("RuntimeError\uff1aCUDA error\uff1a invalid device ordinal") == \
+        "RuntimeError: CUDA error: invalid device ordinal"
+    assert read_fullwidth("\uff08GPU0\uff0cGPU1\uff09") == "(GPU0, GPU1)"
+    assert read_fullwidth("\uff23\uff35\uff24\uff21") == "CUDA"
+    # a bus id or a clock typed with the input method on: its digits stay together, hexadecimal ones too
+    assert read_fullwidth("0000\uff1ac1\uff1a00.0 at 14\uff1a03") == "0000:c1:00.0 at 14:03"
+    assert read_fullwidth("plain ascii: untouched") == "plain ascii: untouched"
+    assert read_fullwidth("\u9519\u8bef\uff1a\u5361") == "\u9519\u8bef: \u5361"  # Chinese text around it keeps its words
+
+
+@pytest.mark.parametrize("error,cls", [
+    ("RuntimeError: CUDA error: invalid device ordinal\nCUDA kernel errors might be asynchronously reported at some other "
+     "API call, so the stacktrace below might be incorrect.", "device_not_visible"),
+    ("ImportError: libnccl.so.2: cannot open shared object file: No such file or directory", "nccl_unavailable_platform"),
+    ("RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver by "
+     "downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx",
+     "driver_too_old_for_cuda"),
+])
+def test_fullwidth_error_answered_as_the_ascii_one(error, cls):
+    plain = classes(error)
+    typed = classes(error.translate(FW).replace(": ", "\uff1a"))  # the IME types no space after its colon
+    assert plain[0] == cls and typed == plain
+
+
+def test_fullwidth_real_paste_same_answer():
+    text = paste("error-trtllm-1625-peer-access.txt")
+    assert classes(text.translate(FW)) == classes(text)
+
+
+def test_both_readers_number_fullwidth_lines_alike():
+    text = "\u8bad\u7ec3\u5361\u4f4f\n" + paste("error-trtllm-1625-peer-access.txt").translate(FW).rstrip("\n")
+    p, log = Paste(text), Log(text)
+    assert len(p.lines) == len(log.lines)
+    assert any("peer access is not supported between these two devices" in line for line in log.lines)
+    assert "\uff1a" not in p.text and "\uff1a" not in log.text
+
+
+# --- vLLM's logger prefix
+
+
+@pytest.mark.parametrize("prefix", ["INFO 11-29 14:03:07 [worker.py:123] ", "INFO 05-08 21:28:45 llm_engine.py:72] ",
+                                    "(VllmWorker rank=1 pid=4711) WARNING 11-29 14:03:07 [custom_all_reduce.py:137] "])
+def test_vllm_prefix_on_every_line_of_a_topo_matrix(prefix):
+    text = paste("topo-m-4090x8-tabs-nics.txt")
+    prefixed = "\n".join(prefix + line for line in text.split("\n"))
+    want = pair_facts(text)
+    assert len(want) == 28
+    assert pair_facts(prefixed) == want
+
+
+def test_vllm_prefix_taken_off_for_the_matcher_too():
+    text = "ERROR 11-29 14:03:07 [worker.py:123] Cuda failure 'peer access is not supported between these two devices'"
+    log = Log(text)
+    assert log.lines == ["Cuda failure 'peer access is not supported between these two devices'"]
+    assert any("worker.py:123" in p for p in log.prefixes)  # kept aside: what the prefix says
+    assert Paste(text).lines == log.lines
+
+
+def test_a_vllm_like_line_in_prose_is_not_a_prefix():
+    # a level word and a date in a sentence, no "file.py:N]" after them: the line stays whole
+    text = "INFO 11-29 14:03:07 the job started and then hung"
+    assert Paste(text).lines == [text]
+
+
+# --- CRLF written twice
+
+
+def test_cr_twice_is_one_line_end_for_both_readers():
+    text = paste("topo-m-4090x8-tabs-nics.txt")
+    doubled = text.replace("\n", "\r\r\n")
+    assert pair_facts(doubled) == pair_facts(text)
+    assert Paste(doubled).lines == Paste(text).lines
+    assert len(Log(doubled).lines) == len(Log(text).lines)
+
+
+def test_cr_twice_p2p_bandwidth_matrices_read():
+    text = paste("p2pBandwidthLatencyTest-nccl-814-p2p-slower.txt")
+    assert pair_facts(text.replace("\n", "\r\r\n")) == pair_facts(text)
+
+
+# --- markdown tables
+
+
+def gfm(text):
+    """Each run of three or more aligned rows (cells two spaces or a tab apart) as a markdown table, a delimiter row under
+    its first row, as a converter or a person writing an issue makes it."""
+    out, lines, i = [], text.split("\n"), 0
+    cells = lambda row: re.split(r"\s{2,}|\t", row.strip())  # noqa: E731
+    while i < len(lines):
+        j = i
+        while j < len(lines) and len(cells(lines[j])) >= 3 and "|" not in lines[j]:
+            j += 1
+        if j - i >= 3:
+            out.append("| " + " | ".join(cells(lines[i])) + " |")
+            out.append("|" + "---|" * len(cells(lines[i])))
+            out.extend("| " + " | ".join(cells(row)) + " |" for row in lines[i + 1:j])
+            i = j
+        else:
+            out.append(lines[i])
+            i += 1
+    return "\n".join(out)
+
+
+def test_p2p_bandwidth_matrices_as_markdown_tables():
+    text = paste("p2pBandwidthLatencyTest-nccl-814-p2p-slower.txt")
+    md = gfm(text)
+    assert "|---|" in md
+    want = pair_facts(text)
+    assert want and pair_facts(md) == want
+    assert classes(md) == classes(text)
+
+
+def test_unpipe_tables_keeps_line_numbers_and_leaves_nvidia_smi_alone():
+    md = "Matrix (GB/s)\n| D\\D | 0 | 1 |\n| :--- | ---: | --- |\n| 0 | 911.08 | 20.10 |\n| 1 | 20.39 | 920.20 |\n\nafter | text"
+    got = unpipe_tables(md)
+    assert got.split("\n") == ["Matrix (GB/s)", "D\\D  0  1", "", "0  911.08  20.10", "1  20.39  920.20", "", "after | text"]
+    smi = ("+-----------------------------------------------------------------------------+\n"
+           "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+           "|===============================+======================+======================|\n"
+           "|   0  Tesla V100-SXM2...  On   | 00000000:00:1B.0 Off |                    0 |\n"
+           "+-------------------------------+----------------------+----------------------+")
+    assert unpipe_tables(smi) == smi
+    # a delimiter row whose cells do not number the head's is no table's
+    odd = "| a | b | c |\n|---|---|\n| 1 | 2 | 3 |"
+    assert unpipe_tables(odd) == odd
