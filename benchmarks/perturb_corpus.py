@@ -2,7 +2,9 @@
 top 3 is explained again after a change that does not alter what the text says (markdown quote marks, CRLF line ends, a web page's non-breaking spaces, typographic quotes and dashes,
 a launcher's, log collector's or the journal's prefix before every line, grep's or cat's file name and line number, a hard wrap at 80 columns that cuts words, a mail client's reflow at 72 columns, indentation, a literal block after a sentence, HTML's escapes, a terminal's colour codes, line breaks lost, kubectl's
 pod prefix, Jenkins' timestamp, Julia's log box, pytest's fail marker, a console that wraps and pads every line, runs of spaces collapsed, each
-line's start trimmed), and
+line's start trimmed, an input method's fullwidth punctuation, vLLM's logger and worker prefixes, a CRLF written twice, a tool's
+table as a markdown table, Jira's {noformat}, zero-width spaces, tabs for runs of spaces, a blank line after every line, the
+lines newest first), and
 the script prints, per change, how many of those cases keep their class in the top 3, and which lose it.
 
     python benchmarks/perturb_corpus.py [--split all|dev|...] [--only quote,rank,...]
@@ -65,6 +67,31 @@ def _wrap(width: int):
     return wrap
 
 
+#: what an East Asian input method types for ASCII punctuation (Unicode's fullwidth forms)
+_FULLWIDTH = str.maketrans({":": "\uff1a", ",": "\uff0c", "(": "\uff08", ")": "\uff09", ";": "\uff1b", "!": "\uff01",
+                            "?": "\uff1f"})
+_CELLS = re.compile(r"\s{2,}|\t")
+
+
+def _gfm(text: str) -> str:
+    """Each run of three or more aligned rows (three or more cells two spaces or a tab apart) as a markdown table (GFM),
+    a delimiter row under its first row, as a converter or a person writing an issue makes a tool's table."""
+    out, lines, i = [], text.split("\n"), 0
+    while i < len(lines):
+        j = i
+        while j < len(lines) and len(_CELLS.split(lines[j].strip())) >= 3 and "|" not in lines[j]:
+            j += 1
+        if j - i >= 3:
+            head = _CELLS.split(lines[i].strip())
+            out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+            out += ["| " + " | ".join(_CELLS.split(row.strip())) + " |" for row in lines[i + 1:j]]
+            i = j
+        else:
+            out.append(lines[i])
+            i += 1
+    return "\n".join(out)
+
+
 CHANGES = {
     "quote": _each_line("> "),  # a GitHub reply quoting the report
     "crlf": lambda text: text.replace("\n", "\r\n"),  # a paste from Windows
@@ -98,6 +125,21 @@ CHANGES = {
     "conhost": lambda text: "\n".join(line.ljust(80) for line in _wrap(80)(text).split("\n")),  # a console that wraps and pads
     "squeeze": lambda text: re.sub(r"[ \t]+", " ", text),  # a web page that collapsed runs of spaces (text outside <pre>)
     "lstrip": lambda text: "\n".join(line.lstrip() for line in text.split("\n")),  # a viewer that trimmed each line's start
+    # the fortieth session's: an input method's fullwidth punctuation, vLLM's logger (its NewLineFormatter repeats the
+    # prefix before every line of a message) and its worker's prefix, a CRLF file written again in text mode, a tool's
+    # table put into a markdown table, Jira's {noformat}, zero-width spaces a web page hides between words, runs of
+    # spaces made tabs; and two not mended: a blank line after every line (a web page that made each line a paragraph),
+    # the lines newest first (Kibana, Grafana's Loki, journalctl -r)
+    "fullwidth": lambda text: text.translate(_FULLWIDTH),
+    "vllm": _each_line("INFO 11-29 14:03:07 [worker.py:123] "),
+    "vllmworker": _each_line("(VllmWorker rank=0 pid=467) INFO 11-29 14:03:07 [worker.py:123] "),
+    "crcrlf": lambda text: text.replace("\n", "\r\r\n"),
+    "gfm": _gfm,
+    "noformat": lambda text: "{noformat}\n" + text + "\n{noformat}",
+    "zwsp": lambda text: text.replace(" ", " \u200b"),
+    "tabs": lambda text: re.sub(r" {2,}", "\t", text),
+    "blankdouble": lambda text: text.replace("\n", "\n\n"),
+    "reverse": lambda text: "\n".join(reversed(text.split("\n"))),
 }
 
 

@@ -22,7 +22,8 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 #: "user@host:~$ ", "(venv) $ "). Removed line by line (the line numbers stay), so every reader sees the
 #: output as the tool printed it: a topo row "> GPU0  X  PHB" is the row "GPU0  X  PHB".
 _QUOTE = re.compile(r"\n[ \t]*>(?:[ \t]?>)*(?: |\t|(?=\n)|$)")  # from a newline: a literal first, searched fast in C
-_FENCE = re.compile(r"^[ \t]*(?:```|~~~)[\w+-]*[ \t]*$", re.M)
+#: ... and Jira's: a line "{noformat}" or "{code}" ("{code:python}", "{code:title=log.txt|borderStyle=solid}") around the text
+_FENCE = re.compile(r"^[ \t]*(?:(?:```|~~~)[\w+-]*|\{(?:noformat|code)(?::[^}\n]*)?\})[ \t]*$", re.M)
 _PROMPT = re.compile(r"^[ \t]*(?:\([\w.-]+\)[ \t]*)?(?:[\w.-]+@[\w.-]+(?::[^$#\n]*)?)?[$#][ \t]+(?=[\w./-])", re.M)
 #: the GPU tools whose output people paste under the command that ran them (nccl-tests' *_perf and ./programs aside)
 GPU_TOOLS = ("nvidia-smi", "dcgmi", "lspci", "dmesg", "journalctl", "nvbandwidth", "nvidia-ctk")
@@ -417,7 +418,7 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
     if text[:1] in (">", " ", "\t") or _QUOTE.search(text):  # one fast search first: a 20 MB log has no quote mark
         text = _QUOTE.sub("\n", "\n" + text)[1:]
     text = unprefix(text, removed, rejoined)
-    if "```" in text or "~~~" in text:
+    if "```" in text or "~~~" in text or "{noformat}" in text or "{code" in text:
         text = _FENCE.sub("", text)
     text = unpipe_tables(text)
     if _INDENTED_START.match(text):
