@@ -2,7 +2,8 @@
 top 3 is explained again after a change that does not alter what the text says (markdown quote marks, CRLF line ends, a web page's non-breaking spaces, typographic quotes and dashes,
 a launcher's, log collector's or the journal's prefix before every line, grep's or cat's file name and line number, a hard wrap at 80 columns that cuts words, a mail client's reflow at 72 columns, indentation, a literal block after a sentence, HTML's escapes, a terminal's colour codes, line breaks lost, kubectl's
 pod prefix, Jenkins' timestamp, Julia's log box, pytest's fail marker, a console that wraps and pads every line, runs of spaces collapsed, each
-line's start trimmed, an input method's fullwidth punctuation, vLLM's logger and worker prefixes, a CRLF written twice, a tool's
+line's start trimmed, an input method's fullwidth punctuation, vLLM's logger and worker prefixes, a CRLF written twice, a node's
+container logs (CRI, Docker's json-file), a tool's
 table as a markdown table, Jira's {noformat}, zero-width spaces, tabs for runs of spaces, a blank line after every line, the
 lines newest first), and
 the script prints, per change, how many of those cases keep their class in the top 3, and which lose it.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import html
+import json
 import os
 import re
 import sys
@@ -92,6 +94,12 @@ def _gfm(text: str) -> str:
     return "\n".join(out)
 
 
+def _docker_json(text: str) -> str:
+    """Each line as Docker's json-file log driver records it."""
+    return "\n".join(json.dumps({"log": line + "\n", "stream": "stderr", "time": "2026-11-29T14:03:07.123456789Z"},
+                                separators=(",", ":")) for line in text.split("\n"))
+
+
 CHANGES = {
     "quote": _each_line("> "),  # a GitHub reply quoting the report
     "crlf": lambda text: text.replace("\n", "\r\n"),  # a paste from Windows
@@ -126,7 +134,8 @@ CHANGES = {
     "squeeze": lambda text: re.sub(r"[ \t]+", " ", text),  # a web page that collapsed runs of spaces (text outside <pre>)
     "lstrip": lambda text: "\n".join(line.lstrip() for line in text.split("\n")),  # a viewer that trimmed each line's start
     # the fortieth session's: an input method's fullwidth punctuation, vLLM's logger (its NewLineFormatter repeats the
-    # prefix before every line of a message) and its worker's prefix, a CRLF file written again in text mode, a tool's
+    # prefix before every line of a message) and its worker's prefix, a CRLF file written again in text mode, a node's
+    # container logs (the CRI format's prefix, Docker's json-file records), a tool's
     # table put into a markdown table, Jira's {noformat}, zero-width spaces a web page hides between words, runs of
     # spaces made tabs; and two not mended: a blank line after every line (a web page that made each line a paragraph),
     # the lines newest first (Kibana, Grafana's Loki, journalctl -r)
@@ -134,6 +143,8 @@ CHANGES = {
     "vllm": _each_line("INFO 11-29 14:03:07 [worker.py:123] "),
     "vllmworker": _each_line("(VllmWorker rank=0 pid=467) INFO 11-29 14:03:07 [worker.py:123] "),
     "crcrlf": lambda text: text.replace("\n", "\r\r\n"),
+    "cri": _each_line("2026-11-29T14:03:07.123456789Z stderr F "),  # a node's container log in the CRI format (/var/log/pods)
+    "dockerjson": _docker_json,  # Docker's json-file log, read with cat on the node
     "gfm": _gfm,
     "noformat": lambda text: "{noformat}\n" + text + "\n{noformat}",
     "zwsp": lambda text: text.replace(" ", " \u200b"),

@@ -104,6 +104,35 @@ def test_a_vllm_like_line_in_prose_is_not_a_prefix():
     assert Paste(text).lines == [text]
 
 
+# --- a node's container logs
+
+
+
+
+def test_cri_log_lines_read_as_the_program_printed_them():
+    # kubelet's log file of a container (/var/log/pods/...): RFC 3339 time, stream, F (a full line) or P (a part)
+    text = paste("topo-m-4090x8-tabs-nics.txt")
+    cri = "\n".join(f"2026-11-29T14:03:07.{n:09d}Z stdout F {line}" for n, line in enumerate(text.split("\n")))
+    assert pair_facts(cri) == pair_facts(text)
+    assert Log(cri).lines == Log(text).lines
+
+
+def test_docker_json_file_records_read_back():
+    import json
+
+    text = paste("error-trtllm-1625-peer-access.txt").rstrip("\n")
+    records = "\n".join(json.dumps({"log": "\x1b[31m" + line + "\x1b[0m\n", "stream": "stderr",
+                                    "time": "2026-11-29T14:03:07.123456789Z"}, separators=(",", ":"))
+                        for line in text.split("\n"))
+    assert records.startswith('{"log":"')
+    p, log = Paste(records), Log(records)
+    assert p.lines == Paste(text).lines  # the colours, escaped in the JSON, gone too: text is data
+    assert len(log.lines) == len(Log(text).lines)
+    assert classes(records) == classes(text)
+    # a record that is no valid JSON string stays as it was
+    assert Paste('{"log":"bad \\x escape","stream":"stdout","time":"t"}').lines == ['{"log":"bad \\x escape","stream":"stdout","time":"t"}']
+
+
 # --- CRLF written twice
 
 

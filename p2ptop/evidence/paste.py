@@ -42,7 +42,9 @@ _PROMPT_CMD = re.compile("(?:" + "|".join(map(re.escape, GPU_TOOLS)) + r"|\w+_pe
 #: was removed is kept aside (``Paste.prefixes``): a prefix can say which program ran (Ray's actor RayWorkerVllm).
 _LAUNCHER = re.compile(r"^[ \t]*(?:(?:\[(?:rank|default|[a-z_]+)\d+\]:|\[\d+,\d+\]<std(?:out|err)>:|"
                        r"\((?:[\w.]+ )?(?:rank=\d+ )?pid=\d+(?:, ip=[\d.:a-f]+)?\)|[\w.-]+[-_]\d+[ \t]+\||\[pod/[\w.-]+/[\w.-]+\]|"
-                       r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)|"
+                       # (a node's container log in the CRI format, /var/log/pods/...: the timestamp, the stream, "F" for a
+                       # full line or "P" for a part of one: "2016-10-06T00:17:09.669794202Z stdout F ")
+                       r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)(?: (?:stdout|stderr) [FP](?= |$))?|"
                        # Jenkins' Timestamper in a pipeline's console text: the same timestamp in brackets
                        r"\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)\]|"
                        # vLLM's logger ("%(levelname)s %(asctime)s [%(fileinfo)s:%(lineno)d] ", dates "%m-%d %H:%M:%S"; before
@@ -332,11 +334,34 @@ def _numbered_by_tool(text: str) -> bool:
     return rising * 10 >= (len(numbers) - 1) * 9
 
 
+#: Docker's json-file log driver: each line a JSON record of what the container printed ({"log":"...\\n","stream":"stderr",
+#: "time":"..."}, /var/lib/docker/containers/<id>/<id>-json.log read with cat or tail on the node)
+_DOCKER_JSON = re.compile(r'^[ \t]*\{"log":"((?:[^"\\\n]|\\.)*)","stream":"(?:stdout|stderr)"[^\n]*\}[ \t]*$', re.M)
+
+
+_RECORD_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def _docker_log(m: re.Match) -> str:
+    """What a json-file record says the container printed: its "log" string read back, without its line end and its
+    terminal colours (escaped in the JSON, "\\u001b[0m"); a line break inside it, which the driver never writes, or another
+    control character, a space: the paste keeps its numbering, and text is data."""
+    import json
+
+    try:
+        line = json.loads('"' + m.group(1) + '"')
+    except ValueError:
+        return m.group(0)
+    line = _ANSI.sub("", line.rstrip("\r\n")) if "\x1b" in line else line.rstrip("\r\n")  # its colours, escaped in JSON
+    return _RECORD_CONTROL.sub(" ", line)
+
+
 def unprefix(text: str, removed: Optional[list[str]] = None, rejoined: Optional[list[int]] = None) -> str:
     """The text without the prefixes launchers put before every line (``_LAUNCHER``: torchrun's ``[rank0]:``, Open MPI's
     ``[1,0]<stdout>:``, Ray's ``(pid=...)``, docker compose's ``name-1  |``, a timestamp, the journal's; grep's file name and
     grep -n's or cat -n's line number where most lines carry one (``_FILE_PREFIX``, ``_LINE_NUMBER``); ``_SRUN_LABEL``: srun's
-    ``0: `` where most lines carry it) and the marks a program frames its lines with (:func:`unframe`), the same lines
+    ``0: `` where most lines carry it; Docker's json-file records, ``_DOCKER_JSON``, read back) and the marks a program
+    frames its lines with (:func:`unframe`), the same lines
     otherwise: what tidy removes first, and what the matcher's lines
     lose too, so that an entry's pattern written for a program's line start reads it under any launcher. ``removed`` gets
     the distinct prefixes of the first lines (``Paste.prefixes``); ``rejoined`` the numbers of the lines a reflow of the
@@ -344,6 +369,8 @@ def unprefix(text: str, removed: Optional[list[str]] = None, rejoined: Optional[
     # a frame around a launcher's lines first (a panel printing a job's output, pytest an exception whose message holds
     # them), and again last: Julia and pytest print inside what a launcher or a collector prefixes
     text = unframe(text)
+    if '{"log":"' in text[:HEAD_CHECK]:  # Docker's json-file records: what the container printed, read back first
+        text = _DOCKER_JSON.sub(_docker_log, text)
     # then grep's file name and line number: grep reads a file that holds what the job printed, srun's labels included
     # ("logs/run.out:12:0: RuntimeError ..."), and its numbers would read as srun's "12: " label where a line goes on
     # with a space ("103:   D\D     0      1")
