@@ -58,7 +58,7 @@ _LAUNCHER = re.compile(r"^[ \t]*(?:(?:\[(?:rank|default|[a-z_]+)\d+\]:|\[\d+,\d+
                        r"[A-Z][a-z]{2} [ \d]?\d \d\d:\d\d:\d\d(?:\.\d+)? [\w.-]+ "
                        r"(?!(?:systemd|nv-fabricmanager|nvidia-fabricmanager|nvidia-persistenced|nv-hostengine|nvidia-dcgm|"
                        r"nvidia-imex)[\w.-]*\[)[\w./@:-]+\[\d+\]:)[ \t]?)+", re.M)
-_LAUNCHER_HINT = re.compile(r"\]:|\]<std|pid=\d|[-_]\d+[ \t]+\||\[pod/|\d\dT\d\d:|\.py:\d+\] ")
+_LAUNCHER_HINT = re.compile(r"\]:|\]<std|pid=\d|[-_]\d+[ \t]+\||\[pod/|\d\dT\d\d:|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d")
 #: Slurm's srun --label ("  0: " before each task's line): only where most lines carry it, as "1: lo: <LOOPBACK" of
 #: one `ip a` line does not
 _SRUN_LABEL = re.compile(r"^[ \t]*\d{1,4}: (?![ \t]*[YN](?:[ \t]+[YN])+[ \t]*$)", re.M)  # (not TensorFlow's "0:   N Y N N")
@@ -480,7 +480,6 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
 MD_SEPARATOR = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
 _MD_DELIMITER_ROW = re.compile(r"^[ \t]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:?[ \t]*)?$", re.M)
 _MD_CELL_SPLIT = re.compile(r"(?<!\\)\|")
-_MD_HINTS = ("|-", "-|", "| -", "- |", "|:", ":|")
 
 
 def _md_cells(line: str) -> list[str]:
@@ -495,12 +494,15 @@ def _md_cells(line: str) -> list[str]:
 
 def unpipe_tables(text: str) -> str:
     """The text with every markdown table (a row of cells between pipes and, under it, a delimiter row of as many cells,
-    MD_SEPARATOR; then its body, each line with a pipe until a blank one) as a tool prints a table: each row's cells
+    MD_SEPARATOR; then its body, each line with a pipe until a blank one; where the text's first 64 KB hold one) as a tool
+    prints a table: each row's cells
     apart by two spaces, the delimiter row blank (the lines keep their numbers). A tool's own table that someone put into
     markdown in an issue or a blog ("| D\\D | 0 | 1 |", "|---|---|---|", "| 0 | 911.08 | 20.10 |") reads as the tool's:
     p2pBandwidthLatencyTest's matrices, nvbandwidth's, nccl-tests', topo's. nvidia-smi's own table (its rules are "+---+"
     and "|===+===|") has no such delimiter row and stays as it is. The same text where it holds none."""
-    if not any(h in text for h in _MD_HINTS):
+    # a table in the text's head (an issue's, a post's: markdown is written by hand, not by a program into a long log);
+    # one fast scan for a pipe first
+    if "|" not in text[:HEAD_CHECK] or not _MD_DELIMITER_ROW.search(text, 0, HEAD_CHECK):
         return text
     lines: Optional[list[str]] = None
     for m in _MD_DELIMITER_ROW.finditer(text):
