@@ -133,6 +133,40 @@ def test_docker_json_file_records_read_back():
     assert Paste('{"log":"bad \\x escape","stream":"stdout","time":"t"}').lines == ['{"log":"bad \\x escape","stream":"stdout","time":"t"}']
 
 
+# --- a string's escaped lines
+
+
+def test_json_message_holding_a_topo_matrix_and_an_error():
+    import json
+
+    text = paste("topo-m-4090x8-tabs-nics.txt")
+    wrapped = '{"job": "train-17", "status": "FAILED", "stderr": ' + json.dumps(text) + "}"
+    assert "\n" not in wrapped.strip()
+    assert pair_facts(wrapped) == pair_facts(text)
+    p, log = Paste(wrapped), Log(wrapped)
+    assert len(p.lines) == len(log.lines) == len(Paste(text).lines)
+
+
+def test_python_repr_of_a_log_and_json_escapes_read_back():
+    import json
+
+    err = paste("error-trtllm-1625-peer-access.txt").rstrip("\n")
+    # Python's repr of the captured bytes, and JSON with its non-ASCII escaped (json.dumps' default)
+    assert classes("stderr=" + repr(err.encode())) == classes(err)
+    zh = "\u8bad\u7ec3\u62a5\u9519:\n" + err
+    lines = Paste('{"msg": ' + json.dumps(zh) + "}").lines
+    assert lines[0] == '{"msg": "\u8bad\u7ec3\u62a5\u9519:'  # read back as the characters
+    assert "peer access is not supported between these two devices" in lines[-1]
+
+
+def test_escapes_that_are_no_string_stay():
+    # a Windows path's single backslashes, an escaped backslash, too few breaks with no program's lines after them
+    for text in (r"copied to C:\nvidia\new\nccl\next and failed", r"printf a \\n b \\n c \\n", r"one\ntwo"):
+        assert Paste(text).lines == [text]
+    # a control character's escape stays as written (text is data)
+    assert "\\u001b" in Paste(r'{"log": "a\u001b[0m\nb\nc\nd"}').text
+
+
 # --- CRLF written twice
 
 

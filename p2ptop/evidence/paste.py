@@ -37,9 +37,9 @@ _PROMPT_CMD = re.compile("(?:" + "|".join(map(re.escape, GPU_TOOLS)) + r"|\w+_pe
 #: --tag-output ("[1,0]<stdout>:"), Ray's worker prefix ("(RayWorkerVllm pid=4711, ip=10.0.0.2) ", "(pid=909)") and
 #: vLLM's multiprocessing one ("(VllmWorker rank=0 pid=467) "),
 #: docker compose ("vllm-1  | "), kubectl logs --prefix ("[pod/name/container] "), vLLM's logger ("INFO 11-29 14:03:07
-#: [worker.py:123] "), an RFC 3339 timestamp (docker logs
-#: -t, kubectl --timestamps, GitHub Actions' raw logs; in brackets, Jenkins' Timestamper). Removed like the quote marks, so a table or a message starts where the tool put it; what
-#: was removed is kept aside (``Paste.prefixes``): a prefix can say which program ran (Ray's actor RayWorkerVllm).
+#: [worker.py:123] "), an RFC 3339 timestamp (docker logs -t, kubectl --timestamps, GitHub Actions' raw logs; a node's CRI
+#: log file with its stream and tag after it; in brackets, Jenkins' Timestamper). Removed like the quote marks, so a table
+#: or a message starts where the tool put it; what was removed is kept aside (``Paste.prefixes``): a prefix can say which program ran (Ray's actor RayWorkerVllm).
 _LAUNCHER = re.compile(r"^[ \t]*(?:(?:\[(?:rank|default|[a-z_]+)\d+\]:|\[\d+,\d+\]<std(?:out|err)>:|"
                        r"\((?:[\w.]+ )?(?:rank=\d+ )?pid=\d+(?:, ip=[\d.:a-f]+)?\)|[\w.-]+[-_]\d+[ \t]+\||\[pod/[\w.-]+/[\w.-]+\]|"
                        # (a node's container log in the CRI format, /var/log/pods/...: the timestamp, the stream, "F" for a
@@ -289,10 +289,45 @@ def _line_break(m: re.Match) -> str:
     return "\n" + m.group(0)[1:] if m.group("q") else "\n"
 
 
+#: a line break written as an escape inside a string (JSON's, Python's repr, a C string): what a job's output looks like when
+#: an API, a job scheduler's status, a JSON log or an exception's repr holds it ("{"message": "Traceback ...\\n  File
+#: ...\\nRuntimeError: ..."}", "b'NCCL WARN ...\\n...'"); an escaped backslash before it ("\\\\n") is no break
+_ESCAPED_BREAK = re.compile(r"(?<!\\)(?:\\r)?\\n")
+_ESCAPED_CHAR = re.compile(r"""(?<!\\)\\([tr"']|u[0-9a-fA-F]{4})""")
+_ESCAPED_CHARS = {"t": "\t", "r": "", '"': '"', "'": "'"}
+
+
+def _unescaped(m: re.Match) -> str:
+    """An escaped tab, quote or character ("\\u4e2d": JSON writes all but ASCII so) read back; a control character's or half
+    a surrogate pair's escape stays as written (text is data)."""
+    c = m.group(1)
+    if c[0] != "u":
+        return _ESCAPED_CHARS[c]
+    cp = int(c[1:], 16)
+    return m.group(0) if cp < 0x20 or 0x7f <= cp < 0xa0 or 0xd800 <= cp < 0xe000 else chr(cp)
+
+
+ESCAPED_BREAKS_MIN = 2  # a line with this many escaped breaks holds a string's lines (one alone may be a word's "\\n")
+#: a Windows path with single backslashes ("C:\\nvidia\\new"): a line that holds one is no escaped string's (there they are doubled)
+_WINDOWS_PATH = re.compile(r"\b[A-Za-z]:\\(?!\\)")
+
+
+def unescape_breaks(line: str) -> str:
+    """A line that holds a string's escaped lines (``_ESCAPED_BREAK``, two or more; none where a Windows path's single
+    backslashes show it is no escaped string) with them as lines again, its escaped tabs, quotes and characters read
+    back; any other line unchanged."""
+    if len(_ESCAPED_BREAK.findall(line, 0, 200000)) < ESCAPED_BREAKS_MIN or _WINDOWS_PATH.search(line):
+        return line
+    return _ESCAPED_CHAR.sub(_unescaped, _ESCAPED_BREAK.sub("\n", line))
+
+
 def reline(text: str) -> str:
     """A paste whose line breaks were lost (a chat, a forum mirror or a copy from a web page joined the lines with
     spaces) with a line break again before every place where a program starts a line of its own (``_LINE_STARTS``),
-    so that each reader sees the lines it reads; any other text unchanged."""
+    and a line that holds a string's escaped lines (:func:`unescape_breaks`) with them as lines, so that each reader
+    sees the lines it reads; any other text unchanged."""
+    if "\\n" in text:
+        text = "\n".join(unescape_breaks(line) if "\\n" in line else line for line in text.split("\n"))
     if len(text) <= RELINE_AVG or text.count("\n") * RELINE_AVG > len(text):
         return text
     out = []
