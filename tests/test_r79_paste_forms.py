@@ -133,6 +133,29 @@ def test_docker_json_file_records_read_back():
     assert Paste('{"log":"bad \\x escape","stream":"stdout","time":"t"}').lines == ['{"log":"bad \\x escape","stream":"stdout","time":"t"}']
 
 
+@pytest.mark.parametrize("prefix", ["2026-11-29T14:03:07.123456+00:00 node7 python3[41234]: ",  # -o short-iso-precise
+                                    "2026-11-29T14:03:07+0000 node7 python3[41234]: "])  # journalctl -o short-iso
+def test_journal_with_rfc3339_times(prefix):
+    text = paste("topo-m-4090x8-tabs-nics.txt")
+    assert pair_facts("\n".join(prefix + line for line in text.split("\n"))) == pair_facts(text)
+    # the kernel's and the daemons' lines keep what names them
+    kernel = "2026-11-29T14:03:07+0000 node7 kernel: NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus."
+    assert Paste(kernel).lines == ["node7 kernel: NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus."]
+    fm = "2026-11-29T14:03:07+0000 node7 nv-fabricmanager[4711]: request to query NVSwitch device information failed"
+    assert Paste(fm).lines[0].startswith("node7 nv-fabricmanager[4711]:")
+
+
+def test_html_line_breaks():
+    text = paste("topo-m-4090x8-tabs-nics.txt")
+    assert pair_facts(text.replace("\n", "<br>\n")) == pair_facts(text)
+    assert pair_facts(text.replace("\n", "<br />")) == pair_facts(text)  # one line, its breaks tags only
+    cell = "| GPU0 | line one<br>line two | ok |"  # a markdown table's cell holds one: the row stays one line
+    assert Paste(cell).lines == [cell]
+    text = text.rstrip("\n")
+    joined = text.replace("\n", "<br>")
+    assert len(Paste(joined).lines) == len(Log(joined).lines) == len(Paste(text).lines)  # one numbering for both readers
+
+
 # --- a string's escaped lines
 
 

@@ -32,6 +32,13 @@ _PROMPT_CMD = re.compile("(?:" + "|".join(map(re.escape, GPU_TOOLS)) + r"|\w+_pe
                          r"sudo|cat|grep|NCCL_|CUDA_|export|docker|kubectl|p2ptop)")
 
 
+#: the journal's and syslog's host and process after their time ("node7 python3[41234]:") before a job's line (run by systemd,
+#: read with journalctl -u; -o short-iso and rsyslog's high-precision format write the time as RFC 3339): a process's, with
+#: its pid. The kernel's lines ("... kernel: NVRM: Xid") and the daemons' whose name says what the line is (systemd, Fabric
+#: Manager, persistenced, DCGM's hostengine, IMEX) keep theirs, as the readers of dmesg and of those logs know them
+_JOURNAL_PROCESS = (r" [\w.-]+ (?!(?:systemd|nv-fabricmanager|nvidia-fabricmanager|nvidia-persistenced|nv-hostengine|nvidia-dcgm|"
+                    r"nvidia-imex)[\w.-]*\[)[\w./@:-]+\[\d+\]:")
+_RFC3339 = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)"
 #: what a launcher or a log collector writes before every line of a program's output, each in its own format:
 #: torchrun's tee ("[default0]:", TailLog's "[{role}{local_rank}]:"; "[rank3]:" with a rank template), Open MPI's
 #: --tag-output ("[1,0]<stdout>:"), Ray's worker prefix ("(RayWorkerVllm pid=4711, ip=10.0.0.2) ", "(pid=909)") and
@@ -43,21 +50,16 @@ _PROMPT_CMD = re.compile("(?:" + "|".join(map(re.escape, GPU_TOOLS)) + r"|\w+_pe
 _LAUNCHER = re.compile(r"^[ \t]*(?:(?:\[(?:rank|default|[a-z_]+)\d+\]:|\[\d+,\d+\]<std(?:out|err)>:|"
                        r"\((?:[\w.]+ )?(?:rank=\d+ )?pid=\d+(?:, ip=[\d.:a-f]+)?\)|[\w.-]+[-_]\d+[ \t]+\||\[pod/[\w.-]+/[\w.-]+\]|"
                        # (a node's container log in the CRI format, /var/log/pods/...: the timestamp, the stream, "F" for a
-                       # full line or "P" for a part of one: "2016-10-06T00:17:09.669794202Z stdout F ")
-                       r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)(?: (?:stdout|stderr) [FP](?= |$))?|"
+                       # full line or "P" for a part of one: "2016-10-06T00:17:09.669794202Z stdout F "; the journal's)
+                       + _RFC3339 + r"(?: (?:stdout|stderr) [FP](?= |$)|" + _JOURNAL_PROCESS + r")?|"
                        # Jenkins' Timestamper in a pipeline's console text: the same timestamp in brackets
-                       r"\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)\]|"
+                       r"\[" + _RFC3339 + r"\]|"
                        # vLLM's logger ("%(levelname)s %(asctime)s [%(fileinfo)s:%(lineno)d] ", dates "%m-%d %H:%M:%S"; before
                        # 0.6 "%(filename)s:%(lineno)d] " unbracketed), whose NewLineFormatter repeats it before every line
                        # of a message of several (a table, a traceback logged)
                        r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[\w.-]+\.py:\d+\]|"
-                       # the journal's and syslog's "Dec 01 11:38:40 node7 python3[41234]:" before a job's line (run by systemd,
-                       # read with journalctl -u): a process's, with its pid. The kernel's lines ("... kernel: NVRM: Xid") and
-                       # the daemons' whose name says what the line is (systemd, Fabric Manager, persistenced, DCGM's
-                       # hostengine, IMEX) keep theirs, as the readers of dmesg and of those logs know them
-                       r"[A-Z][a-z]{2} [ \d]?\d \d\d:\d\d:\d\d(?:\.\d+)? [\w.-]+ "
-                       r"(?!(?:systemd|nv-fabricmanager|nvidia-fabricmanager|nvidia-persistenced|nv-hostengine|nvidia-dcgm|"
-                       r"nvidia-imex)[\w.-]*\[)[\w./@:-]+\[\d+\]:)[ \t]?)+", re.M)
+                       # the journal's and syslog's classic "Dec 01 11:38:40 node7 python3[41234]:"
+                       r"[A-Z][a-z]{2} [ \d]?\d \d\d:\d\d:\d\d(?:\.\d+)?" + _JOURNAL_PROCESS + r")[ \t]?)+", re.M)
 _LAUNCHER_HINT = re.compile(r"\]:|\]<std|pid=\d|[-_]\d+[ \t]+\||\[pod/|\d\dT\d\d:|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d")
 #: Slurm's srun --label ("  0: " before each task's line): only where most lines carry it, as "1: lo: <LOOPBACK" of
 #: one `ip a` line does not
@@ -321,11 +323,30 @@ def unescape_breaks(line: str) -> str:
     return _ESCAPED_CHAR.sub(_unescaped, _ESCAPED_BREAK.sub("\n", line))
 
 
+#: HTML's line break tag, in a paste copied from a page's source, an HTML mail or a ticket exported as HTML ("GPU0 X NV4<br>"):
+#: at a line's end, nothing; inside a line that holds two or more and no table's pipe (a markdown table's cell may hold one),
+#: a line break
+_BR = re.compile(r"<br[ \t]*/?>", re.I)
+_BR_AT_END = re.compile(r"[ \t]*<br[ \t]*/?>[ \t]*(?=\r?\n|\Z)", re.I)
+
+
+def _br_lines(text: str) -> str:
+    """The text with HTML's line break tags read as :data:`_BR` says."""
+    text = _BR_AT_END.sub("", text)
+    if "<br" not in text.lower():
+        return text
+    return "\n".join(_BR.sub("\n", line) if "|" not in line and len(_BR.findall(line)) >= 2 else line
+                     for line in text.split("\n"))
+
+
 def reline(text: str) -> str:
     """A paste whose line breaks were lost (a chat, a forum mirror or a copy from a web page joined the lines with
     spaces) with a line break again before every place where a program starts a line of its own (``_LINE_STARTS``),
-    and a line that holds a string's escaped lines (:func:`unescape_breaks`) with them as lines, so that each reader
+    and a line that holds a string's escaped lines (:func:`unescape_breaks`) or HTML's line break tags (:data:`_BR`)
+    with them as lines, so that each reader
     sees the lines it reads; any other text unchanged."""
+    if "<br" in text[:HEAD_CHECK] or "<BR" in text[:HEAD_CHECK]:
+        text = _br_lines(text)
     if "\\n" in text:
         text = "\n".join(unescape_breaks(line) if "\\n" in line else line for line in text.split("\n"))
     if len(text) <= RELINE_AVG or text.count("\n") * RELINE_AVG > len(text):
