@@ -3,7 +3,8 @@ top 3 is explained again after a change that does not alter what the text says (
 a launcher's, log collector's or the journal's prefix before every line, grep's or cat's file name and line number, a hard wrap at 80 columns that cuts words, a mail client's reflow at 72 columns, indentation, a literal block after a sentence, HTML's escapes, a terminal's colour codes, line breaks lost, kubectl's
 pod prefix, Jenkins' timestamp, Julia's log box, pytest's fail marker, a console that wraps and pads every line, runs of spaces collapsed, each
 line's start trimmed, an input method's fullwidth punctuation, vLLM's logger and worker prefixes, a CRLF written twice, a node's
-container logs (CRI, Docker's json-file), the journal with RFC 3339 times, HTML's <br>, the text as an escaped string (a repr, a JSON value), a tool's
+container logs (CRI, Docker's json-file), the journal with RFC 3339 times, HTML's <br>, loggers' record prefixes (glog,
+TensorFlow, loguru, Python's logging cookbook, SGLang) on each line, the text as an escaped string (a repr, a JSON value), a tool's
 table as a markdown table, Jira's {noformat}, zero-width spaces, tabs for runs of spaces, a blank line after every line, the
 lines newest first), and
 the script prints, per change, how many of those cases keep their class in the top 3, and which lose it.
@@ -136,7 +137,8 @@ CHANGES = {
     # the fortieth session's: an input method's fullwidth punctuation, vLLM's logger (its NewLineFormatter repeats the
     # prefix before every line of a message) and its worker's prefix, a CRLF file written again in text mode, a node's
     # container logs (the CRI format's prefix, Docker's json-file records), the journal's lines with an RFC 3339 time,
-    # HTML's "<br>" at each line's end, the text as a string's escaped lines (a repr,
+    # HTML's "<br>" at each line's end, loggers' record prefixes on each line (a script logging each line of a tool's output
+    # as a record: glog's, TensorFlow's, loguru's, the logging cookbook's, SGLang's), the text as a string's escaped lines (a repr,
     # a JSON value: "\\n" for each break, JSON's "\\u" escapes), a tool's
     # table put into a markdown table, Jira's {noformat}, zero-width spaces a web page hides between words, runs of
     # spaces made tabs; and two not mended: a blank line after every line (a web page that made each line a paragraph),
@@ -147,6 +149,11 @@ CHANGES = {
     "crcrlf": lambda text: text.replace("\n", "\r\r\n"),
     "isojournal": _each_line("2026-11-29T14:03:07.123456+00:00 node7 python3[41234]: "),  # journalctl -o short-iso-precise, rsyslog
     "br": lambda text: text.replace("\n", "<br>\n"),  # copied from a page's source or an HTML mail: "<br>" at each line's end
+    "glog": _each_line("I1129 14:03:07.123456 12345 gpu_device.cc:1234] "),  # glog's record prefix (PyTorch's C++, Paddle, Caffe)
+    "tflog": _each_line("2024-11-29 14:03:07.123456: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1045] "),  # TensorFlow's
+    "loguru": _each_line("2024-11-29 14:03:07.123 | INFO     | worker:run:42 - "),  # loguru's default
+    "pylog": _each_line("2024-11-29 14:03:07,123 - worker - INFO - "),  # the logging cookbook's format
+    "sglang": _each_line("[2024-11-29 14:03:07 TP0] "),  # SGLang's logger
     "cri": _each_line("2026-11-29T14:03:07.123456789Z stderr F "),  # a node's container log in the CRI format (/var/log/pods)
     "dockerjson": _docker_json,  # Docker's json-file log, read with cat on the node
     "gfm": _gfm,

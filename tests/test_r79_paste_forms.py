@@ -156,6 +156,43 @@ def test_html_line_breaks():
     assert len(Paste(joined).lines) == len(Log(joined).lines) == len(Paste(text).lines)  # one numbering for both readers
 
 
+@pytest.mark.parametrize("prefix", [
+    "I1129 14:03:07.123456 12345 gpu_device.cc:1234] ",  # glog (PyTorch's C++, Paddle, Caffe, MXNet)
+    "2024-11-29 14:03:07.123456: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1045] ",  # TensorFlow's
+    "2024-11-29 14:03:07.123 | INFO     | worker:run:42 - ",  # loguru's default
+    "2024-11-29 14:03:07,123 - worker - INFO - ",  # the logging cookbook's
+    "[2024-11-29 14:03:07 TP0] ",  # SGLang's
+])
+def test_loggers_record_prefix_on_each_line(prefix):
+    # a script that logs each line of nvidia-smi topo -m, one record a line
+    text = paste("topo-m-4090x8-tabs-nics.txt")
+    assert pair_facts("\n".join(prefix + line for line in text.split("\n"))) == pair_facts(text)
+
+
+# TensorFlow 1.x's GPU setup, as gpu_device.cc logs it (each a record of its own): a pair the driver says cannot be peers,
+# then the DMA matrix ("DMA: 0 1", rows whose diagonal is Y)
+TF1 = """2017-09-05 16:04:26.350395: I tensorflow/core/common_runtime/gpu/gpu_device.cc:847] Peer access not supported between device ordinals 0 and 1
+2017-09-05 16:04:26.350418: I tensorflow/core/common_runtime/gpu/gpu_device.cc:847] Peer access not supported between device ordinals 1 and 0
+2017-09-05 16:04:26.350454: I tensorflow/core/common_runtime/gpu/gpu_device.cc:976] DMA: 0 1 2
+2017-09-05 16:04:26.350468: I tensorflow/core/common_runtime/gpu/gpu_device.cc:986] 0:   Y N Y
+2017-09-05 16:04:26.350475: I tensorflow/core/common_runtime/gpu/gpu_device.cc:986] 1:   N Y Y
+2017-09-05 16:04:26.350481: I tensorflow/core/common_runtime/gpu/gpu_device.cc:986] 2:   Y Y Y"""
+
+
+def test_tensorflow1_dma_matrix_gives_each_pair():
+    got = pair_facts(TF1)
+    assert got["pair:0-1"]["p2p.read"] == "NOT_SUPPORTED"
+    assert got["pair:0-2"]["p2p.read"] == "OK" and got["pair:1-2"]["p2p.read"] == "OK"
+    assert text_facts(TF1)["host"]["text.tool"] == "TensorFlow device interconnect"
+
+
+def test_tensorflow_no_peer_lines_alone():
+    lines = TF1.split("\n")[:2]
+    got = pair_facts("\n".join(lines))
+    assert list(got) == ["pair:0-1"] and got["pair:0-1"]["p2p.read"] == "NOT_SUPPORTED"
+    assert text_facts("\n".join(lines))["host"]["text.tool"] == "TensorFlow peer access"
+
+
 # --- a string's escaped lines
 
 

@@ -58,9 +58,21 @@ _LAUNCHER = re.compile(r"^[ \t]*(?:(?:\[(?:rank|default|[a-z_]+)\d+\]:|\[\d+,\d+
                        # 0.6 "%(filename)s:%(lineno)d] " unbracketed), whose NewLineFormatter repeats it before every line
                        # of a message of several (a table, a traceback logged)
                        r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[\w.-]+\.py:\d+\]|"
+                       # loggers' default record prefixes, before each line a program logs one by one (TensorFlow its peer
+                       # matrix's rows, a script each line of nvidia-smi's output): glog's "Lmmdd hh:mm:ss.uuuuuu threadid
+                       # file:line] " (PyTorch's C++, Paddle, Caffe, MXNet); TensorFlow's "%Y-%m-%d %H:%M:%S.%f: L file:line] ";
+                       # loguru's default "{time} | {level: <8} | {name}:{function}:{line} - "; the logging cookbook's
+                       # "%(asctime)s - %(name)s - %(levelname)s - "; SGLang's "[%(asctime)s TP0] "
+                       r"[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6}[ \t]+\d+ [\w./-]+:\d+\]|"
+                       r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}: [IWEF] [\w./-]+:\d+\]|"
+                       r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \| (?:TRACE|DEBUG|INFO|SUCCESS|WARNING|ERROR|CRITICAL) *\| "
+                       r"[\w.<>-]+:[\w.<>-]+:\d+ -|"
+                       r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - [\w.-]+ - (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) -|"
+                       r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: (?:TP|DP|PP|EP)\d+)*\]|"
                        # the journal's and syslog's classic "Dec 01 11:38:40 node7 python3[41234]:"
                        r"[A-Z][a-z]{2} [ \d]?\d \d\d:\d\d:\d\d(?:\.\d+)?" + _JOURNAL_PROCESS + r")[ \t]?)+", re.M)
-_LAUNCHER_HINT = re.compile(r"\]:|\]<std|pid=\d|[-_]\d+[ \t]+\||\[pod/|\d\dT\d\d:|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d")
+_LAUNCHER_HINT = re.compile(r"\]:|\]<std|pid=\d|[-_]\d+[ \t]+\||\[pod/|\d\dT\d\d:|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d|"
+                            r"\d\d:\d\d\.\d{6}[: ]|\d\.\d{3} \| |,\d{3} - |\[\d{4}-\d\d-\d\d \d")
 #: Slurm's srun --label ("  0: " before each task's line): only where most lines carry it, as "1: lo: <LOOPBACK" of
 #: one `ip a` line does not
 _SRUN_LABEL = re.compile(r"^[ \t]*\d{1,4}: (?![ \t]*[YN](?:[ \t]+[YN])+[ \t]*$)", re.M)  # (not TensorFlow's "0:   N Y N N")

@@ -881,30 +881,60 @@ def parse_sniff_test(c: Collector) -> bool:
 
 #: TensorFlow's GPU device setup (core/common_runtime/gpu/gpu_device.cc): "Device interconnect StreamExecutor with strength 1
 #: edge matrix:", a header of device ids, then per device "0:   N Y " (Y where peer access between the two can be enabled;
-#: the diagonal is N), each a log line of its own ("2019-.. I tensorflow/.../gpu_device.cc:1064] 0:   N Y ")
+#: the diagonal is N), each a log line of its own ("2019-.. I tensorflow/.../gpu_device.cc:1064] 0:   N Y "); before 1.5
+#: the same matrix as "DMA: 0 1 " (the ids on the head's own line) and rows whose diagonal is Y
 _TF_ROW = re.compile(r"(?:\]|^)\s*(\d+):\s+((?:[YN]\s*)+)$")
+_TF1_DMA = re.compile(r"(?:\]|^)\s*DMA:((?:[ \t]+\d+){2,})[ \t]*$", re.M)
+#: ... and, for each pair the driver says cannot be peers (CanEnablePeerAccessTo: cuDeviceCanAccessPeer), a line of its own
+#: before the matrix, at INFO: "Peer access not supported between device ordinals 0 and 5"
+_TF_NO_PEER = re.compile(r"Peer access not supported between device ordinals (\d+) and (\d+)")
+
+
+def _tf_matrix_start(c: Collector) -> Optional[tuple[int, int]]:
+    """The line of TensorFlow's peer matrix head and how many lines after it its rows start, or None."""
+    lines = c.paste.lines
+    if TF_MATRIX in c.paste.text:
+        return next(no for no, line in enumerate(lines, 1) if TF_MATRIX in line), 2
+    if "DMA:" in c.paste.text:
+        m = _TF1_DMA.search(c.paste.text)
+        if m:
+            return c.paste.line_of(m.start(1)), 1
+    return None
 
 
 def parse_tf_interconnect(c: Collector) -> bool:
-    """TensorFlow's peer matrix: an N between two of its devices is no peer access for the pair, a Y peer access."""
-    if TF_MATRIX not in c.paste.text:
-        return False
-    lines = c.paste.lines
-    start = next(no for no, line in enumerate(lines, 1) if TF_MATRIX in line)
-    rows: dict[int, tuple[list[str], int]] = {}
-    for no in range(start + 2, min(len(lines), start + 66) + 1):  # the id header, then a row per device
-        m = _TF_ROW.search(lines[no - 1].rstrip())
-        if not m:
-            break
-        rows[int(m.group(1))] = (m.group(2).split(), no)
-    if len(rows) < 2:
-        return False
-    c.tool("TensorFlow device interconnect", start)
-    for a, (cells, no) in rows.items():
-        for b, cell in enumerate(cells):
-            if a < b and b in rows:
-                _peer(c, a, b, cell == "Y" and rows[b][0][a:a + 1] != ["N"], no)
-    return True
+    """TensorFlow's peer matrix: an N between two of its devices is no peer access for the pair, a Y peer access; and its
+    lines that say a pair cannot be peers (``_TF_NO_PEER``), where the log holds no matrix or the matrix was cut off."""
+    found = False
+    at = _tf_matrix_start(c)
+    if at:
+        start, skip = at
+        lines = c.paste.lines
+        rows: dict[int, tuple[list[str], int]] = {}
+        for no in range(start + skip, min(len(lines), start + 66) + 1):  # (the id header,) then a row per device
+            m = _TF_ROW.search(lines[no - 1].rstrip())
+            if not m:
+                break
+            rows[int(m.group(1))] = (m.group(2).split(), no)
+        if len(rows) >= 2:
+            c.tool("TensorFlow device interconnect", start)
+            for a, (cells, no) in rows.items():
+                for b, cell in enumerate(cells):
+                    if a < b and b in rows:
+                        _peer(c, a, b, cell == "Y" and rows[b][0][a:a + 1] != ["N"], no)
+            found = True
+    if not found and "Peer access not supported between device ordinals" in c.paste.text:
+        seen: set[tuple[int, int]] = set()
+        for m in _TF_NO_PEER.finditer(c.paste.text):
+            a, b = sorted((int(m.group(1)), int(m.group(2))))
+            if a != b and (a, b) not in seen:
+                no = c.paste.line_of(m.start())
+                if not seen:
+                    c.tool("TensorFlow peer access", no)
+                seen.add((a, b))
+                _peer(c, a, b, False, no)
+        found = bool(seen)
+    return found
 
 
 def parse(c: Collector) -> bool:
