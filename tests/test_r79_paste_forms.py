@@ -193,6 +193,15 @@ def test_tensorflow_no_peer_lines_alone():
     assert text_facts("\n".join(lines))["host"]["text.tool"] == "TensorFlow peer access"
 
 
+def test_bat_grid_and_line_numbers():
+    text = paste("p2pBandwidthLatencyTest-nccl-814-p2p-slower.txt").rstrip("\n")
+    rule = "\u2500" * 7 + "{}" + "\u2500" * 30
+    bat = "\n".join([rule.format("\u252c"), "       \u2502 File: p2p.txt", rule.format("\u253c"),
+                     *(f"{n:>6}   \u2502 {line}" for n, line in enumerate(text.split("\n"), 1)), rule.format("\u2534")])
+    assert pair_facts(bat) == pair_facts(text)
+    assert Paste(bat).lines[3:-1] == Paste(text).lines  # the grid's lines blank, the numbering kept
+
+
 # --- a string's escaped lines
 
 

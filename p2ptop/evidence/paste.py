@@ -78,10 +78,10 @@ _LAUNCHER_HINT = re.compile(r"\]:|\]<std|pid=\d|[-_]\d+[ \t]+\||\[pod/|\d\dT\d\d
 _SRUN_LABEL = re.compile(r"^[ \t]*\d{1,4}: (?![ \t]*[YN](?:[ \t]+[YN])+[ \t]*$)", re.M)  # (not TensorFlow's "0:   N Y N N")
 #: what grep and cat put before each line of a log file they print: the file's name (grep -H, grep -r over several files:
 #: "logs/rank0.log:" for a match, "logs/rank0.log-" for a context line) and the line's number (grep -n "1234:" or
-#: "1234-", cat -n "  1234<TAB>"); read as a prefix only where most lines carry one and their numbers rise
+#: "1234-", cat -n "  1234<TAB>", bat's grid "   1   \u2502 "); read as a prefix only where most lines carry one and their numbers rise
 #: (_numbered_by_tool), as a log's own fields ("0: ", "1: lo: <LOOPBACK") do not
 _FILE_PREFIX = re.compile(r"^[\w./~-]*[\w-]\.(?:log|txt|out|err)\d*[:-]", re.M)
-_LINE_NUMBER = re.compile(r"^[ \t]*(\d{1,7})(?::|-(?=\S)|\t)", re.M)
+_LINE_NUMBER = re.compile(r"^[ \t]*(\d{1,7})(?::|-(?=\S)|\t|[ \t]+\u2502(?: |$))", re.M)
 HEAD_CHECK = 65536  # how much of a paste the checks for a prefix or an indent on every line read
 #: what a program that frames its own lines puts before each of them, taken off the lines that carry it: a box's left
 #: edge (Julia's ConsoleLogger: "┌ Error: ...", "│   key = value", "└ @ Main file.jl:12"; rich's panels and traceback
@@ -463,9 +463,16 @@ def unprefix(text: str, removed: Optional[list[str]] = None, rejoined: Optional[
     return unframe(text)
 
 
+#: bat's grid around a file it prints: its rules ("───────┬──────", "┼", "┴") and its header's "       │ File: train.log";
+#: blank lines in their place (its line numbers before each line, "   1   │ ", are _LINE_NUMBER's)
+_BAT_RULE = re.compile(r"^[ \t]*\u2500+[\u252c\u253c\u2534]\u2500*[ \t]*$|^[ \t]+\u2502 File: [^\n]*$", re.M)
+
+
 def unframe(text: str) -> str:
-    """The text without the marks a program frames its lines with (a box's edges, pytest's "E" marker), on the lines
-    that carry them; the same lines otherwise."""
+    """The text without the marks a program frames its lines with (a box's edges, pytest's "E" marker, bat's grid), on
+    the lines that carry them; the same lines otherwise."""
+    if "\u2500\u252c" in text[:HEAD_CHECK]:
+        text = _BAT_RULE.sub("", text)
     if "\nE   " in text or text.startswith("E   "):
         text = _PYTEST_RUN.sub(_pytest_unmarked, text)
     if not text.isascii() and _BOX_HINT.search(text):
