@@ -4,7 +4,7 @@ a launcher's, log collector's or the journal's prefix before every line, grep's 
 pod prefix, Jenkins' timestamp, Julia's log box, pytest's fail marker, a console that wraps and pads every line, runs of spaces collapsed, each
 line's start trimmed, an input method's fullwidth punctuation, vLLM's logger and worker prefixes, a CRLF written twice, a node's
 container logs (CRI, Docker's json-file), the journal with RFC 3339 times, HTML's <br>, loggers' record prefixes (glog,
-TensorFlow, loguru, Python's logging cookbook, SGLang) on each line, bat's grid, the text as an escaped string (a repr, a JSON value), a tool's
+TensorFlow, loguru, Python's logging cookbook, SGLang, DeepSpeed, PyTorch's c10) on each line, pdsh's host, bat's grid, the text as an escaped string (a repr, a JSON value), a tool's
 table as a markdown table, Jira's {noformat}, zero-width spaces, tabs for runs of spaces, a blank line after every line, the
 lines newest first), and
 the script prints, per change, how many of those cases keep their class in the top 3, and which lose it.
@@ -145,7 +145,8 @@ CHANGES = {
     # prefix before every line of a message) and its worker's prefix, a CRLF file written again in text mode, a node's
     # container logs (the CRI format's prefix, Docker's json-file records), the journal's lines with an RFC 3339 time,
     # HTML's "<br>" at each line's end, loggers' record prefixes on each line (a script logging each line of a tool's output
-    # as a record: glog's, TensorFlow's, loguru's, the logging cookbook's, SGLang's), bat's grid and line numbers, the text as a string's escaped lines (a repr,
+    # as a record: glog's, TensorFlow's, loguru's, the logging cookbook's, SGLang's, DeepSpeed's, PyTorch's c10), pdsh's
+    # host, bat's grid and line numbers, the text as a string's escaped lines (a repr,
     # a JSON value: "\\n" for each break, JSON's "\\u" escapes), a tool's
     # table put into a markdown table, Jira's {noformat}, zero-width spaces a web page hides between words, runs of
     # spaces made tabs; and two not mended: a blank line after every line (a web page that made each line a paragraph),
@@ -161,6 +162,9 @@ CHANGES = {
     "loguru": _each_line("2024-11-29 14:03:07.123 | INFO     | worker:run:42 - "),  # loguru's default
     "pylog": _each_line("2024-11-29 14:03:07,123 - worker - INFO - "),  # the logging cookbook's format
     "sglang": _each_line("[2024-11-29 14:03:07 TP0] "),  # SGLang's logger
+    "pdsh": _each_line("worker-1: "),  # pdsh's host before each line (DeepSpeed's multi-node launcher)
+    "deepspeed": _each_line("[2024-11-29 14:03:07,123] [INFO] [launch.py:123:main] "),  # DeepSpeed's logger
+    "c10": _each_line("[W1129 14:03:07.123456789 ProcessGroupNCCL.cpp:1250] "),  # PyTorch's c10 logging (2.4+)
     "bat": _bat,  # bat (a cat with a grid) printing the paste as a file: its rules, header and line numbers
     "cri": _each_line("2026-11-29T14:03:07.123456789Z stderr F "),  # a node's container log in the CRI format (/var/log/pods)
     "dockerjson": _docker_json,  # Docker's json-file log, read with cat on the node

@@ -162,11 +162,25 @@ def test_html_line_breaks():
     "2024-11-29 14:03:07.123 | INFO     | worker:run:42 - ",  # loguru's default
     "2024-11-29 14:03:07,123 - worker - INFO - ",  # the logging cookbook's
     "[2024-11-29 14:03:07 TP0] ",  # SGLang's
+    "[2024-11-29 14:03:07,123] [INFO] [launch.py:123:main] ",  # DeepSpeed's
+    "[rank0]:[W1129 14:03:07.123456789 ProcessGroupNCCL.cpp:1250] ",  # PyTorch's c10 (2.4+) after torchrun's rank
+    "worker-1: ",  # pdsh's host (DeepSpeed's multi-node launcher)
+    "10.0.0.12: [rank3]: ",
 ])
 def test_loggers_record_prefix_on_each_line(prefix):
     # a script that logs each line of nvidia-smi topo -m, one record a line
     text = paste("topo-m-4090x8-tabs-nics.txt")
     assert pair_facts("\n".join(prefix + line for line in text.split("\n"))) == pair_facts(text)
+
+
+def test_a_program_name_before_its_lines_is_no_pdsh_host():
+    # qemu's own "program: " prefix says what the lines are (no hostname has an underscore); two lines are too few
+    text = ("qemu-system-x86_64: warning: IOMMU_IOAS_MAP failed: Bad address, PCI BAR?\n"
+            "qemu-system-x86_64: vfio_container_dma_map(0x5, 0xe0, 0x3000, 0x7f) = -14 (Bad address)\n"
+            "qemu-system-x86_64: warning: IOMMU_IOAS_MAP failed: Bad address, PCI BAR?")
+    assert Paste(text).lines == text.split("\n")
+    two = "node7: RuntimeError: CUDA error: invalid device ordinal\nnode7: done"
+    assert Paste(two).lines == two.split("\n")
 
 
 # TensorFlow 1.x's GPU setup, as gpu_device.cc logs it (each a record of its own): a pair the driver says cannot be peers,

@@ -69,13 +69,24 @@ _LAUNCHER = re.compile(r"^[ \t]*(?:(?:\[(?:rank|default|[a-z_]+)\d+\]:|\[\d+,\d+
                        r"[\w.<>-]+:[\w.<>-]+:\d+ -|"
                        r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - [\w.-]+ - (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) -|"
                        r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: (?:TP|DP|PP|EP)\d+)*\]|"
+                       # PyTorch's c10 logging since 2.4 ("[W403 11:42:02.380967152 ProcessGroupNCCL.cpp:1250] ", after
+                       # torchrun's "[rank0]:"); DeepSpeed's logger ("[%(asctime)s] [%(levelname)s] [%(filename)s:%(lineno)d:
+                       # %(funcName)s] ")
+                       r"\[[IWEF]\d{3,4} \d\d:\d\d:\d\d\.\d{6,9} [\w./-]+:\d+\]|"
+                       r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\] \[(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\] \[[\w./-]+:\d+:[\w<>.-]+\]|"
                        # the journal's and syslog's classic "Dec 01 11:38:40 node7 python3[41234]:"
                        r"[A-Z][a-z]{2} [ \d]?\d \d\d:\d\d:\d\d(?:\.\d+)?" + _JOURNAL_PROCESS + r")[ \t]?)+", re.M)
 _LAUNCHER_HINT = re.compile(r"\]:|\]<std|pid=\d|[-_]\d+[ \t]+\||\[pod/|\d\dT\d\d:|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d|"
-                            r"\d\d:\d\d\.\d{6}[: ]|\d\.\d{3} \| |,\d{3} - |\[\d{4}-\d\d-\d\d \d")
+                            r"\d\d:\d\d\.\d{6}|\d\.\d{3} \| |,\d{3} - |\[\d{4}-\d\d-\d\d \d")
 #: Slurm's srun --label ("  0: " before each task's line): only where most lines carry it, as "1: lo: <LOOPBACK" of
 #: one `ip a` line does not
 _SRUN_LABEL = re.compile(r"^[ \t]*\d{1,4}: (?![ \t]*[YN](?:[ \t]+[YN])+[ \t]*$)", re.M)  # (not TensorFlow's "0:   N Y N N")
+#: pdsh's "host: " before each line a remote command printed (DeepSpeed's multi-node launcher runs its workers so: "worker-1:
+#: ", "10.0.0.12: "): a host's name (RFC 1123's letters, digits, hyphens and dots, one a digit, as a cluster's are: no
+#: program's "qemu-system-x86_64: ") or an IPv4 address; only where most of three or more lines carry one and they are a
+#: few hosts, as a log's own "RuntimeError: " or "name: Tesla P100" lines are not
+_PDSH_HOST = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][A-Za-z0-9-]*\d[A-Za-z0-9.-]*): ", re.M)
+PDSH_HOSTS_MAX = 16
 #: what grep and cat put before each line of a log file they print: the file's name (grep -H, grep -r over several files:
 #: "logs/rank0.log:" for a match, "logs/rank0.log-" for a context line) and the line's number (grep -n "1234:" or
 #: "1234-", cat -n "  1234<TAB>", bat's grid "   1   \u2502 "); read as a prefix only where most lines carry one and their numbers rise
@@ -428,7 +439,7 @@ def unprefix(text: str, removed: Optional[list[str]] = None, rejoined: Optional[
     """The text without the prefixes launchers put before every line (``_LAUNCHER``: torchrun's ``[rank0]:``, Open MPI's
     ``[1,0]<stdout>:``, Ray's ``(pid=...)``, docker compose's ``name-1  |``, a timestamp, the journal's; grep's file name and
     grep -n's or cat -n's line number where most lines carry one (``_FILE_PREFIX``, ``_LINE_NUMBER``); ``_SRUN_LABEL``: srun's
-    ``0: `` where most lines carry it; Docker's json-file records, ``_DOCKER_JSON``, read back) and the marks a program
+    ``0: `` and pdsh's ``host: `` where most lines carry it; Docker's json-file records, ``_DOCKER_JSON``, read back) and the marks a program
     frames its lines with (:func:`unframe`), the same lines
     otherwise: what tidy removes first, and what the matcher's lines
     lose too, so that an entry's pattern written for a program's line start reads it under any launcher. ``removed`` gets
@@ -447,6 +458,11 @@ def unprefix(text: str, removed: Optional[list[str]] = None, rejoined: Optional[
         text = _FILE_PREFIX.sub("", text)
     if _LINE_NUMBER.match(text.lstrip("\n")) and _numbered_by_tool(text):  # grep -n, cat -n: the line's number
         text = _LINE_NUMBER.sub("", text)
+    if _PDSH_HOST.match(text.lstrip("\n")) and len(_head(text)) >= 3 and _most_lines(text, _PDSH_HOST):  # pdsh's hosts
+        hosts = {m.group(0) for m in _PDSH_HOST.finditer(text, 0, HEAD_CHECK)}
+        if len(hosts) <= PDSH_HOSTS_MAX:
+            _keep_prefixes(removed, _PDSH_HOST, text)
+            text = _PDSH_HOST.sub("", text)
     # then srun's --label: Slurm puts it before whatever the task prints, a launcher's own prefix included
     # ("0: (EngineCore_DP1 pid=2944727) RuntimeError: ...")
     if ": " in text[:HEAD_CHECK]:
