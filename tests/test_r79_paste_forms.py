@@ -181,6 +181,9 @@ def test_a_program_name_before_its_lines_is_no_pdsh_host():
     assert Paste(text).lines == text.split("\n")
     two = "node7: RuntimeError: CUDA error: invalid device ordinal\nnode7: done"
     assert Paste(two).lines == two.split("\n")
+    # a device's label says whose the line is
+    per_gpu = "GPU0: 12.3 GB/s\nGPU1: 11.0 GB/s\nGPU2: 1.2 GB/s\nrank3: hung"
+    assert Paste(per_gpu).lines == per_gpu.split("\n")
 
 
 # TensorFlow 1.x's GPU setup, as gpu_device.cc logs it (each a record of its own): a pair the driver says cannot be peers,

@@ -4,6 +4,7 @@ quotes and the record starts of knowledge.regex_safety, which the matcher reads 
 
 from __future__ import annotations
 
+import json
 import re
 from bisect import bisect_right
 from collections import Counter
@@ -84,8 +85,10 @@ _SRUN_LABEL = re.compile(r"^[ \t]*\d{1,4}: (?![ \t]*[YN](?:[ \t]+[YN])+[ \t]*$)"
 #: pdsh's "host: " before each line a remote command printed (DeepSpeed's multi-node launcher runs its workers so: "worker-1:
 #: ", "10.0.0.12: "): a host's name (RFC 1123's letters, digits, hyphens and dots, one a digit, as a cluster's are: no
 #: program's "qemu-system-x86_64: ") or an IPv4 address; only where most of three or more lines carry one and they are a
-#: few hosts, as a log's own "RuntimeError: " or "name: Tesla P100" lines are not
-_PDSH_HOST = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][A-Za-z0-9-]*\d[A-Za-z0-9.-]*): ", re.M)
+#: few hosts, as a log's own "RuntimeError: " or "name: Tesla P100" lines are not; never a device's label ("GPU0: ",
+#: "rank3: ", "mlx5_0: "), which says whose the line is
+_PDSH_HOST = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|(?!(?:gpu|nic|cpu|cuda|card|rank|dev|device|mlx\d_?)\d{1,3}: )"
+                        r"[A-Za-z][A-Za-z0-9-]*\d[A-Za-z0-9.-]*): ", re.M | re.I)
 PDSH_HOSTS_MAX = 16
 #: what grep and cat put before each line of a log file they print: the file's name (grep -H, grep -r over several files:
 #: "logs/rank0.log:" for a match, "logs/rank0.log-" for a context line) and the line's number (grep -n "1234:" or
@@ -416,8 +419,6 @@ def _numbered_by_tool(text: str) -> bool:
 #: Docker's json-file log driver: each line a JSON record of what the container printed ({"log":"...\\n","stream":"stderr",
 #: "time":"..."}, /var/lib/docker/containers/<id>/<id>-json.log read with cat or tail on the node)
 _DOCKER_JSON = re.compile(r'^[ \t]*\{"log":"((?:[^"\\\n]|\\.)*)","stream":"(?:stdout|stderr)"[^\n]*\}[ \t]*$', re.M)
-
-
 _RECORD_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
 
@@ -425,8 +426,6 @@ def _docker_log(m: re.Match) -> str:
     """What a json-file record says the container printed: its "log" string read back, without its line end and its
     terminal colours (escaped in the JSON, "\\u001b[0m"); a line break inside it, which the driver never writes, or another
     control character, a space: the paste keeps its numbering, and text is data."""
-    import json
-
     try:
         line = json.loads('"' + m.group(1) + '"')
     except ValueError:
