@@ -71,7 +71,6 @@ def test_tidy_removes_each_prefix_and_keeps_the_lines():
 @pytest.mark.parametrize("text", [
     "node-a:311:318 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via P2P/CUMEM",  # NCCL's own host:pid:tid [dev]
     "[  5.112] NVRM: Xid (PCI:0000:1b:00): 79, GPU has fallen off the bus.",  # dmesg's timestamp is the kernel's
-    "[W1129 12:00:00.000000000 ProcessGroupNCCL.cpp:1203] Warning: something",  # glog's own header
     "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536\n    inet 127.0.0.1/8 scope host lo",  # one `ip a` line is no srun label
     "| 0  NVIDIA H200  On |",  # nvidia-smi's table
 ])

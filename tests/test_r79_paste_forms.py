@@ -186,6 +186,18 @@ def test_a_program_name_before_its_lines_is_no_pdsh_host():
     assert Paste(per_gpu).lines == per_gpu.split("\n")
 
 
+def test_c10_header_comes_off_and_what_it_names_is_kept():
+    # PyTorch's c10 logging header was kept as a program's own line start before this round
+    # (tests/test_paste_framing.py); it is a logger's record prefix: the message reads at the line's start, and the file
+    # it names stays in Paste.prefixes, where the GPU trace and the entries' conditions on the text still read it
+    text = ("[rank4]:[W1129 06:10:44.120937713 CUDASymmetricMemory.cu:247] Only a subset of ranks in the group has "
+            "multicast support: [0, 1, 2, 3] (world_size=8). Skipping multicast initialization because this is unexpected.")
+    p = Paste(text)
+    assert p.lines[0].startswith("Only a subset of ranks")
+    assert any("CUDASymmetricMemory.cu" in x for x in p.prefixes)
+    assert classes(text)[:1] == ["nvls_multicast_failure"]
+
+
 # TensorFlow 1.x's GPU setup, as gpu_device.cc logs it (each a record of its own): a pair the driver says cannot be peers,
 # then the DMA matrix ("DMA: 0 1", rows whose diagonal is Y)
 TF1 = """2017-09-05 16:04:26.350395: I tensorflow/core/common_runtime/gpu/gpu_device.cc:847] Peer access not supported between device ordinals 0 and 1

@@ -148,6 +148,14 @@ def _names_gpu_words(text: str, paste: Optional[Paste] = None) -> bool:
     return bool(joined) and _GPU_WORDS.search(Paste(joined).sample(500_000, 100_000).text) is not None
 
 
+def prefixes_name_gpus(prefixes: list[str]) -> bool:
+    """Do the prefixes taken off a paste's lines (``Paste.prefixes``, the matcher's ``Log.prefixes``) name GPUs, CUDA,
+    NCCL or P2P (a logger's source file "CUDASymmetricMemory.cu", "ProcessGroupNCCL.cpp")? Each file name's words apart
+    (CamelCase and the suffix split), as the GPU words are matched whole."""
+    words = " ".join(re.sub(r"([a-z])([A-Z])|([A-Z]+)([A-Z][a-z])|[._/:\[\]]", r"\1\3 \2\4", p) for p in prefixes)
+    return _GPU_WORDS.search(words.lower()) is not None
+
+
 def gpu_trace(text: str) -> bool:
     """Does the text name GPUs, CUDA, NCCL, NVLink, P2P or a GPU model anywhere (first 500 KB, last 100 KB)?"""
     if _names_gpu_words(text):
@@ -417,6 +425,8 @@ def read_text(text: str, host_links: Optional[Callable[[str, str], Optional[tupl
                                                      "symptom.gpus_missing", "symptom.no_cuda_device") + SHM_TRANSPORT_FACTS)
         for f in c.findings)
     if not gpu_related:
-        gpu_related = _names_gpu_words(text, paste)
+        # the text's words, or what a launcher's or logger's prefix taken off its lines says (PyTorch's "[W1129 ...
+        # CUDASymmetricMemory.cu:247]", a file of CUDA's)
+        gpu_related = _names_gpu_words(text, paste) or bool(paste.prefixes) and prefixes_name_gpus(paste.prefixes)
     return Evidence(findings=c.findings, kinds=c.kinds, gpu_related=gpu_related, notes=c.notes,
                     structured=c.structured, lines=len(paste.lines), failed_parsers=failed)

@@ -1509,9 +1509,10 @@ def _gpu_trace(log: Log, facts: Optional[Facts] = None, own: bool = False) -> bo
         return True
     hit = log.__dict__.get("_gpu_trace")
     if hit is None:
-        from ..evidence.read import gpu_trace  # lazy: the evidence package imports knowledge.codes
+        from ..evidence.read import gpu_trace, prefixes_name_gpus  # lazy: the evidence package imports knowledge.codes
 
-        hit = log.__dict__["_gpu_trace"] = gpu_trace(log.text)
+        # the text, or what the prefixes taken off its lines say (a logger's "CUDASymmetricMemory.cu:247]")
+        hit = log.__dict__["_gpu_trace"] = gpu_trace(log.text) or bool(log.prefixes) and prefixes_name_gpus(log.prefixes)
     return hit
 
 
