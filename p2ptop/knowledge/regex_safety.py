@@ -33,16 +33,18 @@ TYPOGRAPHIC_QUOTES = {ord(c): "'" for c in "\u2018\u2019\u201a\u201b\u2032"} | {
 FULLWIDTH_FORMS = {c: chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)}
 _FULLWIDTH = re.compile("[\uff01-\uff5e]")
 #: a fullwidth colon, comma, semicolon, "!" and "?" hold their own space (the input method types none after them): a space
-#: where anything but punctuation follows (the readers cut clauses at ", " as at "\uff0c": "2 \u5361\u6b63\u5e38\uff0c8 \u5361" is "2 \u5361\u6b63\u5e38, 8 \u5361"), but not between
-#: hexadecimal digits (a bus id's or a clock's "01\uff1a00", "c1\uff1a0a", CUDA's device "cuda\uff1a0" stay whole)
-_FULLWIDTH_SPACED = re.compile("([\uff1a\uff0c\uff1b\uff01\uff1f])(?=[^\\s\uff01\uff09\uff0c\uff1a\uff1b\uff1f\u3001\u3002])"
-                               "(?:(?<![0-9A-Fa-f].)|(?![0-9A-Fa-f]))")
+#: where a word, a number or an opening bracket or quote follows, as ASCII text has it (the readers cut clauses at ", " as at "\uff0c": "2 \u5361\u6b63\u5e38\uff0c8 \u5361" is "2 \u5361\u6b63\u5e38, 8 \u5361"), but not between
+#: hexadecimal digits nor before a number written right after a word (a bus id's or a clock's "01\uff1a00", "c1\uff1a0a", CUDA's
+#: device "cuda\uff1a0", a source line "nvls.cpp\uff1a258" stay whole)
+_FULLWIDTH_SPACED = re.compile("([\uff1a\uff0c\uff1b\uff01\uff1f])(?=[^\\W_]|[(\\[{\"'`\uff08\u300c\u300e\u3010])"
+                               "(?!(?<=[0-9A-Za-z].)[0-9])(?:(?<![0-9A-Fa-f].)|(?![0-9A-Fa-f]))")
 
 
 def read_fullwidth(text: str) -> str:
     """The text with Unicode's fullwidth forms as the ASCII characters they stand for, a space after a fullwidth colon,
-    comma, semicolon, "!" or "?" that something follows (as ASCII text has it: "error\uff1aCUDA" reads "error: CUDA"), not
-    between hexadecimal digits; the same text where it holds none."""
+    comma, semicolon, "!" or "?" that a word, a number or an opening bracket or quote follows (as ASCII text has it:
+    "error\uff1aCUDA" reads "error: CUDA", "USE_NCCL \uff1a= 1" reads "USE_NCCL := 1"), not between hexadecimal digits nor before a number right after a
+    word ("nvls.cpp\uff1a258"); the same text where it holds none."""
     if text.isascii() or not _FULLWIDTH.search(text):
         return text
     return _FULLWIDTH_SPACED.sub(r"\1 ", text).translate(FULLWIDTH_FORMS)
