@@ -86,3 +86,26 @@ def first_entry(text):
 
     got = explain(bundled_kb(), text, [], 3)
     return (got[0][0].entry.id, got[0][0].confidence) if got else (None, None)
+
+
+@functools.lru_cache(maxsize=None)
+def _perturb_corpus():
+    """benchmarks/perturb_corpus.py, loaded once: its changes are how the tests make a paste's forms too."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "perturb_corpus.py"
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec = importlib.util.spec_from_file_location("perturb_corpus_for_tests", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(path.parent))
+    return module
+
+
+def perturbation(name):
+    """The change ``name`` of benchmarks/perturb_corpus.py (a function of the text): "wrap80", "fullwidth", "gfm", "bat" ..."""
+    return _perturb_corpus().CHANGES[name]

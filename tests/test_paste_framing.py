@@ -14,7 +14,7 @@ import pytest
 from p2ptop.evidence import read_text
 from p2ptop.evidence.paste import tidy, unwrap
 
-from .kbtools import answer, host_facts
+from .kbtools import answer, host_facts, perturbation
 
 FIX = Path(__file__).parent / "fixtures"
 
@@ -98,19 +98,7 @@ def test_a_logger_prefix_before_nccls_reprinted_failure_still_matches_the_218_en
 
 def _cut(text: str) -> str:
     """The text as a terminal 80 columns wide cuts it: benchmarks/perturb_corpus.py's own "wrap80" change."""
-    import importlib.util
-    import sys
-
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "perturb_corpus.py"
-    sys.path.insert(0, str(path.parent))
-    try:
-        spec = importlib.util.spec_from_file_location("perturb_corpus_for_tests", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(path.parent))
-    return module.CHANGES["wrap80"](text)
-
+    return perturbation("wrap80")(text)
 
 LOG = ("node-a:311:318 [0] transport/p2p.cc:238 NCCL WARN failed to open CUDA IPC handle : 217 peer access is not supported between these two devices\n"
        "node-a:311:318 [0] NCCL INFO transport.cc:68 -> 1\n"

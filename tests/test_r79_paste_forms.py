@@ -13,18 +13,17 @@ Each form is made from a real paste (tests/fixtures/pastes, their sources in its
 the answer the plain paste gives."""
 
 import os
-import re
 
 import pytest
 
-from .kbtools import classes, text_facts
+from .kbtools import classes, perturbation, text_facts
 
 from p2ptop.evidence.paste import Paste, unpipe_tables
 from p2ptop.knowledge.matcher import Log
 from p2ptop.knowledge.regex_safety import read_fullwidth
 
 PASTES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "pastes")
-FW = str.maketrans({":": "\uff1a", ",": "\uff0c", "(": "\uff08", ")": "\uff09", ";": "\uff1b", "!": "\uff01", "?": "\uff1f"})
+fullwidth = perturbation("fullwidth")  # an input method's punctuation for ASCII's (benchmarks/perturb_corpus.py)
 
 
 def paste(name):
@@ -60,17 +59,17 @@ def test_read_fullwidth_spaces_words_not_numbers():
 ])
 def test_fullwidth_error_answered_as_the_ascii_one(error, cls):
     plain = classes(error)
-    typed = classes(error.translate(FW).replace(": ", "\uff1a"))  # the IME types no space after its colon
+    typed = classes(fullwidth(error).replace("\uff1a ", "\uff1a"))  # the IME types no space after its colon
     assert plain[0] == cls and typed == plain
 
 
 def test_fullwidth_real_paste_same_answer():
     text = paste("error-trtllm-1625-peer-access.txt")
-    assert classes(text.translate(FW)) == classes(text)
+    assert classes(fullwidth(text)) == classes(text)
 
 
 def test_both_readers_number_fullwidth_lines_alike():
-    text = "\u8bad\u7ec3\u5361\u4f4f\n" + paste("error-trtllm-1625-peer-access.txt").translate(FW).rstrip("\n")
+    text = "\u8bad\u7ec3\u5361\u4f4f\n" + fullwidth(paste("error-trtllm-1625-peer-access.txt")).rstrip("\n")
     p, log = Paste(text), Log(text)
     assert len(p.lines) == len(log.lines)
     assert any("peer access is not supported between these two devices" in line for line in log.lines)
@@ -224,9 +223,7 @@ def test_tensorflow_no_peer_lines_alone():
 
 def test_bat_grid_and_line_numbers():
     text = paste("p2pBandwidthLatencyTest-nccl-814-p2p-slower.txt").rstrip("\n")
-    rule = "\u2500" * 7 + "{}" + "\u2500" * 30
-    bat = "\n".join([rule.format("\u252c"), "       \u2502 File: p2p.txt", rule.format("\u253c"),
-                     *(f"{n:>6}   \u2502 {line}" for n, line in enumerate(text.split("\n"), 1)), rule.format("\u2534")])
+    bat = perturbation("bat")(text)  # a rule, "File: ...", a rule, each line numbered after the grid's bar, a rule
     assert pair_facts(bat) == pair_facts(text)
     assert Paste(bat).lines[3:-1] == Paste(text).lines  # the grid's lines blank, the numbering kept
 
@@ -284,24 +281,7 @@ def test_cr_twice_p2p_bandwidth_matrices_read():
 # --- markdown tables
 
 
-def gfm(text):
-    """Each run of three or more aligned rows (cells two spaces or a tab apart) as a markdown table, a delimiter row under
-    its first row, as a converter or a person writing an issue makes it."""
-    out, lines, i = [], text.split("\n"), 0
-    cells = lambda row: re.split(r"\s{2,}|\t", row.strip())  # noqa: E731
-    while i < len(lines):
-        j = i
-        while j < len(lines) and len(cells(lines[j])) >= 3 and "|" not in lines[j]:
-            j += 1
-        if j - i >= 3:
-            out.append("| " + " | ".join(cells(lines[i])) + " |")
-            out.append("|" + "---|" * len(cells(lines[i])))
-            out.extend("| " + " | ".join(cells(row)) + " |" for row in lines[i + 1:j])
-            i = j
-        else:
-            out.append(lines[i])
-            i += 1
-    return "\n".join(out)
+gfm = perturbation("gfm")  # each run of aligned rows as a markdown table, with its delimiter row
 
 
 def test_p2p_bandwidth_matrices_as_markdown_tables():

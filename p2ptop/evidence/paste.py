@@ -567,8 +567,7 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
 
 #: a markdown table's delimiter row, GitHub's (GFM): cells of dashes, a colon at either end for the alignment, between pipes
 #: ("|---|:--:|", "| --- | --- |", "--- | ---"); a line of dashes alone is no table's
-MD_SEPARATOR = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
-_MD_DELIMITER_ROW = re.compile(r"^[ \t]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:?[ \t]*)?$", re.M)
+MD_SEPARATOR = re.compile(r"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$", re.M)
 _MD_CELL_SPLIT = re.compile(r"(?<!\\)\|")
 
 
@@ -592,14 +591,14 @@ def unpipe_tables(text: str) -> str:
     and "|===+===|") has no such delimiter row and stays as it is. The same text where it holds none."""
     # a table in the text's head (an issue's, a post's: markdown is written by hand, not by a program into a long log);
     # one fast scan for a pipe first
-    if "|" not in text[:HEAD_CHECK] or not _MD_DELIMITER_ROW.search(text, 0, HEAD_CHECK):
+    if "|" not in text[:HEAD_CHECK] or not any("|" in m.group(0) for m in MD_SEPARATOR.finditer(text, 0, HEAD_CHECK)):
         return text
-    lines: Optional[list[str]] = None
-    for m in _MD_DELIMITER_ROW.finditer(text):
-        if lines is None:
-            lines = text.split("\n")
-        at = text.count("\n", 0, m.start())
-        if at == 0 or "|" not in lines[at - 1] or not MD_SEPARATOR.match(lines[at]):
+    lines = text.split("\n")
+    at, pos = 0, 0  # the line of the last delimiter row found, and its offset: counted on from there, once
+    for m in MD_SEPARATOR.finditer(text):
+        at += text.count("\n", pos, m.start())
+        pos = m.start()
+        if "|" not in m.group(0) or at == 0 or "|" not in lines[at - 1]:
             continue
         width = len(_md_cells(lines[at]))
         if width < 2 or len(_md_cells(lines[at - 1])) != width:
@@ -610,7 +609,7 @@ def unpipe_tables(text: str) -> str:
         while row < len(lines) and "|" in lines[row] and lines[row].strip():
             lines[row] = "  ".join(_md_cells(lines[row]))
             row += 1
-    return text if lines is None else "\n".join(lines)
+    return "\n".join(lines)
 
 
 def _unpadded(text: str, width: int) -> str:
@@ -638,6 +637,14 @@ def _padded_width(text: str) -> int:
 #: Windows console or a CRLF file copied through a text-mode tool): one line end, as an editor shows it, not a line and a
 #: blank one (both readers: Paste and the matcher's Log)
 CR_TWICE = "\r\r\n"
+
+
+def line_ends(text: str) -> str:
+    """The text with every line end a "\\n": CR_TWICE, CRLF and a lone CR (an old Mac's, a progress bar's) alike; what both
+    readers split lines at (Paste, the matcher's Log)."""
+    return text.replace(CR_TWICE, "\n").replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
 EXCERPT = 160
 #: what the error and prose patterns read of one line: a message is short, and a line of megabytes (a
 #: JSON blob, a paste that lost its line breaks) must not cost seconds of regex time
@@ -798,8 +805,7 @@ class Paste:
     def __init__(self, text: str) -> None:
         if "\x1b" in text:
             text = _ANSI.sub("", text)  # terminal colours (nvidia-smi underlines its header)
-        if "\r" in text:
-            text = text.replace(CR_TWICE, "\n").replace("\r\n", "\n").replace("\r", "\n")
+        text = line_ends(text)
         self.prefixes: list[str] = []  # what tidy removed before every line (a launcher's, a collector's)
         self.commands: list[int] = []  # the lines a shell prompt stood before (tidy removed it): commands, not sentences
         self.reflowed: list[int] = []  # the lines a mail client's or an archive's reflow had cut, joined again by tidy

@@ -137,7 +137,7 @@ class Log:
     """A cleaned log, as lines and as one text, with the line of any offset in the text."""
 
     def __init__(self, text: Optional[str]):
-        from ..evidence.paste import CR_TWICE, rejoin_cut_names, reline, unprefix
+        from ..evidence.paste import line_ends, rejoin_cut_names, reline, unprefix
 
         # the line breaks a paste lost, restored as the evidence readers see them, and an error's name a single hard cut
         # split joined again (one numbering for the facts' lines and the entries' hits: "line 14 of the paste" means the
@@ -145,8 +145,8 @@ class Log:
         # pattern for a program's line start, "^Cuda failure", reads it under "[1,0]<stdout>:" or a timestamp too); an input
         # method's fullwidth forms as ASCII first, as paste.tidy reads them ("CUDA error\uff1a" is "CUDA error: ")
 
-        if text and CR_TWICE in text:
-            text = text.replace(CR_TWICE, "\n")  # one line end, as the evidence readers read it (paste.CR_TWICE)
+        if text:
+            text = line_ends(text)  # one line end each, as the evidence readers read them ("\r\r\n" too: paste.CR_TWICE)
         self.prefixes: list[str] = []  # the launchers' prefixes taken off (their distinct forms): a condition on the text reads them
         self.source = text  # the text as given (not a copy): what the evidence readers read, its alignment kept
         self.lines = clean_lines(rejoin_cut_names(unprefix(read_fullwidth(reline(text)), self.prefixes))) if text else []
