@@ -6,7 +6,8 @@ line's start trimmed, an input method's fullwidth punctuation, vLLM's logger and
 container logs (CRI, Docker's json-file), the journal with RFC 3339 times, HTML's <br>, loggers' record prefixes (glog,
 TensorFlow, loguru, Python's logging cookbook, SGLang, DeepSpeed, PyTorch's c10) on each line, pdsh's host, bat's grid, the text as an escaped string (a repr, a JSON value), a tool's
 table as a markdown table, Jira's {noformat}, zero-width spaces, tabs for runs of spaces, a blank line after every line, the
-lines newest first), and
+lines newest first, with and without their times (Loki, journalctl -r, Kibana), JSON-lines records, a service's answer
+printed by jq), and
 the script prints, per change, how many of those cases keep their class in the top 3, and which lose it.
 
     python benchmarks/perturb_corpus.py [--split all|dev|...] [--only quote,rank,...]
@@ -108,6 +109,12 @@ def _bat(text: str) -> str:
     return "\n".join([rule.format("\u252c"), "       \u2502 File: train.log", rule.format("\u253c"), *lines, rule.format("\u2534")])
 
 
+def _newest_first(stamp):
+    """Each line after the time it was written (``stamp(n)`` for the n-th line, one second apart), the lines newest first:
+    a log viewer's order."""
+    return lambda text: "\n".join(reversed([stamp(n) + line for n, line in enumerate(text.split("\n"))]))
+
+
 CHANGES = {
     "quote": _each_line("> "),  # a GitHub reply quoting the report
     "crlf": lambda text: text.replace("\n", "\r\n"),  # a paste from Windows
@@ -176,6 +183,15 @@ CHANGES = {
     "tabs": lambda text: re.sub(r" {2,}", "\t", text),
     "blankdouble": lambda text: text.replace("\n", "\n\n"),
     "reverse": lambda text: "\n".join(reversed(text.split("\n"))),
+    # the forty-first session's: structured logs (each line a JSON-lines record, Go's slog/zap or klog --logging-format=json;
+    # a service's answer printed over several lines by jq), and logs read newest first in a viewer that shows each line's
+    # time (Grafana's Loki with RFC 3339 times, journalctl -r, Kibana's Discover)
+    "jsonl": lambda text: "\n".join(json.dumps({"ts": f"2026-11-29T14:03:{n % 60:02}.123Z", "level": "info", "msg": line})
+                                    for n, line in enumerate(text.split("\n"))),
+    "jq": lambda text: '{\n  "job": "train-17",\n  "status": "FAILED",\n  "message": ' + json.dumps(text) + "\n}",
+    "newest": _newest_first(lambda n: f"2026-11-29T14:{n // 60 % 60:02}:{n % 60:02}.123456Z "),
+    "journalr": _newest_first(lambda n: f"Dec 01 11:{n // 60 % 60:02}:{n % 60:02} node7 python3[41234]: "),
+    "kibana": _newest_first(lambda n: f"Dec 1, 2026 @ 11:{n // 60 % 60:02}:{n % 60:02}.123\t"),
 }
 
 

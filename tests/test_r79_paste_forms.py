@@ -239,7 +239,10 @@ def test_json_message_holding_a_topo_matrix_and_an_error():
     assert "\n" not in wrapped.strip()
     assert pair_facts(wrapped) == pair_facts(text)
     p, log = Paste(wrapped), Log(wrapped)
-    assert len(p.lines) == len(log.lines) == len(Paste(text).lines)
+    # (the record read as its other fields' line and its message's lines, the text's own line end the record's end:
+    # test_r80_record_forms)
+    assert len(p.lines) == len(log.lines) == len(Paste(text.rstrip("\n")).lines) + 1
+    assert p.lines[0] == "job=train-17 status=FAILED"
 
 
 def test_python_repr_of_a_log_and_json_escapes_read_back():
@@ -250,7 +253,7 @@ def test_python_repr_of_a_log_and_json_escapes_read_back():
     assert classes("stderr=" + repr(err.encode())) == classes(err)
     zh = "\u8bad\u7ec3\u62a5\u9519:\n" + err
     lines = Paste('{"msg": ' + json.dumps(zh) + "}").lines
-    assert lines[0] == '{"msg": "\u8bad\u7ec3\u62a5\u9519:'  # read back as the characters
+    assert lines[0] == "\u8bad\u7ec3\u62a5\u9519:"  # read back as the characters (the record's other fields left out)
     assert "peer access is not supported between these two devices" in lines[-1]
 
 
@@ -258,8 +261,11 @@ def test_escapes_that_are_no_string_stay():
     # a Windows path's single backslashes, an escaped backslash, too few breaks with no program's lines after them
     for text in (r"copied to C:\nvidia\new\nccl\next and failed", r"printf a \\n b \\n c \\n", r"one\ntwo"):
         assert Paste(text).lines == [text]
-    # a control character's escape stays as written (text is data)
-    assert "\\u001b" in Paste(r'{"log": "a\u001b[0m\nb\nc\nd"}').text
+    # a control character's escape stays as written in a string's escaped lines (text is data); a JSON record's message
+    # is read as JSON reads it, its colours then gone (test_r80_record_forms)
+    assert "\\u001b" in Paste(r'stderr="a\u001b[0m\nb\nc\nd"').text
+    record = Paste(r'{"log": "a\u001b[0m\nb\nc\nd"}')
+    assert "\x1b" not in record.text and record.lines == ["a", "b", "c", "d"]
 
 
 # --- CRLF written twice

@@ -461,11 +461,17 @@ def _cut_traceback(lines: list[str]) -> Optional[int]:
 _EXCEPTION_LINE = re.compile(r"(?!File\b)[A-Za-z_][\w.]*(?::\s|:$|$)")
 
 
+_TAGGED_EXCEPTION = re.compile(r"^(?:\[[^\]\n]{1,30}\]:?\s*)?[\w.]*(Error|Exception)\b.*:")
+_LABELLED_EXCEPTION = re.compile(r"^[A-Za-z_][\w .-]{0,30}:\s+(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S")
+
+
 def _first_error_line(c: Collector) -> Optional[int]:
     for no, line in enumerate(c.paste.lines, 1):
         s = line.strip()
         # an issue title's tag may come first ("[QUESTION] OSError: ...", "[Bug]: RuntimeError: ..."): GitHub's issue
-        # templates put one before the title the reporter writes
-        if re.match(r"^(?:\[[^\]\n]{1,30}\]:?\s*)?[\w.]*(Error|Exception)\b.*:", s) and not s.startswith("Traceback"):
+        # templates put one before the title the reporter writes; or a label a logger or a service puts before the
+        # exception it caught ("ERROR: RuntimeError: ...", "message: OSError: ..."), then in CPython's own form
+        # (traceback.format_exception_only: "{qualified name}: {message}", the class's name CamelCase)
+        if (_TAGGED_EXCEPTION.match(s) or _LABELLED_EXCEPTION.match(s)) and not s.startswith("Traceback"):
             return no
     return None

@@ -75,9 +75,12 @@ _LAUNCHER = re.compile(r"^[ \t]*(?:(?:\[(?:rank|default|[a-z_]+)\d+\]:|\[\d+,\d+
                        # %(funcName)s] ")
                        r"\[[IWEF]\d{3,4} \d\d:\d\d:\d\d\.\d{6,9} [\w./-]+:\d+\]|"
                        r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\] \[(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\] \[[\w./-]+:\d+:[\w<>.-]+\]|"
+                       # Kibana's Discover, a row copied with its time column ("MMM D, YYYY @ HH:mm:ss.SSS", its
+                       # dateFormat's default) and the tab between the columns
+                       r"[A-Z][a-z]{2} \d{1,2}, \d{4} @ \d\d:\d\d:\d\d\.\d{3}(?=\t)|"
                        # the journal's and syslog's classic "Dec 01 11:38:40 node7 python3[41234]:"
                        r"[A-Z][a-z]{2} [ \d]?\d \d\d:\d\d:\d\d(?:\.\d+)?" + _JOURNAL_PROCESS + r")[ \t]?)+", re.M)
-_LAUNCHER_HINT = re.compile(r"\]:|\]<std|pid=\d|[-_]\d+[ \t]+\||\[pod/|\d\dT\d\d:|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d|"
+_LAUNCHER_HINT = re.compile(r"\]:|\]<std|pid=\d|\d{4} @ \d\d:|[-_]\d+[ \t]+\||\[pod/|\d\dT\d\d:|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d|"
                             r"\d\d:\d\d\.\d{6}|\d\.\d{3} \| |,\d{3} - |\[\d{4}-\d\d-\d\d \d")
 #: Slurm's srun --label ("  0: " before each task's line): only where most lines carry it, as "1: lo: <LOOPBACK" of
 #: one `ip a` line does not
@@ -129,14 +132,19 @@ def _shape(line: str) -> str:
 def unwrap(text: str) -> str:
     """A paste that a terminal hard-wrapped at its width (two or more different lines of exactly the longest line's
     length, each cut where the next line does not start a record of its own or one like it, one of them inside a word,
-    and four in five of the lines within a tenth of that width exactly as long) with each cut line joined again to its
+    and four in five of the lines within a tenth of that width exactly as long, the paste's last line and a cut line's
+    remainder that ends a paragraph not counted) with each cut line joined again to its
     continuation, which is left empty: the same number of lines, a message whole on the line where it starts. Anything
     else unchanged."""
     lines, width = _wrap_width(text)
     if not width:
         return text
-    near = sum(1 for l in lines if len(l) >= width * 0.9)
-    full = sum(1 for l in lines if len(l) == width)
+    # (the end of a line cut at the width, before a blank line or as the paste's last, may be of any length: not counted;
+    # inside a paragraph a line after one of the width is a reflow's as much as a wrap's, and counted)
+    ends = {i for i in range(1, len(lines)) if len(lines[i - 1]) == width and (i + 1 == len(lines) or not lines[i + 1].strip())}
+    ends.add(len(lines) - 1)
+    near = sum(1 for i, l in enumerate(lines) if len(l) >= width * 0.9 and i not in ends)
+    full = sum(1 for i, l in enumerate(lines) if len(l) == width and i not in ends)
     if full * 5 < near * 4:  # a terminal cuts every long line at its width; lines of a tool's own just under it are no wrap
         return _named_cuts(text, lines, width)
     cut = [i for i in range(len(lines) - 1)
@@ -365,12 +373,251 @@ def _br_lines(text: str) -> str:
                      for line in text.split("\n"))
 
 
+#: the fields in which a structured log record or a service's answer holds what a program printed or raised, each
+#: format's own: Docker's json-file, Fluentd's and Fluent Bit's "log"; Go's slog, logrus, zap and klog's JSON "msg"
+#: (logrus's and zap's "error", zap's "stacktrace"); python-json-logger's "message" and "exc_info"; structlog's "event"
+#: and "exception"; Google Cloud Logging's "textPayload" ("jsonPayload" holds a "message"); Elastic's ECS "message" and
+#: "error" {"message", "stack_trace"}; Grafana Loki's "line"; a Jupyter notebook's "text", "traceback" and "evalue"; a
+#: service's error ("message", "detail", "output", "stderr", "stdout")
+MESSAGE_KEYS = ("log", "msg", "message", "line", "text", "textPayload", "jsonPayload", "event", "error", "err", "exception",
+                "exc_info", "stacktrace", "stack_trace", "traceback", "evalue", "detail", "output", "stderr", "stdout")
+_MESSAGE_KEY = set(MESSAGE_KEYS)
+#: a line that is one JSON object (a JSON-lines log's record, a service's answer): its first key quoted, its last brace
+_JSON_OBJECT_LINE = re.compile(r'^[ \t]*\{[ \t]*"[^"\n]{1,64}"[ \t]*:[^\n]*\}[ \t]*,?[ \t]*$', re.M)
+#: a line of a JSON object printed over several (jq, an API's pretty answer) that is one message field and its string
+_JSON_MESSAGE_FIELD = re.compile(r'^[ \t]*"(' + "|".join(MESSAGE_KEYS) + r')"[ \t]*:[ \t]*("(?:[^"\\\n]|\\.)*")[ \t]*,?[ \t]*$', re.M)
+_RECORD_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # in a record's message: a space (text is data)
+RECORD_DEPTH = 3  # how deep in a record's objects its message fields are looked for ("jsonPayload" {"message"}, ECS "error")
+
+
+def _message_lines(value: Any, depth: int = 0) -> list[str]:
+    """What a record's value says, as lines: a string's own lines (its line end, its terminal colours and other control
+    characters gone: text is data), a list's strings (a notebook's "traceback", one line each; its "text", lines with
+    their ends), an object's message fields (MESSAGE_KEYS) in the record's order; nothing for a number or a flag."""
+    if isinstance(value, str):
+        if "\x1b" in value:
+            value = _ANSI.sub("", value)
+        return [_RECORD_CONTROL.sub(" ", line) for line in line_ends(value.rstrip("\r\n")).split("\n")]
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return _message_lines("".join(value) if all(v.endswith("\n") for v in value[:-1]) else "\n".join(value), depth)
+    if isinstance(value, dict) and depth < RECORD_DEPTH:
+        return [line for k, v in value.items() if k in _MESSAGE_KEY for line in _message_lines(v, depth + 1)]
+    return []
+
+
+#: a record's own bookkeeping, as a launcher's prefix is (its time, level, stream, caller, a collector's ids): left out
+RECORD_META = frozenset({"time", "ts", "timestamp", "@timestamp", "asctime", "date", "level", "levelname", "lvl", "severity",
+                         "stream", "caller", "logger", "logger_name", "insertId", "logName", "receiveTimestamp",
+                         "output_type", "execution_count"})
+
+
+def _fields(value: Any, key: str = "", depth: int = 0) -> list[str]:
+    """A record's other fields, "key=value" each as logfmt writes them (an object's as "outer.inner", a list of plain
+    values joined by commas, a value with a space quoted):
+    what they say stays data the readers see ("component=accelerator-nvidia-nvlink", "gpu=0000:3b:00.0")."""
+    if isinstance(value, dict):
+        if depth >= RECORD_DEPTH:
+            return []
+        return [f for k, v in value.items() if k not in _MESSAGE_KEY and k not in RECORD_META
+                for f in _fields(v, f"{key}.{k}" if key else k, depth + 1)]
+    if isinstance(value, list) and all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
+        value = ",".join(map(str, value))
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool) and key:
+        text = _RECORD_CONTROL.sub(" ", _ANSI.sub("", str(value)))
+        if re.search(r'[\s="]', text):  # quoted as logfmt quotes a value with a space (Go's strconv.Quote: JSON's)
+            text = json.dumps(text, ensure_ascii=False)
+        return [f"{key}={text}"] if text.strip() else []
+    return []
+
+
+def _record_text(record: Any) -> Optional[str]:
+    """A JSON object as lines: its other fields on one line (:func:`_fields`), then what its message fields say
+    (:func:`_message_lines`); None where it holds no message field (nvbandwidth's JSON, a config)."""
+    lines = _message_lines(record) if isinstance(record, dict) else []
+    if not lines:
+        return None
+    fields = " ".join(_fields(record))
+    return "\n".join([fields] + lines if fields else lines)
+
+
+def _record(m: re.Match) -> str:
+    """A JSON object's line as :func:`_record_text` reads it; the line as written where it is no JSON or holds no message
+    field."""
+    try:
+        text = _record_text(json.loads(m.group(0).strip().rstrip(",")))
+    except ValueError:
+        return m.group(0)
+    return m.group(0) if text is None else text
+
+
+def _field(m: re.Match) -> str:
+    """A pretty-printed record's message field as what its string says."""
+    try:
+        return "\n".join(_message_lines(json.loads(m.group(2))))
+    except ValueError:
+        return m.group(0)
+
+
+_JSON_OPEN = re.compile(r"^([ \t]*)\{[ \t]*$", re.M)  # a line that opens a JSON object printed over several (jq's, an API's)
+JSON_BLOCK_MAX = 1 << 20  # such an object this long at most (a service's answer, not a log file)
+
+
+def _json_blocks(text: str) -> str:
+    """The text with each JSON object printed over several lines (from a line that is "{" to the next "}" at its indent)
+    that holds message fields as what they say (:func:`_message_lines`); the rest as written."""
+    out, at = [], 0
+    for m in _JSON_OPEN.finditer(text):
+        if m.start() < at:
+            continue
+        end = text.find("\n" + m.group(1) + "}", m.end(), m.end() + JSON_BLOCK_MAX)
+        if end < 0:
+            continue
+        close = text.find("\n", end + 1)
+        close = len(text) if close < 0 else close
+        try:
+            record = json.loads(text[m.start():close])
+        except ValueError:
+            continue
+        lines = _record_text(record)
+        if lines is not None:
+            out += [text[at:m.start()], lines]
+            at = close
+    return "".join(out) + text[at:] if out else text
+
+
+def read_records(text: str) -> str:
+    """The text with each structured log record (a line that is a JSON object: JSON-lines logs, Docker's json-file, a
+    service's answer; an object printed over several lines, :func:`_json_blocks`) and each message field of one that is
+    no JSON as a whole (cut, or one of many fields) as what the program printed or raised:
+    its other fields on one line ("key=value", its time, level and stream left out: RECORD_META), then its message fields'
+    strings read back (escapes, "\\u" forms and "\\n" as lines); any other line unchanged. Only where the text's head holds such a record (a 20 MB log of plain lines pays one search)."""
+    if '"' not in text[:HEAD_CHECK]:
+        return text
+    if _JSON_OBJECT_LINE.search(text, 0, HEAD_CHECK):
+        text = _JSON_OBJECT_LINE.sub(_record, text)
+    if _JSON_OPEN.search(text, 0, HEAD_CHECK):
+        text = _json_blocks(text)
+    if _JSON_MESSAGE_FIELD.search(text, 0, HEAD_CHECK):
+        text = _JSON_MESSAGE_FIELD.sub(_field, text)
+    return text
+
+
+DOUBLED_MIN = 3  # a blank line after each of at least this many lines of the head, and never two lines together
+_PROSE_LINE = re.compile(r"\b[a-z]{2,} [a-z]{2,} [a-z]{2,} [a-z]{2,}\b")  # words in a row: a sentence, as programs' lines seldom are
+
+
+def undouble(text: str) -> str:
+    """A paste with a blank line after every line of its own (a web page that made each line a paragraph, a chat that
+    spaced them, copied) as the program printed it: no two non-blank lines of its head together, three or more, most
+    gaps one blank line, and fewer than half of the lines sentences (paragraphs of one line each, a reporter's, keep their
+    gaps); each run of 2k+1 blank lines then k (a blank line of its own became three). Any other text
+    unchanged: the check stops at the first two lines together (a log of 20 MB reads a few lines)."""
+    if "\n\n" not in text[:HEAD_CHECK]:
+        return text
+    lines = 0
+    single = gaps = blank = prose = 0
+    for line in text[:HEAD_CHECK].split("\n"):
+        if not line.strip():
+            blank += 1
+            continue
+        if lines and not blank:
+            return text  # two lines together: not a doubled paste
+        if lines:
+            gaps += 1
+            single += blank == 1
+        lines += 1
+        prose += bool(_PROSE_LINE.search(line))
+        blank = 0
+    if lines < DOUBLED_MIN or single * 2 < gaps or prose * 2 >= lines:
+        return text
+    return re.sub(r"\n((?:[ \t]*\n)+)", lambda m: "\n" * (1 + (m.group(1).count("\n") - 1) // 2), text)
+
+
+_MONTHS = {m: n for n, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1)}
+#: the time at a log line's start, in the forms log viewers and loggers print it, each read to a key that sorts as time
+#: does within a paste: ISO 8601 and RFC 3339 (Loki, Kibana's exports, docker logs -t, Python's logging), Kibana's
+#: Discover ("Dec 1, 2026 @ 11:38:40.123"), syslog's and the journal's "Dec 01 11:38:40", glog's "I1201 11:38:40.123456",
+#: vLLM's "INFO 12-01 11:38:40", dmesg's "[ 1234.567890]"
+_STAMP = re.compile(r"^[ \t]*\[?(?:(?P<iso>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?)|"
+                    r"(?P<kmon>[A-Z][a-z]{2}) (?P<kday>\d{1,2}), (?P<kyear>\d{4}) @ (?P<ktime>\d\d:\d\d:\d\d(?:\.\d{1,9})?)|"
+                    r"(?P<smon>[A-Z][a-z]{2}) (?P<sday>[ \d]?\d) (?P<stime>\d\d:\d\d:\d\d(?:\.\d{1,9})?)|"
+                    r"[IWEF](?P<gdate>\d{4}) (?P<gtime>\d\d:\d\d:\d\d\.\d{1,9})|"
+                    r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) (?P<vdate>\d\d-\d\d) (?P<vtime>\d\d:\d\d:\d\d)|"
+                    r"\[\s*(?P<dmesg>\d+\.\d+)\])")
+NEWEST_FIRST_MIN = 2  # times going back at least this often, and four times as often as forward, read newest first
+
+
+def _stamp_key(m: re.Match) -> Optional[tuple[str, str]]:
+    """A line's time as (its form, a key that sorts as the time), None where a month's name is none."""
+    g = m.groupdict()
+    digits = lambda s: re.sub(r"\D", "", s[:8]) + (s[9:] if len(s) > 9 and s[8] in ".," else "").ljust(9, "0")
+    if g["iso"]:
+        return "iso", re.sub(r"\D", "", g["iso"][:10]) + digits(g["iso"][11:])
+    if g["kmon"]:
+        return ("kibana", f"{g['kyear']}{_MONTHS[g['kmon']]:02}{int(g['kday']):02}" + digits(g["ktime"])) \
+            if g["kmon"] in _MONTHS else None
+    if g["smon"]:
+        return ("syslog", f"{_MONTHS[g['smon']]:02}{int(g['sday']):02}" + digits(g["stime"])) if g["smon"] in _MONTHS else None
+    if g["gdate"]:
+        return "glog", g["gdate"] + digits(g["gtime"])
+    if g["vdate"]:
+        return "vllm", g["vdate"].replace("-", "") + digits(g["vtime"])
+    return "dmesg", f"{float(g['dmesg']):020.6f}"
+
+
+def oldest_first(text: str) -> str:
+    """A log pasted newest first (Kibana's Discover and Grafana's Loki list the latest record on top, journalctl -r prints
+    so) in the order its program wrote it: where the times at the lines' starts (``_STAMP``, one form) go back at least
+    NEWEST_FIRST_MIN times in the head and four times as often as they go forward, its records (a timed line and the
+    untimed lines under it: a message of several lines, shown in its own order) in the reverse order, any lines before
+    the first record kept first. Any other text unchanged: a log in its own order, or one without times."""
+    form = None
+    back = forward = 0
+    last = None
+    for line in text[:HEAD_CHECK].split("\n"):
+        m = _STAMP.match(line)
+        key = _stamp_key(m) if m else None
+        if key is None or (form is not None and key[0] != form):
+            continue
+        form = key[0]
+        if last is not None:
+            back += key[1] < last
+            forward += key[1] > last
+        last = key[1]
+    if back < NEWEST_FIRST_MIN or back < 4 * forward:
+        return text
+    records: list[list[str]] = []
+    head: list[str] = []
+    for line in text.split("\n"):
+        m = _STAMP.match(line)
+        key = _stamp_key(m) if m else None
+        if key is not None and key[0] == form:
+            records.append([line])
+        elif records:
+            records[-1].append(line)
+        else:
+            head.append(line)
+    return "\n".join(head + [line for record in reversed(records) for line in record])
+
+
+def read_forms(text: str) -> str:
+    """The text as its program printed it where a log system or a page changed its lines, not its words: structured
+    records as what they say (:func:`read_records`), a blank line after every line taken away (:func:`undouble`), a log
+    pasted newest first in its own order (:func:`oldest_first`); any other text unchanged. Lines it makes are no lines a
+    paste lost (``Paste.relined`` does not count them)."""
+    return oldest_first(undouble(read_records(text)))
+
+
 def reline(text: str) -> str:
+    """The text as :func:`read_forms` reads it, and then :func:`restore_breaks`: what both readers number."""
+    return restore_breaks(read_forms(text))
+
+
+def restore_breaks(text: str) -> str:
     """A paste whose line breaks were lost (a chat, a forum mirror or a copy from a web page joined the lines with
     spaces) with a line break again before every place where a program starts a line of its own (``_LINE_STARTS``),
     and a line that holds a string's escaped lines (:func:`unescape_breaks`) or HTML's line break tags (:data:`_BR`)
-    with them as lines, so that each reader
-    sees the lines it reads; any other text unchanged."""
+    with them as lines, so that each reader sees the lines it reads; any other text unchanged."""
     if "<br" in text[:HEAD_CHECK] or "<BR" in text[:HEAD_CHECK]:
         text = _br_lines(text)
     if "\\n" in text:
@@ -416,29 +663,11 @@ def _numbered_by_tool(text: str) -> bool:
     return rising * 10 >= (len(numbers) - 1) * 9
 
 
-#: Docker's json-file log driver: each line a JSON record of what the container printed ({"log":"...\\n","stream":"stderr",
-#: "time":"..."}, /var/lib/docker/containers/<id>/<id>-json.log read with cat or tail on the node)
-_DOCKER_JSON = re.compile(r'^[ \t]*\{"log":"((?:[^"\\\n]|\\.)*)","stream":"(?:stdout|stderr)"[^\n]*\}[ \t]*$', re.M)
-_RECORD_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
-
-
-def _docker_log(m: re.Match) -> str:
-    """What a json-file record says the container printed: its "log" string read back, without its line end and its
-    terminal colours (escaped in the JSON, "\\u001b[0m"); a line break inside it, which the driver never writes, or another
-    control character, a space: the paste keeps its numbering, and text is data."""
-    try:
-        line = json.loads('"' + m.group(1) + '"')
-    except ValueError:
-        return m.group(0)
-    line = _ANSI.sub("", line.rstrip("\r\n")) if "\x1b" in line else line.rstrip("\r\n")  # its colours, escaped in JSON
-    return _RECORD_CONTROL.sub(" ", line)
-
-
 def unprefix(text: str, removed: Optional[list[str]] = None, rejoined: Optional[list[int]] = None) -> str:
     """The text without the prefixes launchers put before every line (``_LAUNCHER``: torchrun's ``[rank0]:``, Open MPI's
     ``[1,0]<stdout>:``, Ray's ``(pid=...)``, docker compose's ``name-1  |``, a timestamp, the journal's; grep's file name and
     grep -n's or cat -n's line number where most lines carry one (``_FILE_PREFIX``, ``_LINE_NUMBER``); ``_SRUN_LABEL``: srun's
-    ``0: `` and pdsh's ``host: `` where most lines carry it; Docker's json-file records, ``_DOCKER_JSON``, read back) and the marks a program
+    ``0: `` and pdsh's ``host: `` where most lines carry it) and the marks a program
     frames its lines with (:func:`unframe`), the same lines
     otherwise: what tidy removes first, and what the matcher's lines
     lose too, so that an entry's pattern written for a program's line start reads it under any launcher. ``removed`` gets
@@ -447,8 +676,6 @@ def unprefix(text: str, removed: Optional[list[str]] = None, rejoined: Optional[
     # a frame around a launcher's lines first (a panel printing a job's output, pytest an exception whose message holds
     # them), and again last: Julia and pytest print inside what a launcher or a collector prefixes
     text = unframe(text)
-    if '{"log":"' in text[:HEAD_CHECK]:  # Docker's json-file records: what the container printed, read back first
-        text = _DOCKER_JSON.sub(_docker_log, text)
     # then grep's file name and line number: grep reads a file that holds what the job printed, srun's labels included
     # ("logs/run.out:12:0: RuntimeError ..."), and its numbers would read as srun's "12: " label where a line goes on
     # with a space ("103:   D\D     0      1")
@@ -809,7 +1036,8 @@ class Paste:
         self.prefixes: list[str] = []  # what tidy removed before every line (a launcher's, a collector's)
         self.commands: list[int] = []  # the lines a shell prompt stood before (tidy removed it): commands, not sentences
         self.reflowed: list[int] = []  # the lines a mail client's or an archive's reflow had cut, joined again by tidy
-        relined = reline(text)  # a paste that lost its line breaks, with them again: the restored lines are counted
+        text = read_forms(text)  # records, doubled lines, newest first: as the program printed them
+        relined = restore_breaks(text)  # a paste that lost its line breaks, with them again: the restored lines are counted
         self.relined = relined.count("\n") - text.count("\n")  # line breaks restored (0: the paste's own lines)
         text = tidy(relined, self.prefixes, self.commands, self.reflowed)
         self.text = text
