@@ -6,7 +6,7 @@ line's start trimmed, an input method's fullwidth punctuation, vLLM's logger and
 container logs (CRI, Docker's json-file), the journal with RFC 3339 times, HTML's <br>, loggers' record prefixes (glog,
 TensorFlow, loguru, Python's logging cookbook, SGLang, DeepSpeed, PyTorch's c10) on each line, pdsh's host, bat's grid, the text as an escaped string (a repr, a JSON value), a tool's
 table as a markdown table, Jira's {noformat}, zero-width spaces, tabs for runs of spaces, a blank line after every line, the
-lines newest first, with and without their times (Loki, journalctl -r, Kibana), JSON-lines records, a service's answer
+lines newest first, with and without their times (Loki, journalctl -r, Kibana), JSON-lines and logfmt records, a service's answer
 printed by jq), and
 the script prints, per change, how many of those cases keep their class in the top 3, and which lose it.
 
@@ -189,6 +189,10 @@ CHANGES = {
     "jsonl": lambda text: "\n".join(json.dumps({"ts": f"2026-11-29T14:03:{n % 60:02}.123Z", "level": "info", "msg": line})
                                     for n, line in enumerate(text.split("\n"))),
     "jq": lambda text: '{\n  "job": "train-17",\n  "status": "FAILED",\n  "message": ' + json.dumps(text) + "\n}",
+    # logrus's and Go's slog text format (Docker's daemon, the NVIDIA container toolkit, Kubernetes' device plugins): each
+    # line a record, its message quoted as Go's strconv.Quote does
+    "logfmt": lambda text: "\n".join(f'time="2026-11-29T14:03:{n % 60:02}Z" level=info msg=' + json.dumps(line, ensure_ascii=False)
+                                     for n, line in enumerate(text.split("\n"))),
     "newest": _newest_first(lambda n: f"2026-11-29T14:{n // 60 % 60:02}:{n % 60:02}.123456Z "),
     "journalr": _newest_first(lambda n: f"Dec 01 11:{n // 60 % 60:02}:{n % 60:02} node7 python3[41234]: "),
     "kibana": _newest_first(lambda n: f"Dec 1, 2026 @ 11:{n // 60 % 60:02}:{n % 60:02}.123\t"),
