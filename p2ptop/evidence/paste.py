@@ -485,50 +485,20 @@ def _json_blocks(text: str) -> str:
     return "".join(out) + text[at:] if out else text
 
 
-#: a logfmt record (logrus's TextFormatter, Go's slog TextHandler, go-kit's log: Docker's daemon, the NVIDIA container
-#: toolkit, Kubernetes' device plugins): a line of key=value pairs, a value with a space quoted as Go's strconv.Quote does,
-#: among them its time or level and its message
-_LOGFMT_PAIR = re.compile(r'([A-Za-z_][\w.-]*)=("(?:[^"\\\n]|\\.)*"|[^\s"]*)')
-_LOGFMT_LINE = re.compile(r'^[ \t]*(?:(?:time|ts|level|lvl)=\S[^\n]*?[ \t])?(?:msg|message)="?[^\n]*$', re.M)
-_LOGFMT_HINT = re.compile(r"^[ \t]*(?:time|ts|level|lvl)=", re.M)
-
-
-def _logfmt(m: re.Match) -> str:
-    """A logfmt line as :func:`_record_text` reads a record (its quoted values read back); as written where it is not
-    pairs alone, or holds no time or level."""
-    line = m.group(0).strip()
-    pairs, at = {}, 0
-    for p in _LOGFMT_PAIR.finditer(line):
-        if line[at:p.start()].strip():
-            return m.group(0)
-        value = p.group(2)
-        if value.startswith('"'):
-            try:
-                value = json.loads(value)
-            except ValueError:  # Go's own escapes ("\x1b") JSON has not: the quotes off, the rest as written
-                value = value[1:-1]
-        pairs[p.group(1)] = value
-        at = p.end()
-    if line[at:].strip() or not ({"time", "ts", "level", "lvl"} & pairs.keys()):
-        return m.group(0)
-    text = _record_text(pairs)
-    return m.group(0) if text is None else text
-
-
 def read_records(text: str) -> str:
     """The text with each structured log record (a line that is a JSON object: JSON-lines logs, Docker's json-file, a
-    service's answer; an object printed over several lines, :func:`_json_blocks`; a logfmt line, :func:`_logfmt`) and each message field of one that is
+    service's answer; an object printed over several lines, :func:`_json_blocks`) and each message field of one that is
     no JSON as a whole (cut, or one of many fields) as what the program printed or raised:
     its other fields on one line ("key=value", its time, level and stream left out: RECORD_META), then its message fields'
-    strings read back (escapes, "\\u" forms and "\\n" as lines); any other line unchanged. Only where the text's head holds such a record (a 20 MB log of plain lines pays one search)."""
-    if '"' not in text[:HEAD_CHECK] and "=" not in text[:HEAD_CHECK]:
+    strings read back (escapes, "\\u" forms and "\\n" as lines); any other line unchanged. A logfmt line (logrus, slog's
+    text handler) stays as written: it is a line of its own already, and the knowledge base's patterns read it as its
+    programs print it (ollama's 'msg="NVIDIA driver too old" ... driver=535', dockerd's CDI warning and its context). Only where the text's head holds such a record (a 20 MB log of plain lines pays one search)."""
+    if '"' not in text[:HEAD_CHECK]:
         return text
     if _JSON_OBJECT_LINE.search(text, 0, HEAD_CHECK):
         text = _JSON_OBJECT_LINE.sub(_record, text)
     if _JSON_OPEN.search(text, 0, HEAD_CHECK):
         text = _json_blocks(text)
-    if "=" in text[:HEAD_CHECK] and _LOGFMT_HINT.search(text, 0, HEAD_CHECK):
-        text = _LOGFMT_LINE.sub(_logfmt, text)
     if _JSON_MESSAGE_FIELD.search(text, 0, HEAD_CHECK):
         text = _JSON_MESSAGE_FIELD.sub(_field, text)
     return text
