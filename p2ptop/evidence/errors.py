@@ -28,7 +28,7 @@ from typing import Optional
 from ..knowledge.codes import CUDA_BY_NAME, CUDA_BY_NUMBER, CUDA_ERRORS, GENERIC_CUDA_MESSAGES
 from ..nccl.log import NCCL_RESULT_TEXTS
 from .nccl import FAILED_WORDS
-from .paste import Collector, pair_subject
+from .paste import EXCEPTION_NAME, Collector, pair_subject
 
 _NAMES = re.compile(r"\b(cudaerror[a-z]+|cuda_error_[a-z_]+)\b")  # on lower-cased text
 _NAME_BY_LOWER = {k.lower(): v for k, v in CUDA_BY_NAME.items()}
@@ -462,7 +462,7 @@ _EXCEPTION_LINE = re.compile(r"(?!File\b)[A-Za-z_][\w.]*(?::\s|:$|$)")
 
 
 _TAGGED_EXCEPTION = re.compile(r"^(?:\[[^\]\n]{1,30}\]:?\s*)?[\w.]*(Error|Exception)\b.*:")
-_LABELLED_EXCEPTION = re.compile(r"^[A-Za-z_][\w .-]{0,30}:\s+(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S")
+_LABELLED_EXCEPTION = re.compile(r"^[A-Za-z_][\w .-]{0,30}:\s+" + EXCEPTION_NAME + r": \S")
 
 
 def _first_error_line(c: Collector) -> Optional[int]:

@@ -226,6 +226,9 @@ Q_SECTIONS = ("BAR1 Memory Usage", "GPU Link Info", "PCIe Generation", "Link Wid
 #: where ``nvidia-smi -q`` starts a line: a section title, or a field, "Key" padded to the tool's column then " : "
 #: ("        Total                             : 256 MiB"): -q nests its sections by indent, which reline keeps
 _Q_LINE = r"(?:" + "|".join(map(re.escape, Q_SECTIONS)) + r")(?=\s{2})|[A-Z][A-Za-z0-9()/.+-]*(?: [A-Za-z0-9()/.+-]+){0,6} {2,}: "
+#: a raised exception's qualified name as CPython's traceback.format_exception_only prints it ("torch.cuda.OutOfMemoryError",
+#: "RuntimeError"): the class's name CamelCase, ending in Error or Exception
+EXCEPTION_NAME = r"(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)"
 #: where programs start a line of their own, and nothing else does: NCCL's "host:pid:tid [dev] NCCL INFO" prefix,
 #: PyTorch's "[rank0]:", Python's traceback and its exception line, dmesg's "[  12.345678]" clock, the CUDA samples'
 #: "Device=0 CAN Access Peer", "Device: 0, ...", "Unidirectional P2P=Enabled ..." and "D\D" rows, nccl-tests' "#  Rank  0
@@ -233,7 +236,7 @@ _Q_LINE = r"(?:" + "|".join(map(re.escape, Q_SECTIONS)) + r")(?=\s{2})|[A-Z][A-Z
 _LINE_STARTS = re.compile(
     r"\s+(?=[\w.-]+:\d+:\d+ \[\d+\] (?:[\w/.-]+:\d+ )?(?:NCCL )?(?:INFO|WARN|ERROR|TRACE)\b|\[rank\d+\]:|Traceback \(most recent call last\):|"
     # the exception line that ends a traceback (traceback.format_exception_only: "module.Type: message", at a line's start)
-    r"(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)(?=: )|"
+    + EXCEPTION_NAME + r"(?=: )|"
     r"File \"[^\"\n]{1,300}\", line \d+|\[\s*\d+\.\d{6}\]\s|Device=\d+ CAN(?:NOT)? Access Peer Device=\d+|Device: \d+, |"
     r"(?:Unidirectional|Bidirectional) P2P=(?:Enabled|Disabled)|P2P=(?:Enabled|Disabled) Latency|D\\D\s|"
     # ... and the head of its latency matrices, GPU's then CPU's ("   GPU     0      1 ...", "   CPU     0      1 ...")
