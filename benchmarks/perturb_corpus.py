@@ -115,6 +115,16 @@ def _newest_first(stamp):
     return lambda text: "\n".join(reversed([stamp(n) + line for n, line in enumerate(text.split("\n"))]))
 
 
+def _md_escaped(text: str) -> str:
+    """The text as turndown's escape() writes it (each line taken as a block's start)."""
+    out = []
+    for line in text.split("\n"):
+        line = re.sub(r"([\\`*_\[\]])", r"\\\1", line)
+        line = re.sub(r"^([-=>]|\+ |#{1,6} |~~~)", r"\\\1", line)
+        out.append(re.sub(r"^(\d+)\. ", r"\1\\. ", line))
+    return "\n".join(out)
+
+
 CHANGES = {
     "quote": _each_line("> "),  # a GitHub reply quoting the report
     "crlf": lambda text: text.replace("\n", "\r\n"),  # a paste from Windows
@@ -196,6 +206,19 @@ CHANGES = {
     "newest": _newest_first(lambda n: f"2026-11-29T14:{n // 60 % 60:02}:{n % 60:02}.123456Z "),
     "journalr": _newest_first(lambda n: f"Dec 01 11:{n // 60 % 60:02}:{n % 60:02} node7 python3[41234]: "),
     "kibana": _newest_first(lambda n: f"Dec 1, 2026 @ 11:{n // 60 % 60:02}:{n % 60:02}.123\t"),
+    # the forty-second session's: a page or a rich-text box turned into markdown (turndown's escapes: a backslash before
+    # every "\\", "*", "_", "`", "[", "]", and before "-", "+ ", "=", "#", "~~~", ">", "1. " at a line's start), a file
+    # read in a pager or an editor with its line numbers (less -N: right-aligned in 7 columns and a space; vim's
+    # 'number': in 3), and a command's lines in an Ansible task's result (the debug module printing
+    # "result.stdout_lines", indented by 4; the default callback's failure on one line, "stdout" and "stdout_lines" both)
+    "mdescape": _md_escaped,
+    "lessn": lambda text: "\n".join(f"{n:>7} {line}" for n, line in enumerate(text.split("\n"), 1)),
+    "vimnu": lambda text: "\n".join(f"{n:>3} {line}" for n, line in enumerate(text.split("\n"), 1)),
+    "ansible": lambda text: ('ok: [gpu-node-07] => {\n    "result.stdout_lines": [\n'
+                             + ",\n".join("        " + json.dumps(line) for line in text.split("\n")) + "\n    ]\n}"),
+    "ansiblefail": lambda text: "fatal: [gpu-node-07]: FAILED! => " + json.dumps(
+        {"changed": True, "cmd": ["bash", "run.sh"], "rc": 1, "stderr": "", "stderr_lines": [], "stdout": text,
+         "stdout_lines": text.split("\n")}, sort_keys=True),
 }
 
 

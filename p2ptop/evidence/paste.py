@@ -381,12 +381,34 @@ def _br_lines(text: str) -> str:
 #: (logrus's and zap's "error", zap's "stacktrace"); python-json-logger's "message" and "exc_info"; structlog's "event"
 #: and "exception"; Google Cloud Logging's "textPayload" ("jsonPayload" holds a "message"); Elastic's ECS "message" and
 #: "error" {"message", "stack_trace"}; Grafana Loki's "line"; a Jupyter notebook's "text", "traceback" and "evalue"; a
-#: service's error ("message", "detail", "output", "stderr", "stdout")
+#: service's error ("message", "detail", "output", "stderr", "stdout"); an Ansible task's result ("msg", "stdout",
+#: "stderr", their lists "stdout_lines" and "stderr_lines", a module's "module_stdout" and "module_stderr")
 MESSAGE_KEYS = ("log", "msg", "message", "line", "text", "textPayload", "jsonPayload", "event", "error", "err", "exception",
-                "exc_info", "stacktrace", "stack_trace", "traceback", "evalue", "detail", "output", "stderr", "stdout")
+                "exc_info", "stacktrace", "stack_trace", "traceback", "evalue", "detail", "output", "stderr", "stdout",
+                "stdout_lines", "stderr_lines", "module_stdout", "module_stderr")
 _MESSAGE_KEY = set(MESSAGE_KEYS)
+#: Ansible's lists of a command's lines: read where the record lacks the string they were split from ("stdout"); the
+#: debug module names a variable's field by its path ("result.stdout_lines")
+_LINES_OF = {"stdout_lines": "stdout", "stderr_lines": "stderr"}
+
+
+def _message_key(key: str, record: dict) -> bool:
+    """Is ``key`` a message field of ``record`` (one of MESSAGE_KEYS, or a variable's path ending in one: Ansible's debug
+    module's "result.stdout_lines"), a list of lines only where the record lacks the string they were split from?"""
+    name = key.rpartition(".")[2]
+    if name not in _MESSAGE_KEY:
+        return False
+    whole = _LINES_OF.get(name)
+    return whole is None or not isinstance(record.get(key[: len(key) - len(name)] + whole), str)
+
+
+#: Ansible's line before a task's result, its JSON after " => " (the default callback's "ok: [host] => ", "fatal: [host]:
+#: FAILED! => ", "changed: [host] => (item=x) => "; the minimal one's, ad hoc, "host | FAILED! => "): the result is read as
+#: a record, its status and host left out as a launcher's prefix is (what failed, the result says)
+_ANSIBLE_RESULT = (r"(?P<result>(?:(?:ok|changed|fatal|failed|skipping|ignored|rescued|unreachable): \[[^\]\n]{1,200}\]"
+                   r"(?:: [A-Z]+!)?(?: => \(item=[^\n]{0,200}?\))?|[\w.-]{1,200} \| [A-Z]+!?(?: \| rc=-?\d+)?) => )?")
 #: a line that is one JSON object (a JSON-lines log's record, a service's answer): its first key quoted, its last brace
-_JSON_OBJECT_LINE = re.compile(r'^[ \t]*\{[ \t]*"[^"\n]{1,64}"[ \t]*:[^\n]*\}[ \t]*,?[ \t]*$', re.M)
+_JSON_OBJECT_LINE = re.compile(r'^[ \t]*' + _ANSIBLE_RESULT + r'\{[ \t]*"[^"\n]{1,64}"[ \t]*:[^\n]*\}[ \t]*,?[ \t]*$', re.M)
 #: a line of a JSON object printed over several (jq, an API's pretty answer) that is one message field and its string
 _JSON_MESSAGE_FIELD = re.compile(r'^[ \t]*"(' + "|".join(MESSAGE_KEYS) + r')"[ \t]*:[ \t]*("(?:[^"\\\n]|\\.)*")[ \t]*,?[ \t]*$', re.M)
 _RECORD_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # in a record's message: a space (text is data)
@@ -396,7 +418,8 @@ RECORD_DEPTH = 3  # how deep in a record's objects its message fields are looked
 def _message_lines(value: Any, depth: int = 0) -> list[str]:
     """What a record's value says, as lines: a string's own lines (its line end, its terminal colours and other control
     characters gone: text is data), a list's strings (a notebook's "traceback", one line each; its "text", lines with
-    their ends), an object's message fields (MESSAGE_KEYS) in the record's order; nothing for a number or a flag."""
+    their ends), an object's message fields (:func:`_message_key`) in the record's order, an empty one left out; nothing
+    for a number or a flag."""
     if isinstance(value, str):
         if "\x1b" in value:
             value = _ANSI.sub("", value)
@@ -404,7 +427,8 @@ def _message_lines(value: Any, depth: int = 0) -> list[str]:
     if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
         return _message_lines("".join(value) if all(v.endswith("\n") for v in value[:-1]) else "\n".join(value), depth)
     if isinstance(value, dict) and depth < RECORD_DEPTH:
-        return [line for k, v in value.items() if k in _MESSAGE_KEY for line in _message_lines(v, depth + 1)]
+        return [line for k, v in value.items() if v not in ("", []) and _message_key(k, value)
+                for line in _message_lines(v, depth + 1)]
     return []
 
 
@@ -421,7 +445,7 @@ def _fields(value: Any, key: str = "", depth: int = 0) -> list[str]:
     if isinstance(value, dict):
         if depth >= RECORD_DEPTH:
             return []
-        return [f for k, v in value.items() if k not in _MESSAGE_KEY and k not in RECORD_META
+        return [f for k, v in value.items() if k.rpartition(".")[2] not in _MESSAGE_KEY and k not in RECORD_META
                 for f in _fields(v, f"{key}.{k}" if key else k, depth + 1)]
     if isinstance(value, list) and all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
         value = ",".join(map(str, value))
@@ -444,13 +468,16 @@ def _record_text(record: Any) -> Optional[str]:
 
 
 def _record(m: re.Match) -> str:
-    """A JSON object's line as :func:`_record_text` reads it; the line as written where it is no JSON or holds no message
-    field."""
+    """A JSON object's line as :func:`_record_text` reads it (Ansible's status and host before it left out, as a launcher's
+    prefix is); the line as written where it is no JSON or holds no message field."""
+    result = m.group("result")
     try:
-        text = _record_text(json.loads(m.group(0).strip().rstrip(",")))
+        text = _record_text(json.loads(m.group(0)[m.end("result") - m.start() if result else 0:].strip().rstrip(",")))
     except ValueError:
         return m.group(0)
-    return m.group(0) if text is None else text
+    if text is None:
+        return m.group(0)
+    return text
 
 
 def _field(m: re.Match) -> str:
@@ -461,7 +488,8 @@ def _field(m: re.Match) -> str:
         return m.group(0)
 
 
-_JSON_OPEN = re.compile(r"^([ \t]*)\{[ \t]*$", re.M)  # a line that opens a JSON object printed over several (jq's, an API's)
+#: a line that opens a JSON object printed over several (jq's, an API's; Ansible's result after its line's start)
+_JSON_OPEN = re.compile(r"^([ \t]*)" + _ANSIBLE_RESULT + r"\{[ \t]*$", re.M)
 JSON_BLOCK_MAX = 1 << 20  # such an object this long at most (a service's answer, not a log file)
 
 
@@ -477,8 +505,9 @@ def _json_blocks(text: str) -> str:
             continue
         close = text.find("\n", end + 1)
         close = len(text) if close < 0 else close
+        result = m.group("result")
         try:
-            record = json.loads(text[m.start():close])
+            record = json.loads(text[m.end("result") if result else m.start():close])
         except ValueError:
             continue
         lines = _record_text(record)
@@ -605,12 +634,64 @@ def oldest_first(text: str) -> str:
     return "\n".join(head + [line for record in reversed(records) for line in record])
 
 
+#: CommonMark's backslash escape (spec section 2.4: a backslash before any ASCII punctuation character), as an editor's
+#: conversion of a page or a rich-text box to markdown writes it (turndown, behind many "copy as markdown" tools and web
+#: clippers: a backslash before every "\\", "*", "_", "`", "[" and "]", and before "-", "+ ", "=", "#", "~~~", ">" and
+#: "1. " at a line's start); never a quote: no editor escapes one, and a JSON string's "\\"" stays as written
+_MD_PUNCT = r"!#-&(-/:-@\[-`{-~"
+_MD_ESCAPE = re.compile(r"\\([" + _MD_PUNCT + r"])")
+#: the escapes only markdown writes, where a program's own text has none: a backslash before "_", "*", "`", "[" or "]"
+#: ("NCCL\\_P2P\\_DISABLE", "8 \\* H100", "\\[rank0\\]"); a text holding one in an escaped token is read back
+MD_TELLS = "_*`[]"
+#: a token (no spaces) that holds a backslash, and an escaped one: every backslash in it an escape, and none of MD_TELLS
+#: bare inside it, as a converter escapes them all (a Windows path's "\\Users", a string's "\\n" or "\\"", a regex's
+#: "\\d" or "\\[rank[0-9]+\\]" is none: the token stays as written); emphasis a converter writes around a word
+#: ("**(fully\\_shard)**") does not count
+_MD_TOKEN = re.compile(r"[^\s\\]*\\\S*")
+_MD_ESCAPED_TOKEN = re.compile(r"(?:[^\\_*`\[\]]|\\[" + _MD_PUNCT + r"])*")
+
+
+_MD_EMPHASIS = re.compile(r"^[*_]+|(?<!\\)[*_]+$")
+
+
+def _md_escaped(token: str) -> bool:
+    return _MD_ESCAPED_TOKEN.fullmatch(_MD_EMPHASIS.sub("", token)) is not None
+
+
+def _md_token(m: re.Match) -> str:
+    token = m.group(0)
+    return _MD_ESCAPE.sub(r"\1", token) if _md_escaped(token) else token
+
+
+def unescape_markdown(text: str) -> str:
+    """A paste that an editor's conversion to markdown escaped (CommonMark's backslash escapes: "NCCL\\_P2P\\_LEVEL",
+    "\\[rank0\\]:", "\\# nvidia-smi topo -m") with its characters as the program printed them: where a token of the
+    text's head outside a code fence escapes one of MD_TELLS, every escaped token (_MD_ESCAPED_TOKEN) outside a fence
+    loses its escapes; a Windows path, a string's "\\n" or "\\"", a regex and a fenced block
+    (no editor escapes inside one) stay as written, and so does any text without such a token."""
+    if "\\" not in text[:HEAD_CHECK]:
+        return text
+    tells = [m.group(0) for m in _MD_TOKEN.finditer(text, 0, HEAD_CHECK)
+             if _md_escaped(m.group(0)) and any(c in MD_TELLS for c in _MD_ESCAPE.findall(m.group(0)))]
+    if not tells:
+        return text
+    out, fenced = [], False
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced and "\\" in line:
+            line = _MD_TOKEN.sub(_md_token, line)
+        out.append(line)
+    return "\n".join(out)
+
+
 def read_forms(text: str) -> str:
-    """The text as its program printed it where a log system or a page changed its lines, not its words: structured
-    records as what they say (:func:`read_records`), a blank line after every line taken away (:func:`undouble`), a log
-    pasted newest first in its own order (:func:`oldest_first`); any other text unchanged. Lines it makes are no lines a
-    paste lost (``Paste.relined`` does not count them)."""
-    return oldest_first(undouble(read_records(text)))
+    """The text as its program printed it where a log system or a page changed its lines, not its words: an editor's
+    markdown escapes read back (:func:`unescape_markdown`), structured records as what they say (:func:`read_records`), a
+    blank line after every line taken away (:func:`undouble`), a log pasted newest first in its own order
+    (:func:`oldest_first`); any other text unchanged. Lines it makes are no lines a paste lost (``Paste.relined`` does not
+    count them)."""
+    return oldest_first(undouble(read_records(unescape_markdown(text))))
 
 
 def reline(text: str) -> str:
@@ -668,6 +749,31 @@ def _numbered_by_tool(text: str) -> bool:
     return rising * 10 >= (len(numbers) - 1) * 9
 
 
+#: a pager's or an editor's line number before each line: right-aligned, then one space (less -N: in 7 columns, wider as
+#: the numbers grow; vim's 'number': in 'numberwidth' - 1 columns, 3 by default), a blank line's number alone
+_VIEWER_NUMBER = re.compile(r"^( *)(\d{1,7})(?: |$)", re.M)
+_WORD = re.compile(r"[A-Za-z]{3}")
+
+
+def _numbered_by_viewer(text: str) -> bool:
+    """Does every line of the text's head (nine in ten of three or more; of two, "1" and "2") start with a viewer's line
+    number (``_VIEWER_NUMBER``): from 1 up, one more each line in nine of ten steps, right-aligned at one column while the numbers
+    fit it, and words after some of them? A program's rows labelled 0, 1, 2 (a bandwidth matrix's, without its header)
+    are none: their labels start at 0 and numbers follow them."""
+    head = _head(text)
+    found = [m for m in map(_VIEWER_NUMBER.match, head) if m]
+    if len(head) < 2 or len(found) * 10 < len(head) * 9 or int(found[0].group(2)) < 1:
+        return False
+    if len(head) == 2 and [m.group(2) for m in found] != ["1", "2"]:
+        return False  # two lines: a whole file's (an excerpt's numbers alone say too little)
+    numbers = [int(m.group(2)) for m in found]
+    if sum(1 for a, b in zip(numbers, numbers[1:]) if b == a + 1) * 10 < (len(numbers) - 1) * 9:
+        return False
+    width = len(found[0].group(1)) + len(found[0].group(2))
+    return (all(len(m.group(1)) + len(m.group(2)) == max(width, len(m.group(2))) for m in found)
+            and any(_WORD.search(m.string, m.end()) for m in found))
+
+
 def unprefix(text: str, removed: Optional[list[str]] = None, rejoined: Optional[list[int]] = None) -> str:
     """The text without the prefixes launchers put before every line (``_LAUNCHER``: torchrun's ``[rank0]:``, Open MPI's
     ``[1,0]<stdout>:``, Ray's ``(pid=...)``, docker compose's ``name-1  |``, a timestamp, the journal's; grep's file name and
@@ -689,6 +795,8 @@ def unprefix(text: str, removed: Optional[list[str]] = None, rejoined: Optional[
         text = _FILE_PREFIX.sub("", text)
     if _LINE_NUMBER.match(text.lstrip("\n")) and _numbered_by_tool(text):  # grep -n, cat -n: the line's number
         text = _LINE_NUMBER.sub("", text)
+    elif _VIEWER_NUMBER.match(text.lstrip("\n")) and _numbered_by_viewer(text):  # less -N, vim's 'number'
+        text = _VIEWER_NUMBER.sub("", text)
     if _PDSH_HOST.match(text.lstrip("\n")) and len(_head(text)) >= 3 and _most_lines(text, _PDSH_HOST):  # pdsh's hosts
         hosts = {m.group(0) for m in _PDSH_HOST.finditer(text, 0, HEAD_CHECK)}
         if len(hosts) <= PDSH_HOSTS_MAX:
