@@ -159,3 +159,8 @@ def test_ansible_failure_reads_the_lines_once():
 def test_ansible_line_without_json_stays():
     for line in ("ok: [gpu01]", "TASK [check p2p] ****", "gpu01 | CHANGED | rc=0 >>", "fatal: [gpu01]: FAILED! => not json"):
         assert read_records(line) == line
+
+
+def test_a_record_of_an_empty_line_is_an_empty_line():
+    # an empty message beside others is left out (Ansible's "stderr": ""); alone it is the empty line a program printed
+    assert read_records('{"ts": 1, "msg": "a"}\n{"ts": 2, "msg": ""}\n{"ts": 3, "msg": "b"}') == "a\n\nb"

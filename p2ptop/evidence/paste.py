@@ -418,8 +418,8 @@ RECORD_DEPTH = 3  # how deep in a record's objects its message fields are looked
 def _message_lines(value: Any, depth: int = 0) -> list[str]:
     """What a record's value says, as lines: a string's own lines (its line end, its terminal colours and other control
     characters gone: text is data), a list's strings (a notebook's "traceback", one line each; its "text", lines with
-    their ends), an object's message fields (:func:`_message_key`) in the record's order, an empty one left out; nothing
-    for a number or a flag."""
+    their ends), an object's message fields (:func:`_message_key`) in the record's order, an empty one left out beside others
+    (a record of an empty line is one); nothing for a number or a flag."""
     if isinstance(value, str):
         if "\x1b" in value:
             value = _ANSI.sub("", value)
@@ -427,8 +427,8 @@ def _message_lines(value: Any, depth: int = 0) -> list[str]:
     if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
         return _message_lines("".join(value) if all(v.endswith("\n") for v in value[:-1]) else "\n".join(value), depth)
     if isinstance(value, dict) and depth < RECORD_DEPTH:
-        return [line for k, v in value.items() if v not in ("", []) and _message_key(k, value)
-                for line in _message_lines(v, depth + 1)]
+        fields = [v for k, v in value.items() if _message_key(k, value)]
+        return [line for v in [v for v in fields if v not in ("", [])] or fields[:1] for line in _message_lines(v, depth + 1)]
     return []
 
 
