@@ -125,6 +125,15 @@ def _md_escaped(text: str) -> str:
     return "\n".join(out)
 
 
+def _yaml_callback(text: str) -> str:
+    """A failed task's result as Ansible's YAML callback prints it: its fields, then the command's output as a literal
+    block indented under "stdout: |-" (its list "<omitted>")."""
+    block = "\n".join("    " + line if line.strip() else "" for line in text.split("\n"))
+    return ("fatal: [gpu-node-07]: FAILED! => changed=true\n  cmd:\n  - bash\n  - run.sh\n  delta: '0:00:01.234567'\n"
+            "  msg: non-zero return code\n  rc: 1\n  stderr: ''\n  stderr_lines: <omitted>\n  stdout: |-\n" + block
+            + "\n  stdout_lines: <omitted>")
+
+
 CHANGES = {
     "quote": _each_line("> "),  # a GitHub reply quoting the report
     "crlf": lambda text: text.replace("\n", "\r\n"),  # a paste from Windows
@@ -219,6 +228,10 @@ CHANGES = {
     "ansiblefail": lambda text: "fatal: [gpu-node-07]: FAILED! => " + json.dumps(
         {"changed": True, "cmd": ["bash", "run.sh"], "rc": 1, "stderr": "", "stderr_lines": [], "stdout": text,
          "stdout_lines": text.split("\n")}, sort_keys=True),
+    # and a script printing the lines as a list (Python's repr of out.splitlines()), and Ansible's YAML callback
+    # (ansible-core's callback_result_format=yaml, community.general's yaml): the output a "stdout: |-" block under the result
+    "pylist": lambda text: repr(text.split("\n")),
+    "yamlcb": _yaml_callback,
 }
 
 

@@ -9,7 +9,10 @@ session).
   stay.
 - A command's lines in an Ansible task's result (the debug module's "result.stdout_lines", the default callback's
   "fatal: [host]: FAILED! => {...}" with "stdout" and "stdout_lines" both): the lines once, the callback's status and
-  host left out as a launcher's prefix is.
+  host left out as a launcher's prefix is. (The YAML callback's "stdout: |-" block needs no reader of its own: its
+  indented lines give the plain facts as they are.)
+- A line that is a list of strings (Python's repr of out.splitlines(), JSON): its strings as lines, where one holds a
+  space.
 
 Each form is made from a real paste (tests/fixtures/pastes, their sources in its index.json) with the change
 benchmarks/perturb_corpus.py measures, and must give the facts and the answer the plain paste gives."""
@@ -35,7 +38,7 @@ def paste(name):
 REAL = ["error-trtllm-1625-peer-access.txt", "topo-m-4090x8-tabs-nics.txt", "p2pBandwidthLatencyTest-mixed-peers.txt",
         "dmesg-cuda-samples-48-amd-vi.txt", "nccl-tests-4090x8-devices.txt", "error-jax-17399-nccl-init.txt",
         "lspci-plx-acs-redirect.txt", "smi-q-text-passthrough.txt", "prose-en-nccl-631-freeze.txt"]
-FORMS = ["mdescape", "lessn", "vimnu", "ansible", "ansiblefail"]
+FORMS = ["mdescape", "lessn", "vimnu", "ansible", "ansiblefail", "pylist", "yamlcb"]
 
 
 @pytest.mark.parametrize("name", REAL)
@@ -164,3 +167,21 @@ def test_ansible_line_without_json_stays():
 def test_a_record_of_an_empty_line_is_an_empty_line():
     # an empty message beside others is left out (Ansible's "stderr": ""); alone it is the empty line a program printed
     assert read_records('{"ts": 1, "msg": "a"}\n{"ts": 2, "msg": ""}\n{"ts": 3, "msg": "b"}') == "a\n\nb"
+
+
+# --- lists of lines
+
+
+def test_a_list_of_lines_is_its_lines():
+    lines = ["Traceback (most recent call last):", '  File "train.py", line 3, in <module>',
+             "RuntimeError: CUDA error: peer access is not supported between these two devices"]
+    assert read_records(repr(lines)) == "\n".join(lines)
+    assert read_records(json.dumps(lines)) == "\n".join(lines)
+    # readlines()' strings keep their line ends: one line each
+    assert read_records(repr([l + "\n" for l in lines])) == "\n".join(lines)
+
+
+@pytest.mark.parametrize("line", ["['0', '1']", '["--nproc_per_node", "8"]', "[1, 2, 3]", "['a b', 3]",
+                                  "x = ['a b', 'c d']", "['unclosed', 'a b'"])
+def test_a_list_that_is_no_lines_stays(line):
+    assert read_records(line) == line

@@ -517,22 +517,47 @@ def _json_blocks(text: str) -> str:
     return "".join(out) + text[at:] if out else text
 
 
+#: a line that is a list of strings, as Python's repr prints one ("['line one\\n', 'line two']": print(out.splitlines()),
+#: readlines()) or JSON writes it: its strings are lines where one of them holds a space (a line of text; "['0', '1']"
+#: stays a list)
+_QUOTED = r"""(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")"""
+_STRING_LIST_LINE = re.compile(r"^[ \t]*\[[ \t]*" + _QUOTED + r"(?:[ \t]*,[ \t]*" + _QUOTED + r")+[ \t]*,?[ \t]*\][ \t]*$", re.M)
+
+
+def _string_list(m: re.Match) -> str:
+    """A list's line as its strings' lines (:func:`_message_lines`); the line as written where it is no list of strings
+    or none of them holds a space."""
+    import ast
+
+    try:
+        items = ast.literal_eval(m.group(0).strip())
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return m.group(0)
+    if not (isinstance(items, list) and all(isinstance(i, str) for i in items) and any(" " in i for i in items)):
+        return m.group(0)
+    return "\n".join(_message_lines(items))
+
+
 def read_records(text: str) -> str:
     """The text with each structured log record (a line that is a JSON object: JSON-lines logs, Docker's json-file, a
     service's answer; an object printed over several lines, :func:`_json_blocks`) and each message field of one that is
     no JSON as a whole (cut, or one of many fields) as what the program printed or raised:
     its other fields on one line ("key=value", its time, level and stream left out: RECORD_META), then its message fields'
-    strings read back (escapes, "\\u" forms and "\\n" as lines); any other line unchanged. A logfmt line (logrus, slog's
-    text handler) stays as written: it is a line of its own already, and the knowledge base's patterns read it as its
-    programs print it (ollama's 'msg="NVIDIA driver too old" ... driver=535', dockerd's CDI warning and its context). Only where the text's head holds such a record (a 20 MB log of plain lines pays one search)."""
-    if '"' not in text[:HEAD_CHECK]:
-        return text
-    if _JSON_OBJECT_LINE.search(text, 0, HEAD_CHECK):
-        text = _JSON_OBJECT_LINE.sub(_record, text)
-    if _JSON_OPEN.search(text, 0, HEAD_CHECK):
-        text = _json_blocks(text)
-    if _JSON_MESSAGE_FIELD.search(text, 0, HEAD_CHECK):
-        text = _JSON_MESSAGE_FIELD.sub(_field, text)
+    strings read back (escapes, "\\u" forms and "\\n" as lines); a line that is a list of strings (a repr, JSON:
+    ``_STRING_LIST_LINE``) as its strings' lines; any other line unchanged. A logfmt line (logrus, slog's text handler) stays as written: it is a line of its own already, and
+    the knowledge base's patterns read it as its programs print it (ollama's 'msg="NVIDIA driver too old" ...
+    driver=535', dockerd's CDI warning and its context). Only where the text's head holds such a record (a 20 MB log of
+    plain lines pays a few searches)."""
+    head = text[:HEAD_CHECK]
+    if '"' in head:
+        if _JSON_OBJECT_LINE.search(text, 0, HEAD_CHECK):
+            text = _JSON_OBJECT_LINE.sub(_record, text)
+        if _JSON_OPEN.search(text, 0, HEAD_CHECK):
+            text = _json_blocks(text)
+        if _JSON_MESSAGE_FIELD.search(text, 0, HEAD_CHECK):
+            text = _JSON_MESSAGE_FIELD.sub(_field, text)
+    if ("['" in head or '["' in head) and _STRING_LIST_LINE.search(text, 0, HEAD_CHECK):
+        text = _STRING_LIST_LINE.sub(_string_list, text)
     return text
 
 
