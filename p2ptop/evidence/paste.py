@@ -702,7 +702,7 @@ def unescape_markdown(text: str) -> str:
         return text
     out, fenced = [], False
     for line in text.split("\n"):
-        if _FENCE.match(line):
+        if ("`" in line or "~" in line or "{" in line) and _FENCE.match(line):
             fenced = not fenced
         elif not fenced and "\\" in line:
             line = _MD_TOKEN.sub(_md_token, line)
