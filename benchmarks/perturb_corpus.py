@@ -7,7 +7,8 @@ container logs (CRI, Docker's json-file), the journal with RFC 3339 times, HTML'
 TensorFlow, loguru, Python's logging cookbook, SGLang, DeepSpeed, PyTorch's c10) on each line, pdsh's host, bat's grid, the text as an escaped string (a repr, a JSON value), a tool's
 table as a markdown table, Jira's {noformat}, zero-width spaces, tabs for runs of spaces, a blank line after every line, the
 lines newest first, with and without their times (Loki, journalctl -r, Kibana), JSON-lines and logfmt records, a service's answer
-printed by jq), and
+printed by jq, an editor's markdown escapes, less -N's and vim's line numbers, Ansible's results (JSON and YAML), the
+lines as a Python list), and
 the script prints, per change, how many of those cases keep their class in the top 3, and which lose it.
 
     python benchmarks/perturb_corpus.py [--split all|dev|...] [--only quote,rank,...]

@@ -3,7 +3,7 @@
 # purpose) and a healthy NCCL INFO log of this host, each through `p2ptop explain` on the live host as printed and as a
 # log system hands it over (benchmarks/perturb_corpus.py's changes: JSON-lines records, a service's answer printed by jq,
 # Loki's and journalctl -r's newest-first lines with their times, Kibana's rows, a blank line after every line; and this
-# session's: a page's markdown escapes, less -N's and vim's line numbers, Ansible's results). For each
+# session's: a page's markdown escapes, less -N's and vim's line numbers, Ansible's results, a list of lines). For each
 # the first answer line as printed and whether every form gives the same; everything into $OUT/forms.log.
 # Run after session_check.sh (its /tmp/v holds the p2ptop wheel) from the repository root:
 #   run(kind=nvidia-h200, carry=[".whl", ".carry"]): bash benchmarks/device/r81_forms.sh
@@ -34,11 +34,12 @@ dist.destroy_process_group()
 PY
 ( NCCL_DEBUG=WARN timeout 90 python3 "$W/nccl.py" 0 2 29631 & NCCL_DEBUG=WARN timeout 90 python3 "$W/nccl.py" 1 2 29631; wait ) > "$W/nccl-duplicate-gpu.txt" 2>&1
 NCCL_DEBUG=INFO timeout 60 python3 "$W/nccl.py" 0 1 29634 > "$W/nccl-healthy-1rank.txt" 2>&1
+mkdir -p "$OUT/forms" && cp "$W"/*.txt "$OUT/forms/"  # the outputs themselves, to read the forms again off the device
 PYTHONPATH=$PWD/benchmarks:/tmp/site timeout 400 /tmp/v/bin/python - "$W" <<'PY' > "$OUT/forms.log" 2>&1
 import glob, os, subprocess, sys
 import perturb_corpus as pc
 FORMS = ["jsonl", "jq", "jsonstr", "newest", "journalr", "kibana", "blankdouble", "dockerjson", "mdescape", "lessn", "vimnu",
-         "ansible", "ansiblefail"]
+         "ansible", "ansiblefail", "pylist", "yamlcb"]
 def first(text):
     r = subprocess.run([sys.executable, "-m", "p2ptop", "explain", "-", "--top", "3"], input=text, capture_output=True,
                        text=True, timeout=60)
