@@ -126,6 +126,17 @@ def _md_escaped(text: str) -> str:
     return "\n".join(out)
 
 
+def _journal_json(text: str) -> str:
+    """The text as journalctl -o json prints a unit's entries: one JSON object a line, journald's address and trusted
+    fields first ("__CURSOR", "__REALTIME_TIMESTAMP", "_BOOT_ID" ...), the line in "MESSAGE"."""
+    return "\n".join(json.dumps({
+        "__CURSOR": f"s=6b1c0e3f;i={n + 4096:x};b=9f2d;m={n:x};t=64a1;x=1c2d", "__REALTIME_TIMESTAMP": str(1764756187000000 + n),
+        "__MONOTONIC_TIMESTAMP": str(81234567 + n), "_BOOT_ID": "9f2d7e4c1b3a4d5e8f6a7b8c9d0e1f2a", "PRIORITY": "6",
+        "SYSLOG_FACILITY": "3", "_UID": "1000", "_GID": "1000", "_TRANSPORT": "stdout", "_HOSTNAME": "node7",
+        "SYSLOG_IDENTIFIER": "python3", "_PID": "41234", "_COMM": "python3", "_SYSTEMD_UNIT": "train.service",
+        "MESSAGE": line}) for n, line in enumerate(text.split("\n")))
+
+
 def _yaml_callback(text: str) -> str:
     """A failed task's result as Ansible's YAML callback prints it: its fields, then the command's output as a literal
     block indented under "stdout: |-" (its list "<omitted>")."""
@@ -232,6 +243,8 @@ CHANGES = {
     # and a script printing the lines as a list (Python's repr of out.splitlines()), and Ansible's YAML callback
     # (ansible-core's callback_result_format=yaml, community.general's yaml): the output a "stdout: |-" block under the result
     "pylist": lambda text: repr(text.split("\n")),
+    # the journal read with journalctl -o json (each entry its fields, the line in "MESSAGE", journald's own in "_"/"__")
+    "journaljson": _journal_json,
     "yamlcb": _yaml_callback,
 }
 

@@ -13,6 +13,8 @@ session).
   indented lines give the plain facts as they are.)
 - A line that is a list of strings (Python's repr of out.splitlines(), JSON): its strings as lines, where one holds a
   space.
+- The journal as journalctl -o json prints it: the line in "MESSAGE" (a message key in any case), journald's own
+  fields ("__CURSOR", "_PID", "PRIORITY" ...) left out, and a fields line the record before had too not repeated.
 
 Each form is made from a real paste (tests/fixtures/pastes, their sources in its index.json) with the change
 benchmarks/perturb_corpus.py measures, and must give the facts and the answer the plain paste gives."""
@@ -38,7 +40,7 @@ def paste(name):
 REAL = ["error-trtllm-1625-peer-access.txt", "topo-m-4090x8-tabs-nics.txt", "p2pBandwidthLatencyTest-mixed-peers.txt",
         "dmesg-cuda-samples-48-amd-vi.txt", "nccl-tests-4090x8-devices.txt", "error-jax-17399-nccl-init.txt",
         "lspci-plx-acs-redirect.txt", "smi-q-text-passthrough.txt", "prose-en-nccl-631-freeze.txt"]
-FORMS = ["mdescape", "lessn", "vimnu", "ansible", "ansiblefail", "pylist", "yamlcb"]
+FORMS = ["mdescape", "lessn", "vimnu", "ansible", "ansiblefail", "pylist", "yamlcb", "journaljson"]
 
 
 @pytest.mark.parametrize("name", REAL)
@@ -185,3 +187,27 @@ def test_a_list_of_lines_is_its_lines():
                                   "x = ['a b', 'c d']", "['unclosed', 'a b'"])
 def test_a_list_that_is_no_lines_stays(line):
     assert read_records(line) == line
+
+
+# --- the journal's JSON
+
+
+def test_journal_json_entries():
+    entries = [{"__CURSOR": "s=1;i=1", "__REALTIME_TIMESTAMP": "1764756187000000", "_BOOT_ID": "9f2d", "PRIORITY": "4",
+                "_TRANSPORT": "kernel", "SYSLOG_IDENTIFIER": "kernel", "_HOSTNAME": "node7",
+                "MESSAGE": "NVRM: Xid (PCI:0000:3b:00): 79, pid=4711, name=python3, GPU has fallen off the bus."},
+               {"__CURSOR": "s=1;i=2", "__REALTIME_TIMESTAMP": "1764756187000100", "_BOOT_ID": "9f2d", "PRIORITY": "3",
+                "_TRANSPORT": "kernel", "SYSLOG_IDENTIFIER": "kernel", "_HOSTNAME": "node7",
+                "MESSAGE": "NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus."}]
+    text = "\n".join(json.dumps(e) for e in entries)
+    assert read_records(text) == ("SYSLOG_IDENTIFIER=kernel\nNVRM: Xid (PCI:0000:3b:00): 79, pid=4711, name=python3, GPU has "
+                                  "fallen off the bus.\nNVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.")
+    # journalctl -o json-pretty: the same entries over several lines each
+    pretty = "\n".join(json.dumps(e, indent=8).replace("\n}", "\n}") for e in entries)
+    assert read_records(pretty) == read_records(text)
+    assert text_facts(text) == text_facts("\n".join(e["MESSAGE"] for e in entries))
+
+
+def test_a_fields_line_that_changes_is_printed_again():
+    text = '{"unit": "a", "msg": "one"}\n{"unit": "a", "msg": "two"}\n{"unit": "b", "msg": "three"}'
+    assert read_records(text) == "unit=a\none\ntwo\nunit=b\nthree"

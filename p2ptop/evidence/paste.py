@@ -382,11 +382,12 @@ def _br_lines(text: str) -> str:
 #: and "exception"; Google Cloud Logging's "textPayload" ("jsonPayload" holds a "message"); Elastic's ECS "message" and
 #: "error" {"message", "stack_trace"}; Grafana Loki's "line"; a Jupyter notebook's "text", "traceback" and "evalue"; a
 #: service's error ("message", "detail", "output", "stderr", "stdout"); an Ansible task's result ("msg", "stdout",
-#: "stderr", their lists "stdout_lines" and "stderr_lines", a module's "module_stdout" and "module_stderr")
+#: "stderr", their lists "stdout_lines" and "stderr_lines", a module's "module_stdout" and "module_stderr"); the journal's
+#: "MESSAGE" (journalctl -o json): a key in any case
 MESSAGE_KEYS = ("log", "msg", "message", "line", "text", "textPayload", "jsonPayload", "event", "error", "err", "exception",
                 "exc_info", "stacktrace", "stack_trace", "traceback", "evalue", "detail", "output", "stderr", "stdout",
                 "stdout_lines", "stderr_lines", "module_stdout", "module_stderr")
-_MESSAGE_KEY = set(MESSAGE_KEYS)
+_MESSAGE_KEY = {k.lower() for k in MESSAGE_KEYS}
 #: Ansible's lists of a command's lines: read where the record lacks the string they were split from ("stdout"); the
 #: debug module names a variable's field by its path ("result.stdout_lines")
 _LINES_OF = {"stdout_lines": "stdout", "stderr_lines": "stderr"}
@@ -396,7 +397,7 @@ def _message_key(key: str, record: dict) -> bool:
     """Is ``key`` a message field of ``record`` (one of MESSAGE_KEYS, or a variable's path ending in one: Ansible's debug
     module's "result.stdout_lines"), a list of lines only where the record lacks the string they were split from?"""
     name = key.rpartition(".")[2]
-    if name not in _MESSAGE_KEY:
+    if name.lower() not in _MESSAGE_KEY:
         return False
     whole = _LINES_OF.get(name)
     return whole is None or not isinstance(record.get(key[: len(key) - len(name)] + whole), str)
@@ -410,7 +411,7 @@ _ANSIBLE_RESULT = (r"(?P<result>(?:(?:ok|changed|fatal|failed|skipping|ignored|r
 #: a line that is one JSON object (a JSON-lines log's record, a service's answer): its first key quoted, its last brace
 _JSON_OBJECT_LINE = re.compile(r'^[ \t]*' + _ANSIBLE_RESULT + r'\{[ \t]*"[^"\n]{1,64}"[ \t]*:[^\n]*\}[ \t]*,?[ \t]*$', re.M)
 #: a line of a JSON object printed over several (jq, an API's pretty answer) that is one message field and its string
-_JSON_MESSAGE_FIELD = re.compile(r'^[ \t]*"(' + "|".join(MESSAGE_KEYS) + r')"[ \t]*:[ \t]*("(?:[^"\\\n]|\\.)*")[ \t]*,?[ \t]*$', re.M)
+_JSON_MESSAGE_FIELD = re.compile(r'^[ \t]*"((?i:' + "|".join(MESSAGE_KEYS) + r'))"[ \t]*:[ \t]*("(?:[^"\\\n]|\\.)*")[ \t]*,?[ \t]*$', re.M)
 _RECORD_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # in a record's message: a space (text is data)
 RECORD_DEPTH = 3  # how deep in a record's objects its message fields are looked for ("jsonPayload" {"message"}, ECS "error")
 
@@ -435,7 +436,14 @@ def _message_lines(value: Any, depth: int = 0) -> list[str]:
 #: a record's own bookkeeping, as a launcher's prefix is (its time, level, stream, caller, a collector's ids): left out
 RECORD_META = frozenset({"time", "ts", "timestamp", "@timestamp", "asctime", "date", "level", "levelname", "lvl", "severity",
                          "stream", "caller", "logger", "logger_name", "insertId", "logName", "receiveTimestamp",
-                         "output_type", "execution_count"})
+                         "output_type", "execution_count", "PRIORITY", "SYSLOG_FACILITY", "SYSLOG_PID", "SYSLOG_TIMESTAMP"})
+
+
+def _meta(key: str) -> bool:
+    """A record's bookkeeping (RECORD_META), and the journal's own fields: its address and trusted fields ("__CURSOR",
+    "__REALTIME_TIMESTAMP", "_BOOT_ID", "_PID", "_HOSTNAME" ...: journald sets them, the program never does; its
+    "SYSLOG_IDENTIFIER" stays, it names the program)."""
+    return key in RECORD_META or (key[:1] == "_" and key.isupper())
 
 
 def _fields(value: Any, key: str = "", depth: int = 0) -> list[str]:
@@ -445,7 +453,7 @@ def _fields(value: Any, key: str = "", depth: int = 0) -> list[str]:
     if isinstance(value, dict):
         if depth >= RECORD_DEPTH:
             return []
-        return [f for k, v in value.items() if k.rpartition(".")[2] not in _MESSAGE_KEY and k not in RECORD_META
+        return [f for k, v in value.items() if k.rpartition(".")[2].lower() not in _MESSAGE_KEY and not _meta(k)
                 for f in _fields(v, f"{key}.{k}" if key else k, depth + 1)]
     if isinstance(value, list) and all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
         value = ",".join(map(str, value))
@@ -457,22 +465,26 @@ def _fields(value: Any, key: str = "", depth: int = 0) -> list[str]:
     return []
 
 
-def _record_text(record: Any) -> Optional[str]:
+def _record_text(record: Any, shown: Optional[list] = None) -> Optional[str]:
     """A JSON object as lines: its other fields on one line (:func:`_fields`), then what its message fields say
-    (:func:`_message_lines`); None where it holds no message field (nvbandwidth's JSON, a config)."""
+    (:func:`_message_lines`); None where it holds no message field (nvbandwidth's JSON, a config). ``shown`` (a list of
+    one: the fields line the record before had) leaves out a fields line the record before had too: a log's records
+    that all carry one program's name ("SYSLOG_IDENTIFIER=python3") keep a table's rows together."""
     lines = _message_lines(record) if isinstance(record, dict) else []
     if not lines:
         return None
     fields = " ".join(_fields(record))
+    if shown is not None:
+        fields, shown[0] = ("" if fields == shown[0] else fields), fields
     return "\n".join([fields] + lines if fields else lines)
 
 
-def _record(m: re.Match) -> str:
+def _record(m: re.Match, shown: Optional[list] = None) -> str:
     """A JSON object's line as :func:`_record_text` reads it (Ansible's status and host before it left out, as a launcher's
     prefix is); the line as written where it is no JSON or holds no message field."""
     result = m.group("result")
     try:
-        text = _record_text(json.loads(m.group(0)[m.end("result") - m.start() if result else 0:].strip().rstrip(",")))
+        text = _record_text(json.loads(m.group(0)[m.end("result") - m.start() if result else 0:].strip().rstrip(",")), shown)
     except ValueError:
         return m.group(0)
     if text is None:
@@ -493,7 +505,7 @@ _JSON_OPEN = re.compile(r"^([ \t]*)" + _ANSIBLE_RESULT + r"\{[ \t]*$", re.M)
 JSON_BLOCK_MAX = 1 << 20  # such an object this long at most (a service's answer, not a log file)
 
 
-def _json_blocks(text: str) -> str:
+def _json_blocks(text: str, shown: Optional[list] = None) -> str:
     """The text with each JSON object printed over several lines (from a line that is "{" to the next "}" at its indent)
     that holds message fields as what they say (:func:`_message_lines`); the rest as written."""
     out, at = [], 0
@@ -510,7 +522,7 @@ def _json_blocks(text: str) -> str:
             record = json.loads(text[m.end("result") if result else m.start():close])
         except ValueError:
             continue
-        lines = _record_text(record)
+        lines = _record_text(record, shown)
         if lines is not None:
             out += [text[at:m.start()], lines]
             at = close
@@ -542,7 +554,7 @@ def read_records(text: str) -> str:
     """The text with each structured log record (a line that is a JSON object: JSON-lines logs, Docker's json-file, a
     service's answer; an object printed over several lines, :func:`_json_blocks`) and each message field of one that is
     no JSON as a whole (cut, or one of many fields) as what the program printed or raised:
-    its other fields on one line ("key=value", its time, level and stream left out: RECORD_META), then its message fields'
+    its other fields on one line ("key=value", its time, level and stream left out: :func:`_meta`), then its message fields'
     strings read back (escapes, "\\u" forms and "\\n" as lines); a line that is a list of strings (a repr, JSON:
     ``_STRING_LIST_LINE``) as its strings' lines; any other line unchanged. A logfmt line (logrus, slog's text handler) stays as written: it is a line of its own already, and
     the knowledge base's patterns read it as its programs print it (ollama's 'msg="NVIDIA driver too old" ...
@@ -550,10 +562,11 @@ def read_records(text: str) -> str:
     plain lines pays a few searches)."""
     head = text[:HEAD_CHECK]
     if '"' in head:
+        shown: list = [None]  # the fields line of the record before (:func:`_record_text`)
         if _JSON_OBJECT_LINE.search(text, 0, HEAD_CHECK):
-            text = _JSON_OBJECT_LINE.sub(_record, text)
+            text = _JSON_OBJECT_LINE.sub(lambda m: _record(m, shown), text)
         if _JSON_OPEN.search(text, 0, HEAD_CHECK):
-            text = _json_blocks(text)
+            text = _json_blocks(text, shown)
         if _JSON_MESSAGE_FIELD.search(text, 0, HEAD_CHECK):
             text = _JSON_MESSAGE_FIELD.sub(_field, text)
     if ("['" in head or '["' in head) and _STRING_LIST_LINE.search(text, 0, HEAD_CHECK):
