@@ -3,7 +3,8 @@
 # purpose) and a healthy NCCL INFO log of this host, each through `p2ptop explain` on the live host as printed and as a
 # log system hands it over (benchmarks/perturb_corpus.py's changes: JSON-lines records, a service's answer printed by jq,
 # Loki's and journalctl -r's newest-first lines with their times, Kibana's rows, a blank line after every line; and this
-# session's: a page's markdown escapes, less -N's and vim's line numbers, Ansible's results, a list of lines). For each
+# session's: a page's markdown escapes, less -N's and vim's line numbers, Ansible's results, a list of lines, the
+# journal's JSON). For each
 # the first answer line as printed and whether every form gives the same; everything into $OUT/forms.log.
 # Run after session_check.sh (its /tmp/v holds the p2ptop wheel) from the repository root:
 #   run(kind=nvidia-h200, carry=[".whl", ".carry"]): bash benchmarks/device/r81_forms.sh
@@ -39,7 +40,7 @@ PYTHONPATH=$PWD/benchmarks:/tmp/site timeout 400 /tmp/v/bin/python - "$W" <<'PY'
 import glob, os, subprocess, sys
 import perturb_corpus as pc
 FORMS = ["jsonl", "jq", "jsonstr", "newest", "journalr", "kibana", "blankdouble", "dockerjson", "mdescape", "lessn", "vimnu",
-         "ansible", "ansiblefail", "pylist", "yamlcb"]
+         "ansible", "ansiblefail", "pylist", "yamlcb", "journaljson"]
 def first(text):
     r = subprocess.run([sys.executable, "-m", "p2ptop", "explain", "-", "--top", "3"], input=text, capture_output=True,
                        text=True, timeout=60)
