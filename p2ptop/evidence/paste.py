@@ -556,8 +556,8 @@ def read_records(text: str) -> str:
     no JSON as a whole (cut, or one of many fields) as what the program printed or raised:
     its other fields on one line ("key=value", its time, level and stream left out: :func:`_meta`), then its message fields'
     strings read back (escapes, "\\u" forms and "\\n" as lines); a line that is a list of strings (a repr, JSON:
-    ``_STRING_LIST_LINE``) as its strings' lines; any other line unchanged. A logfmt line (logrus, slog's text handler) stays as written: it is a line of its own already, and
-    the knowledge base's patterns read it as its programs print it (ollama's 'msg="NVIDIA driver too old" ...
+    ``_STRING_LIST_LINE``) as its strings' lines; any other line unchanged. A logfmt line (logrus, slog's text handler)
+    stays as written: it is a line of its own already, and the knowledge base's patterns read it as its programs print it (ollama's 'msg="NVIDIA driver too old" ...
     driver=535', dockerd's CDI warning and its context). Only where the text's head holds such a record (a 20 MB log of
     plain lines pays a few searches)."""
     head = text[:HEAD_CHECK]
@@ -687,9 +687,7 @@ MD_TELLS = "_*`[]"
 #: ("**(fully\\_shard)**") does not count
 _MD_TOKEN = re.compile(r"[^\s\\]*\\\S*")
 _MD_ESCAPED_TOKEN = re.compile(r"(?:[^\\_*`\[\]]|\\[" + _MD_PUNCT + r"])*")
-
-
-_MD_EMPHASIS = re.compile(r"^[*_]+|(?<!\\)[*_]+$")
+_MD_EMPHASIS = re.compile(r"^[*_]+|(?<!\\)[*_]+$")  # a converter's emphasis around a word, not an escaped "*" or "_"
 
 
 def _md_escaped(token: str) -> bool:
@@ -709,9 +707,8 @@ def unescape_markdown(text: str) -> str:
     (no editor escapes inside one) stay as written, and so does any text without such a token."""
     if "\\" not in text[:HEAD_CHECK]:
         return text
-    tells = [m.group(0) for m in _MD_TOKEN.finditer(text, 0, HEAD_CHECK)
-             if _md_escaped(m.group(0)) and any(c in MD_TELLS for c in _MD_ESCAPE.findall(m.group(0)))]
-    if not tells:
+    if not any(_md_escaped(m.group(0)) and any(c in MD_TELLS for c in _MD_ESCAPE.findall(m.group(0)))
+               for m in _MD_TOKEN.finditer(text, 0, HEAD_CHECK)):
         return text
     out, fenced = [], False
     for line in text.split("\n"):
@@ -795,8 +792,8 @@ _WORD = re.compile(r"[A-Za-z]{3}")
 
 def _numbered_by_viewer(text: str) -> bool:
     """Does every line of the text's head (nine in ten of three or more; of two, "1" and "2") start with a viewer's line
-    number (``_VIEWER_NUMBER``): from 1 up, one more each line in nine of ten steps, right-aligned at one column while the numbers
-    fit it, and words after some of them? A program's rows labelled 0, 1, 2 (a bandwidth matrix's, without its header)
+    number (``_VIEWER_NUMBER``): from 1 up, one more each line in nine of ten steps, right-aligned at one column while
+    the numbers fit it, and words after some of them? A program's rows labelled 0, 1, 2 (a bandwidth matrix's, without its header)
     are none: their labels start at 0 and numbers follow them."""
     head = _head(text)
     found = [m for m in map(_VIEWER_NUMBER.match, head) if m]
