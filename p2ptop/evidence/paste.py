@@ -793,8 +793,8 @@ _WORD = re.compile(r"[A-Za-z]{3}")
 def _numbered_by_viewer(text: str) -> bool:
     """Does every line of the text's head (nine in ten of three or more; of two, "1" and "2") start with a viewer's line
     number (``_VIEWER_NUMBER``): from 1 up, one more each line in nine of ten steps, right-aligned at one column while
-    the numbers fit it, and words after some of them? A program's rows labelled 0, 1, 2 (a bandwidth matrix's, without its header)
-    are none: their labels start at 0 and numbers follow them."""
+    the numbers fit it, and words after some of them? A program's rows labelled 0, 1, 2 (a bandwidth matrix's, without
+    its header) are none: their labels start at 0 and numbers follow them."""
     head = _head(text)
     found = [m for m in map(_VIEWER_NUMBER.match, head) if m]
     if len(head) < 2 or len(found) * 10 < len(head) * 9 or int(found[0].group(2)) < 1:
