@@ -179,11 +179,12 @@ def test_a_list_of_lines_is_its_lines():
              "RuntimeError: CUDA error: peer access is not supported between these two devices"]
     assert read_records(repr(lines)) == "\n".join(lines)
     assert read_records(json.dumps(lines)) == "\n".join(lines)
-    # readlines()' strings keep their line ends: one line each
+    # readlines()' strings keep their line ends: one line each; a list of one line is that line
     assert read_records(repr([l + "\n" for l in lines])) == "\n".join(lines)
+    assert read_records(repr([lines[2]])) == lines[2]
 
 
-@pytest.mark.parametrize("line", ["['0', '1']", '["--nproc_per_node", "8"]', "[1, 2, 3]", "['a b', 3]",
+@pytest.mark.parametrize("line", ["['0', '1']", "['0']", '["--nproc_per_node", "8"]', "[1, 2, 3]", "['a b', 3]",
                                   "x = ['a b', 'c d']", "['unclosed', 'a b'"])
 def test_a_list_that_is_no_lines_stays(line):
     assert read_records(line) == line

@@ -533,7 +533,7 @@ def _json_blocks(text: str, shown: Optional[list] = None) -> str:
 #: readlines()) or JSON writes it: its strings are lines where one of them holds a space (a line of text; "['0', '1']"
 #: stays a list)
 _QUOTED = r"""(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")"""
-_STRING_LIST_LINE = re.compile(r"^[ \t]*\[[ \t]*" + _QUOTED + r"(?:[ \t]*,[ \t]*" + _QUOTED + r")+[ \t]*,?[ \t]*\][ \t]*$", re.M)
+_STRING_LIST_LINE = re.compile(r"^[ \t]*\[[ \t]*" + _QUOTED + r"(?:[ \t]*,[ \t]*" + _QUOTED + r")*[ \t]*,?[ \t]*\][ \t]*$", re.M)
 
 
 def _string_list(m: re.Match) -> str:
