@@ -116,7 +116,7 @@ def _newest_first(stamp):
     return lambda text: "\n".join(reversed([stamp(n) + line for n, line in enumerate(text.split("\n"))]))
 
 
-def _md_escaped(text: str) -> str:
+def _turndown_escaped(text: str) -> str:
     """The text as turndown's escape() writes it (each line taken as a block's start)."""
     out = []
     for line in text.split("\n"):
@@ -232,7 +232,7 @@ CHANGES = {
     # read in a pager or an editor with its line numbers (less -N: right-aligned in 7 columns and a space; vim's
     # 'number': in 3), and a command's lines in an Ansible task's result (the debug module printing
     # "result.stdout_lines", indented by 4; the default callback's failure on one line, "stdout" and "stdout_lines" both)
-    "mdescape": _md_escaped,
+    "mdescape": _turndown_escaped,
     "lessn": lambda text: "\n".join(f"{n:>7} {line}" for n, line in enumerate(text.split("\n"), 1)),
     "vimnu": lambda text: "\n".join(f"{n:>3} {line}" for n, line in enumerate(text.split("\n"), 1)),
     "ansible": lambda text: ('ok: [gpu-node-07] => {\n    "result.stdout_lines": [\n'

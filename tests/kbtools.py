@@ -109,3 +109,11 @@ def _perturb_corpus():
 def perturbation(name):
     """The change ``name`` of benchmarks/perturb_corpus.py (a function of the text): "wrap80", "fullwidth", "gfm", "bat" ..."""
     return _perturb_corpus().CHANGES[name]
+
+
+def pasted(name):
+    """A real paste of tests/fixtures/pastes (its source in that folder's index.json), its last line end left off: what
+    the form tests change with a perturbation."""
+    from pathlib import Path
+
+    return (Path(__file__).resolve().parent / "fixtures" / "pastes" / name).read_text(encoding="utf-8").rstrip("\n")

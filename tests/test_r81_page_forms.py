@@ -20,21 +20,14 @@ Each form is made from a real paste (tests/fixtures/pastes, their sources in its
 benchmarks/perturb_corpus.py measures, and must give the facts and the answer the plain paste gives."""
 
 import json
-import os
 
 import pytest
 
-from .kbtools import classes, perturbation, text_facts
+from .kbtools import classes, pasted as paste, perturbation, text_facts
 
 from p2ptop.evidence.paste import Paste, read_records, unescape_markdown, unprefix
 from p2ptop.knowledge.matcher import Log
 
-PASTES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "pastes")
-
-
-def paste(name):
-    with open(os.path.join(PASTES, name), encoding="utf-8") as f:
-        return f.read().rstrip("\n")
 
 
 REAL = ["error-trtllm-1625-peer-access.txt", "topo-m-4090x8-tabs-nics.txt", "p2pBandwidthLatencyTest-mixed-peers.txt",

@@ -8,6 +8,7 @@
 # the first answer line as printed and whether every form gives the same; everything into $OUT/forms.log.
 # Run after session_check.sh (its /tmp/v holds the p2ptop wheel) from the repository root:
 #   run(kind=nvidia-h200, carry=[".whl", ".carry"]): bash benchmarks/device/r81_forms.sh
+# FORMS (comma-separated perturb_corpus changes) picks the forms; r80_record_forms.sh is this script with the last round's.
 set -u
 W=$(mktemp -d)
 export NCCL_NVLS_ENABLE=0
@@ -39,8 +40,8 @@ mkdir -p "$OUT/forms" && cp "$W"/*.txt "$OUT/forms/"  # the outputs themselves, 
 PYTHONPATH=$PWD/benchmarks:/tmp/site timeout 400 /tmp/v/bin/python - "$W" <<'PY' > "$OUT/forms.log" 2>&1
 import glob, os, subprocess, sys
 import perturb_corpus as pc
-FORMS = ["jsonl", "jq", "jsonstr", "newest", "journalr", "kibana", "blankdouble", "dockerjson", "mdescape", "lessn", "vimnu",
-         "ansible", "ansiblefail", "pylist", "yamlcb", "journaljson"]
+FORMS = os.environ.get("FORMS", "jsonl,jq,jsonstr,newest,journalr,kibana,blankdouble,dockerjson,mdescape,lessn,vimnu,"
+                       "ansible,ansiblefail,pylist,yamlcb,journaljson").split(",")
 def first(text):
     r = subprocess.run([sys.executable, "-m", "p2ptop", "explain", "-", "--top", "3"], input=text, capture_output=True,
                        text=True, timeout=60)

@@ -4,6 +4,7 @@ quotes and the record starts of knowledge.regex_safety, which the matcher reads 
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from bisect import bisect_right
@@ -539,8 +540,6 @@ _STRING_LIST_LINE = re.compile(r"^[ \t]*\[[ \t]*" + _QUOTED + r"(?:[ \t]*,[ \t]*
 def _string_list(m: re.Match) -> str:
     """A list's line as its strings' lines (:func:`_message_lines`); the line as written where it is no list of strings
     or none of them holds a space."""
-    import ast
-
     try:
         items = ast.literal_eval(m.group(0).strip())
     except (ValueError, SyntaxError, MemoryError, RecursionError):
