@@ -12,10 +12,23 @@ from typing import Optional
 
 # (regex on the lower-cased text, canonical name, product class, architecture)
 _MODELS: list[tuple[str, str, str, str]] = [
-    (r"rtx\s*pro\s*6000(\s*blackwell)?", "RTX PRO 6000 Blackwell", "workstation", "Blackwell"),
-    (r"rtx\s*pro\s*\d{4}(\s*blackwell)?", "RTX PRO Blackwell", "workstation", "Blackwell"),
-    (r"rtx\s*(?:6000|5000|4500|4000|3500|2000)\s*ada", "RTX 6000 Ada", "workstation", "Ada"),
-    (r"(?:rtx\s*)?a(?:6000|5500|5000|4500|4000)\b", "RTX A6000", "workstation", "Ampere"),
+    # (the chips behind the names: pci.ids, the PCI ID database, whose NVIDIA device names carry the chip, GK = Kepler,
+    # GM = Maxwell, GP = Pascal, GV = Volta, TU = Turing, GA = Ampere, AD = Ada, GH = Hopper, GB = Blackwell; China's "D"
+    # parts are the same chips)
+    (r"rtx\s*pro\s*6000d?(\s*blackwell)?", "RTX PRO 6000 Blackwell", "workstation", "Blackwell"),
+    (r"rtx\s*pro\s*\d{3,4}(\s*blackwell)?", "RTX PRO Blackwell", "workstation", "Blackwell"),
+    (r"rtx\s*6000d", "RTX PRO 6000 Blackwell", "workstation", "Blackwell"),
+    (r"rtx\s*(?:6000|5880|5000|4500|4000(?:\s*sff)?|3500|3000|2000e?)\s*ada", "RTX 6000 Ada", "workstation", "Ada"),
+    (r"(?:rtx\s*)?a(?:6000|5500|5000|4500|4000h?)\b|rtx\s*a(?:2000|1000|500|400)", "RTX A6000", "workstation", "Ampere"),
+    # Quadro by its series letter (K Kepler, but the K620, K1200 and K2200 are Maxwell's GM107/GM108; M Maxwell; P and
+    # GP100 Pascal; GV100 Volta; RTX 4000-8000 and T Turing); a Quadro not of these stays of no known architecture
+    (r"quadro\s*k(?:620|1200|2200)m?", "Quadro", "workstation", "Maxwell"),
+    (r"quadro\s*k\d{3,4}[dm]?", "Quadro", "workstation", "Kepler"),
+    (r"quadro\s*m\d{3,4}m?", "Quadro", "workstation", "Maxwell"),
+    (r"quadro\s*(?:p\d{3,4}|gp100)", "Quadro", "workstation", "Pascal"),
+    (r"quadro\s*gv100", "Quadro", "workstation", "Volta"),
+    (r"quadro\s*(?:rtx\s*[4568]000|t\d{3,4})", "Quadro", "workstation", "Turing"),
+    (r"nvidia\s+t(?:400|600|1000)", "NVIDIA T1000", "workstation", "Turing"),
     # a GeForce generation named as a series: "RTX 4000 series", "RTX 40-series", "40系显卡" (Chinese: the 40 series)
     (r"(?:rtx\s*)?50(?:00)?\s*-?\s*(?:series|系列?)", "GeForce RTX 50", "consumer", "Blackwell"),
     (r"(?:rtx\s*)?40(?:00)?\s*-?\s*(?:series|系列?)", "GeForce RTX 40", "consumer", "Ada"),
@@ -23,6 +36,9 @@ _MODELS: list[tuple[str, str, str, str]] = [
     (r"(?:rtx\s*)?50(?:90|80|70|60)(?:\s*ti)?", "GeForce RTX 50", "consumer", "Blackwell"),
     (r"(?:rtx\s*)?40(?:90|80|70|60)(?:\s*ti|\s*super)?d?", "GeForce RTX 40", "consumer", "Ada"),
     (r"(?:rtx\s*)?30(?:90|80|70|60)(?:\s*ti)?", "GeForce RTX 30", "consumer", "Ampere"),
+    (r"rtx\s*5050", "GeForce RTX 50", "consumer", "Blackwell"),
+    (r"rtx\s*4050", "GeForce RTX 40", "consumer", "Ada"),
+    (r"rtx\s*[23]050", "GeForce RTX 30", "consumer", "Ampere"),  # the RTX 2050 is an Ampere part (GA107)
     (r"rtx\s*20(?:80|70|60)(?:\s*ti|\s*super)?", "GeForce RTX 20", "consumer", "Turing"),
     (r"titan\s*rtx", "TITAN RTX", "consumer", "Turing"),
     (r"titan\s*v\b", "TITAN V", "consumer", "Volta"),
@@ -31,23 +47,26 @@ _MODELS: list[tuple[str, str, str, str]] = [
     (r"gtx\s*titan\s*x(?!p)(?!\s*\(pascal)", "GeForce GTX TITAN X", "consumer", "Maxwell"),
     (r"titan\s*xp?", "TITAN X", "consumer", "Pascal"),
     (r"gtx\s*titan(?:\s*(?:black|z))?|titan\s*(?:black|z)", "GeForce GTX TITAN", "consumer", "Kepler"),
-    (r"gtx\s*1(?:080|070|060)(?:\s*ti)?", "GeForce GTX 10", "consumer", "Pascal"),
-    (r"gtx\s*16[56]0(?:\s*ti|\s*super)?", "GeForce GTX 16", "consumer", "Turing"),
+    (r"gtx\s*1(?:080|070|060|050)(?:\s*ti)?", "GeForce GTX 10", "consumer", "Pascal"),
+    (r"gtx\s*16[356]0(?:\s*ti|\s*super)?", "GeForce GTX 16", "consumer", "Turing"),
     (r"gtx\s*9[5-8]0(?:\s*ti)?", "GeForce GTX 900", "consumer", "Maxwell"),
-    (r"gtx\s*7[5-8]0(?:\s*ti)?", "GeForce GTX 700", "consumer", "Kepler"),
+    (r"gtx\s*7[45]0(?:\s*ti)?", "GeForce GTX 700", "consumer", "Maxwell"),  # the GTX 745/750/750 Ti: Maxwell's GM107
+    (r"gtx\s*7[6-8]0(?:\s*ti)?", "GeForce GTX 700", "consumer", "Kepler"),
+    (r"gtx\s*6[4-9]0(?:\s*ti)?", "GeForce GTX 600", "consumer", "Kepler"),
     (r"gb200|gb300", "GB200", "data-centre", "Blackwell"),
     (r"b200|b300|b100\b", "B200", "data-centre", "Blackwell"),
     (r"gh200", "GH200", "data-centre", "Hopper"),
     (r"h100|h800|h200|h20\b", "H100", "data-centre", "Hopper"),
-    (r"a100|a800", "A100", "data-centre", "Ampere"),
-    (r"a10g?\b|a30\b|a40\b|a16\b|a2\b", "A10", "data-centre", "Ampere"),
+    (r"a100x?|a[x]?800", "A100", "data-centre", "Ampere"),
+    (r"a10[gm]?\b|a30x?\b|a40\b|a16\b|a2\b", "A10", "data-centre", "Ampere"),
     (r"l40s?\b|l4\b|l20\b", "L40", "data-centre", "Ada"),
-    (r"v100", "V100", "data-centre", "Volta"),
-    (r"p100|p40\b|p4\b", "P100", "data-centre", "Pascal"),
-    (r"\bt4\b", "T4", "data-centre", "Turing"),
-    (r"k80|k40|k20x?\b|k10\b", "K80", "data-centre", "Kepler"),
-    # Tesla M-series (Maxwell): M40, M60, M10, M4, M6
-    (r"m40\b|m60\b|m10\b", "M40", "data-centre", "Maxwell"),
+    (r"v100s?", "V100", "data-centre", "Volta"),
+    (r"p100|p40\b|p4\b|tesla\s*p(?:6|10)", "P100", "data-centre", "Pascal"),
+    (r"\bt4\b|tesla\s*t(?:10|40)", "T4", "data-centre", "Turing"),
+    # the Kepler Teslas as nvidia-smi names them, with their form's letter: K40m, K40c, K20Xm, K20c
+    (r"k80|k40(?:m|c|t|d|st?)?|k20x?(?:m|c|s)?\b|k10\b", "K80", "data-centre", "Kepler"),
+    # Tesla M-series (Maxwell): M40, M60, M10, M4, M6 (the last two only with "Tesla": an M4 alone is Apple's)
+    (r"m40\b|m60\b|m10\b|tesla\s*m[46]", "M40", "data-centre", "Maxwell"),
     (r"quadro", "Quadro", "workstation", ""),
     # NVIDIA's CMP HX mining cards ("NVIDIA CMP 170HX" in nvidia-smi): GeForce-class boards without display, whose stock
     # driver gives no peer access, as on GeForce (170HX: GA100, 90HX/70HX: GA102/GA104; 50HX/40HX/30HX: Turing)
@@ -66,7 +85,10 @@ MODEL_IN_PROSE = re.compile(
     # (not a hex number's "0x": "0xa100" is an address)
     r"(?:(?<![a-z0-9])|(?<=[1-9][x×\*])|(?<=\d0[x×\*])|(?<=\d\s[x×\*]))(?:(?:nvidia\s+|geforce\s+|tesla\s+|quadro\s+)?(?:rtx\s*pro\s*6000|rtx\s*\d{4}(?:\s*ti|\s*super|\s*ada|d)?|"
     r"gtx\s*\d{3,4}(?:\s*ti)?|titan\s*(?:rtx|v|xp?)|rtx\s*a\d{4}|a\d{4}\b|gb[23]00|b[123]00|gh200|h100|h800|h200|h20|a100|a800|"
-    r"a10g?|a30|a40|l40s?|l20|l4(?=s?\s*(?:gpus?|cards?|显卡|卡))|v100|p100|t4|k80|(?<=tesla )m[46]0|cmp\s*(?:170|90|70|50|40|30)\s*hx)s?|(?:50|40|30|20)(?:90|80|70|60)(?:\s*ti|\s*d)?s?(?=\s*(?:gpu|显卡|卡|x|×|\*|,|，|。|\)|[?.;:!](?!\d)|$|"
+    r"a10g?|a30|a40|l40s?|l20|l4(?=s?\s*(?:gpus?|cards?|显卡|卡))|v100|p100|p40|t4|k80|k40[mctd]?|k20x?[mc]?|"
+    # (Teslas, Quadros and NVIDIA's T cards named only after their brand: "Tesla P4", "Quadro P5000", "NVIDIA T1000")
+    r"(?<=tesla )(?:m[46]0?|p(?:4|6|10)|t(?:10|40))|(?<=quadro )(?:[kmp]\d{3,4}[dm]?|g[pv]100|t\d{3,4})|(?<=nvidia )t(?:400|600|1000)|"
+    r"cmp\s*(?:170|90|70|50|40|30)\s*hx)s?|(?:50|40|30|20)(?:90|80|70|60)(?:\s*ti|\s*d)?s?(?=\s*(?:gpu|显卡|卡|x|×|\*|,|，|。|\)|[?.;:!](?!\d)|$|"
     # or its memory written after it ("3090 24g*2", "4090 24GB", "3090 24G"): a card's memory is how people name it
     r"(?:12|16|20|24|32|48|96)\s*(?:gb?|gib)(?![a-z]))|"
     r"\s+(?:and|with|和)))(?![a-z0-9])|"
@@ -119,8 +141,9 @@ PCIE_GEN_BY_ARCH = {"Kepler": 3, "Maxwell": 3, "Pascal": 3, "Volta": 3, "Turing"
                     "Blackwell": 5}
 BUILT_MIN_WIDTH = 8
 #: parts whose PCIe link is their own, not their family's: laptop and embedded parts (x4, x8), NVIDIA's CMP HX mining
-#: cards (cut down by design: the 170HX runs Gen1 x4)
-_OWN_LINK = re.compile(r"laptop|mobile|max-?q|\bmx\s?\d|jetson|orin|xavier|cmp\s?\d+\s?hx", re.I)
+#: cards (cut down by design: the 170HX runs Gen1 x4); and Kepler boards built for PCIe Gen2 (the Tesla K20/K20X and most
+#: Kepler Quadros; NVIDIA's board specifications), where their family's Gen3 would be no floor
+_OWN_LINK = re.compile(r"laptop|mobile|max-?q|\bmx\s?\d|jetson|orin|xavier|cmp\s?\d+\s?hx|\bk20|quadro\s*k\d", re.I)
 
 
 #: data-centre GPUs built only into boards that join every pair of them by NVLink, and the least GB/s one way such a pair

@@ -1,0 +1,91 @@
+"""GPU models NVIDIA names that the model table did not know, and a setup fact that its entry did not use (the forty-third
+session).
+
+- The model table against the PCI ID database (pci.ids, pciutils/pciids): each NVIDIA device there is named with its chip
+  (GK Kepler, GM Maxwell, GP Pascal, GV Volta, TU Turing, GA Ampere, AD Ada, GH Hopper, GB Blackwell). Names nvidia-smi
+  and people print that were unknown (Tesla K40m, K20Xm, V100S; GeForce GTX 600, GTX 1050, RTX 3050; Quadro K/M/P/RTX;
+  RTX A2000; NVIDIA T1000) now give their class and architecture, and the GTX 750/750 Ti are Maxwell (GM107), not Kepler.
+  Kepler GeForce cards keep the stock driver's PCIe P2P (gpus.GEFORCE_PCIE_P2P_ARCHITECTURES) like Maxwell and Pascal.
+- native Windows (host.windows, read from the text) is a condition of the entry for NVIDIA's Linux-only NCCL, so on a
+  report of a crash in a collective on Windows that entry's context holds (a lead ranked for it), as a GeForce's does for
+  the consumer entry."""
+
+import pytest
+
+from .kbtools import classes, flat_facts
+
+from p2ptop.evidence.gpus import built_pcie, classify, geforce_with_pcie_p2p
+
+# (name as nvidia-smi or pci.ids writes it, product class, architecture of its chip in pci.ids)
+NAMES = [
+    ("Tesla K40m", "data-centre", "Kepler"), ("Tesla K40c", "data-centre", "Kepler"),
+    ("Tesla K20Xm", "data-centre", "Kepler"), ("Tesla K20c", "data-centre", "Kepler"),
+    ("Tesla V100S-PCIE-32GB", "data-centre", "Volta"), ("Tesla P40", "data-centre", "Pascal"),
+    ("Tesla P6", "data-centre", "Pascal"), ("Tesla M4", "data-centre", "Maxwell"), ("Tesla T10", "data-centre", "Turing"),
+    ("NVIDIA A100X", "data-centre", "Ampere"), ("NVIDIA A10M", "data-centre", "Ampere"),
+    ("GeForce GTX 680", "consumer", "Kepler"), ("GeForce GTX 690", "consumer", "Kepler"),
+    ("GeForce GTX 660 Ti", "consumer", "Kepler"), ("GeForce GTX 780 Ti", "consumer", "Kepler"),
+    ("GeForce GTX 750 Ti", "consumer", "Maxwell"), ("GeForce GTX 750", "consumer", "Maxwell"),
+    ("GeForce GTX 1050 Ti", "consumer", "Pascal"), ("GeForce GTX 1630", "consumer", "Turing"),
+    ("NVIDIA GeForce RTX 3050", "consumer", "Ampere"), ("NVIDIA GeForce RTX 2050", "consumer", "Ampere"),
+    ("NVIDIA GeForce RTX 5050", "consumer", "Blackwell"),
+    ("Quadro K4200", "workstation", "Kepler"), ("Quadro K2200", "workstation", "Maxwell"),
+    ("Quadro M5000", "workstation", "Maxwell"), ("Quadro P4000", "workstation", "Pascal"),
+    ("Quadro GV100", "workstation", "Volta"), ("Quadro RTX 8000", "workstation", "Turing"),
+    ("Quadro RTX 6000", "workstation", "Turing"), ("NVIDIA T1000 8GB", "workstation", "Turing"),
+    ("NVIDIA RTX A2000 12GB", "workstation", "Ampere"), ("NVIDIA RTX A400", "workstation", "Ampere"),
+    ("NVIDIA RTX 5880 Ada Generation", "workstation", "Ada"), ("NVIDIA RTX 4000 SFF Ada Generation", "workstation", "Ada"),
+    ("NVIDIA RTX PRO 6000D", "workstation", "Blackwell"),
+    # known before, unchanged
+    ("NVIDIA GeForce RTX 4090", "consumer", "Ada"), ("NVIDIA H100 80GB HBM3", "data-centre", "Hopper"),
+    ("Tesla K80", "data-centre", "Kepler"), ("NVIDIA RTX 6000 Ada Generation", "workstation", "Ada"),
+]
+
+
+@pytest.mark.parametrize("name,cls,arch", NAMES)
+def test_model_class_and_architecture(name, cls, arch):
+    assert classify(name) == (cls, arch)
+
+
+@pytest.mark.parametrize("name", ["Apple M4", "k8s", "ThinkPad T400", "L2 cache", "port 3050", "p4d.24xlarge"])
+def test_words_that_are_no_gpu_stay_unknown(name):
+    assert classify(name) == (None, None)
+
+
+def test_kepler_geforce_keeps_pcie_p2p_and_gen2_kepler_boards_give_no_floor():
+    assert geforce_with_pcie_p2p("GeForce GTX 680") and geforce_with_pcie_p2p("GeForce GTX 750 Ti")
+    assert not geforce_with_pcie_p2p("NVIDIA GeForce RTX 3050")
+    assert built_pcie("Tesla K40m") == 3
+    assert built_pcie("Tesla K20Xm") is None and built_pcie("Quadro K4000") is None  # PCIe Gen2 boards of a Gen3 family
+
+
+@pytest.mark.parametrize("sentence,name,cls,arch", [
+    ("We have two Tesla K40m cards in a Dell R720 and P2P hangs.", "Tesla K40m", "data-centre", "Kepler"),
+    ("Server with 4 x Tesla P40, cudaMemcpyPeer is slow.", "Tesla P40", "data-centre", "Pascal"),
+    ("My workstation has two Quadro P5000 and p2p fails.", "Quadro P5000", "workstation", "Pascal"),
+    ("2x Quadro RTX 8000 with an NVLink bridge, NCCL hangs.", "Quadro RTX 8000", "workstation", "Turing"),
+    ("Two GTX 680 cards, simpleP2P says peer access not supported.", "GTX 680", "consumer", "Kepler"),
+    ("2x NVIDIA T1000 in a workstation, P2P fails", "NVIDIA T1000", "workstation", "Turing"),
+])
+def test_models_in_a_sentence(sentence, name, cls, arch):
+    f = flat_facts(sentence)
+    assert (f.get("gpu.name"), f.get("gpu.product_class"), f.get("gpu.architecture")) == (name, cls, arch)
+
+
+def test_a_tesla_m4_needs_its_brand_in_a_sentence():
+    assert flat_facts("It runs on my Apple M4 laptop, NCCL is not found").get("gpu.name") is None
+
+
+WINDOWS = ("Serving a model with tensor parallel 2 on my workstation crashes in all_reduce with an access violation.\n"
+           "OS: Windows 11 Pro\nGPU: 2x NVIDIA GeForce RTX 3090\nPyTorch 2.5.1+cu124\n")
+
+
+def test_native_windows_is_the_context_of_the_no_nccl_entry():
+    assert flat_facts(WINDOWS).get("host.windows") is True
+    assert "nccl_unavailable_platform" in classes(WINDOWS)
+
+
+def test_wsl_is_no_native_windows():
+    wsl = WINDOWS.replace("OS: Windows 11 Pro", "OS: Ubuntu 22.04 under WSL 2 on Windows 11 Pro")
+    assert flat_facts(wsl).get("host.windows") is None
+    assert "nccl_unavailable_platform" not in classes(wsl)
