@@ -89,3 +89,48 @@ def test_wsl_is_no_native_windows():
     wsl = WINDOWS.replace("OS: Windows 11 Pro", "OS: Ubuntu 22.04 under WSL 2 on Windows 11 Pro")
     assert flat_facts(wsl).get("host.windows") is None
     assert "nccl_unavailable_platform" not in classes(wsl)
+
+
+# --- what a host lacks is no context bonus; an entry of one GPU family needs that family
+
+def _facts(text, findings=()):
+    from p2ptop.knowledge.matcher import Facts, prepare
+
+    return Facts(list(findings), prepare(text), "live host")
+
+
+def test_a_hosts_absence_earns_no_context_bonus_but_the_texts_own_does():
+    from p2ptop.findings import Finding
+    from p2ptop.knowledge.matcher import _context_held
+
+    cond = {"support": [{"fact": "host.nvswitch_present", "equals": False}]}
+    host = [Finding(id="host.nvswitch", subject="host", severity="info", summary="no NVSwitch", evidence=["live host"],
+                    facts={"host.nvswitch_present": False})]
+    assert _context_held(cond, _facts("NCCL hangs at init on our two GPUs.", host)) == 0
+    said = _facts("NCCL hangs at init on our two GPUs; the server has no NVSwitch.")
+    assert said.check(cond["support"][0]) and _context_held(cond, said) == 1
+
+
+def test_a_replayed_one_gpu_host_does_not_put_fabric_manager_first_for_a_windows_report():
+    from pathlib import Path
+
+    from p2ptop.commands import explain as E
+
+    from .kbtools import bundled_kb
+
+    snap = E.open_snapshot(demo=None, replay=str(Path(__file__).parent / "fixtures/captures/h100x1-vm/p2ptop-snapshot.json"))
+    findings = E.findings_for(snap) + E.pair_fact_findings(snap)
+    got = E.answer(bundled_kb(), WINDOWS, findings, 3, E.host_origin(snap), links=E.host_links(snap))["results"]
+    assert got[0][0].entry.id == "platform/no-nccl-in-windows-builds"
+
+
+@pytest.mark.parametrize("gpu,offered", [("2x RTX 5090", True), ("2x RTX PRO 6000 Blackwell", True),
+                                         ("2x RTX 3090", False), ("8x B200", False)])
+def test_nccl_2_25_shared_memory_entry_needs_an_sm120_part(gpu, offered):
+    from p2ptop.knowledge.matcher import match
+
+    from .kbtools import bundled_kb
+
+    text = f"all_reduce fails right at the start on {gpu}, NCCL version 2.25.1+cuda12.8, every collective errors out."
+    ids = [m.entry.id for m in match(bundled_kb(), text)]
+    assert ("nccl/2-25-maxsharedmem-blackwell-geforce" in ids) is offered

@@ -945,8 +945,7 @@ def score_entry(entry: Entry, log: Log, codes, facts: Facts, lead: bool = False,
         # So is the host's count of GPUs: one GPU on this host fits every text read on it (a hang on a one-GPU host is no
         # sign of a peer hidden from the process, whose sign is an error of its own)
         absent = {_describe(c, facts) for c in requires + fired + list(m.get("support") or [])
-                  if (c.get("equals") is False or c["fact"] == "host.gpu_count") and facts.check(c)
-                  and facts.origin_line(c["fact"]) is None}
+                  if _host_absence(c, facts) and facts.check(c)}
         if not (lead and set(held) - set(weak_only) - absent and facts.has_symptom()):
             return None  # context alone never offers an entry
         is_lead = True  # context that fits, beside a symptom of the text that no entry claims
@@ -1123,14 +1122,21 @@ def _quiet_lines(hits: Iterable[Hit], log: Log) -> set[int]:
     return lines if ok else set()
 
 
+def _host_absence(c: dict[str, Any], facts: Facts) -> bool:
+    """Does condition ``c`` hold only by what the host lacks, read from the host and not the text ("no NVSwitch on this
+    host", equals false; the host's GPU count)? Such a fact is true of most hosts, so it fits any text: no lead on it alone
+    (score_entry) and no bonus over the candidates whose context the text itself gives (_context_held)."""
+    return (c.get("equals") is False or c["fact"] == "host.gpu_count") and facts.origin_line(c["fact"]) is None
+
+
 def _context_held(cond: dict[str, Any], facts: Facts) -> int:
     """How many of an entry's own conditions on context (require, trigger, support; not a symptom, not a
-    log regex) hold on these facts."""
+    log regex, not a host's absence) hold on these facts."""
     n = 0
     for c in list(cond.get("require") or []) + list(cond.get("trigger") or []) + list(cond.get("support") or []):
         if c["fact"] in (LOG_FACT, FINDING_FACT) or role(c["fact"]) != "context":
             continue
-        if facts.check(c):
+        if facts.check(c) and not _host_absence(c, facts):
             n += 1
     return n
 
