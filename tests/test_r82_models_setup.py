@@ -134,3 +134,14 @@ def test_nccl_2_25_shared_memory_entry_needs_an_sm120_part(gpu, offered):
     text = f"all_reduce fails right at the start on {gpu}, NCCL version 2.25.1+cuda12.8, every collective errors out."
     ids = [m.entry.id for m in match(bundled_kb(), text)]
     assert ("nccl/2-25-maxsharedmem-blackwell-geforce" in ids) is offered
+
+
+@pytest.mark.parametrize("name,vendor,model", [
+    ("Intel(R) Xeon(R) CPU E5-2690 v4 @ 2.60GHz", "Intel", "Xeon(R) CPU E5-2690 v4"),
+    ("Intel(R) Core(TM) Ultra 9 285K", "Intel", "Core(TM) Ultra 9 285K"),
+    ("Intel(R) Xeon(R) Platinum 8480+", "Intel", "Xeon(R) Platinum 8480"),
+    ("AMD EPYC 9654 96-Core Processor", "AMD", "EPYC 9654"),
+])
+def test_cpu_names_as_lscpu_prints_them(name, vendor, model):
+    f = flat_facts(f"Model name: {name}\nTwo RTX 4090s, NCCL hangs.")
+    assert (f.get("host.cpu_vendor"), f.get("host.cpu_model")) == (vendor, model)

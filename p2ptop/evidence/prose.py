@@ -1207,7 +1207,10 @@ _CPU = (("AMD", r"(?:amd\s+)?(epyc\s*\w*(?:\s+\d{4}\w*)?|threadripper(?:\s+pro)?
                # AMD's HEDT/workstation chipsets name the CPU's vendor on a board ("TRX40 Designare", "WRX80E"): AMD's sockets
                # sTRX4 (TRX40/TRX50), sWRX8 (WRX80/WRX90) and TR4 (X399) take Threadripper CPUs only
                r"\b(?:trx40|trx50|wrx80e?|wrx90e?|x399)\b)"),
-        ("Intel", r"(?:intel\s+)?(xeon(?:\(r\))?\s*(?:platinum|gold|silver|bronze|w|e5|e7)?[-\s]*\w*|core(?:\(tm\))?\s+i[3579]-\w+)"),
+        # (Intel's names as /proc/cpuinfo and lscpu print them: "Intel(R) Xeon(R) CPU E5-2690 v4 @ 2.60GHz", "Intel(R) Xeon(R)
+        # Platinum 8480+", "Intel(R) Core(TM) Ultra 9 285K")
+        ("Intel", r"(?:intel(?:\(r\))?\s+)?(xeon(?:\(r\))?\s*(?:cpu\s+(?=e[357]-))?(?:platinum|gold|silver|bronze|w|e[357](?=-))?[-\s]*\w*(?:\s+v[2-5]\b)?|"
+                  r"core(?:\(tm\))?\s+(?:i[3579]-\w+|ultra\s+[3579]\s+\w+))"),
         ("ARM", r"(grace\s+(?:hopper|cpu)|neoverse[-\s]\w+|\baarch64\b|ampere altra\w*)"))
 #: A host named by its CPU's maker alone ("on an AMD server", "Intel-based host", "AMD平台"): the vendor without a model.
 #: Only a word for the machine or its processor follows the maker, so an AMD or Intel GPU ("AMD GPU server", "Intel Arc")
