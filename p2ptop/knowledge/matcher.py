@@ -1612,7 +1612,8 @@ def retrieved(kb, log: Log, facts: Facts, have: list[Match], on_topic: bool = Fa
             if ok:
                 text_setup = text_setup or _from_text(c, facts)
                 held.append(_describe(c, facts))
-                fact_w += c.get("weight", REQUIRE_WEIGHT if is_req else SUPPORT_WEIGHT)
+                # (what the host lacks fits any text: it weighs nothing for words the text shares, _host_absence)
+                fact_w += 0.0 if _host_absence(c, facts) else c.get("weight", REQUIRE_WEIGHT if is_req else SUPPORT_WEIGHT)
             elif ok is False and is_req:
                 against.append(_describe(c, facts))
                 factor *= CONTRADICTED_FACTOR
