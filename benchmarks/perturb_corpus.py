@@ -8,7 +8,7 @@ TensorFlow, loguru, Python's logging cookbook, SGLang, DeepSpeed, PyTorch's c10)
 table as a markdown table, Jira's {noformat}, zero-width spaces, tabs for runs of spaces, a blank line after every line, the
 lines newest first, with and without their times (Loki, journalctl -r, Kibana), JSON-lines and logfmt records, a service's answer
 printed by jq, an editor's markdown escapes, less -N's and vim's line numbers, Ansible's results (JSON and YAML), the
-lines as a Python list), and
+lines as a Python list, a log search's table exported as CSV), and
 the script prints, per change, how many of those cases keep their class in the top 3, and which lose it.
 
     python benchmarks/perturb_corpus.py [--split all|dev|...] [--only quote,rank,...]
@@ -18,7 +18,9 @@ No GPU needed. Figures are in README ("Text evidence and imported pastes")."""
 from __future__ import annotations
 
 import argparse
+import csv
 import html
+import io
 import json
 import os
 import re
@@ -146,6 +148,16 @@ def _yaml_callback(text: str) -> str:
             + "\n  stdout_lines: <omitted>")
 
 
+def _csv_export(text: str) -> str:
+    """The lines as a log search's table exported as CSV, a record a row: its time, then the line (csv.writer quotes what
+    needs it)."""
+    out = io.StringIO()
+    rows = csv.writer(out, lineterminator="\n")
+    rows.writerow(["@timestamp", "@message"])
+    rows.writerows([f"2026-11-29T14:03:{n % 60:02}.123Z", line] for n, line in enumerate(text.split("\n")))
+    return out.getvalue()
+
+
 CHANGES = {
     "quote": _each_line("> "),  # a GitHub reply quoting the report
     "crlf": lambda text: text.replace("\n", "\r\n"),  # a paste from Windows
@@ -246,6 +258,9 @@ CHANGES = {
     # the journal read with journalctl -o json (each entry its fields, the line in "MESSAGE", journald's own in "_"/"__")
     "journaljson": _journal_json,
     "yamlcb": _yaml_callback,
+    # the forty-third session's: a log search's result exported as CSV (CloudWatch Logs Insights' "@timestamp,@message",
+    # RFC 4180: a field with a comma, a quote or a line break quoted, its quotes doubled)
+    "csvexport": _csv_export,
 }
 
 

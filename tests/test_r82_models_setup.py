@@ -147,3 +147,52 @@ def test_nccl_2_25_shared_memory_entry_needs_an_sm120_part(gpu, offered):
 def test_cpu_names_as_lscpu_prints_them(name, vendor, model):
     f = flat_facts(f"Model name: {name}\nTwo RTX 4090s, NCCL hangs.")
     assert (f.get("host.cpu_vendor"), f.get("host.cpu_model")) == (vendor, model)
+
+
+# --- a log search's CSV export (RFC 4180), read as the records it holds
+
+from .kbtools import pasted, perturbation, text_facts  # noqa: E402
+
+from p2ptop.evidence.paste import Paste, read_records  # noqa: E402
+from p2ptop.knowledge.matcher import Log  # noqa: E402
+
+REAL = ["error-trtllm-1625-peer-access.txt", "topo-m-4090x8-tabs-nics.txt", "p2pBandwidthLatencyTest-mixed-peers.txt",
+        "dmesg-cuda-samples-48-amd-vi.txt", "nccl-tests-4090x8-devices.txt", "error-jax-17399-nccl-init.txt",
+        "lspci-plx-acs-redirect.txt", "smi-q-text-passthrough.txt", "prose-en-nccl-631-freeze.txt"]
+
+
+@pytest.mark.parametrize("name", REAL)
+def test_a_csv_export_gives_the_plain_paste_facts(name):
+    text = pasted(name)
+    assert text_facts(perturbation("csvexport")(text)) == text_facts(text)
+
+
+def test_a_csv_export_gives_the_plain_answer_and_both_readers_number_the_same_lines():
+    text = pasted("error-trtllm-1625-peer-access.txt")
+    exported = perturbation("csvexport")(text).rstrip("\n")  # (csv.writer ends its last row with a line end)
+    assert classes(exported) == classes(text)
+    assert Paste(exported).text.count("\n") == len(Log(exported).lines) - 1
+
+
+def test_exports_of_other_log_services():
+    # Splunk's export: its bookkeeping left out, "_raw" the event's text
+    splunk = ('"_serial","_time",source,sourcetype,host,index,"splunk_server","_raw"\n'
+              '0,"2026-11-29T14:03:00.000+0000","/var/log/kern.log",syslog,node7,main,"idx1",'
+              '"Nov 29 14:03:00 node7 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=4711, name=python3, GPU has fallen off the bus."\n')
+    assert read_records(splunk) == ("source=/var/log/kern.log host=node7\nNov 29 14:03:00 node7 kernel: NVRM: Xid "
+                                    "(PCI:0000:3b:00): 79, pid=4711, name=python3, GPU has fallen off the bus.\n")
+    # Datadog's: quoted names, a traceback in one quoted field (its quotes doubled), and the reporter's words after it
+    datadog = ('"Date","Host","Service","Message"\n"2026-11-29 14:03:00","node7","trainer","Traceback (most recent call last):\n'
+               '  File ""train.py"", line 12, in <module>\nRuntimeError: CUDA error: invalid device ordinal"\nThat was all.')
+    assert read_records(datadog) == ('Host=node7 Service=trainer\nTraceback (most recent call last):\n  File "train.py", '
+                                     'line 12, in <module>\nRuntimeError: CUDA error: invalid device ordinal\nThat was all.')
+
+
+@pytest.mark.parametrize("text", [
+    "index, name, pci.bus_id, driver_version\n0, NVIDIA H200, 00000000:19:00.0, 570.86.15\n",  # nvidia-smi --query-gpu
+    "name,memory.total [MiB]\nNVIDIA H200,143771 MiB\n",
+    "Error,message\nI tried NCCL_P2P_DISABLE=1, it works\nthanks, bye\n",  # prose, no time column
+    "time,message,level\nnot, enough\n",  # no row of the header's width
+])
+def test_text_that_is_no_log_export_stays(text):
+    assert read_records(text) == text

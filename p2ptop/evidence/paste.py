@@ -5,6 +5,7 @@ quotes and the record starts of knowledge.regex_safety, which the matcher reads 
 from __future__ import annotations
 
 import ast
+import csv
 import json
 import re
 from bisect import bisect_right
@@ -549,9 +550,72 @@ def _string_list(m: re.Match) -> str:
     return "\n".join(_message_lines(items))
 
 
+#: a log search's table exported as CSV (RFC 4180: a header row, then a record a row, a field with a comma, a quote or a
+#: line break quoted, its quotes doubled): CloudWatch Logs Insights' "@timestamp,@message,@logStream", Grafana's "Time,Line",
+#: Kibana's and Datadog's reports ("@timestamp","message"; "Date","Host","Service","Message"), Splunk's "_time,...,_raw".
+#: A column is named as a record's key is, a leading "@" or "_" aside (Splunk's "_raw" is the event's text); the header
+#: row, 2 to 32 names with no space but quoted, must name the time and one message column (MESSAGE_KEYS): nvidia-smi
+#: --query-gpu's CSV ("index, name, pci.bus_id") names neither
+_CSV_NAME = r'(?:"[\w@.: -]{1,64}"|[\w@.:-]{1,64})'  # a name with a space only quoted
+_CSV_HEADER = re.compile(r"^(" + _CSV_NAME + r"(?:," + _CSV_NAME + r"){1,31})\r?$", re.M)
+
+#: the export's own bookkeeping columns, left out as a record's are (RECORD_META): CloudWatch's "@ptr", "@log" (the log
+#: group), "@logStream"; Splunk's "_serial", "_indextime", "index", "linecount", "splunk_server", "sourcetype"
+_CSV_META = frozenset({"ptr", "log_group", "logstream", "serial", "indextime", "index", "linecount", "splunk_server", "sourcetype",
+                       "punct", "eventtype"})
+CSV_ROWS_MAX = 200_000  # an export this long at most is read as one
+
+
+def _csv_column(name: str) -> str:
+    """A CSV column's name as a record's key (:func:`_record_text`): "@message" and "_raw" the message; "@timestamp",
+    "_time", "Date" its time; an export's bookkeeping ("@ptr", CloudWatch's "@log", Splunk's "_serial") "_META"; others
+    as written ("Host", "@logStream" aside: bookkeeping too)."""
+    name = name.strip()
+    bare = name.lstrip("@_")
+    low = bare.lower()
+    if low in _CSV_META or (low == "log" and name.startswith("@")):
+        return "_META"
+    if low == "raw" or low in _MESSAGE_KEY:
+        return "message"
+    if low in ("time", "timestamp", "date"):
+        return "time"
+    return bare
+
+
+def _csv_export(text: str) -> str:
+    """The text with a log search's CSV export (``_CSV_HEADER``: the first line of its head that is a header of plain
+    names, one of them a message column) as its records (:func:`_record_text`: the other columns on one line where they
+    change, then the message's lines), read with Python's csv module (quoted fields, doubled quotes, a line break inside a
+    field) from the header to the first row without the header's number of fields; the rest as written."""
+    m = _CSV_HEADER.search(text, 0, HEAD_CHECK)
+    if m is None:
+        return text
+    columns = [_csv_column(n) for n in next(csv.reader([m.group(1)]))]
+    if columns.count("message") != 1 or "time" not in columns:
+        return text  # a log's export names its time and one message column (a line of prose "error,message" is none)
+    lines = text[m.end():].split("\n")[1:]
+    reader = csv.reader(line + "\n" for line in lines)  # its line ends kept: a quoted field's own line breaks
+    out: list[str] = []
+    shown: list = [None]
+    used = 0
+    try:
+        for row in reader:
+            if len(row) != len(columns) or reader.line_num > CSV_ROWS_MAX:
+                break
+            used = reader.line_num
+            said = _record_text({c: v for c, v in zip(columns, row) if c != "_META"}, shown)
+            out.append("" if said is None else said)
+    except csv.Error:
+        pass  # a row cut in a quoted field: what was read so far
+    if not out:
+        return text
+    return text[:m.start()] + "\n".join(out + lines[used:])
+
+
 def read_records(text: str) -> str:
     """The text with each structured log record (a line that is a JSON object: JSON-lines logs, Docker's json-file, a
-    service's answer; an object printed over several lines, :func:`_json_blocks`) and each message field of one that is
+    service's answer; an object printed over several lines, :func:`_json_blocks`; a row of a log search's CSV export,
+    :func:`_csv_export`) and each message field of one that is
     no JSON as a whole (cut, or one of many fields) as what the program printed or raised:
     its other fields on one line ("key=value", its time, level and stream left out: :func:`_meta`), then its message fields'
     strings read back (escapes, "\\u" forms and "\\n" as lines); a line that is a list of strings (a repr, JSON:
@@ -560,6 +624,9 @@ def read_records(text: str) -> str:
     driver=535', dockerd's CDI warning and its context). Only where the text's head holds such a record (a 20 MB log of
     plain lines pays a few searches)."""
     head = text[:HEAD_CHECK]
+    if "," in head and _CSV_HEADER.search(head):
+        text = _csv_export(text)
+        head = text[:HEAD_CHECK]
     if '"' in head:
         shown: list = [None]  # the fields line of the record before (:func:`_record_text`)
         if _JSON_OBJECT_LINE.search(text, 0, HEAD_CHECK):
