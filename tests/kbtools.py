@@ -111,6 +111,14 @@ def perturbation(name):
     return _perturb_corpus().CHANGES[name]
 
 
+#: the real pastes the form tests change (tests/fixtures/pastes, their sources in its index.json): an error, a topo -m
+#: with NIC rows, p2pBandwidthLatencyTest, dmesg, nccl-tests, a JAX traceback (the first six: the forty-first session's),
+#: lspci, nvidia-smi -q and a description
+FORM_PASTES = ["error-trtllm-1625-peer-access.txt", "topo-m-4090x8-tabs-nics.txt", "p2pBandwidthLatencyTest-mixed-peers.txt",
+               "dmesg-cuda-samples-48-amd-vi.txt", "nccl-tests-4090x8-devices.txt", "error-jax-17399-nccl-init.txt",
+               "lspci-plx-acs-redirect.txt", "smi-q-text-passthrough.txt", "prose-en-nccl-631-freeze.txt"]
+
+
 def pasted(name):
     """A real paste of tests/fixtures/pastes (its source in that folder's index.json), its last line end left off: what
     the form tests change with a perturbation."""

@@ -23,16 +23,14 @@ import json
 
 import pytest
 
-from .kbtools import classes, pasted as paste, perturbation, text_facts
+from .kbtools import FORM_PASTES, classes, pasted as paste, perturbation, text_facts
 
 from p2ptop.evidence.paste import Paste, read_records, unescape_markdown, unprefix
 from p2ptop.knowledge.matcher import Log
 
 
 
-REAL = ["error-trtllm-1625-peer-access.txt", "topo-m-4090x8-tabs-nics.txt", "p2pBandwidthLatencyTest-mixed-peers.txt",
-        "dmesg-cuda-samples-48-amd-vi.txt", "nccl-tests-4090x8-devices.txt", "error-jax-17399-nccl-init.txt",
-        "lspci-plx-acs-redirect.txt", "smi-q-text-passthrough.txt", "prose-en-nccl-631-freeze.txt"]
+REAL = FORM_PASTES
 FORMS = ["mdescape", "lessn", "vimnu", "ansible", "ansiblefail", "pylist", "yamlcb", "journaljson"]
 
 

@@ -151,14 +151,12 @@ def test_cpu_names_as_lscpu_prints_them(name, vendor, model):
 
 # --- a log search's CSV export (RFC 4180), read as the records it holds
 
-from .kbtools import pasted, perturbation, text_facts  # noqa: E402
+from .kbtools import FORM_PASTES, pasted, perturbation, text_facts  # noqa: E402
 
 from p2ptop.evidence.paste import Paste, read_records  # noqa: E402
 from p2ptop.knowledge.matcher import Log  # noqa: E402
 
-REAL = ["error-trtllm-1625-peer-access.txt", "topo-m-4090x8-tabs-nics.txt", "p2pBandwidthLatencyTest-mixed-peers.txt",
-        "dmesg-cuda-samples-48-amd-vi.txt", "nccl-tests-4090x8-devices.txt", "error-jax-17399-nccl-init.txt",
-        "lspci-plx-acs-redirect.txt", "smi-q-text-passthrough.txt", "prose-en-nccl-631-freeze.txt"]
+REAL = FORM_PASTES
 
 
 @pytest.mark.parametrize("name", REAL)
