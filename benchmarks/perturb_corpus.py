@@ -8,7 +8,7 @@ TensorFlow, loguru, Python's logging cookbook, SGLang, DeepSpeed, PyTorch's c10)
 table as a markdown table, Jira's {noformat}, zero-width spaces, tabs for runs of spaces, a blank line after every line, the
 lines newest first, with and without their times (Loki, journalctl -r, Kibana), JSON-lines and logfmt records, a service's answer
 printed by jq, an editor's markdown escapes, less -N's and vim's line numbers, Ansible's results (JSON and YAML), the
-lines as a Python list, a log search's table exported as CSV), and
+lines as a Python list, a log search's table exported as CSV, GitLab's timestamped job log), and
 the script prints, per change, how many of those cases keep their class in the top 3, and which lose it.
 
     python benchmarks/perturb_corpus.py [--split all|dev|...] [--only quote,rank,...]
@@ -261,6 +261,8 @@ CHANGES = {
     # the forty-third session's: a log search's result exported as CSV (CloudWatch Logs Insights' "@timestamp,@message",
     # RFC 4180: a field with a comma, a quote or a line break quoted, its quotes doubled)
     "csvexport": _csv_export,
+    # and GitLab Runner's timestamped job log (FF_TIMESTAMPS, 17.0+): the time, the stream's two hex digits and "O"/"E"
+    "gitlab": _each_line("2026-11-29T14:03:07.123456Z 00O "),
 }
 
 

@@ -194,3 +194,19 @@ def test_exports_of_other_log_services():
 ])
 def test_text_that_is_no_log_export_stays(text):
     assert read_records(text) == text
+
+
+# --- GitLab Runner's timestamped job log (FF_TIMESTAMPS): the time and the stream marker before every line
+
+@pytest.mark.parametrize("name", REAL)
+def test_a_gitlab_job_log_gives_the_plain_paste_facts(name):
+    text = pasted(name)
+    assert text_facts(perturbation("gitlab")(text)) == text_facts(text)
+
+
+def test_gitlab_stream_markers_come_off():
+    log = ("2024-05-30T14:30:00.123456Z 00O \x1b[0KRunning with gitlab-runner 17.0.0\n"
+           "2024-05-30T14:30:01.000000Z 01E RuntimeError: CUDA error: invalid device ordinal\n"
+           "2024-05-30T14:30:01.000001Z 01E+ (its line goes on)")
+    assert Paste(log).text == ("Running with gitlab-runner 17.0.0\nRuntimeError: CUDA error: invalid device ordinal\n"
+                               "(its line goes on)")

@@ -53,8 +53,11 @@ _RFC3339 = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)"
 _LAUNCHER = re.compile(r"^[ \t]*(?:(?:\[(?:rank|default|[a-z_]+)\d+\]:|\[\d+,\d+\]<std(?:out|err)>:|"
                        r"\((?:[\w.]+ )?(?:rank=\d+ )?pid=\d+(?:, ip=[\d.:a-f]+)?\)|[\w.-]+[-_]\d+[ \t]+\||\[pod/[\w.-]+/[\w.-]+\]|"
                        # (a node's container log in the CRI format, /var/log/pods/...: the timestamp, the stream, "F" for a
-                       # full line or "P" for a part of one: "2016-10-06T00:17:09.669794202Z stdout F "; the journal's)
-                       + _RFC3339 + r"(?: (?:stdout|stderr) [FP](?= |$)|" + _JOURNAL_PROCESS + r")?|"
+                       # full line or "P" for a part of one: "2016-10-06T00:17:09.669794202Z stdout F "; GitLab Runner's
+                       # timestamped job log, FF_TIMESTAMPS since 17.0: the stream's two hex digits, "O" stdout or "E"
+                       # stderr, then "+" (the line goes on the one before) or a space: "2024-05-30T14:30:00.000000Z 00O ",
+                       # "...Z 00O+..." (GitLab's docs and its parser's tests); the journal's)
+                       + _RFC3339 + r"(?: (?:stdout|stderr) [FP](?= |$)| [0-9a-f]{2}[OE](?:\+|(?= |$))|" + _JOURNAL_PROCESS + r")?|"
                        # Jenkins' Timestamper in a pipeline's console text: the same timestamp in brackets
                        r"\[" + _RFC3339 + r"\]|"
                        # vLLM's logger ("%(levelname)s %(asctime)s [%(fileinfo)s:%(lineno)d] ", dates "%m-%d %H:%M:%S"; before
