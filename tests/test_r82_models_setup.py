@@ -12,9 +12,11 @@ session).
 
 import pytest
 
-from .kbtools import classes, flat_facts
+from .kbtools import FORM_PASTES, classes, flat_facts, pasted, perturbation, text_facts
 
 from p2ptop.evidence.gpus import built_pcie, classify, geforce_with_pcie_p2p
+from p2ptop.evidence.paste import Paste, read_records
+from p2ptop.knowledge.matcher import Log
 
 # (name as nvidia-smi or pci.ids writes it, product class, architecture of its chip in pci.ids)
 NAMES = [
@@ -151,10 +153,7 @@ def test_cpu_names_as_lscpu_prints_them(name, vendor, model):
 
 # --- a log search's CSV export (RFC 4180), read as the records it holds
 
-from .kbtools import FORM_PASTES, pasted, perturbation, text_facts  # noqa: E402
 
-from p2ptop.evidence.paste import Paste, read_records  # noqa: E402
-from p2ptop.knowledge.matcher import Log  # noqa: E402
 
 REAL = FORM_PASTES
 

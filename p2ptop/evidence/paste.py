@@ -492,9 +492,7 @@ def _record(m: re.Match, shown: Optional[list] = None) -> str:
         text = _record_text(json.loads(m.group(0)[m.end("result") - m.start() if result else 0:].strip().rstrip(",")), shown)
     except ValueError:
         return m.group(0)
-    if text is None:
-        return m.group(0)
-    return text
+    return m.group(0) if text is None else text
 
 
 def _field(m: re.Match) -> str:
@@ -627,9 +625,10 @@ def read_records(text: str) -> str:
     driver=535', dockerd's CDI warning and its context). Only where the text's head holds such a record (a 20 MB log of
     plain lines pays a few searches)."""
     head = text[:HEAD_CHECK]
-    if "," in head and _CSV_HEADER.search(head):
-        text = _csv_export(text)
-        head = text[:HEAD_CHECK]
+    if "," in head:
+        exported = _csv_export(text)  # (its header searched once, there)
+        if exported is not text:
+            text, head = exported, exported[:HEAD_CHECK]
     if '"' in head:
         shown: list = [None]  # the fields line of the record before (:func:`_record_text`)
         if _JSON_OBJECT_LINE.search(text, 0, HEAD_CHECK):
