@@ -263,6 +263,11 @@ CHANGES = {
     "csvexport": _csv_export,
     # and GitLab Runner's timestamped job log (FF_TIMESTAMPS, 17.0+): the time, the stream's two hex digits and "O"/"E"
     "gitlab": _each_line("2026-11-29T14:03:07.123456Z 00O "),
+    # the forty-fourth session's: the paste in a collapsed section of a GitHub issue (GitHub Docs, "Organizing information
+    # with collapsed sections"; vLLM's bug template asks for collect_env's output so: a summary naming the paste, a fence)
+    "details": lambda text: "<details>\n<summary>Full log</summary>\n\n```text\n" + text + "\n```\n\n</details>",
+    "detailscode": lambda text: ("<details>\n<summary>The output of <code>python collect_env.py</code></summary>\n\n```text\n"
+                                 + text + "\n```\n</details>"),
 }
 
 

@@ -27,6 +27,12 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _QUOTE = re.compile(r"\n[ \t]*>(?:[ \t]?>)*(?: |\t|(?=\n)|$)")  # from a newline: a literal first, searched fast in C
 #: ... and Jira's: a line "{noformat}" or "{code}" ("{code:python}", "{code:title=log.txt|borderStyle=solid}") around the text
 _FENCE = re.compile(r"^[ \t]*(?:(?:```|~~~)[\w+-]*|\{(?:noformat|code)(?::[^}\n]*)?\})[ \t]*$", re.M)
+#: ... and GitHub's collapsed section around it (GitHub Docs, "Organizing information with collapsed sections"): the tags
+#: <details> and <summary> (the summary's words stay: the reporter's title of what follows, as in vLLM's template "The
+#: output of <code>python collect_env.py</code>", its inline tags gone too), and a line that is only an HTML block's tag
+#: (<p>, <pre>, <code>, <div>, as such a section's markdown often carries them)
+_SECTION_TAG = re.compile(r"</?(?:details|summary)\b[^<>\n]{0,80}>|</?(?:code|kbd|b|i|em|strong)>|"
+                          r"^[ \t]*(?:</?(?:p|pre|code|div)\b[^<>\n]{0,80}>[ \t]*)+$", re.M | re.I)
 _PROMPT = re.compile(r"^[ \t]*(?:\([\w.-]+\)[ \t]*)?(?:[\w.-]+@[\w.-]+(?::[^$#\n]*)?)?[$#][ \t]+(?=[\w./-])", re.M)
 #: the GPU tools whose output people paste under the command that ran them (nccl-tests' *_perf and ./programs aside)
 GPU_TOOLS = ("nvidia-smi", "dcgmi", "lspci", "dmesg", "journalctl", "nvbandwidth", "nvidia-ctk")
@@ -955,7 +961,8 @@ def _unboxed(m: re.Match) -> str:
 def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list[int]] = None,
          rejoined: Optional[list[int]] = None) -> str:
     """The text without quote marks, launchers' line prefixes (``_LAUNCHER``, ``_SRUN_LABEL``; their distinct forms
-    appended to ``removed``), code fences and shell prompts (``_QUOTE``, ``_FENCE``, ``_PROMPT``), a common indent, a
+    appended to ``removed``), code fences, a collapsed section's tags and shell prompts (``_QUOTE``, ``_FENCE``,
+    ``_SECTION_TAG``, ``_PROMPT``), a common indent, a
     terminal's hard wrap (:func:`unwrap`) or a mail client's reflow of the whole paste (:func:`unreflow`), a markdown table
     as the tool's own (:func:`unpipe_tables`), with HTML's
     escapes read back (a paste copied from a web page or a mail: "&lt;inactive&gt;", "GPU(row) -&gt; GPU(column)"),
@@ -978,6 +985,8 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
     if text[:1] in (">", " ", "\t") or _QUOTE.search(text):  # one fast search first: a 20 MB log has no quote mark
         text = _QUOTE.sub("\n", "\n" + text)[1:]
     text = unprefix(text, removed, rejoined)
+    if "<details" in text or "<summary" in text or "<DETAILS" in text or "<SUMMARY" in text:
+        text = _SECTION_TAG.sub("", text)
     if "```" in text or "~~~" in text or "{noformat}" in text or "{code" in text:
         text = _FENCE.sub("", text)
     text = unpipe_tables(text)

@@ -49,7 +49,7 @@ over own same she should so some such than that the their them then there these 
 until up very was we were what when where which while who whom why will with would you your also via per use used using
 uses one two see get gets got set sets may might must shall yet its
 mib gib kib tib mi gi ki mb gb kb tb gbps mhz ms us ns default off
-http https www com org var usr tmp""".split())  # and the units and cells of tool tables, and the pieces of URLs and paths
+http https www com org var usr tmp log logs output outputs""".split())  # and the units and cells of tool tables, and the pieces of URLs and paths
 _SUFFIXES = ("ing", "ed", "es", "s", "e")
 #: Chinese function characters: a bigram holding one ("的是", "而不") says nothing of the report
 _ZH_FUNCTION = frozenset("的了是我们这那个吗呢吧啊而和与及就也都还又在把被从对")
@@ -302,12 +302,31 @@ def query_text(lines: list[str], lines_with=None) -> str:
     return "\n".join(head + middle + tail[::-1])
 
 
+#: the words that frame a paste rather than tell of it: the title of a collapsed section of GitHub's markdown (GitHub
+#: Docs, "Organizing information with collapsed sections": "<summary>Full log</summary>", vLLM's template "The output of
+#: <code>python collect_env.py</code>": it names the paste that follows, whose own words are in the query), and an
+#: adjective of a paste's extent before the noun that names the paste ("the full log", "complete traceback", "entire
+#: output"): what any report says of what it attaches, no word of the cause ("full" is a word of "/dev/shm full")
+_FRAME = re.compile(r"<summary\b[^<>\n]{0,80}>.{0,200}?</summary>|"
+                    r"\b(?:full|complete|entire|whole)(?=[ \t]+(?:nccl[ \t]+|error[ \t]+|debug[ \t]+|console[ \t]+)?"
+                    r"(?:logs?|outputs?|tracebacks?|backtraces?|stack[ \t]*traces?|traces?|error[ \t]+messages?|"
+                    r"messages?|dmesg|stdout|stderr|details|texts?|reports?|env(?:ironment)?)\b)", re.I)
+
+
+def _unframed(text: str) -> str:
+    """The text without the words of :data:`_FRAME` (each a space)."""
+    if not any(w in text for w in ("ull", "ULL", "omplete", "OMPLETE", "ntire", "NTIRE", "hole", "HOLE", "<summary", "<SUMMARY")):
+        return text
+    return _FRAME.sub(" ", text)
+
+
 def query_terms(lines: list[str], known, lines_with=None) -> list[str]:
     """The query: the text's terms and the concept tokens of its facts (``known(key)`` -> values). The text as the
-    evidence readers see it (evidence.paste.tidy): a launcher's prefix on every line is no word of the program's."""
+    evidence readers see it (evidence.paste.tidy): a launcher's prefix on every line is no word of the program's, nor
+    a word that frames the paste (:data:`_FRAME`)."""
     from ..evidence.paste import tidy  # lazy: the evidence package imports knowledge
 
-    q = tokens(tidy(query_text(lines, lines_with)))
+    q = tokens(tidy(_unframed(query_text(lines, lines_with))))
     for key, want, terms in FACT_TERMS:
         vals = known(key)
         if any(want(v) if callable(want) else (v is want) if want is not None else (v not in (None, False, "", 0))

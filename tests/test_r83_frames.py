@@ -1,0 +1,88 @@
+"""What frames a paste is no evidence (the forty-fourth session).
+
+- GitHub's collapsed section (GitHub Docs, "Organizing information with collapsed sections"): issue templates ask for a
+  log or an environment report inside <details>, titled by a <summary> (vLLM's bug template: "The output of
+  <code>python collect_env.py</code>"). The tags are markup, not the tool's lines: a nccl-tests table that ends at its
+  header (a hang) ends there inside a section too, and every reader reads the same facts as from the bare paste.
+- The words that frame a paste ("the full log", "complete traceback", a section's title) and the words of the medium
+  ("log", "output": every paste is one) name no cause: they are no words of the retrieval query, so they cannot reorder
+  the candidates of a text whose own words are the same."""
+
+from pathlib import Path
+
+import pytest
+
+from .kbtools import FORM_PASTES, classes, flat_facts, pasted, perturbation, text_facts
+
+from p2ptop.evidence.paste import tidy
+from p2ptop.knowledge.retrieval import query_terms
+
+NCCL_TESTS = Path(__file__).resolve().parent / "fixtures" / "device" / "h200x2-nccl-tests" / "all_reduce_perf-healthy.txt"
+
+
+def _hung_table() -> str:
+    """The real nccl-tests run of the two-H200 host cut after its table's header: what a run that hangs prints."""
+    lines = NCCL_TESTS.read_text(encoding="utf-8").split("\n")
+    last = max(n for n, line in enumerate(lines) if "busbw" in line)
+    return "\n".join(lines[:last + 2])
+
+
+@pytest.mark.parametrize("change", ["details", "detailscode"])
+def test_a_hung_nccl_tests_table_in_a_collapsed_section_still_hangs(change):
+    hung = _hung_table()
+    assert flat_facts(hung).get("symptom.hang") is True
+    assert flat_facts(perturbation(change)(hung)).get("symptom.hang") is True
+
+
+@pytest.mark.parametrize("change", ["details", "detailscode"])
+@pytest.mark.parametrize("name", FORM_PASTES)
+def test_a_collapsed_section_gives_the_plain_paste_facts(name, change):
+    text = pasted(name)
+    assert text_facts(perturbation(change)(text)) == text_facts(text)
+
+
+@pytest.mark.parametrize("change", ["details", "detailscode"])
+@pytest.mark.parametrize("name", FORM_PASTES)
+def test_a_collapsed_section_gives_the_plain_answer(name, change):
+    text = pasted(name)
+    assert classes(perturbation(change)(text)) == classes(text)
+
+
+def test_the_section_tags_go_line_for_line_and_the_title_stays():
+    text = ("<details>\n<summary>The output of <code>python collect_env.py</code></summary>\n\n```text\n"
+            "Nvidia driver version: 550.54.15\n```\n</details>")
+    out = tidy(text)
+    assert out.count("\n") == text.count("\n")  # the line numbers of what a reason quotes stay
+    assert "<" not in out and "The output of python collect_env.py" in out
+    assert "Nvidia driver version: 550.54.15" in out.split("\n")
+
+
+def test_a_tag_in_a_text_without_a_section_stays():
+    assert tidy("the <code> tag of a page, and <b>bold</b>") == "the <code> tag of a page, and <b>bold</b>"
+
+
+def _query(text):
+    return set(query_terms(text.split("\n"), lambda key: []))
+
+
+@pytest.mark.parametrize("framed", [
+    "Here is the full log:", "The complete traceback is below.", "entire NCCL debug output attached",
+    "<details><summary>Full log of rank 3</summary>",
+])
+def test_framing_words_are_no_query_terms(framed):
+    terms = _query(framed)
+    assert not terms & {"full", "complet", "entire", "rank", "3"}
+    assert "log" not in terms and "output" not in terms
+
+
+@pytest.mark.parametrize("said,word", [("/dev/shm is full after a few steps", "full"),
+                                       ("the GPUs run at full speed on PCIe", "full"),
+                                       ("the copy never completes", "complet")])
+def test_the_same_words_as_the_texts_own_stay(said, word):
+    assert word in _query(said)
+
+
+def test_a_framed_description_keeps_its_answer():
+    text = pasted("prose-en-nccl-631-freeze.txt")
+    for frame in ("Full log below.\n\n", "Here is the complete output:\n\n"):
+        assert classes(frame + text) == classes(text)
