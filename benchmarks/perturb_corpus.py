@@ -8,7 +8,8 @@ TensorFlow, loguru, Python's logging cookbook, SGLang, DeepSpeed, PyTorch's c10)
 table as a markdown table, Jira's {noformat}, zero-width spaces, tabs for runs of spaces, a blank line after every line, the
 lines newest first, with and without their times (Loki, journalctl -r, Kibana), JSON-lines and logfmt records, a service's answer
 printed by jq, an editor's markdown escapes, less -N's and vim's line numbers, Ansible's results (JSON and YAML), the
-lines as a Python list, a log search's table exported as CSV, GitLab's timestamped job log), and
+lines as a Python list, a log search's table exported as CSV, GitLab's timestamped job log, a GitHub issue's collapsed
+section, the fields of an issue template), and
 the script prints, per change, how many of those cases keep their class in the top 3, and which lose it.
 
     python benchmarks/perturb_corpus.py [--split all|dev|...] [--only quote,rank,...]
@@ -268,6 +269,23 @@ CHANGES = {
     "details": lambda text: "<details>\n<summary>Full log</summary>\n\n```text\n" + text + "\n```\n\n</details>",
     "detailscode": lambda text: ("<details>\n<summary>The output of <code>python collect_env.py</code></summary>\n\n```text\n"
                                  + text + "\n```\n</details>"),
+    # and the paste in an issue template, as GitHub renders an issue form (GitHub Docs, "Syntax for issue forms": each field
+    # a "### Label" heading, "_No response_" for a field left empty, a checkboxes field as "- [X]" items) and as a markdown
+    # template leaves it (.github/ISSUE_TEMPLATE/bug_report.md's bold labels and placeholder sentences): a bare form;
+    # Hugging Face transformers' bug form; vLLM's, its environment field left as the template fills it
+    "issueform": lambda text: "### Describe the bug\n\n" + text + "\n\n### Additional context\n\n_No response_",
+    "transformers": lambda text: ("### System Info\n\n_No response_\n\n### Who can help?\n\n_No response_\n\n### Information\n\n"
+                                  "- [X] The official example scripts\n- [ ] My own modified scripts\n\n### Reproduction\n\n"
+                                  + text + "\n\n### Expected behavior\n\nNo error."),
+    "vllmform": lambda text: ("### Your current environment\n\n<details>\n<summary>The output of <code>python collect_env.py"
+                              "</code></summary>\n\n```text\nYour output of `python collect_env.py` here\n```\n\n</details>\n\n"
+                              "### \U0001f41b Describe the bug\n\n" + text + "\n\n### Before submitting a new issue...\n\n"
+                              "- [X] Make sure you already searched for relevant issues, and asked the chatbot living at the "
+                              "bottom right corner of the [documentation page](https://docs.vllm.ai/en/latest/), which can "
+                              "answer lots of frequently asked questions."),
+    "mdtemplate": lambda text: ("**Describe the bug**\n" + text + "\n\n**Expected behavior**\nA clear and concise description "
+                                "of what you expected to happen.\n\n**Additional context**\nAdd any other context about the "
+                                "problem here."),
 }
 
 

@@ -6,7 +6,11 @@
   header (a hang) ends there inside a section too, and every reader reads the same facts as from the bare paste.
 - The words that frame a paste ("the full log", "complete traceback", a section's title) and the words of the medium
   ("log", "output": every paste is one) name no cause: they are no words of the retrieval query, so they cannot reorder
-  the candidates of a text whose own words are the same."""
+  the candidates of a text whose own words are the same.
+- An issue template's own lines (GitHub's issue forms: "### Label" headings, "_No response_", "- [X]" checkboxes; a
+  markdown template's bold labels and the placeholder sentences of GitHub's default bug report) are the same in every
+  report of a repository: no query terms either, and a nccl-tests table that ends at its header before them still hangs.
+  The language and its package tools (python, pip, conda) weigh as the frameworks do: every cause meets them."""
 
 from pathlib import Path
 
@@ -86,3 +90,47 @@ def test_a_framed_description_keeps_its_answer():
     text = pasted("prose-en-nccl-631-freeze.txt")
     for frame in ("Full log below.\n\n", "Here is the complete output:\n\n"):
         assert classes(frame + text) == classes(text)
+
+
+# --- an issue template's own lines (GitHub's issue forms and markdown templates)
+
+TEMPLATES = ["issueform", "transformers", "vllmform", "mdtemplate"]
+
+
+@pytest.mark.parametrize("change", TEMPLATES)
+@pytest.mark.parametrize("name", FORM_PASTES)
+def test_an_issue_template_around_a_paste_gives_the_plain_answer(name, change):
+    text = pasted(name)
+    assert classes(perturbation(change)(text)) == classes(text)
+
+
+@pytest.mark.parametrize("change", ["issueform", "vllmform"])
+def test_a_hung_table_followed_by_the_templates_empty_fields_still_hangs(change):
+    assert flat_facts(perturbation(change)(_hung_table())).get("symptom.hang") is True
+
+
+def test_a_table_followed_by_an_error_is_no_hang():
+    # nccl-tests' table header and then a failure: the run stopped on an error, not in a collective that never ended
+    text = _hung_table() + "\nnode7: Test NCCL failure common.cu:1094 'unhandled cuda error'"
+    assert flat_facts(text).get("symptom.hang") is not True
+
+
+@pytest.mark.parametrize("line", ["### Describe the bug", "## Environment", "**To Reproduce**", "**Expected behavior**:",
+                                  "_No response_", "- [X] I have searched the existing issues", "* [ ] My own scripts"])
+def test_template_lines_are_no_query_terms(line):
+    from p2ptop.knowledge.regex_safety import ISSUE_TEMPLATE_LINE
+
+    assert ISSUE_TEMPLATE_LINE.fullmatch(line)
+    assert _query(line + "\nNCCL hangs") == _query("NCCL hangs")
+
+
+@pytest.mark.parametrize("line", ["# Using devices", "#  Rank  0 Group  0 Pid  41733 on node7 device  0 [0x18] NVIDIA H100",
+                                  "- P2P is disabled on this board", "**NCCL_P2P_DISABLE=1** fixes it", "##"])
+def test_a_tools_comment_and_the_reporters_own_lines_stay(line):
+    from p2ptop.knowledge.regex_safety import ISSUE_TEMPLATE_LINE
+
+    assert not ISSUE_TEMPLATE_LINE.fullmatch(line)
+
+
+def test_the_name_of_the_environment_script_is_no_query_term():
+    assert not _query("Your output of `python collect_env.py` here") & {"collect", "env", "collect_env"}

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
+from ..knowledge.regex_safety import ISSUE_TEMPLATE_LINE
 from .paste import Collector
 
 #: nccl-tests' (and rccl-tests') own lines that state no trouble of a report, as prose reads them (lower case): the "#"
@@ -179,9 +180,11 @@ def parse(c: Collector, gpu_name, link_floor, built_floor=None) -> bool:
         c.add("host", "symptom.hang", True, timeout,
               summary="nccl-tests: a collective did not complete before the test's timeout")
     if not rows:
-        if header and not oob and not timeout and not any(l.strip() and not l.lstrip().startswith("#") for l in lines[header:]):
-            # the table's header is the paste's last line: nccl-tests prints a row per size as each completes
-            # (8 bytes first, in well under a second), so a run that printed none stopped in its first collective
+        if header and not oob and not timeout and not any(l.strip() and not l.lstrip().startswith("#")
+                                                          and not ISSUE_TEMPLATE_LINE.match(l) for l in lines[header:]):
+            # the table's header is the paste's last line (an issue template's own lines after it aside): nccl-tests
+            # prints a row per size as each completes (8 bytes first, in well under a second), so a run that printed
+            # none stopped in its first collective
             c.kind("nccl-tests")
             c.tool("nccl-tests", header)
             c.add("host", "symptom.hang", True, header,

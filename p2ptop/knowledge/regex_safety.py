@@ -19,6 +19,21 @@ except ImportError:  # pragma: no cover - Python 3.10
 FLAGS = re.IGNORECASE | re.MULTILINE | re.ASCII
 #: Lines are cut to this many characters before searching, so no regex sees more.
 MAX_LINE = 2000
+#: A line an issue template writes around what the reporter says, the same in every report of a repository (GitHub Docs,
+#: "Syntax for issue forms": each field rendered as a "### Label" heading and its value, "_No response_" for one left empty,
+#: a checkboxes field as task-list items "- [X] ..."; a markdown template's "## Environment" or "**Describe the bug**"
+#: line): a heading of level two or more (a "# " line is nccl-tests' own), a line that is all bold, an empty field, a
+#: task-list item. The retrieval query leaves such lines out (knowledge.retrieval), and a tool's output that ends where
+#: the template goes on ends there (evidence.nccl_tests: a table's header with no row after it).
+ISSUE_TEMPLATE_LINE = re.compile(r"^[ \t]*(?:#{2,6}[ \t][^\n]*|\*\*[^*\n]{1,80}\*\*[ \t]*:?|_No response_|"
+                                 r"[-*][ \t]+\[[ xX]\][ \t][^\n]*)[ \t]*$", re.M)
+
+
+def template_said(text: str) -> bool:
+    """Can the text hold a line of :data:`ISSUE_TEMPLATE_LINE` (a literal search first: a log has none)?"""
+    return "##" in text or "**" in text or "_No response_" in text or "[X]" in text or "[x]" in text or "[ ]" in text
+
+
 #: Characters a web page or chat puts inside words and a reader never sees (soft hyphen, zero-width space, non-joiner and
 #: joiner, word joiner, byte-order mark): both readers of a paste drop them before any pattern runs (the matcher's lines,
 #: evidence.paste.tidy), so "pe\u200ber access" still reads "peer access"

@@ -32,6 +32,8 @@ import re
 from collections import Counter
 from typing import Any, Iterable, Optional
 
+from .regex_safety import ISSUE_TEMPLATE_LINE, template_said
+
 K1, B = 1.2, 0.75
 HEAD, TAIL, MAX_MARKED = 48_000, 16_000, 300
 
@@ -89,12 +91,12 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
 _CONCEPT_OF: dict[str, str] = {w: c for c, words in CONCEPTS.items() for w in words}
 #: the concepts' Chinese words, in _CONCEPT_OF's order: what a run of CJK characters is searched for
 _CJK_CONCEPTS: tuple[tuple[str, str], ...] = tuple((w, c) for w, c in _CONCEPT_OF.items() if w[:1] >= "\u4e00")
-#: the programs people run when P2P fails (frameworks, inference servers, model names): they say what was running,
-#: not why peer traffic failed, and every cause meets every one of them, so a word of theirs shared with an entry
-#: (written from some thread that ran it) weighs a fraction of its IDF
+#: the programs people run when P2P fails (frameworks, inference servers, model names, the language and its package tools):
+#: they say what was running, not why peer traffic failed, and every cause meets every one of them, so a word of theirs
+#: shared with an entry (written from some thread that ran it) weighs a fraction of its IDF
 APP_WORDS = frozenset("""llama cpp vllm sglang pytorch torch tensorflow jax xla deepspeed megatron ray lmdeploy tensorrt trt
 llm llms ollama verl accelerate huggingface transformers paddle paddlepaddle triton comfyui nemo horovod lightning
-qwen deepseek mistral mixtral gemma diffusion model models inference training serve server""".split())
+qwen deepseek mistral mixtral gemma diffusion model models inference training serve server python python3 pip conda""".split())
 APP_FACTOR = 0.3
 
 #: what a fact says, as terms of the query: (key, True / None (any value) / a predicate on the value, terms)
@@ -304,18 +306,27 @@ def query_text(lines: list[str], lines_with=None) -> str:
 
 #: the words that frame a paste rather than tell of it: the title of a collapsed section of GitHub's markdown (GitHub
 #: Docs, "Organizing information with collapsed sections": "<summary>Full log</summary>", vLLM's template "The output of
-#: <code>python collect_env.py</code>": it names the paste that follows, whose own words are in the query), and an
+#: <code>python collect_env.py</code>": it names the paste that follows, whose own words are in the query), the name of
+#: the environment script the templates of PyTorch and vLLM ask for (its report's lines are read by evidence.collect_env), an
 #: adjective of a paste's extent before the noun that names the paste ("the full log", "complete traceback", "entire
-#: output"): what any report says of what it attaches, no word of the cause ("full" is a word of "/dev/shm full")
-_FRAME = re.compile(r"<summary\b[^<>\n]{0,80}>.{0,200}?</summary>|"
+#: output"): what any report says of what it attaches, no word of the cause ("full" is a word of "/dev/shm full"); and the
+#: sentences of GitHub's default bug report template (.github/ISSUE_TEMPLATE/bug_report.md) that a reporter leaves in
+_FRAME = re.compile(r"<summary\b[^<>\n]{0,80}>.{0,200}?</summary>|\bcollect[_-]env(?:\.py)?\b|"
+                    r"\bA clear and concise description of what (?:the bug is|you expected to happen)|"
+                    r"\bAdd any other context about the problem here|\bIf applicable, add screenshots to help explain your "
+                    r"problem|\bSteps to reproduce the behaviou?r|"
                     r"\b(?:full|complete|entire|whole)(?=[ \t]+(?:nccl[ \t]+|error[ \t]+|debug[ \t]+|console[ \t]+)?"
                     r"(?:logs?|outputs?|tracebacks?|backtraces?|stack[ \t]*traces?|traces?|error[ \t]+messages?|"
                     r"messages?|dmesg|stdout|stderr|details|texts?|reports?|env(?:ironment)?)\b)", re.I)
 
 
 def _unframed(text: str) -> str:
-    """The text without the words of :data:`_FRAME` (each a space)."""
-    if not any(w in text for w in ("ull", "ULL", "omplete", "OMPLETE", "ntire", "NTIRE", "hole", "HOLE", "<summary", "<SUMMARY")):
+    """The text without the words of :data:`_FRAME` and the lines of :data:`~.regex_safety.ISSUE_TEMPLATE_LINE` (each a
+    space)."""
+    if template_said(text):
+        text = ISSUE_TEMPLATE_LINE.sub(" ", text)
+    if not any(w in text for w in ("ull", "ULL", "omplete", "OMPLETE", "ntire", "NTIRE", "hole", "HOLE", "<summary", "<SUMMARY",
+                                   "ollect", "A clear", "Add any", "If applicable", "Steps to")):
         return text
     return _FRAME.sub(" ", text)
 
@@ -323,7 +334,7 @@ def _unframed(text: str) -> str:
 def query_terms(lines: list[str], known, lines_with=None) -> list[str]:
     """The query: the text's terms and the concept tokens of its facts (``known(key)`` -> values). The text as the
     evidence readers see it (evidence.paste.tidy): a launcher's prefix on every line is no word of the program's, nor
-    a word that frames the paste (:data:`_FRAME`)."""
+    a word that frames the paste (:data:`_FRAME`), nor an issue template's line (:data:`~.regex_safety.ISSUE_TEMPLATE_LINE`)."""
     from ..evidence.paste import tidy  # lazy: the evidence package imports knowledge
 
     q = tokens(tidy(_unframed(query_text(lines, lines_with))))
