@@ -283,6 +283,12 @@ CHANGES = {
                               "- [X] Make sure you already searched for relevant issues, and asked the chatbot living at the "
                               "bottom right corner of the [documentation page](https://docs.vllm.ai/en/latest/), which can "
                               "answer lots of frequently asked questions."),
+    # the same forms copied from the rendered page (a browser's copy: the labels without their markup, "No response",
+    # the checkboxes' options without their boxes)
+    "rendered": lambda text: "Describe the bug\n\n" + text + "\n\nAdditional context\n\nNo response",
+    "renderedhf": lambda text: ("System Info\n\nNo response\n\nWho can help?\n\nNo response\n\nInformation\n\n The official "
+                                "example scripts\n My own modified scripts\n\nReproduction\n\n" + text
+                                + "\n\nExpected behavior\n\nNo error."),
     "mdtemplate": lambda text: ("**Describe the bug**\n" + text + "\n\n**Expected behavior**\nA clear and concise description "
                                 "of what you expected to happen.\n\n**Additional context**\nAdd any other context about the "
                                 "problem here."),

@@ -8,7 +8,8 @@
   ("log", "output": every paste is one) name no cause: they are no words of the retrieval query, so they cannot reorder
   the candidates of a text whose own words are the same.
 - An issue template's own lines (GitHub's issue forms: "### Label" headings, "_No response_", "- [X]" checkboxes; a
-  markdown template's bold labels and the placeholder sentences of GitHub's default bug report) are the same in every
+  markdown template's bold labels and the placeholder sentences of GitHub's default bug report; the labels of the common
+  templates alone on a line, as a copy of the rendered page leaves them) are the same in every
   report of a repository: no query terms either, and a nccl-tests table that ends at its header before them still hangs.
   The language and its package tools (python, pip, conda) weigh as the frameworks do: every cause meets them."""
 
@@ -94,7 +95,7 @@ def test_a_framed_description_keeps_its_answer():
 
 # --- an issue template's own lines (GitHub's issue forms and markdown templates)
 
-TEMPLATES = ["issueform", "transformers", "vllmform", "mdtemplate"]
+TEMPLATES = ["issueform", "transformers", "vllmform", "mdtemplate", "rendered"]
 
 
 @pytest.mark.parametrize("change", TEMPLATES)
@@ -124,8 +125,19 @@ def test_template_lines_are_no_query_terms(line):
     assert _query(line + "\nNCCL hangs") == _query("NCCL hangs")
 
 
+@pytest.mark.parametrize("line", ["Describe the bug", "\U0001f41b Describe the bug", "Expected behavior:", "To Reproduce",
+                                  "Additional context", "No response", "System Info", "Who can help?",
+                                  "Your current environment", "Before submitting a new issue..."])
+def test_a_rendered_templates_labels_are_no_query_terms(line):
+    from p2ptop.knowledge.regex_safety import ISSUE_TEMPLATE_LINE
+
+    assert ISSUE_TEMPLATE_LINE.fullmatch(line)
+    assert _query(line + "\nNCCL hangs") == _query("NCCL hangs")
+
+
 @pytest.mark.parametrize("line", ["# Using devices", "#  Rank  0 Group  0 Pid  41733 on node7 device  0 [0x18] NVIDIA H100",
-                                  "- P2P is disabled on this board", "**NCCL_P2P_DISABLE=1** fixes it", "##"])
+                                  "- P2P is disabled on this board", "**NCCL_P2P_DISABLE=1** fixes it", "##",
+                                  "Describe the bug: NCCL hangs", "The environment has two RTX 4090", "bus error"])
 def test_a_tools_comment_and_the_reporters_own_lines_stay(line):
     from p2ptop.knowledge.regex_safety import ISSUE_TEMPLATE_LINE
 

@@ -23,15 +23,21 @@ MAX_LINE = 2000
 #: "Syntax for issue forms": each field rendered as a "### Label" heading and its value, "_No response_" for one left empty,
 #: a checkboxes field as task-list items "- [X] ..."; a markdown template's "## Environment" or "**Describe the bug**"
 #: line): a heading of level two or more (a "# " line is nccl-tests' own), a line that is all bold, an empty field, a
-#: task-list item. The retrieval query leaves such lines out (knowledge.retrieval), and a tool's output that ends where
-#: the template goes on ends there (evidence.nccl_tests: a table's header with no row after it).
-ISSUE_TEMPLATE_LINE = re.compile(r"^[ \t]*(?:#{2,6}[ \t][^\n]*|\*\*[^*\n]{1,80}\*\*[ \t]*:?|_No response_|"
-                                 r"[-*][ \t]+\[[ xX]\][ \t][^\n]*)[ \t]*$", re.M)
-
-
-def template_said(text: str) -> bool:
-    """Can the text hold a line of :data:`ISSUE_TEMPLATE_LINE` (a literal search first: a log has none)?"""
-    return "##" in text or "**" in text or "_No response_" in text or "[X]" in text or "[x]" in text or "[ ]" in text
+#: task-list item; and, as a copy of the rendered page leaves them (no markup), a line that is only a label of the
+#: templates people fill in (GitHub's default bug_report.md: Describe the bug, To Reproduce, Expected behavior,
+#: Screenshots, Additional context; PyTorch's bug-report form: 🐛 Describe the bug, Versions; its old ISSUE_TEMPLATE.md:
+#: Issue description, Code example, System Info; vLLM's: Your current environment, Before submitting a new issue...;
+#: Hugging Face's: System Info, Who can help?, Information, Tasks, Reproduction; and the common Steps to reproduce,
+#: Actual behavior, Environment, Error messages, No response). The retrieval query leaves such lines out
+#: (knowledge.retrieval), and a tool's output that ends where the template goes on ends there (evidence.nccl_tests: a
+#: table's header with no row after it).
+ISSUE_TEMPLATE_LINE = re.compile(
+    r"^[ \t]*(?:#{2,6}[ \t][^\n]*|\*\*[^*\n]{1,80}\*\*[ \t]*:?|_No response_|[-*][ \t]+\[[ xX]\][ \t][^\n]*|"
+    r"(?:#[ \t]*)?(?:\U0001f41b[ \t]*)?(?:describe the bug|bug description|issue description|description|bug|to reproduce|"
+    r"steps to reproduce(?: the behaviou?r)?|reproduction(?: steps)?|expected behaviou?r|actual behaviou?r|"
+    r"current behaviou?r|environment(?: info)?|your current environment|system info|additional context|screenshots|"
+    r"error messages?|code example|versions?|who can help\??|information|tasks|before submitting a new issue\.*|"
+    r"no response)[ \t]*:?)[ \t]*$", re.M | re.I)
 
 
 #: Characters a web page or chat puts inside words and a reader never sees (soft hyphen, zero-width space, non-joiner and

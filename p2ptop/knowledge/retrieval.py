@@ -32,7 +32,7 @@ import re
 from collections import Counter
 from typing import Any, Iterable, Optional
 
-from .regex_safety import ISSUE_TEMPLATE_LINE, template_said
+from .regex_safety import ISSUE_TEMPLATE_LINE
 
 K1, B = 1.2, 0.75
 HEAD, TAIL, MAX_MARKED = 48_000, 16_000, 300
@@ -323,8 +323,7 @@ _FRAME = re.compile(r"<summary\b[^<>\n]{0,80}>.{0,200}?</summary>|\bcollect[_-]e
 def _unframed(text: str) -> str:
     """The text without the words of :data:`_FRAME` and the lines of :data:`~.regex_safety.ISSUE_TEMPLATE_LINE` (each a
     space)."""
-    if template_said(text):
-        text = ISSUE_TEMPLATE_LINE.sub(" ", text)
+    text = ISSUE_TEMPLATE_LINE.sub(" ", text)  # (the query's text is at most HEAD + TAIL and the marked lines: ms)
     if not any(w in text for w in ("ull", "ULL", "omplete", "OMPLETE", "ntire", "NTIRE", "hole", "HOLE", "<summary", "<SUMMARY",
                                    "ollect", "A clear", "Add any", "If applicable", "Steps to")):
         return text
