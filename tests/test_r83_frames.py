@@ -137,6 +137,7 @@ def test_a_rendered_templates_labels_are_no_query_terms(line):
 
 @pytest.mark.parametrize("line", ["# Using devices", "#  Rank  0 Group  0 Pid  41733 on node7 device  0 [0x18] NVIDIA H100",
                                   "- P2P is disabled on this board", "**NCCL_P2P_DISABLE=1** fixes it", "##",
+                                  "**With P2P on, all_reduce hangs at the first step on 4090s**",
                                   "Describe the bug: NCCL hangs", "The environment has two RTX 4090", "bus error"])
 def test_a_tools_comment_and_the_reporters_own_lines_stay(line):
     from p2ptop.knowledge.regex_safety import ISSUE_TEMPLATE_LINE
@@ -146,3 +147,11 @@ def test_a_tools_comment_and_the_reporters_own_lines_stay(line):
 
 def test_the_name_of_the_environment_script_is_no_query_term():
     assert not _query("Your output of `python collect_env.py` here") & {"collect", "env", "collect_env"}
+
+
+def test_a_paste_that_lost_its_breaks_after_a_heading_keeps_its_words():
+    # a chat or a form field folded the paste onto one line: it starts with the template's heading, but is no heading
+    text = pasted("error-trtllm-1625-peer-access.txt")
+    folded = ("### Describe the bug " + text).replace("\n", " ")
+    assert len(_query(folded)) > 10
+    assert classes(folded) == classes(perturbation("oneline")(text))

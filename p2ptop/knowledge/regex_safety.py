@@ -22,8 +22,9 @@ MAX_LINE = 2000
 #: A line an issue template writes around what the reporter says, the same in every report of a repository (GitHub Docs,
 #: "Syntax for issue forms": each field rendered as a "### Label" heading and its value, "_No response_" for one left empty,
 #: a checkboxes field as task-list items "- [X] ..."; a markdown template's "## Environment" or "**Describe the bug**"
-#: line): a heading of level two or more (a "# " line is nccl-tests' own), a line that is all bold, an empty field, a
-#: task-list item; and, as a copy of the rendered page leaves them (no markup), a line that is only a label of the
+#: line): a heading of level two or more (a "# " line is nccl-tests' own) of 80 characters at most (a longer line is a
+#: paste whose breaks were lost after its heading), a line that is all bold in six words at most (a longer one is the
+#: reporter's sentence), an empty field, a task-list item (250 characters at most); and, as a copy of the rendered page leaves them (no markup), a line that is only a label of the
 #: templates people fill in (GitHub's default bug_report.md: Describe the bug, To Reproduce, Expected behavior,
 #: Screenshots, Additional context; PyTorch's bug-report form: 🐛 Describe the bug, Versions; its old ISSUE_TEMPLATE.md:
 #: Issue description, Code example, System Info; vLLM's: Your current environment, Before submitting a new issue...;
@@ -32,7 +33,7 @@ MAX_LINE = 2000
 #: (knowledge.retrieval), and a tool's output that ends where the template goes on ends there (evidence.nccl_tests: a
 #: table's header with no row after it).
 ISSUE_TEMPLATE_LINE = re.compile(
-    r"^[ \t]*(?:#{2,6}[ \t][^\n]*|\*\*[^*\n]{1,80}\*\*[ \t]*:?|_No response_|[-*][ \t]+\[[ xX]\][ \t][^\n]*|"
+    r"^[ \t]*(?:#{2,6}[ \t][^\n]{0,80}|\*\*(?:[^*\s]+[ \t]*){1,6}\*\*[ \t]*:?|_No response_|[-*][ \t]+\[[ xX]\][ \t][^\n]{0,250}|"
     r"(?:#[ \t]*)?(?:\U0001f41b[ \t]*)?(?:describe the bug|bug description|issue description|description|bug|to reproduce|"
     r"steps to reproduce(?: the behaviou?r)?|reproduction(?: steps)?|expected behaviou?r|actual behaviou?r|"
     r"current behaviou?r|environment(?: info)?|your current environment|system info|additional context|screenshots|"
