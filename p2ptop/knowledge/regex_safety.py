@@ -24,8 +24,9 @@ MAX_LINE = 2000
 #: a checkboxes field as task-list items "- [X] ..."; a markdown template's "## Environment" or "**Describe the bug**"
 #: line): a heading of level two or more (a "# " line is nccl-tests' own) of 80 characters at most (a longer line is a
 #: paste whose breaks were lost after its heading), a line that is all bold in six words at most (a longer one is the
-#: reporter's sentence), an empty field, a task-list item (250 characters at most); and, as a copy of the rendered page leaves them (no markup), a line that is only a label of the
-#: templates people fill in (GitHub's default bug_report.md: Describe the bug, To Reproduce, Expected behavior,
+#: reporter's sentence), an empty field, a task-list item (250 characters at most); and, as a copy of the rendered page
+#: leaves them (no markup), a line that is only a label of the templates people fill in (GitHub's default bug_report.md:
+#: Describe the bug, To Reproduce, Expected behavior,
 #: Screenshots, Additional context; PyTorch's bug-report form: 🐛 Describe the bug, Versions; its old ISSUE_TEMPLATE.md:
 #: Issue description, Code example, System Info; vLLM's: Your current environment, Before submitting a new issue...;
 #: Hugging Face's: System Info, Who can help?, Information, Tasks, Reproduction; and the common Steps to reproduce,

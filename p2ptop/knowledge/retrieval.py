@@ -321,9 +321,7 @@ _FRAME = re.compile(r"<summary\b[^<>\n]{0,80}>.{0,200}?</summary>|\bcollect[_-]e
 
 
 def _unframed(text: str) -> str:
-    """The text without the words of :data:`_FRAME` and the lines of :data:`~.regex_safety.ISSUE_TEMPLATE_LINE` (each a
-    space)."""
-    text = ISSUE_TEMPLATE_LINE.sub(" ", text)  # (the query's text is at most HEAD + TAIL and the marked lines: ms)
+    """The text without the words of :data:`_FRAME` (each a space; before paste.tidy, which drops a summary's tags)."""
     if not any(w in text for w in ("ull", "ULL", "omplete", "OMPLETE", "ntire", "NTIRE", "hole", "HOLE", "<summary", "<SUMMARY",
                                    "ollect", "A clear", "Add any", "If applicable", "Steps to")):
         return text
@@ -336,7 +334,9 @@ def query_terms(lines: list[str], known, lines_with=None) -> list[str]:
     a word that frames the paste (:data:`_FRAME`), nor an issue template's line (:data:`~.regex_safety.ISSUE_TEMPLATE_LINE`)."""
     from ..evidence.paste import tidy  # lazy: the evidence package imports knowledge
 
-    q = tokens(tidy(_unframed(query_text(lines, lines_with))))
+    # (the template's lines after tidy, as a launcher's prefix or a quote mark before them comes off; the query's text is
+    # at most HEAD + TAIL and the marked lines: a search of ms)
+    q = tokens(ISSUE_TEMPLATE_LINE.sub(" ", tidy(_unframed(query_text(lines, lines_with)))))
     for key, want, terms in FACT_TERMS:
         vals = known(key)
         if any(want(v) if callable(want) else (v is want) if want is not None else (v not in (None, False, "", 0))
