@@ -8,8 +8,8 @@ TensorFlow, loguru, Python's logging cookbook, SGLang, DeepSpeed, PyTorch's c10)
 table as a markdown table, Jira's {noformat}, zero-width spaces, tabs for runs of spaces, a blank line after every line, the
 lines newest first, with and without their times (Loki, journalctl -r, Kibana), JSON-lines and logfmt records, a service's answer
 printed by jq, an editor's markdown escapes, less -N's and vim's line numbers, Ansible's results (JSON and YAML), the
-lines as a Python list, a log search's table exported as CSV, GitLab's timestamped job log, a GitHub issue's collapsed
-section, the fields of an issue template), and
+lines as a Python list, a log search's table exported as CSV, GitLab's timestamped job log, a GitHub issue's or a Discourse
+forum's collapsed section, a quoted forum post, the fields of an issue template), and
 the script prints, per change, how many of those cases keep their class in the top 3, and which lose it.
 
     python benchmarks/perturb_corpus.py [--split all|dev|...] [--only quote,rank,...]
@@ -289,6 +289,9 @@ CHANGES = {
     "renderedhf": lambda text: ("System Info\n\nNo response\n\nWho can help?\n\nNo response\n\nInformation\n\n The official "
                                 "example scripts\n My own modified scripts\n\nReproduction\n\n" + text
                                 + "\n\nExpected behavior\n\nNo error."),
+    # and the same on a Discourse forum (NVIDIA's developer forums) in its raw BBCode: a collapsed section, a quoted post
+    "discourse": lambda text: '[details="Full log"]\n' + text + "\n[/details]",
+    "dquote": lambda text: '[quote="jdoe, post:3, topic:281234"]\n' + text + "\n[/quote]",
     "mdtemplate": lambda text: ("**Describe the bug**\n" + text + "\n\n**Expected behavior**\nA clear and concise description "
                                 "of what you expected to happen.\n\n**Additional context**\nAdd any other context about the "
                                 "problem here."),

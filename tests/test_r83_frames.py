@@ -32,14 +32,14 @@ def _hung_table() -> str:
     return "\n".join(lines[:last + 2])
 
 
-@pytest.mark.parametrize("change", ["details", "detailscode"])
+@pytest.mark.parametrize("change", ["details", "detailscode", "discourse", "dquote"])
 def test_a_hung_nccl_tests_table_in_a_collapsed_section_still_hangs(change):
     hung = _hung_table()
     assert flat_facts(hung).get("symptom.hang") is True
     assert flat_facts(perturbation(change)(hung)).get("symptom.hang") is True
 
 
-@pytest.mark.parametrize("change", ["details", "detailscode"])
+@pytest.mark.parametrize("change", ["details", "detailscode", "discourse", "dquote"])
 @pytest.mark.parametrize("name", FORM_PASTES)
 def test_a_collapsed_section_gives_the_plain_paste_facts(name, change):
     text = pasted(name)
@@ -155,3 +155,15 @@ def test_a_paste_that_lost_its_breaks_after_a_heading_keeps_its_words():
     folded = ("### Describe the bug " + text).replace("\n", " ")
     assert len(_query(folded)) > 10
     assert classes(folded) == classes(perturbation("oneline")(text))
+
+
+def test_a_discourse_sections_title_stays_for_the_readers_but_not_the_query():
+    text = '[details="nvidia-smi topo -m on node7"]\nGPU0\tX\tSYS\n[/details]'
+    out = tidy(text)
+    assert out.count("\n") == text.count("\n") and "[" not in out and "nvidia-smi topo -m on node7" in out
+    assert "node7" not in _query(text)
+
+
+def test_a_bracketed_line_of_a_log_stays():
+    text = "[code] 12 [/code]\n[/usr/lib]\n[quote] rank 3 [/quote] done"
+    assert tidy(text) == text

@@ -33,6 +33,11 @@ _FENCE = re.compile(r"^[ \t]*(?:(?:```|~~~)[\w+-]*|\{(?:noformat|code)(?::[^}\n]
 #: (<p>, <pre>, <code>, <div>, as such a section's markdown often carries them)
 _SECTION_TAG = re.compile(r"</?(?:details|summary)\b[^<>\n]{0,80}>|</?(?:code|kbd|b|i|em|strong)>|"
                           r"^[ \t]*(?:</?(?:p|pre|code|div)\b[^<>\n]{0,80}>[ \t]*)+$", re.M | re.I)
+#: ... and a Discourse forum's (NVIDIA's developer forums run Discourse) in its raw BBCode, a line of its own each: a
+#: collapsed section "[details="Full log"]" ... "[/details]" (the title's words stay, as a summary's do), a quote of
+#: another post "[quote="user, post:3, topic:281234"]" ... "[/quote]" (who and where: no words of the report), "[code]"
+_BBCODE_TAG = re.compile(r'^[ \t]*\[(?:/(?:details|quote|code)|code|quote(?:=[^\]\n]{0,120})?|'
+                         r'details=["\']?([^\]\n]{0,120}?)["\']?)\][ \t]*$', re.M | re.I)
 _PROMPT = re.compile(r"^[ \t]*(?:\([\w.-]+\)[ \t]*)?(?:[\w.-]+@[\w.-]+(?::[^$#\n]*)?)?[$#][ \t]+(?=[\w./-])", re.M)
 #: the GPU tools whose output people paste under the command that ran them (nccl-tests' *_perf and ./programs aside)
 GPU_TOOLS = ("nvidia-smi", "dcgmi", "lspci", "dmesg", "journalctl", "nvbandwidth", "nvidia-ctk")
@@ -961,8 +966,8 @@ def _unboxed(m: re.Match) -> str:
 def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list[int]] = None,
          rejoined: Optional[list[int]] = None) -> str:
     """The text without quote marks, launchers' line prefixes (``_LAUNCHER``, ``_SRUN_LABEL``; their distinct forms
-    appended to ``removed``), code fences, a collapsed section's tags and shell prompts (``_QUOTE``, ``_FENCE``,
-    ``_SECTION_TAG``, ``_PROMPT``), a common indent, a
+    appended to ``removed``), code fences, a collapsed section's tags (GitHub's HTML, a Discourse forum's BBCode) and
+    shell prompts (``_QUOTE``, ``_FENCE``, ``_SECTION_TAG``, ``_BBCODE_TAG``, ``_PROMPT``), a common indent, a
     terminal's hard wrap (:func:`unwrap`) or a mail client's reflow of the whole paste (:func:`unreflow`), a markdown table
     as the tool's own (:func:`unpipe_tables`), with HTML's
     escapes read back (a paste copied from a web page or a mail: "&lt;inactive&gt;", "GPU(row) -&gt; GPU(column)"),
@@ -987,6 +992,8 @@ def tidy(text: str, removed: Optional[list[str]] = None, commands: Optional[list
     text = unprefix(text, removed, rejoined)
     if "<details" in text or "<summary" in text or "<DETAILS" in text or "<SUMMARY" in text:
         text = _SECTION_TAG.sub("", text)
+    if "[/" in text:
+        text = _BBCODE_TAG.sub(lambda m: m.group(1) or "", text)
     if "```" in text or "~~~" in text or "{noformat}" in text or "{code" in text:
         text = _FENCE.sub("", text)
     text = unpipe_tables(text)

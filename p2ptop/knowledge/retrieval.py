@@ -305,13 +305,14 @@ def query_text(lines: list[str], lines_with=None) -> str:
 
 
 #: the words that frame a paste rather than tell of it: the title of a collapsed section of GitHub's markdown (GitHub
-#: Docs, "Organizing information with collapsed sections": "<summary>Full log</summary>", vLLM's template "The output of
+#: Docs, "Organizing information with collapsed sections": "<summary>Full log</summary>"; a Discourse forum's
+#: '[details="Full log"]'; vLLM's template "The output of
 #: <code>python collect_env.py</code>": it names the paste that follows, whose own words are in the query), the name of
 #: the environment script the templates of PyTorch and vLLM ask for (its report's lines are read by evidence.collect_env), an
 #: adjective of a paste's extent before the noun that names the paste ("the full log", "complete traceback", "entire
 #: output"): what any report says of what it attaches, no word of the cause ("full" is a word of "/dev/shm full"); and the
 #: sentences of GitHub's default bug report template (.github/ISSUE_TEMPLATE/bug_report.md) that a reporter leaves in
-_FRAME = re.compile(r"<summary\b[^<>\n]{0,80}>.{0,200}?</summary>|\bcollect[_-]env(?:\.py)?\b|"
+_FRAME = re.compile(r"<summary\b[^<>\n]{0,80}>.{0,200}?</summary>|\[details=[^\]\n]{0,120}\]|\bcollect[_-]env(?:\.py)?\b|"
                     r"\bA clear and concise description of what (?:the bug is|you expected to happen)|"
                     r"\bAdd any other context about the problem here|\bIf applicable, add screenshots to help explain your "
                     r"problem|\bSteps to reproduce the behaviou?r|"
@@ -323,7 +324,7 @@ _FRAME = re.compile(r"<summary\b[^<>\n]{0,80}>.{0,200}?</summary>|\bcollect[_-]e
 def _unframed(text: str) -> str:
     """The text without the words of :data:`_FRAME` (each a space; before paste.tidy, which drops a summary's tags)."""
     if not any(w in text for w in ("ull", "ULL", "omplete", "OMPLETE", "ntire", "NTIRE", "hole", "HOLE", "<summary", "<SUMMARY",
-                                   "ollect", "A clear", "Add any", "If applicable", "Steps to")):
+                                   "ollect", "A clear", "Add any", "If applicable", "Steps to", "[details", "[DETAILS")):
         return text
     return _FRAME.sub(" ", text)
 
