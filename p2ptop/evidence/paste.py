@@ -38,6 +38,10 @@ _SECTION_TAG = re.compile(r"</?(?:details|summary)\b[^<>\n]{0,80}>|</?(?:code|kb
 #: another post "[quote="user, post:3, topic:281234"]" ... "[/quote]" (who and where: no words of the report), "[code]"
 _BBCODE_TAG = re.compile(r'^[ \t]*\[(?:/(?:details|quote|code)|code|quote(?:=[^\]\n]{0,120})?|'
                          r'details=["\']?([^\]\n]{0,120}?)["\']?)\][ \t]*$', re.M | re.I)
+#: the title of such a section, a GitHub <summary> or a Discourse '[details="..."]' line: the readers keep its words (tidy
+#: drops only the tags); the retrieval query leaves them out (knowledge.retrieval: it names the paste that follows)
+SECTION_TITLE = re.compile(r"<summary\b[^<>\n]{0,80}>.{0,200}?</summary>|^[ \t]*\[details=[^\]\n]{0,120}\][ \t]*$",
+                           re.M | re.I)
 _PROMPT = re.compile(r"^[ \t]*(?:\([\w.-]+\)[ \t]*)?(?:[\w.-]+@[\w.-]+(?::[^$#\n]*)?)?[$#][ \t]+(?=[\w./-])", re.M)
 #: the GPU tools whose output people paste under the command that ran them (nccl-tests' *_perf and ./programs aside)
 GPU_TOOLS = ("nvidia-smi", "dcgmi", "lspci", "dmesg", "journalctl", "nvbandwidth", "nvidia-ctk")

@@ -51,7 +51,9 @@ over own same she should so some such than that the their them then there these 
 until up very was we were what when where which while who whom why will with would you your also via per use used using
 uses one two see get gets got set sets may might must shall yet its
 mib gib kib tib mi gi ki mb gb kb tb gbps mhz ms us ns default off
-http https www com org var usr tmp log logs output outputs""".split())  # and the units and cells of tool tables, and the pieces of URLs and paths
+http https www com org var usr tmp log logs output outputs""".split())
+# (and the units and cells of tool tables, the pieces of URLs and paths, and the words of the medium: every paste is a log
+# or an output)
 _SUFFIXES = ("ing", "ed", "es", "s", "e")
 #: Chinese function characters: a bigram holding one ("的是", "而不") says nothing of the report
 _ZH_FUNCTION = frozenset("的了是我们这那个吗呢吧啊而和与及就也都还又在把被从对")
@@ -304,15 +306,13 @@ def query_text(lines: list[str], lines_with=None) -> str:
     return "\n".join(head + middle + tail[::-1])
 
 
-#: the words that frame a paste rather than tell of it: the title of a collapsed section of GitHub's markdown (GitHub
-#: Docs, "Organizing information with collapsed sections": "<summary>Full log</summary>"; a Discourse forum's
-#: '[details="Full log"]'; vLLM's template "The output of
-#: <code>python collect_env.py</code>": it names the paste that follows, whose own words are in the query), the name of
-#: the environment script the templates of PyTorch and vLLM ask for (its report's lines are read by evidence.collect_env), an
-#: adjective of a paste's extent before the noun that names the paste ("the full log", "complete traceback", "entire
-#: output"): what any report says of what it attaches, no word of the cause ("full" is a word of "/dev/shm full"); and the
-#: sentences of GitHub's default bug report template (.github/ISSUE_TEMPLATE/bug_report.md) that a reporter leaves in
-_FRAME = re.compile(r"<summary\b[^<>\n]{0,80}>.{0,200}?</summary>|\[details=[^\]\n]{0,120}\]|\bcollect[_-]env(?:\.py)?\b|"
+#: the words that frame a paste rather than tell of it: the name of the environment script the templates of PyTorch and
+#: vLLM ask for (its report's lines are read by evidence.collect_env), an adjective of a paste's extent before the noun
+#: that names the paste ("the full log", "complete traceback", "entire output"): what any report says of what it
+#: attaches, no word of the cause ("full" is a word of "/dev/shm full"); and the sentences of GitHub's default bug
+#: report template (.github/ISSUE_TEMPLATE/bug_report.md) that a reporter leaves in. (A collapsed section's title:
+#: evidence.paste.SECTION_TITLE.)
+_FRAME = re.compile(r"\bcollect[_-]env(?:\.py)?\b|"
                     r"\bA clear and concise description of what (?:the bug is|you expected to happen)|"
                     r"\bAdd any other context about the problem here|\bIf applicable, add screenshots to help explain your "
                     r"problem|\bSteps to reproduce the behaviou?r|"
@@ -321,23 +321,18 @@ _FRAME = re.compile(r"<summary\b[^<>\n]{0,80}>.{0,200}?</summary>|\[details=[^\]
                     r"messages?|dmesg|stdout|stderr|details|texts?|reports?|env(?:ironment)?)\b)", re.I)
 
 
-def _unframed(text: str) -> str:
-    """The text without the words of :data:`_FRAME` (each a space; before paste.tidy, which drops a summary's tags)."""
-    if not any(w in text for w in ("ull", "ULL", "omplete", "OMPLETE", "ntire", "NTIRE", "hole", "HOLE", "<summary", "<SUMMARY",
-                                   "ollect", "A clear", "Add any", "If applicable", "Steps to", "[details", "[DETAILS")):
-        return text
-    return _FRAME.sub(" ", text)
-
-
 def query_terms(lines: list[str], known, lines_with=None) -> list[str]:
     """The query: the text's terms and the concept tokens of its facts (``known(key)`` -> values). The text as the
     evidence readers see it (evidence.paste.tidy): a launcher's prefix on every line is no word of the program's, nor
-    a word that frames the paste (:data:`_FRAME`), nor an issue template's line (:data:`~.regex_safety.ISSUE_TEMPLATE_LINE`)."""
-    from ..evidence.paste import tidy  # lazy: the evidence package imports knowledge
+    a section's title, a word that frames the paste (:data:`_FRAME`) or an issue template's line
+    (:data:`~.regex_safety.ISSUE_TEMPLATE_LINE`)."""
+    from ..evidence.paste import SECTION_TITLE, tidy  # lazy: the evidence package imports knowledge
 
-    # (the template's lines after tidy, as a launcher's prefix or a quote mark before them comes off; the query's text is
-    # at most HEAD + TAIL and the marked lines: a search of ms)
-    q = tokens(ISSUE_TEMPLATE_LINE.sub(" ", tidy(_unframed(query_text(lines, lines_with)))))
+    # the query's text is at most HEAD + TAIL and the marked lines: each search costs ms. A section's title before tidy,
+    # which keeps its words for the readers; the framing words and the template's lines after it, as a launcher's prefix
+    # or a quote mark before them comes off
+    text = tidy(SECTION_TITLE.sub(" ", query_text(lines, lines_with)))
+    q = tokens(ISSUE_TEMPLATE_LINE.sub(" ", _FRAME.sub(" ", text)))
     for key, want, terms in FACT_TERMS:
         vals = known(key)
         if any(want(v) if callable(want) else (v is want) if want is not None else (v not in (None, False, "", 0))
